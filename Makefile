@@ -1,0 +1,46 @@
+# Convenience front end to the CMake build.  The README's two commands:
+#   make demo    build, then run the example that traces and prints a trace
+#   make check   build, then run every test
+# Other targets: all, install (PREFIX=/usr/local DESTDIR=), bench, asan,
+# tsan, fuzz, clean.
+BUILD     ?= build
+PREFIX    ?= /usr/local
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+
+.PHONY: all demo check install bench asan tsan fuzz clean
+
+all: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+
+demo: all
+	$(BUILD)/examples/demo
+
+check: all
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+install: all
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+bench: all
+	@for b in $(BUILD)/bench/bench-*; do echo "== $$b"; $$b || exit 1; done
+
+# Sanitizer builds live in their own build trees.
+# Sanitizer builds use clang and their own build trees; BPRINT_TEST_QUICK
+# tells the long tests to cut their iteration counts.
+asan:
+	BPRINT_TEST_QUICK=1 $(MAKE) check BUILD=build-asan \
+	  CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DBPRINT_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug"
+
+tsan:
+	BPRINT_TEST_QUICK=1 $(MAKE) check BUILD=build-tsan \
+	  CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DBPRINT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo"
+
+fuzz:
+	$(MAKE) all BUILD=build-fuzz CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DBPRINT_FUZZ=ON -DBPRINT_TESTS=OFF -DBPRINT_BENCH=OFF"
+
+clean:
+	rm -rf build build-asan build-tsan build-fuzz

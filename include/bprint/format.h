@@ -1,0 +1,205 @@
+/*
+ * bprint/format.h - the printf engine.
+ *
+ * One decoder, four users.  bp_format_decode() splits a format into tokens,
+ * one per call: a run of literal text, or one conversion with its flags,
+ * width, precision and length modifier.  Each user is a loop over it:
+ *
+ *   bp_vsnprintf()     va_list      -> text         (C99 snprintf semantics)
+ *   bp_vbin_printf()   va_list      -> binary block (the trace-time half)
+ *   bp_bstr_printf()   binary block -> text         (the read-time half)
+ *   bp_format_compile() format      -> argument plan, packed by
+ *   bp_vbin_printf_plan() without parsing the format again (the hot path)
+ *
+ * The binary block layout is specified in docs/binary-layout.md.  It follows
+ * the kernel's vbin_printf(): int-sized arguments in 4-byte slots, 64-bit
+ * values as 8 bytes at 4-byte alignment, %c as one byte, %s inline with its
+ * NUL, the block padded to 4 bytes.
+ *
+ * Conversions are those of C11 printf, with output identical to glibc's.
+ * Deliberate differences, the same in every user:
+ *   - %n consumes its pointer argument and writes nothing.
+ *   - A positional conversion ("%1$d"), an unknown conversion ("%y", "%lc",
+ *     "%ls") or one cut short by the end of the format ("abc%", "%5") is an
+ *     invalid token: it is copied to the output as it stands in the format
+ *     and consumes no argument.  (glibc returns -1 for the last kind.)
+ *   - glibc extensions ("%m", "%Z", "%q", the ' and I flags) are invalid
+ *     tokens.
+ */
+#ifndef BPRINT_FORMAT_H
+#define BPRINT_FORMAT_H
+
+#include <float.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef BP_API
+#define BP_API __attribute__((visibility("default")))
+#endif
+#define BP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* What one token is.  BP_FMT_NONE marks the end of the format. */
+enum bp_format_type {
+	BP_FMT_NONE = 0,
+	BP_FMT_LITERAL,		/* a run of text without '%'; emit as is */
+	BP_FMT_PERCENT,		/* "%%" (flags and width apply, as in glibc) */
+	BP_FMT_WIDTH,		/* '*' width: fetch an int, set field_width, decode again */
+	BP_FMT_PRECISION,	/* '*' precision: fetch an int, set precision, decode again */
+	BP_FMT_INT,		/* d i u o x X; length modifier in .length */
+	BP_FMT_CHAR,		/* c */
+	BP_FMT_STR,		/* s */
+	BP_FMT_PTR,		/* p */
+	BP_FMT_FLOAT,		/* f F e E g G a A; .length is BP_LEN_LDOUBLE for L */
+	BP_FMT_NRCHARS,		/* n: consume the pointer, write nothing */
+	BP_FMT_INVALID,		/* copy the consumed characters verbatim, no argument */
+};
+
+/* Length modifiers. */
+enum bp_format_length {
+	BP_LEN_NONE = 0,	/* int, or double for floats */
+	BP_LEN_HH,		/* char */
+	BP_LEN_H,		/* short */
+	BP_LEN_L,		/* long */
+	BP_LEN_LL,		/* long long */
+	BP_LEN_J,		/* intmax_t */
+	BP_LEN_Z,		/* size_t */
+	BP_LEN_T,		/* ptrdiff_t */
+	BP_LEN_LDOUBLE,		/* L: long double */
+};
+
+/* Flags, as in printf. */
+enum bp_format_flag {
+	BP_FLAG_LEFT = 1 << 0,	/* '-' */
+	BP_FLAG_PLUS = 1 << 1,	/* '+' */
+	BP_FLAG_SPACE = 1 << 2,	/* ' ' */
+	BP_FLAG_ALT = 1 << 3,	/* '#' */
+	BP_FLAG_ZERO = 1 << 4,	/* '0' */
+	BP_FLAG_SIGNED = 1 << 5, /* d i: the value is signed */
+	BP_FLAG_UPPER = 1 << 6,	/* X E F G A: upper-case digits and letters */
+};
+
+/*
+ * One decoded token, 12 bytes, passed by pointer to the decoder and by
+ * value to the emit helpers.  A precision of -1 means "none given".
+ * conv keeps the conversion character ('d', 'x', 'g', ...): the float
+ * helper and BP_FMT_INVALID need it.
+ */
+struct bp_printf_spec {
+	uint8_t type;		/* enum bp_format_type */
+	uint8_t flags;		/* enum bp_format_flag */
+	uint8_t base;		/* 8, 10 or 16 for BP_FMT_INT */
+	uint8_t length;		/* enum bp_format_length */
+	char conv;		/* the conversion character, or 0 */
+	uint8_t reserved[3];
+	int32_t field_width;	/* 0 if none; left-justified if negative '*' */
+	int32_t precision;	/* -1 if none */
+};
+
+/*
+ * Decode the next token of fmt.  Returns the number of characters consumed
+ * and fills *spec.  Start a format with spec->type = BP_FMT_NONE (or a
+ * zeroed spec).  After a BP_FMT_WIDTH or BP_FMT_PRECISION token the caller
+ * stores the argument in spec->field_width or spec->precision and calls again
+ * on the rest of the format with the same spec: decoding resumes inside the
+ * conversion.  Returns 0, with type BP_FMT_NONE, at the end of the format.
+ * Never reads past the terminating NUL.
+ */
+BP_API int bp_format_decode(const char *fmt, struct bp_printf_spec *spec);
+
+/*
+ * C99 snprintf: writes at most size bytes including the NUL (always
+ * NUL-terminates when size > 0) and returns the length the full output
+ * would have had.  Returns -1 only if that length exceeds INT_MAX.
+ */
+BP_API int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+BP_API int bp_snprintf(char *buf, size_t size, const char *fmt, ...) BP_PRINTF(3, 4);
+
+/*
+ * Pack the arguments of fmt into bin, a block of `words` 32-bit words, in the
+ * layout of docs/binary-layout.md.  Returns the number of words the whole
+ * block needs; if that is more than `words`, the block is incomplete and
+ * must not be used (nothing is written past bin[words - 1]).  Strings are
+ * copied at this time; pointers are stored, never followed (but %s's).
+ */
+BP_API size_t bp_vbin_printf(uint32_t *bin, size_t words, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+BP_API size_t bp_bin_printf(uint32_t *bin, size_t words, const char *fmt, ...) BP_PRINTF(3, 4);
+
+/*
+ * Format a block packed for fmt.  snprintf semantics on buf and size.  Reads
+ * nothing outside bin[0 .. words-1].  If the block is shorter than fmt
+ * needs, or a string in it is not terminated inside it, the first conversion
+ * that cannot be read prints BP_BSTR_BAD_BLOCK, the remaining conversions
+ * print nothing (their literal text still prints), and the function returns
+ * -1.  buf then still holds that text, NUL-terminated when size > 0.
+ */
+#define BP_BSTR_BAD_BLOCK "<bad block>"
+BP_API int bp_bstr_printf(char *buf, size_t size, const char *fmt,
+			  const uint32_t *bin, size_t words);
+
+/*
+ * Argument plans.  A plan lists the va_arg slots of a format in order, each
+ * with the kind of value to fetch and how to store it.  The tracer compiles
+ * one plan per call site, once, so that the hot path packs arguments with a
+ * loop over the plan instead of parsing the format.
+ */
+enum bp_arg_kind {
+	BP_ARG_INT32 = 1,	/* va_arg(int): int-sized and smaller, '*' values; 4 bytes */
+	BP_ARG_CHAR,		/* va_arg(int) stored as 1 byte (%c) */
+	BP_ARG_LONG,		/* va_arg(long) */
+	BP_ARG_LLONG,		/* va_arg(long long) */
+	BP_ARG_INTMAX,		/* va_arg(intmax_t) */
+	BP_ARG_SIZE,		/* va_arg(size_t) */
+	BP_ARG_PTRDIFF,		/* va_arg(ptrdiff_t) */
+	BP_ARG_PTR,		/* va_arg(void *) stored as its address (%p) */
+	BP_ARG_STR,		/* va_arg(const char *) copied inline (%s) */
+	BP_ARG_STR_STAR,	/* %s whose precision is the previous '*' slot */
+	BP_ARG_DOUBLE,		/* va_arg(double), 8 bytes */
+	BP_ARG_LDOUBLE,		/* va_arg(long double), BP_LDOUBLE_BYTES bytes */
+	BP_ARG_SKIP,		/* va_arg(void *) consumed, nothing stored (%n) */
+};
+
+/* Bytes a long double takes in a block: its value bits rounded up to 4. */
+#if LDBL_MANT_DIG == 64
+#define BP_LDOUBLE_BYTES 12	/* x87 80-bit extended */
+#else
+#define BP_LDOUBLE_BYTES ((sizeof(long double) + 3) & ~(size_t)3)
+#endif
+
+#define BP_PLAN_MAX_ARGS 32
+
+struct bp_arg_slot {
+	uint8_t kind;		/* enum bp_arg_kind */
+	uint8_t reserved;
+	int16_t precision;	/* BP_ARG_STR: copy at most this many bytes, -1 = all */
+};
+
+struct bp_arg_plan {
+	uint16_t nargs;		/* slots used */
+	uint16_t fixed_words;	/* words needed by every slot but the strings */
+	uint16_t nstrings;	/* BP_ARG_STR and BP_ARG_STR_STAR slots */
+	uint16_t reserved;
+	struct bp_arg_slot slot[BP_PLAN_MAX_ARGS];
+};
+
+/*
+ * Compile fmt into *plan.  Returns 0, or -1 if the format has more than
+ * BP_PLAN_MAX_ARGS argument slots or a precision above INT16_MAX (the
+ * caller then formats at trace time instead).
+ */
+BP_API int bp_format_compile(const char *fmt, struct bp_arg_plan *plan);
+
+/* bp_vbin_printf() driven by a plan: same block, same return value. */
+BP_API size_t bp_vbin_printf_plan(uint32_t *bin, size_t words,
+				  const struct bp_arg_plan *plan, va_list ap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BPRINT_FORMAT_H */
