@@ -23,8 +23,11 @@
  *     "%ls") or one cut short by the end of the format ("abc%", "%5") is an
  *     invalid token: it is copied to the output as it stands in the format
  *     and consumes no argument.  (glibc returns -1 for the last kind.)
- *   - glibc extensions ("%m", "%Z", "%q", the ' and I flags) are invalid
- *     tokens.
+ *   - glibc extensions ("%m", "%Z", "%q", "%Ld", the ' and I flags) and
+ *     length modifiers that C11 does not define for the conversion ("%hf",
+ *     "%Lx", "%hp") are invalid tokens too.
+ *   - A width or precision above INT32_MAX saturates there; an output
+ *     longer than INT_MAX makes bp_vsnprintf() return -1.
  */
 #ifndef BPRINT_FORMAT_H
 #define BPRINT_FORMAT_H
@@ -47,7 +50,7 @@ extern "C" {
 enum bp_format_type {
 	BP_FMT_NONE = 0,
 	BP_FMT_LITERAL,		/* a run of text without '%'; emit as is */
-	BP_FMT_PERCENT,		/* "%%" (flags and width apply, as in glibc) */
+	BP_FMT_PERCENT,		/* "%%"; flags, width, precision ignored, as in glibc */
 	BP_FMT_WIDTH,		/* '*' width: fetch an int, set field_width, decode again */
 	BP_FMT_PRECISION,	/* '*' precision: fetch an int, set precision, decode again */
 	BP_FMT_INT,		/* d i u o x X; length modifier in .length */

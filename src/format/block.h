@@ -1,0 +1,109 @@
+/*
+ * Internal to the printf engine: writing and reading binary argument blocks
+ * (docs/binary-layout.md).  The writer is shared by bp_vbin_printf() and
+ * bp_vbin_printf_plan(), so the two cannot drift apart; the reader is
+ * bp_bstr_printf()'s and checks every access against the block's end.
+ *
+ * Writes past the capacity are skipped but still counted, so a writer can
+ * always report the size the whole block needs.  Alignment gaps are zeroed,
+ * so the same arguments always give the same bytes.
+ */
+#ifndef BP_FORMAT_BLOCK_H
+#define BP_FORMAT_BLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct bp_block_out {
+	unsigned char *base;
+	size_t cap;	/* bytes */
+	size_t pos;
+};
+
+static inline void block_align4(struct bp_block_out *b)
+{
+	while (b->pos & 3) {
+		if (b->pos < b->cap)
+			b->base[b->pos] = 0;
+		b->pos++;
+	}
+}
+
+static inline void block_put(struct bp_block_out *b, const void *v, size_t n)
+{
+	if (b->pos + n <= b->cap)
+		memcpy(b->base + b->pos, v, n);
+	b->pos += n;
+}
+
+static inline void block_put32(struct bp_block_out *b, uint32_t v)
+{
+	block_align4(b);
+	block_put(b, &v, 4);
+}
+
+static inline void block_put64(struct bp_block_out *b, uint64_t v)
+{
+	block_align4(b);
+	block_put(b, &v, 8);
+}
+
+static inline void block_put_char(struct bp_block_out *b, unsigned char c)
+{
+	block_put(b, &c, 1);
+}
+
+/* A %s: at most precision bytes (all if negative), then a NUL. */
+static inline void block_put_string(struct bp_block_out *b, const char *s, int precision)
+{
+	size_t n = precision >= 0 ? strnlen(s, (size_t)precision) : strlen(s);
+
+	if (b->pos + n + 1 <= b->cap) {
+		memcpy(b->base + b->pos, s, n);
+		b->base[b->pos + n] = '\0';
+	}
+	b->pos += n + 1;
+}
+
+/* Pad to a word and return the block's size in words. */
+static inline size_t block_finish(struct bp_block_out *b)
+{
+	block_align4(b);
+	return b->pos / 4;
+}
+
+struct bp_block_in {
+	const unsigned char *base;
+	size_t len;	/* bytes */
+	size_t pos;
+};
+
+/* The next n bytes at the given alignment (1 or 4), or NULL if past the end. */
+static inline const unsigned char *block_get(struct bp_block_in *b, size_t n, size_t align)
+{
+	size_t at = (b->pos + align - 1) & ~(align - 1);
+
+	if (at > b->len || b->len - at < n)
+		return NULL;
+	b->pos = at + n;
+	return b->base + at;
+}
+
+/* A NUL-terminated string that ends inside the block, or NULL. */
+static inline const char *block_get_string(struct bp_block_in *b)
+{
+	const unsigned char *s = b->base + b->pos;
+	const unsigned char *nul;
+
+	if (b->pos >= b->len)
+		return NULL;
+	nul = memchr(s, '\0', b->len - b->pos);
+	if (!nul)
+		return NULL;
+	b->pos += (size_t)(nul - s) + 1;
+	return (const char *)s;
+}
+
+#endif /* BP_FORMAT_BLOCK_H */
