@@ -1,0 +1,272 @@
+/*
+ * ring/ring.h - per-writer ring buffers of trace records.
+ *
+ * Why it looks like this (the specification is docs/ring-buffer.md):
+ *   - A ring lives in memory the caller provides, possibly a file mapped by
+ *     another process after a crash, so the ring holds no pointers, only
+ *     sequence numbers and offsets, and readers check every field.
+ *   - One writer per ring, which may run in a signal handler: it uses plain
+ *     stores and atomic loads/stores (release/acquire), never a
+ *     read-modify-write, lock, system call or allocation.  Its state is in
+ *     struct bp_ring_writer, outside the shared memory.
+ *   - The ring is cut into pages, each with a sequence number, so that a
+ *     reader detects (seqlock style) that its page was recycled and can
+ *     resynchronise on the oldest page, counting exactly what it lost.
+ *   - reserve/commit are inline: the common case is a bounds check, two
+ *     header stores, and at commit one release store of the page's commit.
+ *
+ *	ring memory:
+ *	+------------------+--------+--------+-----+--------+
+ *	| control (256 B)  | page 0 | page 1 | ... | page N-1|
+ *	+------------------+--------+--------+-----+--------+
+ *	page:  | header (40 B) | rec | rec | ... | (commit) unused |
+ *	rec:   | u32 head: len words:10 type:2 user:20 | u32 delta | payload |
+ */
+#ifndef BPRINT_RING_H
+#define BPRINT_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BP_RING_MAGIC		0x47525042u	/* "BPRG" in memory order */
+#define BP_RING_VERSION		1u
+#define BP_RING_CTL_BYTES	256u
+#define BP_RING_PAGE_HDR_BYTES	40u
+#define BP_RING_PAGE_MIN	256u
+#define BP_RING_PAGE_MAX	(1u << 30)
+#define BP_RING_PAGE_DEFAULT	4096u
+#define BP_RING_REC_HDR_BYTES	8u
+#define BP_RING_REC_MAX_WORDS	1023u
+#define BP_RING_USER_BITS_MAX	0xfffffu	/* 20 user bits */
+
+/* Record head word. */
+#define BP_RING_HEAD_LEN_MASK	0x3ffu
+#define BP_RING_HEAD_TYPE_SHIFT	10
+#define BP_RING_HEAD_TYPE_MASK	0x3u
+#define BP_RING_HEAD_USER_SHIFT	12
+#define BP_RING_TYPE_DATA	0u
+#define BP_RING_TYPE_TIME_EXTEND 1u
+#define BP_RING_TIME_EXTEND_BYTES 16u
+
+/* Return codes.  Readers never return anything else negative. */
+#define BP_RING_OK		0
+#define BP_RING_EINVAL		(-1)	/* bad argument (size, alignment, mode) */
+#define BP_RING_ECORRUPT	(-2)	/* the memory is not a valid ring */
+#define BP_RING_ENOSPC		(-3)	/* the caller's buffer is too small */
+#define BP_RING_ENOENT		(-4)	/* no such page (not yet, or recycled) */
+
+enum bp_ring_mode {
+	BP_RING_OVERWRITE = 0,	/* flight recorder: recycle the oldest page */
+	BP_RING_DISCARD = 1,	/* drop new records until a page is consumed */
+};
+
+/* Control block, at offset 0 of the ring.  Offsets pinned in ring.c. */
+struct bp_ring_ctl {
+	/* static line: written once by bp_ring_init() */
+	uint32_t magic;
+	uint16_t version;
+	uint16_t ctl_bytes;
+	uint32_t page_size;
+	uint32_t npages;
+	uint32_t mode;
+	uint32_t page_hdr_bytes;
+	uint8_t reserved0[40];
+	/* writer line */
+	_Atomic uint64_t head_seq;
+	_Atomic uint64_t written;
+	_Atomic uint64_t discarded;
+	uint8_t reserved1[40];
+	/* reader line: written by the consumer only */
+	_Atomic uint64_t consumed_seq;
+	uint8_t reserved2[120];
+};
+
+/* Page header, at the start of every page. */
+struct bp_ring_page {
+	_Atomic uint64_t seq;
+	_Atomic uint64_t base_ts;
+	_Atomic uint64_t first_rec;
+	_Atomic uint64_t discarded_before;
+	_Atomic uint32_t commit;
+	uint32_t reserved;
+};
+
+/*
+ * Writer state, private to the writer (never in the shared memory).  Fields
+ * are internal; initialise with bp_ring_writer_init().
+ */
+struct bp_ring_writer {
+	unsigned char *rec;		/* record area of the current page */
+	_Atomic uint32_t *commit;	/* commit word of the current page */
+	struct bp_ring_ctl *ctl;
+	unsigned char *pages;		/* page slot 0 */
+	uint32_t page_size;		/* geometry, copied at init: the shared */
+	uint32_t npages;		/* copy is never trusted again */
+	uint32_t mode;
+	uint32_t off;			/* next record offset in the record area */
+	uint32_t end;			/* record area size; off = end: no page */
+	uint32_t pending;		/* bytes reserved, not yet committed */
+	uint32_t max_rec;		/* largest record, bytes */
+	uint64_t seq;			/* current page seq, 0 = none */
+	uint64_t base_ts;		/* time base of the next record */
+	uint64_t stored;		/* records committed */
+	uint64_t written;		/* stored + discarded */
+	uint64_t discarded;
+	uint64_t disc_at_page;		/* discarded when this page started */
+};
+
+/* Bytes of memory a ring of this geometry needs; 0 if the geometry is bad
+ * (page_size not a power of two in [256, 2^30], npages < 2, overflow). */
+size_t bp_ring_bytes(uint32_t page_size, uint32_t npages);
+
+/*
+ * Format mem (8-byte aligned, bytes long) as an empty ring with pages of
+ * page_size bytes, as many as fit.  Nothing may use the memory meanwhile.
+ * Returns BP_RING_OK or BP_RING_EINVAL.
+ */
+int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode mode);
+
+/*
+ * Attach the (only) writer to a ring made by bp_ring_init().  The writer
+ * continues after the ring's last page, so a ring may be re-attached (after
+ * fork, say).  Returns BP_RING_OK or BP_RING_ECORRUPT.
+ */
+int bp_ring_writer_init(struct bp_ring_writer *w, void *mem, size_t bytes);
+
+/* Largest payload bp_ring_reserve() accepts. */
+static inline uint32_t bp_ring_max_payload(const struct bp_ring_writer *w)
+{
+	return w->max_rec - BP_RING_REC_HDR_BYTES;
+}
+
+void *bp_ring_reserve_slow(struct bp_ring_writer *w, uint32_t payload_bytes,
+			   uint32_t user_bits, uint64_t ts);
+
+/*
+ * Reserve a record of payload_bytes (rounded up to 4; the padding is
+ * zeroed) with the low 20 bits of user_bits and timestamp ts.  Returns
+ * where to write the payload, then call bp_ring_commit() before the next
+ * reserve.  Returns NULL when the record is dropped (counted as
+ * discarded): discard mode with no free page, or payload_bytes above
+ * bp_ring_max_payload().  A time extend is inserted when ts is below the
+ * time base or more than 2^32 - 1 above it.
+ */
+static inline void *bp_ring_reserve(struct bp_ring_writer *w, uint32_t payload_bytes,
+				    uint32_t user_bits, uint64_t ts)
+{
+	uint32_t *head;
+	uint32_t len;
+
+	/* 1. size: at most 1023 words with the header (slow path drops it) */
+	if (__builtin_expect(payload_bytes > BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES, 0))
+		return bp_ring_reserve_slow(w, payload_bytes, user_bits, ts);
+	len = BP_RING_REC_HDR_BYTES + ((payload_bytes + 3u) & ~3u);
+
+	/* 2. fast path: room in this page and the delta fits in 32 bits */
+	if (__builtin_expect(len > w->end - w->off || ts < w->base_ts ||
+			     ts - w->base_ts > UINT32_MAX, 0))
+		return bp_ring_reserve_slow(w, payload_bytes, user_bits, ts);
+
+	/* 3. fill the header; the reader sees nothing until commit */
+	head = (uint32_t *)(void *)(w->rec + w->off);
+	head[0] = (len / 4u) | ((user_bits & BP_RING_USER_BITS_MAX) << BP_RING_HEAD_USER_SHIFT);
+	head[1] = (uint32_t)(ts - w->base_ts);
+	if (payload_bytes & 3u)
+		head[len / 4u - 1u] = 0;
+	w->pending = len;
+	return head + 2;
+}
+
+/* Publish the record reserved last. */
+static inline void bp_ring_commit(struct bp_ring_writer *w)
+{
+	w->off += w->pending;
+	w->pending = 0;
+	/* W4: record bytes before commit; pairs with the reader's R2 (acquire). */
+	atomic_store_explicit(w->commit, w->off, memory_order_release);
+	w->stored++;
+	w->written++;
+	atomic_store_explicit(&w->ctl->written, w->written, memory_order_relaxed);
+}
+
+/* One record returned by bp_ring_next(). */
+struct bp_ring_event {
+	uint64_t ts;			/* absolute timestamp */
+	const void *payload;		/* in the caller's buffer */
+	uint32_t payload_len;		/* multiple of 4 */
+	uint32_t user_bits;		/* 20 bits */
+	uint64_t page_seq;		/* page it was read from */
+	uint64_t index;			/* stored-record index (gaps = overwritten) */
+	uint64_t discarded_before;	/* first record of a page: the page's
+					 * discarded_before; else 0 */
+};
+
+/* Reader position.  Fields are internal except the counters. */
+struct bp_ring_cursor {
+	uint64_t seq;			/* page being read, 0 = not positioned */
+	uint64_t base_ts;		/* time base */
+	uint64_t next_rec;		/* index of the next record expected */
+	uint64_t disc_pending;		/* page's discarded_before, not yet reported */
+	uint32_t off;			/* offset in the record area */
+	uint32_t entered;		/* page header of seq read */
+	uint32_t consumer;		/* publishes consumed_seq */
+	uint32_t reserved;
+	uint64_t read;			/* records returned */
+	uint64_t overwritten;		/* records lost to recycling, exact */
+};
+
+#define BP_RING_CURSOR_SNAPSHOT	0u
+#define BP_RING_CURSOR_CONSUME	1u
+
+/*
+ * Position a cursor at the ring's oldest valid page (a consumer: the page
+ * after consumed_seq if that is newer).  flags: BP_RING_CURSOR_SNAPSHOT or
+ * BP_RING_CURSOR_CONSUME (one consumer per ring; bp_ring_next() then stores
+ * into the ring memory, which must be writable).  Returns BP_RING_OK or
+ * BP_RING_ECORRUPT.
+ */
+int bp_ring_cursor_init(const void *mem, size_t bytes, struct bp_ring_cursor *c,
+			unsigned flags);
+
+/*
+ * Copy the next record's payload into buf (cap bytes) and describe it in
+ * ev.  Returns 1 (a record, exactly as written), 0 (nothing more for now:
+ * call again later to follow a live writer), BP_RING_ENOSPC (payload larger
+ * than cap; the cursor stays) or BP_RING_ECORRUPT.  Never reads outside
+ * [mem, mem + bytes) and never loops without bound, whatever the memory holds.
+ */
+int bp_ring_next(const void *mem, size_t bytes, struct bp_ring_cursor *c,
+		 struct bp_ring_event *ev, void *buf, size_t cap);
+
+struct bp_ring_stats {
+	uint32_t page_size;
+	uint32_t npages;
+	uint32_t mode;
+	uint32_t max_payload;
+	uint64_t head_seq;
+	uint64_t written;
+	uint64_t discarded;
+	uint64_t consumed_seq;
+};
+
+/* Validate the ring and load its counters.  BP_RING_OK or BP_RING_ECORRUPT. */
+int bp_ring_stats(const void *mem, size_t bytes, struct bp_ring_stats *st);
+
+struct bp_ring_page_info {
+	uint64_t seq;
+	uint64_t base_ts;
+	uint64_t first_rec;
+	uint64_t discarded_before;
+	uint32_t commit;		/* bytes of records */
+	uint32_t slot;
+};
+
+/*
+ * Header of page seq, read consistently (seqlock).  BP_RING_OK,
+ * BP_RING_ENOENT (not written yet, or recycled) or BP_RING_ECORRUPT.
+ */
+int bp_ring_page_info(const void *mem, size_t bytes, uint64_t seq,
+		      struct bp_ring_page_info *pi);
+
+#endif /* BPRINT_RING_H */
