@@ -1,22 +1,62 @@
 /*
- * The demo: format a few messages directly and through the binary round
- * trip (pack at "trace time", format at "read time"), as the tracer will.
+ * The demo: three threads and a timer signal trace into bprint; the main
+ * thread then prints the trace, merged across threads, as ftrace would.
+ *
+ *   make demo
  */
-#include <bprint/format.h>
+#define _GNU_SOURCE
+#include <bprint.h>
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t ticks;
+
+static void on_timer(int sig)
+{
+	(void)sig;
+	/* Safe in a signal handler, even one that interrupts a trace_printk(). */
+	trace_printk("This is the timer interrupt: %llu", (unsigned long long)++ticks);
+}
+
+static void *worker(void *arg)
+{
+	int id = (int)(long)arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "worker-%d", id);
+	pthread_setname_np(pthread_self(), name);
+	for (int i = 0; i < 3; i++) {
+		trace_printk("request %d.%d: %s took %.3f ms, status %#x", id, i,
+			     i % 2 ? "GET /index.html" : "PUT /upload", 0.125 * (i + 1) * id, 0x200 + i);
+		nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+	}
+	trace_puts("worker done");
+	return NULL;
+}
 
 int main(void)
 {
-	uint32_t block[64];
-	char text[256];
-	size_t words;
+	pthread_t th[3];
+	struct itimerval every_3ms = { { 0, 3000 }, { 0, 3000 } };
 
-	bp_snprintf(text, sizeof(text), "This is the timer interrupt: %llu", 4295892411ULL);
-	printf("direct:     %s\n", text);
+	signal(SIGALRM, on_timer);
+	setitimer(ITIMER_REAL, &every_3ms, NULL);
 
-	words = bp_bin_printf(block, 64, "%s:%d %08x %-10s|%5.2f", "main.c", 42, 0xbeefu, "left", 3.14159);
-	bp_bstr_printf(text, sizeof(text), "%s:%d %08x %-10s|%5.2f", block, words);
-	printf("round trip: %s  (%zu bytes of arguments)\n", text, words * 4);
+	trace_printk("demo starting: %d workers, pid %d", 3, (int)getpid());
+	for (long i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, worker, (void *)(i + 1));
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+
+	setitimer(ITIMER_REAL, &(struct itimerval){ 0 }, NULL);
+	trace_printk("demo done after %d timer ticks", (int)ticks);
+
+	bprint_dump(stdout);
 	return 0;
 }

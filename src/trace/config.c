@@ -1,0 +1,137 @@
+/*
+ * Environment variables to struct bp_config.  See config.h.
+ */
+#include "trace/config.h"
+
+#include "ring/ring.h"
+#include "trace/clock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bp_config bp_config = {
+	.buffer_bytes = 1u << 20,
+	.page_size = BP_RING_PAGE_DEFAULT,
+	.mode = BP_RING_OVERWRITE,
+	.clock = BP_CLOCK_MONO,
+	.dump = BP_DUMP_NEVER,
+};
+
+size_t bp_parse_size(const char *s)
+{
+	char *end;
+	unsigned long long n;
+	unsigned shift = 0;
+
+	if (!s || !*s)
+		return 0;
+	n = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && shift)	/* "1MiB" */
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || n == 0 || n > (SIZE_MAX >> shift))
+		return 0;
+	return (size_t)n << shift;
+}
+
+static void complain(const char *var, const char *value, const char *expected)
+{
+	fprintf(stderr, "bprint: ignoring %s=%s (expected %s)\n", var, value, expected);
+}
+
+static void load_size(void)
+{
+	const char *v = getenv("BPRINT_BUFFER_SIZE");
+	size_t n;
+
+	if (!v)
+		return;
+	n = bp_parse_size(v);
+	if (n < 4 * (size_t)bp_config.page_size)
+		complain("BPRINT_BUFFER_SIZE", v, "a size of at least 4 pages, like 64K or 16M");
+	else
+		bp_config.buffer_bytes = n;
+}
+
+static void load_page_size(void)
+{
+	const char *v = getenv("BPRINT_PAGE_SIZE");
+	size_t n;
+
+	if (!v)
+		return;
+	n = bp_parse_size(v);
+	if (n < 1024 || n > (1u << 16) || (n & (n - 1)))
+		complain("BPRINT_PAGE_SIZE", v, "a power of two from 1K to 64K");
+	else
+		bp_config.page_size = (uint32_t)n;
+}
+
+static void load_mode(void)
+{
+	const char *v = getenv("BPRINT_MODE");
+
+	if (!v)
+		return;
+	if (!strcmp(v, "overwrite"))
+		bp_config.mode = BP_RING_OVERWRITE;
+	else if (!strcmp(v, "discard"))
+		bp_config.mode = BP_RING_DISCARD;
+	else
+		complain("BPRINT_MODE", v, "overwrite or discard");
+}
+
+static void load_clock(void)
+{
+	const char *v = getenv("BPRINT_CLOCK");
+	enum bp_clock_id id;
+
+	bp_config.clock = bp_clock_default();
+	if (!v)
+		return;
+	if (bp_clock_parse(v, &id))
+		complain("BPRINT_CLOCK", v, "tsc, mono, mono_raw, boot or counter");
+	else
+		bp_config.clock = id;
+}
+
+static void load_dump(void)
+{
+	const char *v = getenv("BPRINT_DUMP");
+
+	if (!v)
+		return;
+	if (!strcmp(v, "exit"))
+		bp_config.dump = BP_DUMP_EXIT;
+	else if (!strcmp(v, "crash"))
+		bp_config.dump = BP_DUMP_CRASH;
+	else if (!strcmp(v, "both"))
+		bp_config.dump = BP_DUMP_BOTH;
+	else if (!strcmp(v, "never") || !*v)
+		bp_config.dump = BP_DUMP_NEVER;
+	else
+		complain("BPRINT_DUMP", v, "exit, crash, both or never");
+}
+
+void bp_config_load(void)
+{
+	const char *v;
+
+	load_page_size();	/* before the size, which is checked against it */
+	load_size();
+	load_mode();
+	load_clock();
+	load_dump();
+	v = getenv("BPRINT_DISABLE");
+	bp_config.disabled = v && *v && strcmp(v, "0") != 0;
+	bp_config.filter = getenv("BPRINT_FILTER");
+	bp_config.dump_path = getenv("BPRINT_DUMP_FILE");
+}

@@ -1,0 +1,39 @@
+/*
+ * The tracer's configuration, read once from the environment at start-up
+ * (README.md documents every variable and its default).  A bad value is
+ * reported once on stderr and the default kept: tracing must never stop a
+ * program from starting.
+ */
+#ifndef BP_TRACE_CONFIG_H
+#define BP_TRACE_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum bp_dump_when {
+	BP_DUMP_NEVER = 0,
+	BP_DUMP_EXIT = 1,
+	BP_DUMP_CRASH = 2,
+	BP_DUMP_BOTH = 3,
+};
+
+struct bp_config {
+	size_t buffer_bytes;	/* BPRINT_BUFFER_SIZE, per thread: 1 MiB */
+	uint32_t page_size;	/* BPRINT_PAGE_SIZE: 4096 */
+	uint32_t mode;		/* BPRINT_MODE: overwrite (enum bp_ring_mode) */
+	uint32_t clock;		/* BPRINT_CLOCK: tsc where usable, else mono */
+	uint32_t dump;		/* BPRINT_DUMP: never */
+	int disabled;		/* BPRINT_DISABLE=1: start with tracing off */
+	const char *filter;	/* BPRINT_FILTER: none */
+	const char *dump_path;	/* BPRINT_DUMP_FILE: stderr */
+};
+
+extern struct bp_config bp_config;
+
+/* Fill bp_config from the environment.  Called once, at start-up. */
+void bp_config_load(void);
+
+/* "64K", "1M", "2G", "4096": bytes, or 0 if malformed. */
+size_t bp_parse_size(const char *s);
+
+#endif /* BP_TRACE_CONFIG_H */

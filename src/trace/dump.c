@@ -1,0 +1,176 @@
+/*
+ * bprint_dump() and the automatic dumps: at exit and on fatal signals
+ * (BPRINT_DUMP=exit|crash|both).  The crash dump runs in a signal handler,
+ * so it formats into a stack buffer and writes with write(2); it takes the
+ * readers' lock only if it is free; then it restores the default action
+ * and re-raises the signal, so the process dies as it would have.
+ */
+#include "trace/tracer.h"
+
+#include "trace/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct bprint_reader *bp_reader_begin_unlocked(void);
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+static int dump_fd = STDERR_FILENO;
+
+struct line_out {
+	bool (*write)(void *ctx, const char *s, size_t n);
+	void *ctx;
+};
+
+static bool write_fd(void *ctx, const char *s, size_t n)
+{
+	int fd = *(int *)ctx;
+
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		s += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool write_file(void *ctx, const char *s, size_t n)
+{
+	return fwrite(s, 1, n, (FILE *)ctx) == n;
+}
+
+static bool put_line(struct line_out *o, char *line, size_t size, int n)
+{
+	size_t len = n < 0 ? strlen(line) : (size_t)n < size - 1 ? (size_t)n : size - 2;
+
+	line[len] = '\n';
+	return o->write(o->ctx, line, len + 1);
+}
+
+static void header(struct line_out *o, char *line, size_t size)
+{
+	struct bprint_thread_stats st[64];
+	int n = bprint_stats(st, 64);
+	unsigned long long written = 0, lost = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	for (int i = 0; i < n && i < 64; i++) {
+		written += st[i].written;
+		lost += st[i].discarded + st[i].overwritten;
+	}
+	put_line(o, line, size, bp_snprintf(line, size, "# tracer: bprint"));
+	put_line(o, line, size, bp_snprintf(line, size, "#"));
+	put_line(o, line, size, bp_snprintf(line, size,
+		 "# entries-written: %llu   lost: %llu   #P:%ld", written, lost, ncpu));
+	put_line(o, line, size, bp_snprintf(line, size, "#"));
+	put_line(o, line, size, bp_snprintf(line, size,
+		 "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION"));
+	put_line(o, line, size, bp_snprintf(line, size,
+		 "#              | |         |         |         |"));
+}
+
+static long dump(struct line_out *o, struct bprint_reader *r, enum bprint_output how)
+{
+	char line[BP_MSG_MAX + 128];
+	struct bprint_event ev;
+	long count = 0;
+
+	if (!r)
+		return -1;
+	if (how == BPRINT_OUTPUT_FTRACE)
+		header(o, line, sizeof(line));
+	while (bprint_read_next(r, &ev) == 1) {
+		if (!put_line(o, line, sizeof(line),
+			      bprint_format_event(line, sizeof(line), &ev, how)))
+			break;
+		count++;
+	}
+	bprint_read_end(r);
+	return count;
+}
+
+long bprint_dump_fmt(FILE *out, enum bprint_output how)
+{
+	struct line_out o = { write_file, out };
+	long n;
+
+	if (!out) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = dump(&o, bprint_snapshot_begin(), how);
+	fflush(out);
+	return n;
+}
+
+long bprint_dump(FILE *out)
+{
+	return bprint_dump_fmt(out, BPRINT_OUTPUT_FTRACE);
+}
+
+long bp_dump_fd(int fd, enum bprint_output how)
+{
+	struct line_out o = { write_fd, &fd };
+
+	return dump(&o, bp_reader_begin_unlocked(), how);
+}
+
+static void crash_handler(int sig)
+{
+	static const char msg[] = "bprint: fatal signal, dumping the trace\n";
+	int saved = errno;
+
+	bprint_off();
+	write_fd(&dump_fd, msg, sizeof(msg) - 1);
+	bp_dump_fd(dump_fd, BPRINT_OUTPUT_FTRACE);
+	signal(sig, SIG_DFL);
+	errno = saved;
+	raise(sig);
+}
+
+static void exit_dump(void)
+{
+	bprint_off();
+	bp_dump_fd(dump_fd, BPRINT_OUTPUT_FTRACE);
+}
+
+void bp_dump_install(void)
+{
+	if (bp_config.dump == BP_DUMP_NEVER)
+		return;
+	if (bp_config.dump_path && *bp_config.dump_path) {
+		int fd = open(bp_config.dump_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (fd >= 0)
+			dump_fd = fd;
+		else
+			fprintf(stderr, "bprint: cannot open BPRINT_DUMP_FILE=%s: %s; dumping to stderr\n",
+				bp_config.dump_path, strerror(errno));
+	}
+	if (bp_config.dump & BP_DUMP_EXIT)
+		atexit(exit_dump);
+	if (bp_config.dump & BP_DUMP_CRASH) {
+		for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+			struct sigaction old, sa;
+
+			/* Leave a program's own handlers alone. */
+			if (sigaction(fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+				continue;
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = crash_handler;
+			sigemptyset(&sa.sa_mask);
+			sa.sa_flags = (int)(SA_NODEFER | SA_RESETHAND | SA_ONSTACK);
+			sigaction(fatal_signals[i], &sa, NULL);
+		}
+	}
+}

@@ -1,0 +1,286 @@
+/*
+ * In-process readers: every thread's rings, merged by timestamp.
+ *
+ * A reader holds one source per ring (thread x nesting level).  Each source
+ * keeps the next record of its ring in hand; bprint_read_next() returns the
+ * oldest of them and refills that source.  When every source is dry the
+ * reader looks for rings that appeared since (new threads, first nested
+ * calls) before it answers "nothing more for now".
+ *
+ * The consumer (trace_pipe semantics) keeps its cursors and the records in
+ * hand with the rings, so what one session took out and did not return,
+ * the next session returns.  A snapshot reader (trace semantics) has
+ * private cursors and consumes nothing.
+ *
+ * All memory here comes from mmap, not malloc, so that the crash dump can
+ * use the same code from a signal handler.
+ */
+#include "trace/tracer.h"
+
+#include "trace/clock.h"
+#include "trace/site.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+
+struct source {
+	struct bp_thread *thread;
+	struct bp_thread_ring *ring;
+	void *mem;			/* the ring memory this source was made for */
+	uint64_t generation;
+	struct bp_read_state *st;	/* the ring's consumer state, or own */
+	struct bp_read_state own;
+	bool dead;			/* corrupt: skipped from now on */
+};
+
+struct bprint_reader {
+	bool consuming;
+	bool locked;
+	struct source *src;
+	size_t nsrc, cap;
+	struct bp_clock_calib calib;
+	char msg[BP_MSG_MAX];
+};
+
+static void *map(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void bp_read_state_release(struct bp_read_state *st)
+{
+	if (st->buf)
+		munmap(st->buf, st->cap);
+	memset(st, 0, sizeof(*st));
+}
+
+static bool source_known(const struct bprint_reader *r, const struct bp_thread_ring *ring,
+			 const void *mem)
+{
+	for (size_t i = 0; i < r->nsrc; i++)
+		if (r->src[i].ring == ring && r->src[i].mem == mem)
+			return true;
+	return false;
+}
+
+static bool add_source(struct bprint_reader *r, struct bp_thread *t, struct bp_thread_ring *ring,
+		       void *mem)
+{
+	struct source *s;
+
+	if (r->nsrc == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct source *grown = map(cap * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		if (r->src) {
+			memcpy(grown, r->src, r->nsrc * sizeof(*grown));
+			munmap(r->src, r->cap * sizeof(*grown));
+		}
+		r->src = grown;
+		r->cap = cap;
+	}
+	s = &r->src[r->nsrc++];
+	memset(s, 0, sizeof(*s));
+	s->thread = t;
+	s->ring = ring;
+	s->mem = mem;
+	s->generation = t->generation;
+	s->st = r->consuming ? &ring->consumer : &s->own;
+	return true;
+}
+
+/* Pick up rings that appeared since the last look. */
+static void scan(struct bprint_reader *r)
+{
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next) {
+		int state = atomic_load_explicit(&t->state, memory_order_acquire);
+
+		if (state != BP_THREAD_ALIVE && state != BP_THREAD_DEAD)
+			continue;
+		for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+			struct bp_thread_ring *ring = &t->ring[i];
+			void *mem = atomic_load_explicit(&ring->mem, memory_order_acquire);
+
+			if (mem && !source_known(r, ring, mem) && !add_source(r, t, ring, mem))
+				return;
+		}
+	}
+}
+
+/* Make sure s has a record in hand, if its ring has one. */
+static void fill(struct source *s)
+{
+	struct bp_read_state *st = s->st;
+	size_t bytes = s->ring->bytes;
+	int rc;
+
+	if (s->dead || st->has_peek)
+		return;
+	if (!st->ready) {
+		struct bp_ring_stats rs;
+
+		if (bp_ring_stats(s->mem, bytes, &rs) != BP_RING_OK ||
+		    !(st->buf = map(rs.page_size))) {
+			s->dead = true;
+			return;
+		}
+		st->cap = rs.page_size;
+		st->cpu = -1;
+		if (bp_ring_cursor_init(s->mem, bytes, &st->cursor,
+					s->st == &s->own ? BP_RING_CURSOR_SNAPSHOT
+							 : BP_RING_CURSOR_CONSUME) != BP_RING_OK) {
+			s->dead = true;
+			return;
+		}
+		st->ready = 1;
+	}
+	rc = bp_ring_next(s->mem, bytes, &st->cursor, &st->ev, st->buf, st->cap);
+	if (rc == 1)
+		st->has_peek = 1;
+	else if (rc < 0)
+		s->dead = true;
+}
+
+static struct source *oldest(struct bprint_reader *r)
+{
+	struct source *best = NULL;
+
+	for (size_t i = 0; i < r->nsrc; i++) {
+		struct source *s = &r->src[i];
+
+		fill(s);
+		if (s->st->has_peek && (!best || s->st->ev.ts < best->st->ev.ts))
+			best = s;
+	}
+	return best;
+}
+
+/* The message of a record: its block formatted with its site's format. */
+static void decode(struct bprint_reader *r, struct source *s, struct bprint_event *ev)
+{
+	struct bp_read_state *st = s->st;
+	const uint32_t *payload = st->ev.payload;
+	size_t words = st->ev.payload_len / 4;
+	uint32_t user = st->ev.user_bits;
+	const struct bprint_site *site = bp_site_lookup(user & BP_REC_SITE_MASK);
+	int n;
+
+	if ((user & BP_REC_CPU) && words > 0) {
+		st->cpu = (int32_t)payload[0];
+		payload++;
+		words--;
+	}
+	ev->ns = bp_clock_to_ns(&r->calib, st->ev.ts);
+	ev->tid = s->thread->tid;
+	ev->cpu = st->cpu;
+	ev->comm = s->thread->comm;
+	ev->site = site;
+	ev->message = r->msg;
+	if (user & BP_REC_TEXT) {
+		/* Text made at trace time; the ring guarantees nothing about its NUL. */
+		size_t len = strnlen((const char *)payload, words * 4);
+
+		if (len >= sizeof(r->msg))
+			len = sizeof(r->msg) - 1;
+		memcpy(r->msg, payload, len);
+		r->msg[len] = '\0';
+		ev->message_len = len;
+		return;
+	}
+	if (!site)
+		n = bp_snprintf(r->msg, sizeof(r->msg), "<unknown call site %u>",
+				user & BP_REC_SITE_MASK);
+	else if (site->kind == BPRINT_SITE_PUTS)
+		n = bp_snprintf(r->msg, sizeof(r->msg), "%s", site->format);
+	else
+		n = bp_bstr_printf(r->msg, sizeof(r->msg), site->format, payload, words);
+	ev->message_len = n >= 0 && (size_t)n < sizeof(r->msg) ? (size_t)n : strlen(r->msg);
+}
+
+int bprint_read_next(struct bprint_reader *r, struct bprint_event *ev)
+{
+	struct source *s;
+
+	if (!r || !ev) {
+		errno = EINVAL;
+		return -1;
+	}
+	s = oldest(r);
+	if (!s) {
+		scan(r);
+		s = oldest(r);
+		if (!s)
+			return 0;
+	}
+	decode(r, s, ev);
+	s->st->has_peek = 0;
+	return 1;
+}
+
+static struct bprint_reader *begin(bool consuming, bool lock)
+{
+	struct bprint_reader *r = map(sizeof(*r));
+
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->consuming = consuming;
+	if (lock) {
+		if (consuming)
+			pthread_mutex_lock(&bp_consumer_lock);
+		pthread_rwlock_rdlock(&bp_readers_lock);
+		r->locked = true;
+	} else if (pthread_rwlock_tryrdlock(&bp_readers_lock) == 0) {
+		r->locked = true;	/* the crash path: take it only if free */
+	}
+	bp_clock_calibrate(&r->calib);
+	scan(r);
+	return r;
+}
+
+struct bprint_reader *bprint_read_begin(void)
+{
+	return begin(true, true);
+}
+
+struct bprint_reader *bprint_snapshot_begin(void)
+{
+	return begin(false, true);
+}
+
+/* The crash dump's reader: snapshot, no blocking on locks. */
+struct bprint_reader *bp_reader_begin_unlocked(void);
+struct bprint_reader *bp_reader_begin_unlocked(void)
+{
+	return begin(false, false);
+}
+
+void bprint_read_end(struct bprint_reader *r)
+{
+	bool consuming;
+
+	if (!r)
+		return;
+	consuming = r->consuming;
+	for (size_t i = 0; i < r->nsrc; i++)
+		if (r->src[i].st == &r->src[i].own)
+			bp_read_state_release(&r->src[i].own);
+	if (r->src)
+		munmap(r->src, r->cap * sizeof(*r->src));
+	if (r->locked) {
+		pthread_rwlock_unlock(&bp_readers_lock);
+		if (consuming)
+			pthread_mutex_unlock(&bp_consumer_lock);
+	}
+	munmap(r, sizeof(*r));
+	if (consuming)
+		bp_thread_reclaim();
+}

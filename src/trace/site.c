@@ -1,0 +1,276 @@
+/*
+ * The call-site registry (site.h).
+ *
+ * Sites arrive in batches, one section per ELF object, from the constructor
+ * that bprint.h puts in every translation unit, or one at a time when a
+ * site runs before its object's constructor.  Registration takes a mutex;
+ * it is never on the hot path.  Lookups are lock-free: the table is a
+ * fixed array of chunk pointers, each chunk an array of entry pointers,
+ * published with release stores.
+ *
+ * Filters are an ordered list of rules; a site's state is that of the last
+ * rule matching it, so sites registered later (dlopen) get the same answer
+ * as those registered earlier.
+ */
+#include "trace/site.h"
+
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_BITS 12
+#define CHUNK_SIZE (1u << CHUNK_BITS)
+#define NCHUNKS ((BP_SITE_MAX + CHUNK_SIZE) / CHUNK_SIZE)
+
+struct site_entry {
+	struct bprint_site copy;	/* strings and plan owned by the entry */
+	struct bprint_site *live;	/* the object's own site, NULL once unloaded */
+	struct bp_arg_plan plan;
+};
+
+struct rule {
+	bool enable;
+	char *pattern;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(struct site_entry **) chunks[NCHUNKS];
+static _Atomic uint32_t next_id = 1;
+static struct rule *rules;
+static size_t nrules;
+
+const struct bprint_site *bp_site_lookup(uint32_t id)
+{
+	struct site_entry **chunk;
+	struct site_entry *e;
+
+	if (id == 0 || id >= atomic_load_explicit(&next_id, memory_order_acquire))
+		return NULL;
+	chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS], memory_order_acquire);
+	if (!chunk)
+		return NULL;
+	e = __atomic_load_n(&chunk[id & (CHUNK_SIZE - 1)], __ATOMIC_ACQUIRE);
+	return e ? &e->copy : NULL;
+}
+
+uint32_t bp_site_count(void)
+{
+	return atomic_load_explicit(&next_id, memory_order_acquire);
+}
+
+static struct site_entry *entry_at(uint32_t id)
+{
+	struct site_entry **chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS],
+							 memory_order_acquire);
+
+	return chunk ? chunk[id & (CHUNK_SIZE - 1)] : NULL;
+}
+
+/* Does one pattern ("file:", "line:", "func:", "fmt:" or a bare function glob) match? */
+static bool rule_matches(const char *pattern, const struct bprint_site *s)
+{
+	char where[4096 + 16];
+	const char *file = s->file ? s->file : "";
+	const char *base = strrchr(file, '/');
+
+	base = base ? base + 1 : file;
+	if (!strncmp(pattern, "file:", 5))
+		return !fnmatch(pattern + 5, file, 0) || !fnmatch(pattern + 5, base, 0);
+	if (!strncmp(pattern, "line:", 5)) {
+		snprintf(where, sizeof(where), "%s:%u", base, s->line);
+		if (!fnmatch(pattern + 5, where, 0))
+			return true;
+		snprintf(where, sizeof(where), "%s:%u", file, s->line);
+		return !fnmatch(pattern + 5, where, 0);
+	}
+	if (!strncmp(pattern, "fmt:", 4))
+		return s->format && !fnmatch(pattern + 4, s->format, 0);
+	if (!strncmp(pattern, "func:", 5))
+		pattern += 5;
+	return s->func && !fnmatch(pattern, s->func, 0);
+}
+
+static bool rules_say(const struct bprint_site *s)
+{
+	bool on = true;
+
+	for (size_t i = 0; i < nrules; i++)
+		if (rule_matches(rules[i].pattern, s))
+			on = rules[i].enable;
+	return on;
+}
+
+static char *copy_string(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* With the lock held. */
+static uint32_t register_locked(struct bprint_site *site)
+{
+	uint32_t id = atomic_load_explicit(&next_id, memory_order_relaxed);
+	struct site_entry **chunk;
+	struct site_entry *e;
+
+	if (site->id)
+		return site->id;
+	if (id > BP_SITE_MAX)
+		return 0;
+	chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS], memory_order_relaxed);
+	if (!chunk) {
+		chunk = calloc(CHUNK_SIZE, sizeof(*chunk));
+		if (!chunk)
+			return 0;
+		atomic_store_explicit(&chunks[id >> CHUNK_BITS], chunk, memory_order_release);
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return 0;
+	e->copy = *site;
+	e->copy.format = copy_string(site->format);
+	e->copy.file = copy_string(site->file);
+	e->copy.func = copy_string(site->func);
+	e->copy.id = id;
+	e->live = site;
+	/*
+	 * A trace_puts() literal needs no arguments: an empty plan.  A format
+	 * the plan cannot hold (too many arguments), or none known at compile
+	 * time, is formatted at trace time: no plan.
+	 */
+	e->copy.plan = NULL;
+	if (e->copy.format &&
+	    bp_format_compile(site->kind == BPRINT_SITE_PUTS ? "" : e->copy.format, &e->plan) == 0)
+		e->copy.plan = &e->plan;
+
+	/* Entry complete before readers can find it, and before the site uses its plan. */
+	__atomic_store_n(&chunk[id & (CHUNK_SIZE - 1)], e, __ATOMIC_RELEASE);
+	atomic_store_explicit(&next_id, id + 1, memory_order_release);
+	site->plan = e->copy.plan;
+	site->enabled = rules_say(site);
+	__atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
+	return id;
+}
+
+uint32_t bp_site_register(struct bprint_site *site)
+{
+	uint32_t id;
+
+	/* A signal handler must not wait for the lock its own thread may hold. */
+	if (pthread_mutex_trylock(&lock) != 0)
+		return 0;
+	id = register_locked(site);
+	pthread_mutex_unlock(&lock);
+	return id;
+}
+
+/*
+ * The linker packs a section's sites back to back, but a sanitizer may pad
+ * globals: step in 8-byte units and trust only entries with the magic.
+ */
+static struct bprint_site *next_site(struct bprint_site *s, struct bprint_site *stop)
+{
+	while (s < stop && s->magic != BPRINT_SITE_MAGIC)
+		s = (struct bprint_site *)(void *)((char *)s + 8);
+	return s;
+}
+
+void bprint_register_sites(struct bprint_site *start, struct bprint_site *stop)
+{
+	pthread_mutex_lock(&lock);
+	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop))
+		register_locked(s);
+	pthread_mutex_unlock(&lock);
+}
+
+void bprint_unregister_sites(struct bprint_site *start, struct bprint_site *stop)
+{
+	pthread_mutex_lock(&lock);
+	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
+		struct site_entry *e = s->id ? entry_at(s->id) : NULL;
+
+		if (e && e->live == s)
+			e->live = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Add a rule and apply it to every live site; returns the sites changed. */
+static int add_rule(const char *pattern, bool enable)
+{
+	uint32_t n;
+	int changed = 0;
+	char *copy = strdup(pattern);
+	struct rule *grown;
+
+	if (!copy)
+		return -1;
+	pthread_mutex_lock(&lock);
+	grown = realloc(rules, (nrules + 1) * sizeof(*rules));
+	if (!grown) {
+		pthread_mutex_unlock(&lock);
+		free(copy);
+		return -1;
+	}
+	rules = grown;
+	rules[nrules++] = (struct rule){ .enable = enable, .pattern = copy };
+	n = atomic_load_explicit(&next_id, memory_order_relaxed);
+	for (uint32_t id = 1; id < n; id++) {
+		struct site_entry *e = entry_at(id);
+
+		if (!e || !rule_matches(copy, &e->copy))
+			continue;
+		e->copy.enabled = enable;
+		if (e->live && e->live->enabled != enable) {
+			e->live->enabled = enable;
+			changed++;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return changed;
+}
+
+int bprint_enable(const char *pattern)
+{
+	return pattern ? add_rule(pattern, true) : -1;
+}
+
+int bprint_disable(const char *pattern)
+{
+	return pattern ? add_rule(pattern, false) : -1;
+}
+
+void bp_site_filter_load(const char *spec)
+{
+	char *copy, *save = NULL;
+	bool first = true;
+
+	if (!spec || !*spec || !(copy = strdup(spec)))
+		return;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool enable = *tok != '-';
+
+		if (*tok == '-' || *tok == '+')
+			tok++;
+		if (!*tok)
+			continue;
+		if (first && enable)
+			add_rule("*", false);	/* "only these": every site has a function */
+		first = false;
+		add_rule(tok, enable);
+	}
+	free(copy);
+}
+
+void bp_site_reset_for_test(void)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nrules; i++)
+		free(rules[i].pattern);
+	free(rules);
+	rules = NULL;
+	nrules = 0;
+	pthread_mutex_unlock(&lock);
+}

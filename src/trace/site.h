@@ -1,0 +1,37 @@
+/*
+ * The call-site registry: every struct bprint_site of every loaded object,
+ * by id.  Ids go into each record's 18-bit site field; readers look them up
+ * here.  The registry keeps its own copy of each site (strings and plan
+ * included), so records stay decodable after their object is dlclose()d,
+ * and readers never touch an object's memory.
+ */
+#ifndef BP_TRACE_SITE_H
+#define BP_TRACE_SITE_H
+
+#include <bprint.h>
+
+#include <stdint.h>
+
+/* Record user bits (20): site id, and two flags. */
+#define BP_REC_SITE_BITS	18
+#define BP_REC_SITE_MASK	((1u << BP_REC_SITE_BITS) - 1)
+#define BP_REC_TEXT		(1u << 18)	/* payload: text, not a block */
+#define BP_REC_CPU		(1u << 19)	/* payload starts with the u32 CPU */
+#define BP_SITE_MAX		BP_REC_SITE_MASK
+
+/* Register one site now (the lazy path); returns its id, 0 if impossible. */
+uint32_t bp_site_register(struct bprint_site *site);
+
+/* The registry's copy of site id, or NULL. */
+const struct bprint_site *bp_site_lookup(uint32_t id);
+
+/* One past the highest id handed out. */
+uint32_t bp_site_count(void);
+
+/* Apply BPRINT_FILTER (once, at start-up). */
+void bp_site_filter_load(const char *spec);
+
+/* Drop every site and filter (tests). */
+void bp_site_reset_for_test(void);
+
+#endif /* BP_TRACE_SITE_H */

@@ -1,0 +1,53 @@
+/*
+ * bprint_stats(): per-thread counters.  written and discarded come from the
+ * writer's rings; overwritten and read from the consumer's cursors, which
+ * are the only party that can know what it missed.  Records dropped before
+ * reaching a ring (nested too deep, no memory) count as written and
+ * discarded, so read + overwritten + discarded == written holds once a
+ * consumer has drained a stopped thread.
+ */
+#include "trace/tracer.h"
+
+#include <string.h>
+
+int bprint_stats(struct bprint_thread_stats *out, int max)
+{
+	int n = 0;
+
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next) {
+		int state = atomic_load_explicit(&t->state, memory_order_acquire);
+		struct bprint_thread_stats s;
+
+		if (state != BP_THREAD_ALIVE && state != BP_THREAD_DEAD)
+			continue;
+		if (n >= max || !out) {
+			n++;
+			continue;
+		}
+		memset(&s, 0, sizeof(s));
+		s.tid = t->tid;
+		memcpy(s.comm, t->comm, sizeof(s.comm));
+		s.comm[sizeof(s.comm) - 1] = '\0';
+		s.alive = state == BP_THREAD_ALIVE;
+		s.discarded = atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
+			      atomic_load_explicit(&t->no_memory, memory_order_relaxed);
+		s.written = s.discarded;
+		for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+			struct bp_thread_ring *r = &t->ring[i];
+			void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+			struct bp_ring_stats rs;
+
+			if (!mem || bp_ring_stats(mem, r->bytes, &rs) != BP_RING_OK)
+				continue;
+			s.written += rs.written;
+			s.discarded += rs.discarded;
+			if (r->consumer.ready) {
+				s.read += r->consumer.cursor.read - (r->consumer.has_peek ? 1u : 0u);
+				s.overwritten += r->consumer.cursor.overwritten;
+			}
+		}
+		out[n++] = s;
+	}
+	return n;
+}

@@ -1,0 +1,201 @@
+/*
+ * Per-thread buffers: claiming descriptors, mapping rings, thread exit,
+ * fork, reclaim.  The design and the locking table are in thread.h.
+ */
+#include "trace/thread.h"
+
+#include "trace/config.h"
+#include "trace/tracer.h"
+
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+_Atomic(struct bp_thread *) bp_threads;
+pthread_rwlock_t bp_readers_lock = PTHREAD_RWLOCK_INITIALIZER;
+pthread_mutex_t bp_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
+__thread struct bp_thread *bp_self __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Ring 0 gets the configured size; nested rings a sixteenth, at least 4 pages. */
+static size_t ring_bytes(unsigned level, uint32_t *npages)
+{
+	size_t want = bp_config.buffer_bytes;
+	size_t pages;
+
+	if (level > 0)
+		want /= 16;
+	pages = want / bp_config.page_size;
+	if (pages < 4)
+		pages = 4;
+	if (pages > UINT32_MAX)
+		pages = UINT32_MAX;
+	*npages = (uint32_t)pages;
+	return bp_ring_bytes(bp_config.page_size, *npages);
+}
+
+struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level)
+{
+	struct bp_thread_ring *r = &t->ring[level];
+	uint32_t npages;
+	size_t bytes = ring_bytes(level, &npages);
+	void *mem = bytes ? map_anon(bytes) : NULL;
+
+	if (!mem || bp_ring_init(mem, bytes, bp_config.page_size, bp_config.mode) != BP_RING_OK ||
+	    bp_ring_writer_init(&r->w, mem, bytes) != BP_RING_OK) {
+		if (mem)
+			munmap(mem, bytes);
+		atomic_store_explicit(&t->no_memory, atomic_load_explicit(&t->no_memory,
+			memory_order_relaxed) + 1, memory_order_relaxed);
+		return NULL;
+	}
+	r->bytes = bytes;
+	r->last_cpu = BP_NO_CPU;
+	/* The ring is initialised before a reader can see its pointer. */
+	atomic_store_explicit(&r->mem, mem, memory_order_release);
+	return r;
+}
+
+static void unmap_rings(struct bp_thread *t)
+{
+	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		void *mem = atomic_exchange_explicit(&t->ring[i].mem, NULL, memory_order_acq_rel);
+
+		if (mem)
+			munmap(mem, t->ring[i].bytes);
+		bp_read_state_release(&t->ring[i].consumer);
+	}
+}
+
+static struct bp_thread *claim_free(void)
+{
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next) {
+		int expected = BP_THREAD_FREE;
+
+		if (atomic_compare_exchange_strong_explicit(&t->state, &expected, BP_THREAD_CLAIMED,
+							    memory_order_acquire,
+							    memory_order_relaxed))
+			return t;
+	}
+	return NULL;
+}
+
+static struct bp_thread *push_new(void)
+{
+	struct bp_thread *t = map_anon(sizeof(*t));
+	struct bp_thread *head;
+
+	if (!t)
+		return NULL;
+	atomic_init(&t->state, BP_THREAD_CLAIMED);
+	head = atomic_load_explicit(&bp_threads, memory_order_relaxed);
+	do {
+		t->next = head;
+	} while (!atomic_compare_exchange_weak_explicit(&bp_threads, &head, t,
+							memory_order_release,
+							memory_order_relaxed));
+	return t;
+}
+
+static void thread_exit(void *arg)
+{
+	struct bp_thread *t = arg;
+
+	prctl(PR_GET_NAME, t->comm, 0, 0, 0);	/* the name it ends with */
+	if (bp_self == t)
+		bp_self = NULL;
+	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
+}
+
+struct bp_thread *bp_thread_self_slow(void)
+{
+	struct bp_thread *t = claim_free();
+
+	if (!t)
+		t = push_new();
+	if (!t)
+		return NULL;
+	t->tid = (int32_t)gettid();
+	memset(t->comm, 0, sizeof(t->comm));
+	prctl(PR_GET_NAME, t->comm, 0, 0, 0);
+	t->nest = 0;
+	t->generation++;
+	atomic_store_explicit(&t->too_deep, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->no_memory, 0, memory_order_relaxed);
+	if (!bp_thread_ring_slow(t, 0)) {
+		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
+		return NULL;
+	}
+	atomic_store_explicit(&t->state, BP_THREAD_ALIVE, memory_order_release);
+	pthread_setspecific(exit_key, t);
+	bp_self = t;
+	return t;
+}
+
+/* Has the consumer read everything this ring will ever hold? */
+static bool ring_drained(struct bp_thread_ring *r)
+{
+	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+	struct bp_ring_stats st;
+
+	if (!mem)
+		return true;
+	if (!r->consumer.ready || r->consumer.has_peek ||
+	    bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
+		return false;
+	return r->consumer.cursor.read + r->consumer.cursor.overwritten + st.discarded == st.written;
+}
+
+void bp_thread_reclaim(void)
+{
+	if (pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
+		return;
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next) {
+		bool drained = true;
+
+		if (atomic_load_explicit(&t->state, memory_order_acquire) != BP_THREAD_DEAD)
+			continue;
+		for (unsigned i = 0; i < BP_NEST_MAX; i++)
+			drained = drained && ring_drained(&t->ring[i]);
+		if (!drained)
+			continue;
+		unmap_rings(t);
+		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
+	}
+	pthread_rwlock_unlock(&bp_readers_lock);
+}
+
+/*
+ * In a fork child only the forking thread exists and the parent's records
+ * are the parent's: every descriptor goes back to FREE with its rings
+ * unmapped, and the locks start over.
+ */
+static void fork_child(void)
+{
+	pthread_rwlock_init(&bp_readers_lock, NULL);
+	pthread_mutex_init(&bp_consumer_lock, NULL);
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next) {
+		unmap_rings(t);
+		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_relaxed);
+	}
+	bp_self = NULL;
+}
+
+void bp_thread_init(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+	pthread_atfork(NULL, NULL, fork_child);
+}

@@ -1,0 +1,116 @@
+/*
+ * Per-thread trace buffers.
+ *
+ * Each thread that traces owns a descriptor with up to BP_NEST_MAX rings:
+ * ring 0 for ordinary calls, ring n for a call made by a signal handler that
+ * interrupted a call at level n - 1 (the kernel's trace_printk keeps one
+ * buffer per context for the same reason).  Every ring therefore has
+ * exactly one writer at a time and needs no atomic read-modify-write.
+ * Nesting deeper than BP_NEST_MAX drops the record and counts it.
+ *
+ * Descriptors are never freed, only recycled: they sit on one lock-free
+ * list (pushed with a CAS, on the slow path only), so a reader, even one in
+ * a crash handler, can always walk it.  Ring memory is mmap'd when a ring
+ * is first used (so even the first trace of a thread may come from a
+ * signal handler) and unmapped when the thread has exited and a consumer
+ * has drained it; the descriptor then waits for the next new thread.
+ *
+ *	state:  FREE --claim--> CLAIMED --rings ready--> ALIVE --exit--> DEAD
+ *	          ^                                                        |
+ *	          +------------- drained by a consumer, unmapped ----------+
+ *
+ * Which calls need which lock:
+ *   writer (the owning thread):     none
+ *   claim / push a descriptor:      none (CAS)
+ *   snapshot readers:               readers_lock shared
+ *   the consumer:                   consumer_lock, readers_lock shared
+ *   unmapping a drained DEAD ring:  readers_lock exclusive (trylock)
+ */
+#ifndef BP_TRACE_THREAD_H
+#define BP_TRACE_THREAD_H
+
+#include "ring/ring.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BP_NEST_MAX 4
+#define BP_NO_CPU UINT32_MAX
+
+enum bp_thread_state {
+	BP_THREAD_FREE = 0,
+	BP_THREAD_CLAIMED,
+	BP_THREAD_ALIVE,
+	BP_THREAD_DEAD,
+};
+
+/*
+ * A reader's position in one ring: its cursor, the CPU in force there, and
+ * the record it has taken out of the ring but not yet handed on (readers
+ * merge rings by timestamp, so each keeps one record in hand).  The
+ * consumer's state lives with the ring, so trace_pipe semantics hold
+ * across reader sessions; a snapshot reader has its own.
+ */
+struct bp_read_state {
+	struct bp_ring_cursor cursor;
+	int ready;			/* cursor initialised */
+	int has_peek;			/* ev and buf hold a record not yet returned */
+	int32_t cpu;			/* from the last CPU prefix, -1 = unknown */
+	struct bp_ring_event ev;
+	void *buf;			/* page_size bytes, mmap'd */
+	size_t cap;
+};
+
+struct bp_thread_ring {
+	/* writer side */
+	struct bp_ring_writer w;
+	uint32_t last_cpu;		/* CPU of the last CPU-prefixed record */
+	/* shared: set once by the writer, read by readers */
+	_Atomic(void *) mem;
+	size_t bytes;
+	/* the consumer's side, under consumer_lock */
+	struct bp_read_state consumer;
+};
+
+struct bp_thread {
+	_Atomic int state;		/* enum bp_thread_state */
+	int32_t tid;
+	char comm[16];
+	unsigned nest;			/* signal nesting level, owner only */
+	_Atomic uint64_t too_deep;	/* records dropped: nested beyond BP_NEST_MAX */
+	_Atomic uint64_t no_memory;	/* records dropped: a ring could not be mapped */
+	uint64_t generation;		/* bumped at each claim */
+	struct bp_thread_ring ring[BP_NEST_MAX];
+	struct bp_thread *next;		/* list, immutable once pushed */
+};
+
+extern _Atomic(struct bp_thread *) bp_threads;
+extern pthread_rwlock_t bp_readers_lock;
+extern pthread_mutex_t bp_consumer_lock;
+extern __thread struct bp_thread *bp_self;
+
+/* The calling thread's descriptor, made on first use; NULL if out of memory. */
+struct bp_thread *bp_thread_self_slow(void);
+
+/* Map ring level of t on first use.  Returns NULL if it cannot. */
+struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level);
+
+/* Writer-side ring of the calling thread at level, mapped on first use. */
+static inline struct bp_thread_ring *bp_thread_ring(struct bp_thread *t, unsigned level)
+{
+	struct bp_thread_ring *r = &t->ring[level];
+
+	if (__builtin_expect(atomic_load_explicit(&r->mem, memory_order_relaxed) != NULL, 1))
+		return r;
+	return bp_thread_ring_slow(t, level);
+}
+
+/* Unmap the rings of DEAD threads whose consumer cursors are drained. */
+void bp_thread_reclaim(void);
+
+/* Fork child and start-up hooks. */
+void bp_thread_init(void);
+
+#endif /* BP_TRACE_THREAD_H */

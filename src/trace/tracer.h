@@ -1,0 +1,32 @@
+/*
+ * Internal glue of the tracer: the global switch, start-up, and the
+ * reader pieces that the dump and the statistics share.
+ */
+#ifndef BP_TRACE_TRACER_H
+#define BP_TRACE_TRACER_H
+
+#include <bprint.h>
+
+#include "trace/thread.h"
+
+#include <stdatomic.h>
+
+extern _Atomic int bp_tracing_on;
+
+/* Largest message a reader formats; longer ones are cut. */
+#define BP_MSG_MAX 4096
+
+/* Free a read state's buffer and forget its position. */
+void bp_read_state_release(struct bp_read_state *st);
+
+/*
+ * Write every thread's records, merged, to fd with write(2) only: usable
+ * from a fatal-signal handler (floating-point conversions aside, which go
+ * through the C library's snprintf).  Returns the records written.
+ */
+long bp_dump_fd(int fd, enum bprint_output how);
+
+/* Install the exit and crash dumps that bp_config.dump asks for. */
+void bp_dump_install(void);
+
+#endif /* BP_TRACE_TRACER_H */
