@@ -72,6 +72,7 @@ static inline void *reserve(struct bp_thread_ring *r, uint32_t payload_bytes,
 }
 
 /* A text record: the message formatted now (non-constant formats, huge blocks). */
+__attribute__((format(printf, 4, 0)))
 static void emit_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts,
 		      const char *fmt, va_list ap)
 {
@@ -94,6 +95,7 @@ static void emit_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts,
 	bp_ring_commit(&r->w);
 }
 
+__attribute__((format(printf, 2, 0)))
 static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 {
 	struct bp_thread *t = bp_self;
@@ -159,19 +161,13 @@ void bprint_printk(struct bprint_site *site, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* trace_puts(): a literal is all in the site; anything else is a text record. */
-static void emit_puts(struct bprint_site *site, const char *str, ...)
-{
-	va_list ap;
-
-	va_start(ap, str);
-	emit(site, site->format ? "" : "%s", ap);
-	va_end(ap);
-}
-
+/*
+ * trace_puts(): a literal is all in the site (its plan is empty, so the
+ * record has no payload); anything else becomes a text record of "%s".
+ */
 void bprint_puts(struct bprint_site *site, const char *str)
 {
 	if (!atomic_load_explicit(&bp_tracing_on, memory_order_relaxed))
 		return;
-	emit_puts(site, str, str);
+	bprint_printk(site, "%s", str);
 }

@@ -14,6 +14,8 @@
  */
 #include "trace/site.h"
 
+#include "trace/backing.h"
+
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -150,6 +152,8 @@ static uint32_t register_locked(struct bprint_site *site)
 	atomic_store_explicit(&next_id, id + 1, memory_order_release);
 	site->plan = e->copy.plan;
 	site->enabled = rules_say(site);
+	if (bp_backing && bp_backing->site_added)
+		bp_backing->site_added(&e->copy);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
 	return id;
 }

@@ -4,6 +4,7 @@
  */
 #include "trace/thread.h"
 
+#include "trace/backing.h"
 #include "trace/config.h"
 #include "trace/tracer.h"
 
@@ -18,6 +19,7 @@ pthread_rwlock_t bp_readers_lock = PTHREAD_RWLOCK_INITIALIZER;
 pthread_mutex_t bp_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
 __thread struct bp_thread *bp_self __attribute__((tls_model("initial-exec")));
 
+const struct bp_backing *bp_backing;
 static pthread_key_t exit_key;
 
 static void *map_anon(size_t bytes)
@@ -25,6 +27,23 @@ static void *map_anon(size_t bytes)
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+static void *ring_map(struct bp_thread *t, unsigned level, size_t bytes)
+{
+	const struct bp_backing *b = bp_backing;
+
+	return b && b->ring_map ? b->ring_map(t, level, bytes) : map_anon(bytes);
+}
+
+static void ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
+{
+	const struct bp_backing *b = bp_backing;
+
+	if (b && b->ring_unmap)
+		b->ring_unmap(t, level, mem, bytes);
+	else
+		munmap(mem, bytes);
 }
 
 /* Ring 0 gets the configured size; nested rings a sixteenth, at least 4 pages. */
@@ -49,12 +68,12 @@ struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level)
 	struct bp_thread_ring *r = &t->ring[level];
 	uint32_t npages;
 	size_t bytes = ring_bytes(level, &npages);
-	void *mem = bytes ? map_anon(bytes) : NULL;
+	void *mem = bytes ? ring_map(t, level, bytes) : NULL;
 
 	if (!mem || bp_ring_init(mem, bytes, bp_config.page_size, bp_config.mode) != BP_RING_OK ||
 	    bp_ring_writer_init(&r->w, mem, bytes) != BP_RING_OK) {
 		if (mem)
-			munmap(mem, bytes);
+			ring_unmap(t, level, mem, bytes);
 		atomic_store_explicit(&t->no_memory, atomic_load_explicit(&t->no_memory,
 			memory_order_relaxed) + 1, memory_order_relaxed);
 		return NULL;
@@ -72,7 +91,7 @@ static void unmap_rings(struct bp_thread *t)
 		void *mem = atomic_exchange_explicit(&t->ring[i].mem, NULL, memory_order_acq_rel);
 
 		if (mem)
-			munmap(mem, t->ring[i].bytes);
+			ring_unmap(t, i, mem, t->ring[i].bytes);
 		bp_read_state_release(&t->ring[i].consumer);
 	}
 }
@@ -115,6 +134,8 @@ static void thread_exit(void *arg)
 	prctl(PR_GET_NAME, t->comm, 0, 0, 0);	/* the name it ends with */
 	if (bp_self == t)
 		bp_self = NULL;
+	if (bp_backing && bp_backing->thread_exit)
+		bp_backing->thread_exit(t);
 	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
 }
 
@@ -184,6 +205,8 @@ void bp_thread_reclaim(void)
  */
 static void fork_child(void)
 {
+	if (bp_backing && bp_backing->fork_child)
+		bp_backing->fork_child();	/* may drop the backing */
 	pthread_rwlock_init(&bp_readers_lock, NULL);
 	pthread_mutex_init(&bp_consumer_lock, NULL);
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
