@@ -1,0 +1,26 @@
+# The tracer core's tests (trace_printk, registry, per-thread rings,
+# readers, dumps).  Configuration is by environment variable, so one
+# executable is often registered several times with a different
+# ENVIRONMENT.  BPRINT_TEST_QUICK=1 (sanitizer builds) cuts the counts.
+
+function(tracer_env name)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARGN}")
+endfunction()
+
+# 1. Stress: writers x 10^6 records, a concurrent consumer, exact accounting.
+add_executable(tracer_stress tracer_stress.c)
+target_link_libraries(tracer_stress PRIVATE bprint_internal)
+target_include_directories(tracer_stress PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+bp_set_test_warnings(tracer_stress)
+foreach(n 2 4 16)
+  add_test(NAME tracer_stress_overwrite_${n} COMMAND tracer_stress overwrite ${n} live)
+  tracer_env(tracer_stress_overwrite_${n} "BPRINT_MODE=overwrite;BPRINT_BUFFER_SIZE=64K")
+  add_test(NAME tracer_stress_overwrite_slow_${n} COMMAND tracer_stress overwrite ${n} slow)
+  tracer_env(tracer_stress_overwrite_slow_${n} "BPRINT_MODE=overwrite;BPRINT_BUFFER_SIZE=64K")
+  add_test(NAME tracer_stress_discard_${n} COMMAND tracer_stress discard ${n} slow)
+  tracer_env(tracer_stress_discard_${n} "BPRINT_MODE=discard;BPRINT_BUFFER_SIZE=64K")
+  add_test(NAME tracer_stress_lossless_${n} COMMAND tracer_stress discard ${n} lossless)
+  tracer_env(tracer_stress_lossless_${n} "BPRINT_MODE=discard;BPRINT_BUFFER_SIZE=1M")
+  set_tests_properties(tracer_stress_overwrite_${n} tracer_stress_overwrite_slow_${n}
+    tracer_stress_discard_${n} tracer_stress_lossless_${n} PROPERTIES TIMEOUT 300)
+endforeach()
