@@ -140,6 +140,8 @@ static inline uint32_t bp_ring_max_payload(const struct bp_ring_writer *w)
 	return w->max_rec - BP_RING_REC_HDR_BYTES;
 }
 
+/* The out-of-line part of bp_ring_reserve() (page switch, time extend,
+ * drops); same contract.  Not meant to be called directly. */
 void *bp_ring_reserve_slow(struct bp_ring_writer *w, uint32_t payload_bytes,
 			   uint32_t user_bits, uint64_t ts);
 
