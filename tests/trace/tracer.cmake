@@ -24,3 +24,34 @@ foreach(n 2 4 16)
   set_tests_properties(tracer_stress_overwrite_${n} tracer_stress_overwrite_slow_${n}
     tracer_stress_discard_${n} tracer_stress_lossless_${n} PROPERTIES TIMEOUT 300)
 endforeach()
+
+# A test executable from one source; extra arguments are linked libraries.
+function(tracer_exe name)
+  add_executable(${name} ${name}.c)
+  target_link_libraries(${name} PRIVATE bprint_internal ${ARGN})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  bp_set_test_warnings(${name})
+endfunction()
+
+# 2. Signal nesting: a 20 us timer signal traces while the main loop does.
+tracer_exe(tracer_signal)
+add_test(NAME tracer_signal COMMAND tracer_signal)
+set_tests_properties(tracer_signal PROPERTIES TIMEOUT 120
+  ENVIRONMENT "BPRINT_BUFFER_SIZE=64M")
+add_test(NAME tracer_signal_cold COMMAND tracer_signal cold)
+set_tests_properties(tracer_signal_cold PROPERTIES TIMEOUT 120
+  ENVIRONMENT "BPRINT_BUFFER_SIZE=64M")
+add_test(NAME tracer_signal_counter COMMAND tracer_signal)
+set_tests_properties(tracer_signal_counter PROPERTIES TIMEOUT 120
+  ENVIRONMENT "BPRINT_BUFFER_SIZE=64M;BPRINT_CLOCK=counter")
+
+# 3. fork: the child has fresh buffers; the parent keeps its own.
+tracer_exe(tracer_fork)
+add_test(NAME tracer_fork COMMAND tracer_fork)
+set_tests_properties(tracer_fork PROPERTIES TIMEOUT 60)
+
+# 4. Short-lived threads: names, tids, reclaim of dead threads' buffers.
+tracer_exe(tracer_threads)
+add_test(NAME tracer_threads COMMAND tracer_threads)
+add_test(NAME tracer_threads_stats COMMAND tracer_threads stats)
+set_tests_properties(tracer_threads tracer_threads_stats PROPERTIES TIMEOUT 120)
