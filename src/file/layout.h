@@ -1,0 +1,267 @@
+/*
+ * file/layout.h - the on-disk structures of a bprint trace file, as C.
+ *
+ * docs/file-format.md is the specification; this header pins it with
+ * static assertions, so that the writer (src/file/writer.c), the drainer of
+ * `bprint record` (src/file/drain.c) and the readers agree byte for byte.
+ * Field offsets never change within a major version: a minor version only
+ * gives meaning to reserved bytes.
+ *
+ *	file:   | header (4096) | chunk | chunk | ... |      every chunk:
+ *	chunk:  | bp_file_chunk (32) | type-specific ... |     align-sized,
+ *	                                                       align-aligned
+ *
+ * Fields a live process updates while others read the file are _Atomic
+ * (same size and representation as the plain type on the platforms we
+ * support); a reader of an untrusted file may read them with plain loads.
+ */
+#ifndef BP_FILE_LAYOUT_H
+#define BP_FILE_LAYOUT_H
+
+#include "trace/clock.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BP_FILE_MAGIC		"BPTRACE"	/* 8 bytes with the NUL */
+#define BP_FILE_MAJOR		1u
+#define BP_FILE_MINOR		0u
+#define BP_FILE_LITTLE_ENDIAN	1u
+#define BP_FILE_BIG_ENDIAN	2u
+#define BP_FILE_HEADER_BYTES	4096u
+#define BP_FILE_ALIGN		4096u
+#define BP_FILE_CMDLINE_MAX	2048u
+
+/* header flags */
+#define BP_FILE_F_STREAM	1u	/* written by `bprint record` */
+#define BP_FILE_F_CLOSED	2u	/* the writer finished normally */
+
+struct bp_file_header {
+	char magic[8];			/* "BPTRACE\0" */
+	uint16_t major;
+	uint16_t minor;
+	uint8_t byte_order;		/* BP_FILE_LITTLE_ENDIAN / _BIG_ENDIAN */
+	uint8_t word_size;		/* 8 */
+	uint16_t header_bytes;		/* 4096 */
+	uint32_t align;			/* 4096 */
+	_Atomic uint32_t flags;		/* BP_FILE_F_* */
+	uint64_t pid;
+	uint64_t start_realtime_ns;
+	uint64_t start_mono_ns;
+	_Atomic uint64_t end;		/* next chunk offset (fetch-add) */
+	_Atomic uint64_t calib_seq;	/* slot in force: calib[calib_seq & 1] */
+	struct bp_clock_calib calib[2];
+	char comm[16];
+	uint32_t cmdline_len;
+	uint32_t ring_mode;		/* enum bp_ring_mode */
+	char cmdline[BP_FILE_CMDLINE_MAX];
+	uint8_t reserved[1896];
+};
+
+#define BP_CHUNK_MAGIC		"BPCK"	/* 4 bytes, no NUL */
+#define BP_CHUNK_HDR_BYTES	32u
+
+enum bp_chunk_type {
+	BP_CHUNK_SITES = 1,
+	BP_CHUNK_LIBS = 2,
+	BP_CHUNK_RING = 3,
+	BP_CHUNK_PAGES = 4,
+	BP_CHUNK_END = 5,
+};
+#define BP_CHUNK_TYPE_MAX	5u
+
+/* chunk state */
+#define BP_CHUNK_WRITING	0u
+#define BP_CHUNK_COMPLETE	1u
+
+struct bp_file_chunk {
+	char magic[4];			/* "BPCK" */
+	uint32_t type;			/* enum bp_chunk_type */
+	uint64_t size;			/* header included, multiple of align */
+	_Atomic uint32_t state;		/* BP_CHUNK_*, stored last with release */
+	uint32_t reserved;
+	uint64_t index;			/* allocation order, from 1 */
+};
+
+/* Sites and libraries chunks: a list of records after this. */
+struct bp_file_list {
+	struct bp_file_chunk chunk;
+	_Atomic uint32_t used;		/* bytes of complete records (release) */
+	uint32_t reserved;
+};
+#define BP_FILE_LIST_HDR_BYTES	40u	/* records start here, 4-byte aligned */
+
+struct bp_file_site {
+	uint32_t rec_bytes;		/* this record, padded to 4 */
+	uint32_t id;
+	uint32_t line;
+	uint8_t kind;			/* enum bprint_site_kind */
+	uint8_t has_format;
+	uint16_t reserved;
+	uint32_t format_len;		/* each length includes the NUL */
+	uint32_t file_len;
+	uint32_t func_len;
+	uint32_t lib;			/* library index, 0 = unknown */
+	/* format, file, func */
+};
+#define BP_FILE_SITE_BYTES	32u
+
+#define BP_FILE_BUILD_ID_MAX	64u
+
+struct bp_file_lib {
+	uint32_t rec_bytes;
+	uint32_t index;			/* from 1 */
+	uint64_t load_addr;		/* dlpi_addr */
+	uint64_t lo;			/* lowest mapped address */
+	uint64_t hi;			/* highest mapped address, exclusive */
+	uint32_t build_id_len;		/* 0 .. 64 */
+	uint32_t path_len;		/* includes the NUL */
+	/* build-id bytes, path */
+};
+#define BP_FILE_LIB_BYTES	40u
+
+/* ring chunk state (struct bp_file_ring.state) */
+#define BP_RING_ALIVE		1u
+#define BP_RING_EXITED		2u
+#define BP_RING_RELEASED	3u	/* given back by the process; contents stale */
+
+struct bp_file_ring {
+	struct bp_file_chunk chunk;
+	uint32_t tid;
+	uint32_t level;
+	char comm[16];
+	_Atomic uint32_t state;		/* BP_RING_ALIVE / _EXITED / _RELEASED */
+	uint32_t reserved0;
+	uint64_t ring_bytes;
+	_Atomic uint64_t dropped;	/* records dropped before the ring */
+	uint8_t reserved1[48];
+	/* the ring, at offset 128 */
+};
+#define BP_FILE_RING_OFFSET	128u
+
+struct bp_file_pages {
+	struct bp_file_chunk chunk;
+	uint32_t tid;
+	uint32_t level;
+	char comm[16];
+	uint64_t ring_index;		/* the ring chunk's index in the live file */
+	uint32_t page_size;
+	uint32_t npages;		/* pages in this chunk */
+	uint64_t written;		/* the ring's counters at copy time */
+	uint64_t discarded;
+	uint8_t reserved[40];
+	/* npages x page_size bytes, at offset 128 */
+};
+#define BP_FILE_PAGES_OFFSET	128u
+
+struct bp_file_end {
+	struct bp_file_chunk chunk;
+	uint32_t count;
+	uint32_t reserved;
+	/* count x struct bp_file_end_ring */
+};
+#define BP_FILE_END_HDR_BYTES	40u
+
+struct bp_file_end_ring {
+	uint64_t ring_index;
+	uint32_t tid;
+	uint32_t level;
+	uint64_t written;
+	uint64_t discarded;
+	uint64_t dropped;
+	uint64_t lost_records;		/* stored records the drainer never copied */
+	uint64_t lost_pages;		/* pages it never copied (overwrite mode) */
+	uint64_t reserved;
+};
+#define BP_FILE_END_RING_BYTES	64u
+
+#define BP_LAYOUT_AT(type, field, off) \
+	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " at " #off)
+
+_Static_assert(sizeof(struct bp_clock_calib) == 32, "calibration slot is 32 bytes");
+_Static_assert(sizeof(_Atomic uint64_t) == 8 && sizeof(_Atomic uint32_t) == 4,
+	       "atomics have the size of their values");
+BP_LAYOUT_AT(bp_file_header, major, 8);
+BP_LAYOUT_AT(bp_file_header, minor, 10);
+BP_LAYOUT_AT(bp_file_header, byte_order, 12);
+BP_LAYOUT_AT(bp_file_header, word_size, 13);
+BP_LAYOUT_AT(bp_file_header, header_bytes, 14);
+BP_LAYOUT_AT(bp_file_header, align, 16);
+BP_LAYOUT_AT(bp_file_header, flags, 20);
+BP_LAYOUT_AT(bp_file_header, pid, 24);
+BP_LAYOUT_AT(bp_file_header, start_realtime_ns, 32);
+BP_LAYOUT_AT(bp_file_header, start_mono_ns, 40);
+BP_LAYOUT_AT(bp_file_header, end, 48);
+BP_LAYOUT_AT(bp_file_header, calib_seq, 56);
+BP_LAYOUT_AT(bp_file_header, calib, 64);
+BP_LAYOUT_AT(bp_file_header, comm, 128);
+BP_LAYOUT_AT(bp_file_header, cmdline_len, 144);
+BP_LAYOUT_AT(bp_file_header, ring_mode, 148);
+BP_LAYOUT_AT(bp_file_header, cmdline, 152);
+BP_LAYOUT_AT(bp_file_header, reserved, 2200);
+_Static_assert(sizeof(struct bp_file_header) == BP_FILE_HEADER_BYTES, "header is 4096 bytes");
+
+BP_LAYOUT_AT(bp_file_chunk, type, 4);
+BP_LAYOUT_AT(bp_file_chunk, size, 8);
+BP_LAYOUT_AT(bp_file_chunk, state, 16);
+BP_LAYOUT_AT(bp_file_chunk, index, 24);
+_Static_assert(sizeof(struct bp_file_chunk) == BP_CHUNK_HDR_BYTES, "chunk header is 32 bytes");
+
+BP_LAYOUT_AT(bp_file_list, used, 32);
+_Static_assert(sizeof(struct bp_file_list) == BP_FILE_LIST_HDR_BYTES, "list header");
+
+BP_LAYOUT_AT(bp_file_site, id, 4);
+BP_LAYOUT_AT(bp_file_site, line, 8);
+BP_LAYOUT_AT(bp_file_site, kind, 12);
+BP_LAYOUT_AT(bp_file_site, has_format, 13);
+BP_LAYOUT_AT(bp_file_site, format_len, 16);
+BP_LAYOUT_AT(bp_file_site, file_len, 20);
+BP_LAYOUT_AT(bp_file_site, func_len, 24);
+BP_LAYOUT_AT(bp_file_site, lib, 28);
+_Static_assert(sizeof(struct bp_file_site) == BP_FILE_SITE_BYTES, "site record head");
+
+BP_LAYOUT_AT(bp_file_lib, index, 4);
+BP_LAYOUT_AT(bp_file_lib, load_addr, 8);
+BP_LAYOUT_AT(bp_file_lib, lo, 16);
+BP_LAYOUT_AT(bp_file_lib, hi, 24);
+BP_LAYOUT_AT(bp_file_lib, build_id_len, 32);
+BP_LAYOUT_AT(bp_file_lib, path_len, 36);
+_Static_assert(sizeof(struct bp_file_lib) == BP_FILE_LIB_BYTES, "library record head");
+
+BP_LAYOUT_AT(bp_file_ring, tid, 32);
+BP_LAYOUT_AT(bp_file_ring, level, 36);
+BP_LAYOUT_AT(bp_file_ring, comm, 40);
+BP_LAYOUT_AT(bp_file_ring, state, 56);
+BP_LAYOUT_AT(bp_file_ring, ring_bytes, 64);
+BP_LAYOUT_AT(bp_file_ring, dropped, 72);
+_Static_assert(sizeof(struct bp_file_ring) == BP_FILE_RING_OFFSET, "ring chunk head");
+
+BP_LAYOUT_AT(bp_file_pages, tid, 32);
+BP_LAYOUT_AT(bp_file_pages, level, 36);
+BP_LAYOUT_AT(bp_file_pages, comm, 40);
+BP_LAYOUT_AT(bp_file_pages, ring_index, 56);
+BP_LAYOUT_AT(bp_file_pages, page_size, 64);
+BP_LAYOUT_AT(bp_file_pages, npages, 68);
+BP_LAYOUT_AT(bp_file_pages, written, 72);
+BP_LAYOUT_AT(bp_file_pages, discarded, 80);
+_Static_assert(sizeof(struct bp_file_pages) == BP_FILE_PAGES_OFFSET, "pages chunk head");
+
+BP_LAYOUT_AT(bp_file_end, count, 32);
+_Static_assert(sizeof(struct bp_file_end) == BP_FILE_END_HDR_BYTES, "end chunk head");
+BP_LAYOUT_AT(bp_file_end_ring, tid, 8);
+BP_LAYOUT_AT(bp_file_end_ring, level, 12);
+BP_LAYOUT_AT(bp_file_end_ring, written, 16);
+BP_LAYOUT_AT(bp_file_end_ring, discarded, 24);
+BP_LAYOUT_AT(bp_file_end_ring, dropped, 32);
+BP_LAYOUT_AT(bp_file_end_ring, lost_records, 40);
+BP_LAYOUT_AT(bp_file_end_ring, lost_pages, 48);
+_Static_assert(sizeof(struct bp_file_end_ring) == BP_FILE_END_RING_BYTES, "end entry");
+
+/* Round n up to the file's alignment. */
+static inline uint64_t bp_file_align_up(uint64_t n)
+{
+	return (n + BP_FILE_ALIGN - 1) & ~(uint64_t)(BP_FILE_ALIGN - 1);
+}
+
+#endif /* BP_FILE_LAYOUT_H */
