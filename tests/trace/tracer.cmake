@@ -55,3 +55,16 @@ tracer_exe(tracer_threads)
 add_test(NAME tracer_threads COMMAND tracer_threads)
 add_test(NAME tracer_threads_stats COMMAND tracer_threads stats)
 set_tests_properties(tracer_threads tracer_threads_stats PROPERTIES TIMEOUT 120)
+
+# 5. dlopen/dlclose: a traced library's records decode after it is gone.
+# The library links nothing of bprint's: the executable exports the API.
+add_library(tracer_dso_lib SHARED tracer_dso_lib.c)
+target_include_directories(tracer_dso_lib PRIVATE ${PROJECT_SOURCE_DIR}/include)
+bp_set_test_warnings(tracer_dso_lib)
+tracer_exe(tracer_dlopen ${CMAKE_DL_LIBS})
+set_target_properties(tracer_dlopen PROPERTIES ENABLE_EXPORTS ON)
+target_compile_definitions(tracer_dlopen PRIVATE
+  TRACER_DSO_PATH="$<TARGET_FILE:tracer_dso_lib>")
+add_dependencies(tracer_dlopen tracer_dso_lib)
+add_test(NAME tracer_dlopen COMMAND tracer_dlopen)
+set_tests_properties(tracer_dlopen PROPERTIES TIMEOUT 60)
