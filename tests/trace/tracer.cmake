@@ -68,3 +68,10 @@ target_compile_definitions(tracer_dlopen PRIVATE
 add_dependencies(tracer_dlopen tracer_dso_lib)
 add_test(NAME tracer_dlopen COMMAND tracer_dlopen)
 set_tests_properties(tracer_dlopen PROPERTIES TIMEOUT 60)
+
+# 6. Text fallbacks: non-constant formats, trace_puts, > 32 arguments, long %s.
+tracer_exe(tracer_dynamic)
+add_test(NAME tracer_dynamic COMMAND tracer_dynamic)
+add_test(NAME tracer_dynamic_bigpage COMMAND tracer_dynamic)
+set_tests_properties(tracer_dynamic_bigpage PROPERTIES ENVIRONMENT "BPRINT_PAGE_SIZE=64K;BPRINT_BUFFER_SIZE=1M")
+set_tests_properties(tracer_dynamic tracer_dynamic_bigpage PROPERTIES TIMEOUT 60)
