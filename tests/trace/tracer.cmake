@@ -75,3 +75,18 @@ add_test(NAME tracer_dynamic COMMAND tracer_dynamic)
 add_test(NAME tracer_dynamic_bigpage COMMAND tracer_dynamic)
 set_tests_properties(tracer_dynamic_bigpage PROPERTIES ENVIRONMENT "BPRINT_PAGE_SIZE=64K;BPRINT_BUFFER_SIZE=1M")
 set_tests_properties(tracer_dynamic tracer_dynamic_bigpage PROPERTIES TIMEOUT 60)
+
+# 7. Per-site filters: the API, BPRINT_FILTER at start-up, BPRINT_DISABLE.
+add_executable(tracer_filter tracer_filter.c tracer_filter_other.c)
+target_link_libraries(tracer_filter PRIVATE bprint_internal)
+target_include_directories(tracer_filter PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+bp_set_test_warnings(tracer_filter)
+add_test(NAME tracer_filter COMMAND tracer_filter api)
+add_test(NAME tracer_filter_env_only COMMAND tracer_filter env-only)
+tracer_env(tracer_filter_env_only "BPRINT_FILTER=+func:only_*,-fmt:*skip*")
+add_test(NAME tracer_filter_env_minus COMMAND tracer_filter env-minus)
+tracer_env(tracer_filter_env_minus "BPRINT_FILTER=-func:off_*,-file:tracer_filter_other.c")
+add_test(NAME tracer_filter_env_off COMMAND tracer_filter env-off)
+tracer_env(tracer_filter_env_off "BPRINT_DISABLE=1")
+set_tests_properties(tracer_filter tracer_filter_env_only tracer_filter_env_minus
+  tracer_filter_env_off PROPERTIES TIMEOUT 60)
