@@ -90,3 +90,11 @@ add_test(NAME tracer_filter_env_off COMMAND tracer_filter env-off)
 tracer_env(tracer_filter_env_off "BPRINT_DISABLE=1")
 set_tests_properties(tracer_filter tracer_filter_env_only tracer_filter_env_minus
   tracer_filter_env_off PROPERTIES TIMEOUT 60)
+
+# 8. Every clock, selected by BPRINT_CLOCK.
+tracer_exe(tracer_clock)
+foreach(clk tsc mono mono_raw boot counter)
+  add_test(NAME tracer_clock_${clk} COMMAND tracer_clock ${clk})
+  set_tests_properties(tracer_clock_${clk} PROPERTIES ENVIRONMENT "BPRINT_CLOCK=${clk}"
+    SKIP_RETURN_CODE 77 TIMEOUT 60)
+endforeach()
