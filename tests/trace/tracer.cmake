@@ -98,3 +98,34 @@ foreach(clk tsc mono mono_raw boot counter)
   set_tests_properties(tracer_clock_${clk} PROPERTIES ENVIRONMENT "BPRINT_CLOCK=${clk}"
     SKIP_RETURN_CODE 77 TIMEOUT 60)
 endforeach()
+
+# 9. The format check rejects a mismatched argument (and accepts the right
+# one, so the rejection is for the right reason); bprint.h from C++.
+set(tracer_cc_flags "")
+if(BPRINT_SANITIZE)
+  set(tracer_cc_flags "-fsanitize=${BPRINT_SANITIZE}")
+endif()
+add_test(NAME tracer_compile_fail COMMAND ${CMAKE_COMMAND}
+  -DCC=${CMAKE_C_COMPILER} -DINC=${PROJECT_SOURCE_DIR}/include
+  -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_fail.c -DEXPECT=fail
+  -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+add_test(NAME tracer_compile_control COMMAND ${CMAKE_COMMAND}
+  -DCC=${CMAKE_C_COMPILER} -DINC=${PROJECT_SOURCE_DIR}/include
+  -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_fail.c -DEXPECT=pass
+  -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+# A C++ compiler of the same family as the C compiler (sanitizer runtimes must match).
+if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+  find_program(TRACER_CXX NAMES clang++ c++ g++)
+else()
+  find_program(TRACER_CXX NAMES g++ c++ clang++)
+endif()
+if(TRACER_CXX)
+  add_test(NAME tracer_cxx COMMAND ${CMAKE_COMMAND}
+    -DCC=${TRACER_CXX} -DINC=${PROJECT_SOURCE_DIR}/include
+    "-DFLAGS=-std=c++17 -Wall -Wextra -Werror ${tracer_cc_flags}"
+    -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_cxx.cpp -DEXPECT=run
+    -DOUT=${CMAKE_CURRENT_BINARY_DIR}/tracer_cxx
+    "-DLINK=$<TARGET_FILE:bprint_static>;-lpthread;-ldl;-lm"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+  set_tests_properties(tracer_cxx PROPERTIES TIMEOUT 120)
+endif()
