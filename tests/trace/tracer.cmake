@@ -129,3 +129,8 @@ if(TRACER_CXX)
     -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
   set_tests_properties(tracer_cxx PROPERTIES TIMEOUT 120)
 endif()
+
+# 10. Dumps at exit and on fatal signals (the test re-executes itself).
+tracer_exe(tracer_dump)
+add_test(NAME tracer_dump COMMAND tracer_dump)
+set_tests_properties(tracer_dump PROPERTIES TIMEOUT 60)
