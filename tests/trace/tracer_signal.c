@@ -24,7 +24,6 @@
 #define MAIN_FMT "main seq=%llu x=%llx s=%s"
 #define SIG_FMT "sig n=%u y=%u tag=%s"
 
-static volatile sig_atomic_t in_handler;
 static _Atomic unsigned sig_count;
 
 static unsigned long long mix(unsigned long long v)
