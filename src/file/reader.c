@@ -1,0 +1,1290 @@
+/*
+ * file/reader.c - the trace-file reader (reader.h; docs/file-format.md).
+ *
+ * Opening walks the chunk headers once with pread(): sites and libraries
+ * are copied into tables, rings and pages chunks become sources.  Nothing
+ * else is read until records are asked for.
+ *
+ * A source is one ring, identified by its ring chunk's index in the live
+ * file.  Its records come from two places, in this order:
+ *
+ *   1. its pages chunks (stream files), sorted by the seq of their first
+ *      page.  Each page is pread() into a private two-page ring (a
+ *      "staging ring": control block, two page slots) whose head is set to
+ *      that page's seq, and read back with bp_ring_next(): the copied pages
+ *      get exactly the checks of a live ring, and the cursor counts the
+ *      records that no page holds (first_rec gaps) as overwritten;
+ *   2. its ring chunk, if the file has one: mapped read-only and read with
+ *      a snapshot cursor, skipping records whose index was already returned
+ *      from the pages.  Pages behind the cursor are dropped from the
+ *      mapping so that resident memory stays at a few pages per ring.
+ *
+ * Every source keeps its next record in hand; bp_trace_next() returns the
+ * oldest (as src/trace/reader.c does for the process's own rings).
+ *
+ * Refreshing (a live file): the chunk walk resumes where it stopped, at
+ * the first of the trailing offsets that held no complete chunk, and
+ * re-examines chunks that were still being written; sites and libraries
+ * chunks are re-read past what was parsed; dry sources are tried again.
+ */
+#include "file/reader.h"
+
+#include "file/layout.h"
+#include "ring/ring.h"
+#include "trace/site.h"
+#include "trace/tracer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_STRING	(64u * 1024u)		/* longest site string or path kept */
+#define MAX_PENDING	256u			/* chunks still being written, re-examined */
+#define MAX_PAGE	(1u << 22)		/* largest streamed page accepted */
+#define MAX_PAYLOAD	(BP_RING_REC_MAX_WORDS * 4u)
+#define MAX_LIST_REC	(3u * MAX_STRING + 64u)
+
+struct pchunk {
+	uint64_t off;			/* the pages chunk */
+	uint64_t first_seq;		/* seq of its first page (sort key) */
+	uint32_t page_size, npages;
+};
+
+struct source {
+	struct bp_trace_ring info;
+	/* the ring chunk, if any */
+	uint64_t ring_chunk;		/* offset, 0 = none */
+	uint64_t ring_bytes;
+	unsigned char *map;		/* mapping of the chunk, NULL until used */
+	size_t map_len;
+	size_t map_skew;		/* chunk start - mapping start */
+	const unsigned char *ring;	/* ring memory inside the mapping */
+	struct bp_ring_cursor cur;
+	bool cur_ready;
+	uint64_t last_page;		/* page seq of the last record read from it */
+	/* pages chunks */
+	struct pchunk *pc;
+	size_t npc, cappc;
+	size_t pc_i;			/* next chunk */
+	uint32_t pg_i;			/* next page in it */
+	uint64_t fed_seq;		/* last page seq fed to the staging ring */
+	unsigned char *stage;		/* staging ring, 256 + 2 * page_size */
+	uint32_t stage_ps;
+	struct bp_ring_cursor scur;
+	/* reading state */
+	int phase;			/* 0 pages, 1 ring, 2 done */
+	bool dry;			/* nothing more until the next refresh */
+	bool dead;
+	bool has;			/* a record in hand */
+	bool counters_final;		/* from an end chunk */
+	int32_t cpu;
+	uint64_t next_index;
+	struct bp_ring_event ev;
+	uint32_t buf[MAX_PAYLOAD / 4];
+};
+
+struct list_chunk {
+	uint64_t off, size;
+	uint32_t parsed;		/* bytes of records already parsed */
+	uint32_t type;
+};
+
+struct bp_trace {
+	int fd;
+	uint64_t size;
+	size_t os_page;
+	struct bp_trace_info info;
+	/* chunk walk */
+	uint64_t walk_pos;		/* resume here */
+	uint64_t pending[MAX_PENDING];	/* chunks of state 0, to look at again */
+	size_t npending;
+	struct list_chunk *lists;
+	size_t nlists, caplists;
+	/* tables */
+	struct bp_trace_site **by_id;	/* index: site id */
+	uint32_t cap_id, max_id;
+	struct bp_trace_site **sorted;
+	size_t nsites;
+	bool sorted_dirty;
+	struct bp_trace_lib *libs;
+	size_t nlibs, caplibs;
+	struct source **src;
+	size_t nsrc, capsrc;
+	bool live;			/* refreshed: a writer may still be adding */
+	/* problems */
+	unsigned problems;
+	char first_problem[256];
+	/* the record last returned */
+	struct source *cur;
+	char msg[BP_MSG_MAX];
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+__attribute__((format(printf, 2, 3)))
+static void problem(struct bp_trace *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->problems++ == 0) {
+		va_start(ap, fmt);
+		bp_vsnprintf(t->first_problem, sizeof(t->first_problem), fmt, ap);
+		va_end(ap);
+	}
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 8;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	q = realloc(p, n * elem);
+	if (q)
+		*cap = n;
+	return q;
+}
+
+/* Read n bytes at off, which must lie inside the file as last measured. */
+static int rd(struct bp_trace *t, uint64_t off, void *buf, size_t n)
+{
+	unsigned char *p = buf;
+
+	if (off > t->size || n > t->size - off)
+		return BP_TRACE_EFORMAT;
+	while (n > 0) {
+		ssize_t r = pread(t->fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return BP_TRACE_EIO;
+		if (r == 0)
+			return BP_TRACE_EFORMAT;	/* shrank under us */
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return BP_TRACE_OK;
+}
+
+static uint32_t ld32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t ld64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void copy_name(char *dst, const char *src, size_t n)
+{
+	size_t len = strnlen(src, n);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+static int measure(struct bp_trace *t)
+{
+	struct stat st;
+
+	if (fstat(t->fd, &st) != 0)
+		return BP_TRACE_EIO;
+	t->size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	t->info.file_size = t->size;
+	return BP_TRACE_OK;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static int read_header(struct bp_trace *t, char *err, size_t errlen)
+{
+	static const char magic[8] = BP_FILE_MAGIC;
+	struct bp_file_header h;
+	struct bp_trace_info *in = &t->info;
+	size_t have = t->size < sizeof(h) ? (size_t)t->size : sizeof(h);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint8_t native = BP_FILE_LITTLE_ENDIAN;
+#else
+	const uint8_t native = BP_FILE_BIG_ENDIAN;
+#endif
+	uint32_t len, i;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	if (have < sizeof(magic)) {
+		bp_snprintf(err, errlen, "%s", BP_TRACE_MSG_NOT_TRACE);
+		return BP_TRACE_EFORMAT;
+	}
+	if ((rc = rd(t, 0, &h, have)) != BP_TRACE_OK) {
+		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_EIO ? strerror(errno) : "cannot read");
+		return rc;
+	}
+	if (memcmp(h.magic, magic, sizeof(magic)) != 0) {
+		bp_snprintf(err, errlen, "%s", BP_TRACE_MSG_NOT_TRACE);
+		return BP_TRACE_EFORMAT;
+	}
+	if (have < sizeof(h)) {
+		bp_snprintf(err, errlen, "%s", BP_TRACE_MSG_TRUNCATED);
+		return BP_TRACE_EFORMAT;
+	}
+	if (h.byte_order != native) {
+		if (h.byte_order == BP_FILE_LITTLE_ENDIAN || h.byte_order == BP_FILE_BIG_ENDIAN)
+			bp_snprintf(err, errlen, "%s", BP_TRACE_MSG_BYTE_ORDER);
+		else
+			bp_snprintf(err, errlen, "corrupt header (byte order %u)", h.byte_order);
+		return BP_TRACE_EFORMAT;
+	}
+	if (h.major > BP_FILE_MAJOR) {
+		bp_snprintf(err, errlen,
+			    "written by a newer bprint (format %u.%u); this bprint reads %u.x",
+			    h.major, h.minor, BP_FILE_MAJOR);
+		return BP_TRACE_EFORMAT;
+	}
+	if (h.major != BP_FILE_MAJOR) {
+		bp_snprintf(err, errlen, "corrupt header (format %u.%u)", h.major, h.minor);
+		return BP_TRACE_EFORMAT;
+	}
+	if (h.word_size != 8) {
+		bp_snprintf(err, errlen, "word size %u not supported", h.word_size);
+		return BP_TRACE_EFORMAT;
+	}
+	if (h.header_bytes != BP_FILE_HEADER_BYTES || h.align != BP_FILE_ALIGN) {
+		bp_snprintf(err, errlen, "corrupt header (header_bytes %u, align %u)",
+			    h.header_bytes, h.align);
+		return BP_TRACE_EFORMAT;
+	}
+	in->major = h.major;
+	in->minor = h.minor;
+	in->flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
+	in->word_size = h.word_size;
+	in->ring_mode = h.ring_mode;
+	in->pid = (int64_t)h.pid;
+	in->start_realtime_ns = h.start_realtime_ns;
+	in->start_mono_ns = h.start_mono_ns;
+	in->end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
+	in->calib = h.calib[atomic_load_explicit(&h.calib_seq, memory_order_relaxed) & 1u];
+	in->clock_name = bp_clock_name((enum bp_clock_id)in->calib.clock_id);
+	if (!in->clock_name)
+		in->clock_name = "unknown";
+	copy_name(in->comm, h.comm, sizeof(h.comm));
+	len = h.cmdline_len < BP_FILE_CMDLINE_MAX ? h.cmdline_len : BP_FILE_CMDLINE_MAX;
+	for (i = 0; i < len; i++) {
+		char c = h.cmdline[i];
+
+		in->cmdline[i] = c == '\0' ? ' ' : (c < ' ' || c == 0x7f) ? '?' : c;
+	}
+	while (i > 0 && in->cmdline[i - 1] == ' ')
+		i--;
+	in->cmdline[i] = '\0';
+	return BP_TRACE_OK;
+}
+
+/* A newer header (a live writer's calibration, the drainer's final copy). */
+static void reread_header(struct bp_trace *t)
+{
+	struct bp_file_header h;
+
+	if (t->size < sizeof(h) || rd(t, 0, &h, sizeof(h)) != BP_TRACE_OK ||
+	    memcmp(h.magic, BP_FILE_MAGIC, 8) != 0)
+		return;
+	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
+	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
+	t->info.calib = h.calib[atomic_load_explicit(&h.calib_seq, memory_order_relaxed) & 1u];
+}
+
+/* ---- sources ------------------------------------------------------------ */
+
+static struct source *source_for(struct bp_trace *t, uint64_t key, bool create)
+{
+	struct source *s;
+	struct source **grown;
+
+	for (size_t i = 0; i < t->nsrc; i++)
+		if (t->src[i]->info.key == key)
+			return t->src[i];
+	if (!create)
+		return NULL;
+	grown = grow(t->src, &t->capsrc, t->nsrc + 1, sizeof(*t->src));
+	if (!grown)
+		return NULL;
+	t->src = grown;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->info.key = key;
+	s->cpu = -1;
+	t->src[t->nsrc++] = s;
+	return s;
+}
+
+static void set_comm(struct source *s, const char comm[16])
+{
+	copy_name(s->info.comm, comm, 16);
+}
+
+/* ---- sites and libraries ------------------------------------------------ */
+
+/* A string of len bytes (NUL included) at p: its text, or NULL if bad. */
+static const char *string_at(const unsigned char *p, uint32_t len)
+{
+	if (len == 0 || len > MAX_STRING || p[len - 1] != '\0')
+		return NULL;
+	return (const char *)p;
+}
+
+static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes)
+{
+	struct bp_file_site h;
+	struct bp_trace_site *s;
+	const char *fmt = NULL, *file, *func;
+	uint64_t need;
+	char *strings;
+
+	memcpy(&h, rec, sizeof(h));
+	need = (uint64_t)BP_FILE_SITE_BYTES + h.format_len + h.file_len + h.func_len;
+	if (need > bytes || h.id == 0 || h.id > BP_SITE_MAX || h.kind > BPRINT_SITE_PUTS)
+		return -1;
+	if (h.has_format && !(fmt = string_at(rec + 32, h.format_len)))
+		return -1;
+	file = string_at(rec + 32 + h.format_len, h.file_len);
+	func = string_at(rec + 32 + h.format_len + h.file_len, h.func_len);
+	if (!file || !func)
+		return -1;
+	if (h.id < t->cap_id && t->by_id[h.id])
+		return 0;	/* the first copy wins */
+	if (h.id >= t->cap_id) {
+		size_t cap = t->cap_id;
+		struct bp_trace_site **grown = grow(t->by_id, &cap, (size_t)h.id + 1, sizeof(*grown));
+
+		if (!grown)
+			return BP_TRACE_ENOMEM;
+		memset(grown + t->cap_id, 0, (cap - t->cap_id) * sizeof(*grown));
+		t->by_id = grown;
+		t->cap_id = (uint32_t)cap;
+	}
+	s = calloc(1, sizeof(*s) + h.format_len + h.file_len + h.func_len);
+	if (!s)
+		return BP_TRACE_ENOMEM;
+	strings = (char *)(s + 1);
+	s->site.magic = BPRINT_SITE_MAGIC;
+	s->site.line = h.line;
+	s->site.id = h.id;
+	s->site.kind = h.kind;
+	s->site.enabled = 1;
+	s->lib = h.lib;
+	if (fmt) {
+		memcpy(strings, fmt, h.format_len);
+		s->site.format = strings;
+		strings += h.format_len;
+	}
+	memcpy(strings, file, h.file_len);
+	s->site.file = strings;
+	strings += h.file_len;
+	memcpy(strings, func, h.func_len);
+	s->site.func = strings;
+	t->by_id[h.id] = s;
+	if (h.id > t->max_id)
+		t->max_id = h.id;
+	t->nsites++;
+	t->sorted_dirty = true;
+	return 0;
+}
+
+static int add_lib(struct bp_trace *t, const unsigned char *rec, uint32_t bytes)
+{
+	struct bp_file_lib h;
+	struct bp_trace_lib *l;
+	const char *path;
+	char *copy;
+
+	memcpy(&h, rec, sizeof(h));
+	if (h.build_id_len > BP_FILE_BUILD_ID_MAX ||
+	    (uint64_t)BP_FILE_LIB_BYTES + h.build_id_len + h.path_len > bytes || h.index == 0)
+		return -1;
+	if (!(path = string_at(rec + BP_FILE_LIB_BYTES + h.build_id_len, h.path_len)))
+		return -1;
+	for (size_t i = 0; i < t->nlibs; i++)
+		if (t->libs[i].index == h.index)
+			return 0;
+	l = grow(t->libs, &t->caplibs, t->nlibs + 1, sizeof(*l));
+	if (!l || !(copy = strdup(path)))
+		return BP_TRACE_ENOMEM;
+	t->libs = l;
+	l = &t->libs[t->nlibs++];
+	memset(l, 0, sizeof(*l));
+	l->index = h.index;
+	l->load_addr = h.load_addr;
+	l->lo = h.lo;
+	l->hi = h.hi;
+	l->build_id_len = h.build_id_len;
+	memcpy(l->build_id, rec + BP_FILE_LIB_BYTES, h.build_id_len);
+	l->path = copy;
+	return 0;
+}
+
+/* Parse the records of a sites or libraries chunk past what was parsed. */
+static int parse_list(struct bp_trace *t, struct list_chunk *lc)
+{
+	struct bp_file_list h;
+	uint64_t area = lc->size - BP_FILE_LIST_HDR_BYTES;
+	uint32_t used;
+	unsigned char *rec;
+	int rc;
+
+	if ((rc = rd(t, lc->off, &h, sizeof(h))) != BP_TRACE_OK)
+		return rc;
+	used = atomic_load_explicit(&h.used, memory_order_acquire);
+	if (used > area) {
+		problem(t, "chunk at %llu: records overflow the chunk",
+			(unsigned long long)lc->off);
+		used = (uint32_t)area;
+	}
+	if (used <= lc->parsed)
+		return BP_TRACE_OK;
+	rec = malloc(MAX_LIST_REC);
+	if (!rec)
+		return BP_TRACE_ENOMEM;
+	while (lc->parsed + 8u <= used) {
+		uint64_t at = lc->off + BP_FILE_LIST_HDR_BYTES + lc->parsed;
+		uint32_t bytes, head = lc->type == BP_CHUNK_SITES ? BP_FILE_SITE_BYTES : BP_FILE_LIB_BYTES;
+
+		if ((rc = rd(t, at, rec, 4)) != BP_TRACE_OK)
+			break;
+		bytes = ld32(rec);
+		if (bytes < head || (bytes & 3u) || bytes > used - lc->parsed) {
+			problem(t, "chunk at %llu: bad record at byte %u",
+				(unsigned long long)lc->off, lc->parsed);
+			lc->parsed = used;	/* the rest cannot be delimited */
+			break;
+		}
+		if (bytes > MAX_LIST_REC) {
+			problem(t, "chunk at %llu: record too long", (unsigned long long)lc->off);
+		} else {
+			if ((rc = rd(t, at, rec, bytes)) != BP_TRACE_OK)
+				break;
+			rc = lc->type == BP_CHUNK_SITES ? add_site(t, rec, bytes) : add_lib(t, rec, bytes);
+			if (rc == BP_TRACE_ENOMEM)
+				break;
+			if (rc < 0)
+				problem(t, "chunk at %llu: bad %s record at byte %u",
+					(unsigned long long)lc->off,
+					lc->type == BP_CHUNK_SITES ? "site" : "library", lc->parsed);
+			rc = BP_TRACE_OK;
+		}
+		lc->parsed += bytes;
+	}
+	free(rec);
+	return rc == BP_TRACE_ENOMEM || rc == BP_TRACE_EIO ? rc : BP_TRACE_OK;
+}
+
+/* ---- chunks ------------------------------------------------------------- */
+
+static int add_list(struct bp_trace *t, uint64_t off, uint64_t size, uint32_t type)
+{
+	struct list_chunk *l = grow(t->lists, &t->caplists, t->nlists + 1, sizeof(*l));
+
+	if (!l)
+		return BP_TRACE_ENOMEM;
+	t->lists = l;
+	l = &t->lists[t->nlists++];
+	l->off = off;
+	l->size = size;
+	l->parsed = 0;
+	l->type = type;
+	return parse_list(t, l);
+}
+
+static int add_ring(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	struct bp_file_ring h;
+	struct source *s;
+	int rc;
+
+	if ((rc = rd(t, off, &h, sizeof(h))) != BP_TRACE_OK)
+		return rc;
+	if (h.ring_bytes > c->size - BP_FILE_RING_OFFSET || h.ring_bytes < BP_RING_CTL_BYTES) {
+		problem(t, "ring chunk at %llu: bad ring size", (unsigned long long)off);
+		return BP_TRACE_OK;
+	}
+	s = source_for(t, c->index, true);
+	if (!s)
+		return BP_TRACE_ENOMEM;
+	if (s->ring_chunk)
+		return BP_TRACE_OK;	/* two rings claim one index: keep the first */
+	s->ring_chunk = off;
+	s->ring_bytes = h.ring_bytes;
+	s->info.tid = (int32_t)h.tid;
+	s->info.level = h.level;
+	s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
+	s->info.dropped = atomic_load_explicit(&h.dropped, memory_order_relaxed);
+	set_comm(s, h.comm);
+	s->dry = false;
+	return BP_TRACE_OK;
+}
+
+static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	struct bp_file_pages h;
+	struct source *s;
+	struct pchunk *pc;
+	uint64_t first = 0;
+	size_t i;
+	int rc;
+
+	if ((rc = rd(t, off, &h, sizeof(h))) != BP_TRACE_OK)
+		return rc;
+	if (h.page_size < BP_RING_PAGE_MIN || h.page_size > MAX_PAGE ||
+	    (h.page_size & (h.page_size - 1)) || h.npages == 0 ||
+	    (uint64_t)h.npages * h.page_size > c->size - BP_FILE_PAGES_OFFSET) {
+		problem(t, "pages chunk at %llu: bad geometry", (unsigned long long)off);
+		return BP_TRACE_OK;
+	}
+	if ((rc = rd(t, off + BP_FILE_PAGES_OFFSET, &first, sizeof(first))) != BP_TRACE_OK)
+		return rc;
+	s = source_for(t, h.ring_index, true);
+	if (!s)
+		return BP_TRACE_ENOMEM;
+	pc = grow(s->pc, &s->cappc, s->npc + 1, sizeof(*pc));
+	if (!pc)
+		return BP_TRACE_ENOMEM;
+	s->pc = pc;
+	/* Sorted by first seq; chunks come in order, so this is an append. */
+	for (i = s->npc; i > s->pc_i && pc[i - 1].first_seq > first; i--)
+		pc[i] = pc[i - 1];
+	pc[i] = (struct pchunk){ off, first, h.page_size, h.npages };
+	s->npc++;
+	s->info.tid = (int32_t)h.tid;
+	s->info.level = h.level;
+	set_comm(s, h.comm);
+	if (!s->counters_final) {
+		if (h.written >= s->info.written)
+			s->info.written = h.written;
+		if (h.discarded >= s->info.discarded)
+			s->info.discarded = h.discarded;
+	}
+	s->info.page_size = h.page_size;
+	s->dry = false;
+	if (s->phase == 2 && !s->dead)
+		s->phase = 0;
+	return BP_TRACE_OK;
+}
+
+static int add_end(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	struct bp_file_end h;
+	unsigned char e[BP_FILE_END_RING_BYTES];
+	uint64_t room;
+	int rc;
+
+	if ((rc = rd(t, off, &h, sizeof(h))) != BP_TRACE_OK)
+		return rc;
+	room = (c->size - BP_FILE_END_HDR_BYTES) / BP_FILE_END_RING_BYTES;
+	if (h.count > room) {
+		problem(t, "end chunk at %llu: bad count", (unsigned long long)off);
+		return BP_TRACE_OK;
+	}
+	for (uint32_t i = 0; i < h.count; i++) {
+		struct bp_file_end_ring r;
+		struct source *s;
+
+		if ((rc = rd(t, off + BP_FILE_END_HDR_BYTES + (uint64_t)i * sizeof(e), e,
+			     sizeof(e))) != BP_TRACE_OK)
+			return rc;
+		memcpy(&r, e, sizeof(r));
+		s = source_for(t, r.ring_index, true);
+		if (!s)
+			return BP_TRACE_ENOMEM;
+		if (!s->npc && !s->ring_chunk) {
+			s->info.tid = (int32_t)r.tid;
+			s->info.level = r.level;
+			s->phase = 2;	/* a ring that never had a page copied */
+		}
+		s->info.written = r.written;
+		s->info.discarded = r.discarded;
+		s->info.dropped = r.dropped;
+		s->info.lost_by_drainer = r.lost_records;
+		s->counters_final = true;
+	}
+	return BP_TRACE_OK;
+}
+
+enum probe { PROBE_BAD, PROBE_PENDING, PROBE_OK };
+
+static enum probe probe(struct bp_trace *t, uint64_t off, struct bp_file_chunk *c)
+{
+	if (off > t->size || t->size - off < BP_FILE_ALIGN ||
+	    rd(t, off, c, sizeof(*c)) != BP_TRACE_OK)
+		return PROBE_BAD;
+	if (memcmp(c->magic, BP_CHUNK_MAGIC, 4) != 0 || c->type == 0 ||
+	    c->type > BP_CHUNK_TYPE_MAX || c->size == 0 || c->size % BP_FILE_ALIGN != 0 ||
+	    c->size > t->size - off)
+		return PROBE_BAD;
+	if (atomic_load_explicit(&c->state, memory_order_acquire) != BP_CHUNK_COMPLETE)
+		return PROBE_PENDING;
+	return PROBE_OK;
+}
+
+static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	switch (c->type) {
+	case BP_CHUNK_SITES:
+	case BP_CHUNK_LIBS:
+		return add_list(t, off, c->size, c->type);
+	case BP_CHUNK_RING:
+		return add_ring(t, off, c);
+	case BP_CHUNK_PAGES:
+		return add_pages(t, off, c);
+	case BP_CHUNK_END:
+		return add_end(t, off, c);
+	default:
+		return BP_TRACE_OK;
+	}
+}
+
+static void remember_pending(struct bp_trace *t, uint64_t off)
+{
+	for (size_t i = 0; i < t->npending; i++)
+		if (t->pending[i] == off)
+			return;
+	if (t->npending < MAX_PENDING)
+		t->pending[t->npending++] = off;
+}
+
+/* Walk from t->walk_pos to the end of the file. */
+static int walk(struct bp_trace *t)
+{
+	uint64_t off = t->walk_pos, bad_from = UINT64_MAX;
+	struct bp_file_chunk c;
+	int rc;
+
+	while (off <= t->size && t->size - off >= BP_FILE_ALIGN) {
+		switch (probe(t, off, &c)) {
+		case PROBE_OK:
+			if ((rc = accept_chunk(t, off, &c)) < 0)
+				return rc;
+			off += c.size;
+			bad_from = UINT64_MAX;
+			break;
+		case PROBE_PENDING:
+			remember_pending(t, off);
+			off += c.size;
+			bad_from = UINT64_MAX;
+			break;
+		default:
+			if (bad_from == UINT64_MAX)
+				bad_from = off;
+			off += BP_FILE_ALIGN;
+			break;
+		}
+	}
+	/* Resume at the trailing run of offsets that held no chunk (yet). */
+	t->walk_pos = bad_from != UINT64_MAX ? bad_from : off;
+	return BP_TRACE_OK;
+}
+
+static int revisit_pending(struct bp_trace *t)
+{
+	struct bp_file_chunk c;
+	size_t i = 0;
+	int rc;
+
+	while (i < t->npending) {
+		uint64_t off = t->pending[i];
+		enum probe p = probe(t, off, &c);
+
+		if (p == PROBE_PENDING) {
+			i++;
+			continue;
+		}
+		t->pending[i] = t->pending[--t->npending];
+		if (p == PROBE_OK && (rc = accept_chunk(t, off, &c)) < 0)
+			return rc;
+	}
+	return BP_TRACE_OK;
+}
+
+/* ---- open, close, refresh ---------------------------------------------- */
+
+struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size_t errlen,
+			       int *rcp)
+{
+	struct bp_trace *t = calloc(1, sizeof(*t));
+	int rc;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	(void)flags;
+	if (!t) {
+		bp_snprintf(err, errlen, "%s", strerror(ENOMEM));
+		if (rcp)
+			*rcp = BP_TRACE_ENOMEM;
+		return NULL;
+	}
+	t->os_page = pg > 0 ? (size_t)pg : 4096u;
+	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0) {
+		bp_snprintf(err, errlen, "%s", strerror(errno));
+		free(t);
+		if (rcp)
+			*rcp = BP_TRACE_EIO;
+		return NULL;
+	}
+	rc = measure(t);
+	if (rc == BP_TRACE_OK) {
+		struct stat st;
+
+		if (fstat(t->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			bp_snprintf(err, errlen, "%s", strerror(EISDIR));
+			rc = BP_TRACE_EIO;
+		} else {
+			rc = read_header(t, err, errlen);
+		}
+	} else {
+		bp_snprintf(err, errlen, "%s", strerror(errno));
+	}
+	if (rc == BP_TRACE_OK) {
+		t->walk_pos = BP_FILE_HEADER_BYTES;
+		rc = walk(t);
+		if (rc != BP_TRACE_OK)
+			bp_snprintf(err, errlen, "%s", rc == BP_TRACE_ENOMEM ? strerror(ENOMEM)
+					      : rc == BP_TRACE_EIO ? strerror(errno) : "corrupt file");
+	}
+	if (rc != BP_TRACE_OK) {
+		bp_trace_close(t);
+		if (rcp)
+			*rcp = rc;
+		return NULL;
+	}
+	if (rcp)
+		*rcp = BP_TRACE_OK;
+	return t;
+}
+
+static void source_free(struct source *s)
+{
+	if (s->map)
+		munmap(s->map, s->map_len);
+	free(s->stage);
+	free(s->pc);
+	free(s);
+}
+
+void bp_trace_close(struct bp_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nsrc; i++)
+		source_free(t->src[i]);
+	free(t->src);
+	if (t->by_id)
+		for (uint32_t i = 0; i < t->cap_id; i++)
+			free(t->by_id[i]);
+	free(t->by_id);
+	free(t->sorted);
+	for (size_t i = 0; i < t->nlibs; i++)
+		free((char *)(uintptr_t)t->libs[i].path);
+	free(t->libs);
+	free(t->lists);
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t);
+}
+
+int bp_trace_refresh(struct bp_trace *t)
+{
+	int rc;
+
+	t->live = true;
+	if ((rc = measure(t)) != BP_TRACE_OK)
+		return rc;
+	reread_header(t);
+	for (size_t i = 0; i < t->nlists; i++)
+		if ((rc = parse_list(t, &t->lists[i])) < 0)
+			return rc;
+	if ((rc = revisit_pending(t)) < 0 || (rc = walk(t)) < 0)
+		return rc;
+	for (size_t i = 0; i < t->nsrc; i++) {
+		struct source *s = t->src[i];
+
+		s->dry = false;
+		if (s->phase == 2 && !s->dead && (s->ring_chunk || s->pc_i < s->npc))
+			s->phase = s->pc_i < s->npc ? 0 : 1;
+	}
+	return BP_TRACE_OK;
+}
+
+/* ---- accessors ---------------------------------------------------------- */
+
+const struct bp_trace_info *bp_trace_info(const struct bp_trace *t)
+{
+	return &t->info;
+}
+
+static int by_id_cmp(const void *a, const void *b)
+{
+	uint32_t x = (*(const struct bp_trace_site *const *)a)->site.id;
+	uint32_t y = (*(const struct bp_trace_site *const *)b)->site.id;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t bp_trace_nsites(const struct bp_trace *t)
+{
+	return t->nsites;
+}
+
+const struct bp_trace_site *bp_trace_site_at(const struct bp_trace *t, size_t i)
+{
+	struct bp_trace *m = (struct bp_trace *)(uintptr_t)t;
+
+	if (i >= t->nsites)
+		return NULL;
+	if (m->sorted_dirty || !m->sorted) {
+		struct bp_trace_site **s = realloc(m->sorted, t->nsites * sizeof(*s));
+		size_t n = 0;
+
+		if (!s)
+			return NULL;
+		for (uint32_t id = 0; id < t->cap_id; id++)
+			if (t->by_id[id])
+				s[n++] = t->by_id[id];
+		qsort(s, n, sizeof(*s), by_id_cmp);
+		m->sorted = s;
+		m->sorted_dirty = false;
+	}
+	return m->sorted[i];
+}
+
+const struct bp_trace_site *bp_trace_site(const struct bp_trace *t, uint32_t id)
+{
+	return id < t->cap_id ? t->by_id[id] : NULL;
+}
+
+uint32_t bp_trace_max_site_id(const struct bp_trace *t)
+{
+	return t->max_id;
+}
+
+size_t bp_trace_nlibs(const struct bp_trace *t)
+{
+	return t->nlibs;
+}
+
+const struct bp_trace_lib *bp_trace_lib_at(const struct bp_trace *t, size_t i)
+{
+	return i < t->nlibs ? &t->libs[i] : NULL;
+}
+
+size_t bp_trace_nrings(const struct bp_trace *t)
+{
+	return t->nsrc;
+}
+
+static void ring_counters(struct source *s)
+{
+	struct bp_ring_stats rs;
+
+	if (!s->ring || s->counters_final)
+		return;
+	if (bp_ring_stats(s->ring, s->ring_bytes, &rs) == BP_RING_OK) {
+		s->info.written = rs.written;
+		s->info.discarded = rs.discarded;
+		s->info.page_size = rs.page_size;
+		s->info.npages = rs.npages;
+	}
+}
+
+static bool map_ring(struct bp_trace *t, struct source *s);
+
+const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
+{
+	struct source *s;
+
+	if (i >= t->nsrc)
+		return NULL;
+	s = t->src[i];
+	if (s->ring_chunk && !s->map && !s->dead)
+		map_ring((struct bp_trace *)(uintptr_t)t, s);
+	ring_counters(s);
+	return &s->info;
+}
+
+unsigned bp_trace_problems(const struct bp_trace *t, const char **first)
+{
+	if (first)
+		*first = t->first_problem;
+	return t->problems;
+}
+
+void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const struct bp_trace_ring *r = bp_trace_ring_at(t, i);
+
+		out->written += r->written + r->dropped;
+		out->discarded += r->discarded + r->dropped;
+		out->overwritten += r->overwritten;
+		out->read += r->read;
+		out->lost_by_drainer += r->lost_by_drainer;
+	}
+}
+
+/* ---- reading one source ------------------------------------------------- */
+
+static bool map_ring(struct bp_trace *t, struct source *s)
+{
+	uint64_t start = s->ring_chunk & ~(uint64_t)(t->os_page - 1);
+	uint64_t len = s->ring_chunk - start + BP_FILE_RING_OFFSET + s->ring_bytes;
+	void *m;
+
+	if (s->map)
+		return true;
+	if (len > SIZE_MAX || start + len > t->size) {
+		s->dead = true;
+		return false;
+	}
+	m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, t->fd, (off_t)start);
+	if (m == MAP_FAILED) {
+		problem(t, "ring of thread %d: cannot map it: %s", s->info.tid, strerror(errno));
+		s->dead = true;
+		return false;
+	}
+	s->map = m;
+	s->map_len = (size_t)len;
+	s->map_skew = (size_t)(s->ring_chunk - start);
+	s->ring = s->map + s->map_skew + BP_FILE_RING_OFFSET;
+	return true;
+}
+
+/* Drop the OS pages of ring page seq `done` from the mapping, except those
+ * it shares with the page being read and with the control block. */
+static void drop_behind(struct bp_trace *t, struct source *s, uint64_t done, uint64_t now)
+{
+	uintptr_t pg = t->os_page, base = (uintptr_t)s->ring;
+	uintptr_t ps = s->info.page_size, np = s->info.npages;
+	uintptr_t lo, hi, clo, chi, keep_ctl;
+
+	if (!ps || np < 2 || !done || done == now)
+		return;
+	lo = (base + BP_RING_CTL_BYTES + (uintptr_t)((done - 1) % np) * ps) & ~(pg - 1);
+	hi = (base + BP_RING_CTL_BYTES + (uintptr_t)((done - 1) % np) * ps + ps + pg - 1) & ~(pg - 1);
+	clo = (base + BP_RING_CTL_BYTES + (uintptr_t)((now - 1) % np) * ps) & ~(pg - 1);
+	chi = (base + BP_RING_CTL_BYTES + (uintptr_t)((now - 1) % np) * ps + ps + pg - 1) & ~(pg - 1);
+	keep_ctl = (base + BP_RING_CTL_BYTES + pg - 1) & ~(pg - 1);
+	if (lo < keep_ctl)
+		lo = keep_ctl;
+	if (hi > (uintptr_t)s->map + s->map_len)
+		hi = (uintptr_t)s->map + s->map_len;
+	/* [lo, hi) minus [clo, chi): at most two pieces */
+	if (clo > lo && clo < hi) {
+		madvise((void *)lo, clo - lo, MADV_DONTNEED);
+		lo = chi;
+	} else if (chi > lo && chi < hi) {
+		lo = chi;
+	} else if (clo <= lo && chi >= hi) {
+		return;
+	}
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* Staging ring for streamed pages of page_size. */
+static bool stage_init(struct source *s, uint32_t page_size)
+{
+	size_t bytes = bp_ring_bytes(page_size, 2);
+	struct bp_ring_ctl *ctl;
+
+	if (s->stage && s->stage_ps == page_size)
+		return true;
+	free(s->stage);
+	s->stage = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+	if (!s->stage)
+		return false;
+	memset(s->stage, 0, bytes);
+	ctl = (struct bp_ring_ctl *)(void *)s->stage;
+	ctl->magic = BP_RING_MAGIC;
+	ctl->version = BP_RING_VERSION;
+	ctl->ctl_bytes = BP_RING_CTL_BYTES;
+	ctl->page_size = page_size;
+	ctl->npages = 2;
+	ctl->mode = BP_RING_OVERWRITE;
+	ctl->page_hdr_bytes = BP_RING_PAGE_HDR_BYTES;
+	s->stage_ps = page_size;
+	/* a new cursor: record indexes continue from the pages' first_rec */
+	return bp_ring_cursor_init(s->stage, bytes, &s->scur, BP_RING_CURSOR_SNAPSHOT) == BP_RING_OK;
+}
+
+/* Put the next streamed page into the staging ring.  false: none left. */
+static int feed_page(struct bp_trace *t, struct source *s)
+{
+	while (s->pc_i < s->npc) {
+		struct pchunk *pc = &s->pc[s->pc_i];
+		uint64_t seq;
+		unsigned char *slot;
+		struct bp_ring_ctl *ctl;
+		int rc;
+
+		if (s->pg_i >= pc->npages) {
+			s->pc_i++;
+			s->pg_i = 0;
+			continue;
+		}
+		if (!stage_init(s, pc->page_size))
+			return BP_TRACE_ENOMEM;
+		if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET + (uint64_t)s->pg_i * pc->page_size,
+			     s->buf, 8)) != BP_TRACE_OK)
+			return rc;
+		seq = ld64((const unsigned char *)s->buf);
+		s->pg_i++;
+		if (seq == 0 || seq <= s->fed_seq)
+			continue;	/* a page seen already, or never written */
+		ctl = (struct bp_ring_ctl *)(void *)s->stage;
+		slot = s->stage + BP_RING_CTL_BYTES + (size_t)((seq - 1) % 2) * pc->page_size;
+		if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET +
+				       (uint64_t)(s->pg_i - 1) * pc->page_size,
+			     slot, pc->page_size)) != BP_TRACE_OK)
+			return rc;
+		/* the other slot is "being recycled" (seq 0): the cursor resyncs to seq */
+		atomic_store_explicit(&((struct bp_ring_page *)(void *)(s->stage + BP_RING_CTL_BYTES +
+			(size_t)(seq % 2) * pc->page_size))->seq, 0, memory_order_relaxed);
+		atomic_store_explicit(&ctl->head_seq, seq, memory_order_relaxed);
+		s->fed_seq = seq;
+		return 1;
+	}
+	return 0;
+}
+
+/* Get s's next record in hand, if there is one. */
+static int fill(struct bp_trace *t, struct source *s)
+{
+	int rc;
+
+	while (!s->has && !s->dead && !s->dry) {
+		if (s->phase == 0) {
+			if (s->stage) {
+				rc = bp_ring_next(s->stage, bp_ring_bytes(s->stage_ps, 2), &s->scur,
+						  &s->ev, s->buf, sizeof(s->buf));
+				if (rc == 1)
+					goto got;
+				if (rc < 0) {
+					problem(t, "thread %d: damaged page in the stream",
+						s->info.tid);
+					s->info.corrupt = 1;
+					/* the rest of the stream may still be good */
+					free(s->stage);
+					s->stage = NULL;
+					continue;
+				}
+			}
+			rc = feed_page(t, s);
+			if (rc < 0) {
+				if (rc == BP_TRACE_ENOMEM || rc == BP_TRACE_EIO)
+					return rc;
+				problem(t, "thread %d: pages chunk outside the file", s->info.tid);
+				s->info.corrupt = 1;
+				s->pc_i = s->npc;
+			}
+			if (rc == 0)
+				s->phase = 1;
+			continue;
+		}
+		if (s->phase == 1) {
+			if (!s->ring_chunk || !map_ring(t, s)) {
+				s->phase = 2;
+				continue;
+			}
+			if (!s->cur_ready) {
+				ring_counters(s);
+				if (!s->info.npages ||
+				    bp_ring_cursor_init(s->ring, s->ring_bytes, &s->cur,
+							BP_RING_CURSOR_SNAPSHOT) != BP_RING_OK) {
+					/* not formatted (yet), or never: empty for now */
+					s->dry = true;
+					break;
+				}
+				s->cur_ready = true;
+			}
+			rc = bp_ring_next(s->ring, s->ring_bytes, &s->cur, &s->ev, s->buf,
+					  sizeof(s->buf));
+			if (rc == 1) {
+				if (s->ev.page_seq != s->last_page) {
+					drop_behind(t, s, s->last_page, s->ev.page_seq);
+					s->last_page = s->ev.page_seq;
+				}
+				if (s->ev.index < s->next_index)
+					continue;	/* returned from a streamed page */
+				goto got;
+			}
+			if (rc < 0) {
+				problem(t, "thread %d: damaged ring", s->info.tid);
+				s->info.corrupt = 1;
+				s->dead = true;
+				break;
+			}
+			s->dry = true;	/* caught up: a live writer may add more */
+			break;
+		}
+		s->dry = true;
+		break;
+	}
+	return BP_TRACE_OK;
+got:
+	if (s->ev.index > s->next_index)
+		s->info.overwritten += s->ev.index - s->next_index;
+	s->next_index = s->ev.index + 1;
+	s->has = true;
+	return BP_TRACE_OK;
+}
+
+/* ---- decoding ----------------------------------------------------------- */
+
+static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace_event *out)
+{
+	const uint32_t *payload = s->buf;
+	size_t words = s->ev.payload_len / 4;
+	uint32_t user = s->ev.user_bits;
+	const struct bp_trace_site *ts = bp_trace_site(t, user & BP_REC_SITE_MASK);
+	const struct bprint_site *site = ts ? &ts->site : NULL;
+	int n;
+
+	if (user & BP_REC_CPU) {
+		payload++;
+		words--;
+	}
+	out->ev.message = t->msg;
+	if (user & BP_REC_TEXT) {
+		size_t len = strnlen((const char *)payload, words * 4);
+
+		if (len >= sizeof(t->msg))
+			len = sizeof(t->msg) - 1;
+		memcpy(t->msg, payload, len);
+		t->msg[len] = '\0';
+		out->ev.message_len = len;
+		return;
+	}
+	if (!site)
+		n = bp_snprintf(t->msg, sizeof(t->msg), "<unknown call site %u>",
+				user & BP_REC_SITE_MASK);
+	else if (!site->format)
+		n = bp_snprintf(t->msg, sizeof(t->msg), "%s", BP_BSTR_BAD_BLOCK);
+	else if (site->kind == BPRINT_SITE_PUTS)
+		n = bp_snprintf(t->msg, sizeof(t->msg), "%s", site->format);
+	else
+		n = bp_bstr_printf(t->msg, sizeof(t->msg), site->format, payload, words);
+	out->ev.message_len = n >= 0 && (size_t)n < sizeof(t->msg) ? (size_t)n : strlen(t->msg);
+}
+
+void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
+{
+	if (t->cur)
+		decode_message(t, t->cur, out);
+}
+
+int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
+{
+	struct source *best = NULL;
+	size_t bi = 0;
+	uint32_t user, id;
+	int rc;
+
+	for (size_t i = 0; i < t->nsrc; i++) {
+		struct source *s = t->src[i];
+
+		if (!s->has && (rc = fill(t, s)) < 0)
+			return rc;
+		if (s->has && (!best || s->ev.ts < best->ev.ts)) {
+			best = s;
+			bi = i;
+		}
+	}
+	t->cur = best;
+	if (!best)
+		return 0;
+	best->has = false;
+	best->info.read++;
+	user = best->ev.user_bits;
+	id = user & BP_REC_SITE_MASK;
+	if ((user & BP_REC_CPU) && best->ev.payload_len >= 4)
+		best->cpu = (int32_t)best->buf[0];
+	else if (user & BP_REC_CPU)
+		best->ev.user_bits = user &= ~BP_REC_CPU;	/* no room for it: ignore */
+	if (id && !bp_trace_site(t, id) && t->live) {
+		/* A live writer files a site before its first record: look again. */
+		for (size_t i = 0; i < t->nlists; i++)
+			if ((rc = parse_list(t, &t->lists[i])) < 0)
+				return rc;
+		if (!bp_trace_site(t, id) && measure(t) == BP_TRACE_OK &&
+		    (revisit_pending(t) < 0 || walk(t) < 0))
+			return BP_TRACE_EIO;
+	}
+	memset(out, 0, sizeof(*out));
+	out->ev.ns = bp_clock_to_ns(&t->info.calib, best->ev.ts);
+	out->ev.tid = best->info.tid;
+	out->ev.cpu = best->cpu;
+	out->ev.comm = best->info.comm;
+	out->ev.site = id && bp_trace_site(t, id) ? &bp_trace_site(t, id)->site : NULL;
+	out->site_id = id;
+	out->level = best->info.level;
+	out->ring = bi;
+	out->raw_ts = best->ev.ts;
+	out->index = best->ev.index;
+	out->lost_before = best->ev.discarded_before;
+	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
+		t->msg[0] = '\0';
+		out->ev.message = t->msg;
+		out->ev.message_len = 0;
+	} else {
+		decode_message(t, best, out);
+	}
+	return 1;
+}
+
+uint64_t bp_trace_overwritten_estimate(struct bp_trace *t)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < t->nsrc; i++) {
+		struct source *s = t->src[i];
+		uint64_t first = UINT64_MAX;
+
+		if (s->npc) {
+			unsigned char h[24];
+
+			if (rd(t, s->pc[0].off + BP_FILE_PAGES_OFFSET, h, sizeof(h)) == BP_TRACE_OK)
+				first = ld64(h + 16);
+		} else if (s->ring_chunk && map_ring(t, s)) {
+			struct bp_ring_stats rs;
+			struct bp_ring_page_info pi;
+
+			if (bp_ring_stats(s->ring, s->ring_bytes, &rs) != BP_RING_OK || !rs.head_seq)
+				continue;
+			for (uint64_t seq = rs.head_seq >= rs.npages ? rs.head_seq - rs.npages + 1 : 1;
+			     seq <= rs.head_seq; seq++)
+				if (bp_ring_page_info(s->ring, s->ring_bytes, seq, &pi) == BP_RING_OK) {
+					first = pi.first_rec;
+					break;
+				}
+		}
+		if (first != UINT64_MAX)
+			sum += first;
+	}
+	return sum;
+}
