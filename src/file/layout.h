@@ -74,6 +74,7 @@ enum bp_chunk_type {
 /* chunk state */
 #define BP_CHUNK_WRITING	0u
 #define BP_CHUNK_COMPLETE	1u
+#define BP_CHUNK_ABANDONED	2u	/* allocated, never filled: skip it whole */
 
 struct bp_file_chunk {
 	char magic[4];			/* "BPCK" */
