@@ -609,3 +609,36 @@ int bp_ring_page_info(const void *mem, size_t bytes, uint64_t seq,
 		return BP_RING_ECORRUPT;
 	return BP_RING_OK;
 }
+
+int bp_ring_copy_page(const void *mem, size_t bytes, uint64_t seq, void *out)
+{
+	struct geom g;
+	struct bp_ring_page *p;
+	struct bp_ring_page *copy = out;
+	uint64_t s1;
+	uint32_t commit;
+	int rc = load_geom(mem, bytes, &g);
+
+	if (rc)
+		return rc;
+	if (seq == 0)
+		return BP_RING_ENOENT;
+	p = page_at(&g, seq);
+	s1 = atomic_load_explicit(&p->seq, memory_order_acquire);		/* R1 */
+	if (s1 != seq)
+		return BP_RING_ENOENT;
+	commit = atomic_load_explicit(&p->commit, memory_order_acquire);	/* R2 */
+	if (commit > g.area || (commit & 3u))
+		commit = g.area + 1;	/* reported after the re-check */
+	copy_racy(out, (const unsigned char *)p,
+		  (BP_RING_PAGE_HDR_BYTES + (commit <= g.area ? commit : 0)) / 4u);
+	if (!page_unchanged(p, s1))						/* R3 */
+		return BP_RING_ENOENT;
+	if (commit > g.area)
+		return BP_RING_ECORRUPT;
+	/* The header as validated: its seq, and the commit the bytes were copied under. */
+	atomic_store_explicit(&copy->seq, s1, memory_order_relaxed);
+	atomic_store_explicit(&copy->commit, commit, memory_order_relaxed);
+	memset((unsigned char *)out + BP_RING_PAGE_HDR_BYTES + commit, 0, g.area - commit);
+	return BP_RING_OK;
+}

@@ -271,4 +271,15 @@ struct bp_ring_page_info {
 int bp_ring_page_info(const void *mem, size_t bytes, uint64_t seq,
 		      struct bp_ring_page_info *pi);
 
+/*
+ * Copy page seq whole (page_size bytes: header, then records) into out,
+ * validated like bp_ring_next() (seqlock): the copy's commit is the one
+ * loaded before the bytes, every record below it is complete, and the bytes
+ * after it are zeroed.  For the page the writer is filling, that is the
+ * records committed so far.  BP_RING_OK, BP_RING_ENOENT (not written yet,
+ * or recycled before or during the copy) or BP_RING_ECORRUPT.  The records
+ * themselves are not checked: read them with the usual reader checks.
+ */
+int bp_ring_copy_page(const void *mem, size_t bytes, uint64_t seq, void *out);
+
 #endif /* BPRINT_RING_H */
