@@ -1,0 +1,638 @@
+/*
+ * The live trace file, written by the traced process (writer.h).
+ *
+ * Every ring is a chunk of the file: allocating one is a fetch-add on the
+ * header's `end`, an fallocate() and an mmap(MAP_SHARED); all three may
+ * run in a signal handler (a thread's first trace), so that path makes
+ * system calls only.  Sites and libraries are appended in ordinary context,
+ * under list_lock.  The file is never shrunk and chunks are never moved, so
+ * whatever instant the process dies at, what is in the file is what the
+ * tracer had stored (docs/file-format.md).
+ *
+ *	file:  | header | libs | sites | ring (thread 1) | ring (thread 2) | sites | ...
+ *	                                 ^ fetch-add on header.end, fallocate, mmap
+ */
+#include "file/writer.h"
+
+#include "file/layout.h"
+#include "ring/ring.h"
+#include "trace/backing.h"
+#include "trace/clock.h"
+#include "trace/config.h"
+#include "trace/site.h"
+#include "trace/thread.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIST_CHUNK_BYTES (64u * 1024u)
+#define CALIB_EVERY_NS 10000000u	/* refresh the calibration at most every 10 ms */
+
+/* One mapped chunk. */
+struct mapped {
+	unsigned char *base;		/* mmap'd address (page-aligned) */
+	size_t len;			/* mmap'd length */
+	struct bp_file_chunk *chunk;	/* the chunk inside it */
+};
+
+/* A sites or libraries chunk being appended to. */
+struct list {
+	uint32_t type;
+	struct mapped m;
+	uint32_t cap;			/* bytes of records the chunk holds */
+	uint32_t used;
+};
+
+struct known_lib {
+	uint64_t lo, hi;
+	uint64_t path_hash;
+};
+
+static int fd = -1;
+static pid_t owner;			/* the process that created the file */
+static struct bp_file_header *hdr;
+static uintptr_t sys_page;		/* the system page size */
+static char path_used[PATH_MAX];
+static _Atomic uint64_t next_index = 1;
+static atomic_flag calib_busy = ATOMIC_FLAG_INIT;
+static _Atomic uint64_t last_calib_ns;
+
+/* Sites and libraries: ordinary context only. */
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list sites = { .type = BP_CHUNK_SITES };
+static struct list libs = { .type = BP_CHUNK_LIBS };
+static struct known_lib *known;
+static size_t nknown, known_cap;
+static unsigned long long libs_adds;	/* dlpi_adds at the last library scan */
+
+static const struct bp_backing file_backing;
+static const struct bp_backing child_backing;
+
+/* ---- chunks (async-signal-safe) ---------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return bp_clock_timespec_ns(&ts);
+}
+
+/* Make [off, off + size) part of the file: never shrinks it. */
+static int grow(uint64_t off, uint64_t size)
+{
+	if (fallocate(fd, 0, (off_t)off, (off_t)size) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	/* No fallocate here: write the chunk's last byte (nobody else writes it). */
+	return pwrite(fd, "", 1, (off_t)(off + size - 1)) == 1 ? 0 : -1;
+}
+
+/*
+ * Allocate a chunk of size bytes (a multiple of the alignment), map it and
+ * fill its header, state still "being written".  A chunk that cannot be
+ * mapped is marked abandoned with pwrite, so that readers skip it whole.
+ */
+static int chunk_alloc(uint32_t type, uint64_t size, struct mapped *m)
+{
+	uint64_t off = atomic_fetch_add_explicit(&hdr->end, size, memory_order_relaxed);
+	uint64_t moff = off & ~(uint64_t)(sys_page - 1);
+	struct bp_file_chunk c;
+	void *p;
+
+	memset(&c, 0, sizeof(c));
+	memcpy(c.magic, BP_CHUNK_MAGIC, 4);
+	c.type = type;
+	c.size = size;
+	c.index = atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);
+	if (grow(off, size) != 0)
+		return -1;
+	p = mmap(NULL, (size_t)(off - moff + size), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)moff);
+	if (p == MAP_FAILED) {
+		atomic_init(&c.state, BP_CHUNK_ABANDONED);
+		(void)!pwrite(fd, &c, sizeof(c), (off_t)off);
+		return -1;
+	}
+	m->base = p;
+	m->len = (size_t)(off - moff + size);
+	m->chunk = (struct bp_file_chunk *)(void *)((unsigned char *)p + (off - moff));
+	memcpy(m->chunk, &c, offsetof(struct bp_file_chunk, state));
+	m->chunk->index = c.index;
+	return 0;
+}
+
+static void chunk_publish(struct bp_file_chunk *c)
+{
+	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_release);
+}
+
+void bp_file_calibrate(void)
+{
+	struct bp_clock_calib c;
+	uint64_t seq;
+
+	if (!hdr || atomic_flag_test_and_set_explicit(&calib_busy, memory_order_acquire))
+		return;
+	bp_clock_calibrate(&c);
+	seq = atomic_load_explicit(&hdr->calib_seq, memory_order_relaxed);
+	hdr->calib[(seq + 1) & 1] = c;
+	/* The slot before the sequence that selects it; readers re-check the sequence. */
+	atomic_store_explicit(&hdr->calib_seq, seq + 1, memory_order_release);
+	atomic_store_explicit(&last_calib_ns, mono_ns(), memory_order_relaxed);
+	atomic_flag_clear_explicit(&calib_busy, memory_order_release);
+}
+
+static void maybe_calibrate(void)
+{
+	if (mono_ns() - atomic_load_explicit(&last_calib_ns, memory_order_relaxed) >= CALIB_EVERY_NS)
+		bp_file_calibrate();
+}
+
+/* ---- the backing ------------------------------------------------------- */
+
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The ring chunk of ring memory we handed out (ring memory from the file is
+ * never page-aligned: it starts 128 bytes into a chunk), or NULL. */
+static struct bp_file_ring *ring_chunk(void *mem)
+{
+	if (!mem || ((uintptr_t)mem & (sys_page - 1)) == 0)
+		return NULL;
+	return (struct bp_file_ring *)(void *)((unsigned char *)mem - BP_FILE_RING_OFFSET);
+}
+
+static void *file_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
+{
+	struct mapped m;
+	struct bp_file_ring *r;
+
+	if (chunk_alloc(BP_CHUNK_RING, bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes),
+			&m) != 0)
+		return map_anon(bytes);	/* tracing goes on, in memory only */
+	r = (struct bp_file_ring *)(void *)m.chunk;
+	r->tid = (uint32_t)t->tid;
+	r->level = level;
+	memcpy(r->comm, t->comm, sizeof(r->comm));
+	atomic_store_explicit(&r->state, BP_RING_ALIVE, memory_order_relaxed);
+	r->ring_bytes = bytes;
+	chunk_publish(&r->chunk);
+	maybe_calibrate();
+	return (unsigned char *)r + BP_FILE_RING_OFFSET;
+}
+
+static void unmap_ring_chunk(struct bp_file_ring *r, size_t bytes)
+{
+	uintptr_t start = (uintptr_t)r & ~(sys_page - 1);
+	size_t len = (size_t)((uintptr_t)r - start) +
+		     (size_t)bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes);
+
+	munmap((void *)start, len);
+}
+
+static void file_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
+{
+	struct bp_file_ring *r = ring_chunk(mem);
+
+	(void)t;
+	(void)level;
+	if (!r) {
+		munmap(mem, bytes);
+		return;
+	}
+	atomic_store_explicit(&r->state, BP_RING_RELEASED, memory_order_release);
+	unmap_ring_chunk(r, bytes);
+}
+
+/* In a fork child: the parent's file rings are unmapped, nothing written. */
+static void child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
+{
+	struct bp_file_ring *r = ring_chunk(mem);
+
+	(void)t;
+	(void)level;
+	if (r)
+		unmap_ring_chunk(r, bytes);
+	else
+		munmap(mem, bytes);
+}
+
+static void store_thread(struct bp_thread *t, bool exited)
+{
+	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		struct bp_file_ring *r = ring_chunk(atomic_load_explicit(&t->ring[i].mem,
+									  memory_order_acquire));
+
+		if (!r)
+			continue;
+		memcpy(r->comm, t->comm, sizeof(r->comm));
+		if (i == 0)
+			atomic_store_explicit(&r->dropped,
+				atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
+				atomic_load_explicit(&t->no_memory, memory_order_relaxed),
+				memory_order_relaxed);
+		if (exited)
+			atomic_store_explicit(&r->state, BP_RING_EXITED, memory_order_release);
+	}
+}
+
+static void file_thread_exit(struct bp_thread *t)
+{
+	store_thread(t, true);
+}
+
+static void forget_list(struct list *l)
+{
+	if (l->m.base)
+		munmap(l->m.base, l->m.len);
+	memset(&l->m, 0, sizeof(l->m));
+	l->cap = l->used = 0;
+}
+
+static void file_fork_child(void)
+{
+	/* Only this thread runs: no lock is needed, none may be taken. */
+	forget_list(&sites);
+	forget_list(&libs);
+	pthread_mutex_init(&list_lock, NULL);
+	if (hdr)
+		munmap(hdr, BP_FILE_HEADER_BYTES);
+	hdr = NULL;
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	path_used[0] = '\0';
+	bp_backing = &child_backing;
+}
+
+/* ---- lists: sites and libraries (ordinary context, list_lock) ------------ */
+
+static int list_append(struct list *l, const void *rec, uint32_t len)
+{
+	struct bp_file_list *lc;
+
+	if (!l->m.chunk || len > l->cap - l->used) {
+		uint64_t size = bp_file_align_up(BP_FILE_LIST_HDR_BYTES + (uint64_t)len);
+		struct mapped m;
+
+		if (size < LIST_CHUNK_BYTES)
+			size = LIST_CHUNK_BYTES;
+		if (size > UINT32_MAX || chunk_alloc(l->type, size, &m) != 0)
+			return -1;
+		chunk_publish(m.chunk);	/* the header is complete; records follow by `used` */
+		forget_list(l);
+		l->m = m;
+		l->cap = (uint32_t)size - BP_FILE_LIST_HDR_BYTES;
+	}
+	lc = (struct bp_file_list *)(void *)l->m.chunk;
+	memcpy((unsigned char *)lc + BP_FILE_LIST_HDR_BYTES + l->used, rec, len);
+	l->used += len;
+	atomic_store_explicit(&lc->used, l->used, memory_order_release);
+	return 0;
+}
+
+static uint32_t pad4(size_t n)
+{
+	return (uint32_t)((n + 3u) & ~(size_t)3u);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The GNU build-id of an object from its PT_NOTE segments; its length. */
+static uint32_t build_id(const struct dl_phdr_info *info, unsigned char *out)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *p, *end;
+		size_t align = ph->p_align == 8 ? 8 : 4;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			size_t name = (n->n_namesz + align - 1) & ~(align - 1);
+			size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
+			const unsigned char *d = p + sizeof(*n) + name;
+
+			if (name > (size_t)(end - p) || desc > (size_t)(end - d))
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*n), "GNU", 4) && n->n_descsz > 0 &&
+			    n->n_descsz <= BP_FILE_BUILD_ID_MAX) {
+				memcpy(out, d, n->n_descsz);
+				return n->n_descsz;
+			}
+			p = d + desc;
+		}
+	}
+	return 0;
+}
+
+static bool lib_known(uint64_t lo, uint64_t hi, uint64_t h)
+{
+	for (size_t i = 0; i < nknown; i++)
+		if (known[i].lo == lo && known[i].hi == hi && known[i].path_hash == h)
+			return true;
+	return false;
+}
+
+static int add_lib(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned char rec[BP_FILE_LIB_BYTES + BP_FILE_BUILD_ID_MAX + PATH_MAX + 4];
+	struct bp_file_lib l;
+	char exe[PATH_MAX];
+	const char *path = info->dlpi_name ? info->dlpi_name : "";
+	uint64_t lo = UINT64_MAX, hi = 0, h;
+	size_t plen;
+
+	(void)arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		libs_adds = info->dlpi_adds;
+	if (!*path) {	/* the main program */
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		exe[n > 0 ? n : 0] = '\0';
+		path = exe;
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (lo > hi)
+		lo = hi = info->dlpi_addr;
+	h = hash_str(path);
+	if (lib_known(lo, hi, h))
+		return 0;
+	if (nknown == known_cap) {
+		size_t cap = known_cap ? 2 * known_cap : 32;
+		struct known_lib *grown = realloc(known, cap * sizeof(*grown));
+
+		if (!grown)
+			return 1;
+		known = grown;
+		known_cap = cap;
+	}
+	plen = strnlen(path, PATH_MAX - 1);
+	memset(&l, 0, sizeof(l));
+	l.index = (uint32_t)nknown + 1;
+	l.load_addr = info->dlpi_addr;
+	l.lo = lo;
+	l.hi = hi;
+	l.build_id_len = build_id(info, rec + BP_FILE_LIB_BYTES);
+	l.path_len = (uint32_t)plen + 1;
+	l.rec_bytes = pad4(BP_FILE_LIB_BYTES + l.build_id_len + l.path_len);
+	memcpy(rec, &l, sizeof(l));
+	memcpy(rec + BP_FILE_LIB_BYTES + l.build_id_len, path, plen);
+	memset(rec + BP_FILE_LIB_BYTES + l.build_id_len + plen, 0, l.rec_bytes -
+	       (BP_FILE_LIB_BYTES + l.build_id_len + plen));
+	if (list_append(&libs, rec, l.rec_bytes) != 0)
+		return 1;
+	known[nknown++] = (struct known_lib){ .lo = lo, .hi = hi, .path_hash = h };
+	return 0;
+}
+
+static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *adds = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		*adds = info->dlpi_adds;
+	return 1;	/* the first object is enough */
+}
+
+/* With list_lock: record objects loaded since the last scan. */
+static void scan_libs(bool force)
+{
+	unsigned long long adds = 0;
+
+	if (!force) {
+		dl_iterate_phdr(peek_adds, &adds);
+		if (adds == libs_adds)
+			return;
+	}
+	dl_iterate_phdr(add_lib, NULL);
+}
+
+static void append_site(const struct bprint_site *s)
+{
+	const char *fmt = s->format ? s->format : "";
+	const char *file = s->file ? s->file : "";
+	const char *func = s->func ? s->func : "";
+	size_t fl = strlen(fmt) + 1, il = strlen(file) + 1, nl = strlen(func) + 1;
+	size_t total = BP_FILE_SITE_BYTES + fl + il + nl;
+	struct bp_file_site rec;
+	unsigned char *buf;
+
+	if (total > (64u << 20))
+		return;
+	buf = calloc(1, pad4(total));
+	if (!buf)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.rec_bytes = pad4(total);
+	rec.id = s->id;
+	rec.line = s->line;
+	rec.kind = s->kind;
+	rec.has_format = s->format != NULL;
+	rec.format_len = (uint32_t)fl;
+	rec.file_len = (uint32_t)il;
+	rec.func_len = (uint32_t)nl;
+	rec.lib = 0;	/* the registry's copy does not say which object it came from */
+	memcpy(buf, &rec, sizeof(rec));
+	memcpy(buf + BP_FILE_SITE_BYTES, fmt, fl);
+	memcpy(buf + BP_FILE_SITE_BYTES + fl, file, il);
+	memcpy(buf + BP_FILE_SITE_BYTES + fl + il, func, nl);
+	list_append(&sites, buf, rec.rec_bytes);
+	free(buf);
+}
+
+static void file_site_added(const struct bprint_site *site)
+{
+	pthread_mutex_lock(&list_lock);
+	scan_libs(false);	/* a dlopen'ed object registers its sites from its constructor */
+	append_site(site);
+	pthread_mutex_unlock(&list_lock);
+	maybe_calibrate();
+}
+
+static const struct bp_backing file_backing = {
+	.ring_map = file_ring_map,
+	.ring_unmap = file_ring_unmap,
+	.site_added = file_site_added,
+	.thread_exit = file_thread_exit,
+	.fork_child = file_fork_child,
+};
+
+static const struct bp_backing child_backing = {
+	.ring_unmap = child_ring_unmap,
+};
+
+/* ---- open and exit ----------------------------------------------------- */
+
+static void file_exit(void)
+{
+	if (!hdr || getpid() != owner)
+		return;
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next) {
+		int state = atomic_load_explicit(&t->state, memory_order_acquire);
+
+		if (state == BP_THREAD_ALIVE)
+			store_thread(t, false);
+	}
+	bp_file_calibrate();
+	atomic_fetch_or_explicit(&hdr->flags, BP_FILE_F_CLOSED, memory_order_release);
+}
+
+static void fill_header(struct bp_file_header *h)
+{
+	struct timespec ts;
+	int cfd;
+
+	memcpy(h->magic, BP_FILE_MAGIC, 8);
+	h->major = BP_FILE_MAJOR;
+	h->minor = BP_FILE_MINOR;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	h->byte_order = BP_FILE_LITTLE_ENDIAN;
+#else
+	h->byte_order = BP_FILE_BIG_ENDIAN;
+#endif
+	h->word_size = (uint8_t)sizeof(void *);
+	h->header_bytes = BP_FILE_HEADER_BYTES;
+	h->align = BP_FILE_ALIGN;
+	h->pid = (uint64_t)getpid();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h->start_realtime_ns = bp_clock_timespec_ns(&ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	h->start_mono_ns = bp_clock_timespec_ns(&ts);
+	atomic_store_explicit(&h->end, BP_FILE_HEADER_BYTES, memory_order_relaxed);
+	prctl(PR_GET_NAME, h->comm, 0, 0, 0);
+	h->comm[sizeof(h->comm) - 1] = '\0';
+	h->ring_mode = bp_config.mode;
+	cfd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (cfd >= 0) {
+		size_t got = 0;
+		ssize_t n;
+
+		while (got < sizeof(h->cmdline) &&
+		       (n = read(cfd, h->cmdline + got, sizeof(h->cmdline) - got)) > 0)
+			got += (size_t)n;
+		close(cfd);
+		if (got == sizeof(h->cmdline))
+			h->cmdline[got - 1] = '\0';	/* cut: keep the last string terminated */
+		h->cmdline_len = (uint32_t)got;
+	}
+}
+
+static int create(const char *path)
+{
+	int f = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (f >= 0)
+		snprintf(path_used, sizeof(path_used), "%s", path);
+	return f;
+}
+
+int bp_file_open(const char *path)
+{
+	char alt[PATH_MAX];
+	void *p;
+	int err;
+
+	if (hdr || !path || !*path) {
+		errno = EINVAL;
+		return -1;
+	}
+	sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	fd = create(path);
+	if (fd < 0 && errno == EEXIST) {
+		/* An ancestor's file (an exec'd child inherits BPRINT_FILE), or an old one. */
+		if (snprintf(alt, sizeof(alt), "%s.%ld", path, (long)getpid()) >= (int)sizeof(alt)) {
+			errno = ENAMETOOLONG;
+		} else {
+			fd = create(alt);
+			path = alt;
+		}
+	}
+	if (fd < 0)
+		goto fail;
+	if (grow(0, BP_FILE_HEADER_BYTES) != 0)
+		goto fail_fd;
+	p = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto fail_fd;
+	hdr = p;
+	owner = getpid();
+	fill_header(hdr);
+	bp_file_calibrate();
+
+	pthread_mutex_lock(&list_lock);
+	scan_libs(true);
+	pthread_mutex_unlock(&list_lock);
+	/* Install, then replay the sites registered before us (duplicates are harmless). */
+	bp_backing = &file_backing;
+	for (uint32_t id = 1, n = bp_site_count(); id < n; id++) {
+		const struct bprint_site *s = bp_site_lookup(id);
+
+		if (s) {
+			pthread_mutex_lock(&list_lock);
+			append_site(s);
+			pthread_mutex_unlock(&list_lock);
+		}
+	}
+	atexit(file_exit);
+	return 0;
+
+fail_fd:
+	err = errno;
+	close(fd);
+	unlink(path_used);
+	fd = -1;
+	path_used[0] = '\0';
+	errno = err;
+fail:
+	err = errno;
+	fprintf(stderr, "bprint: cannot create trace file %s: %s (tracing to memory only)\n",
+		path, strerror(err));
+	errno = err;
+	return -1;
+}
+
+const char *bp_file_path(void)
+{
+	return hdr && path_used[0] ? path_used : NULL;
+}
