@@ -134,4 +134,6 @@ void bp_config_load(void)
 	bp_config.disabled = v && *v && strcmp(v, "0") != 0;
 	bp_config.filter = getenv("BPRINT_FILTER");
 	bp_config.dump_path = getenv("BPRINT_DUMP_FILE");
+	v = getenv("BPRINT_FILE");
+	bp_config.file_path = v && *v ? v : NULL;
 }

@@ -26,6 +26,7 @@ struct bp_config {
 	int disabled;		/* BPRINT_DISABLE=1: start with tracing off */
 	const char *filter;	/* BPRINT_FILTER: none */
 	const char *dump_path;	/* BPRINT_DUMP_FILE: stderr */
+	const char *file_path;	/* BPRINT_FILE: none (rings in memory only) */
 };
 
 extern struct bp_config bp_config;
