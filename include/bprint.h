@@ -50,7 +50,7 @@ struct bprint_site {
 	uint32_t id;			/* 0 until registered */
 	volatile uint8_t enabled;	/* the one branch a disabled site costs */
 	uint8_t kind;			/* enum bprint_site_kind */
-	uint16_t reserved;
+	uint16_t flags;			/* BPRINT_SITE_WORDS, set at registration */
 } __attribute__((aligned(8)));
 
 enum bprint_site_kind {
@@ -75,13 +75,147 @@ BP_API void bprint_unregister_sites(struct bprint_site *start, struct bprint_sit
  * trace_printk(fmt, ...): record a printf-style message.  The format is
  * checked by the compiler.  A format that is not a string literal still
  * works: it is formatted at trace time into a text record (slower).
+ *
+ * In C, arguments of a format with only 4- and 8-byte scalars (integers,
+ * pointers, doubles) are handed over as an array of 64-bit words, which
+ * spares the hot path va_arg and its register spills; anything else (%s,
+ * %c, long double, C++) goes through the variadic bprint_printk().
  */
+#if defined(__cplusplus) || defined(BPRINT_NO_FAST_ARGS)
 #define trace_printk(fmt, ...)							\
 	do {									\
 		BPRINT__SITE(bprint__site, fmt, BPRINT_SITE_PRINTK);		\
 		if (__builtin_expect(bprint__site.enabled, 1))			\
 			bprint_printk(&bprint__site, fmt, ##__VA_ARGS__);	\
 	} while (0)
+#else
+#define trace_printk(fmt, ...)							\
+	do {									\
+		BPRINT__SITE(bprint__site, fmt, BPRINT_SITE_PRINTK);		\
+		if (__builtin_expect(bprint__site.enabled, 1)) {		\
+			if (__builtin_expect(bprint__site.flags & BPRINT_SITE_WORDS, 1)) { \
+				const uint64_t bprint__words[] = { 0		\
+					BPRINT__MAP(fmt, ##__VA_ARGS__) };	\
+				bprint_printk_words(&bprint__site, bprint__words + 1); \
+			} else {						\
+				bprint_printk(&bprint__site, fmt, ##__VA_ARGS__); \
+			}							\
+		}								\
+	} while (0)
+#endif
+
+/* site->flags: this site's arguments may come as 64-bit words (internal). */
+#define BPRINT_SITE_WORDS 1u
+
+/* Arguments as words, in format order; only for sites with BPRINT_SITE_WORDS. */
+BP_API void bprint_printk_words(struct bprint_site *site, const uint64_t *words);
+
+static inline uint64_t bprint__double_bits(double d)
+{
+	uint64_t u;
+
+	__builtin_memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+/*
+ * One argument as a word: a double's bits, an integer's value, a pointer's
+ * address.  Every branch must compile for every argument type, hence the
+ * inner selections that hand each conversion only the types it accepts.
+ */
+#define BPRINT__WORD(x) _Generic((x),						\
+	float: bprint__double_bits(_Generic((x), float: (x), default: 0.0)),	\
+	double: bprint__double_bits(_Generic((x), double: (x), default: 0.0)),	\
+	long double: (uint64_t)0,						\
+	default: (uint64_t)_Generic((x), float: 0, double: 0, long double: 0, default: (x)))
+
+/* ", WORD(a1), WORD(a2), ..." of the arguments after fmt: up to 32, nothing for none. */
+/*
+ * (The fmt parameter is only there so that ", ##__VA_ARGS__" may drop its
+ * comma in ISO C mode too, which GCC refuses for a macro with no named
+ * parameter.)
+ */
+#define BPRINT__MAP(fmt, ...) BPRINT__MAP_N(BPRINT__NARGS(fmt, ##__VA_ARGS__), ##__VA_ARGS__)
+#define BPRINT__NARGS(fmt, ...) BPRINT__NARGS_(fmt, ##__VA_ARGS__, \
+	64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, \
+	47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, \
+	30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, \
+	13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define BPRINT__NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, \
+	a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, \
+	a30, a31, a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, \
+	a44, a45, a46, a47, a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, \
+	a58, a59, a60, a61, a62, a63, a64, \
+	n, ...) n
+#define BPRINT__MAP_N(n, ...) BPRINT__CAT(BPRINT__MAP_, n)(__VA_ARGS__)
+#define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
+#define BPRINT__CAT_(a, b) a##b
+#define BPRINT__MAP_0()
+#define BPRINT__MAP_1(a) , BPRINT__WORD(a)
+#define BPRINT__MAP_2(a, ...) , BPRINT__WORD(a) BPRINT__MAP_1(__VA_ARGS__)
+#define BPRINT__MAP_3(a, ...) , BPRINT__WORD(a) BPRINT__MAP_2(__VA_ARGS__)
+#define BPRINT__MAP_4(a, ...) , BPRINT__WORD(a) BPRINT__MAP_3(__VA_ARGS__)
+#define BPRINT__MAP_5(a, ...) , BPRINT__WORD(a) BPRINT__MAP_4(__VA_ARGS__)
+#define BPRINT__MAP_6(a, ...) , BPRINT__WORD(a) BPRINT__MAP_5(__VA_ARGS__)
+#define BPRINT__MAP_7(a, ...) , BPRINT__WORD(a) BPRINT__MAP_6(__VA_ARGS__)
+#define BPRINT__MAP_8(a, ...) , BPRINT__WORD(a) BPRINT__MAP_7(__VA_ARGS__)
+#define BPRINT__MAP_9(a, ...) , BPRINT__WORD(a) BPRINT__MAP_8(__VA_ARGS__)
+#define BPRINT__MAP_10(a, ...) , BPRINT__WORD(a) BPRINT__MAP_9(__VA_ARGS__)
+#define BPRINT__MAP_11(a, ...) , BPRINT__WORD(a) BPRINT__MAP_10(__VA_ARGS__)
+#define BPRINT__MAP_12(a, ...) , BPRINT__WORD(a) BPRINT__MAP_11(__VA_ARGS__)
+#define BPRINT__MAP_13(a, ...) , BPRINT__WORD(a) BPRINT__MAP_12(__VA_ARGS__)
+#define BPRINT__MAP_14(a, ...) , BPRINT__WORD(a) BPRINT__MAP_13(__VA_ARGS__)
+#define BPRINT__MAP_15(a, ...) , BPRINT__WORD(a) BPRINT__MAP_14(__VA_ARGS__)
+#define BPRINT__MAP_16(a, ...) , BPRINT__WORD(a) BPRINT__MAP_15(__VA_ARGS__)
+#define BPRINT__MAP_17(a, ...) , BPRINT__WORD(a) BPRINT__MAP_16(__VA_ARGS__)
+#define BPRINT__MAP_18(a, ...) , BPRINT__WORD(a) BPRINT__MAP_17(__VA_ARGS__)
+#define BPRINT__MAP_19(a, ...) , BPRINT__WORD(a) BPRINT__MAP_18(__VA_ARGS__)
+#define BPRINT__MAP_20(a, ...) , BPRINT__WORD(a) BPRINT__MAP_19(__VA_ARGS__)
+#define BPRINT__MAP_21(a, ...) , BPRINT__WORD(a) BPRINT__MAP_20(__VA_ARGS__)
+#define BPRINT__MAP_22(a, ...) , BPRINT__WORD(a) BPRINT__MAP_21(__VA_ARGS__)
+#define BPRINT__MAP_23(a, ...) , BPRINT__WORD(a) BPRINT__MAP_22(__VA_ARGS__)
+#define BPRINT__MAP_24(a, ...) , BPRINT__WORD(a) BPRINT__MAP_23(__VA_ARGS__)
+#define BPRINT__MAP_25(a, ...) , BPRINT__WORD(a) BPRINT__MAP_24(__VA_ARGS__)
+#define BPRINT__MAP_26(a, ...) , BPRINT__WORD(a) BPRINT__MAP_25(__VA_ARGS__)
+#define BPRINT__MAP_27(a, ...) , BPRINT__WORD(a) BPRINT__MAP_26(__VA_ARGS__)
+#define BPRINT__MAP_28(a, ...) , BPRINT__WORD(a) BPRINT__MAP_27(__VA_ARGS__)
+#define BPRINT__MAP_29(a, ...) , BPRINT__WORD(a) BPRINT__MAP_28(__VA_ARGS__)
+#define BPRINT__MAP_30(a, ...) , BPRINT__WORD(a) BPRINT__MAP_29(__VA_ARGS__)
+#define BPRINT__MAP_31(a, ...) , BPRINT__WORD(a) BPRINT__MAP_30(__VA_ARGS__)
+#define BPRINT__MAP_32(a, ...) , BPRINT__WORD(a) BPRINT__MAP_31(__VA_ARGS__)
+/* More than 32 arguments: no plan, so never the words path; no words. */
+#define BPRINT__MAP_33(...)
+#define BPRINT__MAP_34(...)
+#define BPRINT__MAP_35(...)
+#define BPRINT__MAP_36(...)
+#define BPRINT__MAP_37(...)
+#define BPRINT__MAP_38(...)
+#define BPRINT__MAP_39(...)
+#define BPRINT__MAP_40(...)
+#define BPRINT__MAP_41(...)
+#define BPRINT__MAP_42(...)
+#define BPRINT__MAP_43(...)
+#define BPRINT__MAP_44(...)
+#define BPRINT__MAP_45(...)
+#define BPRINT__MAP_46(...)
+#define BPRINT__MAP_47(...)
+#define BPRINT__MAP_48(...)
+#define BPRINT__MAP_49(...)
+#define BPRINT__MAP_50(...)
+#define BPRINT__MAP_51(...)
+#define BPRINT__MAP_52(...)
+#define BPRINT__MAP_53(...)
+#define BPRINT__MAP_54(...)
+#define BPRINT__MAP_55(...)
+#define BPRINT__MAP_56(...)
+#define BPRINT__MAP_57(...)
+#define BPRINT__MAP_58(...)
+#define BPRINT__MAP_59(...)
+#define BPRINT__MAP_60(...)
+#define BPRINT__MAP_61(...)
+#define BPRINT__MAP_62(...)
+#define BPRINT__MAP_63(...)
+#define BPRINT__MAP_64(...)
 
 /* trace_puts(str): record a string; a literal costs no copy at all. */
 #define trace_puts(str)								\

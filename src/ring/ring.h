@@ -154,21 +154,27 @@ void *bp_ring_reserve_slow(struct bp_ring_writer *w, uint32_t payload_bytes,
  * bp_ring_max_payload().  A time extend is inserted when ts is below the
  * time base or more than 2^32 - 1 above it.
  */
-static inline void *bp_ring_reserve(struct bp_ring_writer *w, uint32_t payload_bytes,
-				    uint32_t user_bits, uint64_t ts)
+/*
+ * The fast half of bp_ring_reserve(): the same result when the record fits
+ * the current page with a 32-bit delta, else NULL with nothing changed (the
+ * caller then takes its own slow path, which ends in bp_ring_reserve()).
+ * Lets a caller keep its fast path free of calls.
+ */
+static inline void *bp_ring_reserve_fast(struct bp_ring_writer *w, uint32_t payload_bytes,
+					 uint32_t user_bits, uint64_t ts)
 {
 	uint32_t *head;
 	uint32_t len;
 
-	/* 1. size: at most 1023 words with the header (slow path drops it) */
+	/* 1. size: at most 1023 words with the header */
 	if (__builtin_expect(payload_bytes > BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES, 0))
-		return bp_ring_reserve_slow(w, payload_bytes, user_bits, ts);
+		return NULL;
 	len = BP_RING_REC_HDR_BYTES + ((payload_bytes + 3u) & ~3u);
 
-	/* 2. fast path: room in this page and the delta fits in 32 bits */
+	/* 2. room in this page and the delta fits in 32 bits */
 	if (__builtin_expect(len > w->end - w->off || ts < w->base_ts ||
 			     ts - w->base_ts > UINT32_MAX, 0))
-		return bp_ring_reserve_slow(w, payload_bytes, user_bits, ts);
+		return NULL;
 
 	/* 3. fill the header; the reader sees nothing until commit */
 	head = (uint32_t *)(void *)(w->rec + w->off);
@@ -178,6 +184,15 @@ static inline void *bp_ring_reserve(struct bp_ring_writer *w, uint32_t payload_b
 		head[len / 4u - 1u] = 0;
 	w->pending = len;
 	return head + 2;
+}
+
+static inline void *bp_ring_reserve(struct bp_ring_writer *w, uint32_t payload_bytes,
+				    uint32_t user_bits, uint64_t ts)
+{
+	void *p = bp_ring_reserve_fast(w, payload_bytes, user_bits, ts);
+
+	return __builtin_expect(p != NULL, 1) ? p
+		: bp_ring_reserve_slow(w, payload_bytes, user_bits, ts);
 }
 
 /* Publish the record reserved last. */

@@ -118,7 +118,8 @@ struct bp_clock_state {
 	_Alignas(64) _Atomic uint64_t counter;	/* the counter clock */
 	char pad_[64 - sizeof(uint64_t)];
 };
-extern struct bp_clock_state bp_clock_state;
+/* hidden: read PC-relative on the hot path, not through the GOT */
+extern struct bp_clock_state bp_clock_state __attribute__((visibility("hidden")));
 
 static inline uint64_t bp_clock_timespec_ns(const struct timespec *ts)
 {
@@ -147,6 +148,26 @@ static inline uint64_t bp_clock_now(void)
 	}
 	clock_gettime(cid, &ts);
 	return bp_clock_timespec_ns(&ts);
+}
+
+/* Is the selected clock the TSC?  (Then bp_clock_tsc_now() is bp_clock_now().) */
+static inline int bp_clock_is_tsc(void)
+{
+#if defined(__x86_64__)
+	return atomic_load_explicit(&bp_clock_state.id, memory_order_relaxed) == BP_CLOCK_TSC;
+#else
+	return 0;
+#endif
+}
+
+/* The TSC itself; only where bp_clock_is_tsc() said yes. */
+static inline uint64_t bp_clock_tsc_now(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return bp_clock_now();
+#endif
 }
 
 #endif

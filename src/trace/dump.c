@@ -60,7 +60,7 @@ static bool put_line(struct line_out *o, char *line, size_t size, int n)
 static void header(struct line_out *o, char *line, size_t size)
 {
 	struct bprint_thread_stats st[64];
-	int n = bprint_stats(st, 64);
+	int n = bp_stats_collect(st, 64);	/* inside a reader session already */
 	unsigned long long written = 0, lost = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 

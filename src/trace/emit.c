@@ -21,23 +21,7 @@
 #include "trace/tracer.h"
 
 #include <stdbool.h>
-
-_Atomic int bp_tracing_on = 1;
-
-void bprint_on(void)
-{
-	atomic_store_explicit(&bp_tracing_on, 1, memory_order_relaxed);
-}
-
-void bprint_off(void)
-{
-	atomic_store_explicit(&bp_tracing_on, 0, memory_order_relaxed);
-}
-
-int bprint_is_on(void)
-{
-	return atomic_load_explicit(&bp_tracing_on, memory_order_relaxed);
-}
+#include <string.h>
 
 static inline void count_drop(_Atomic uint64_t *counter)
 {
@@ -51,6 +35,7 @@ static inline void count_drop(_Atomic uint64_t *counter)
  * prefix goes on when the CPU changed or when the record might open a new
  * page (the room left cannot hold it plus a time extend).
  */
+__attribute__((always_inline))
 static inline void *reserve(struct bp_thread_ring *r, uint32_t payload_bytes,
 			    uint32_t user, uint64_t ts)
 {
@@ -95,6 +80,30 @@ static void emit_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts,
 	bp_ring_commit(&r->w);
 }
 
+/*
+ * Enter the calling thread's next nesting level: a signal handler that
+ * interrupts us from here on writes to the next ring.  Returns the ring
+ * for this level, or NULL (counted) if there is none; call leave() after.
+ */
+static inline struct bp_thread_ring *enter(struct bp_thread *t, unsigned level)
+{
+	t->nest = level + 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (__builtin_expect(level == 0, 1))
+		return &t->ring[0];	/* mapped when t was made */
+	if (level >= BP_NEST_MAX) {
+		count_drop(&t->too_deep);
+		return NULL;
+	}
+	return bp_thread_ring(t, level);
+}
+
+static inline void leave(struct bp_thread *t, unsigned level)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->nest = level;
+}
+
 __attribute__((format(printf, 2, 0)))
 static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 {
@@ -109,18 +118,9 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
-
-	/* Enter: a handler that interrupts us from here on uses the next ring. */
 	level = t->nest;
-	t->nest = level + 1;
-	atomic_signal_fence(memory_order_seq_cst);
-
-	if (__builtin_expect(level >= BP_NEST_MAX, 0)) {
-		count_drop(&t->too_deep);
-		goto out;
-	}
-	r = bp_thread_ring(t, level);
-	if (__builtin_expect(!r, 0))
+	r = enter(t, level);
+	if (!r)
 		goto out;
 	ts = bp_clock_now();
 	plan = site->plan;
@@ -146,8 +146,7 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	}
 	emit_text(r, id, ts, fmt, ap);
 out:
-	atomic_signal_fence(memory_order_seq_cst);
-	t->nest = level;
+	leave(t, level);
 }
 
 void bprint_printk(struct bprint_site *site, const char *fmt, ...)
@@ -159,6 +158,87 @@ void bprint_printk(struct bprint_site *site, const char *fmt, ...)
 	va_start(ap, fmt);
 	emit(site, fmt, ap);
 	va_end(ap);
+}
+
+/* Pack words for a scalar-only plan: 4-byte slots take the word's low half. */
+static inline void pack_words(uint32_t *p, const struct bp_arg_plan *plan, const uint64_t *words)
+{
+	unsigned n = plan->nargs;	/* a local: the stores below may alias the plan */
+
+	for (unsigned i = 0; i < n; i++) {
+		if (plan->slot[i].kind == BP_ARG_INT32) {
+			*p++ = (uint32_t)words[i];
+		} else {
+			memcpy(p, &words[i], 8);
+			p += 2;
+		}
+	}
+}
+
+/* Everything bprint_printk_words() does not do inline. */
+__attribute__((noinline, cold))
+static void printk_words_slow(struct bprint_site *site, const uint64_t *words)
+{
+	struct bp_thread *t = bp_self;
+	const struct bp_arg_plan *plan = site->plan;
+	struct bp_thread_ring *r;
+	unsigned level;
+	uint32_t *p;
+
+	if (!atomic_load_explicit(&bp_tracing_on, memory_order_relaxed))
+		return;
+	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
+		return;
+	level = t->nest;
+	r = enter(t, level);
+	if (r) {
+		p = reserve(r, plan->fixed_words * 4u, site->id, bp_clock_now());
+		if (p) {
+			pack_words(p, plan, words);
+			bp_ring_commit(&r->w);
+		}
+	}
+	leave(t, level);
+}
+
+/*
+ * The hot path proper: trace_printk() in C with scalar arguments, which
+ * arrive as words, so that packing is a copy.  The block is the one
+ * bp_vbin_printf_plan() makes for a scalar-only plan.  The straight line
+ * (a known thread, not nested, TSC clock, same CPU, room in the page)
+ * makes no call, so it needs no callee-saved registers; anything else
+ * goes to printk_words_slow() as a tail call.
+ */
+void bprint_printk_words(struct bprint_site *site, const uint64_t *words)
+{
+	struct bp_thread *t = bp_self;
+
+	if (__builtin_expect(t && t->nest == 0 &&
+			     atomic_load_explicit(&bp_tracing_on, memory_order_relaxed) &&
+			     bp_clock_is_tsc(), 1)) {
+		struct bp_thread_ring *r = &t->ring[0];
+		const struct bp_arg_plan *plan = site->plan;
+		uint32_t bytes = plan->fixed_words * 4u;
+		uint32_t cpu = *t->cpu_id;
+		uint32_t *p;
+
+		if (__builtin_expect(cpu == r->last_cpu && r->w.end - r->w.off >=
+				     BP_RING_REC_HDR_BYTES + BP_RING_TIME_EXTEND_BYTES + 4 + bytes, 1)) {
+			t->nest = 1;
+			atomic_signal_fence(memory_order_seq_cst);
+			p = bp_ring_reserve_fast(&r->w, bytes, site->id, bp_clock_tsc_now());
+			if (__builtin_expect(p != NULL, 1)) {
+				pack_words(p, plan, words);
+				bp_ring_commit(&r->w);
+				atomic_signal_fence(memory_order_seq_cst);
+				t->nest = 0;
+				return;
+			}
+			atomic_signal_fence(memory_order_seq_cst);
+			t->nest = 0;
+		}
+	}
+	printk_words_slow(site, words);
 }
 
 /*

@@ -114,6 +114,19 @@ static void scan(struct bprint_reader *r)
 	}
 }
 
+/* Tell bprint_stats() what the consumer has handed out and lost. */
+static void publish(const struct source *s)
+{
+	const struct bp_read_state *st = s->st;
+
+	if (st != &s->ring->consumer)
+		return;
+	atomic_store_explicit(&s->ring->consumer_read,
+			      st->cursor.read - (st->has_peek ? 1u : 0u), memory_order_relaxed);
+	atomic_store_explicit(&s->ring->consumer_overwritten, st->cursor.overwritten,
+			      memory_order_relaxed);
+}
+
 /* Make sure s has a record in hand, if its ring has one. */
 static void fill(struct source *s)
 {
@@ -146,6 +159,7 @@ static void fill(struct source *s)
 		st->has_peek = 1;
 	else if (rc < 0)
 		s->dead = true;
+	publish(s);
 }
 
 static struct source *oldest(struct bprint_reader *r)
@@ -221,6 +235,7 @@ int bprint_read_next(struct bprint_reader *r, struct bprint_event *ev)
 	}
 	decode(r, s, ev);
 	s->st->has_peek = 0;
+	publish(s);
 	return 1;
 }
 

@@ -110,6 +110,29 @@ static char *copy_string(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/*
+ * Only 4- and 8-byte scalars: every slot lands at a fixed, aligned offset,
+ * and each argument fits a 64-bit word (bprint_printk_words()).
+ */
+static bool plan_is_scalar(const struct bp_arg_plan *plan)
+{
+	if (plan->nstrings || plan->fixed_words > BP_SITE_WORDS_MAX)
+		return false;
+	for (unsigned i = 0; i < plan->nargs; i++) {
+		switch (plan->slot[i].kind) {
+		case BP_ARG_CHAR:
+		case BP_ARG_STR:
+		case BP_ARG_STR_STAR:
+		case BP_ARG_LDOUBLE:
+		case BP_ARG_SKIP:
+			return false;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
 /* With the lock held. */
 static uint32_t register_locked(struct bprint_site *site)
 {
@@ -151,6 +174,7 @@ static uint32_t register_locked(struct bprint_site *site)
 	__atomic_store_n(&chunk[id & (CHUNK_SIZE - 1)], e, __ATOMIC_RELEASE);
 	atomic_store_explicit(&next_id, id + 1, memory_order_release);
 	site->plan = e->copy.plan;
+	site->flags = (uint16_t)(site->plan && plan_is_scalar(site->plan) ? BPRINT_SITE_WORDS : 0);
 	site->enabled = rules_say(site);
 	if (bp_backing && bp_backing->site_added)
 		bp_backing->site_added(&e->copy);

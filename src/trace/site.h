@@ -19,6 +19,9 @@
 #define BP_REC_CPU		(1u << 19)	/* payload starts with the u32 CPU */
 #define BP_SITE_MAX		BP_REC_SITE_MASK
 
+/* The largest scalar-only block that may take the words path (BPRINT_SITE_WORDS). */
+#define BP_SITE_WORDS_MAX	64
+
 /* Register one site now (the lazy path); returns its id, 0 if impossible. */
 uint32_t bp_site_register(struct bprint_site *site);
 

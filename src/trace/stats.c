@@ -1,7 +1,7 @@
 /*
  * bprint_stats(): per-thread counters.  written and discarded come from the
- * writer's rings; overwritten and read from the consumer's cursors, which
- * are the only party that can know what it missed.  Records dropped before
+ * writer's rings; overwritten and read from what the consumer published,
+ * since it is the only party that can know what it missed.  Records dropped before
  * reaching a ring (nested too deep, no memory) count as written and
  * discarded, so read + overwritten + discarded == written holds once a
  * consumer has drained a stopped thread.
@@ -10,7 +10,8 @@
 
 #include <string.h>
 
-int bprint_stats(struct bprint_thread_stats *out, int max)
+/* Without taking the readers' lock: the caller holds it (or is crashing). */
+int bp_stats_collect(struct bprint_thread_stats *out, int max)
 {
 	int n = 0;
 
@@ -42,12 +43,22 @@ int bprint_stats(struct bprint_thread_stats *out, int max)
 				continue;
 			s.written += rs.written;
 			s.discarded += rs.discarded;
-			if (r->consumer.ready) {
-				s.read += r->consumer.cursor.read - (r->consumer.has_peek ? 1u : 0u);
-				s.overwritten += r->consumer.cursor.overwritten;
-			}
+			s.read += atomic_load_explicit(&r->consumer_read, memory_order_relaxed);
+			s.overwritten += atomic_load_explicit(&r->consumer_overwritten,
+							      memory_order_relaxed);
 		}
 		out[n++] = s;
 	}
+	return n;
+}
+
+/* The readers' lock keeps a drained thread's rings from being unmapped under us. */
+int bprint_stats(struct bprint_thread_stats *out, int max)
+{
+	int n;
+
+	pthread_rwlock_rdlock(&bp_readers_lock);
+	n = bp_stats_collect(out, max);
+	pthread_rwlock_unlock(&bp_readers_lock);
 	return n;
 }

@@ -6,8 +6,10 @@
 
 #include "trace/backing.h"
 #include "trace/config.h"
+#include "trace/cpu.h"
 #include "trace/tracer.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +23,19 @@ __thread struct bp_thread *bp_self __attribute__((tls_model("initial-exec")));
 
 const struct bp_backing *bp_backing;
 static pthread_key_t exit_key;
+
+/* Where the hot path reads the CPU: the thread's rseq area, kept current by the kernel. */
+static const volatile uint32_t *cpu_id_source(void)
+{
+	static const uint32_t unknown = BP_NO_CPU - 1;	/* matches no last_cpu: slow path */
+
+#if BP_CPU_RSEQ
+	if (__rseq_size > 0 && bp_rseq_cpu() >= 0)
+		return &((const struct rseq *)(const void *)((char *)bp_thread_pointer() +
+							      __rseq_offset))->cpu_id;
+#endif
+	return &unknown;
+}
 
 static void *map_anon(size_t bytes)
 {
@@ -139,7 +154,13 @@ static void thread_exit(void *arg)
 	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
 }
 
-struct bp_thread *bp_thread_self_slow(void)
+/*
+ * A thread's first trace.  Signals are blocked while the descriptor is
+ * made, so that a handler that traces cannot run halfway through and make
+ * a second descriptor for the same thread; it runs, and traces, as soon as
+ * the mask is restored (two system calls, once per thread).
+ */
+static struct bp_thread *make_self(void)
 {
 	struct bp_thread *t = claim_free();
 
@@ -151,9 +172,14 @@ struct bp_thread *bp_thread_self_slow(void)
 	memset(t->comm, 0, sizeof(t->comm));
 	prctl(PR_GET_NAME, t->comm, 0, 0, 0);
 	t->nest = 0;
+	t->cpu_id = cpu_id_source();
 	t->generation++;
 	atomic_store_explicit(&t->too_deep, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->no_memory, 0, memory_order_relaxed);
+	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		atomic_store_explicit(&t->ring[i].consumer_read, 0, memory_order_relaxed);
+		atomic_store_explicit(&t->ring[i].consumer_overwritten, 0, memory_order_relaxed);
+	}
 	if (!bp_thread_ring_slow(t, 0)) {
 		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
 		return NULL;
@@ -161,6 +187,18 @@ struct bp_thread *bp_thread_self_slow(void)
 	atomic_store_explicit(&t->state, BP_THREAD_ALIVE, memory_order_release);
 	pthread_setspecific(exit_key, t);
 	bp_self = t;
+	return t;
+}
+
+struct bp_thread *bp_thread_self_slow(void)
+{
+	sigset_t all, old;
+	struct bp_thread *t;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	t = bp_self ? bp_self : make_self();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return t;
 }
 

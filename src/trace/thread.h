@@ -72,6 +72,9 @@ struct bp_thread_ring {
 	size_t bytes;
 	/* the consumer's side, under consumer_lock */
 	struct bp_read_state consumer;
+	/* what the consumer has handed out, for bprint_stats() (relaxed atomics) */
+	_Atomic uint64_t consumer_read;
+	_Atomic uint64_t consumer_overwritten;
 };
 
 struct bp_thread {
@@ -79,6 +82,7 @@ struct bp_thread {
 	int32_t tid;
 	char comm[16];
 	unsigned nest;			/* signal nesting level, owner only */
+	const volatile uint32_t *cpu_id; /* the kernel's rseq cpu_id, or a never-matching constant */
 	_Atomic uint64_t too_deep;	/* records dropped: nested beyond BP_NEST_MAX */
 	_Atomic uint64_t no_memory;	/* records dropped: a ring could not be mapped */
 	uint64_t generation;		/* bumped at each claim */
@@ -89,7 +93,9 @@ struct bp_thread {
 extern _Atomic(struct bp_thread *) bp_threads;
 extern pthread_rwlock_t bp_readers_lock;
 extern pthread_mutex_t bp_consumer_lock;
-extern __thread struct bp_thread *bp_self;
+/* initial-exec: one %fs-relative load on the hot path, no __tls_get_addr call. */
+extern __thread struct bp_thread *bp_self
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 /* The calling thread's descriptor, made on first use; NULL if out of memory. */
 struct bp_thread *bp_thread_self_slow(void);

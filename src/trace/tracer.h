@@ -11,7 +11,7 @@
 
 #include <stdatomic.h>
 
-extern _Atomic int bp_tracing_on;
+extern _Atomic int bp_tracing_on __attribute__((visibility("hidden")));
 
 /* Largest message a reader formats; longer ones are cut. */
 #define BP_MSG_MAX 4096
@@ -25,6 +25,9 @@ void bp_read_state_release(struct bp_read_state *st);
  * through the C library's snprintf).  Returns the records written.
  */
 long bp_dump_fd(int fd, enum bprint_output how);
+
+/* bprint_stats() for a caller that holds the readers' lock already. */
+int bp_stats_collect(struct bprint_thread_stats *out, int max);
 
 /* Install the exit and crash dumps that bp_config.dump asks for. */
 void bp_dump_install(void);

@@ -1,0 +1,351 @@
+/*
+ * bench/hotpath: what a trace_printk() costs the traced code.
+ *
+ * All variants run in one process, interleaved, several times; each
+ * figure is the median of the runs, and every ratio is against a baseline
+ * measured in the same run (the machines are shared and noisy):
+ *
+ *   floor      rdtsc plus a 16-byte store into a static array
+ *   snprintf   the seed's old ftrace_printk: format into a buffer, then copy
+ *              the text into a bprint ring (the same ring code)
+ *   bprint     trace_printk("This is the timer interrupt: %llu", x)
+ *   disabled   the same call at a disabled site
+ *   2 threads  trace_printk on two threads at once, aggregate throughput
+ *
+ * Then per-call latency percentiles measured around each call with rdtsc
+ * (as NanoLog's paper does; the two rdtsc reads are included), bytes per
+ * record, and the library's resident memory with 1, 2 and 16 threads.
+ *
+ *   build/bench/bench-hotpath [calls-per-run] [runs]
+ */
+#include <bprint.h>
+
+#include "ring/ring.h"
+#include "trace/clock.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEED_FMT "This is the timer interrupt: %llu"
+
+static size_t calls = 2000000;
+static int runs = 11;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* (a) the floor: a timestamp and a 16-byte record into a 1 MiB ring */
+struct floor_rec {
+	uint64_t ts;
+	uint64_t value;
+};
+static struct floor_rec floor_ring[65536];
+
+__attribute__((noinline)) static void floor_loop(size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct floor_rec *r = &floor_ring[i & 65535];
+
+		r->ts = __builtin_ia32_rdtsc();
+		r->value = i;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+/* (b) the seed's old approach, into a ring of the same kind */
+static struct bp_ring_writer old_ring;
+
+__attribute__((noinline)) static void snprintf_loop(size_t n)
+{
+	char text[256];
+
+	for (size_t i = 0; i < n; i++) {
+		int len = snprintf(text, sizeof(text), SEED_FMT, (unsigned long long)i);
+		void *p = bp_ring_reserve(&old_ring, (uint32_t)len + 1, 1, bp_clock_now());
+
+		if (p) {
+			memcpy(p, text, (size_t)len + 1);
+			bp_ring_commit(&old_ring);
+		}
+	}
+}
+
+/* (c) bprint */
+__attribute__((noinline)) static void bprint_loop(size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		trace_printk(SEED_FMT, (unsigned long long)i);
+}
+
+/* (d) a disabled site */
+__attribute__((noinline)) static void disabled_loop(size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		trace_printk("disabled site: %llu", (unsigned long long)i);
+}
+
+static double time_loop(void (*loop)(size_t), size_t n)
+{
+	double t0 = now_ns();
+
+	loop(n);
+	return (now_ns() - t0) / (double)n;
+}
+
+/* (e) two threads at once */
+static pthread_barrier_t start_line;
+
+static void *two_thread_worker(void *arg)
+{
+	size_t n = *(size_t *)arg;
+
+	pthread_barrier_wait(&start_line);
+	bprint_loop(n);
+	return NULL;
+}
+
+static double two_threads(size_t n)
+{
+	pthread_t th[2];
+	double t0;
+
+	pthread_barrier_init(&start_line, NULL, 3);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, two_thread_worker, &n);
+	pthread_barrier_wait(&start_line);
+	t0 = now_ns();
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&start_line);
+	return (now_ns() - t0) / (double)(2 * n);	/* ns per record, aggregate */
+}
+
+/* Latency of each call, in TSC ticks, converted with the tracer's calibration. */
+static void latency(const char *name, int variant, size_t n, struct bp_clock_calib *cal)
+{
+	uint64_t *ticks = malloc(n * sizeof(*ticks));
+	double p[3];
+	const double q[3] = { 0.50, 0.99, 0.999 };
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t0 = __builtin_ia32_rdtsc();
+
+		if (variant == 0) {
+			floor_ring[i & 65535].ts = t0;
+			floor_ring[i & 65535].value = i;
+			__asm__ volatile("" ::: "memory");
+		} else {
+			trace_printk(SEED_FMT, (unsigned long long)i);
+		}
+		ticks[i] = __builtin_ia32_rdtsc() - t0;
+	}
+	{
+		double *d = malloc(n * sizeof(*d));
+
+		for (size_t i = 0; i < n; i++)
+			d[i] = (double)ticks[i];
+		qsort(d, n, sizeof(*d), cmp_double);
+		for (int k = 0; k < 3; k++) {
+			double t = d[(size_t)(q[k] * (double)(n - 1))];
+
+			p[k] = (double)(bp_clock_to_ns(cal, cal->raw0 + (uint64_t)t) - cal->ns0);
+		}
+		free(d);
+	}
+	printf("  %-10s p50 %6.1f ns   p99 %6.1f ns   p99.9 %7.1f ns\n", name, p[0], p[1], p[2]);
+	free(ticks);
+}
+
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = 0, resident = 0;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+		resident = -1;
+	fclose(f);
+	return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* Each thread traces enough to touch its whole buffer, then waits. */
+static pthread_barrier_t rss_done, rss_measured;
+
+static void *rss_worker(void *arg)
+{
+	(void)arg;
+	bprint_loop(200000);	/* 16 B each: 3.2 MB, laps a 1 MiB buffer */
+	pthread_barrier_wait(&rss_done);
+	pthread_barrier_wait(&rss_measured);
+	return NULL;
+}
+
+static void memory(void)
+{
+	static const int counts[] = { 1, 2, 16 };
+	long base = rss_kib();
+
+	printf("\nresident memory of the tracing threads' buffers (BPRINT_BUFFER_SIZE default 1 MiB):\n");
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		int n = counts[c];
+		pthread_t *th = calloc((size_t)n, sizeof(*th));
+		long rss;
+
+		pthread_barrier_init(&rss_done, NULL, (unsigned)n + 1);
+		pthread_barrier_init(&rss_measured, NULL, (unsigned)n + 1);
+		for (int i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, rss_worker, NULL);
+		pthread_barrier_wait(&rss_done);
+		rss = rss_kib();
+		pthread_barrier_wait(&rss_measured);
+		for (int i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
+		printf("  %2d thread%s  %7.1f MiB above the process before tracing\n", n,
+		       n == 1 ? " " : "s", (double)(rss - base) / 1024.0);
+		/* Drain so that the exited threads' buffers are reclaimed. */
+		{
+			struct bprint_reader *r = bprint_read_begin();
+			struct bprint_event ev;
+
+			while (bprint_read_next(r, &ev) == 1)
+				;
+			bprint_read_end(r);
+		}
+		pthread_barrier_destroy(&rss_done);
+		pthread_barrier_destroy(&rss_measured);
+		free(th);
+	}
+}
+
+/* Bytes one seed record takes in the ring, read from the ring's counters. */
+static double bytes_per_record(void)
+{
+	void *mem;
+	struct bp_ring_writer w;
+	size_t bytes = bp_ring_bytes(4096, 64);
+	struct bp_arg_plan plan;
+	size_t words, used = 0, n = 0;
+
+	mem = aligned_alloc(64, bytes);
+	bp_ring_init(mem, bytes, 4096, BP_RING_OVERWRITE);
+	bp_ring_writer_init(&w, mem, bytes);
+	bp_format_compile(SEED_FMT, &plan);
+	words = plan.fixed_words;
+	/* One page: records of the seed message, as trace_printk stores them. */
+	while (used + 8 + words * 4 <= 4096 - 40) {
+		void *p = bp_ring_reserve(&w, (uint32_t)words * 4, 1, 1000 + n);
+
+		if (!p)
+			break;
+		bp_ring_commit(&w);
+		used += 8 + words * 4;
+		n++;
+	}
+	free(mem);
+	return (double)used / (double)n;
+}
+
+static const char *verdict(int ok)
+{
+	return ok ? "holds" : "FAILS";
+}
+
+int main(int argc, char **argv)
+{
+	double floor_ns[64], old_ns[64], bp_ns[64], off_ns[64], two_ns[64];
+	double r_floor_ratio[64], r_old_ratio[64], r_two_ratio[64];
+	size_t ring_bytes = bp_ring_bytes(4096, 256);
+	void *ring_mem;
+	struct bp_clock_calib cal;
+	double m_floor, m_old, m_bp, m_off, m_two, ratio_floor, ratio_old, ratio_two;
+
+	if (argc > 1)
+		calls = strtoull(argv[1], NULL, 10);
+	if (argc > 2)
+		runs = atoi(argv[2]);
+	if (runs < 1 || runs > 64)
+		runs = 11;
+
+	ring_mem = aligned_alloc(64, ring_bytes);
+	bp_ring_init(ring_mem, ring_bytes, 4096, BP_RING_OVERWRITE);
+	bp_ring_writer_init(&old_ring, ring_mem, ring_bytes);
+	bprint_disable("fmt:disabled site*");
+
+	/* warm up: first-use paths (thread buffer, site registration) */
+	bprint_loop(100000);
+	snprintf_loop(100000);
+	floor_loop(100000);
+
+	for (int r = 0; r < runs; r++) {
+		floor_ns[r] = time_loop(floor_loop, calls);
+		old_ns[r] = time_loop(snprintf_loop, calls);
+		bp_ns[r] = time_loop(bprint_loop, calls);
+		off_ns[r] = time_loop(disabled_loop, calls);
+		two_ns[r] = two_threads(calls);
+		r_floor_ratio[r] = bp_ns[r] / floor_ns[r];
+		r_old_ratio[r] = old_ns[r] / bp_ns[r];
+		r_two_ratio[r] = bp_ns[r] / two_ns[r];
+	}
+	m_floor = median(floor_ns, runs);
+	m_old = median(old_ns, runs);
+	m_bp = median(bp_ns, runs);
+	m_off = median(off_ns, runs);
+	m_two = median(two_ns, runs);
+	ratio_floor = median(r_floor_ratio, runs);
+	ratio_old = median(r_old_ratio, runs);
+	ratio_two = median(r_two_ratio, runs);
+
+	printf("bench-hotpath: %zu calls per run, %d runs, medians; message \"%s\"\n\n", calls,
+	       runs, SEED_FMT);
+	printf("  %-34s %8s  %s\n", "variant", "ns/call", "ratio");
+	printf("  %-34s %8.2f  1.00 (baseline)\n", "(a) floor: rdtsc + 16-byte store", m_floor);
+	printf("  %-34s %8.2f  %.2fx bprint\n", "(b) snprintf + copy into the ring", m_old,
+	       m_old / m_bp);
+	printf("  %-34s %8.2f  %.2fx floor\n", "(c) trace_printk", m_bp, ratio_floor);
+	printf("  %-34s %8.2f\n", "(d) disabled site", m_off);
+	printf("  %-34s %8.2f  %.2fx one thread's throughput\n", "(e) 2 threads, aggregate", m_two,
+	       ratio_two);
+	printf("\n  bytes per record: %.1f (header included)\n", bytes_per_record());
+
+	bp_clock_calibrate(&cal);
+	if (bp_clock_selected() == BP_CLOCK_TSC) {
+		printf("\nper-call latency (rdtsc around each call, %zu calls):\n", calls);
+		latency("floor", 0, calls, &cal);
+		latency("bprint", 1, calls, &cal);
+	}
+	memory();
+
+	printf("\ntargets:\n");
+	printf("  (c) <= 1.25x floor           %.2fx  %s\n", ratio_floor, verdict(ratio_floor <= 1.25));
+	printf("  (c) >= 4x faster than (b)    %.2fx  %s\n", ratio_old, verdict(ratio_old >= 4));
+	printf("  (d) < 1 ns                   %.2f   %s\n", m_off, verdict(m_off < 1));
+	printf("  (e) >= 1.8x one thread       %.2fx  %s\n", ratio_two, verdict(ratio_two >= 1.8));
+	printf("  bytes per record <= 16       %.1f   %s\n", bytes_per_record(),
+	       verdict(bytes_per_record() <= 16));
+	free(ring_mem);
+	return 0;
+}
