@@ -1,0 +1,76 @@
+/*
+ * tools/bprint/bprint_cmd.h - what the subcommands of the bprint command
+ * share: exit codes, error messages, opening a trace, the output options
+ * and filters of report and tail.
+ */
+#ifndef BPRINT_CMD_H
+#define BPRINT_CMD_H
+
+#include "file/reader.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes (the manual's EXIT STATUS). */
+#define EXIT_OK		0
+#define EXIT_USAGE	1	/* bad command line */
+#define EXIT_BADFILE	2	/* missing, unreadable, foreign, newer or damaged trace file */
+#define EXIT_IO		3	/* a read or write failed, a child could not be run */
+
+#define DEFAULT_FILE	"bprint.dat"
+
+extern const char *prog;	/* "bprint" */
+
+/* "bprint: what: message", on stderr. */
+void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "bprint SUB: message" and "Try 'bprint SUB --help'.", returns EXIT_USAGE. */
+int usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Open path for reading; on failure print "bprint: path: reason" and set
+ * *exit_code (EXIT_BADFILE for a file that is not a readable trace). */
+struct bp_trace *open_trace(const char *path, int *exit_code);
+
+/* Report problems the reader met (damage); returns EXIT_BADFILE if any,
+ * else EXIT_OK. */
+int report_problems(const char *path, struct bp_trace *t);
+
+/* Flush stdout and check it; returns EXIT_IO (with a message) on error. */
+int finish_output(void);
+
+/* ---- report and tail ---- */
+
+struct filter {
+	int32_t *tids;
+	size_t ntids;
+	char **sites;			/* ids or patterns, as given */
+	size_t nsites;
+	bool have_from, have_to;
+	uint64_t from_ns, to_ns;
+	/* sites matched, by id; rebuilt when the site table grows */
+	unsigned char *site_ok;
+	uint32_t site_ok_len;
+	size_t site_ok_nsites;
+};
+
+/* Parse one filter option (the long option name and its argument) into f.
+ * Returns 0, or prints a usage error and returns EXIT_USAGE. */
+int filter_option(struct filter *f, const char *sub, const char *opt, const char *arg);
+/* Does the event pass (message not needed)? */
+bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_event *e);
+void filter_free(struct filter *f);
+
+/* Print one event in the given form as bprint_dump() does: one line. */
+bool print_event(FILE *out, const struct bp_trace_event *e, enum bprint_output how);
+
+/* Print every record of t that passes f, counting them in *count.
+ * Returns an exit code. */
+int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, long *count);
+
+int cmd_report(int argc, char **argv);
+int cmd_formats(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_tail(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+
+#endif

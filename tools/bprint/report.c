@@ -1,0 +1,149 @@
+/*
+ * bprint report [FILE]: every record of a trace file, oldest first, as
+ * bprint_dump() prints the process's own trace (the kernel's "trace" file).
+ *
+ * The header's counters line differs from bprint_dump()'s in one way:
+ * "lost" counts every record the file no longer holds (discarded, dropped,
+ * overwritten before the ring was read, not copied by the drainer), where
+ * the process counts overwritten records only when its own consumer missed
+ * them.  #P is the CPU count of the machine reading the file.
+ */
+#include "bprint_cmd.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void report_help(void)
+{
+	printf("Usage: %s report [OPTION]... [FILE]\n"
+	       "Print the records of a trace FILE (default %s), oldest first, merged across\n"
+	       "threads, in the format of bprint_dump().\n"
+	       "\n"
+	       "  -r, --raw           one record a line: ns tid cpu site-id message\n"
+	       "  -m, --msg-only      the messages alone\n"
+	       "  -n, --no-header     leave out the '#' header of the default format\n"
+	       "  -t, --tid=TID       only records of thread TID (repeatable)\n"
+	       "  -s, --site=SITE     only records of SITE: an id (see 'bprint formats') or a\n"
+	       "                      pattern as in BPRINT_FILTER: file:GLOB, line:FILE:N,\n"
+	       "                      func:GLOB, fmt:GLOB, or a bare function glob (repeatable)\n"
+	       "      --from=SEC      only records at or after SEC seconds (the timestamp column)\n"
+	       "      --to=SEC        only records at or before SEC seconds\n"
+	       "  -h, --help          show this help\n"
+	       "\n"
+	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file\n"
+	       "(what could be read is printed first), 3 read or write error.\n",
+	       prog, DEFAULT_FILE);
+}
+
+/* The '#' header of bprint_dump(), with the file's counters. */
+static void header(FILE *out, struct bp_trace *t)
+{
+	struct bp_trace_totals tot;
+	uint64_t over = bp_trace_overwritten_estimate(t);
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	bp_trace_totals(t, &tot);
+	fprintf(out, "# tracer: bprint\n#\n");
+	fprintf(out, "# entries-written: %llu   lost: %llu   #P:%ld\n",
+		(unsigned long long)tot.written,
+		(unsigned long long)(tot.discarded + (over > tot.lost_by_drainer ? over
+									 : tot.lost_by_drainer)),
+		ncpu);
+	fprintf(out, "#\n"
+		"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+		"#              | |         |         |         |\n");
+}
+
+/* Print every record that passes f; returns the exit code for the loop. */
+int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, long *count)
+{
+	struct bp_trace_event e;
+	bool filtering = f->ntids || f->nsites || f->have_from || f->have_to;
+	int rc;
+
+	while ((rc = bp_trace_next(t, &e, filtering ? BP_TRACE_NEXT_NO_MESSAGE : 0)) == 1) {
+		if (filtering) {
+			if (!filter_pass(f, t, &e))
+				continue;
+			bp_trace_message(t, &e);
+		}
+		if (!print_event(stdout, &e, how))
+			return EXIT_IO;
+		(*count)++;
+	}
+	if (rc < 0)
+		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
+	return EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "raw", no_argument, NULL, 'r' },
+		{ "msg-only", no_argument, NULL, 'm' },
+		{ "no-header", no_argument, NULL, 'n' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "site", required_argument, NULL, 's' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum bprint_output how = BPRINT_OUTPUT_FTRACE;
+	struct filter f = { 0 };
+	bool no_header = false;
+	const char *path = DEFAULT_FILE;
+	struct bp_trace *t;
+	long count = 0;
+	int c, rc = EXIT_OK, rc2;
+	static char buf[1 << 16];
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":rmnt:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': how = BPRINT_OUTPUT_RAW; break;
+		case 'm': how = BPRINT_OUTPUT_MSG; break;
+		case 'n': no_header = true; break;
+		case 't': rc = filter_option(&f, "report", "tid", optarg); break;
+		case 's': rc = filter_option(&f, "report", "site", optarg); break;
+		case 'F': rc = filter_option(&f, "report", "from", optarg); break;
+		case 'T': rc = filter_option(&f, "report", "to", optarg); break;
+		case 'h': report_help(); filter_free(&f); return finish_output();
+		case ':': rc = usage_error("report", "option '%s' needs an argument", argv[optind - 1]); break;
+		default: rc = usage_error("report", "unknown option '%s'", argv[optind - 1]); break;
+		}
+		if (rc) {
+			filter_free(&f);
+			return rc;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		filter_free(&f);
+		return usage_error("report", "unexpected argument '%s'", argv[optind]);
+	}
+	if (!(t = open_trace(path, &rc))) {
+		filter_free(&f);
+		return rc;
+	}
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	if (how == BPRINT_OUTPUT_FTRACE && !no_header)
+		header(stdout, t);
+	rc = print_records(t, &f, how, &count);
+	rc2 = finish_output();
+	if (rc == EXIT_OK)
+		rc = rc2;
+	if (rc == EXIT_IO && rc2 == EXIT_OK)
+		errmsg(path, "read error");
+	if (rc == EXIT_OK)
+		rc = report_problems(path, t);
+	else
+		report_problems(path, t);
+	bp_trace_close(t);
+	filter_free(&f);
+	return rc;
+}

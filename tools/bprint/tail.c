@@ -1,0 +1,269 @@
+/*
+ * bprint tail FILE|PID: follow a live trace file, trace_pipe style: every
+ * record once, in the order the merged reader returns them, printed as it
+ * arrives, until interrupted (SIGINT, SIGTERM) or, when following a
+ * process, until that process has gone and its last records are printed.
+ *
+ * It reads with snapshot cursors, so it consumes nothing: a bprint record
+ * draining the same file, or another tail, sees every record too.  Between
+ * polls it sleeps (--interval); each poll refreshes the reader (new
+ * threads, new sites) and drains every ring.
+ */
+#include "bprint_cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void tail_help(void)
+{
+	printf("Usage: %s tail [OPTION]... FILE|PID\n"
+	       "Follow a live trace: print the records of FILE, and those added to it later,\n"
+	       "each once, until interrupted (Ctrl-C).  With a process id, follow the file\n"
+	       "named by BPRINT_FILE in that process's environment, until the process ends.\n"
+	       "\n"
+	       "  -r, --raw            one record a line: ns tid cpu site-id message\n"
+	       "  -m, --msg-only       the messages alone\n"
+	       "  -t, --tid=TID        only records of thread TID (repeatable)\n"
+	       "  -s, --site=SITE      only records of SITE: an id or a pattern (see report)\n"
+	       "      --from=SEC       only records at or after SEC seconds\n"
+	       "      --to=SEC         only records at or before SEC seconds\n"
+	       "  -N, --new            skip the records already in the file\n"
+	       "  -i, --interval=MS    poll every MS milliseconds (default 50)\n"
+	       "  -h, --help           show this help\n"
+	       "\n"
+	       "Exit status: 0 success (interrupted, or the process ended), 1 bad command\n"
+	       "line, 2 no such file or process, or a foreign or damaged file, 3 read or\n"
+	       "write error.\n",
+	       prog);
+}
+
+/* The trace file of process pid: BPRINT_FILE in its environment, made
+ * absolute with its working directory; "path.PID" if the writer had to
+ * pick that name.  NULL with a message on failure. */
+static char *file_of_pid(const char *arg, long pid)
+{
+	char where[64], cwd[4096], *env = NULL, *val = NULL, *path = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n, cn;
+	int fd;
+
+	snprintf(where, sizeof(where), "/proc/%ld/environ", pid);
+	fd = open(where, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		errmsg(arg, "%s", errno == ENOENT ? "no such process" : strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			char *grown = realloc(env, cap = cap ? cap * 2 : 65536);
+
+			if (!grown) {
+				free(env);
+				close(fd);
+				errmsg(arg, "out of memory");
+				return NULL;
+			}
+			env = grown;
+		}
+		n = read(fd, env + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (n < 0) {
+		errmsg(arg, "cannot read its environment: %s", strerror(errno));
+		free(env);
+		return NULL;
+	}
+	env[len] = '\0';
+	for (size_t i = 0; i < len; i += strlen(env + i) + 1)
+		if (!strncmp(env + i, "BPRINT_FILE=", 12) && env[i + 12]) {
+			val = env + i + 12;
+			break;
+		}
+	if (!val) {
+		errmsg(arg, "process has no BPRINT_FILE in its environment");
+		free(env);
+		return NULL;
+	}
+	cwd[0] = '\0';
+	if (val[0] != '/') {
+		snprintf(where, sizeof(where), "/proc/%ld/cwd", pid);
+		cn = readlink(where, cwd, sizeof(cwd) - 1);
+		if (cn < 0) {
+			errmsg(arg, "cannot find its working directory: %s", strerror(errno));
+			free(env);
+			return NULL;
+		}
+		cwd[cn] = '\0';
+	}
+	len = strlen(cwd) + strlen(val) + 32;
+	path = malloc(len);
+	if (path) {
+		struct stat st;
+
+		snprintf(path, len, "%s%s%s.%ld", cwd, cwd[0] ? "/" : "", val, pid);
+		if (stat(path, &st) != 0)
+			snprintf(path, len, "%s%s%s", cwd, cwd[0] ? "/" : "", val);
+	}
+	free(env);
+	return path;
+}
+
+static bool alive(long pid)
+{
+	char where[64];
+	struct stat st;
+
+	snprintf(where, sizeof(where), "/proc/%ld", pid);
+	return stat(where, &st) == 0;
+}
+
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);	/* a signal cuts it short */
+}
+
+/* Print (or, skipping, just read) what is there now. */
+static int drain(struct bp_trace *t, struct filter *f, enum bprint_output how, bool skip)
+{
+	struct bp_trace_event e;
+	long count = 0;
+	int rc;
+
+	if (!skip) {
+		rc = print_records(t, f, how, &count);
+		if (fflush(stdout) != 0)
+			return EXIT_IO;
+		return rc;
+	}
+	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1)
+		;
+	return rc < 0 ? EXIT_BADFILE : EXIT_OK;
+}
+
+int cmd_tail(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "raw", no_argument, NULL, 'r' },
+		{ "msg-only", no_argument, NULL, 'm' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "site", required_argument, NULL, 's' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "new", no_argument, NULL, 'N' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum bprint_output how = BPRINT_OUTPUT_FTRACE;
+	struct filter f = { 0 };
+	bool skip = false;
+	long interval = 50, pid = 0;
+	char *path = NULL, *end;
+	const char *arg;
+	struct bp_trace *t;
+	struct sigaction sa;
+	struct stat st;
+	int c, rc = EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":rmt:s:Ni:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': how = BPRINT_OUTPUT_RAW; break;
+		case 'm': how = BPRINT_OUTPUT_MSG; break;
+		case 'N': skip = true; break;
+		case 't': rc = filter_option(&f, "tail", "tid", optarg); break;
+		case 's': rc = filter_option(&f, "tail", "site", optarg); break;
+		case 'F': rc = filter_option(&f, "tail", "from", optarg); break;
+		case 'T': rc = filter_option(&f, "tail", "to", optarg); break;
+		case 'i':
+			interval = strtol(optarg, &end, 10);
+			if (end == optarg || *end || interval < 1 || interval > 60000)
+				rc = usage_error("tail", "--interval: expected 1 to 60000 ms");
+			break;
+		case 'h': tail_help(); filter_free(&f); return finish_output();
+		case ':': rc = usage_error("tail", "option '%s' needs an argument", argv[optind - 1]); break;
+		default: rc = usage_error("tail", "unknown option '%s'", argv[optind - 1]); break;
+		}
+		if (rc) {
+			filter_free(&f);
+			return rc;
+		}
+	}
+	if (optind >= argc) {
+		filter_free(&f);
+		return usage_error("tail", "missing FILE or PID");
+	}
+	if (optind + 1 < argc) {
+		filter_free(&f);
+		return usage_error("tail", "unexpected argument '%s'", argv[optind + 1]);
+	}
+	arg = argv[optind];
+	pid = strtol(arg, &end, 10);
+	if (end != arg && !*end && pid > 0 && stat(arg, &st) != 0) {
+		if (!(path = file_of_pid(arg, pid))) {
+			filter_free(&f);
+			return EXIT_BADFILE;
+		}
+	} else {
+		pid = 0;
+	}
+	t = open_trace(path ? path : arg, &rc);
+	if (!t) {
+		free(path);
+		filter_free(&f);
+		return rc;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	rc = drain(t, &f, how, skip);
+	while (rc == EXIT_OK && !stop) {
+		bool gone = pid && !alive(pid);
+
+		nap(gone ? 0 : interval);
+		if (bp_trace_refresh(t) < 0) {
+			errmsg(path ? path : arg, "read error");
+			rc = EXIT_IO;
+			break;
+		}
+		rc = drain(t, &f, how, false);
+		if (gone)
+			break;
+	}
+	if (rc == EXIT_IO)
+		errmsg(NULL, "write error: %s", strerror(errno ? errno : EIO));
+	if (rc == EXIT_OK)
+		rc = report_problems(path ? path : arg, t);
+	bp_trace_close(t);
+	free(path);
+	filter_free(&f);
+	return rc;
+}
