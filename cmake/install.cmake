@@ -1,4 +1,9 @@
-# make install: headers, both libraries, pkg-config file.
+# make install: headers, both libraries, the pkg-config file and a CMake
+# package, so that a project finds bprint with either
+#   pkg-config --cflags --libs bprint
+#   find_package(bprint) ... target_link_libraries(app bprint::bprint)
+include(CMakePackageConfigHelpers)
+
 install(TARGETS bprint bprint_static
   EXPORT bprintTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -7,6 +12,19 @@ install(TARGETS bprint bprint_static
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
+set(BPRINT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/bprint)
+install(EXPORT bprintTargets NAMESPACE bprint:: DESTINATION ${BPRINT_CMAKE_DIR})
+configure_package_config_file(cmake/bprintConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/bprintConfig.cmake INSTALL_DESTINATION ${BPRINT_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/bprintConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/bprintConfig.cmake
+  ${PROJECT_BINARY_DIR}/bprintConfigVersion.cmake DESTINATION ${BPRINT_CMAKE_DIR})
+
+# The .pc file finds its prefix from its own place, so an install with
+# --prefix or DESTDIR elsewhere still points at itself.
+file(RELATIVE_PATH BPRINT_PC_TO_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
 configure_file(cmake/bprint.pc.in ${PROJECT_BINARY_DIR}/bprint.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/bprint.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES LICENSE README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")

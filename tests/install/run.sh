@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the build into a scratch prefix, then build examples/installed
+# against it twice, through CMake's find_package and through pkg-config,
+# and run both programs.  Usage: run.sh BUILD_DIR SOURCE_DIR C_COMPILER
+set -euo pipefail
+build=$1 src=$2 cc=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+lib=$(ls -d "$work"/prefix/lib*/ | head -n 1)
+
+# CMake package
+cmake -S "$src/examples/installed" -B "$work/cm" -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/cm" >/dev/null
+out=$(LD_LIBRARY_PATH="$lib" "$work/cm/hello")
+expected=$'hello 1 of 3 (argc 1)\nhello 2 of 3 (argc 1)\nhello 3 of 3 (argc 1)\ngoodbye'
+[ "$out" = "$expected" ] || { echo "find_package build printed:"; echo "$out"; exit 1; }
+
+# pkg-config
+export PKG_CONFIG_PATH="$lib/pkgconfig"
+"$cc" -o "$work/pc" "$src/examples/installed/hello.c" $(pkg-config --cflags --libs bprint)
+out=$(LD_LIBRARY_PATH="$lib" "$work/pc")
+[ "$out" = "$expected" ] || { echo "pkg-config build printed:"; echo "$out"; exit 1; }
+echo "installed package: find_package and pkg-config builds work"
