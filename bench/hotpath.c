@@ -204,17 +204,28 @@ static void *rss_worker(void *arg)
 	return NULL;
 }
 
+static void drain_all(void)
+{
+	struct bprint_reader *r = bprint_read_begin();
+	struct bprint_event ev;
+
+	while (bprint_read_next(r, &ev) == 1)
+		;
+	bprint_read_end(r);	/* and reclaims the buffers of exited threads */
+}
+
 static void memory(void)
 {
 	static const int counts[] = { 1, 2, 16 };
-	long base = rss_kib();
 
 	printf("\nresident memory of the tracing threads' buffers (BPRINT_BUFFER_SIZE default 1 MiB):\n");
 	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 		int n = counts[c];
 		pthread_t *th = calloc((size_t)n, sizeof(*th));
-		long rss;
+		long base, rss;
 
+		drain_all();
+		base = rss_kib();
 		pthread_barrier_init(&rss_done, NULL, (unsigned)n + 1);
 		pthread_barrier_init(&rss_measured, NULL, (unsigned)n + 1);
 		for (int i = 0; i < n; i++)
@@ -224,17 +235,9 @@ static void memory(void)
 		pthread_barrier_wait(&rss_measured);
 		for (int i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
-		printf("  %2d thread%s  %7.1f MiB above the process before tracing\n", n,
-		       n == 1 ? " " : "s", (double)(rss - base) / 1024.0);
-		/* Drain so that the exited threads' buffers are reclaimed. */
-		{
-			struct bprint_reader *r = bprint_read_begin();
-			struct bprint_event ev;
-
-			while (bprint_read_next(r, &ev) == 1)
-				;
-			bprint_read_end(r);
-		}
+		printf("  %2d thread%s  %6.2f MiB in all, %5.2f MiB per thread (stacks included)\n", n,
+		       n == 1 ? " " : "s", (double)(rss - base) / 1024.0,
+		       (double)(rss - base) / 1024.0 / n);
 		pthread_barrier_destroy(&rss_done);
 		pthread_barrier_destroy(&rss_measured);
 		free(th);
