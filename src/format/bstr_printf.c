@@ -109,25 +109,16 @@ int bp_bstr_printf(char *buf, size_t size, const char *fmt, const uint32_t *bin,
 		int n = bp_format_decode(fmt, &spec);
 
 		fmt += n;
-		switch (spec.type) {
-		case BP_FMT_NONE: {
+		if (sink_plain_token(&o, &spec, token, n))
+			continue;
+		if (spec.type == BP_FMT_NONE) {
 			int r = bp_sink_finish(&o);
 
 			return bad ? -1 : r;
 		}
-		case BP_FMT_LITERAL:
-		case BP_FMT_INVALID:
-			sink_bytes(&o, token, (size_t)n);
-			break;
-		case BP_FMT_PERCENT:
-			sink_char(&o, '%');
-			break;
-		default:
-			if (!bad && !emit_from_block(&o, &b, &spec)) {
-				bad = true;
-				sink_bytes(&o, BP_BSTR_BAD_BLOCK, sizeof(BP_BSTR_BAD_BLOCK) - 1);
-			}
-			break;
+		if (!bad && !emit_from_block(&o, &b, &spec)) {
+			bad = true;
+			sink_bytes(&o, BP_BSTR_BAD_BLOCK, sizeof(BP_BSTR_BAD_BLOCK) - 1);
 		}
 	}
 }

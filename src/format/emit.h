@@ -41,6 +41,27 @@ static inline void sink_char(struct bp_sink *o, char c)
 	o->pos++;
 }
 
+/*
+ * The tokens that print without an argument, the same in every user:
+ * literal text and invalid conversions as they stand in the format, "%%"
+ * as '%'.  Returns false for any other token.
+ */
+static inline bool sink_plain_token(struct bp_sink *o, const struct bp_printf_spec *spec,
+				    const char *token, int n)
+{
+	switch (spec->type) {
+	case BP_FMT_LITERAL:
+	case BP_FMT_INVALID:
+		sink_bytes(o, token, (size_t)n);
+		return true;
+	case BP_FMT_PERCENT:
+		sink_char(o, '%');
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* NUL-terminate and return the snprintf result. */
 int bp_sink_finish(struct bp_sink *o);
 

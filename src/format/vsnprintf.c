@@ -17,17 +17,12 @@ int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		int n = bp_format_decode(fmt, &spec);
 
 		fmt += n;
+		if (sink_plain_token(&o, &spec, token, n))
+			continue;
 		switch (spec.type) {
 		case BP_FMT_NONE:
 			va_end(args);
 			return bp_sink_finish(&o);
-		case BP_FMT_LITERAL:
-		case BP_FMT_INVALID:
-			sink_bytes(&o, token, (size_t)n);
-			break;
-		case BP_FMT_PERCENT:
-			sink_char(&o, '%');
-			break;
 		case BP_FMT_WIDTH:
 			bp_spec_set_width(&spec, va_arg(args, int));
 			break;
@@ -55,6 +50,8 @@ int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			break;
 		case BP_FMT_NRCHARS:
 			(void)va_arg(args, void *);	/* never written through */
+			break;
+		default:
 			break;
 		}
 	}
