@@ -77,6 +77,7 @@ struct source {
 	unsigned char *stage;		/* staging ring, 256 + 2 * page_size */
 	uint32_t stage_ps;
 	struct bp_ring_cursor scur;
+	struct source *first_of_tid;	/* the thread's first ring: its name */
 	/* reading state */
 	int phase;			/* 0 pages, 1 ring, 2 done */
 	bool dry;			/* nothing more until the next refresh */
@@ -1239,7 +1240,15 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	out->ev.ns = bp_clock_to_ns(&t->info.calib, best->ev.ts);
 	out->ev.tid = best->info.tid;
 	out->ev.cpu = best->cpu;
-	out->ev.comm = best->info.comm;
+	if (!best->first_of_tid)
+		for (size_t i = 0; i <= bi; i++)
+			if (t->src[i]->info.tid == best->info.tid) {
+				best->first_of_tid = t->src[i];
+				break;
+			}
+	/* A thread's name is that of its first ring, as the process has one
+	 * name per thread (taken when it first traced, updated at exit). */
+	out->ev.comm = best->first_of_tid->info.comm;
 	out->ev.site = id && bp_trace_site(t, id) ? &bp_trace_site(t, id)->site : NULL;
 	out->site_id = id;
 	out->level = best->info.level;

@@ -1,0 +1,16 @@
+# Tests of the trace-file reader (src/file/reader.c) and of the bprint
+# command (tools/bprint): reader_* and tool_*.  file_traced is the traced
+# program they read the files of.
+add_executable(file_traced ${CMAKE_CURRENT_LIST_DIR}/traced.c)
+target_link_libraries(file_traced PRIVATE bprint_static)
+bp_set_test_warnings(file_traced)
+
+if(TARGET bprint_tool)
+  foreach(t report formats stats tail errors)
+    add_test(NAME tool_${t}
+      COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_${t}.sh $<TARGET_FILE:bprint_tool>
+              $<TARGET_FILE:file_traced> ${CMAKE_CURRENT_BINARY_DIR}/tool_${t}.d
+              ${CMAKE_CURRENT_LIST_DIR})
+    set_tests_properties(tool_${t} PROPERTIES TIMEOUT 120)
+  endforeach()
+endif()
