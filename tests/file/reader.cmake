@@ -14,3 +14,10 @@ if(TARGET bprint_tool)
     set_tests_properties(tool_${t} PROPERTIES TIMEOUT 120)
   endforeach()
 endif()
+
+if(TARGET bprint_tool)
+  bp_add_test(reader_corrupt SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_corrupt.c
+    ARGS $<TARGET_FILE:file_traced> $<TARGET_FILE:bprint_tool>
+         ${CMAKE_CURRENT_BINARY_DIR}/reader_corrupt.d
+    TIMEOUT 600)
+endif()
