@@ -2,16 +2,23 @@
  * bprint record [OPTION]... -- CMD [ARG]...: run CMD with tracing into a
  * file.
  *
- * The child gets BPRINT_FILE (and BPRINT_BUFFER_SIZE, BPRINT_PAGE_SIZE,
- * BPRINT_MODE, BPRINT_CLOCK when given) in its environment.  SIGINT,
- * SIGTERM and SIGHUP are forwarded to it; bprint record waits for it and
- * exits with its status.
+ * The child gets BPRINT_FILE=FILE.live (and BPRINT_BUFFER_SIZE,
+ * BPRINT_PAGE_SIZE, BPRINT_MODE, BPRINT_CLOCK when given): its rings live
+ * in that file.  bprint record is the rings' consumer (src/file/drain.h):
+ * it copies every full page into FILE while the child runs, so a long run
+ * in discard mode loses nothing unless the drainer falls behind, and then
+ * the loss is counted.  Children of the child that exec and keep
+ * BPRINT_FILE get FILE.PID of their own.  When the child has exited, the
+ * drainer copies what is left, writes the final counters, marks FILE
+ * closed and removes FILE.live.
  *
- * The output is the child's live trace file itself: every committed record
- * survives however the child ends.
+ * SIGINT, SIGTERM and SIGHUP sent to bprint record alone (kill) are passed
+ * on to the child; a terminal's Ctrl-C reaches both already.  A second one
+ * stops the drain at once (the file is still finished properly).
  */
 #include "bprint_cmd.h"
 
+#include "file/drain.h"
 #include "file/layout.h"
 #include "trace/clock.h"
 #include "trace/config.h"
@@ -28,11 +35,16 @@
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t stop_drain;
 
-static void forward(int sig)
+static void forward(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
+	if (got_signal)
+		stop_drain = 1;	/* the second one: finish now */
 	got_signal = sig;
-	if (child_pid > 0)
+	/* A terminal signals the whole process group: the child has it too. */
+	if (child_pid > 0 && si && si->si_code == SI_USER)
 		kill((pid_t)child_pid, sig);
 }
 
@@ -52,14 +64,18 @@ static void record_help(void)
 	       "  -q, --quiet            no summary on stderr at the end\n"
 	       "  -h, --help             show this help\n"
 	       "\n"
-	       "Ctrl-C is passed on to COMMAND; the file is complete when bprint record ends.\n"
+	       "While COMMAND runs, its trace goes to FILE.live and bprint record copies every\n"
+	       "full page of it into FILE, so that nothing is lost in discard mode unless\n"
+	       "copying falls behind (then the loss is counted and reported).  Programs that\n"
+	       "COMMAND runs and that use libbprint get FILE.PID each.  Ctrl-C stops COMMAND\n"
+	       "(a second one stops copying at once); FILE is complete when bprint record ends.\n"
 	       "Exit status: 0 the trace was recorded (however COMMAND ended: its status is\n"
 	       "reported on stderr), 1 bad command line, 2 the output exists and is not a\n"
 	       "trace file, 3 COMMAND could not be run or the trace not written.\n",
 	       prog, DEFAULT_FILE);
 }
 
-/* Make room for the output: the writer will not replace a file. */
+/* Make room for a trace file: replace an old trace, nothing else. */
 static int clear_output(const char *path)
 {
 	char magic[8];
@@ -107,9 +123,13 @@ int cmd_record(int argc, char **argv)
 	const char *clock = NULL;
 	bool quiet = false;
 	struct sigaction sa;
+	struct bp_drain_opts dopt;
+	struct bp_drain_result res;
 	enum bp_clock_id cid;
+	char *live;
+	size_t live_len;
 	pid_t pid;
-	int c, rc, status;
+	int c, rc, drc, status;
 	size_t n;
 
 	optind = 1;
@@ -149,11 +169,18 @@ int cmd_record(int argc, char **argv)
 		return usage_error("record", "missing COMMAND");
 	if (!*out)
 		return usage_error("record", "--output: empty file name");
-	if ((rc = clear_output(out)) != EXIT_OK)
+	live_len = strlen(out) + sizeof(".live");
+	if (!(live = malloc(live_len)))
+		return usage_error("record", "out of memory");
+	snprintf(live, live_len, "%s.live", out);
+	if ((rc = clear_output(out)) != EXIT_OK || (rc = clear_output(live)) != EXIT_OK) {
+		free(live);
 		return rc;
+	}
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward;
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -163,48 +190,64 @@ int cmd_record(int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		errmsg(NULL, "fork: %s", strerror(errno));
+		free(live);
 		return EXIT_IO;
 	}
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
-		if (setenv("BPRINT_FILE", out, 1) ||
+		if (setenv("BPRINT_FILE", live, 1) ||
 		    (bufsize && setenv("BPRINT_BUFFER_SIZE", bufsize, 1)) ||
 		    (pagesize && setenv("BPRINT_PAGE_SIZE", pagesize, 1)) ||
 		    (mode && setenv("BPRINT_MODE", mode, 1)) ||
 		    (clock && setenv("BPRINT_CLOCK", clock, 1)))
-			_exit(EXIT_IO);
+			_exit(126);
 		execvp(argv[optind], argv + optind);
 		errmsg(argv[optind], "%s", strerror(errno));
 		_exit(127);
 	}
 	child_pid = pid;
+
+	memset(&dopt, 0, sizeof(dopt));
+	dopt.live_path = live;
+	dopt.out_path = out;
+	dopt.stop = &stop_drain;
+	dopt.child = pid;
+	dopt.follow = 1;
+	dopt.remove_live = 1;
+	drc = bp_drain_run(&dopt, &res);
+
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			errmsg(NULL, "waitpid: %s", strerror(errno));
+			free(live);
 			return EXIT_IO;
 		}
 	child_pid = 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+	if (WIFEXITED(status) && WEXITSTATUS(status) >= 126 && drc != 0) {
+		free(live);	/* exec failed: said so already */
+		return EXIT_IO;
+	}
+	if (drc != 0) {
+		errmsg(out, "%s", res.error[0] ? res.error : "the trace could not be written");
+		if (strstr(res.error, "no live"))
+			fprintf(stderr, "%s: is %s linked with libbprint?\n", prog, argv[optind]);
+		free(live);
 		return EXIT_IO;
 	}
 	if (!quiet) {
-		struct bp_trace *t = bp_trace_open(out, 0, (char[8]){ 0 }, 8, NULL);
-
-		if (t) {
-			struct bp_trace_totals tot;
-
-			bp_trace_totals(t, &tot);
-			fprintf(stderr, "%s: %s: %zu threads, %llu records written, %llu discarded\n",
-				prog, out, bp_trace_nrings(t), (unsigned long long)tot.written,
-				(unsigned long long)tot.discarded);
-			bp_trace_close(t);
-		} else {
-			errmsg(out, "no trace file was written (is %s linked with libbprint?)",
-			       argv[optind]);
-		}
+		fprintf(stderr, "%s: %s: %llu rings, %llu records written, %llu discarded",
+			prog, out, (unsigned long long)res.rings, (unsigned long long)res.written,
+			(unsigned long long)(res.discarded + res.dropped));
+		if (res.lost_records)
+			fprintf(stderr, ", %llu lost (not copied in time)",
+				(unsigned long long)res.lost_records);
+		if (res.files > 1)
+			fprintf(stderr, "; %u files (%s and %s.PID)", res.files, out, out);
+		fputc('\n', stderr);
 	}
+	free(live);
 	if (WIFSIGNALED(status) && WTERMSIG(status) != got_signal && !quiet)
 		errmsg(argv[optind], "killed by signal %d", WTERMSIG(status));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) && !quiet)
