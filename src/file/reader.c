@@ -924,6 +924,11 @@ const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
 	if (s->ring_chunk && !s->map && !s->dead)
 		map_ring((struct bp_trace *)(uintptr_t)t, s);
 	ring_counters(s);
+	/* A process killed between a record's commit and the store of the
+	 * ring's written count leaves the count one short: what was read was
+	 * written. */
+	if (s->info.read + s->info.overwritten + s->info.discarded > s->info.written)
+		s->info.written = s->info.read + s->info.overwritten + s->info.discarded;
 	return &s->info;
 }
 

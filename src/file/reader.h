@@ -90,7 +90,9 @@ struct bp_trace_ring {
 	uint32_t state;			/* 1 alive, 2 exited, 0 unknown (stream only) */
 	uint32_t page_size, npages;	/* 0 if not known yet */
 	/* from the writer: the ring's counters, the latest the file holds */
-	uint64_t written;		/* records handed to the ring */
+	uint64_t written;		/* records handed to the ring (never below
+					 * read + overwritten + discarded: a writer
+					 * killed mid-commit leaves it one short) */
 	uint64_t discarded;		/* dropped by the ring (discard mode, too large) */
 	uint64_t dropped;		/* dropped before the ring (nested too deep) */
 	uint64_t lost_by_drainer;	/* stream files: never copied out */
