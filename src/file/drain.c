@@ -1,0 +1,951 @@
+/*
+ * The drainer of `bprint record` (drain.h): live trace files in, stream
+ * trace files out.
+ *
+ * One pass of the loop, per live file:
+ *   1. walk the chunks that appeared since the last pass (in file order;
+ *      a chunk still being allocated stops the walk until the next pass);
+ *   2. copy the records that sites and libraries chunks gained;
+ *   3. for every ring, copy each completed page (seq < head) with
+ *      bp_ring_copy_page(), publish consumed_seq, and write the pages in
+ *      batches as "pages" chunks.
+ * Passes run back to back while there is work, with a short sleep when
+ * there is none.  When the file's process is gone, a last pass also copies
+ * the head pages, then the end chunk and the final header go out.
+ *
+ *	live file (child)                      stream file (us)
+ *	| hdr | libs | sites | ring A | ring B |  ->  | hdr | libs | sites | pages A | pages B | pages A | ... | end |
+ */
+#include "file/drain.h"
+
+#include "file/layout.h"
+#include "ring/ring.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STALL_NS 1000000000ull		/* an unfilled chunk header is skipped after 1 s */
+#define DISCOVER_NS 10000000ull		/* look for new live files every 10 ms */
+#define STALE_NS 2000000000ull		/* live files older than the drain by this are ignored */
+#define PASS_PAGES_MAX 1024u		/* pages per ring per pass: keeps rings fair */
+
+struct dring {
+	uint64_t index;			/* chunk index in the live file */
+	unsigned char *map;
+	size_t map_len;
+	struct bp_file_ring *rc;
+	void *mem;
+	size_t bytes;
+	bool ready, dead;
+	uint32_t page_size, npages;
+	uint64_t next_seq;		/* next page to copy */
+	uint64_t expect_rec;		/* first_rec the next page should have */
+	uint64_t lost_records, lost_pages;
+	struct bp_ring_stats st;	/* last counters seen */
+	unsigned char *batch;		/* pages chunk being filled */
+	size_t batch_len;
+	uint32_t nbatch, batch_cap;
+};
+
+struct dlist {
+	uint32_t type;
+	unsigned char *map;
+	size_t map_len;
+	const struct bp_file_list *l;
+	uint64_t size;
+	uint32_t copied;
+};
+
+struct dfile {
+	char path[PATH_MAX];
+	char out[PATH_MAX];
+	int fd, ofd;
+	pid_t pid;
+	struct bp_file_header *hdr;	/* the live header, mapped read-only */
+	uint64_t scan_off;
+	uint64_t stall_since;
+	struct dring *rings;
+	size_t nrings, rcap;
+	struct dlist *lists;
+	size_t nlists, lcap;
+	uint64_t out_end, out_end_written, out_index;
+	bool done;
+};
+
+struct drain {
+	const struct bp_drain_opts *o;
+	struct bp_drain_result *res;
+	struct dfile *files;
+	size_t nfiles, fcap;
+	char **ignored;			/* stale live files */
+	size_t nignored, icap;
+	uint64_t t0_real;
+	uintptr_t sys_page;
+	uint32_t batch_pages;
+	bool failed;
+};
+
+static uint64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void fail(struct drain *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->failed)
+		return;
+	d->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(d->res->error, sizeof(d->res->error), fmt, ap);
+	va_end(ap);
+}
+
+static void *grow_array(void *p, size_t *cap, size_t n, size_t elem)
+{
+	size_t c;
+	void *q;
+
+	if (n < *cap)
+		return p;
+	c = *cap ? 2 * *cap : 16;
+	q = realloc(p, c * elem);
+	if (!q)
+		return NULL;
+	memset((char *)q + *cap * elem, 0, (c - *cap) * elem);
+	*cap = c;
+	return q;
+}
+
+/* Map [off, off + len) of fd, whatever the system page size. */
+static void *map_range(struct drain *d, int fd, uint64_t off, uint64_t len, int prot,
+		       unsigned char **base, size_t *map_len)
+{
+	uint64_t moff = off & ~(uint64_t)(d->sys_page - 1);
+	void *p = mmap(NULL, (size_t)(off - moff + len), prot, MAP_SHARED, fd, (off_t)moff);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	*base = p;
+	*map_len = (size_t)(off - moff + len);
+	return (unsigned char *)p + (off - moff);
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static int out_write(struct drain *d, struct dfile *f, void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t off = f->out_end;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(f->ofd, p + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fail(d, "%s: %s", f->out, n < 0 ? strerror(errno) : "short write");
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	f->out_end += len;
+	d->res->bytes += len;
+	return 0;
+}
+
+/* Fill the chunk header at buf (size bytes, a multiple of align) and write it. */
+static int out_chunk(struct drain *d, struct dfile *f, void *buf, uint32_t type, uint64_t size)
+{
+	struct bp_file_chunk *c = buf;
+
+	memcpy(c->magic, BP_CHUNK_MAGIC, 4);
+	c->type = type;
+	c->size = size;
+	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_relaxed);
+	c->reserved = 0;
+	c->index = ++f->out_index;
+	return out_write(d, f, buf, (size_t)size);
+}
+
+/* The live header, as the stream's: flags and end are ours. */
+static int out_header(struct drain *d, struct dfile *f, uint32_t flags)
+{
+	struct bp_file_header h;
+
+	memcpy(&h, f->hdr, sizeof(h));
+	atomic_store_explicit(&h.flags, flags, memory_order_relaxed);
+	atomic_store_explicit(&h.end, f->out_end, memory_order_relaxed);
+	if (pwrite(f->ofd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		fail(d, "%s: %s", f->out, strerror(errno));
+		return -1;
+	}
+	f->out_end_written = f->out_end;
+	return 0;
+}
+
+static void out_end_hint(struct dfile *f)
+{
+	uint64_t end = f->out_end;
+
+	if (end != f->out_end_written &&
+	    pwrite(f->ofd, &end, sizeof(end), offsetof(struct bp_file_header, end)) ==
+		    (ssize_t)sizeof(end))
+		f->out_end_written = end;
+}
+
+/* ---- lists ------------------------------------------------------------- */
+
+static int copy_list(struct drain *d, struct dfile *f, struct dlist *l)
+{
+	uint32_t used = atomic_load_explicit(&l->l->used, memory_order_acquire);
+	uint64_t size;
+	unsigned char *buf;
+	int rc;
+
+	if (used <= l->copied || used > l->size - BP_FILE_LIST_HDR_BYTES || (used & 3u))
+		return 0;
+	size = bp_file_align_up(BP_FILE_LIST_HDR_BYTES + (uint64_t)(used - l->copied));
+	buf = calloc(1, (size_t)size);
+	if (!buf) {
+		fail(d, "out of memory");
+		return -1;
+	}
+	((struct bp_file_list *)(void *)buf)->used = used - l->copied;
+	memcpy(buf + BP_FILE_LIST_HDR_BYTES,
+	       (const unsigned char *)l->l + BP_FILE_LIST_HDR_BYTES + l->copied, used - l->copied);
+	rc = out_chunk(d, f, buf, l->type, size);
+	free(buf);
+	if (rc == 0)
+		l->copied = used;
+	return rc;
+}
+
+/* ---- rings ------------------------------------------------------------- */
+
+/* Data records in a copied page (time extends are not records). */
+static uint64_t count_records(const unsigned char *page)
+{
+	const struct bp_ring_page *h = (const void *)page;
+	uint32_t commit = atomic_load_explicit(&h->commit, memory_order_relaxed);
+	uint32_t off = 0;
+	uint64_t n = 0;
+
+	while (off + 4 <= commit) {
+		uint32_t head;
+		uint32_t len;
+
+		memcpy(&head, page + BP_RING_PAGE_HDR_BYTES + off, 4);
+		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
+		if (len < BP_RING_REC_HDR_BYTES || len > commit - off)
+			break;
+		if (((head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) == BP_RING_TYPE_DATA)
+			n++;
+		off += len;
+	}
+	return n;
+}
+
+static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
+{
+	struct bp_file_pages *pc = (void *)r->batch;
+	size_t used = BP_FILE_PAGES_OFFSET + (size_t)r->nbatch * r->page_size;
+	uint64_t size = bp_file_align_up(used);
+	int rc;
+
+	if (!r->nbatch)
+		return 0;
+	memset(r->batch + BP_CHUNK_HDR_BYTES, 0, BP_FILE_PAGES_OFFSET - BP_CHUNK_HDR_BYTES);
+	memset(r->batch + used, 0, (size_t)(size - used));
+	pc->tid = r->rc->tid;
+	pc->level = r->rc->level;
+	memcpy(pc->comm, r->rc->comm, sizeof(pc->comm));
+	pc->comm[sizeof(pc->comm) - 1] = '\0';
+	pc->ring_index = r->index;
+	pc->page_size = r->page_size;
+	pc->npages = r->nbatch;
+	pc->written = r->st.written;
+	pc->discarded = r->st.discarded;
+	rc = out_chunk(d, f, r->batch, BP_CHUNK_PAGES, size);
+	d->res->pages += r->nbatch;
+	r->nbatch = 0;
+	return rc;
+}
+
+static bool ring_setup(struct drain *d, struct dring *r)
+{
+	if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
+		return false;	/* not formatted yet */
+	r->page_size = r->st.page_size;
+	r->npages = r->st.npages;
+	r->batch_cap = d->batch_pages;
+	if ((uint64_t)r->batch_cap * r->page_size > (8u << 20))
+		r->batch_cap = (uint32_t)((8u << 20) / r->page_size);
+	if (r->batch_cap > 1024)
+		r->batch_cap = 1024;	/* write_direct()'s vector */
+	if (r->batch_cap == 0)
+		r->batch_cap = 1;
+	r->batch_len = (size_t)bp_file_align_up(BP_FILE_PAGES_OFFSET +
+						(uint64_t)r->batch_cap * r->page_size);
+	r->batch = aligned_alloc(64, r->batch_len);
+	if (!r->batch) {
+		fail(d, "out of memory");
+		r->dead = true;
+		return false;
+	}
+	/* A drainer that restarts resumes after what its predecessor consumed. */
+	r->next_seq = r->st.consumed_seq + 1;
+	r->expect_rec = UINT64_MAX;	/* unknown until the first page, unless from the start */
+	if (r->next_seq == 1)
+		r->expect_rec = 0;
+	r->ready = true;
+	d->res->rings++;
+	return true;
+}
+
+/* Where page seq sits in the live ring (geometry validated by bp_ring_stats). */
+static unsigned char *slot_of(const struct dring *r, uint64_t seq)
+{
+	return (unsigned char *)r->mem + BP_RING_CTL_BYTES +
+	       (size_t)((seq - 1) % r->npages) * r->page_size;
+}
+
+/*
+ * Discard mode: a completed page the consumer has not released never
+ * changes, so it goes to the output straight from the live mapping (one
+ * kernel copy, none here), and consumed_seq is published after the write.
+ * Pages [r->next_seq, last] are checked before (bp_ring_page_info) and
+ * after (seq unchanged: only a second consumer could break that); a page
+ * that changed anyway is replaced by zeroes in the output, a hole readers
+ * skip, and counted as lost.  Returns the pages written, -1 on error.
+ */
+static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint64_t last)
+{
+	static const unsigned char zero[BP_FILE_ALIGN];
+	struct iovec iov[2 + 1024];
+	struct bp_file_pages *pc = (void *)r->batch;
+	struct bp_ring_ctl *ctl = r->mem;
+	uint64_t n = last - r->next_seq + 1, seq, off, size;
+	size_t used = BP_FILE_PAGES_OFFSET + (size_t)n * r->page_size, done = 0, total;
+	int niov = 1;
+
+	for (seq = r->next_seq; seq <= last; seq++) {
+		struct bp_ring_page_info pi;
+		unsigned char *p = slot_of(r, seq);
+
+		if (bp_ring_page_info(r->mem, r->bytes, seq, &pi) != BP_RING_OK) {
+			last = seq - 1;	/* write what was valid; the caller looks again */
+			break;
+		}
+		if (niov > 1 && (unsigned char *)iov[niov - 1].iov_base + iov[niov - 1].iov_len == p) {
+			iov[niov - 1].iov_len += r->page_size;
+		} else {
+			iov[niov].iov_base = p;
+			iov[niov++].iov_len = r->page_size;
+		}
+	}
+	if (last < r->next_seq)
+		return 0;
+	n = last - r->next_seq + 1;
+	used = BP_FILE_PAGES_OFFSET + (size_t)n * r->page_size;
+	size = bp_file_align_up(used);
+	memset(r->batch, 0, BP_FILE_PAGES_OFFSET);
+	memcpy(pc->chunk.magic, BP_CHUNK_MAGIC, 4);
+	pc->chunk.type = BP_CHUNK_PAGES;
+	pc->chunk.size = size;
+	atomic_store_explicit(&pc->chunk.state, BP_CHUNK_COMPLETE, memory_order_relaxed);
+	pc->chunk.index = ++f->out_index;
+	pc->tid = r->rc->tid;
+	pc->level = r->rc->level;
+	memcpy(pc->comm, r->rc->comm, sizeof(pc->comm));
+	pc->comm[sizeof(pc->comm) - 1] = '\0';
+	pc->ring_index = r->index;
+	pc->page_size = r->page_size;
+	pc->npages = (uint32_t)n;
+	pc->written = r->st.written;
+	pc->discarded = r->st.discarded;
+	iov[0].iov_base = r->batch;
+	iov[0].iov_len = BP_FILE_PAGES_OFFSET;
+	if (size > used) {
+		iov[niov].iov_base = (void *)(uintptr_t)zero;
+		iov[niov++].iov_len = (size_t)(size - used);
+	}
+	off = f->out_end;
+	total = (size_t)size;
+	while (done < total) {
+		ssize_t w = pwritev(f->ofd, iov, niov, (off_t)(off + done));
+		size_t left;
+		int i;
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			fail(d, "%s: %s", f->out, w < 0 ? strerror(errno) : "short write");
+			return -1;
+		}
+		done += (size_t)w;
+		if (done == total)
+			break;
+		/* A short write: drop what went out from the vector. */
+		left = (size_t)w;
+		for (i = 0; i < niov && left >= iov[i].iov_len; i++)
+			left -= iov[i].iov_len;
+		memmove(iov, iov + i, (size_t)(niov - i) * sizeof(*iov));
+		niov -= i;
+		iov[0].iov_base = (unsigned char *)iov[0].iov_base + left;
+		iov[0].iov_len -= left;
+	}
+	f->out_end += size;
+	d->res->bytes += size;
+	d->res->pages += n;
+	/* R3: the write's reads of the pages before the re-check of their seq. */
+	atomic_thread_fence(memory_order_acquire);
+	for (seq = r->next_seq; seq <= last; seq++) {
+		const struct bp_ring_page *pg = (const void *)slot_of(r, seq);
+
+		if (atomic_load_explicit(&pg->seq, memory_order_relaxed) != seq) {
+			unsigned char *hole = calloc(1, r->page_size);
+
+			if (hole)
+				(void)!pwrite(f->ofd, hole, r->page_size,
+					      (off_t)(off + BP_FILE_PAGES_OFFSET +
+						      (seq - r->next_seq) * r->page_size));
+			free(hole);
+			r->lost_pages++;
+		}
+	}
+	/* R5: the write's reads before the writer may reuse the pages. */
+	atomic_store_explicit(&ctl->consumed_seq, last, memory_order_release);
+	r->next_seq = last + 1;
+	return (long)n;
+}
+
+/*
+ * Copy what ring r has completed (and, final, its head page).  Returns the
+ * pages copied, or -1 on an output error.
+ */
+static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool final)
+{
+	struct bp_ring_ctl *ctl = r->mem;
+	long copied = 0;
+
+	if (r->dead || (!r->ready && !ring_setup(d, r)))
+		return 0;
+	if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK) {
+		r->dead = true;
+		return 0;
+	}
+	while (copied < (long)PASS_PAGES_MAX) {
+		uint64_t head = r->st.head_seq;
+		uint64_t oldest = head >= r->npages ? head - r->npages + 1 : 1;
+		unsigned char *dst;
+		uint64_t first;
+		int rc;
+
+		if (r->next_seq > head || (r->next_seq == head && !final)) {
+			/* caught up: has the writer moved on meanwhile? */
+			if (copied == 0 || bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK ||
+			    r->st.head_seq == head)
+				break;
+			continue;
+		}
+		if (r->next_seq < oldest) {
+			/* recycled before we got there (overwrite mode) */
+			r->lost_pages += oldest - r->next_seq;
+			r->next_seq = oldest;
+		}
+		if (r->st.mode == BP_RING_DISCARD && r->next_seq < head) {
+			uint64_t last = head - 1;
+			long n;
+
+			if (flush_ring(d, f, r) != 0)
+				return -1;
+			if (last - r->next_seq + 1 > r->batch_cap)
+				last = r->next_seq + r->batch_cap - 1;
+			n = write_direct(d, f, r, last);
+			if (n < 0)
+				return -1;
+			if (n == 0)
+				break;
+			copied += n;
+			continue;
+		}
+		dst = r->batch + BP_FILE_PAGES_OFFSET + (size_t)r->nbatch * r->page_size;
+		rc = bp_ring_copy_page(r->mem, r->bytes, r->next_seq, dst);
+		if (rc == BP_RING_ENOENT) {
+			if (r->next_seq == head)
+				break;	/* an empty head page */
+			r->lost_pages++;
+			r->next_seq++;
+			if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
+				break;
+			continue;
+		}
+		if (rc != BP_RING_OK) {
+			r->dead = true;
+			break;
+		}
+		memcpy(&first, dst + offsetof(struct bp_ring_page, first_rec), sizeof(first));
+		if (r->st.mode != BP_RING_DISCARD) {	/* only overwrite mode loses pages */
+			if (r->expect_rec != UINT64_MAX && first > r->expect_rec)
+				r->lost_records += first - r->expect_rec;
+			r->expect_rec = first + count_records(dst);
+		}
+		if (r->next_seq < head)
+			/* R5: our reads of the page before the writer may reuse it. */
+			atomic_store_explicit(&ctl->consumed_seq, r->next_seq, memory_order_release);
+		r->next_seq++;
+		r->nbatch++;
+		copied++;
+		if (r->nbatch == r->batch_cap && flush_ring(d, f, r) != 0)
+			return -1;
+	}
+	if (flush_ring(d, f, r) != 0)
+		return -1;
+	return copied;
+}
+
+/* ---- walking the live file --------------------------------------------- */
+
+static bool chunk_ok(const struct bp_file_chunk *c, uint64_t off, uint64_t file_size)
+{
+	return !memcmp(c->magic, BP_CHUNK_MAGIC, 4) && c->type >= 1 &&
+	       c->type <= BP_CHUNK_TYPE_MAX && c->size > 0 && c->size % BP_FILE_ALIGN == 0 &&
+	       c->size <= file_size - off;
+}
+
+static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const struct bp_file_chunk *c)
+{
+	unsigned char *base;
+	size_t len;
+	void *p;
+
+	if (c->type == BP_CHUNK_RING) {
+		struct dring *r;
+
+		if (c->size <= BP_FILE_RING_OFFSET ||
+		    !(f->rings = grow_array(f->rings, &f->rcap, f->nrings, sizeof(*f->rings))))
+			return;
+		p = map_range(d, f->fd, off, c->size, PROT_READ | PROT_WRITE, &base, &len);
+		if (!p)
+			return;
+		r = &f->rings[f->nrings++];
+		memset(r, 0, sizeof(*r));
+		r->index = c->index;
+		r->map = base;
+		r->map_len = len;
+		r->rc = p;
+		r->mem = (unsigned char *)p + BP_FILE_RING_OFFSET;
+		r->bytes = r->rc->ring_bytes <= c->size - BP_FILE_RING_OFFSET
+				   ? (size_t)r->rc->ring_bytes : 0;
+		if (!r->bytes)
+			r->dead = true;
+	} else if (c->type == BP_CHUNK_SITES || c->type == BP_CHUNK_LIBS) {
+		struct dlist *l;
+
+		if (!(f->lists = grow_array(f->lists, &f->lcap, f->nlists, sizeof(*f->lists))))
+			return;
+		p = map_range(d, f->fd, off, c->size, PROT_READ, &base, &len);
+		if (!p)
+			return;
+		l = &f->lists[f->nlists++];
+		l->type = c->type;
+		l->map = base;
+		l->map_len = len;
+		l->l = p;
+		l->size = c->size;
+		l->copied = 0;
+	}
+}
+
+/* Step 1: new chunks.  final: the writer is gone, skip what it left unfinished. */
+static void scan_chunks(struct drain *d, struct dfile *f, bool final)
+{
+	struct stat st;
+	uint64_t size;
+
+	if (fstat(f->fd, &st) != 0)
+		return;
+	size = (uint64_t)st.st_size;
+	while (f->scan_off + BP_CHUNK_HDR_BYTES <= size) {
+		struct bp_file_chunk c;
+		uint32_t state;
+
+		if (pread(f->fd, &c, sizeof(c), (off_t)f->scan_off) != (ssize_t)sizeof(c))
+			return;
+		state = atomic_load_explicit(&c.state, memory_order_relaxed);
+		if (!chunk_ok(&c, f->scan_off, size) || state == BP_CHUNK_WRITING) {
+			/* Being allocated right now, or left behind by a failure. */
+			uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+			if (!final) {
+				if (!f->stall_since)
+					f->stall_since = now;
+				if (now - f->stall_since < STALL_NS)
+					return;
+			}
+			f->stall_since = 0;
+			f->scan_off += chunk_ok(&c, f->scan_off, size) ? c.size : BP_FILE_ALIGN;
+			continue;
+		}
+		f->stall_since = 0;
+		if (state == BP_CHUNK_COMPLETE)
+			add_chunk(d, f, f->scan_off, &c);
+		f->scan_off += c.size;
+	}
+}
+
+/* One pass over f; returns the pages copied, -1 on an output error. */
+static long pass(struct drain *d, struct dfile *f, bool final)
+{
+	long work = 0;
+
+	scan_chunks(d, f, final);
+	for (size_t i = 0; i < f->nlists; i++)
+		if (copy_list(d, f, &f->lists[i]) != 0)
+			return -1;
+	for (size_t i = 0; i < f->nrings; i++) {
+		long n = drain_ring(d, f, &f->rings[i], final);
+
+		if (n < 0)
+			return -1;
+		work += n;
+	}
+	return work;
+}
+
+static void close_file(struct drain *d, struct dfile *f)
+{
+	for (size_t i = 0; i < f->nrings; i++) {
+		munmap(f->rings[i].map, f->rings[i].map_len);
+		free(f->rings[i].batch);
+	}
+	for (size_t i = 0; i < f->nlists; i++)
+		munmap(f->lists[i].map, f->lists[i].map_len);
+	free(f->rings);
+	free(f->lists);
+	f->rings = NULL;
+	f->lists = NULL;
+	f->nrings = f->nlists = 0;
+	if (f->hdr)
+		munmap(f->hdr, BP_FILE_HEADER_BYTES);
+	f->hdr = NULL;
+	if (f->fd >= 0)
+		close(f->fd);
+	if (f->ofd >= 0)
+		close(f->ofd);
+	f->fd = f->ofd = -1;
+	if (d->o->remove_live)
+		unlink(f->path);
+	f->done = true;
+}
+
+/* The process is gone (or we stop): the rest, the end chunk, the header. */
+static void finish(struct drain *d, struct dfile *f)
+{
+	struct bp_file_end *e;
+	uint64_t size;
+	unsigned char *buf;
+
+	while (pass(d, f, true) > 0)
+		;
+	size = bp_file_align_up(BP_FILE_END_HDR_BYTES + (uint64_t)f->nrings * BP_FILE_END_RING_BYTES);
+	buf = calloc(1, (size_t)size);
+	if (!buf) {
+		fail(d, "out of memory");
+		close_file(d, f);
+		return;
+	}
+	e = (void *)buf;
+	e->count = (uint32_t)f->nrings;
+	for (size_t i = 0; i < f->nrings; i++) {
+		struct dring *r = &f->rings[i];
+		struct bp_file_end_ring er;
+
+		memset(&er, 0, sizeof(er));
+		er.ring_index = r->index;
+		er.tid = r->rc->tid;
+		er.level = r->rc->level;
+		if (r->ready) {
+			er.written = r->st.written;
+			er.discarded = r->st.discarded;
+		}
+		er.dropped = atomic_load_explicit(&r->rc->dropped, memory_order_relaxed);
+		er.lost_records = r->lost_records;
+		er.lost_pages = r->lost_pages;
+		memcpy(buf + BP_FILE_END_HDR_BYTES + i * BP_FILE_END_RING_BYTES, &er, sizeof(er));
+		d->res->written += er.written;
+		d->res->discarded += er.discarded;
+		d->res->dropped += er.dropped;
+		d->res->lost_records += er.lost_records;
+		d->res->lost_pages += er.lost_pages;
+	}
+	if (out_chunk(d, f, buf, BP_CHUNK_END, size) == 0)
+		out_header(d, f, BP_FILE_F_STREAM | BP_FILE_F_CLOSED);
+	free(buf);
+	close_file(d, f);
+}
+
+/* ---- finding live files ------------------------------------------------ */
+
+static bool proc_gone(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static bool child_gone(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+		return errno == ECHILD ? proc_gone(pid) : false;
+	return si.si_pid == pid;
+}
+
+static bool file_gone(struct drain *d, struct dfile *f)
+{
+	return f->pid == d->o->child && d->o->child > 0 ? child_gone(f->pid) : proc_gone(f->pid);
+}
+
+static bool known(struct drain *d, const char *path)
+{
+	for (size_t i = 0; i < d->nfiles; i++)
+		if (!strcmp(d->files[i].path, path))
+			return true;
+	for (size_t i = 0; i < d->nignored; i++)
+		if (!strcmp(d->ignored[i], path))
+			return true;
+	return false;
+}
+
+static void ignore(struct drain *d, const char *path)
+{
+	char *copy = strdup(path);
+
+	if (!copy || !(d->ignored = grow_array(d->ignored, &d->icap, d->nignored, sizeof(char *)))) {
+		free(copy);
+		return;
+	}
+	d->ignored[d->nignored++] = copy;
+}
+
+/* Open a live file whose header is complete; 0 = not (yet) one of ours. */
+static int try_open(struct drain *d, const char *path)
+{
+	struct bp_file_header *h;
+	struct dfile *f;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	int ofd;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)BP_FILE_HEADER_BYTES) {
+		close(fd);
+		return 0;	/* being created */
+	}
+	h = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		close(fd);
+		return 0;
+	}
+	if (memcmp(h->magic, BP_FILE_MAGIC, 8) || h->major != BP_FILE_MAJOR ||
+	    h->align != BP_FILE_ALIGN || h->header_bytes != BP_FILE_HEADER_BYTES ||
+	    (atomic_load_explicit(&h->flags, memory_order_relaxed) & BP_FILE_F_STREAM) || !h->pid) {
+		/* Not filled in yet, or not a live file: look again later, unless it is old. */
+		if ((uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec + STALE_NS <
+		    d->t0_real)
+			ignore(d, path);
+		munmap(h, BP_FILE_HEADER_BYTES);
+		close(fd);
+		return 0;
+	}
+	if (h->start_realtime_ns + STALE_NS < d->t0_real) {
+		ignore(d, path);	/* an earlier run's */
+		munmap(h, BP_FILE_HEADER_BYTES);
+		close(fd);
+		return 0;
+	}
+	if (!(d->files = grow_array(d->files, &d->fcap, d->nfiles, sizeof(*d->files)))) {
+		munmap(h, BP_FILE_HEADER_BYTES);
+		close(fd);
+		fail(d, "out of memory");
+		return -1;
+	}
+	f = &d->files[d->nfiles];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->pid = (pid_t)h->pid;
+	if (f->pid == d->o->child)
+		snprintf(f->out, sizeof(f->out), "%s", d->o->out_path);
+	else
+		snprintf(f->out, sizeof(f->out), "%s.%ld", d->o->out_path, (long)f->pid);
+	unlink(f->out);
+	ofd = open(f->out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (ofd < 0) {
+		fail(d, "%s: %s", f->out, strerror(errno));
+		munmap(h, BP_FILE_HEADER_BYTES);
+		close(fd);
+		return -1;
+	}
+	f->fd = fd;
+	f->ofd = ofd;
+	f->hdr = h;
+	f->scan_off = BP_FILE_HEADER_BYTES;
+	f->out_end = BP_FILE_HEADER_BYTES;
+	d->nfiles++;
+	d->res->files++;
+	return out_header(d, f, BP_FILE_F_STREAM);
+}
+
+static void discover(struct drain *d)
+{
+	const char *live = d->o->live_path;
+	const char *slash = strrchr(live, '/');
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	const char *base = slash ? slash + 1 : live;
+	size_t blen = strlen(base);
+	struct dirent *de;
+	DIR *dp;
+
+	if (!known(d, live))
+		try_open(d, live);
+	if (!d->o->follow)
+		return;
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - live + (slash == live)), live);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((de = readdir(dp))) {
+		const char *p = de->d_name;
+
+		if (strncmp(p, base, blen) || p[blen] != '.' || !p[blen + 1])
+			continue;
+		for (p += blen + 1; *p >= '0' && *p <= '9'; p++)
+			;
+		if (*p)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		if (!known(d, path) && try_open(d, path) < 0)
+			break;
+	}
+	closedir(dp);
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
+{
+	struct drain d;
+	uint64_t last_discover = 0;
+	bool child_done = false, rediscovered = false;
+	unsigned idle_us = o->idle_us ? o->idle_us : 1000;
+
+	memset(res, 0, sizeof(*res));
+	memset(&d, 0, sizeof(d));
+	d.o = o;
+	d.res = res;
+	d.t0_real = now_ns(CLOCK_REALTIME);
+	d.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	d.batch_pages = o->batch_pages ? o->batch_pages : 64;
+	if (!o->live_path || !*o->live_path || !o->out_path || !*o->out_path) {
+		snprintf(res->error, sizeof(res->error), "no live or output path");
+		return -1;
+	}
+	for (;;) {
+		bool stopping = o->stop && *o->stop;
+		bool all_done = true;
+		long work = 0;
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		if (now - last_discover >= DISCOVER_NS || d.nfiles == 0) {
+			discover(&d);
+			last_discover = now;
+		}
+		for (size_t i = 0; i < d.nfiles && !d.failed; i++) {
+			struct dfile *f = &d.files[i];
+			long n;
+
+			if (f->done)
+				continue;
+			n = pass(&d, f, false);
+			if (n < 0)
+				break;
+			work += n;
+			if (stopping || (n == 0 && file_gone(&d, f)))
+				finish(&d, f);
+			else
+				out_end_hint(f);
+			all_done = all_done && f->done;
+		}
+		if (d.failed)
+			break;
+		if (stopping)
+			break;
+		if (o->child > 0 && !child_done && child_gone(o->child)) {
+			child_done = true;
+			continue;	/* one more pass: it may have written to the end */
+		}
+		if (child_done) {
+			if (!rediscovered) {
+				discover(&d);	/* descendants that started at the very end */
+				rediscovered = true;
+				continue;
+			}
+			if (all_done)
+				break;
+		}
+		if (!work)
+			usleep(idle_us);
+	}
+	for (size_t i = 0; i < d.nfiles; i++)
+		if (!d.files[i].done)
+			finish(&d, &d.files[i]);
+	for (size_t i = 0; i < d.nignored; i++)
+		free(d.ignored[i]);
+	free(d.ignored);
+	free(d.files);
+	if (!d.failed && res->files == 0)
+		fail(&d, "no trace file appeared at %s (is the program linked with libbprint?)",
+		     o->live_path);
+	return d.failed ? -1 : 0;
+}
