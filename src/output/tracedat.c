@@ -1,0 +1,1123 @@
+/*
+ * A trace file as trace-cmd's trace.dat, version 6 (docs/exporters.md).
+ *
+ * The file, in the order written:
+ *
+ *   magic, "6", endianness, long size 8, page size 4096
+ *   header_page, header_event        the kernel's ring-buffer page layout
+ *   ftrace formats: print, bprint    the two events every record is one of
+ *   0 event systems
+ *   kallsyms                         a synthetic address per function, one
+ *                                    per call site inside it (the ip)
+ *   printk formats                   a synthetic address per decodable
+ *                                    format (the fmt field)
+ *   saved cmdlines                   "tid comm" for every thread
+ *   cpu count, options (clock, offset), "flyrecord", the CPU table, the
+ *   clock again (the v6 reader expects it after the table)
+ *   per-CPU data                     pages of ring-buffer events
+ *
+ * Each record becomes one event on the page stream of its CPU (or, when
+ * its CPU is unknown, of a lane of its own thread, numbered after the
+ * real CPUs): a bprint event (ip, fmt, the argument block) when
+ * libtraceevent can decode its format the way bprint does, else a print
+ * event (ip, the text bprint formatted).  Gaps of 2^27 ns or more between
+ * two events of a page take a time-extend event; records lost before an
+ * event (discarded, overwritten) start a new page with the kernel's
+ * missed-events flag and count.
+ *
+ * The reader gives formatted records, so the argument block is rebuilt
+ * from the message and the format, and kept only if bp_bstr_printf() of
+ * it gives the message back byte for byte; otherwise the record is
+ * written as text.  Either way the event reads as bprint reads it.
+ *
+ * Timestamps: trace-cmd report rounds nanoseconds to the nearest
+ * microsecond, bprint report truncates.  The data holds the exact
+ * nanoseconds and the file's OFFSET option (-500 ns, added by the reader)
+ * makes the rounding agree with the truncation.
+ */
+#include "output/export.h"
+
+#include "file/reader.h"
+#include "trace/tracer.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PAGE		4096u
+#define PAGE_HDR	16u		/* time_stamp u64, commit u64 */
+#define PAGE_DATA	(PAGE - PAGE_HDR)
+#define COMMIT_MISSED	(1ull << 31)	/* records were lost before this page */
+#define COMMIT_STORED	(1ull << 30)	/* and their count follows the data */
+#define TYPE_EXTEND	30u
+#define DELTA_BITS	27
+#define DELTA_MAX	((1ull << DELTA_BITS) - 1)
+#define ID_PRINT	5u
+#define ID_BPRINT	6u
+#define EV_HDR		24u		/* common fields, ip, fmt */
+/* Room kept on every page: a time extend, a type_len 0 header, a lost count. */
+#define MAX_PAYLOAD	(PAGE_DATA - 24u)
+#define MAX_CPU		4096
+#define TS_OFFSET	"-500"
+#define FUNC_BASE	0x0000100000000000ull
+#define FMT_BASE	0x0000200000000000ull
+
+/* ---- growing buffers ------------------------------------------------------ */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct buf *b, const void *data, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		if (!(p = realloc(b->p, cap))) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+static void put16(struct buf *b, uint16_t v) { put(b, &v, 2); }
+static void put32(struct buf *b, uint32_t v) { put(b, &v, 4); }
+static void put64(struct buf *b, uint64_t v) { put(b, &v, 8); }
+
+static void putf(struct buf *b, const char *fmt, ...) BP_PRINTF(2, 3);
+static void putf(struct buf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = bp_vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* A blob with a u64 (or u32) length in front. */
+static void blob64(struct buf *b, const struct buf *text)
+{
+	put64(b, text->len);
+	put(b, text->p ? text->p : "", text->len);
+}
+
+/* ---- which formats libtraceevent reads as bprint does ------------------- */
+
+int bp_export_decodable(const char *fmt)
+{
+	struct bp_printf_spec spec = { 0 };
+	const char *p = fmt;
+	int n;
+
+	if (!fmt)
+		return 0;
+	for (const unsigned char *c = (const unsigned char *)fmt; *c; c++)
+		if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
+			return 0;
+	while ((n = bp_format_decode(p, &spec)) > 0) {
+		unsigned bad_flags = BP_FLAG_LEFT | BP_FLAG_PLUS | BP_FLAG_SPACE;
+
+		switch (spec.type) {
+		case BP_FMT_LITERAL:
+		case BP_FMT_WIDTH:
+		case BP_FMT_PRECISION:
+			break;
+		case BP_FMT_PERCENT:
+			if (n != 2)
+				return 0;
+			break;
+		case BP_FMT_INT:
+			if ((spec.flags & bad_flags) ||
+			    (spec.length != BP_LEN_NONE && spec.length != BP_LEN_L &&
+			     spec.length != BP_LEN_LL && spec.length != BP_LEN_Z))
+				return 0;
+			break;
+		case BP_FMT_STR:
+			if (spec.flags & (bad_flags | BP_FLAG_ZERO | BP_FLAG_ALT))
+				return 0;
+			break;
+		case BP_FMT_PTR: {
+			unsigned char next = (unsigned char)p[n];
+
+			/* libtraceevent takes %p<letter> for an extension */
+			if (n != 2 || (next >= '0' && next <= '9') ||
+			    ((next | 0x20) >= 'a' && (next | 0x20) <= 'z') || next == '_')
+				return 0;
+			break;
+		}
+		default:	/* c, floats, n, invalid tokens */
+			return 0;
+		}
+		p += n;
+		if (spec.type != BP_FMT_WIDTH && spec.type != BP_FMT_PRECISION)
+			memset(&spec, 0, sizeof(spec));
+	}
+	return 1;
+}
+
+/* ---- rebuilding an argument block from a message ------------------------ */
+
+struct blk {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static bool blk_align(struct blk *b)
+{
+	while (b->len & 3) {
+		if (b->len >= b->cap)
+			return false;
+		b->p[b->len++] = 0;
+	}
+	return true;
+}
+
+static bool blk_put(struct blk *b, const void *v, size_t n)
+{
+	if (b->len + n > b->cap)
+		return false;
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+	return true;
+}
+
+static int digit(int c, unsigned base)
+{
+	int d = c >= '0' && c <= '9' ? c - '0'
+		: (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 99;
+
+	return d < (int)base ? d : -1;
+}
+
+/*
+ * Parse the text an integer conversion printed at m[*pos..], store its
+ * value in the block.  *digits gets the number of digits (for a '*'
+ * precision).  Greedy: an ambiguous format fails the final check instead.
+ */
+static bool take_int(const struct bp_printf_spec *sp, const char *m, size_t mlen, size_t *pos,
+		     size_t *digits, struct blk *b)
+{
+	size_t i = *pos, d0;
+	bool neg = false;
+	uint64_t v = 0;
+	size_t bytes = sp->length == BP_LEN_NONE ? 4 : 8;
+
+	while (i < mlen && m[i] == ' ')
+		i++;
+	if ((sp->flags & BP_FLAG_SIGNED) && i < mlen && m[i] == '-') {
+		neg = true;
+		i++;
+	}
+	if (sp->base == 16 && (sp->flags & BP_FLAG_ALT) && i + 1 < mlen && m[i] == '0' &&
+	    (m[i + 1] | 0x20) == 'x')
+		i += 2;
+	d0 = i;
+	for (int d; i < mlen && (d = digit(m[i], sp->base)) >= 0; i++) {
+		if (v > (UINT64_MAX - (uint64_t)d) / sp->base)
+			return false;
+		v = v * sp->base + (uint64_t)d;
+	}
+	if (i == d0)
+		return false;
+	*digits = i - d0;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return false;
+		v = (uint64_t)0 - v;
+	}
+	*pos = i;
+	if (!blk_align(b))
+		return false;
+	if (bytes == 4) {
+		uint32_t v32 = (uint32_t)v;
+
+		if (neg ? (int64_t)v < INT32_MIN : v > UINT32_MAX)
+			return false;
+		return blk_put(b, &v32, 4);
+	}
+	return blk_put(b, &v, 8);
+}
+
+static bool take_ptr(const char *m, size_t mlen, size_t *pos, struct blk *b)
+{
+	size_t i = *pos;
+	uint64_t v = 0;
+
+	if (mlen - i >= 5 && !memcmp(m + i, "(nil)", 5)) {
+		i += 5;
+	} else {
+		size_t d0;
+
+		if (mlen - i < 3 || m[i] != '0' || m[i + 1] != 'x')
+			return false;
+		d0 = i += 2;
+		for (int d; i < mlen && (d = digit(m[i], 16)) >= 0 && !(m[i] >= 'A' && m[i] <= 'F');
+		     i++) {
+			if (v >> 60)
+				return false;
+			v = v << 4 | (uint64_t)d;
+		}
+		if (i == d0)
+			return false;
+	}
+	*pos = i;
+	return blk_align(b) && blk_put(b, &v, 8);
+}
+
+/* Where the %s at m[pos..] ends: before the literal that follows it in the
+ * format (its first occurrence, or the end of the message if that literal
+ * ends the format), or at the end of the message. */
+static bool str_end(const char *rest, const char *m, size_t mlen, size_t pos, size_t *end)
+{
+	struct bp_printf_spec sp = { 0 };
+	int n = bp_format_decode(rest, &sp);
+	const char *lit = rest;
+	size_t llen;
+
+	if (n == 0) {
+		*end = mlen;
+		return true;
+	}
+	if (sp.type == BP_FMT_PERCENT) {
+		lit = "%";
+		llen = 1;
+	} else if (sp.type == BP_FMT_LITERAL) {
+		llen = (size_t)n;
+	} else {
+		return false;	/* two conversions in a row: ambiguous */
+	}
+	memset(&sp, 0, sizeof(sp));
+	if (bp_format_decode(rest + n, &sp) == 0) {
+		if (mlen - pos < llen)
+			return false;
+		*end = mlen - llen;
+		return true;
+	}
+	for (size_t i = pos; i + llen <= mlen; i++)
+		if (!memcmp(m + i, lit, llen)) {
+			*end = i;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The block bp_bstr_printf() turns into exactly msg under fmt, if one is
+ * found (fmt must be bp_export_decodable()): true, and its length in *len.
+ */
+static bool rebuild(const char *fmt, const char *msg, size_t mlen, uint32_t *out,
+		    size_t cap, char *check, size_t checkcap, size_t *len)
+{
+	struct bp_printf_spec sp = { 0 };
+	struct blk b = { (unsigned char *)out, 0, cap };
+	const char *p = fmt;
+	size_t pos = 0, wslot = SIZE_MAX, pslot = SIZE_MAX;
+	int n;
+
+	while ((n = bp_format_decode(p, &sp)) > 0) {
+		size_t start = pos, digits = 0, end;
+		int32_t w, prec;
+
+		switch (sp.type) {
+		case BP_FMT_LITERAL:
+			if (mlen - pos < (size_t)n || memcmp(msg + pos, p, (size_t)n))
+				return false;
+			pos += (size_t)n;
+			break;
+		case BP_FMT_PERCENT:
+			if (pos >= mlen || msg[pos] != '%')
+				return false;
+			pos++;
+			break;
+		case BP_FMT_WIDTH:
+		case BP_FMT_PRECISION:
+			if (!blk_align(&b))
+				return false;
+			if (sp.type == BP_FMT_WIDTH)
+				wslot = b.len;
+			else
+				pslot = b.len;
+			w = 0;
+			if (!blk_put(&b, &w, 4))
+				return false;
+			p += n;
+			continue;	/* the same conversion goes on */
+		case BP_FMT_INT:
+			if (!take_int(&sp, msg, mlen, &pos, &digits, &b))
+				return false;
+			break;
+		case BP_FMT_PTR:
+			if (!take_ptr(msg, mlen, &pos, &b))
+				return false;
+			break;
+		case BP_FMT_STR:
+			if (!str_end(p + n, msg, mlen, pos, &end))
+				return false;
+			if (wslot == SIZE_MAX && sp.field_width > 0 &&
+			    end - pos == (size_t)sp.field_width)
+				while (pos < end && msg[pos] == ' ')
+					pos++;	/* padding, not the string */
+			if (memchr(msg + pos, '\0', end - pos) || !blk_put(&b, msg + pos, end - pos) ||
+			    !blk_put(&b, "", 1))
+				return false;
+			digits = end - pos;
+			pos = end;
+			break;
+		default:
+			return false;
+		}
+		/* a '*' width is the whole field; a '*' precision, the digits or bytes */
+		w = (int32_t)(pos - start);
+		prec = (int32_t)digits;
+		if (wslot != SIZE_MAX)
+			memcpy(b.p + wslot, &w, 4);
+		if (pslot != SIZE_MAX)
+			memcpy(b.p + pslot, &prec, 4);
+		wslot = pslot = SIZE_MAX;
+		p += n;
+		memset(&sp, 0, sizeof(sp));
+	}
+	if (pos != mlen || !blk_align(&b))
+		return false;
+	n = bp_bstr_printf(check, checkcap, fmt, out, b.len / 4);
+	if (n < 0 || (size_t)n != mlen || memcmp(check, msg, mlen))
+		return false;
+	*len = b.len;
+	return true;
+}
+
+/* ---- per-CPU page streams ------------------------------------------------- */
+
+struct stream {
+	int cpu;			/* as recorded, or -1 for a thread's lane */
+	uint32_t number;		/* CPU number in the file, set at the end */
+	unsigned char page[PAGE];
+	size_t used;			/* event bytes on the page */
+	bool open, missed;
+	uint64_t lost;			/* count for the missed flag */
+	uint64_t last_ts;
+	uint64_t *pages;		/* scratch page numbers, in order */
+	size_t npages, cap;
+};
+
+struct thread {
+	int32_t tid;
+	bool used;
+	char comm[17];
+	struct stream *lane;
+};
+
+struct site_info {
+	uint64_t ip, fmt;
+	int8_t decodable;		/* -1 unknown yet */
+};
+
+struct ex {
+	struct bp_trace *t;
+	int out, scratch;
+	uint64_t scratch_pages;
+	struct stream **cpu;		/* by recorded CPU */
+	size_t ncpu;
+	struct stream **lanes;
+	size_t nlanes;
+	struct thread *thr;		/* open addressing by tid */
+	size_t nthr, thr_cap;
+	struct site_info *sites;	/* by site id */
+	size_t nsites;
+	uint64_t unknown_ip, end_ip;
+	uint64_t *ring_next;		/* per ring: the next index expected */
+	size_t nrings;
+	struct buf kallsyms, printk;
+	struct bp_export_stats st;
+	char *err;
+	size_t errlen;
+	uint32_t blkbuf[PAGE / 4];
+	char check[BP_MSG_MAX + 2];
+	unsigned char payload[PAGE];
+};
+
+static int fail(struct ex *x, int rc, const char *fmt, ...) BP_PRINTF(3, 4);
+static int fail(struct ex *x, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->errlen && (!x->err[0] || rc == BP_TRACE_EIO)) {
+		va_start(ap, fmt);
+		bp_vsnprintf(x->err, x->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static struct thread *thread_get(struct ex *x, int32_t tid)
+{
+	size_t i;
+
+	if (2 * (x->nthr + 1) > x->thr_cap) {
+		size_t cap = x->thr_cap ? 2 * x->thr_cap : 64;
+		struct thread *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t k = 0; k < x->thr_cap; k++) {
+			if (!x->thr[k].used)
+				continue;
+			for (i = (uint32_t)x->thr[k].tid * 2654435761u % cap; t[i].used; i = (i + 1) % cap)
+				;
+			t[i] = x->thr[k];
+		}
+		free(x->thr);
+		x->thr = t;
+		x->thr_cap = cap;
+	}
+	for (i = (uint32_t)tid * 2654435761u % x->thr_cap; x->thr[i].used; i = (i + 1) % x->thr_cap)
+		if (x->thr[i].tid == tid)
+			return &x->thr[i];
+	x->thr[i].used = true;
+	x->thr[i].tid = tid;
+	x->nthr++;
+	return &x->thr[i];
+}
+
+static struct stream *stream_new(int cpu)
+{
+	struct stream *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->cpu = cpu;
+	return s;
+}
+
+static struct stream *stream_for(struct ex *x, int32_t cpu, struct thread *th)
+{
+	if (cpu >= 0 && cpu < MAX_CPU) {
+		if ((size_t)cpu >= x->ncpu) {
+			size_t n = (size_t)cpu + 1;
+			struct stream **a = realloc(x->cpu, n * sizeof(*a));
+
+			if (!a)
+				return NULL;
+			memset(a + x->ncpu, 0, (n - x->ncpu) * sizeof(*a));
+			x->cpu = a;
+			x->ncpu = n;
+		}
+		if (!x->cpu[cpu])
+			x->cpu[cpu] = stream_new(cpu);
+		return x->cpu[cpu];
+	}
+	if (!th->lane) {
+		struct stream **a = realloc(x->lanes, (x->nlanes + 1) * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		x->lanes = a;
+		if (!(th->lane = stream_new(-1)))
+			return NULL;
+		x->lanes[x->nlanes++] = th->lane;
+	}
+	return th->lane;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* One event header word: type_len and time_delta in the host's bitfield order. */
+static uint32_t ev_word(uint32_t type_len, uint64_t delta)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return type_len << 27 | (uint32_t)delta;
+#else
+	return type_len | (uint32_t)delta << 5;
+#endif
+}
+
+static int page_flush(struct ex *x, struct stream *s)
+{
+	uint64_t commit = s->used;
+	uint64_t *grown;
+
+	if (!s->open)
+		return 0;
+	if (s->missed) {
+		commit |= COMMIT_MISSED;
+		if (s->lost) {
+			commit |= COMMIT_STORED;
+			memcpy(s->page + PAGE_HDR + s->used, &s->lost, 8);
+		}
+	}
+	memcpy(s->page + 8, &commit, 8);
+	if (s->npages == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+
+		if (!(grown = realloc(s->pages, cap * sizeof(*grown))))
+			return fail(x, BP_TRACE_ENOMEM, "out of memory");
+		s->pages = grown;
+		s->cap = cap;
+	}
+	for (;;) {
+		ssize_t w = pwrite(x->scratch, s->page, PAGE, (off_t)(x->scratch_pages * PAGE));
+
+		if (w == (ssize_t)PAGE)
+			break;
+		if (w < 0 && errno == EINTR)
+			continue;
+		return fail(x, BP_TRACE_EIO, "scratch file: %s", w < 0 ? strerror(errno) : "short write");
+	}
+	s->pages[s->npages++] = x->scratch_pages++;
+	s->open = false;
+	s->missed = false;
+	s->lost = 0;
+	x->st.pages++;
+	return 0;
+}
+
+static void page_start(struct stream *s, uint64_t ts)
+{
+	memset(s->page, 0, PAGE);
+	memcpy(s->page, &ts, 8);
+	s->used = 0;
+	s->open = true;
+	s->last_ts = ts;
+}
+
+/* Append one event of len payload bytes (a multiple of 4) at ts. */
+static int append(struct ex *x, struct stream *s, uint64_t ts, uint64_t lost,
+		  const unsigned char *payload, size_t len)
+{
+	size_t need = len <= 112 ? 4 + len : 8 + len;
+	uint64_t delta;
+	int rc;
+
+	if (ts < s->last_ts)
+		ts = s->last_ts;	/* a stream never goes back (live files) */
+	delta = s->open ? ts - s->last_ts : 0;
+	if (delta > DELTA_MAX)
+		need += 8;
+	if (lost || !s->open || delta >> (DELTA_BITS + 32) ||
+	    s->used + need > PAGE_DATA - (s->missed ? 8 : 0)) {
+		if ((rc = page_flush(x, s)) < 0)
+			return rc;
+		page_start(s, ts);
+		delta = 0;
+		need = len <= 112 ? 4 + len : 8 + len;
+		if (lost) {
+			s->missed = true;
+			s->lost = lost;
+		}
+	}
+	unsigned char *p = s->page + PAGE_HDR + s->used;
+
+	if (delta > DELTA_MAX) {
+		put_le32(p, ev_word(TYPE_EXTEND, delta & DELTA_MAX));
+		put_le32(p + 4, (uint32_t)(delta >> DELTA_BITS));
+		p += 8;
+		delta = 0;
+	}
+	if (len <= 112) {
+		put_le32(p, ev_word((uint32_t)len / 4, delta));
+		p += 4;
+	} else {
+		put_le32(p, ev_word(0, delta));
+		put_le32(p + 4, (uint32_t)len + 4);
+		p += 8;
+	}
+	memcpy(p, payload, len);
+	s->used = (size_t)(p + len - (s->page + PAGE_HDR));
+	s->last_ts = ts;
+	return 0;
+}
+
+/* ---- sites, symbols, formats ---------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "";
+}
+
+static const char *module_of(struct bp_trace *t, uint32_t lib)
+{
+	const char *m = "";
+
+	for (size_t i = 0; lib && i < bp_trace_nlibs(t); i++) {
+		const struct bp_trace_lib *l = bp_trace_lib_at(t, i);
+
+		if (l && l->index == lib)
+			m = base_name(l->path);
+	}
+	return *m ? m : bp_trace_info(t)->comm;
+}
+
+static int by_func(const void *a, const void *b)
+{
+	const struct bp_trace_site *x = *(const struct bp_trace_site *const *)a;
+	const struct bp_trace_site *y = *(const struct bp_trace_site *const *)b;
+	int c = strcmp(x->site.func ? x->site.func : "?", y->site.func ? y->site.func : "?");
+
+	if (!c)
+		c = strcmp(x->site.file ? x->site.file : "", y->site.file ? y->site.file : "");
+	if (!c)
+		c = x->lib < y->lib ? -1 : x->lib > y->lib;
+	if (!c)
+		c = x->site.id < y->site.id ? -1 : x->site.id > y->site.id;
+	return c;
+}
+
+static bool same_func(const struct bp_trace_site *a, const struct bp_trace_site *b)
+{
+	return !strcmp(a->site.func ? a->site.func : "?", b->site.func ? b->site.func : "?") &&
+	       !strcmp(a->site.file ? a->site.file : "", b->site.file ? b->site.file : "") &&
+	       a->lib == b->lib;
+}
+
+/* A format as one printk_formats line: C escapes for what libtraceevent undoes. */
+static void put_escaped(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			puts_(b, "\\\\");
+		else if (*s == '\t')
+			puts_(b, "\\t");
+		else
+			put(b, s, 1);
+	}
+}
+
+/* Addresses for every site of the table: functions get consecutive
+ * addresses in name order, each site of a function one 16 bytes apart. */
+static int plan_sites(struct ex *x)
+{
+	size_t n = bp_trace_nsites(x->t);
+	uint32_t max = bp_trace_max_site_id(x->t);
+	const struct bp_trace_site **v = calloc(n ? n : 1, sizeof(*v));
+	uint64_t addr = FUNC_BASE, fmt = FMT_BASE;
+
+	x->nsites = (size_t)max + 1;
+	x->sites = calloc(x->nsites, sizeof(*x->sites));
+	if (!v || !x->sites) {
+		free(v);
+		return fail(x, BP_TRACE_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = bp_trace_site_at(x->t, i);
+	qsort(v, n, sizeof(*v), by_func);
+	/* records of sites missing from the table: their function is "?", as
+	 * bprint report prints it */
+	x->unknown_ip = addr;
+	putf(&x->kallsyms, "%016llx T ?\n", (unsigned long long)addr);
+	addr += 0x100;
+	for (size_t i = 0; i < n; i++) {
+		const struct bp_trace_site *s = v[i];
+		struct site_info *si;
+
+		if (i == 0 || !same_func(s, v[i - 1])) {
+			addr = (addr + 0xff) & ~0xffull;
+			putf(&x->kallsyms, "%016llx T %s\t[%s]\n", (unsigned long long)addr,
+			     s->site.func ? s->site.func : "?", module_of(x->t, s->lib));
+		}
+		if (s->site.id >= x->nsites)
+			continue;
+		si = &x->sites[s->site.id];
+		si->ip = addr;
+		addr += 0x10;
+		si->decodable = s->site.kind == BPRINT_SITE_PRINTK &&
+				bp_export_decodable(s->site.format);
+		if (si->decodable) {
+			si->fmt = fmt;
+			putf(&x->printk, "0x%llx : \"", (unsigned long long)fmt);
+			put_escaped(&x->printk, s->site.format);
+			puts_(&x->printk, "\"\n");
+			fmt += (strlen(s->site.format) + 8) & ~(size_t)7;
+		}
+	}
+	/* the last symbol matches only its own address: end the last function */
+	addr = (addr + 0xff) & ~0xffull;
+	putf(&x->kallsyms, "%016llx T _etext\n", (unsigned long long)addr);
+	free(v);
+	return x->kallsyms.oom || x->printk.oom ? fail(x, BP_TRACE_ENOMEM, "out of memory") : 0;
+}
+
+/* ---- one record ------------------------------------------------------------ */
+
+static uint64_t lost_before(struct ex *x, const struct bp_trace_event *e)
+{
+	uint64_t lost = e->lost_before;
+
+	if (e->ring >= x->nrings) {
+		size_t n = e->ring + 1;
+		uint64_t *a = realloc(x->ring_next, n * sizeof(*a));
+
+		if (!a)
+			return lost;
+		memset(a + x->nrings, 0, (n - x->nrings) * sizeof(*a));
+		x->ring_next = a;
+		x->nrings = n;
+	}
+	if (e->index > x->ring_next[e->ring])
+		lost += e->index - x->ring_next[e->ring];	/* overwritten */
+	x->ring_next[e->ring] = e->index + 1;
+	return lost;
+}
+
+static int one_record(struct ex *x, const struct bp_trace_event *e)
+{
+	const struct site_info *si = e->site_id < x->nsites && e->ev.site ? &x->sites[e->site_id]
+									: NULL;
+	struct thread *th = thread_get(x, e->ev.tid);
+	struct stream *s;
+	unsigned char *pl = x->payload;
+	uint16_t type = ID_PRINT;
+	uint64_t ip = si ? si->ip : x->unknown_ip, lost = lost_before(x, e);
+	size_t len = 0, blen = 0;
+	int32_t pid = e->ev.tid;
+
+	if (!th || !(s = stream_for(x, e->ev.cpu, th)))
+		return fail(x, BP_TRACE_ENOMEM, "out of memory");
+	if (e->ev.comm && e->ev.comm[0]) {
+		size_t n = strnlen(e->ev.comm, 16);
+
+		memcpy(th->comm, e->ev.comm, n);
+		th->comm[n] = '\0';
+	}
+	if (si && si->decodable && e->ev.message_len <= BP_MSG_MAX) {
+		const char *f = e->ev.site->format;
+
+		if (rebuild(f, e->ev.message, e->ev.message_len, x->blkbuf, MAX_PAYLOAD - EV_HDR,
+			    x->check, sizeof(x->check), &blen))
+			type = ID_BPRINT;
+	}
+	memset(pl, 0, EV_HDR);
+	memcpy(pl, &type, 2);
+	memcpy(pl + 4, &pid, 4);
+	memcpy(pl + 8, &ip, 8);
+	if (type == ID_BPRINT) {
+		memcpy(pl + 16, &si->fmt, 8);
+		memcpy(pl + EV_HDR, x->blkbuf, blen);
+		len = EV_HDR + blen;
+		x->st.bprint++;
+	} else {
+		size_t mlen = e->ev.message_len;
+
+		if (16 + mlen + 1 > MAX_PAYLOAD) {
+			mlen = MAX_PAYLOAD - 16 - 1;
+			x->st.truncated++;
+		}
+		memcpy(pl + 16, e->ev.message, mlen);
+		pl[16 + mlen] = '\0';
+		len = 16 + mlen + 1;
+		x->st.print++;
+	}
+	while (len & 3)
+		pl[len++] = 0;
+	x->st.records++;
+	x->st.lost += lost;
+	return append(x, s, e->ev.ns, lost, pl, len);
+}
+
+/* ---- the file ----------------------------------------------------------- */
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static const char header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+#define COMMON_FIELDS \
+	"format:\n" \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n" \
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+
+static const char print_format[] =
+	"name: print\n"
+	"ID: 5\n"
+	COMMON_FIELDS
+	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
+
+static const char bprint_format[] =
+	"name: bprint\n"
+	"ID: 6\n"
+	COMMON_FIELDS
+	"\tfield:const char * fmt;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 buf[];\toffset:24;\tsize:0;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->fmt\n";
+
+/* trace-cmd prints seconds only for some clock names: the nearest one. */
+static const char *clock_for(const char *bprint_clock)
+{
+	if (!strcmp(bprint_clock, "mono") || !strcmp(bprint_clock, "mono_raw"))
+		return bprint_clock;
+	if (!strcmp(bprint_clock, "tsc"))
+		return "local";		/* TSC ticks calibrated to ns, like the kernel's */
+	return "global";		/* boot, counter: "boot" would print raw numbers */
+}
+
+static void blob_text(struct buf *b, const char *text, bool u32len)
+{
+	size_t n = strlen(text);
+
+	if (u32len)
+		put32(b, (uint32_t)n);
+	else
+		put64(b, n);
+	put(b, text, n);
+}
+
+static int copy_stream(struct ex *x, const struct stream *s, unsigned char *tmp, size_t tmpcap)
+{
+	size_t fill = 0;
+
+	for (size_t i = 0; i < s->npages; i++) {
+		ssize_t r = pread(x->scratch, tmp + fill, PAGE, (off_t)(s->pages[i] * PAGE));
+
+		if (r < 0 && errno == EINTR) {
+			i--;
+			continue;
+		}
+		if (r != (ssize_t)PAGE)
+			return fail(x, BP_TRACE_EIO, "scratch file: %s",
+				    r < 0 ? strerror(errno) : "short read");
+		fill += PAGE;
+		if (fill == tmpcap || i + 1 == s->npages) {
+			if (write_all(x->out, tmp, fill))
+				return fail(x, BP_TRACE_EIO, "write error: %s", strerror(errno));
+			fill = 0;
+		}
+	}
+	return 0;
+}
+
+static int finish(struct ex *x, const char *clock)
+{
+	struct buf h = { 0 }, cmd = { 0 }, opt = { 0 };
+	struct stream **order;
+	size_t ncpus, k = 0;
+	uint64_t off;
+	char trailer[32];
+	unsigned char *tmp;
+	int rc = 0;
+	uint16_t one = 1;
+
+	for (size_t i = 0; i < x->ncpu; i++)
+		if (x->cpu[i] && (rc = page_flush(x, x->cpu[i])) < 0)
+			return rc;
+	for (size_t i = 0; i < x->nlanes; i++)
+		if ((rc = page_flush(x, x->lanes[i])) < 0)
+			return rc;
+	ncpus = x->ncpu + x->nlanes;
+	if (!ncpus)
+		ncpus = 1;
+	order = calloc(ncpus, sizeof(*order));
+	tmp = malloc(16 * PAGE);
+	if (!order || !tmp) {
+		free(order);
+		free(tmp);
+		return fail(x, BP_TRACE_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < x->ncpu; i++)
+		order[k++] = x->cpu[i];
+	for (size_t i = 0; i < x->nlanes; i++)
+		order[k++] = x->lanes[i];
+
+	for (size_t i = 0; i < x->thr_cap; i++) {
+		const struct thread *th = &x->thr[i];
+
+		if (!th->used || !th->comm[0])
+			continue;
+		putf(&cmd, "%d ", th->tid);
+		for (const char *c = th->comm; *c; c++)
+			put(&cmd, *c == '\n' ? "?" : c, 1);
+		puts_(&cmd, "\n");
+	}
+	x->st.threads = (uint32_t)x->nthr;
+	x->st.cpus = (uint32_t)ncpus;
+
+	put(&h, "\x17\x08\x44tracing", 10);
+	put(&h, "6", 2);
+	put(&h, *(const char *)&one ? "\0" : "\1", 1);
+	put(&h, "\x08", 1);
+	put32(&h, PAGE);
+	put(&h, "header_page", 12);
+	blob_text(&h, header_page, false);
+	put(&h, "header_event", 13);
+	blob_text(&h, header_event, false);
+	put32(&h, 2);
+	blob_text(&h, print_format, false);
+	blob_text(&h, bprint_format, false);
+	put32(&h, 0);				/* event systems */
+	put32(&h, (uint32_t)x->kallsyms.len);
+	put(&h, x->kallsyms.p, x->kallsyms.len);
+	put32(&h, (uint32_t)x->printk.len);
+	put(&h, x->printk.p ? x->printk.p : "", x->printk.len);
+	blob64(&h, &cmd);
+	put32(&h, (uint32_t)ncpus);
+	put(&h, "options  ", 10);
+	bp_snprintf(trailer, sizeof(trailer), "[%s]", clock);
+	put16(&opt, 4);				/* TRACECLOCK */
+	put32(&opt, (uint32_t)strlen(trailer) + 1);
+	put(&opt, trailer, strlen(trailer) + 1);
+	put16(&opt, 7);				/* OFFSET */
+	put32(&opt, sizeof(TS_OFFSET));
+	put(&opt, TS_OFFSET, sizeof(TS_OFFSET));
+	put16(&opt, 0);
+	put(&h, opt.p, opt.len);
+	put(&h, "flyrecord", 10);
+	/* the table comes next; its offsets need the header's final size */
+	off = h.len + 16 * ncpus + 8 + strlen(trailer);
+	off = (off + PAGE - 1) / PAGE * PAGE;
+	for (size_t i = 0; i < ncpus; i++) {
+		uint64_t size = order[i] ? order[i]->npages * (uint64_t)PAGE : 0;
+
+		put64(&h, off);
+		put64(&h, size);
+		off += size;
+	}
+	blob_text(&h, trailer, false);
+	while (h.len % PAGE)
+		put(&h, "", 1);
+	if (h.oom || cmd.oom || opt.oom) {
+		rc = fail(x, BP_TRACE_ENOMEM, "out of memory");
+	} else if (write_all(x->out, h.p, h.len)) {
+		rc = fail(x, BP_TRACE_EIO, "write error: %s", strerror(errno));
+	} else {
+		for (size_t i = 0; i < ncpus && rc == 0; i++)
+			if (order[i])
+				rc = copy_stream(x, order[i], tmp, 16 * PAGE);
+	}
+	free(h.p);
+	free(cmd.p);
+	free(opt.p);
+	free(order);
+	free(tmp);
+	return rc;
+}
+
+static int open_scratch(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (bp_snprintf(path, sizeof(path), "%s/bprint-export-XXXXXX", dir) >= (int)sizeof(path))
+		return -1;
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
+		       char *err, size_t errlen)
+{
+	struct ex *x = calloc(1, sizeof(*x));
+	struct bp_trace_event e;
+	int rc;
+
+	if (errlen)
+		err[0] = '\0';
+	if (!x) {
+		if (errlen)
+			bp_snprintf(err, errlen, "out of memory");
+		return BP_TRACE_ENOMEM;
+	}
+	x->t = t;
+	x->out = fd;
+	x->err = err;
+	x->errlen = errlen;
+	x->scratch = open_scratch();
+	if (x->scratch < 0)
+		rc = fail(x, BP_TRACE_EIO, "scratch file: %s", strerror(errno));
+	else
+		rc = plan_sites(x);
+	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1)
+		rc = one_record(x, &e);
+	if (rc < 0 && !(errlen && err[0]))
+		fail(x, rc, "reading the trace failed");
+	if (rc == 0)
+		rc = finish(x, clock_for(bp_trace_info(t)->clock_name));
+	if (st)
+		*st = x->st;
+	if (x->scratch >= 0)
+		close(x->scratch);
+	for (size_t i = 0; i < x->ncpu; i++)
+		if (x->cpu[i]) {
+			free(x->cpu[i]->pages);
+			free(x->cpu[i]);
+		}
+	for (size_t i = 0; i < x->nlanes; i++) {
+		free(x->lanes[i]->pages);
+		free(x->lanes[i]);
+	}
+	free(x->cpu);
+	free(x->lanes);
+	free(x->thr);
+	free(x->sites);
+	free(x->ring_next);
+	free(x->kallsyms.p);
+	free(x->printk.p);
+	free(x);
+	return rc;
+}

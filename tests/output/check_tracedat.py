@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Compare `trace-cmd report` of an exported trace.dat with `bprint report`.
+
+    check_tracedat.py BPRINT TRACE_FILE TRACE_DAT EXPORT_SUMMARY [--expect-lost] [--kshark]
+
+Checks, each of which fails the test:
+  - every record line agrees: comm, tid, CPU (when bprint knows it),
+    timestamp to the microsecond, function, message; as a multiset and, per
+    thread, in order;
+  - no [FAILED TO PARSE], no (NO FORMAT FOUND), nothing on trace-cmd's stderr;
+  - `trace-cmd report -t` (ns) + 500 equals bprint's raw ns (the OFFSET
+    option is -500 ns so that the µs rounding agrees with bprint's cut);
+  - the EVENTS DROPPED counts add up to the exporter's lost count (and are
+    not 0 with --expect-lost);
+  - `trace-cmd dump -v` calls the file valid;
+  - with --kshark, libkshark (loaded with ctypes, headless) loads every record
+    with the right pid, CPU and timestamp; skipped with a message if the
+    library is not installed.
+"""
+import collections
+import ctypes
+import ctypes.util
+import os
+import re
+import subprocess
+import sys
+
+fails = 0
+
+
+def fail(msg):
+    global fails
+    fails += 1
+    print("FAIL:", msg)
+
+
+def ok(msg):
+    print("ok:", msg)
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        fail("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr.decode(errors="replace")[:500]))
+    return p
+
+
+BP_LINE = re.compile(rb"^ *(.*)-(\d+) +\[(\d+|\?\?\?)\] +(\d+)\.(\d{6}): (\S+): (.*)$", re.S)
+TC_LINE = re.compile(rb"^ *(.*)-(\d+) +\[(\d+)\] +(\d+)\.(\d+): (bprint|print): +(\S+): (.*)$", re.S)
+TC_DROP = re.compile(rb"^CPU:(\d+) \[(?:(\d+) )?EVENTS DROPPED\]$")
+BP_RAW = re.compile(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", re.S)
+
+
+def lines(data):
+    out = data.split(b"\n")
+    if out and out[-1] == b"":
+        out.pop()
+    return out
+
+
+def main():
+    bprint, trace, dat, summary = sys.argv[1:5]
+    expect_lost = "--expect-lost" in sys.argv
+    kshark = "--kshark" in sys.argv
+
+    want = []
+    for ln in lines(run([bprint, "report", "-n", trace]).stdout):
+        m = BP_LINE.match(ln)
+        if not m:
+            fail("bprint report line not understood: %r" % ln[:120])
+            continue
+        comm, tid, cpu, sec, usec, func, msg = m.groups()
+        want.append((comm, int(tid), None if cpu == b"???" else int(cpu),
+                     int(sec) * 1000000 + int(usec), func, msg))
+
+    p = run(["trace-cmd", "report", dat])
+    if p.stderr.strip():
+        fail("trace-cmd report wrote on stderr: %r" % p.stderr[:300])
+    got, dropped, ndrops, kinds = [], 0, 0, collections.Counter()
+    for ln in lines(p.stdout):
+        if ln.startswith(b"cpus="):
+            continue
+        m = TC_DROP.match(ln)
+        if m:
+            if m.group(2) is None:
+                fail("EVENTS DROPPED without a count")
+            dropped += int(m.group(2) or 0)
+            ndrops += 1
+            continue
+        if b"FAILED TO PARSE" in ln or b"NO FORMAT FOUND" in ln:
+            fail("trace-cmd could not decode: %r" % ln[:200])
+            continue
+        m = TC_LINE.match(ln)
+        if not m:
+            fail("trace-cmd report line not understood: %r" % ln[:200])
+            continue
+        comm, tid, cpu, sec, usec, kind, func, msg = m.groups()
+        if len(usec) != 6:
+            fail("not a microsecond timestamp: %r" % ln[:100])
+        kinds[kind] += 1
+        got.append((comm, int(tid), int(cpu), int(sec) * 1000000 + int(usec), func, msg))
+
+    # messages the exporter cut to fit a page: a prefix of bprint's
+    full = {(r[0], r[1], r[3], r[4]): r[5] for r in want}
+    cut = 0
+    for i, r in enumerate(got):
+        m = full.get((r[0], r[1], r[3], r[4]))
+        if m is not None and m != r[5] and len(r[5]) > 1000 and m.startswith(r[5]):
+            got[i] = r[:5] + (m,)
+            cut += 1
+    exported_cut = int(re.search(rb"(\d+) truncated", open(summary, "rb").read()).group(1))
+    if cut != exported_cut:
+        fail("%d messages cut, the exporter says %d" % (cut, exported_cut))
+    elif cut:
+        ok("%d long messages cut to a page, as the exporter says" % cut)
+    if len(got) != len(want):
+        fail("%d records in trace-cmd report, %d in bprint report" % (len(got), len(want)))
+    else:
+        ok("%d records (%d bprint events, %d print events)" % (len(got), kinds[b"bprint"], kinds[b"print"]))
+    # CPUs: bprint's where it knows them; lanes are numbered after them
+    norm = lambda rows: collections.Counter((r[0], r[1], r[3], r[4], r[5]) for r in rows)
+    a, b = norm(want), norm(got)
+    if a != b:
+        missing, extra = a - b, b - a
+        fail("records differ: %d only in bprint report, %d only in trace-cmd report" %
+             (sum(missing.values()), sum(extra.values())))
+        for r in list(missing)[:5]:
+            print("  bprint only:   %r" % (r,))
+        for r in list(extra)[:5]:
+            print("  trace-cmd only: %r" % (r,))
+    else:
+        ok("every record agrees: comm, tid, timestamp (us), function, message")
+    cpu_bad = sum(1 for w, g in zip(sorted(want, key=lambda r: (r[3], r[1], r[5])),
+                                    sorted(got, key=lambda r: (r[3], r[1], r[5])))
+                  if w[2] is not None and w[2] != g[2])
+    if cpu_bad:
+        fail("%d records on another CPU" % cpu_bad)
+    else:
+        ok("CPUs agree")
+    per = lambda rows: {t: [r for r in rows if r[1] == t] for t in set(r[1] for r in rows)}
+    pw, pg = per([(r[0], r[1], None, r[3], r[4], r[5]) for r in want]), \
+        per([(r[0], r[1], None, r[3], r[4], r[5]) for r in got])
+    if pw != pg:
+        fail("per-thread order differs")
+    else:
+        ok("%d threads, each in order" % len(pw))
+
+    # nanoseconds
+    raw = []
+    for ln in lines(run([bprint, "report", "-r", trace]).stdout):
+        m = BP_RAW.match(ln)
+        if m:
+            raw.append((int(m.group(2)), int(m.group(1))))
+    tns = []
+    for ln in lines(run(["trace-cmd", "report", "-t", dat]).stdout):
+        m = TC_LINE.match(ln)
+        if m:
+            tns.append((int(m.group(2)), int(m.group(4)) * 1000000000 + int(m.group(5)) + 500))
+    if sorted(raw) != sorted(tns):
+        fail("nanosecond timestamps differ (trace-cmd report -t + 500 vs bprint report -r)")
+    else:
+        ok("nanosecond timestamps agree (-t shows ns - 500)")
+
+    exported_lost = int(re.search(rb"(\d+) lost", open(summary, "rb").read()).group(1))
+    if dropped != exported_lost:
+        fail("EVENTS DROPPED add up to %d, the exporter counted %d lost" % (dropped, exported_lost))
+    elif expect_lost and dropped == 0:
+        fail("no EVENTS DROPPED, but records were lost")
+    else:
+        ok("EVENTS DROPPED: %d records" % dropped)
+
+    p = run(["trace-cmd", "dump", "-v", dat])
+    if b"is a valid trace-cmd file" not in p.stdout + p.stderr:
+        fail("trace-cmd dump -v: %r" % (p.stdout + p.stderr)[:300])
+    else:
+        ok("trace-cmd dump -v: valid")
+
+    if kshark:
+        check_kshark(dat, got, ndrops)
+    if fails:
+        print("%d failure(s)" % fails)
+        return 1
+    print("all passed")
+    return 0
+
+
+class KsEntry(ctypes.Structure):
+    # struct kshark_entry of KernelShark 2.x (libkshark.h)
+    pass
+
+
+KsEntry._fields_ = [("next", ctypes.POINTER(KsEntry)), ("visible", ctypes.c_uint16),
+                    ("stream_id", ctypes.c_int16), ("event_id", ctypes.c_int16),
+                    ("cpu", ctypes.c_int16), ("pid", ctypes.c_int32),
+                    ("offset", ctypes.c_int64), ("ts", ctypes.c_int64)]
+
+
+def check_kshark(dat, got, ndrops):
+    name = ctypes.util.find_library("kshark") or "libkshark.so.2"
+    try:
+        ks = ctypes.CDLL(name)
+    except OSError:
+        print("SKIP: libkshark not installed (KernelShark's library): not checked")
+        return
+    ctx = ctypes.c_void_p()
+    ks.kshark_instance.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    ks.kshark_instance.restype = ctypes.c_bool
+    ks.kshark_open.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    ks.kshark_load_entries.argtypes = [ctypes.c_void_p, ctypes.c_int,
+                                      ctypes.POINTER(ctypes.POINTER(ctypes.POINTER(KsEntry)))]
+    ks.kshark_load_entries.restype = ctypes.c_ssize_t
+    if not ks.kshark_instance(ctypes.byref(ctx)):
+        fail("kshark_instance failed")
+        return
+    sd = ks.kshark_open(ctx, dat.encode())
+    if sd < 0:
+        fail("kshark_open: %d" % sd)
+        return
+    rows = ctypes.POINTER(ctypes.POINTER(KsEntry))()
+    n = ks.kshark_load_entries(ctx, sd, ctypes.byref(rows))
+    # KernelShark adds one entry of event id -EOVERFLOW per missed-events mark
+    ents = [rows[i].contents for i in range(max(n, 0))]
+    marks = sum(1 for e in ents if e.event_id == -75)
+    ents = sorted((e.pid, e.cpu, (e.ts + 500) // 1000) for e in ents if e.event_id != -75)
+    if len(ents) != len(got) or marks != ndrops:
+        fail("libkshark loaded %d entries and %d missed-events marks, trace-cmd reported %d "
+             "records and %d" % (len(ents), marks, len(got), ndrops))
+    else:
+        ok("libkshark loads all %d records (and %d missed-events marks)" % (len(ents), marks))
+    want = sorted((r[1], r[2], r[3]) for r in got)
+    if ents != want:
+        diff = sum(1 for a, b in zip(ents, want) if a != b)
+        fail("libkshark entries differ from trace-cmd report (pid, cpu, us): %d" % diff)
+    else:
+        ok("libkshark entries: pid, CPU and timestamp of every record agree")
+    ks.kshark_close_all(ctx)
+    ks.kshark_free(ctx)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+/*
+ * bprint export --format=trace-cmd|chrome [-o OUT] [FILE]: a trace file in
+ * another tool's format (src/output/export.h, docs/exporters.md).
+ */
+#include "bprint_cmd.h"
+
+#include "output/export.h"
+
+int cmd_export(int argc, char **argv);
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void export_help(void)
+{
+	printf("Usage: %s export --format=FORMAT [-o OUT] [FILE]\n"
+	       "Write the records of a trace FILE (default %s) in another tool's format.\n"
+	       "\n"
+	       "  -f, --format=FORMAT  trace-cmd  trace.dat (version 6) for trace-cmd report and\n"
+	       "                                  KernelShark: bprint and print ftrace events\n"
+	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
+	       "                                  chrome://tracing: instant events, thread names\n"
+	       "  -o, --output=OUT     write to OUT (created 0644, replaced if it exists);\n"
+	       "                       default: standard output, which must not be a terminal\n"
+	       "                       for trace-cmd\n"
+	       "  -q, --quiet          no summary on standard error\n"
+	       "  -h, --help           show this help\n"
+	       "\n"
+	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file\n"
+	       "(what could be read is exported), 3 read or write error.\n",
+	       prog, DEFAULT_FILE);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = NULL, *out = NULL, *path = DEFAULT_FILE;
+	struct bp_export_stats st;
+	struct bp_trace *t;
+	bool quiet = false, tracedat;
+	char err[256];
+	int c, fd = STDOUT_FILENO, rc;
+	FILE *f = stdout;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': format = optarg; break;
+		case 'o': out = optarg; break;
+		case 'q': quiet = true; break;
+		case 'h': export_help(); return finish_output();
+		case ':': return usage_error("export", "option '%s' needs an argument", argv[optind - 1]);
+		default: return usage_error("export", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!format)
+		return usage_error("export", "--format=trace-cmd or --format=chrome is required");
+	if (!strcmp(format, "trace-cmd") || !strcmp(format, "tracedat") || !strcmp(format, "trace.dat"))
+		tracedat = true;
+	else if (!strcmp(format, "chrome") || !strcmp(format, "json") || !strcmp(format, "perfetto"))
+		tracedat = false;
+	else
+		return usage_error("export", "unknown format '%s' (trace-cmd or chrome)", format);
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return usage_error("export", "unexpected argument '%s'", argv[optind]);
+	if (!out && tracedat && isatty(STDOUT_FILENO))
+		return usage_error("export", "a trace.dat is binary: give -o OUT or redirect the output");
+	if (!(t = open_trace(path, &rc)))
+		return rc;
+	if (out) {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || (!tracedat && !(f = fdopen(fd, "w")))) {
+			errmsg(out, "%s", strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			bp_trace_close(t);
+			return EXIT_IO;
+		}
+	}
+	if (tracedat)
+		rc = bp_export_tracedat(t, fd, &st, err, sizeof(err));
+	else
+		rc = bp_export_chrome(t, f, &st, err, sizeof(err));
+	if (out) {
+		if (tracedat ? close(fd) != 0 : fclose(f) != 0) {
+			if (rc == 0)
+				bp_snprintf(err, sizeof(err), "write error: %s", strerror(errno));
+			if (rc == 0)
+				rc = BP_TRACE_EIO;
+		}
+	} else if (!tracedat && (fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+		bp_snprintf(err, sizeof(err), "write error");
+		rc = BP_TRACE_EIO;
+	}
+	if (rc < 0) {
+		errmsg(out ? out : path, "%s", err);
+		report_problems(path, t);
+		bp_trace_close(t);
+		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
+	}
+	if (!quiet) {
+		if (tracedat)
+			fprintf(stderr, "%s: %llu records (%llu bprint, %llu print events), %u threads, "
+				"%u CPUs, %llu pages, %llu lost, %llu truncated\n", out ? out : "stdout",
+				(unsigned long long)st.records, (unsigned long long)st.bprint,
+				(unsigned long long)st.print, st.threads, st.cpus,
+				(unsigned long long)st.pages, (unsigned long long)st.lost,
+				(unsigned long long)st.truncated);
+		else
+			fprintf(stderr, "%s: %llu records, %u threads, %llu lost\n",
+				out ? out : "stdout", (unsigned long long)st.records, st.threads,
+				(unsigned long long)st.lost);
+	}
+	rc = report_problems(path, t);
+	bp_trace_close(t);
+	return rc;
+}
