@@ -252,6 +252,8 @@ bool print_event(FILE *out, const struct bp_trace_event *e, enum bprint_output h
 
 /* ---- dispatch ----------------------------------------------------------- */
 
+int cmd_export(int argc, char **argv);	/* export.c */
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -262,6 +264,7 @@ static const struct {
 	{ "formats", cmd_formats, "list the call sites of a trace: id, format, file:line, function" },
 	{ "stats", cmd_stats, "count records per call site and per thread" },
 	{ "record", cmd_record, "run a command and keep its whole trace in a file" },
+	{ "export", cmd_export, "write a trace as trace-cmd's trace.dat or Chrome JSON" },
 };
 
 static void help(FILE *out)
