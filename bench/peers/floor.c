@@ -1,0 +1,130 @@
+/*
+ * bench/peers/floor: the least any tracer can do per call, an rdtsc and a
+ * store of the message's arguments into a per-thread ring in memory:
+ *
+ *   | tsc (8) | arguments, 4 bytes per int, 8 per u64 or double | (8-aligned)
+ *
+ * and for the %s message the string's length and bytes.  No message id,
+ * no commit, no counters, no consumer: a floor, not a tracer.
+ */
+#include "msgs.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLOOR_BYTES (1u << 20)
+
+static __thread unsigned char *floor_ring;
+static __thread size_t floor_pos;
+
+static void peer_thread_init(void)
+{
+	floor_ring = aligned_alloc(64, FLOOR_BYTES);
+	if (!floor_ring)
+		abort();
+	memset(floor_ring, 0, FLOOR_BYTES);
+}
+
+static inline unsigned char *floor_slot(size_t bytes)
+{
+	unsigned char *p;
+
+	if (__builtin_expect(floor_pos + bytes > FLOOR_BYTES, 0))
+		floor_pos = 0;
+	p = floor_ring + floor_pos;
+	floor_pos += bytes;
+	return p;
+}
+
+static inline void floor_u64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static inline void floor_u32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static inline void floor_f64(unsigned char *p, double v)
+{
+	memcpy(p, &v, 8);
+}
+
+#define FLOOR_DONE() __asm__ volatile("" ::: "memory")
+
+#define PEER_EMIT_seed(i)							\
+	do {									\
+		unsigned char *p_ = floor_slot(16);				\
+		floor_u64(p_, __builtin_ia32_rdtsc());				\
+		floor_u64(p_ + 8, A_SEED(i));					\
+		FLOOR_DONE();							\
+	} while (0)
+#define PEER_EMIT_static_str(i)							\
+	do {									\
+		unsigned char *p_ = floor_slot(8);				\
+		(void)(i);							\
+		floor_u64(p_, __builtin_ia32_rdtsc());				\
+		FLOOR_DONE();							\
+	} while (0)
+#define PEER_EMIT_one_int(i)							\
+	do {									\
+		unsigned char *p_ = floor_slot(16);				\
+		floor_u64(p_, __builtin_ia32_rdtsc());				\
+		floor_u32(p_ + 8, (uint32_t)A_INT(i));				\
+		FLOOR_DONE();							\
+	} while (0)
+#define PEER_EMIT_two_ints(i)							\
+	do {									\
+		unsigned char *p_ = floor_slot(16);				\
+		floor_u64(p_, __builtin_ia32_rdtsc());				\
+		floor_u32(p_ + 8, (uint32_t)A_INT(i));				\
+		floor_u32(p_ + 12, (uint32_t)A_INT2(i));			\
+		FLOOR_DONE();							\
+	} while (0)
+#define PEER_EMIT_one_double(i)							\
+	do {									\
+		unsigned char *p_ = floor_slot(16);				\
+		floor_u64(p_, __builtin_ia32_rdtsc());				\
+		floor_f64(p_ + 8, A_DOUBLE(i));					\
+		FLOOR_DONE();							\
+	} while (0)
+#define PEER_EMIT_complex_fmt(i)						\
+	do {									\
+		unsigned char *p_ = floor_slot(32);				\
+		floor_u64(p_, __builtin_ia32_rdtsc());				\
+		floor_u32(p_ + 8, (uint32_t)A_CX1(i));				\
+		floor_u32(p_ + 12, (uint32_t)A_CX2(i));			\
+		floor_u32(p_ + 16, (uint32_t)A_CX3(i));			\
+		floor_u32(p_ + 20, (uint32_t)A_CX4(i));			\
+		floor_f64(p_ + 24, A_CX5(i));					\
+		FLOOR_DONE();							\
+	} while (0)
+#define PEER_EMIT_one_string(i)							\
+	do {									\
+		const char *s_ = floor_string;					\
+		size_t n_ = strlen(s_);						\
+		unsigned char *p_ = floor_slot((12 + n_ + 7) & ~(size_t)7);	\
+		(void)(i);							\
+		floor_u64(p_, __builtin_ia32_rdtsc());				\
+		floor_u32(p_ + 8, (uint32_t)n_);				\
+		memcpy(p_ + 12, s_, n_);					\
+		FLOOR_DONE();							\
+	} while (0)
+
+/* Through a volatile pointer, so that strlen() runs at each call as a tracer's would. */
+static const char *volatile floor_string = STRING_ARG;
+
+#define PEER_HAVE_THREAD_INIT
+#define PEER_NAME "floor"
+#define PEER_HAVE_SIZES
+#define PEER_SIZE_seed 16
+#define PEER_SIZE_static_str 8
+#define PEER_SIZE_one_int 16
+#define PEER_SIZE_two_ints 16
+#define PEER_SIZE_one_double 16
+#define PEER_SIZE_complex_fmt 32
+#define PEER_SIZE_one_string ((12 + sizeof(STRING_ARG) - 1 + 7) & ~(size_t)7)
+
+#include "peers.h"
