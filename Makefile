@@ -8,7 +8,7 @@ PREFIX    ?= /usr/local
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all demo check install bench asan tsan fuzz clean
+.PHONY: all demo check install bench bench-peers asan tsan fuzz clean
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -27,6 +27,9 @@ install: all
 
 bench: all
 	@for b in $(BUILD)/bench/bench-*; do echo "== $$b"; $$b || exit 1; done
+
+bench-peers: all
+	bash bench/peers/run.sh $(BUILD)
 
 # Sanitizer builds live in their own build trees.
 # Sanitizer builds use clang and their own build trees; BPRINT_TEST_QUICK

@@ -1,0 +1,318 @@
+#!/usr/bin/env bash
+# bench/peers/run.sh [BUILD]: bprint side by side with its peers (make bench-peers).
+#
+# Runs bench/peers' programs, the same messages and loop under each tracer:
+#
+#   bprint record    trace_printk() under `bprint record --mode discard`:
+#                    the rings are a live file that the command copies into
+#                    the trace file while the program runs (the consumer)
+#   bprint memory    trace_printk() into the in-memory rings, no consumer
+#   LTTng tracepoint a fixed-layout LTTng-UST tracepoint per message, with
+#                    a session (discard mode) and its consumer daemon
+#   LTTng tracef     LTTng-UST tracef(), same session set-up
+#   snprintf+ring    snprintf() + copy into a ring (the seed's old approach)
+#   floor            rdtsc + a store of the arguments
+#
+# with 1 and 2 tracing threads, PASSES times, the variants interleaved in
+# each pass; then one size run per message and disk-writing tracer.  It
+# prints one table (medians over the passes; every ratio is taken per pass
+# between runs of the same pass, then the median) and the targets.
+#
+# Needs root for the packages and LTTng's session daemon; installs
+# liblttng-ust-dev, lttng-tools and babeltrace2 when missing, starts
+# lttng-sessiond --no-kernel unless one runs, and stops what it started.
+#
+# Environment: PASSES (5), CALLS per timed run (200000), RUNS per pass
+# (5), LATENCY calls per message and thread (100000), SIZE_CALLS
+# (500000), BUFFER for bprint record and LTTng's sub-buffers per CPU (32M);
+# RESULTS_FILE: where to keep the raw results.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BUILD=${1:-build}
+case "$BUILD" in /*) ;; *) BUILD="$root/$BUILD" ;; esac
+PASSES=${PASSES:-5}
+CALLS=${CALLS:-200000}
+RUNS=${RUNS:-5}
+LATENCY=${LATENCY:-100000}
+SIZE_CALLS=${SIZE_CALLS:-500000}
+BUFFER=${BUFFER:-32M}
+WARM=10000
+
+bin="$BUILD/bench/peers"
+tool="$BUILD/tools/bprint/bprint"
+start_time=$(date +%s)
+
+say() { printf '%s\n' "$*" >&2; }
+
+# ---- packages and programs ----
+have_lttng=1
+need_pkgs() {
+	command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null &&
+		command -v babeltrace2 >/dev/null &&
+		dpkg -s liblttng-ust-dev >/dev/null 2>&1
+}
+if ! need_pkgs; then
+	pkgs="liblttng-ust-dev lttng-tools babeltrace2"
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		say "run.sh: installing $pkgs"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y $pkgs >/dev/null 2>&1 ||
+			{ apt-get update >/dev/null 2>&1 && apt-get install -y $pkgs >/dev/null 2>&1; } ||
+			say "run.sh: could not install $pkgs"
+	fi
+	need_pkgs || { have_lttng=0; say "run.sh: LTTng-UST not available: its rows are left out"; }
+fi
+if [ $have_lttng = 1 ] && { [ ! -x "$bin/bench-peer-tracef" ] || [ ! -x "$bin/bench-peer-tracepoint" ]; }; then
+	say "run.sh: building the LTTng-UST programs"
+	cmake -S "$root" -B "$BUILD" >/dev/null &&
+		cmake --build "$BUILD" -j2 --target bench-peer-tracef bench-peer-tracepoint >/dev/null ||
+		{ have_lttng=0; say "run.sh: the LTTng-UST programs do not build: their rows are left out"; }
+fi
+for p in floor snprintf bprint; do
+	[ -x "$bin/bench-peer-$p" ] || { say "run.sh: $bin/bench-peer-$p missing (make all first)"; exit 1; }
+done
+have_record=1
+[ -x "$tool" ] || { have_record=0; say "run.sh: $tool missing: no bprint record rows"; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bprint-peers.XXXXXX")
+sessiond_pid=
+cleanup() {
+	if [ -n "$sessiond_pid" ]; then
+		kill "$sessiond_pid" 2>/dev/null
+		for _ in $(seq 50); do kill -0 "$sessiond_pid" 2>/dev/null || break; sleep 0.1; done
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- LTTng's session daemon ----
+pidfile=/var/run/lttng/lttng-sessiond.pid
+if [ $have_lttng = 1 ]; then
+	running=
+	if [ -r "$pidfile" ]; then
+		p=$(cat "$pidfile")
+		[ -n "$p" ] && kill -0 "$p" 2>/dev/null &&
+			[ "$(cat /proc/"$p"/comm 2>/dev/null)" = lttng-sessiond ] && running=$p
+	fi
+	if [ -z "$running" ]; then
+		if lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1; then
+			for _ in $(seq 50); do [ -s "$pidfile" ] && break; sleep 0.1; done
+			sessiond_pid=$(cat "$pidfile" 2>/dev/null)
+		fi
+		[ -n "$sessiond_pid" ] || { have_lttng=0; say "run.sh: lttng-sessiond did not start"; }
+	fi
+fi
+
+results="$work/results"
+: >"$results"
+nsess=0
+
+# run_lttng VARIANT EVENT PASS THREADS ARGS...: one program run in its own session
+run_lttng() {
+	local variant=$1 event=$2 pass=$3 threads=$4 prog
+	shift 4
+	prog="$bin/bench-peer-$variant"
+	nsess=$((nsess + 1))
+	local s="bprint-peers-$$-$nsess" dir="$work/lttng-$nsess" out="$work/out" discarded events bytes
+	{ lttng create "$s" --output="$dir" &&
+	  lttng enable-channel -u -s "$s" ch --subbuf-size="$BUFFER_SUB" --num-subbuf=8 &&
+	  lttng enable-event -u -s "$s" -c ch "$event" &&
+	  lttng start "$s"; } >/dev/null || { say "run.sh: lttng session set-up failed"; return 1; }
+	"$prog" -t "$threads" "$@" >"$out"
+	lttng stop "$s" >/dev/null
+	discarded=$(lttng list "$s" -c ch | awk '/Discarded events:/ { n += $3 } END { print n + 0 }')
+	lttng destroy "$s" >/dev/null
+	bytes=$(find "$dir" -type f -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+	events=
+	if [ "$pass" = size ]; then
+		events=$(babeltrace2 "$dir" -c sink.utils.counter 2>/dev/null |
+			awk '/Event messages/ { n = $1 } END { print n }')
+	fi
+	rm -rf "$dir"
+	emit "$variant" "$pass" "$threads" "$out" "$discarded" "$bytes" "${events:-}" -
+}
+
+# run_record PASS THREADS ARGS...: bprint under bprint record, discard mode
+run_record() {
+	local pass=$1 threads=$2 f="$work/rec.dat" out="$work/out" st
+	shift 2
+	"$tool" record -q -o "$f" --mode discard --buffer-size "$BUFFER" -- \
+		"$bin/bench-peer-bprint" -t "$threads" "$@" >"$out"
+	st=$("$tool" stats "$f" | awk '
+		/^# records:/ { rec = $3 }
+		/^# threads/ { t = 1; next }
+		t && $1 ~ /^[0-9]+$/ { w += $3; o += $4; d += $5; nd += (NF >= 7 ? $7 : 0) }
+		END { printf "%d %d %d %d %d\n", rec, w, o, d, nd }')
+	local bytes
+	bytes=$(stat -c %s "$f")
+	rm -f "$f" "$f".*
+	# lost = calls - records; "reported" = overwritten + discarded + not drained
+	emit "bprint-record" "$pass" "$threads" "$out" - "$bytes" - "$st"
+}
+
+# run_plain VARIANT PASS THREADS ARGS...
+run_plain() {
+	local variant=$1 pass=$2 threads=$3 out="$work/out"
+	shift 3
+	"$bin/bench-peer-$variant" -t "$threads" "$@" >"$out"
+	emit "$variant" "$pass" "$threads" "$out" - - - -
+}
+
+# emit VARIANT PASS THREADS OUT LTTNG_DISCARDED BYTES EVENTS BPRINT_STATS
+emit() {
+	local variant=$1 pass=$2 threads=$3 out=$4
+	local total
+	awk -v v="$variant" -v p="$pass" '$1 == "result" { $2 = v; print "R", p, $0 }' "$out" >>"$results"
+	total=$(awk '$1 == "total" { print $3 }' "$out")
+	[ -n "$total" ] || say "run.sh: $variant ($threads threads, pass $pass) printed no results"
+	echo "L $variant $pass $threads ${total:-0} $5 $6 ${7:--} $8" >>"$results"
+}
+
+BUFFER_SUB=$(awk -v b="$BUFFER" 'BEGIN {
+	n = b + 0; u = substr(b, length(b)); m = (u == "K") ? 1024 : (u == "M") ? 1048576 : (u == "G") ? 1073741824 : 1
+	printf "%d", n * m / 8 }')
+
+variants="floor snprintf bprint"
+[ $have_record = 1 ] && variants="$variants bprint-record"
+[ $have_lttng = 1 ] && variants="$variants tracepoint tracef"
+
+run_variant() {
+	local v=$1 pass=$2 threads=$3
+	shift 3
+	case $v in
+	floor | snprintf | bprint) run_plain "$v" "$pass" "$threads" "$@" ;;
+	bprint-record) run_record "$pass" "$threads" "$@" ;;
+	tracepoint) run_lttng tracepoint 'bpeer:*' "$pass" "$threads" "$@" ;;
+	tracef) run_lttng tracef 'lttng_ust_tracef:event' "$pass" "$threads" "$@" ;;
+	esac
+}
+
+say "run.sh: $PASSES passes x (1, 2 threads) x {$variants}; $RUNS runs x $CALLS calls + $LATENCY timed calls per message and thread"
+set -- $variants
+nv=$#
+for pass in $(seq "$PASSES"); do
+	# rotate the order from pass to pass
+	order=$(for i in $(seq 0 $((nv - 1))); do k=$(((i + pass - 1) % nv + 1)); eval echo "\${$k}"; done)
+	for threads in 1 2; do
+		for v in $order; do
+			run_variant "$v" "$pass" "$threads" -n "$CALLS" -r "$RUNS" -l "$LATENCY" -w "$WARM"
+		done
+	done
+	say "run.sh: pass $pass done ($(($(date +%s) - start_time)) s)"
+done
+
+# bytes per event on disk: one message per run
+for m in seed static_str one_int two_ints one_double complex_fmt one_string; do
+	for v in $variants; do
+		case $v in bprint-record | tracepoint | tracef) ;; *) continue ;; esac
+		run_variant "$v" size 1 -m "$m" -n "$SIZE_CALLS" -r 1 -l 0 -w 0
+		sed -i '$ s/^L /S '"$m"' /' "$results"
+	done
+done
+elapsed=$(($(date +%s) - start_time))
+[ -n "${RESULTS_FILE:-}" ] && cp "$results" "$RESULTS_FILE"
+
+# ---- the table and the targets ----
+awk -v passes="$PASSES" -v calls="$CALLS" -v runs="$RUNS" -v lat="$LATENCY" -v sizec="$SIZE_CALLS" \
+    -v buffer="$BUFFER" -v elapsed="$elapsed" -v have_lttng="$have_lttng" -v have_record="$have_record" '
+function med(key, n,   i, j, t, a) {
+	n = cnt[key]
+	if (!n) return ""
+	for (i = 1; i <= n; i++) a[i] = val[key, i]
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(key, x) { cnt[key]++; val[key, cnt[key]] = x }
+function fmt(x, d) { return x == "" ? "-" : sprintf("%." d "f", x) }
+function human(n) { return n >= 1e6 ? sprintf("%.1fM", n / 1e6) : n >= 1e3 ? sprintf("%.0fk", n / 1e3) : n }
+# R pass result variant msg threads ns agg p50 p99 p999 calls bytes
+$1 == "R" && $2 != "size" {
+	p = $2; v = $4; m = $5; t = $6
+	ns[p, v, t, m] = $7
+	add("ns" SUBSEP v SUBSEP t SUBSEP m, $7); add("agg" SUBSEP v SUBSEP t SUBSEP m, $8)
+	add("p50" SUBSEP v SUBSEP t SUBSEP m, $9); add("p99" SUBSEP v SUBSEP t SUBSEP m, $10)
+	add("p999" SUBSEP v SUBSEP t SUBSEP m, $11)
+	if ($13 != "-") membytes[v, m] = $13
+	seen[v] = 1; pl[p] = 1
+}
+# L variant pass threads calls lttng_discarded bytes events [rec written overwritten discarded notdrained]
+$1 == "L" {
+	v = $2; t = $4; c = $5
+	calls_of[v, t] += c
+	if ($6 != "-") { lost[v, t] += $6; haslost[v, t] = 1 }
+	if (NF >= 13) {
+		rec = $9; w = $10; rep = $11 + $12 + $13
+		lost[v, t] += c - rec; haslost[v, t] = 1
+		if (c - rec != rep || w != c) { inexact[v, t]++; bad = bad sprintf(" [%s %d threads pass %s: calls %d, records %d, written %d, reported lost %d]", v, t, $3, c, rec, w, rep) }
+		reported[v, t] += rep
+	}
+}
+# S msg variant size 1 calls lttng_discarded bytes events [rec ...]
+$1 == "S" {
+	m = $2; v = $3; c = $6; b = $8
+	ev = (NF >= 14) ? $10 : ($9 != "-" ? $9 : c - $7)
+	if (ev > 0) disk[v, m] = b / ev
+}
+END {
+	nmsg = split("seed static_str one_int two_ints one_double complex_fmt one_string", msgs, " ")
+	nvar = split("bprint-record bprint tracepoint tracef snprintf floor", vars, " ")
+	name["bprint-record"] = "bprint record"; name["bprint"] = "bprint in memory"
+	name["tracepoint"] = "LTTng tracepoint"; name["tracef"] = "LTTng tracef"
+	name["snprintf"] = "snprintf + ring"; name["floor"] = "floor: rdtsc + store"
+	ref = have_record ? "bprint-record" : "bprint"
+	# per-pass ratios to bprint
+	for (k in ns) {
+		split(k, f, SUBSEP)
+		if ((f[1], ref, f[3], f[4]) in ns && ns[f[1], ref, f[3], f[4]] > 0)
+			add("ratio" SUBSEP f[2] SUBSEP f[3] SUBSEP f[4], ns[k] / ns[f[1], ref, f[3], f[4]])
+	}
+	printf "| message | threads | variant | ns/call | aggregate ns/call | p50 ns | p99 ns | p99.9 ns | bytes/event on disk | events lost | x %s |\n", name[ref]
+	print "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for (i = 1; i <= nmsg; i++) for (t = 1; t <= 2; t++) for (j = 1; j <= nvar; j++) {
+		v = vars[j]; m = msgs[i]; key = v SUBSEP t SUBSEP m
+		if (!cnt["ns" SUBSEP key]) continue
+		b = (v, m) in disk ? sprintf("%.1f", disk[v, m]) : ((v, m) in membytes ? membytes[v, m] " (memory)" : "-")
+		l = haslost[v, t] ? sprintf("%d / %s", lost[v, t], human(calls_of[v, t])) : "n/a"
+		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m, t, name[v],
+			fmt(med("ns" SUBSEP key), 1), fmt(med("agg" SUBSEP key), 1), fmt(med("p50" SUBSEP key), 0),
+			fmt(med("p99" SUBSEP key), 0), fmt(med("p999" SUBSEP key), 0), b, l,
+			fmt(med("ratio" SUBSEP key), 2)
+	}
+	printf "\n%d passes, each: every variant with 1 and 2 threads, %d runs x %d calls per message and thread\n", passes, runs, calls
+	printf "(ns/call: the median over the passes of each pass'"'"'s median run; per thread with 2 threads;\n"
+	printf "aggregate: wall time / calls of both threads), then %d calls per message and thread with rdtsc\n", lat
+	printf "around each for p50/p99/p99.9 (rdtsc pair included).  Ratios: per pass, then the median.\n"
+	printf "Events lost: per program run, all messages, summed over the passes (LTTng: Discarded events of\n"
+	printf "lttng list; bprint record: calls - records in the trace).  Bytes/event on disk: one run of %d\n", sizec
+	printf "events of that message alone (LTTng: files of the output directory / events babeltrace2 counts;\n"
+	printf "bprint: trace file size / records).  Buffers: bprint record --buffer-size %s per thread,\n", buffer
+	printf "LTTng 8 sub-buffers of %s/8 per CPU, both in discard mode.  Run time %d s.\n", buffer, elapsed
+
+	print "\ntargets:"
+	nt = 0; nh = 0
+	r = med("ratio" SUBSEP "tracepoint" SUBSEP 1 SUBSEP "seed")
+	ok = r != "" && r >= 6; nt++; nh += ok
+	printf "  seed, 1 thread: bprint record >= 6x faster than LTTng tracepoint   %sx  %s\n", fmt(r, 2), ok ? "holds" : "FAILS"
+	r = med("ratio" SUBSEP "tracef" SUBSEP 1 SUBSEP "seed")
+	ok = r != "" && r >= 12; nt++; nh += ok
+	printf "  seed, 1 thread: bprint record >= 12x faster than LTTng tracef      %sx  %s\n", fmt(r, 2), ok ? "holds" : "FAILS"
+	r = med("ratio" SUBSEP "floor" SUBSEP 1 SUBSEP "seed")
+	r = r > 0 ? 1 / r : ""
+	ok = r != "" && r <= 1.25; nt++; nh += ok
+	printf "  seed, 1 thread: bprint record within 1.25x of the floor            %sx  %s\n", fmt(r, 2), ok ? "holds" : "FAILS"
+	n = 0; for (t = 1; t <= 2; t++) n += haslost["bprint-record", t]
+	ok = have_record && n == 2 && !inexact["bprint-record", 1] && !inexact["bprint-record", 2]; nt++; nh += ok
+	printf "  bprint record (discard) loses nothing or reports exactly what it lost: lost %d (1 thread) + %d (2 threads), reported %d + %d  %s%s\n",
+		lost["bprint-record", 1], lost["bprint-record", 2], reported["bprint-record", 1], reported["bprint-record", 2], ok ? "holds" : "FAILS", bad
+	a = ("bprint-record", "seed") in disk ? disk["bprint-record", "seed"] : ""
+	bb = ("tracepoint", "seed") in disk ? disk["tracepoint", "seed"] : ""
+	ok = a != "" && bb != "" && a <= bb; nt++; nh += ok
+	printf "  seed: bytes/event on disk, bprint record <= LTTng tracepoint        %s vs %s  %s\n", fmt(a, 2), fmt(bb, 2), ok ? "holds" : "FAILS"
+	r = med("ratio" SUBSEP "floor" SUBSEP 1 SUBSEP "seed"); r2 = med("ratio" SUBSEP "bprint" SUBSEP 1 SUBSEP "seed")
+	if (r != "" && r2 != "" && r > 0)
+		printf "  (not a target: bprint in memory, seed, 1 thread: %.2fx the floor)\n", r2 / r
+	printf "targets: %d/%d hold\n", nh, nt
+}' "$results"
