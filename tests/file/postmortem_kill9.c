@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
 	for (int i = 0; i < iters; i++) {
 		/* Mostly mid-run, sometimes during start-up and the first traces. */
-		unsigned delay = i % 5 == 0 ? (unsigned)rand() % 2000 : 1000 + (unsigned)rand() % 30000;
+		unsigned delay = i % 5 == 0 ? (unsigned)rand() % 2000 : (unsigned)rand() % 20000;
 		const char *size = i % 2 ? "16K" : "64K";
 		int st, had_rings;
 		long long n;
@@ -148,6 +148,20 @@ int main(int argc, char **argv)
 			setenv("BPRINT_BUFFER_SIZE", size, 1);
 			execl(child, child, "3", "0", (char *)NULL);
 			_exit(127);
+		}
+		if (i % 5) {
+			/* Mid-run: wait for the threads' rings (slow start-ups under
+			 * sanitizers), then a random moment. */
+			struct stat sb;
+
+			for (int w = 0; w < 5000; w++) {
+				/* header, libraries and sites chunks, three rings */
+				off_t want = 4096 + 2 * 65536 + 3 * ((i % 2 ? 16384 : 65536) + 4096);
+
+				if (stat(path, &sb) == 0 && sb.st_size >= want)
+					break;
+				usleep(1000);
+			}
 		}
 		usleep(delay);
 		kill(pid, SIGKILL);
