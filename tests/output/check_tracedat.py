@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compare `trace-cmd report` of an exported trace.dat with `bprint report`.
 
-    check_tracedat.py BPRINT TRACE_FILE TRACE_DAT EXPORT_SUMMARY [--expect-lost] [--kshark]
+    check_tracedat.py BPRINT TRACE_FILE TRACE_DAT EXPORT_SUMMARY
+                      [--expect-lost] [--expect-extend] [--kshark]
 
 Checks, each of which fails the test:
   - every record line agrees: comm, tid, CPU (when bprint knows it),
@@ -12,6 +13,7 @@ Checks, each of which fails the test:
     option is -500 ns so that the µs rounding agrees with bprint's cut);
   - the EVENTS DROPPED counts add up to the exporter's lost count (and are
     not 0 with --expect-lost);
+  - with --expect-extend, `trace-cmd report --debug` shows TIME EXTEND events;
   - `trace-cmd dump -v` calls the file valid;
   - with --kshark, libkshark (loaded with ctypes, headless) loads every record
     with the right pid, CPU and timestamp; skipped with a message if the
@@ -168,6 +170,14 @@ def main():
         fail("no EVENTS DROPPED, but records were lost")
     else:
         ok("EVENTS DROPPED: %d records" % dropped)
+
+    if "--expect-extend" in sys.argv:
+        p = run(["trace-cmd", "report", "--debug", dat])
+        n = len(re.findall(rb"TIME EXTEND: delta:(\d+)", p.stdout))
+        if n == 0:
+            fail("no TIME EXTEND in trace-cmd report --debug, but the trace has a long gap")
+        else:
+            ok("%d time-extend events" % n)
 
     p = run(["trace-cmd", "dump", "-v", dat])
     if b"is a valid trace-cmd file" not in p.stdout + p.stderr:

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Check a `bprint export --format=chrome` file against `bprint report`.
+
+    check_chrome.py BPRINT TRACE_FILE JSON EXPORT_SUMMARY
+
+The JSON must parse (strict UTF-8); every record must appear, in order, as
+an instant event with its tid, its timestamp (ns / 1000, exactly), its
+message as name (bytes that are not UTF-8 as the code point of their
+value) and its function; every thread must have a thread_name event with
+its name, the process a process_name event; the "lost" events must add up
+to the exporter's lost count.
+"""
+import codecs
+import decimal
+import json
+import re
+import subprocess
+import sys
+
+codecs.register_error("bytevalue", lambda e: (e.object[e.start:e.start + 1].decode("latin-1"), e.start + 1))
+fails = 0
+
+
+def fail(msg):
+    global fails
+    fails += 1
+    print("FAIL:", msg)
+
+
+def ok(msg):
+    print("ok:", msg)
+
+
+def report(bprint, *args):
+    p = subprocess.run([bprint, "report"] + list(args), stdout=subprocess.PIPE)
+    if p.returncode:
+        fail("bprint report %s exited %d" % (" ".join(args), p.returncode))
+    out = p.stdout.split(b"\n")
+    return out[:-1] if out and out[-1] == b"" else out
+
+
+def main():
+    bprint, trace, path, summary = sys.argv[1:5]
+    try:
+        doc = json.loads(open(path, "rb").read().decode("utf-8"), parse_float=decimal.Decimal)
+    except (ValueError, UnicodeDecodeError) as e:
+        fail("not valid JSON: %s" % e)
+        return 1
+    ok("valid JSON")
+    evs = doc["traceEvents"]
+    recs = [e for e in evs if e.get("ph") == "i" and e.get("cat") == "bprint"]
+    raw = []
+    for ln in report(bprint, "-r", trace):
+        m = re.match(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", ln, re.S)
+        raw.append((int(m.group(1)), int(m.group(2)), int(m.group(4)), m.group(5).decode("utf-8", "bytevalue")))
+    funcs = []
+    comms = {}
+    for ln in report(bprint, "-n", trace):
+        m = re.match(rb"^ *(.*)-(\d+) +\[[^]]*\] +\d+\.\d+: (\S+): ", ln, re.S)
+        funcs.append(m.group(3).decode())
+        comms[int(m.group(2))] = m.group(1).decode("utf-8", "bytevalue")
+    if len(recs) != len(raw):
+        fail("%d instant events, %d records" % (len(recs), len(raw)))
+    else:
+        ok("%d records, %d instant events" % (len(raw), len(recs)))
+    bad = 0
+    pid = None
+    for e, (ns, tid, site, msg), func in zip(recs, raw, funcs):
+        pid = e["pid"] if pid is None else pid
+        if (e["ts"] != decimal.Decimal(ns) / 1000 or e["tid"] != tid or e["name"] != msg or
+                e["args"]["func"] != func or e["args"]["site"] != site or e["s"] != "t" or
+                e["pid"] != pid):
+            bad += 1
+            if bad <= 3:
+                print("  differs: %r vs %r" % (e, (ns, tid, site, msg, func)))
+    if bad:
+        fail("%d events differ from their records" % bad)
+    else:
+        ok("every record: timestamp (exact), pid, tid, message, function, site")
+    names = {}
+    procs = []
+    for e in evs:
+        if e.get("ph") == "M" and e["name"] == "thread_name":
+            names[e["tid"]] = e["args"]["name"]
+        elif e.get("ph") == "M" and e["name"] == "process_name":
+            procs.append(e)
+    missing = [t for t in comms if names.get(t) != comms[t]]
+    if missing:
+        fail("threads without their thread_name: %r" % missing[:5])
+    else:
+        ok("%d threads named" % len(comms))
+    if len(procs) != 1 or procs[0]["pid"] != pid:
+        fail("process_name: %r" % procs)
+    else:
+        ok("process_name %r" % procs[0]["args"]["name"])
+    lost = sum(e["args"]["lost"] for e in evs if e.get("cat") == "lost")
+    want = int(re.search(rb"(\d+) lost", open(summary, "rb").read()).group(1))
+    if lost != want:
+        fail("lost events add up to %d, the exporter says %d" % (lost, want))
+    else:
+        ok("lost: %d" % lost)
+    if fails:
+        print("%d failure(s)" % fails)
+        return 1
+    print("all passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
