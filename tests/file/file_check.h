@@ -200,7 +200,17 @@ static int fc_load(const char *path, struct fc_file *f)
 		return fc_fail(f, "%s: %s", path, strerror(errno));
 	f->size = (size_t)st.st_size;
 	f->data = malloc(f->size + 1);
-	if (!f->data || pread(fd, f->data, f->size, 0) != (ssize_t)f->size) {
+	for (size_t got = 0; f->data && got < f->size;) {	/* one read returns at most ~2 GiB */
+		ssize_t n = pread(fd, f->data + got, f->size - got, (off_t)got);
+
+		if (n <= 0) {
+			free(f->data);
+			f->data = NULL;
+			break;
+		}
+		got += (size_t)n;
+	}
+	if (!f->data) {
 		close(fd);
 		return fc_fail(f, "%s: cannot read", path);
 	}
