@@ -32,7 +32,8 @@
  *
  * Output, machine readable, one line per message:
  *   result NAME MSG THREADS NS_MEDIAN AGG_NS P50 P99 P999 CALLS BYTES
- * (AGG_NS: wall time / calls of all threads; CALLS: every call of that
+ * (AGG_NS: first thread's start to last thread's end / calls of all
+ * threads; CALLS: every call of that
  * message, warm-up included, all threads; BYTES: in-memory bytes per
  * event, or "-"), then "total NAME CALLS".
  *
@@ -149,7 +150,7 @@ static struct {
 	size_t msg, n;
 } peer_job;
 static pthread_barrier_t peer_go, peer_done;
-static double peer_thread_ns[PEER_MAX_THREADS];
+static double peer_thread_t0[PEER_MAX_THREADS], peer_thread_t1[PEER_MAX_THREADS];
 static uint32_t *peer_ticks[PEER_MAX_THREADS];
 static size_t peer_next_i[PEER_MAX_THREADS][PEER_NMSGS];	/* loop index per message */
 static size_t peer_latency_calls;
@@ -175,7 +176,8 @@ static void *peer_worker(void *arg)
 			peer_msgs[m].loop(peer_job.n, base);
 		else
 			peer_msgs[m].lat(peer_job.n, base, peer_ticks[w]);
-		peer_thread_ns[w] = peer_now_ns() - t0;
+		peer_thread_t1[w] = peer_now_ns();
+		peer_thread_t0[w] = t0;
 		peer_next_i[w][m] += peer_job.n;
 		pthread_barrier_wait(&peer_done);
 	}
@@ -184,20 +186,29 @@ static void *peer_worker(void *arg)
 
 static int peer_threads = 1;
 
-/* Run one job on every thread; returns the wall time in ns. */
+/*
+ * Run one job on every thread; returns the span in ns from the first
+ * thread's start to the last thread's end (each thread reads the clock
+ * around its own loop, so barrier wake-ups do not count).
+ */
 static double peer_run(int kind, size_t msg, size_t n)
 {
-	double t0;
+	double lo, hi;
 
 	peer_job.kind = kind;
 	peer_job.msg = msg;
 	peer_job.n = n;
-	t0 = peer_now_ns();
 	pthread_barrier_wait(&peer_go);
 	if (kind == JOB_QUIT)
 		return 0;
 	pthread_barrier_wait(&peer_done);
-	return peer_now_ns() - t0;
+	lo = peer_thread_t0[0];
+	hi = peer_thread_t1[0];
+	for (int w = 1; w < peer_threads; w++) {
+		lo = peer_thread_t0[w] < lo ? peer_thread_t0[w] : lo;
+		hi = peer_thread_t1[w] > hi ? peer_thread_t1[w] : hi;
+	}
+	return hi - lo;
 }
 
 static int peer_cmp_double(const void *a, const void *b)
@@ -293,7 +304,7 @@ int main(int argc, char **argv)
 				continue;
 			wall = peer_run(JOB_TIMED, m, calls);
 			for (int w = 0; w < peer_threads; w++)
-				sum += peer_thread_ns[w];
+				sum += peer_thread_t1[w] - peer_thread_t0[w];
 			ns[m][r] = sum / peer_threads / (double)calls;
 			agg[m][r] = wall / (double)calls / peer_threads;
 		}

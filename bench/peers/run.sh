@@ -22,22 +22,29 @@
 # liblttng-ust-dev, lttng-tools and babeltrace2 when missing, starts
 # lttng-sessiond --no-kernel unless one runs, and stops what it started.
 #
-# Environment: PASSES (5), CALLS per timed run (200000), RUNS per pass
+# Environment: PASSES (7), CALLS per timed run (200000), RUNS per pass
 # (5), LATENCY calls per message and thread (100000), SIZE_CALLS
-# (500000), BUFFER for bprint record and LTTng's sub-buffers per CPU (32M);
+# (500000), BUFFER: LTTng's 8 sub-buffers per CPU together (32M),
+# BPRINT_BUFFER: bprint record's buffer per thread (BUFFER);
 # RESULTS_FILE: where to keep the raw results.
+#
+# The counts: per program run 7 messages x (10000 warm-up + 5 x 200000 +
+# 100000) = 7.8M calls per thread, about 0.1 s of tracing for bprint and
+# 2-5 s for tracef; with LTTng's session set-up a pass takes about 30 s on
+# a 2-core machine, so 7 passes and the size runs end in about 4 minutes.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD="$root/$BUILD" ;; esac
-PASSES=${PASSES:-5}
+PASSES=${PASSES:-7}
 CALLS=${CALLS:-200000}
 RUNS=${RUNS:-5}
 LATENCY=${LATENCY:-100000}
 SIZE_CALLS=${SIZE_CALLS:-500000}
 BUFFER=${BUFFER:-32M}
+BPRINT_BUFFER=${BPRINT_BUFFER:-$BUFFER}
 WARM=10000
 
 bin="$BUILD/bench/peers"
@@ -139,13 +146,19 @@ run_lttng() {
 run_record() {
 	local pass=$1 threads=$2 f="$work/rec.dat" out="$work/out" st
 	shift 2
-	"$tool" record -q -o "$f" --mode discard --buffer-size "$BUFFER" -- \
+	"$tool" record -q -o "$f" --mode discard --buffer-size "$BPRINT_BUFFER" -- \
 		"$bin/bench-peer-bprint" -t "$threads" "$@" >"$out"
-	st=$("$tool" stats "$f" | awk '
+	"$tool" stats "$f" >"$work/stats"
+	# records per message: the sites are in loop_MSG and lat_MSG
+	awk -v p="$pass" -v t="$threads" '
+		/^# threads/ { exit }
+		$1 ~ /^[0-9]+$/ && $NF ~ /^(loop|lat)_/ { m = $NF; sub(/^(loop|lat)_/, "", m); n[m] += $2 }
+		END { for (m in n) print "M", p, t, m, n[m] }' "$work/stats" >>"$results"
+	st=$(awk '
 		/^# records:/ { rec = $3 }
 		/^# threads/ { t = 1; next }
 		t && $1 ~ /^[0-9]+$/ { w += $3; o += $4; d += $5; nd += (NF >= 7 ? $7 : 0) }
-		END { printf "%d %d %d %d %d\n", rec, w, o, d, nd }')
+		END { printf "%d %d %d %d %d\n", rec, w, o, d, nd }' "$work/stats")
 	local bytes
 	bytes=$(stat -c %s "$f")
 	rm -f "$f" "$f".*
@@ -217,7 +230,7 @@ elapsed=$(($(date +%s) - start_time))
 
 # ---- the table and the targets ----
 awk -v passes="$PASSES" -v calls="$CALLS" -v runs="$RUNS" -v lat="$LATENCY" -v sizec="$SIZE_CALLS" \
-    -v buffer="$BUFFER" -v elapsed="$elapsed" -v have_lttng="$have_lttng" -v have_record="$have_record" '
+    -v buffer="$BUFFER" -v bbuffer="$BPRINT_BUFFER" -v elapsed="$elapsed" -v have_lttng="$have_lttng" -v have_record="$have_record" '
 function med(key, n,   i, j, t, a) {
 	n = cnt[key]
 	if (!n) return ""
@@ -236,6 +249,7 @@ $1 == "R" && $2 != "size" {
 	add("p50" SUBSEP v SUBSEP t SUBSEP m, $9); add("p99" SUBSEP v SUBSEP t SUBSEP m, $10)
 	add("p999" SUBSEP v SUBSEP t SUBSEP m, $11)
 	if ($13 != "-") membytes[v, m] = $13
+	mcalls[v, t, m] += $12
 	seen[v] = 1; pl[p] = 1
 }
 # L variant pass threads calls lttng_discarded bytes events [rec written overwritten discarded notdrained]
@@ -250,6 +264,8 @@ $1 == "L" {
 		reported[v, t] += rep
 	}
 }
+# M pass threads msg records: bprint record, records per message in the trace
+$1 == "M" && $2 != "size" { mrec["bprint-record", $3, $4] += $5; hasm["bprint-record", $3, $4] = 1 }
 # S msg variant size 1 calls lttng_discarded bytes events [rec ...]
 $1 == "S" {
 	m = $2; v = $3; c = $6; b = $8
@@ -275,7 +291,10 @@ END {
 		v = vars[j]; m = msgs[i]; key = v SUBSEP t SUBSEP m
 		if (!cnt["ns" SUBSEP key]) continue
 		b = (v, m) in disk ? sprintf("%.1f", disk[v, m]) : ((v, m) in membytes ? membytes[v, m] " (memory)" : "-")
-		l = haslost[v, t] ? sprintf("%d / %s", lost[v, t], human(calls_of[v, t])) : "n/a"
+		if (hasm[v, t, m])
+			l = sprintf("%d / %s", mcalls[v, t, m] - mrec[v, t, m], human(mcalls[v, t, m]))
+		else
+			l = haslost[v, t] ? sprintf("%d / %s (run)", lost[v, t], human(calls_of[v, t])) : "n/a"
 		printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m, t, name[v],
 			fmt(med("ns" SUBSEP key), 1), fmt(med("agg" SUBSEP key), 1), fmt(med("p50" SUBSEP key), 0),
 			fmt(med("p99" SUBSEP key), 0), fmt(med("p999" SUBSEP key), 0), b, l,
@@ -285,10 +304,11 @@ END {
 	printf "(ns/call: the median over the passes of each pass'"'"'s median run; per thread with 2 threads;\n"
 	printf "aggregate: wall time / calls of both threads), then %d calls per message and thread with rdtsc\n", lat
 	printf "around each for p50/p99/p99.9 (rdtsc pair included).  Ratios: per pass, then the median.\n"
-	printf "Events lost: per program run, all messages, summed over the passes (LTTng: Discarded events of\n"
-	printf "lttng list; bprint record: calls - records in the trace).  Bytes/event on disk: one run of %d\n", sizec
+	printf "Events lost, summed over the passes: bprint record per message (calls - records of its sites\n"
+	printf "in the trace); LTTng per program run, all messages (\"(run)\": Discarded events of lttng list).\n"
+	printf "Bytes/event on disk: one run of %d\n", sizec
 	printf "events of that message alone (LTTng: files of the output directory / events babeltrace2 counts;\n"
-	printf "bprint: trace file size / records).  Buffers: bprint record --buffer-size %s per thread,\n", buffer
+	printf "bprint: trace file size / records).  Buffers: bprint record --buffer-size %s per thread,\n", bbuffer
 	printf "LTTng 8 sub-buffers of %s/8 per CPU, both in discard mode.  Run time %d s.\n", buffer, elapsed
 
 	print "\ntargets:"
@@ -305,8 +325,12 @@ END {
 	printf "  seed, 1 thread: bprint record within 1.25x of the floor            %sx  %s\n", fmt(r, 2), ok ? "holds" : "FAILS"
 	n = 0; for (t = 1; t <= 2; t++) n += haslost["bprint-record", t]
 	ok = have_record && n == 2 && !inexact["bprint-record", 1] && !inexact["bprint-record", 2]; nt++; nh += ok
-	printf "  bprint record (discard) loses nothing or reports exactly what it lost: lost %d (1 thread) + %d (2 threads), reported %d + %d  %s%s\n",
-		lost["bprint-record", 1], lost["bprint-record", 2], reported["bprint-record", 1], reported["bprint-record", 2], ok ? "holds" : "FAILS", bad
+	printf "  bprint record (discard) loses nothing or reports exactly what it lost:\n"
+	printf "      1 thread: lost %d of %d (%.1f %%), reported %d; 2 threads: lost %d of %d (%.1f %%), reported %d  %s%s\n",
+		lost["bprint-record", 1], calls_of["bprint-record", 1], 100 * lost["bprint-record", 1] / (calls_of["bprint-record", 1] + !calls_of["bprint-record", 1]),
+		reported["bprint-record", 1],
+		lost["bprint-record", 2], calls_of["bprint-record", 2], 100 * lost["bprint-record", 2] / (calls_of["bprint-record", 2] + !calls_of["bprint-record", 2]),
+		reported["bprint-record", 2], ok ? "holds" : "FAILS", bad
 	a = ("bprint-record", "seed") in disk ? disk["bprint-record", "seed"] : ""
 	bb = ("tracepoint", "seed") in disk ? disk["tracepoint", "seed"] : ""
 	ok = a != "" && bb != "" && a <= bb; nt++; nh += ok
