@@ -215,6 +215,22 @@ static int measure(struct bp_trace *t)
 
 /* ---- header ------------------------------------------------------------- */
 
+/* The calibration in force: a two-slot seqlock (docs/file-format.md). */
+static void read_calib(struct bp_trace *t, const struct bp_file_header *h,
+		       struct bp_clock_calib *out)
+{
+	uint64_t s1 = atomic_load_explicit(&h->calib_seq, memory_order_relaxed), s2;
+
+	*out = h->calib[s1 & 1u];
+	for (int tries = 0; tries < 100; tries++) {
+		if (rd(t, offsetof(struct bp_file_header, calib_seq), &s1, sizeof(s1)) ||
+		    rd(t, offsetof(struct bp_file_header, calib) + (s1 & 1u) * sizeof(*out), out,
+		       sizeof(*out)) ||
+		    rd(t, offsetof(struct bp_file_header, calib_seq), &s2, sizeof(s2)) || s1 == s2)
+			return;
+	}
+}
+
 static int read_header(struct bp_trace *t, char *err, size_t errlen)
 {
 	static const char magic[8] = BP_FILE_MAGIC;
@@ -281,7 +297,7 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	in->start_realtime_ns = h.start_realtime_ns;
 	in->start_mono_ns = h.start_mono_ns;
 	in->end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
-	in->calib = h.calib[atomic_load_explicit(&h.calib_seq, memory_order_relaxed) & 1u];
+	read_calib(t, &h, &in->calib);
 	in->clock_name = bp_clock_name((enum bp_clock_id)in->calib.clock_id);
 	if (!in->clock_name)
 		in->clock_name = "unknown";
@@ -308,7 +324,7 @@ static void reread_header(struct bp_trace *t)
 		return;
 	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
 	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
-	t->info.calib = h.calib[atomic_load_explicit(&h.calib_seq, memory_order_relaxed) & 1u];
+	read_calib(t, &h, &t->info.calib);
 }
 
 /* ---- sources ------------------------------------------------------------ */
@@ -1162,7 +1178,8 @@ got:
 
 /* ---- decoding ----------------------------------------------------------- */
 
-static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace_event *out)
+/* The message of s's last record into buf (size >= 1): its length. */
+static size_t format_message(struct bp_trace *t, struct source *s, char *buf, size_t size)
 {
 	const uint32_t *payload = s->buf;
 	size_t words = s->ev.payload_len / 4;
@@ -1175,27 +1192,30 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
 		payload++;
 		words--;
 	}
-	out->ev.message = t->msg;
 	if (user & BP_REC_TEXT) {
 		size_t len = strnlen((const char *)payload, words * 4);
 
-		if (len >= sizeof(t->msg))
-			len = sizeof(t->msg) - 1;
-		memcpy(t->msg, payload, len);
-		t->msg[len] = '\0';
-		out->ev.message_len = len;
-		return;
+		if (len >= size)
+			len = size - 1;
+		memcpy(buf, payload, len);
+		buf[len] = '\0';
+		return len;
 	}
 	if (!site)
-		n = bp_snprintf(t->msg, sizeof(t->msg), "<unknown call site %u>",
-				user & BP_REC_SITE_MASK);
+		n = bp_snprintf(buf, size, "<unknown call site %u>", user & BP_REC_SITE_MASK);
 	else if (!site->format)
-		n = bp_snprintf(t->msg, sizeof(t->msg), "%s", BP_BSTR_BAD_BLOCK);
+		n = bp_snprintf(buf, size, "%s", BP_BSTR_BAD_BLOCK);
 	else if (site->kind == BPRINT_SITE_PUTS)
-		n = bp_snprintf(t->msg, sizeof(t->msg), "%s", site->format);
+		n = bp_snprintf(buf, size, "%s", site->format);
 	else
-		n = bp_bstr_printf(t->msg, sizeof(t->msg), site->format, payload, words);
-	out->ev.message_len = n >= 0 && (size_t)n < sizeof(t->msg) ? (size_t)n : strlen(t->msg);
+		n = bp_bstr_printf(buf, size, site->format, payload, words);
+	return n >= 0 && (size_t)n < size ? (size_t)n : strlen(buf);
+}
+
+static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace_event *out)
+{
+	out->ev.message = t->msg;
+	out->ev.message_len = format_message(t, s, t->msg, sizeof(t->msg));
 }
 
 void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
@@ -1204,9 +1224,21 @@ void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
 		decode_message(t, t->cur, out);
 }
 
+size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size)
+{
+	if (!size)
+		return 0;
+	if (!t->cur) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return format_message(t, t->cur, buf, size < BP_MSG_MAX ? size : BP_MSG_MAX);
+}
+
 int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
 {
 	struct source *best = NULL;
+	const struct bp_trace_site *site;
 	size_t bi = 0;
 	uint32_t user, id;
 	int rc;
@@ -1232,7 +1264,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		best->cpu = (int32_t)best->buf[0];
 	else if (user & BP_REC_CPU)
 		best->ev.user_bits = user &= ~BP_REC_CPU;	/* no room for it: ignore */
-	if (id && !bp_trace_site(t, id) && t->live) {
+	site = bp_trace_site(t, id);
+	if (id && !site && t->live) {
 		/* A live writer files a site before its first record: look again. */
 		for (size_t i = 0; i < t->nlists; i++)
 			if ((rc = parse_list(t, &t->lists[i])) < 0)
@@ -1240,8 +1273,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		if (!bp_trace_site(t, id) && measure(t) == BP_TRACE_OK &&
 		    (revisit_pending(t) < 0 || walk(t) < 0))
 			return BP_TRACE_EIO;
+		site = bp_trace_site(t, id);
 	}
-	memset(out, 0, sizeof(*out));
 	out->ev.ns = bp_clock_to_ns(&t->info.calib, best->ev.ts);
 	out->ev.tid = best->info.tid;
 	out->ev.cpu = best->cpu;
@@ -1254,7 +1287,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	/* A thread's name is that of its first ring, as the process has one
 	 * name per thread (taken when it first traced, updated at exit). */
 	out->ev.comm = best->first_of_tid->info.comm;
-	out->ev.site = id && bp_trace_site(t, id) ? &bp_trace_site(t, id)->site : NULL;
+	out->ev.site = site ? &site->site : NULL;
 	out->site_id = id;
 	out->level = best->info.level;
 	out->ring = bi;
@@ -1290,9 +1323,11 @@ uint64_t bp_trace_overwritten_estimate(struct bp_trace *t)
 
 			if (bp_ring_stats(s->ring, s->ring_bytes, &rs) != BP_RING_OK || !rs.head_seq)
 				continue;
-			for (uint64_t seq = rs.head_seq >= rs.npages ? rs.head_seq - rs.npages + 1 : 1;
-			     seq <= rs.head_seq; seq++)
-				if (bp_ring_page_info(s->ring, s->ring_bytes, seq, &pi) == BP_RING_OK) {
+			uint64_t seq = rs.head_seq >= rs.npages ? rs.head_seq - rs.npages + 1 : 1;
+
+			/* at most npages probes (head may be UINT64_MAX in a damaged ring) */
+			for (uint32_t k = 0; k < rs.npages && seq + k <= rs.head_seq; k++)
+				if (bp_ring_page_info(s->ring, s->ring_bytes, seq + k, &pi) == BP_RING_OK) {
 					first = pi.first_rec;
 					break;
 				}

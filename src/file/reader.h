@@ -165,6 +165,12 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
  * was asked for without one); sets out->ev.message and message_len. */
 void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out);
 
+/* The same message, formatted straight into buf (at most size bytes with
+ * the NUL, and never more than the reader's own BP_MSG_MAX - 1
+ * characters, so that the text is cut where bprint_dump() cuts it).
+ * Returns its length; message_len and message are left alone. */
+size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size);
+
 /*
  * Look again at the file: new chunks, new sites and libraries, counters,
  * chunks that were still being written.  Rings already known keep their

@@ -60,8 +60,12 @@ int filter_option(struct filter *f, const char *sub, const char *opt, const char
 bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_event *e);
 void filter_free(struct filter *f);
 
-/* Print one event in the given form as bprint_dump() does: one line. */
-bool print_event(FILE *out, const struct bp_trace_event *e, enum bprint_output how);
+/* Print the event bp_trace_next() returned last (asked for without its
+ * message) in the given form, as bprint_dump() does: one line, into the
+ * output buffer.  false: a write error. */
+bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how);
+/* Write the output buffer to stdout and flush it: 0, or -1 on error. */
+int out_flush(void);
 
 /* Print every record of t that passes f, counting them in *count.
  * Returns an exit code. */

@@ -83,7 +83,7 @@ int report_problems(const char *path, struct bp_trace *t)
 
 int finish_output(void)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (out_flush() != 0 || ferror(stdout)) {
 		errmsg(NULL, "write error: %s", strerror(errno ? errno : EIO));
 		return EXIT_IO;
 	}
@@ -238,16 +238,154 @@ void filter_free(struct filter *f)
 	memset(f, 0, sizeof(*f));
 }
 
-bool print_event(FILE *out, const struct bp_trace_event *e, enum bprint_output how)
+/* Decimal digits of v, right-aligned at end; returns the start. */
+static char *digits(char *end, unsigned long long v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/*
+ * The prefix bprint_format_event(BPRINT_OUTPUT_FTRACE) puts before the
+ * message, without parsing its format for every record:
+ *   "%16.16s-%-7d [%03d] %5llu.%06llu: %s: "
+ * into buf (room for 128 bytes).  Returns its length, or -1 when it is
+ * not the common case (no CPU, a long function name): the caller then
+ * uses bprint_format_event().  The tests compare the lines with the
+ * process's own bprint_dump().
+ */
+static int ftrace_prefix(char *buf, const struct bprint_event *ev)
+{
+	/* "comm-tid" changes with the thread, the seconds once a second:
+	 * both are kept from the previous line */
+	static char last_comm[17];
+	static int32_t last_tid;
+	static char head[48];
+	static size_t head_len;
+	static unsigned long long last_sec = ~0ull;
+	static char secs[24];
+	static size_t secs_len;
+	const char *func = ev->site && ev->site->func ? ev->site->func : "?";
+	size_t flen = strnlen(func, 40);
+	unsigned long long usec = ev->ns % 1000000000u / 1000u, sec = ev->ns / 1000000000u;
+	char num[32], *d, *p = buf;
+	size_t n;
+
+	if (ev->cpu < 0 || ev->cpu > 999 || flen >= 40)
+		return -1;
+	const char *comm = ev->comm && ev->comm[0] ? ev->comm : "<...>";
+
+	if (ev->tid != last_tid || !head_len || strncmp(comm, last_comm, 16) != 0) {
+		size_t clen = strnlen(comm, 16);
+		char *h = head;
+
+		memset(h, ' ', 16 - clen);
+		h += 16 - clen;
+		memcpy(h, comm, clen);
+		h += clen;
+		*h++ = '-';
+		d = digits(num + sizeof(num), ev->tid < 0 ? 0ull - (unsigned long long)(long long)ev->tid
+							  : (unsigned long long)ev->tid);
+		if (ev->tid < 0)
+			*--d = '-';
+		n = (size_t)(num + sizeof(num) - d);
+		memcpy(h, d, n);
+		h += n;
+		for (; n < 7; n++)
+			*h++ = ' ';
+		*h++ = ' ';
+		*h++ = '[';
+		head_len = (size_t)(h - head);
+		memcpy(last_comm, comm, clen);
+		last_comm[clen] = '\0';
+		last_tid = ev->tid;
+	}
+	if (sec != last_sec) {
+		char *q = secs;
+
+		*q++ = ']';
+		*q++ = ' ';
+		d = digits(num + sizeof(num), sec);
+		n = (size_t)(num + sizeof(num) - d);
+		for (size_t k = n; k < 5; k++)
+			*q++ = ' ';
+		memcpy(q, d, n);
+		q += n;
+		*q++ = '.';
+		secs_len = (size_t)(q - secs);
+		last_sec = sec;
+	}
+	if (head_len == 26) {
+		memcpy(p, head, 26);	/* the usual width: a fixed-size copy */
+		p += 26;
+	} else {
+		memcpy(p, head, head_len);
+		p += head_len;
+	}
+	*p++ = (char)('0' + ev->cpu / 100);
+	*p++ = (char)('0' + ev->cpu / 10 % 10);
+	*p++ = (char)('0' + ev->cpu % 10);
+	if (secs_len == 9) {
+		memcpy(p, secs, 9);
+		p += 9;
+	} else {
+		memcpy(p, secs, secs_len);
+		p += secs_len;
+	}
+	for (int k = 5; k >= 0; k--) {
+		p[k] = (char)('0' + usec % 10);
+		usec /= 10;
+	}
+	p += 6;
+	*p++ = ':';
+	*p++ = ' ';
+	memcpy(p, func, flen);
+	p += flen;
+	*p++ = ':';
+	*p++ = ' ';
+	return (int)(p - buf);
+}
+
+/* Lines go into one large buffer, written out when it is nearly full. */
+static char obuf[1 << 18];
+static size_t olen;
+
+int out_flush(void)
+{
+	if (olen && fwrite(obuf, 1, olen, stdout) != olen) {
+		olen = 0;
+		return -1;
+	}
+	olen = 0;
+	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how)
 {
 	/* The same buffer and cut as bprint_dump() (src/trace/dump.c). */
 	char line[BP_MSG_MAX + 128];
-	int n = bprint_format_event(line, sizeof(line), &e->ev, how);
-	size_t len = n < 0 ? strlen(line) : (size_t)n < sizeof(line) - 1 ? (size_t)n
-									 : sizeof(line) - 2;
+	size_t len;
+	int n;
 
-	line[len] = '\n';
-	return fwrite(line, 1, len + 1, out) == len + 1;
+	if (sizeof(obuf) - olen < sizeof(line) + 1 && out_flush() != 0)
+		return false;
+	if (how == BPRINT_OUTPUT_FTRACE && (n = ftrace_prefix(obuf + olen, &e->ev)) >= 0) {
+		/* prefix < 128 bytes, message < BP_MSG_MAX: never cut */
+		len = (size_t)n + bp_trace_format_message(t, obuf + olen + n, BP_MSG_MAX);
+		obuf[olen + len] = '\n';
+		olen += len + 1;
+		return true;
+	}
+	bp_trace_message(t, e);
+	n = bprint_format_event(line, sizeof(line), &e->ev, how);
+	len = n < 0 ? strlen(line) : (size_t)n < sizeof(line) - 1 ? (size_t)n : sizeof(line) - 2;
+	memcpy(obuf + olen, line, len);
+	obuf[olen + len] = '\n';
+	olen += len + 1;
+	return true;
 }
 
 /* ---- dispatch ----------------------------------------------------------- */

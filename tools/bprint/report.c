@@ -63,13 +63,10 @@ int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, 
 	bool filtering = f->ntids || f->nsites || f->have_from || f->have_to;
 	int rc;
 
-	while ((rc = bp_trace_next(t, &e, filtering ? BP_TRACE_NEXT_NO_MESSAGE : 0)) == 1) {
-		if (filtering) {
-			if (!filter_pass(f, t, &e))
-				continue;
-			bp_trace_message(t, &e);
-		}
-		if (!print_event(stdout, &e, how))
+	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
+		if (filtering && !filter_pass(f, t, &e))
+			continue;
+		if (!print_event(t, &e, how))
 			return EXIT_IO;
 		(*count)++;
 	}
@@ -98,7 +95,6 @@ int cmd_report(int argc, char **argv)
 	struct bp_trace *t;
 	long count = 0;
 	int c, rc = EXIT_OK, rc2;
-	static char buf[1 << 16];
 
 	optind = 1;
 	opterr = 0;
@@ -130,9 +126,10 @@ int cmd_report(int argc, char **argv)
 		filter_free(&f);
 		return rc;
 	}
-	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
-	if (how == BPRINT_OUTPUT_FTRACE && !no_header)
+	if (how == BPRINT_OUTPUT_FTRACE && !no_header) {
 		header(stdout, t);
+		fflush(stdout);
+	}
 	rc = print_records(t, &f, how, &count);
 	rc2 = finish_output();
 	if (rc == EXIT_OK)

@@ -153,7 +153,7 @@ static int drain(struct bp_trace *t, struct filter *f, enum bprint_output how, b
 
 	if (!skip) {
 		rc = print_records(t, f, how, &count);
-		if (fflush(stdout) != 0)
+		if (out_flush() != 0)
 			return EXIT_IO;
 		return rc;
 	}

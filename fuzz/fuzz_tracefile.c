@@ -1,0 +1,66 @@
+/*
+ * fuzz_tracefile: the trace-file reader (src/file/reader.c) on arbitrary
+ * bytes.  The input becomes a file (memfd), which is opened and read the
+ * way `bprint report` and `bprint stats` read it: every table, every
+ * record with its message, the counters, a refresh, and the records again.
+ * Seeds: fuzz/corpus/fuzz_tracefile/ (small real trace files, live and
+ * stream).
+ */
+#include "file/reader.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64], err[256];
+	struct bp_trace_event e;
+	struct bp_trace_totals tot;
+	struct bp_trace *t;
+	size_t left = size;
+	int fd = memfd_create("fuzz_tracefile", MFD_CLOEXEC), rc;
+
+	if (fd < 0)
+		return 0;
+	while (left > 0) {
+		ssize_t n = write(fd, data + (size - left), left);
+
+		if (n <= 0) {
+			close(fd);
+			return 0;
+		}
+		left -= (size_t)n;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	t = bp_trace_open(path, 0, err, sizeof(err), &rc);
+	if (t) {
+		for (size_t i = 0; i < bp_trace_nsites(t); i++) {
+			const struct bp_trace_site *s = bp_trace_site_at(t, i);
+
+			if (s && s->site.format)
+				(void)strlen(s->site.format);
+		}
+		for (size_t i = 0; i < bp_trace_nlibs(t); i++)
+			(void)strlen(bp_trace_lib_at(t, i)->path);
+		(void)bp_trace_overwritten_estimate(t);
+		for (int pass = 0; pass < 2; pass++) {
+			unsigned long n = 0;
+
+			while (n++ < 1000000 && bp_trace_next(t, &e, pass ? BP_TRACE_NEXT_NO_MESSAGE : 0) == 1)
+				if (pass)
+					bp_trace_message(t, &e);
+			if (bp_trace_refresh(t) < 0)
+				break;
+		}
+		bp_trace_totals(t, &tot);
+		(void)bp_trace_problems(t, NULL);
+		bp_trace_close(t);
+	}
+	close(fd);
+	return 0;
+}
