@@ -147,6 +147,25 @@ BP_API int bp_bstr_printf(char *buf, size_t size, const char *fmt,
 			  const uint32_t *bin, size_t words);
 
 /*
+ * Pointer extensions for readers, like the kernel's %pS: with a hook,
+ * "%p" immediately followed by one of hook->letters prints what
+ * hook->print() writes for the address (snprintf semantics on buf, at most
+ * 255 characters kept), padded to the field width, and the letter is
+ * consumed.  The block layout does not change: %pS stores the address as
+ * %p does.  Without a hook, or for other letters, "%pS" prints as glibc
+ * prints it: the address, then the letter.  The recorded address is only
+ * passed to the hook, never followed.
+ */
+struct bp_pointer_hook {
+	const char *letters;	/* e.g. "Ss" */
+	void (*print)(void *ctx, char letter, uint64_t address, char *buf, size_t size);
+	void *ctx;
+};
+
+BP_API int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *bin,
+			      size_t words, const struct bp_pointer_hook *hook);
+
+/*
  * Argument plans.  A plan lists the va_arg slots of a format in order, each
  * with the kind of value to fetch and how to store it.  The tracer compiles
  * one plan per call site, once, so that the hot path packs arguments with a

@@ -97,7 +97,36 @@ static bool emit_from_block(struct bp_sink *o, struct bp_block_in *b,
 	}
 }
 
-int bp_bstr_printf(char *buf, size_t size, const char *fmt, const uint32_t *bin, size_t words)
+/*
+ * A pointer extension: "%p" followed by one of the hook's letters prints
+ * the hook's text for the address (padded to the field width like a
+ * string) and consumes the letter.  Returns false if the block is short.
+ */
+static bool emit_pointer_ext(struct bp_sink *o, struct bp_block_in *b, struct bp_printf_spec spec,
+			     char letter, const struct bp_pointer_hook *hook)
+{
+	const unsigned char *p = block_get(b, 8, 4);
+	char text[256];
+
+	if (!p)
+		return false;
+	text[0] = '\0';
+	hook->print(hook->ctx, letter, get_int(p, 8), text, sizeof(text));
+	text[sizeof(text) - 1] = '\0';
+	spec.precision = -1;
+	bp_emit_string(o, text, spec);
+	return true;
+}
+
+static bool is_hooked(const struct bp_pointer_hook *hook, const struct bp_printf_spec *spec,
+		      char next)
+{
+	return hook && spec->type == BP_FMT_PTR && next && hook->letters &&
+	       strchr(hook->letters, next);
+}
+
+int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *bin,
+		       size_t words, const struct bp_pointer_hook *hook)
 {
 	struct bp_sink o = { .buf = buf, .size = size, .pos = 0 };
 	struct bp_block_in b = { .base = (const unsigned char *)bin, .len = bin ? words * 4 : 0 };
@@ -107,6 +136,7 @@ int bp_bstr_printf(char *buf, size_t size, const char *fmt, const uint32_t *bin,
 	for (;;) {
 		const char *token = fmt;
 		int n = bp_format_decode(fmt, &spec);
+		bool ok;
 
 		fmt += n;
 		if (sink_plain_token(&o, &spec, token, n))
@@ -116,9 +146,20 @@ int bp_bstr_printf(char *buf, size_t size, const char *fmt, const uint32_t *bin,
 
 			return bad ? -1 : r;
 		}
-		if (!bad && !emit_from_block(&o, &b, &spec)) {
+		if (is_hooked(hook, &spec, *fmt)) {
+			ok = bad || emit_pointer_ext(&o, &b, spec, *fmt, hook);
+			fmt++;
+		} else {
+			ok = bad || emit_from_block(&o, &b, &spec);
+		}
+		if (!ok) {
 			bad = true;
 			sink_bytes(&o, BP_BSTR_BAD_BLOCK, sizeof(BP_BSTR_BAD_BLOCK) - 1);
 		}
 	}
+}
+
+int bp_bstr_printf(char *buf, size_t size, const char *fmt, const uint32_t *bin, size_t words)
+{
+	return bp_bstr_printf_ext(buf, size, fmt, bin, words, NULL);
 }
