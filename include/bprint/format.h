@@ -166,6 +166,19 @@ BP_API int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uin
 			      size_t words, const struct bp_pointer_hook *hook);
 
 /*
+ * A format decoded once, for readers that format many blocks of the same
+ * format: bp_bstr_printf_parsed() gives exactly what bp_bstr_printf_ext()
+ * gives for the format it was parsed from, without decoding it again.
+ * bp_format_parse() copies fmt; it returns NULL if out of memory.
+ */
+struct bp_parsed_format;
+BP_API struct bp_parsed_format *bp_format_parse(const char *fmt);
+BP_API void bp_format_parsed_free(struct bp_parsed_format *pf);
+BP_API int bp_bstr_printf_parsed(char *buf, size_t size, const struct bp_parsed_format *pf,
+				 const uint32_t *bin, size_t words,
+				 const struct bp_pointer_hook *hook);
+
+/*
  * Argument plans.  A plan lists the va_arg slots of a format in order, each
  * with the kind of value to fetch and how to store it.  The tracer compiles
  * one plan per call site, once, so that the hot path packs arguments with a

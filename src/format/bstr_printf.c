@@ -8,6 +8,7 @@
 #include "format/emit.h"
 
 #include <limits.h>
+#include <stdlib.h>
 
 static int32_t get_i32(const unsigned char *p)
 {
@@ -125,6 +126,31 @@ static bool is_hooked(const struct bp_pointer_hook *hook, const struct bp_printf
 	       strchr(hook->letters, next);
 }
 
+/*
+ * One argument-reading token, the same for the decoding and the parsed
+ * loops.  next is the format character after the token (for the hook).
+ * Returns false once the block has run out; after that only literal text
+ * prints.
+ */
+static bool emit_token(struct bp_sink *o, struct bp_block_in *b, struct bp_printf_spec *spec,
+		       const char *next, const struct bp_pointer_hook *hook, bool *bad)
+{
+	bool hooked = is_hooked(hook, spec, *next);
+	bool ok;
+
+	if (*bad)
+		return hooked;
+	if (hooked)
+		ok = emit_pointer_ext(o, b, *spec, *next, hook);
+	else
+		ok = emit_from_block(o, b, spec);
+	if (!ok) {
+		*bad = true;
+		sink_bytes(o, BP_BSTR_BAD_BLOCK, sizeof(BP_BSTR_BAD_BLOCK) - 1);
+	}
+	return hooked;	/* the letter is consumed, bad block or not */
+}
+
 int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *bin,
 		       size_t words, const struct bp_pointer_hook *hook)
 {
@@ -136,7 +162,6 @@ int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *
 	for (;;) {
 		const char *token = fmt;
 		int n = bp_format_decode(fmt, &spec);
-		bool ok;
 
 		fmt += n;
 		if (sink_plain_token(&o, &spec, token, n))
@@ -146,20 +171,120 @@ int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *
 
 			return bad ? -1 : r;
 		}
-		if (is_hooked(hook, &spec, *fmt)) {
-			ok = bad || emit_pointer_ext(&o, &b, spec, *fmt, hook);
+		if (emit_token(&o, &b, &spec, fmt, hook, &bad))
 			fmt++;
-		} else {
-			ok = bad || emit_from_block(&o, &b, &spec);
-		}
-		if (!ok) {
-			bad = true;
-			sink_bytes(&o, BP_BSTR_BAD_BLOCK, sizeof(BP_BSTR_BAD_BLOCK) - 1);
-		}
 	}
 }
 
 int bp_bstr_printf(char *buf, size_t size, const char *fmt, const uint32_t *bin, size_t words)
 {
 	return bp_bstr_printf_ext(buf, size, fmt, bin, words, NULL);
+}
+
+/*
+ * Parsed formats: the decoder's tokens kept, so that a reader formatting
+ * many records of one call site decodes its format once.  A '*' token's
+ * value goes to the conversion that follows it, which is what the decoding
+ * loop does by resuming with the same spec.
+ */
+struct bp_parsed_token {
+	struct bp_printf_spec spec;
+	uint32_t offset, len;	/* the token's text in the format */
+};
+
+struct bp_parsed_format {
+	char *fmt;		/* a copy */
+	size_t ntokens;
+	struct bp_parsed_token tok[];
+};
+
+struct bp_parsed_format *bp_format_parse(const char *fmt)
+{
+	struct bp_printf_spec spec = { 0 };
+	struct bp_parsed_format *pf;
+	size_t len = strlen(fmt), n = 0;
+
+	/* At most one token per format character, plus the end. */
+	pf = malloc(sizeof(*pf) + (len + 1) * sizeof(pf->tok[0]));
+	if (!pf)
+		return NULL;
+	pf->fmt = strdup(fmt);
+	if (!pf->fmt) {
+		free(pf);
+		return NULL;
+	}
+	for (const char *p = pf->fmt;; n++) {
+		int used = bp_format_decode(p, &spec);
+
+		pf->tok[n] = (struct bp_parsed_token){ spec, (uint32_t)(p - pf->fmt), (uint32_t)used };
+		if (spec.type == BP_FMT_NONE)
+			break;
+		p += used;
+	}
+	pf->ntokens = n + 1;
+	return pf;
+}
+
+void bp_format_parsed_free(struct bp_parsed_format *pf)
+{
+	if (pf) {
+		free(pf->fmt);
+		free(pf);
+	}
+}
+
+int bp_bstr_printf_parsed(char *buf, size_t size, const struct bp_parsed_format *pf,
+			  const uint32_t *bin, size_t words, const struct bp_pointer_hook *hook)
+{
+	struct bp_sink o = { .buf = buf, .size = size, .pos = 0 };
+	struct bp_block_in b = { .base = (const unsigned char *)bin, .len = bin ? words * 4 : 0 };
+	struct bp_printf_spec spec;
+	int32_t star[2];	/* '*' width and precision for the next conversion */
+	bool has_star[2] = { false, false };
+	bool bad = false;
+	bool skip_letter = false;
+
+	for (size_t i = 0; i < pf->ntokens; i++) {
+		const struct bp_parsed_token *t = &pf->tok[i];
+		const char *text = pf->fmt + t->offset;
+
+		spec = t->spec;
+		if (skip_letter && t->len > 0) {
+			/* a hook took the first character of this literal */
+			skip_letter = false;
+			if (spec.type == BP_FMT_LITERAL) {
+				sink_bytes(&o, text + 1, t->len - 1);
+				continue;
+			}
+		}
+		if (sink_plain_token(&o, &spec, text, (int)t->len))
+			continue;
+		if (spec.type == BP_FMT_NONE)
+			break;
+		if (spec.type == BP_FMT_WIDTH || spec.type == BP_FMT_PRECISION) {
+			const unsigned char *p = bad ? NULL : block_get(&b, 4, 4);
+			int k = spec.type == BP_FMT_PRECISION;
+
+			if (!p && !bad) {
+				bad = true;
+				sink_bytes(&o, BP_BSTR_BAD_BLOCK, sizeof(BP_BSTR_BAD_BLOCK) - 1);
+			}
+			if (p) {
+				star[k] = get_i32(p);
+				has_star[k] = true;
+			}
+			continue;
+		}
+		if (has_star[0])
+			bp_spec_set_width(&spec, star[0]);
+		if (has_star[1])
+			bp_spec_set_precision(&spec, star[1]);
+		has_star[0] = has_star[1] = false;
+		skip_letter = emit_token(&o, &b, &spec, text + t->len, hook, &bad);
+	}
+	{
+		int r = bp_sink_finish(&o);
+
+		return bad ? -1 : r;
+	}
 }

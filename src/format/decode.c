@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 static bool is_digit(char c)
 {
@@ -245,8 +246,7 @@ int bp_format_decode(const char *fmt, struct bp_printf_spec *spec)
 		if (*fmt == '\0')
 			return 0;
 		if (*fmt != '%') {
-			while (*fmt && *fmt != '%')
-				fmt++;
+			fmt = strchrnul(fmt, '%');	/* the C library's vector scan */
 			spec->type = BP_FMT_LITERAL;
 			return (int)(fmt - start);
 		}
