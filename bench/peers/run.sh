@@ -302,13 +302,14 @@ END {
 	}
 	printf "\n%d passes, each: every variant with 1 and 2 threads, %d runs x %d calls per message and thread\n", passes, runs, calls
 	printf "(ns/call: the median over the passes of each pass'"'"'s median run; per thread with 2 threads;\n"
-	printf "aggregate: wall time / calls of both threads), then %d calls per message and thread with rdtsc\n", lat
-	printf "around each for p50/p99/p99.9 (rdtsc pair included).  Ratios: per pass, then the median.\n"
+	printf "aggregate: from the first thread start to the last thread end / calls of both threads),\n"
+	printf "then %d calls per message and thread with rdtsc around each for p50/p99/p99.9 (the rdtsc\n", lat
+	printf "pair included).  Ratios: per pass, then the median.\n"
 	printf "Events lost, summed over the passes: bprint record per message (calls - records of its sites\n"
 	printf "in the trace); LTTng per program run, all messages (\"(run)\": Discarded events of lttng list).\n"
-	printf "Bytes/event on disk: one run of %d\n", sizec
-	printf "events of that message alone (LTTng: files of the output directory / events babeltrace2 counts;\n"
-	printf "bprint: trace file size / records).  Buffers: bprint record --buffer-size %s per thread,\n", bbuffer
+	printf "Bytes/event on disk: one run of %d events of that message alone (LTTng: files of the\n", sizec
+	printf "output directory / events babeltrace2 counts; bprint: trace file size / records).\n"
+	printf "Buffers: bprint record --buffer-size %s per thread,\n", bbuffer
 	printf "LTTng 8 sub-buffers of %s/8 per CPU, both in discard mode.  Run time %d s.\n", buffer, elapsed
 
 	print "\ntargets:"
