@@ -201,7 +201,7 @@ struct bp_parsed_format {
 struct bp_parsed_format *bp_format_parse(const char *fmt)
 {
 	struct bp_printf_spec spec = { 0 };
-	struct bp_parsed_format *pf;
+	struct bp_parsed_format *pf, *shrunk;
 	size_t len = strlen(fmt), n = 0;
 
 	/* At most one token per format character, plus the end. */
@@ -222,7 +222,8 @@ struct bp_parsed_format *bp_format_parse(const char *fmt)
 		p += used;
 	}
 	pf->ntokens = n + 1;
-	return pf;
+	shrunk = realloc(pf, sizeof(*pf) + pf->ntokens * sizeof(pf->tok[0]));
+	return shrunk ? shrunk : pf;
 }
 
 void bp_format_parsed_free(struct bp_parsed_format *pf)
