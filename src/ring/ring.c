@@ -183,7 +183,6 @@ int bp_ring_writer_init(struct bp_ring_writer *w, void *mem, size_t bytes)
 	w->discarded = atomic_load_explicit(&ctl->discarded, memory_order_relaxed);
 	if (w->discarded > w->written)
 		return BP_RING_ECORRUPT;
-	w->stored = w->written - w->discarded;
 	w->disc_at_page = w->discarded;
 	return BP_RING_OK;
 }
@@ -223,7 +222,7 @@ BP_COLD static int switch_page(struct bp_ring_writer *w, uint64_t ts)
 
 	/* 2. the new header */
 	atomic_store_explicit(&p->base_ts, ts, memory_order_relaxed);
-	atomic_store_explicit(&p->first_rec, w->stored, memory_order_relaxed);
+	atomic_store_explicit(&p->first_rec, bp_ring_stored(w), memory_order_relaxed);
 	atomic_store_explicit(&p->discarded_before, w->discarded - w->disc_at_page,
 			      memory_order_relaxed);
 	atomic_store_explicit(&p->commit, 0, memory_order_relaxed);

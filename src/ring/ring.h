@@ -110,7 +110,6 @@ struct bp_ring_writer {
 	uint32_t max_rec;		/* largest record, bytes */
 	uint64_t seq;			/* current page seq, 0 = none */
 	uint64_t base_ts;		/* time base of the next record */
-	uint64_t stored;		/* records committed */
 	uint64_t written;		/* stored + discarded */
 	uint64_t discarded;
 	uint64_t disc_at_page;		/* discarded when this page started */
@@ -133,6 +132,12 @@ int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode 
  * fork, say).  Returns BP_RING_OK or BP_RING_ECORRUPT.
  */
 int bp_ring_writer_init(struct bp_ring_writer *w, void *mem, size_t bytes);
+
+/* Records stored so far (written and not discarded). */
+static inline uint64_t bp_ring_stored(const struct bp_ring_writer *w)
+{
+	return w->written - w->discarded;
+}
 
 /* Largest payload bp_ring_reserve() accepts. */
 static inline uint32_t bp_ring_max_payload(const struct bp_ring_writer *w)
@@ -202,7 +207,6 @@ static inline void bp_ring_commit(struct bp_ring_writer *w)
 	w->pending = 0;
 	/* W4: record bytes before commit; pairs with the reader's R2 (acquire). */
 	atomic_store_explicit(w->commit, w->off, memory_order_release);
-	w->stored++;
 	w->written++;
 	atomic_store_explicit(&w->ctl->written, w->written, memory_order_relaxed);
 }

@@ -219,11 +219,14 @@ void bprint_printk_words(struct bprint_site *site, const uint64_t *words)
 		struct bp_thread_ring *r = &t->ring[0];
 		const struct bp_arg_plan *plan = site->plan;
 		uint32_t bytes = plan->fixed_words * 4u;
-		uint32_t cpu = *t->cpu_id;
 		uint32_t *p;
 
-		if (__builtin_expect(cpu == r->last_cpu && r->w.end - r->w.off >=
-				     BP_RING_REC_HDR_BYTES + BP_RING_TIME_EXTEND_BYTES + 4 + bytes, 1)) {
+		/*
+		 * Same CPU as the last record: no prefix.  A record that would
+		 * open a page fails bp_ring_reserve_fast() and goes the slow
+		 * way, which gives it the prefix.
+		 */
+		if (__builtin_expect(*t->cpu_id == r->last_cpu, 1)) {
 			t->nest = 1;
 			atomic_signal_fence(memory_order_seq_cst);
 			p = bp_ring_reserve_fast(&r->w, bytes, site->id, bp_clock_tsc_now());

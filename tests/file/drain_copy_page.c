@@ -34,7 +34,7 @@ static void *writer(void *arg)
 		uint64_t *p = bp_ring_reserve(&w, (uint32_t)(8 + (i % 3) * 4), 1, ts);
 
 		if (p) {
-			uint64_t v = w.stored;
+			uint64_t v = bp_ring_stored(&w);
 
 			memcpy(p, &v, 8);
 			bp_ring_commit(&w);

@@ -108,7 +108,7 @@ static void pace(const struct bp_ring_writer *w, uint64_t s)
 {
 	if ((s >> 13) % 8u != 0)
 		return;
-	while (w->stored > atomic_load_explicit(&g_cons_next, memory_order_acquire) + 64 &&
+	while (bp_ring_stored(w) > atomic_load_explicit(&g_cons_next, memory_order_acquire) + 64 &&
 	       !atomic_load_explicit(&g_cons_done, memory_order_acquire))
 		sched_yield();
 }
