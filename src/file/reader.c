@@ -121,6 +121,9 @@ struct bp_trace {
 	/* problems */
 	unsigned problems;
 	char first_problem[256];
+	/* %pS and %ps (file/symbols.h), made when first needed */
+	unsigned open_flags;
+	struct bp_symbols *sym;
 	/* the record last returned */
 	struct source *cur;
 	char msg[BP_MSG_MAX];
@@ -747,7 +750,6 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 	int rc;
 	long pg = sysconf(_SC_PAGESIZE);
 
-	(void)flags;
 	if (!t) {
 		bp_snprintf(err, errlen, "%s", strerror(ENOMEM));
 		if (rcp)
@@ -755,6 +757,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 		return NULL;
 	}
 	t->os_page = pg > 0 ? (size_t)pg : 4096u;
+	t->open_flags = flags;
 	t->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (t->fd < 0) {
 		bp_snprintf(err, errlen, "%s", strerror(errno));
@@ -819,6 +822,7 @@ void bp_trace_close(struct bp_trace *t)
 		free((char *)(uintptr_t)t->libs[i].path);
 	free(t->libs);
 	free(t->lists);
+	bp_symbols_free(t->sym);
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t);
@@ -1178,6 +1182,28 @@ got:
 
 /* ---- decoding ----------------------------------------------------------- */
 
+/* The hook's print() for %pS and %ps: the symbols, made on first use. */
+static void print_symbol(void *ctx, char letter, uint64_t address, char *buf, size_t size)
+{
+	struct bp_trace *t = ctx;
+
+	if (!t->sym)
+		t->sym = bp_symbols_new(t, t->open_flags & BP_TRACE_OPEN_ELF_READER
+						   ? BP_SYMBOLS_OWN_READER : 0u);
+	if (t->sym)
+		bp_symbols_print(t->sym, letter, address, buf, size);
+	else
+		bp_snprintf(buf, size, "%p", (void *)(uintptr_t)address);
+}
+
+void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *out)
+{
+	if (t->sym)
+		bp_symbols_get_stats(t->sym, out);
+	else
+		memset(out, 0, sizeof(*out));
+}
+
 /* The message of s's last record into buf (size >= 1): its length. */
 static size_t format_message(struct bp_trace *t, struct source *s, char *buf, size_t size)
 {
@@ -1207,8 +1233,12 @@ static size_t format_message(struct bp_trace *t, struct source *s, char *buf, si
 		n = bp_snprintf(buf, size, "%s", BP_BSTR_BAD_BLOCK);
 	else if (site->kind == BPRINT_SITE_PUTS)
 		n = bp_snprintf(buf, size, "%s", site->format);
-	else
-		n = bp_bstr_printf(buf, size, site->format, payload, words);
+	else {
+		struct bp_pointer_hook hook = { "Ss", print_symbol, t };
+
+		n = bp_bstr_printf_ext(buf, size, site->format, payload, words,
+				       t->open_flags & BP_TRACE_OPEN_NO_SYMBOLS ? NULL : &hook);
+	}
 	return n >= 0 && (size_t)n < size ? (size_t)n : strlen(buf);
 }
 

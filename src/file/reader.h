@@ -29,6 +29,7 @@
 
 #include <bprint.h>
 
+#include "file/symbols.h"
 #include "trace/clock.h"
 
 #include <stddef.h>
@@ -118,6 +119,10 @@ struct bp_trace;
 
 /* Open flags. */
 #define BP_TRACE_OPEN_DEFAULT	0u
+#define BP_TRACE_OPEN_NO_SYMBOLS 1u	/* %pS and %ps print as %p does, then the
+					 * letter: no library file is opened */
+#define BP_TRACE_OPEN_ELF_READER 2u	/* symbols with our own ELF reader even
+					 * when libdw is built in (tests) */
 
 /*
  * Open path read-only and read its tables.  On failure returns NULL and
@@ -177,6 +182,15 @@ size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size);
  * positions.  BP_TRACE_OK or a negative code.
  */
 int bp_trace_refresh(struct bp_trace *t);
+
+/*
+ * Messages print "%pS" and "%ps" arguments as symbols from the file's
+ * library map (file/symbols.h), opening the recorded libraries read-only
+ * when first needed.  What the lookups met so far (zeros if none yet):
+ * libraries gone or rebuilt since the trace are counted here, not in
+ * bp_trace_problems() (the trace file is not damaged).
+ */
+void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *out);
 
 /* Problems met so far (damage skipped, rings ended by damage): a count,
  * and the first one's description ("" if none). */
