@@ -14,13 +14,24 @@
  *
  * All memory here comes from mmap, not malloc, so that the crash dump can
  * use the same code from a signal handler.
+ *
+ * "%pS" and "%ps" arguments print as symbols found with dladdr() in the
+ * objects loaded now (the dynamic symbol tables only: a static function,
+ * or one of a program linked without -rdynamic, prints as %p does).  This
+ * is right only while the object that held the address is still loaded:
+ * after a dlclose() the address may belong to nothing, or to another
+ * object loaded there since.  The crash dump does not look symbols up
+ * (dladdr() takes the loader's lock).  Offline readers use the trace
+ * file's library map instead (src/file/symbols.h).
  */
 #include "trace/tracer.h"
 
 #include "trace/clock.h"
 #include "trace/site.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,6 +49,7 @@ struct source {
 struct bprint_reader {
 	bool consuming;
 	bool locked;
+	bool symbols;			/* %pS and %ps with dladdr() */
 	struct source *src;
 	size_t nsrc, cap;
 	struct bp_clock_calib calib;
@@ -176,6 +188,49 @@ static struct source *oldest(struct bprint_reader *r)
 	return best;
 }
 
+/*
+ * %pS: "func+0x1a/0x40" in the main program, "func+0x1a/0x40 [libfoo.so.1]"
+ * in a shared object; %ps: "func".  An address no dynamic symbol holds
+ * prints as %p.  The address is only compared by dladdr(), never followed.
+ */
+static void print_symbol(void *ctx, char letter, uint64_t address, char *buf, size_t size)
+{
+	const void *addr = (const void *)(uintptr_t)address;
+	const ElfW(Sym) *sym = NULL;
+	struct link_map *lm = NULL;
+	Dl_info info, info2;
+	uintptr_t off;
+	const char *obj, *slash;
+
+	(void)ctx;
+	if (!dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_sname ||
+	    !*info.dli_sname || !info.dli_saddr || !sym)
+		goto plain;
+	off = (uintptr_t)address - (uintptr_t)info.dli_saddr;
+	if ((uintptr_t)address < (uintptr_t)info.dli_saddr ||
+	    (sym->st_size ? off >= sym->st_size : off != 0))
+		goto plain;	/* the closest symbol below, not one holding it */
+	if (letter != 'S') {
+		bp_snprintf(buf, size, "%s", info.dli_sname);
+		return;
+	}
+	obj = info.dli_fname ? info.dli_fname : "";
+	slash = strrchr(obj, '/');
+	if (slash && slash[1])
+		obj = slash + 1;
+	/* The main program is the link map's first object, its name "". */
+	if (dladdr1(addr, &info2, (void **)&lm, RTLD_DL_LINKMAP) && lm &&
+	    (!lm->l_prev || !lm->l_name || !*lm->l_name))
+		bp_snprintf(buf, size, "%s+0x%lx/0x%lx", info.dli_sname, (unsigned long)off,
+			    (unsigned long)sym->st_size);
+	else
+		bp_snprintf(buf, size, "%s+0x%lx/0x%lx [%s]", info.dli_sname, (unsigned long)off,
+			    (unsigned long)sym->st_size, obj);
+	return;
+plain:
+	bp_snprintf(buf, size, "%p", (void *)(uintptr_t)address);
+}
+
 /* The message of a record: its block formatted with its site's format. */
 static void decode(struct bprint_reader *r, struct source *s, struct bprint_event *ev)
 {
@@ -213,8 +268,12 @@ static void decode(struct bprint_reader *r, struct source *s, struct bprint_even
 				user & BP_REC_SITE_MASK);
 	else if (site->kind == BPRINT_SITE_PUTS)
 		n = bp_snprintf(r->msg, sizeof(r->msg), "%s", site->format);
-	else
-		n = bp_bstr_printf(r->msg, sizeof(r->msg), site->format, payload, words);
+	else {
+		struct bp_pointer_hook hook = { "Ss", print_symbol, NULL };
+
+		n = bp_bstr_printf_ext(r->msg, sizeof(r->msg), site->format, payload, words,
+				       r->symbols ? &hook : NULL);
+	}
 	ev->message_len = n >= 0 && (size_t)n < sizeof(r->msg) ? (size_t)n : strlen(r->msg);
 }
 
@@ -248,6 +307,7 @@ static struct bprint_reader *begin(bool consuming, bool lock)
 		return NULL;
 	}
 	r->consuming = consuming;
+	r->symbols = lock;	/* not from the crash dump's signal handler */
 	if (lock) {
 		if (consuming)
 			pthread_mutex_lock(&bp_consumer_lock);
