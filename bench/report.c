@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 		struct rusage ru;
 		struct stat st;
 		pid_t pid;
-		int status;
+		int status = 0;
 
 		snprintf(bufsize, sizeof(bufsize), "%lluM", big >> 20);
 		if (spawn_tracer(argv[0], bigfile, 0, bufsize))

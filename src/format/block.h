@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <float.h>
+
+#include "bprint/format.h"
 
 struct bp_block_out {
 	unsigned char *base;
@@ -53,6 +56,22 @@ static inline void block_put64(struct bp_block_out *b, uint64_t v)
 static inline void block_put_char(struct bp_block_out *b, unsigned char c)
 {
 	block_put(b, &c, 1);
+}
+
+/*
+ * A long double: only its value bytes (10 for x87's 80-bit format), the
+ * rest of the BP_LDOUBLE_BYTES zeroed, so padding never leaks into a block.
+ */
+static inline void block_put_ldouble(struct bp_block_out *b, long double v)
+{
+	unsigned char bytes[BP_LDOUBLE_BYTES] = { 0 };
+#if LDBL_MANT_DIG == 64
+	memcpy(bytes, &v, 10);
+#else
+	memcpy(bytes, &v, sizeof(v) < sizeof(bytes) ? sizeof(v) : sizeof(bytes));
+#endif
+	block_align4(b);
+	block_put(b, bytes, BP_LDOUBLE_BYTES);
 }
 
 /* A %s: at most precision bytes (all if negative), then a NUL. */

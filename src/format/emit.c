@@ -74,7 +74,7 @@ void bp_emit_number(struct bp_sink *o, uint64_t magnitude, bool negative,
 	/* No precision means at least one digit: 0 prints "0", "%.0d" nothing. */
 	size_t min_digits = spec.precision < 0 ? 1 : (size_t)spec.precision;
 	size_t zeros = min_digits > ndigits ? min_digits - ndigits : 0;
-	char prefix[2];
+	char prefix[3];	/* sign, then "0x" */
 	size_t nprefix = 0;
 	size_t len, pad;
 

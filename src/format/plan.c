@@ -95,8 +95,6 @@ size_t bp_vbin_printf_plan(uint32_t *bin, size_t words, const struct bp_arg_plan
 	int star = -1;
 	const char *s;
 	double d;
-	long double ld;
-	unsigned char ldbytes[sizeof(long double)];
 	va_list args;
 
 	va_copy(args, ap);
@@ -144,10 +142,7 @@ size_t bp_vbin_printf_plan(uint32_t *bin, size_t words, const struct bp_arg_plan
 			block_put(&b, &d, sizeof(d));
 			break;
 		case BP_ARG_LDOUBLE:
-			ld = va_arg(args, long double);
-			memcpy(ldbytes, &ld, sizeof(ld));
-			block_align4(&b);
-			block_put(&b, ldbytes, BP_LDOUBLE_BYTES);
+			block_put_ldouble(&b, va_arg(args, long double));
 			break;
 		case BP_ARG_SKIP:
 			(void)va_arg(args, void *);

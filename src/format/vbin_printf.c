@@ -15,8 +15,6 @@ size_t bp_vbin_printf(uint32_t *bin, size_t words, const char *fmt, va_list ap)
 	int star;
 	const char *s;
 	double d;
-	long double ld;
-	unsigned char ldbytes[sizeof(long double)];
 
 	va_copy(args, ap);
 	for (;;) {
@@ -58,9 +56,7 @@ size_t bp_vbin_printf(uint32_t *bin, size_t words, const char *fmt, va_list ap)
 		case BP_FMT_FLOAT:
 			block_align4(&b);
 			if (spec.length == BP_LEN_LDOUBLE) {
-				ld = va_arg(args, long double);
-				memcpy(ldbytes, &ld, sizeof(ld));
-				block_put(&b, ldbytes, BP_LDOUBLE_BYTES);
+				block_put_ldouble(&b, va_arg(args, long double));
 			} else {
 				d = va_arg(args, double);
 				block_put(&b, &d, sizeof(d));
