@@ -90,6 +90,15 @@ struct source {
 	uint32_t buf[MAX_PAYLOAD / 4];
 };
 
+/* A site as the reader keeps it: the public part first (by_id points at
+ * it), then the format decoded once, on its first record, so that the
+ * report loop does not decode the same format for every record. */
+struct site_entry {
+	struct bp_trace_site ts;
+	struct bp_parsed_format *pf;	/* NULL until used, or if parsing failed */
+	bool pf_tried;
+};
+
 struct list_chunk {
 	uint64_t off, size;
 	uint32_t parsed;		/* bytes of records already parsed */
@@ -124,6 +133,7 @@ struct bp_trace {
 	/* %pS and %ps (file/symbols.h), made when first needed */
 	unsigned open_flags;
 	struct bp_symbols *sym;
+	struct bp_pointer_hook hook;	/* print_symbol() on this reader */
 	/* the record last returned */
 	struct source *cur;
 	char msg[BP_MSG_MAX];
@@ -373,6 +383,7 @@ static const char *string_at(const unsigned char *p, uint32_t len)
 static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes)
 {
 	struct bp_file_site h;
+	struct site_entry *e;
 	struct bp_trace_site *s;
 	const char *fmt = NULL, *file, *func;
 	uint64_t need;
@@ -400,10 +411,11 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 		t->by_id = grown;
 		t->cap_id = (uint32_t)cap;
 	}
-	s = calloc(1, sizeof(*s) + h.format_len + h.file_len + h.func_len);
-	if (!s)
+	e = calloc(1, sizeof(*e) + h.format_len + h.file_len + h.func_len);
+	if (!e)
 		return BP_TRACE_ENOMEM;
-	strings = (char *)(s + 1);
+	s = &e->ts;
+	strings = (char *)(e + 1);
 	s->site.magic = BPRINT_SITE_MAGIC;
 	s->site.line = h.line;
 	s->site.id = h.id;
@@ -743,6 +755,8 @@ static int revisit_pending(struct bp_trace *t)
 
 /* ---- open, close, refresh ---------------------------------------------- */
 
+static void print_symbol(void *ctx, char letter, uint64_t address, char *buf, size_t size);
+
 struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size_t errlen,
 			       int *rcp)
 {
@@ -758,6 +772,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 	}
 	t->os_page = pg > 0 ? (size_t)pg : 4096u;
 	t->open_flags = flags;
+	t->hook = (struct bp_pointer_hook){ "Ss", print_symbol, t };
 	t->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (t->fd < 0) {
 		bp_snprintf(err, errlen, "%s", strerror(errno));
@@ -814,8 +829,13 @@ void bp_trace_close(struct bp_trace *t)
 		source_free(t->src[i]);
 	free(t->src);
 	if (t->by_id)
-		for (uint32_t i = 0; i < t->cap_id; i++)
-			free(t->by_id[i]);
+		for (uint32_t i = 0; i < t->cap_id; i++) {
+			struct site_entry *e = (struct site_entry *)(void *)t->by_id[i];
+
+			if (e)
+				bp_format_parsed_free(e->pf);
+			free(e);
+		}
 	free(t->by_id);
 	free(t->sorted);
 	for (size_t i = 0; i < t->nlibs; i++)
@@ -1234,10 +1254,18 @@ static size_t format_message(struct bp_trace *t, struct source *s, char *buf, si
 	else if (site->kind == BPRINT_SITE_PUTS)
 		n = bp_snprintf(buf, size, "%s", site->format);
 	else {
-		struct bp_pointer_hook hook = { "Ss", print_symbol, t };
+		struct site_entry *e = (struct site_entry *)(void *)(uintptr_t)ts;
+		const struct bp_pointer_hook *hook =
+			t->open_flags & BP_TRACE_OPEN_NO_SYMBOLS ? NULL : &t->hook;
 
-		n = bp_bstr_printf_ext(buf, size, site->format, payload, words,
-				       t->open_flags & BP_TRACE_OPEN_NO_SYMBOLS ? NULL : &hook);
+		if (!e->pf_tried) {
+			e->pf = bp_format_parse(site->format);
+			e->pf_tried = true;
+		}
+		if (e->pf)
+			n = bp_bstr_printf_parsed(buf, size, e->pf, payload, words, hook);
+		else	/* out of memory: decode as we go */
+			n = bp_bstr_printf_ext(buf, size, site->format, payload, words, hook);
 	}
 	return n >= 0 && (size_t)n < size ? (size_t)n : strlen(buf);
 }

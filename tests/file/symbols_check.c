@@ -102,8 +102,8 @@ static int copy_file(const char *from, const char *to)
 	char tmp[4200];
 	char *argv[] = { "/bin/cp", (char *)from, tmp, NULL };
 
-	snprintf(tmp, sizeof(tmp), "%s.new", to);
-	if (run(argv, NULL, NULL) != 0)
+	if (snprintf(tmp, sizeof(tmp), "%s.new", to) >= (int)sizeof(tmp) ||
+	    run(argv, NULL, NULL) != 0)
 		return -1;
 	return rename(tmp, to);	/* a new file: the traced program's mapping is not touched */
 }
