@@ -9,6 +9,7 @@
 #include "trace/cpu.h"
 #include "trace/tracer.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -78,7 +79,12 @@ static size_t ring_bytes(unsigned level, uint32_t *npages)
 	return bp_ring_bytes(bp_config.page_size, *npages);
 }
 
-struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level)
+/*
+ * Both slow paths may run in a signal handler (a handler's first trace, or
+ * its nest level's first ring), and the system calls they make can change
+ * errno under the interrupted code: keep it.
+ */
+static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 {
 	struct bp_thread_ring *r = &t->ring[level];
 	uint32_t npages;
@@ -97,6 +103,15 @@ struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level)
 	r->last_cpu = BP_NO_CPU;
 	/* The ring is initialised before a reader can see its pointer. */
 	atomic_store_explicit(&r->mem, mem, memory_order_release);
+	return r;
+}
+
+struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level)
+{
+	int saved_errno = errno;
+	struct bp_thread_ring *r = map_ring(t, level);
+
+	errno = saved_errno;
 	return r;
 }
 
@@ -180,7 +195,7 @@ static struct bp_thread *make_self(void)
 		atomic_store_explicit(&t->ring[i].consumer_read, 0, memory_order_relaxed);
 		atomic_store_explicit(&t->ring[i].consumer_overwritten, 0, memory_order_relaxed);
 	}
-	if (!bp_thread_ring_slow(t, 0)) {
+	if (!map_ring(t, 0)) {
 		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
 		return NULL;
 	}
@@ -194,11 +209,13 @@ struct bp_thread *bp_thread_self_slow(void)
 {
 	sigset_t all, old;
 	struct bp_thread *t;
+	int saved_errno = errno;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	t = bp_self ? bp_self : make_self();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved_errno;
 	return t;
 }
 
