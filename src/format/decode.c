@@ -223,6 +223,31 @@ invalid:
 	return *p ? p + 1 : p;	/* through the offending character */
 }
 
+/*
+ * The end of a literal run: the next '%' or the NUL.  Most runs in trace
+ * formats are a few characters (": ", " "), for which a call into the C
+ * library's vector scan costs more than the scan; long runs still get it.
+ */
+static const char *scan_literal(const char *p)
+{
+	for (int i = 0; i < 16; i++, p++)
+		if (*p == '%' || *p == '\0')
+			return p;
+	return strchrnul(p, '%');
+}
+
+/* A character that can only be a conversion character (or an invalid one). */
+static bool is_bare_conversion(char c)
+{
+	switch (c) {
+	case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
+	case 's': case 'p': case 'c': case 'f': case 'e': case 'g': case '%':
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void reset(struct bp_printf_spec *spec)
 {
 	*spec = (struct bp_printf_spec){ .type = BP_FMT_NONE, .base = 10, .precision = -1 };
@@ -246,11 +271,19 @@ int bp_format_decode(const char *fmt, struct bp_printf_spec *spec)
 		if (*fmt == '\0')
 			return 0;
 		if (*fmt != '%') {
-			fmt = strchrnul(fmt, '%');	/* the C library's vector scan */
 			spec->type = BP_FMT_LITERAL;
-			return (int)(fmt - start);
+			return (int)(scan_literal(fmt) - start);
 		}
 		fmt++;
+		/*
+		 * The common case, a bare conversion ("%d", "%s"): nothing
+		 * between '%' and the conversion character.  The full parse
+		 * below would classify it the same way.
+		 */
+		if (is_bare_conversion(*fmt)) {
+			classify(*fmt, spec);
+			return 2;
+		}
 		stage = STAGE_FLAGS;
 	}
 

@@ -15,8 +15,10 @@ int bp_sink_finish(struct bp_sink *o)
 	return o->pos > INT_MAX ? -1 : (int)o->pos;
 }
 
-static void sink_fill(struct bp_sink *o, char c, size_t n)
+static inline void sink_fill(struct bp_sink *o, char c, size_t n)
 {
+	if (n == 0)
+		return;
 	if (o->pos < o->size) {
 		size_t room = o->size - o->pos;
 
@@ -64,11 +66,18 @@ static char *format_digits(char *end, uint64_t v, unsigned base, bool upper)
 	return p;
 }
 
+/*
+ * The conversion is assembled backwards in one local buffer, digits, then
+ * precision zeros, then the prefix, so that it reaches the sink in one copy;
+ * only padding to a field width goes separately.
+ */
+#define NUMBER_ZEROS 64	/* precision zeros assembled locally; more are filled */
+
 void bp_emit_number(struct bp_sink *o, uint64_t magnitude, bool negative,
 		    struct bp_printf_spec spec)
 {
-	char digits[24];	/* 22 octal digits for 2^64 - 1 */
-	char *end = digits + sizeof(digits);
+	char tmp[NUMBER_ZEROS + 24 + 3];	/* zeros, 22 octal digits of 2^64 - 1, prefix */
+	char *end = tmp + sizeof(tmp);
 	char *first = format_digits(end, magnitude, spec.base, spec.flags & BP_FLAG_UPPER);
 	size_t ndigits = (size_t)(end - first);
 	/* No precision means at least one digit: 0 prints "0", "%.0d" nothing. */
@@ -103,9 +112,17 @@ void bp_emit_number(struct bp_sink *o, uint64_t magnitude, bool negative,
 	}
 	if (!(spec.flags & BP_FLAG_LEFT))
 		sink_fill(o, ' ', pad);
-	sink_bytes(o, prefix, nprefix);
-	sink_fill(o, '0', zeros);
-	sink_bytes(o, first, ndigits);
+	if (zeros <= NUMBER_ZEROS) {
+		first -= zeros;
+		memset(first, '0', zeros);
+		first -= nprefix;
+		memcpy(first, prefix, nprefix);
+		sink_bytes(o, first, (size_t)(end - first));
+	} else {
+		sink_bytes(o, prefix, nprefix);
+		sink_fill(o, '0', zeros);
+		sink_bytes(o, first, ndigits);
+	}
 	if (spec.flags & BP_FLAG_LEFT)
 		sink_fill(o, ' ', pad);
 }
@@ -199,8 +216,144 @@ static void sink_float(struct bp_sink *o, struct bp_printf_spec spec, bool is_lo
 }
 #pragma GCC diagnostic pop
 
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+/* 5^0 .. 5^27: the largest power of five below 2^63. */
+#define FIXED_MAX_PRECISION 27
+
+static uint64_t pow5(int p)
+{
+	uint64_t r = 1;
+
+	while (p-- > 0)
+		r *= 5;
+	return r;
+}
+
+static int u128_bits(u128 v)
+{
+	uint64_t hi = (uint64_t)(v >> 64);
+
+	if (hi)
+		return 128 - __builtin_clzll(hi);
+	return (uint64_t)v ? 64 - __builtin_clzll((uint64_t)v) : 0;
+}
+
+/*
+ * %f and %F of a finite double, without the C library.  A double is
+ * m * 2^e exactly, so |v| * 10^p = m * 5^p * 2^(e+p): a 128-bit product
+ * and a shift, rounded to nearest with ties to even, which is what glibc
+ * prints in the default rounding mode.  Returns false, having printed
+ * nothing, for what does not fit in 128 bits (huge values, a precision
+ * above FIXED_MAX_PRECISION), and for infinities and NaNs.
+ */
+static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
+{
+	static const uint64_t e19 = 10000000000000000000ULL;
+	int p = spec.precision < 0 ? 6 : spec.precision;
+	uint64_t bits, m;
+	unsigned bexp;
+	int e, shift;
+	u128 n, q;
+	char dig[64], out[72];
+	char *d = dig + sizeof(dig), *w = out;
+	size_t ndig, nint, len, pad, zeros = 0;
+
+	memcpy(&bits, &v, sizeof(bits));
+	bexp = (unsigned)(bits >> 52) & 0x7ff;
+	m = bits & ((1ULL << 52) - 1);
+	if (bexp == 0x7ff || p > FIXED_MAX_PRECISION)
+		return false;
+	if (bexp == 0) {
+		e = -1074;
+	} else {
+		m |= 1ULL << 52;
+		e = (int)bexp - 1075;
+	}
+	n = (u128)m * pow5(p);	/* < 2^53 * 2^63 */
+	shift = e + p;
+	if (n == 0) {
+		q = 0;
+	} else if (shift >= 0) {
+		if (u128_bits(n) + shift > 127)
+			return false;
+		q = n << shift;
+	} else if (-shift >= 128) {
+		q = 0;		/* n < 2^116: below half of the last unit */
+	} else {
+		u128 r = n & (((u128)1 << -shift) - 1);
+		u128 half = (u128)1 << (-shift - 1);
+
+		q = n >> -shift;
+		if (r > half || (r == half && (q & 1)))
+			q++;
+	}
+
+	/* The digits of q, at least p + 1 of them. */
+	while (q >= e19) {
+		uint64_t chunk = (uint64_t)(q % e19);
+		char *stop = d - 19;
+
+		q /= e19;
+		d = format_digits(d, chunk, 10, false);
+		while (d > stop)
+			*--d = '0';
+	}
+	d = format_digits(d, (uint64_t)q, 10, false);
+	while ((size_t)(dig + sizeof(dig) - d) < (size_t)p + 1)
+		*--d = '0';
+	ndig = (size_t)(dig + sizeof(dig) - d);
+	nint = ndig - (size_t)p;
+
+	if (bits >> 63)
+		*w++ = '-';
+	else if (spec.flags & BP_FLAG_PLUS)
+		*w++ = '+';
+	else if (spec.flags & BP_FLAG_SPACE)
+		*w++ = ' ';
+	memcpy(w, d, nint);
+	w += nint;
+	if (p > 0 || (spec.flags & BP_FLAG_ALT))
+		*w++ = '.';
+	memcpy(w, d + nint, (size_t)p);
+	w += p;
+	len = (size_t)(w - out);
+
+	pad = width_of(spec) > len ? width_of(spec) - len : 0;
+	if (!(spec.flags & BP_FLAG_LEFT) && (spec.flags & BP_FLAG_ZERO)) {
+		zeros = pad;
+		pad = 0;
+	}
+	if (!(spec.flags & BP_FLAG_LEFT))
+		sink_fill(o, ' ', pad);
+	if (zeros) {
+		size_t sign = out[0] == '-' || out[0] == '+' || out[0] == ' ';
+
+		sink_bytes(o, out, sign);
+		sink_fill(o, '0', zeros);
+		sink_bytes(o, out + sign, len - sign);
+	} else {
+		sink_bytes(o, out, len);
+	}
+	if (spec.flags & BP_FLAG_LEFT)
+		sink_fill(o, ' ', pad);
+	return true;
+}
+#else
+static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
+{
+	(void)o;
+	(void)v;
+	(void)spec;
+	return false;
+}
+#endif
+
 void bp_emit_double(struct bp_sink *o, double v, struct bp_printf_spec spec)
 {
+	if ((spec.conv == 'f' || spec.conv == 'F') && emit_fixed(o, v, spec))
+		return;
 	sink_float(o, spec, false, v, 0);
 }
 
