@@ -97,6 +97,7 @@ struct site_entry {
 	struct bp_trace_site ts;
 	struct bp_parsed_format *pf;	/* NULL until used, or if parsing failed */
 	bool pf_tried;
+	bool symbols;			/* the format has "pS" or "ps": the hook may apply */
 };
 
 struct list_chunk {
@@ -432,6 +433,7 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 	strings += h.file_len;
 	memcpy(strings, func, h.func_len);
 	s->site.func = strings;
+	s->func_len = (uint32_t)strlen(strings);
 	t->by_id[h.id] = s;
 	if (h.id > t->max_id)
 		t->max_id = h.id;
@@ -1261,7 +1263,13 @@ static size_t format_message(struct bp_trace *t, struct source *s, char *buf, si
 		if (!e->pf_tried) {
 			e->pf = bp_format_parse(site->format);
 			e->pf_tried = true;
+			/* A conversion the hook takes is a 'p' followed by one of
+			 * its letters: a format without those pairs never needs
+			 * it, and without it %p tokens skip the letter check. */
+			e->symbols = strstr(site->format, "pS") || strstr(site->format, "ps");
 		}
+		if (!e->symbols)
+			hook = NULL;
 		if (e->pf)
 			n = bp_bstr_printf_parsed(buf, size, e->pf, payload, words, hook);
 		else	/* out of memory: decode as we go */
@@ -1346,6 +1354,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	 * name per thread (taken when it first traced, updated at exit). */
 	out->ev.comm = best->first_of_tid->info.comm;
 	out->ev.site = site ? &site->site : NULL;
+	out->tsite = site;
 	out->site_id = id;
 	out->level = best->info.level;
 	out->ring = bi;

@@ -71,6 +71,7 @@ struct bp_trace_info {
 struct bp_trace_site {
 	struct bprint_site site;
 	uint32_t lib;			/* library index, 0 = unknown */
+	uint32_t func_len;		/* strlen(site.func), for the printers */
 };
 
 struct bp_trace_lib {
@@ -104,9 +105,12 @@ struct bp_trace_ring {
 };
 
 /* A record, decoded.  ev.message points into the reader (valid until the
- * next call); ev.site is NULL for an id not in the site table. */
+ * next call); ev.site is NULL for an id not in the site table; ev.comm
+ * points to the comm[17] of a struct bp_trace_ring (NUL-terminated, all
+ * 17 bytes readable). */
 struct bp_trace_event {
 	struct bprint_event ev;
+	const struct bp_trace_site *tsite;	/* the site's entry (NULL as ev.site) */
 	uint32_t site_id;		/* as recorded, even when unknown */
 	uint32_t level;			/* signal-nesting level of the ring */
 	size_t ring;			/* index for bp_trace_ring_at() */

@@ -238,6 +238,11 @@ void filter_free(struct filter *f)
 	memset(f, 0, sizeof(*f));
 }
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* Decimal digits of v, right-aligned at end; returns the start. */
 static char *digits(char *end, unsigned long long v)
 {
@@ -257,28 +262,36 @@ static char *digits(char *end, unsigned long long v)
  * uses bprint_format_event().  The tests compare the lines with the
  * process's own bprint_dump().
  */
-static int ftrace_prefix(char *buf, const struct bprint_event *ev)
+static int ftrace_prefix(char *buf, const struct bp_trace_event *e)
 {
-	/* "comm-tid" changes with the thread, the seconds once a second:
-	 * both are kept from the previous line */
-	static char last_comm[17];
+	/* What changes rarely is kept from the previous line: "comm-tid ["
+	 * with the thread, the seconds once a second. */
+	static const char unknown_comm[17] = "<...>";
+	static uint64_t last_comm[2];
 	static int32_t last_tid;
 	static char head[48];
 	static size_t head_len;
-	static unsigned long long last_sec = ~0ull;
+	static uint64_t sec_ns;		/* start of that second */
+	static bool have_sec;
 	static char secs[24];
 	static size_t secs_len;
-	const char *func = ev->site && ev->site->func ? ev->site->func : "?";
-	size_t flen = strnlen(func, 40);
-	unsigned long long usec = ev->ns % 1000000000u / 1000u, sec = ev->ns / 1000000000u;
+	const struct bprint_event *ev = &e->ev;
+	const struct bp_trace_site *ts = e->tsite;
+	const char *func = ts && ts->site.func ? ts->site.func : "?";
+	size_t flen = ts && ts->site.func ? ts->func_len : 1;
+	const char *comm = ev->comm && ev->comm[0] ? ev->comm : unknown_comm;
+	uint64_t raw[2];
+	uint32_t usec;
 	char num[32], *d, *p = buf;
 	size_t n;
 
 	if (ev->cpu < 0 || ev->cpu > 999 || flen >= 40)
 		return -1;
-	const char *comm = ev->comm && ev->comm[0] ? ev->comm : "<...>";
-
-	if (ev->tid != last_tid || !head_len || strncmp(comm, last_comm, 16) != 0) {
+	/* The name's 16 bytes as they lie, NUL and what follows it included
+	 * (events of bp_trace_next() point into a 17-byte array): equal bytes
+	 * are an equal name, and unequal ones at worst rebuild the head. */
+	memcpy(raw, comm, sizeof(raw));
+	if (!head_len || ev->tid != last_tid || raw[0] != last_comm[0] || raw[1] != last_comm[1]) {
 		size_t clen = strnlen(comm, 16);
 		char *h = head;
 
@@ -299,11 +312,13 @@ static int ftrace_prefix(char *buf, const struct bprint_event *ev)
 		*h++ = ' ';
 		*h++ = '[';
 		head_len = (size_t)(h - head);
-		memcpy(last_comm, comm, clen);
-		last_comm[clen] = '\0';
+		last_comm[0] = raw[0];
+		last_comm[1] = raw[1];
 		last_tid = ev->tid;
 	}
-	if (sec != last_sec) {
+	/* the seconds' digits and the 64-bit division only when they change */
+	if (!have_sec || ev->ns - sec_ns >= 1000000000u) {
+		unsigned long long sec = ev->ns / 1000000000u;
 		char *q = secs;
 
 		*q++ = ']';
@@ -316,8 +331,10 @@ static int ftrace_prefix(char *buf, const struct bprint_event *ev)
 		q += n;
 		*q++ = '.';
 		secs_len = (size_t)(q - secs);
-		last_sec = sec;
+		sec_ns = sec * 1000000000u;
+		have_sec = true;
 	}
+	usec = (uint32_t)(ev->ns - sec_ns) / 1000u;
 	if (head_len == 26) {
 		memcpy(p, head, 26);	/* the usual width: a fixed-size copy */
 		p += 26;
@@ -335,9 +352,10 @@ static int ftrace_prefix(char *buf, const struct bprint_event *ev)
 		memcpy(p, secs, secs_len);
 		p += secs_len;
 	}
-	for (int k = 5; k >= 0; k--) {
-		p[k] = (char)('0' + usec % 10);
-		usec /= 10;
+	/* six digits, two at a time */
+	for (int k = 4; k >= 0; k -= 2) {
+		memcpy(p + k, digit_pairs + 2 * (usec % 100), 2);
+		usec /= 100;
 	}
 	p += 6;
 	*p++ = ':';
@@ -372,7 +390,7 @@ bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_outpu
 
 	if (sizeof(obuf) - olen < sizeof(line) + 1 && out_flush() != 0)
 		return false;
-	if (how == BPRINT_OUTPUT_FTRACE && (n = ftrace_prefix(obuf + olen, &e->ev)) >= 0) {
+	if (how == BPRINT_OUTPUT_FTRACE && (n = ftrace_prefix(obuf + olen, e)) >= 0) {
 		/* prefix < 128 bytes, message < BP_MSG_MAX: never cut */
 		len = (size_t)n + bp_trace_format_message(t, obuf + olen + n, BP_MSG_MAX);
 		obuf[olen + len] = '\n';
