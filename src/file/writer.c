@@ -523,7 +523,6 @@ static void fill_header(struct bp_file_header *h)
 	struct timespec ts;
 	int cfd;
 
-	memcpy(h->magic, BP_FILE_MAGIC, 8);
 	h->major = BP_FILE_MAJOR;
 	h->minor = BP_FILE_MINOR;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -556,6 +555,12 @@ static void fill_header(struct bp_file_header *h)
 			h->cmdline[got - 1] = '\0';	/* cut: keep the last string terminated */
 		h->cmdline_len = (uint32_t)got;
 	}
+	/*
+	 * The magic goes last: a process killed while filling the header leaves
+	 * a file no reader mistakes for a complete one (pid set, mode not yet).
+	 */
+	atomic_thread_fence(memory_order_release);
+	memcpy(h->magic, BP_FILE_MAGIC, 8);
 }
 
 static int create(const char *path)
