@@ -68,6 +68,7 @@ struct source {
 	struct bp_ring_cursor cur;
 	bool cur_ready;
 	uint64_t last_page;		/* page seq of the last record read from it */
+	uint64_t drop_from;		/* first page seq not yet dropped, 0 = none read */
 	/* pages chunks */
 	struct pchunk *pc;
 	size_t npc, cappc;
@@ -1022,21 +1023,18 @@ static bool map_ring(struct bp_trace *t, struct source *s)
 	return true;
 }
 
-/* Drop the OS pages of ring page seq `done` from the mapping, except those
- * it shares with the page being read and with the control block. */
-static void drop_behind(struct bp_trace *t, struct source *s, uint64_t done, uint64_t now)
-{
-	uintptr_t pg = t->os_page, base = (uintptr_t)s->ring;
-	uintptr_t ps = s->info.page_size, np = s->info.npages;
-	uintptr_t lo, hi, clo, chi, keep_ctl;
+/* Bytes of ring pages read through the mapping before they are dropped
+ * together: one madvise() (and one TLB flush) per batch instead of per
+ * ring page, while resident memory stays at a few pages per ring. */
+#define DROP_BATCH	(128u * 1024u)
 
-	if (!ps || np < 2 || !done || done == now)
-		return;
-	lo = (base + BP_RING_CTL_BYTES + (uintptr_t)((done - 1) % np) * ps) & ~(pg - 1);
-	hi = (base + BP_RING_CTL_BYTES + (uintptr_t)((done - 1) % np) * ps + ps + pg - 1) & ~(pg - 1);
-	clo = (base + BP_RING_CTL_BYTES + (uintptr_t)((now - 1) % np) * ps) & ~(pg - 1);
-	chi = (base + BP_RING_CTL_BYTES + (uintptr_t)((now - 1) % np) * ps + ps + pg - 1) & ~(pg - 1);
-	keep_ctl = (base + BP_RING_CTL_BYTES + pg - 1) & ~(pg - 1);
+/* Drop [lo, hi) from the mapping, except the control block's OS pages and
+ * [clo, chi) (the page being read). */
+static void drop_range(struct source *s, uintptr_t pg, uintptr_t lo, uintptr_t hi,
+		       uintptr_t clo, uintptr_t chi)
+{
+	uintptr_t keep_ctl = ((uintptr_t)s->ring + BP_RING_CTL_BYTES + pg - 1) & ~(pg - 1);
+
 	if (lo < keep_ctl)
 		lo = keep_ctl;
 	if (hi > (uintptr_t)s->map + s->map_len)
@@ -1052,6 +1050,31 @@ static void drop_behind(struct bp_trace *t, struct source *s, uint64_t done, uin
 	}
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* Drop the OS pages of ring pages seq [from, now) from the mapping, except
+ * those they share with page now (being read) and with the control block. */
+static void drop_behind(struct bp_trace *t, struct source *s, uint64_t from, uint64_t now)
+{
+	uintptr_t pg = t->os_page, data = (uintptr_t)s->ring + BP_RING_CTL_BYTES;
+	uintptr_t ps = s->info.page_size, np = s->info.npages;
+	uintptr_t first, count, clo, chi;
+
+	if (!ps || np < 2 || !from || from >= now)
+		return;
+	if (now - from >= np)
+		from = now - np + 1;	/* every slot but now's */
+	first = (uintptr_t)((from - 1) % np);
+	count = (uintptr_t)(now - from);
+	clo = (data + (uintptr_t)((now - 1) % np) * ps) & ~(pg - 1);
+	chi = (data + (uintptr_t)((now - 1) % np) * ps + ps + pg - 1) & ~(pg - 1);
+	/* the slots from first on, then those wrapped to the ring's start */
+	drop_range(s, pg, (data + first * ps) & ~(pg - 1),
+		   (data + (first + count < np ? first + count : np) * ps + pg - 1) & ~(pg - 1),
+		   clo, chi);
+	if (first + count > np)
+		drop_range(s, pg, data & ~(pg - 1),
+			   (data + (first + count - np) * ps + pg - 1) & ~(pg - 1), clo, chi);
 }
 
 /* Staging ring for streamed pages of page_size. */
@@ -1174,7 +1197,14 @@ static int fill(struct bp_trace *t, struct source *s)
 					  sizeof(s->buf));
 			if (rc == 1) {
 				if (s->ev.page_seq != s->last_page) {
-					drop_behind(t, s, s->last_page, s->ev.page_seq);
+					uint64_t batch = DROP_BATCH / (s->info.page_size | 1u) + 1;
+
+					if (!s->drop_from || s->ev.page_seq < s->drop_from) {
+						s->drop_from = s->ev.page_seq;
+					} else if (s->ev.page_seq - s->drop_from >= batch) {
+						drop_behind(t, s, s->drop_from, s->ev.page_seq);
+						s->drop_from = s->ev.page_seq;
+					}
 					s->last_page = s->ev.page_seq;
 				}
 				if (s->ev.index < s->next_index)
