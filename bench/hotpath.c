@@ -71,7 +71,9 @@ __attribute__((noinline)) static void floor_loop(size_t n)
 
 		r->ts = __builtin_ia32_rdtsc();
 		r->value = i;
-		__asm__ volatile("" ::: "memory");
+		/* r escapes: without it the compiler drops the stores to an array
+		 * nobody reads, and the floor is a bare rdtsc */
+		__asm__ volatile("" : : "r"(r) : "memory");
 	}
 }
 
@@ -154,9 +156,11 @@ static void latency(const char *name, int variant, size_t n, struct bp_clock_cal
 		uint64_t t0 = __builtin_ia32_rdtsc();
 
 		if (variant == 0) {
-			floor_ring[i & 65535].ts = t0;
-			floor_ring[i & 65535].value = i;
-			__asm__ volatile("" ::: "memory");
+			struct floor_rec *r = &floor_ring[i & 65535];
+
+			r->ts = t0;
+			r->value = i;
+			__asm__ volatile("" : : "r"(r) : "memory");
 		} else {
 			trace_printk(SEED_FMT, (unsigned long long)i);
 		}

@@ -17,6 +17,8 @@
  */
 #include "trace/clock.h"
 
+#include <bprint.h>
+
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +28,15 @@
 #endif
 
 struct bp_clock_state bp_clock_state = { .id = BP_CLOCK_MONO };
+
+/*
+ * The inline fast path's gate (include/bprint.h): on (bit 0, bprint_on()
+ * and bprint_off() in init.c) and the clock is the TSC (bit 1, here).  A
+ * cache line of its own: read on every call, written only by the
+ * switches, so no core ever loses its copy to a write.  On, and not the
+ * TSC until the clock's constructor selects it.
+ */
+struct bprint__gate bprint__gate = { .bits = BPRINT__GATE_ON };
 
 #define PAIR_TRIES 5
 #define MIN_BASELINE_NS 1000000u	/* 1 ms */
@@ -212,6 +223,11 @@ int bp_clock_select(enum bp_clock_id id)
 	atomic_store_explicit(&base.tsc, tsc, memory_order_relaxed);
 	atomic_store_explicit(&base.ns, ns, memory_order_relaxed);
 	atomic_store_explicit(&bp_clock_state.id, (uint32_t)id, memory_order_relaxed);
+	/* The inline fast path reads the TSC itself: only while it is the clock. */
+	if (id == BP_CLOCK_TSC)
+		__atomic_fetch_or(&bprint__gate.bits, BPRINT__GATE_TSC, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&bprint__gate.bits, ~BPRINT__GATE_TSC, __ATOMIC_RELAXED);
 	atomic_store_explicit(&base.seq, seq + 2, memory_order_release);
 	return ret;
 }

@@ -1,18 +1,29 @@
 /*
- * trace_printk()'s out-of-line half: the hot path.
+ * trace_printk()'s out-of-line half.
  *
- * No locks, no syscalls, no allocation, no format parsing, no atomic
- * read-modify-write: a TLS load, the nesting counter, a clock read, the
- * CPU from the rseq area, a ring reservation, the argument plan's packing
- * loop, and a release store at commit.  Everything unusual (first call of
- * a thread or a site, a format the plan cannot hold, nesting) leaves the
- * straight line through a predictable branch.
+ * The hot path proper is inline at the call site (bprint__reserve() and
+ * bprint__commit() in include/bprint.h): it writes into a window on the
+ * thread's ring 0 kept in initial-exec TLS (struct bprint__tls).  Whatever
+ * it cannot do comes here: a thread's first trace, a page that is full, a
+ * changed CPU, a time extend, a call from a signal handler (nested), a
+ * format that is not all scalars, a clock other than the TSC.
+ *
+ * Still no locks, no syscalls (but on a thread's first trace), no
+ * allocation, no format parsing, no atomic read-modify-write: the nesting
+ * counter, a clock read, the CPU from the rseq area, a ring reservation,
+ * the argument plan's packing loop, and a release store at commit.
  *
  * A record's payload (docs/trace-format.md):
  *   [u32 cpu, if the BP_REC_CPU flag is set] then the argument block, or,
  *   with BP_REC_TEXT, the message already formatted, NUL-terminated.
  * The CPU is written whenever it changed, and whenever the record may be
  * the first of a page, so that a reader that starts at any page knows it.
+ *
+ * Ring 0's writer and the TLS window: while a thread has a window
+ * (bp_self set), the window's off and the ring's own written counter are
+ * the true ones, and ring 0's struct bp_ring_writer lags.  Every use of ring 0 here starts
+ * with window_pull() and ends with window_push(), nest count held, so a
+ * signal handler never sees them half-way.
  */
 #include "trace/clock.h"
 #include "trace/cpu.h"
@@ -21,7 +32,16 @@
 #include "trace/tracer.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
+
+/* bprint__reserve() finds the commit word 8 bytes before the record area. */
+_Static_assert(offsetof(struct bp_ring_page, commit) + 8 == BP_RING_PAGE_HDR_BYTES,
+	       "commit word just before the records");
+_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "written as a plain word");
+
+/* A program that traces gets init.c, its configuration and its constructor. */
+__attribute__((used)) static const char *const link_init = &bp_init_anchor;
 
 static inline void count_drop(_Atomic uint64_t *counter)
 {
@@ -80,6 +100,15 @@ static void emit_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts,
 	bp_ring_commit(&r->w);
 }
 
+/* Ring 0's writer catches up with what the inline path wrote. */
+static inline void window_pull(struct bp_thread *t)
+{
+	struct bp_ring_writer *w = &t->ring[0].w;
+
+	w->off = bprint__tls.off;
+	w->written = atomic_load_explicit(&w->ctl->written, memory_order_relaxed);
+}
+
 /*
  * Enter the calling thread's next nesting level: a signal handler that
  * interrupts us from here on writes to the next ring.  Returns the ring
@@ -87,10 +116,12 @@ static void emit_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts,
  */
 static inline struct bp_thread_ring *enter(struct bp_thread *t, unsigned level)
 {
-	t->nest = level + 1;
+	bprint__tls.nest = level + 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (__builtin_expect(level == 0, 1))
+	if (__builtin_expect(level == 0, 1)) {
+		window_pull(t);
 		return &t->ring[0];	/* mapped when t was made */
+	}
 	if (level >= BP_NEST_MAX) {
 		count_drop(&t->too_deep);
 		return NULL;
@@ -100,8 +131,10 @@ static inline struct bp_thread_ring *enter(struct bp_thread *t, unsigned level)
 
 static inline void leave(struct bp_thread *t, unsigned level)
 {
+	if (level == 0)
+		bp_thread_window_push(t);
 	atomic_signal_fence(memory_order_seq_cst);
-	t->nest = level;
+	bprint__tls.nest = level;
 }
 
 __attribute__((format(printf, 2, 0)))
@@ -118,7 +151,7 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
-	level = t->nest;
+	level = bprint__tls.nest;
 	r = enter(t, level);
 	if (!r)
 		goto out;
@@ -153,7 +186,7 @@ void bprint_printk(struct bprint_site *site, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!atomic_load_explicit(&bp_tracing_on, memory_order_relaxed))
+	if (!bp_tracing_is_on())
 		return;
 	va_start(ap, fmt);
 	emit(site, fmt, ap);
@@ -175,9 +208,13 @@ static inline void pack_words(uint32_t *p, const struct bp_arg_plan *plan, const
 	}
 }
 
-/* Everything bprint_printk_words() does not do inline. */
-__attribute__((noinline, cold))
-static void printk_words_slow(struct bprint_site *site, const uint64_t *words)
+/*
+ * Sites whose arguments come as words: what bprint__reserve() could not
+ * write inline, and sites whose argument sizes differ from the plan's.
+ * The block is the one bp_vbin_printf_plan() makes for a scalar-only
+ * plan.
+ */
+void bprint_printk_words(struct bprint_site *site, const uint64_t *words)
 {
 	struct bp_thread *t = bp_self;
 	const struct bp_arg_plan *plan = site->plan;
@@ -185,11 +222,11 @@ static void printk_words_slow(struct bprint_site *site, const uint64_t *words)
 	unsigned level;
 	uint32_t *p;
 
-	if (!atomic_load_explicit(&bp_tracing_on, memory_order_relaxed))
+	if (!bp_tracing_is_on())
 		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
-	level = t->nest;
+	level = bprint__tls.nest;
 	r = enter(t, level);
 	if (r) {
 		p = reserve(r, plan->fixed_words * 4u, site->id, bp_clock_now());
@@ -202,55 +239,12 @@ static void printk_words_slow(struct bprint_site *site, const uint64_t *words)
 }
 
 /*
- * The hot path proper: trace_printk() in C with scalar arguments, which
- * arrive as words, so that packing is a copy.  The block is the one
- * bp_vbin_printf_plan() makes for a scalar-only plan.  The straight line
- * (a known thread, not nested, TSC clock, same CPU, room in the page)
- * makes no call, so it needs no callee-saved registers; anything else
- * goes to printk_words_slow() as a tail call.
- */
-void bprint_printk_words(struct bprint_site *site, const uint64_t *words)
-{
-	struct bp_thread *t = bp_self;
-
-	if (__builtin_expect(t && t->nest == 0 &&
-			     atomic_load_explicit(&bp_tracing_on, memory_order_relaxed) &&
-			     bp_clock_is_tsc(), 1)) {
-		struct bp_thread_ring *r = &t->ring[0];
-		const struct bp_arg_plan *plan = site->plan;
-		uint32_t bytes = plan->fixed_words * 4u;
-		uint32_t *p;
-
-		/*
-		 * Same CPU as the last record: no prefix.  A record that would
-		 * open a page fails bp_ring_reserve_fast() and goes the slow
-		 * way, which gives it the prefix.
-		 */
-		if (__builtin_expect(*t->cpu_id == r->last_cpu, 1)) {
-			t->nest = 1;
-			atomic_signal_fence(memory_order_seq_cst);
-			p = bp_ring_reserve_fast(&r->w, bytes, site->id, bp_clock_tsc_now());
-			if (__builtin_expect(p != NULL, 1)) {
-				pack_words(p, plan, words);
-				bp_ring_commit(&r->w);
-				atomic_signal_fence(memory_order_seq_cst);
-				t->nest = 0;
-				return;
-			}
-			atomic_signal_fence(memory_order_seq_cst);
-			t->nest = 0;
-		}
-	}
-	printk_words_slow(site, words);
-}
-
-/*
  * trace_puts(): a literal is all in the site (its plan is empty, so the
  * record has no payload); anything else becomes a text record of "%s".
  */
 void bprint_puts(struct bprint_site *site, const char *str)
 {
-	if (!atomic_load_explicit(&bp_tracing_on, memory_order_relaxed))
+	if (!bp_tracing_is_on())
 		return;
 	bprint_printk(site, "%s", str);
 }

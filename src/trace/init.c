@@ -4,9 +4,12 @@
  * early constructor (priority 102, after the clock's 101), so that it is in
  * place before the program's own constructors trace anything.
  *
- * The switch, bp_tracing_on, lives here on purpose: the hot path reads it,
- * so every program that traces links this file, constructor included, even
- * from the static library (which links only the objects it needs).
+ * The switch is bit 0 of bprint__gate, which lives with the clock (clock.c)
+ * because its bit 1 says whether the clock is the TSC, and tools that only
+ * read traces link the clock but must not get this file's constructor.
+ * Every program that traces links this file, constructor included, even
+ * from the static library (which links only the objects it needs): the
+ * out-of-line half of trace_printk() refers to bp_init_anchor.
  */
 #include "trace/tracer.h"
 
@@ -15,21 +18,21 @@
 #include "trace/config.h"
 #include "trace/site.h"
 
-_Atomic int bp_tracing_on = 1;
+const char bp_init_anchor = 1;
 
 void bprint_on(void)
 {
-	atomic_store_explicit(&bp_tracing_on, 1, memory_order_relaxed);
+	__atomic_fetch_or(&bprint__gate.bits, BPRINT__GATE_ON, __ATOMIC_RELAXED);
 }
 
 void bprint_off(void)
 {
-	atomic_store_explicit(&bp_tracing_on, 0, memory_order_relaxed);
+	__atomic_fetch_and(&bprint__gate.bits, ~BPRINT__GATE_ON, __ATOMIC_RELAXED);
 }
 
 int bprint_is_on(void)
 {
-	return atomic_load_explicit(&bp_tracing_on, memory_order_relaxed);
+	return bp_tracing_is_on();
 }
 
 __attribute__((constructor(102))) static void bprint_init(void)

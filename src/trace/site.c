@@ -15,6 +15,7 @@
 #include "trace/site.h"
 
 #include "trace/backing.h"
+#include "ring/ring.h"
 
 #include <fnmatch.h>
 #include <pthread.h>
@@ -22,6 +23,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The inline fast path of include/bprint.h exists on x86-64 only. */
+#if defined(__x86_64__)
+#define BP_SITE_INLINE 1
+#else
+#define BP_SITE_INLINE 0
+#endif
 
 #define CHUNK_BITS 12
 #define CHUNK_SIZE (1u << CHUNK_BITS)
@@ -133,6 +141,37 @@ static bool plan_is_scalar(const struct bp_arg_plan *plan)
 	return true;
 }
 
+/*
+ * Do the argument sizes the compiler saw at the call site (site->nargs and
+ * site->argsig, include/bprint.h) give the block the plan describes?  Then
+ * the call site may pack the words itself.  A mismatch (a long passed for
+ * %d, say) keeps the site on bprint_printk_words(), which packs by plan.
+ */
+static bool plan_is_compiled(const struct bp_arg_plan *plan, const struct bprint_site *site)
+{
+	unsigned n = site->nargs;
+
+	if (n != plan->nargs || plan->fixed_words * 4u + BP_RING_REC_HDR_BYTES >
+	    BP_RING_REC_MAX_WORDS * 4u)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		/* argsig: bit 0 is the last argument */
+		bool is8 = (site->argsig >> (n - 1 - i)) & 1u;
+
+		if (is8 != (plan->slot[i].kind != BP_ARG_INT32))
+			return false;
+	}
+	return true;
+}
+
+/* What site->enabled holds for on: the inline path's value where it may run. */
+static uint8_t on_value(const struct bprint_site *site, bool on)
+{
+	if (!on)
+		return 0;
+	return site->flags & BPRINT_SITE_FAST ? BPRINT_SITE_ON_FAST : 1;
+}
+
 /* With the lock held. */
 static uint32_t register_locked(struct bprint_site *site)
 {
@@ -174,8 +213,19 @@ static uint32_t register_locked(struct bprint_site *site)
 	__atomic_store_n(&chunk[id & (CHUNK_SIZE - 1)], e, __ATOMIC_RELEASE);
 	atomic_store_explicit(&next_id, id + 1, memory_order_release);
 	site->plan = e->copy.plan;
-	site->flags = (uint16_t)(site->plan && plan_is_scalar(site->plan) ? BPRINT_SITE_WORDS : 0);
-	site->enabled = rules_say(site);
+	site->flags = 0;
+	if (site->plan && plan_is_scalar(site->plan)) {
+		site->flags = BPRINT_SITE_WORDS;
+		if (BP_SITE_INLINE && plan_is_compiled(site->plan, site)) {
+			/* Before the flag: the inline path reads the head once it sees it. */
+			site->head = (BP_RING_REC_HDR_BYTES / 4u + site->plan->fixed_words) |
+				     id << BP_RING_HEAD_USER_SHIFT;
+			site->flags |= BPRINT_SITE_FAST;
+		}
+	}
+	e->copy.flags = site->flags;
+	e->copy.head = site->head;
+	site->enabled = on_value(site, rules_say(site));
 	if (bp_backing && bp_backing->site_added)
 		bp_backing->site_added(&e->copy);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
@@ -251,8 +301,8 @@ static int add_rule(const char *pattern, bool enable)
 		if (!e || !rule_matches(copy, &e->copy))
 			continue;
 		e->copy.enabled = enable;
-		if (e->live && e->live->enabled != enable) {
-			e->live->enabled = enable;
+		if (e->live && !e->live->enabled != !enable) {
+			e->live->enabled = on_value(e->live, enable);
 			changed++;
 		}
 	}

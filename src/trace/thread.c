@@ -21,6 +21,7 @@ _Atomic(struct bp_thread *) bp_threads;
 pthread_rwlock_t bp_readers_lock = PTHREAD_RWLOCK_INITIALIZER;
 pthread_mutex_t bp_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
 __thread struct bp_thread *bp_self __attribute__((tls_model("initial-exec")));
+__thread struct bprint__tls bprint__tls __attribute__((tls_model("initial-exec")));
 
 const struct bp_backing *bp_backing;
 static pthread_key_t exit_key;
@@ -36,6 +37,37 @@ static const volatile uint32_t *cpu_id_source(void)
 							      __rseq_offset))->cpu_id;
 #endif
 	return &unknown;
+}
+
+void bp_thread_window_push(struct bp_thread *t)
+{
+	struct bp_thread_ring *r = &t->ring[0];
+	struct bp_ring_writer *w = &r->w;
+	struct bprint__tls *f = &bprint__tls;
+
+	f->off = w->off;
+	f->end = w->end;
+	f->rec = w->rec;
+	f->base = w->base_ts;
+	f->written = (uint64_t *)(void *)&w->ctl->written;
+	f->last_cpu = r->last_cpu;
+	f->cpu = t->cpu_id;
+}
+
+void bp_thread_window_close(struct bp_thread *t)
+{
+	struct bprint__tls *f = &bprint__tls;
+
+	if (f->cpu) {
+		struct bp_ring_writer *w = &t->ring[0].w;
+
+		w->off = f->off;
+		w->written = atomic_load_explicit(&w->ctl->written, memory_order_relaxed);
+	}
+	/* Nothing fits in no room: every call goes out of line. */
+	f->off = 0;
+	f->end = 0;
+	f->cpu = NULL;
 }
 
 static void *map_anon(size_t bytes)
@@ -162,8 +194,10 @@ static void thread_exit(void *arg)
 	struct bp_thread *t = arg;
 
 	prctl(PR_GET_NAME, t->comm, 0, 0, 0);	/* the name it ends with */
-	if (bp_self == t)
+	if (bp_self == t) {
+		bp_thread_window_close(t);
 		bp_self = NULL;
+	}
 	if (bp_backing && bp_backing->thread_exit)
 		bp_backing->thread_exit(t);
 	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
@@ -186,7 +220,6 @@ static struct bp_thread *make_self(void)
 	t->tid = (int32_t)gettid();
 	memset(t->comm, 0, sizeof(t->comm));
 	prctl(PR_GET_NAME, t->comm, 0, 0, 0);
-	t->nest = 0;
 	t->cpu_id = cpu_id_source();
 	t->generation++;
 	atomic_store_explicit(&t->too_deep, 0, memory_order_relaxed);
@@ -201,6 +234,7 @@ static struct bp_thread *make_self(void)
 	}
 	atomic_store_explicit(&t->state, BP_THREAD_ALIVE, memory_order_release);
 	pthread_setspecific(exit_key, t);
+	bp_thread_window_push(t);
 	bp_self = t;
 	return t;
 }
@@ -269,6 +303,10 @@ static void fork_child(void)
 		unmap_rings(t);
 		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_relaxed);
 	}
+	/* The window looked into the parent's ring, unmapped above. */
+	bprint__tls.off = 0;
+	bprint__tls.end = 0;
+	bprint__tls.cpu = NULL;
 	bp_self = NULL;
 }
 

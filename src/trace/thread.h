@@ -81,7 +81,6 @@ struct bp_thread {
 	_Atomic int state;		/* enum bp_thread_state */
 	int32_t tid;
 	char comm[16];
-	unsigned nest;			/* signal nesting level, owner only */
 	const volatile uint32_t *cpu_id; /* the kernel's rseq cpu_id, or a never-matching constant */
 	_Atomic uint64_t too_deep;	/* records dropped: nested beyond BP_NEST_MAX */
 	_Atomic uint64_t no_memory;	/* records dropped: a ring could not be mapped */
@@ -99,6 +98,15 @@ extern __thread struct bp_thread *bp_self
 
 /* The calling thread's descriptor, made on first use; NULL if out of memory. */
 struct bp_thread *bp_thread_self_slow(void);
+
+/*
+ * Point the calling thread's inline fast path (bprint__tls) at the page
+ * ring 0 of t is filling, t being the caller's descriptor; after every use
+ * of ring 0 out of line.  bp_thread_window_close() takes the window away
+ * (ring 0 catching up first).
+ */
+void bp_thread_window_push(struct bp_thread *t);
+void bp_thread_window_close(struct bp_thread *t);
 
 /* Map ring level of t on first use.  Returns NULL if it cannot. */
 struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level);

@@ -11,7 +11,14 @@
 
 #include <stdatomic.h>
 
-extern _Atomic int bp_tracing_on __attribute__((visibility("hidden")));
+/* Defined in init.c: referring to it links init.c and its constructor. */
+extern const char bp_init_anchor __attribute__((visibility("hidden")));
+
+/* The global switch, the gate's bit 0 (bprint__gate, include/bprint.h). */
+static inline int bp_tracing_is_on(void)
+{
+	return (__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) & BPRINT__GATE_ON) != 0;
+}
 
 /* Largest message a reader formats; longer ones are cut. */
 #define BP_MSG_MAX 4096

@@ -107,7 +107,7 @@ static int count_sites(const char *glob, int enabled)
 		base = strrchr(s->file, '/');
 		base = base ? base + 1 : s->file;
 		if ((!fnmatch(glob, s->file, 0) || !fnmatch(glob, base, 0)) &&
-		    (enabled < 0 || s->enabled == enabled))
+		    (enabled < 0 || (s->enabled != 0) == enabled))
 			n++;
 	}
 	return n;
