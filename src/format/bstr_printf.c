@@ -62,22 +62,22 @@ static bool emit_from_block(struct bp_sink *o, struct bp_block_in *b,
 		if (!(p = block_get(b, bytes, 4)))
 			return false;
 		v = bp_int_reduce(get_int(p, bytes), *spec, &negative);
-		bp_emit_number(o, v, negative, *spec);
+		bp_emit_number(o, v, negative, spec);
 		return true;
 	case BP_FMT_CHAR:
 		if (!(p = block_get(b, 1, 1)))
 			return false;
-		bp_emit_char(o, *p, *spec);
+		bp_emit_char(o, *p, spec);
 		return true;
 	case BP_FMT_STR:
 		if (!(s = block_get_string(b)))
 			return false;
-		bp_emit_string(o, s, *spec);
+		bp_emit_string(o, s, spec);
 		return true;
 	case BP_FMT_PTR:
 		if (!(p = block_get(b, 8, 4)))
 			return false;
-		bp_emit_pointer(o, (uintptr_t)get_int(p, 8), *spec);
+		bp_emit_pointer(o, (uintptr_t)get_int(p, 8), spec);
 		return true;
 	case BP_FMT_FLOAT:
 		if (spec->length == BP_LEN_LDOUBLE) {
@@ -85,12 +85,12 @@ static bool emit_from_block(struct bp_sink *o, struct bp_block_in *b,
 				return false;
 			ld = 0;
 			memcpy(&ld, p, BP_LDOUBLE_BYTES);
-			bp_emit_ldouble(o, ld, *spec);
+			bp_emit_ldouble(o, ld, spec);
 		} else {
 			if (!(p = block_get(b, 8, 4)))
 				return false;
 			memcpy(&d, p, 8);
-			bp_emit_double(o, d, *spec);
+			bp_emit_double(o, d, spec);
 		}
 		return true;
 	default:	/* %n stores nothing */
@@ -115,7 +115,7 @@ static bool emit_pointer_ext(struct bp_sink *o, struct bp_block_in *b, struct bp
 	hook->print(hook->ctx, letter, get_int(p, 8), text, sizeof(text));
 	text[sizeof(text) - 1] = '\0';
 	spec.precision = -1;
-	bp_emit_string(o, text, spec);
+	bp_emit_string(o, text, &spec);
 	return true;
 }
 

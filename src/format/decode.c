@@ -92,7 +92,7 @@ static const char *parse_length(const char *p, uint8_t *length)
  * Classify the conversion character given its length modifier: sets type,
  * base and the SIGNED/UPPER flags, or type BP_FMT_INVALID.
  */
-static void classify(char c, struct bp_printf_spec *spec)
+static inline __attribute__((always_inline)) void classify(char c, struct bp_printf_spec *spec)
 {
 	bool int_length = spec->length != BP_LEN_LDOUBLE;
 	bool no_length = spec->length == BP_LEN_NONE;
@@ -225,16 +225,62 @@ invalid:
 
 /*
  * The end of a literal run: the next '%' or the NUL.  Most runs in trace
- * formats are a few characters (": ", " "), for which a call into the C
- * library's vector scan costs more than the scan; long runs still get it.
+ * formats are short, and for those a call into the C library's vector scan
+ * costs more than the scan itself.  So: bytes up to a word boundary, then a
+ * word at a time (an aligned word never crosses a page, so reading the rest
+ * of the word that holds the NUL cannot fault: every C library's strlen
+ * relies on it), then the C library for long runs.  Sanitizers would
+ * report the bytes after the NUL, so their builds use the C library only.
  */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BP_SCAN_LIBC_ONLY 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define BP_SCAN_LIBC_ONLY 1
+#endif
+#endif
+
+#ifdef BP_SCAN_LIBC_ONLY
 static const char *scan_literal(const char *p)
 {
-	for (int i = 0; i < 16; i++, p++)
-		if (*p == '%' || *p == '\0')
-			return p;
 	return strchrnul(p, '%');
 }
+#else
+typedef uint64_t __attribute__((may_alias)) bp_word;
+
+static const char *scan_literal(const char *p)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	const uint64_t percents = ones * '%';
+	const bp_word *w;
+
+	for (; (uintptr_t)p & 7; p++)
+		if (*p == '%' || *p == '\0')
+			return p;
+	w = (const bp_word *)(const void *)p;
+	for (int i = 0; i < 8; i++, w++) {
+		uint64_t v = *w, x = v ^ percents;
+		uint64_t hit = ((v - ones) & ~v & highs) | ((x - ones) & ~x & highs);
+
+		/*
+		 * hit has the high bit of the first NUL or '%' set (bits above
+		 * it may be false positives, never bits below): on a
+		 * little-endian machine its lowest set bit is the byte.
+		 */
+		if (hit) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return (const char *)w + (__builtin_ctzll(hit) >> 3);
+#else
+			for (p = (const char *)w; *p != '%' && *p != '\0'; p++)
+				;
+			return p;
+#endif
+		}
+	}
+	return strchrnul((const char *)w, '%');
+}
+#endif
 
 /* A character that can only be a conversion character (or an invalid one). */
 static bool is_bare_conversion(char c)
@@ -246,6 +292,11 @@ static bool is_bare_conversion(char c)
 	default:
 		return false;
 	}
+}
+
+static bool is_length_start(char c)
+{
+	return c == 'l' || c == 'h' || c == 'z' || c == 'j' || c == 't';
 }
 
 static void reset(struct bp_printf_spec *spec)
@@ -284,6 +335,18 @@ int bp_format_decode(const char *fmt, struct bp_printf_spec *spec)
 			classify(*fmt, spec);
 			return 2;
 		}
+		/* ... or only a length modifier: "%llu", "%zu", "%ld" */
+		if (is_length_start(*fmt)) {
+			const char *p = parse_length(fmt, &spec->length);
+
+			if (is_bare_conversion(*p)) {
+				classify(*p, spec);
+				if (spec->type != BP_FMT_INVALID)
+					return (int)(p + 1 - start);
+				spec->flags = 0;	/* the full parse decides */
+			}
+			spec->length = BP_LEN_NONE;
+		}
 		stage = STAGE_FLAGS;
 	}
 
@@ -295,3 +358,4 @@ int bp_format_decode(const char *fmt, struct bp_printf_spec *spec)
 	}
 	return (int)(end - start);
 }
+

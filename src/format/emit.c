@@ -8,13 +8,6 @@
 #include <limits.h>
 #include <stdio.h>
 
-int bp_sink_finish(struct bp_sink *o)
-{
-	if (o->size > 0)
-		o->buf[o->pos < o->size ? o->pos : o->size - 1] = '\0';
-	return o->pos > INT_MAX ? -1 : (int)o->pos;
-}
-
 static inline void sink_fill(struct bp_sink *o, char c, size_t n)
 {
 	if (n == 0)
@@ -37,6 +30,22 @@ static const char two_digits[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+static inline void put2(char *p, unsigned v)
+{
+	memcpy(p, two_digits + 2 * v, 2);
+}
+
+/* Exactly eight digits of v < 10^8, in 32-bit arithmetic, two chains at once. */
+static inline void put8(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	put2(p, hi / 100);
+	put2(p + 2, hi % 100);
+	put2(p + 4, lo / 100);
+	put2(p + 6, lo % 100);
+}
+
 /* Digits of v in base 8, 10 or 16, written backwards ending at end. */
 static char *format_digits(char *end, uint64_t v, unsigned base, bool upper)
 {
@@ -44,18 +53,24 @@ static char *format_digits(char *end, uint64_t v, unsigned base, bool upper)
 	char *p = end;
 
 	if (base == 10) {
-		while (v >= 100) {
-			unsigned i = (unsigned)(v % 100) * 2;
+		uint32_t x;
 
-			v /= 100;
-			*--p = two_digits[i + 1];
-			*--p = two_digits[i];
+		while (v >= 100000000) {
+			p -= 8;
+			put8(p, (uint32_t)(v % 100000000));
+			v /= 100000000;
 		}
-		if (v >= 10) {
-			*--p = two_digits[v * 2 + 1];
-			*--p = two_digits[v * 2];
-		} else if (v > 0) {
-			*--p = (char)('0' + v);
+		x = (uint32_t)v;
+		while (x >= 100) {
+			p -= 2;
+			put2(p, x % 100);
+			x /= 100;
+		}
+		if (x >= 10) {
+			p -= 2;
+			put2(p, x);
+		} else if (x > 0) {
+			*--p = (char)('0' + x);
 		}
 	} else {
 		unsigned shift = base == 16 ? 4 : 3;
@@ -73,9 +88,50 @@ static char *format_digits(char *end, uint64_t v, unsigned base, bool upper)
  */
 #define NUMBER_ZEROS 64	/* precision zeros assembled locally; more are filled */
 
-void bp_emit_number(struct bp_sink *o, uint64_t magnitude, bool negative,
-		    struct bp_printf_spec spec)
+/* Decimal digits of v: 1 for 0. */
+static inline unsigned count_digits10(uint64_t v)
 {
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+		1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	/* v | 1 has the digits of v, and one for 0 */
+	uint64_t x = v | 1;
+	/* log10(2) ~ 1233 / 4096: t is the count, or one short */
+	unsigned t = (unsigned)(64 - __builtin_clzll(x)) * 1233 >> 12;
+
+	return t + (x >= pow10[t]);
+}
+
+void bp_emit_number(struct bp_sink *o, uint64_t magnitude, bool negative,
+		    const struct bp_printf_spec *sp)
+{
+	struct bp_printf_spec spec = *sp;
+
+	/*
+	 * The common case, "%d" or "%llu" with nothing else: the digits go
+	 * straight into the buffer when they fit.
+	 */
+	if (spec.base == 10 && spec.field_width == 0 && spec.precision < 0 &&
+	    !(spec.flags & (BP_FLAG_PLUS | BP_FLAG_SPACE)) && o->pos < o->size) {
+		size_t n = count_digits10(magnitude) + negative;
+
+		if (o->size - o->pos >= n) {
+			char *p = o->buf + o->pos;
+
+			if (negative)
+				*p = '-';
+			if (magnitude == 0)
+				p[n - 1] = '0';
+			else
+				format_digits(p + n, magnitude, 10, false);
+			o->pos += n;
+			return;
+		}
+	}
 	char tmp[NUMBER_ZEROS + 24 + 3];	/* zeros, 22 octal digits of 2^64 - 1, prefix */
 	char *end = tmp + sizeof(tmp);
 	char *first = format_digits(end, magnitude, spec.base, spec.flags & BP_FLAG_UPPER);
@@ -139,8 +195,9 @@ static void emit_padded(struct bp_sink *o, const char *s, size_t n, struct bp_pr
 		sink_fill(o, ' ', pad);
 }
 
-void bp_emit_string(struct bp_sink *o, const char *s, struct bp_printf_spec spec)
+void bp_emit_string(struct bp_sink *o, const char *s, const struct bp_printf_spec *sp)
 {
+	struct bp_printf_spec spec = *sp;
 	size_t n;
 
 	if (!s)
@@ -149,16 +206,18 @@ void bp_emit_string(struct bp_sink *o, const char *s, struct bp_printf_spec spec
 	emit_padded(o, s, n, spec);
 }
 
-void bp_emit_char(struct bp_sink *o, unsigned char c, struct bp_printf_spec spec)
+void bp_emit_char(struct bp_sink *o, unsigned char c, const struct bp_printf_spec *sp)
 {
+	struct bp_printf_spec spec = *sp;
 	char ch = (char)c;
 
 	emit_padded(o, &ch, 1, spec);
 }
 
 /* glibc: NULL is "(nil)" (precision ignored); else "%#lx" that keeps '+' and ' '. */
-void bp_emit_pointer(struct bp_sink *o, uintptr_t p, struct bp_printf_spec spec)
+void bp_emit_pointer(struct bp_sink *o, uintptr_t p, const struct bp_printf_spec *sp)
 {
+	struct bp_printf_spec spec = *sp;
 	if (!p) {
 		emit_padded(o, "(nil)", 5, spec);
 		return;
@@ -166,7 +225,7 @@ void bp_emit_pointer(struct bp_sink *o, uintptr_t p, struct bp_printf_spec spec)
 	spec.base = 16;
 	spec.flags |= BP_FLAG_ALT | BP_FLAG_SIGNED;
 	spec.flags &= (uint8_t)~BP_FLAG_UPPER;
-	bp_emit_number(o, p, false, spec);
+	bp_emit_number(o, p, false, &spec);
 }
 
 /*
@@ -350,14 +409,16 @@ static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 }
 #endif
 
-void bp_emit_double(struct bp_sink *o, double v, struct bp_printf_spec spec)
+void bp_emit_double(struct bp_sink *o, double v, const struct bp_printf_spec *sp)
 {
+	struct bp_printf_spec spec = *sp;
 	if ((spec.conv == 'f' || spec.conv == 'F') && emit_fixed(o, v, spec))
 		return;
 	sink_float(o, spec, false, v, 0);
 }
 
-void bp_emit_ldouble(struct bp_sink *o, long double v, struct bp_printf_spec spec)
+void bp_emit_ldouble(struct bp_sink *o, long double v, const struct bp_printf_spec *sp)
 {
+	struct bp_printf_spec spec = *sp;
 	sink_float(o, spec, true, 0, v);
 }

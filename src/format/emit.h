@@ -12,6 +12,7 @@
 
 #include <bprint/format.h>
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,12 +25,43 @@ struct bp_sink {
 	size_t pos;	/* bytes produced so far, written or not */
 };
 
+/*
+ * memcpy() of a short run without a call: fixed-size moves, the last one
+ * overlapping the previous, never touching a byte outside [0, n).  Most of
+ * what a format copies (literal runs, a number's digits) is that short.
+ */
+static inline void bp_copy(char *d, const char *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t x, y;
+
+	if (n >= 8 && n <= 64) {
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&a, s + i, 8);
+			memcpy(d + i, &a, 8);
+		}
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else if (n > 0 && n < 4) {
+		d[0] = s[0];
+		d[n / 2] = s[n / 2];
+		d[n - 1] = s[n - 1];
+	} else if (n > 64) {
+		memcpy(d, s, n);
+	}
+}
+
 static inline void sink_bytes(struct bp_sink *o, const char *s, size_t n)
 {
 	if (o->pos < o->size) {
 		size_t room = o->size - o->pos;
 
-		memcpy(o->buf + o->pos, s, n < room ? n : room);
+		bp_copy(o->buf + o->pos, s, n < room ? n : room);
 	}
 	o->pos += n;
 }
@@ -63,15 +95,20 @@ static inline bool sink_plain_token(struct bp_sink *o, const struct bp_printf_sp
 }
 
 /* NUL-terminate and return the snprintf result. */
-int bp_sink_finish(struct bp_sink *o);
+static inline int bp_sink_finish(struct bp_sink *o)
+{
+	if (o->size > 0)
+		o->buf[o->pos < o->size ? o->pos : o->size - 1] = '\0';
+	return o->pos > INT_MAX ? -1 : (int)o->pos;
+}
 
 void bp_emit_number(struct bp_sink *o, uint64_t magnitude, bool negative,
-		    struct bp_printf_spec spec);
-void bp_emit_string(struct bp_sink *o, const char *s, struct bp_printf_spec spec);
-void bp_emit_char(struct bp_sink *o, unsigned char c, struct bp_printf_spec spec);
-void bp_emit_pointer(struct bp_sink *o, uintptr_t p, struct bp_printf_spec spec);
-void bp_emit_double(struct bp_sink *o, double v, struct bp_printf_spec spec);
-void bp_emit_ldouble(struct bp_sink *o, long double v, struct bp_printf_spec spec);
+		    const struct bp_printf_spec *spec);
+void bp_emit_string(struct bp_sink *o, const char *s, const struct bp_printf_spec *spec);
+void bp_emit_char(struct bp_sink *o, unsigned char c, const struct bp_printf_spec *spec);
+void bp_emit_pointer(struct bp_sink *o, uintptr_t p, const struct bp_printf_spec *spec);
+void bp_emit_double(struct bp_sink *o, double v, const struct bp_printf_spec *spec);
+void bp_emit_ldouble(struct bp_sink *o, long double v, const struct bp_printf_spec *spec);
 
 /* A '*' value: a negative width means '-' and its magnitude. */
 static inline void bp_spec_set_width(struct bp_printf_spec *spec, int w)
@@ -119,18 +156,18 @@ static inline uint64_t bp_int_reduce(uint64_t raw, struct bp_printf_spec spec, b
 /*
  * Fetch a %d-style argument of the given length modifier.  Values narrower
  * than long come back as passed (an int), reduced later by bp_int_reduce().
+ * A macro, so that the users can va_arg() their va_list parameter itself
+ * instead of a va_copy() of it (a pointer to a va_list parameter is not a
+ * va_list * where va_list is an array type; the copy costs a store
+ * forwarding stall on every call).
  */
-static inline uint64_t bp_va_int(va_list *ap, uint8_t length)
-{
-	switch (length) {
-	case BP_LEN_L: return (uint64_t)va_arg(*ap, long);
-	case BP_LEN_LL: return (uint64_t)va_arg(*ap, long long);
-	case BP_LEN_J: return (uint64_t)va_arg(*ap, intmax_t);
-	case BP_LEN_Z: return (uint64_t)va_arg(*ap, size_t);
-	case BP_LEN_T: return (uint64_t)va_arg(*ap, ptrdiff_t);
-	default: return (uint64_t)(int64_t)va_arg(*ap, int);
-	}
-}
+#define BP_VA_INT(ap, length)                                                   \
+	((length) == BP_LEN_L ? (uint64_t)va_arg(ap, long) :                    \
+	 (length) == BP_LEN_LL ? (uint64_t)va_arg(ap, long long) :              \
+	 (length) == BP_LEN_J ? (uint64_t)va_arg(ap, intmax_t) :                \
+	 (length) == BP_LEN_Z ? (uint64_t)va_arg(ap, size_t) :                  \
+	 (length) == BP_LEN_T ? (uint64_t)va_arg(ap, ptrdiff_t) :               \
+	 (uint64_t)(int64_t)va_arg(ap, int))
 
 /* Bytes a %d-style value takes in a block: 4, or 8 for long and wider. */
 static inline size_t bp_int_bytes(uint8_t length)

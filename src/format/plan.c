@@ -95,60 +95,57 @@ size_t bp_vbin_printf_plan(uint32_t *bin, size_t words, const struct bp_arg_plan
 	int star = -1;
 	const char *s;
 	double d;
-	va_list args;
 
-	va_copy(args, ap);
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		const struct bp_arg_slot *slot = &plan->slot[i];
 
 		switch (slot->kind) {
 		case BP_ARG_INT32:
-			star = va_arg(args, int);
+			star = va_arg(ap, int);
 			block_put32(&b, (uint32_t)star);
 			break;
 		case BP_ARG_CHAR:
-			block_put_char(&b, (unsigned char)va_arg(args, int));
+			block_put_char(&b, (unsigned char)va_arg(ap, int));
 			break;
 		case BP_ARG_LONG:
-			block_put64(&b, (uint64_t)va_arg(args, long));
+			block_put64(&b, (uint64_t)va_arg(ap, long));
 			break;
 		case BP_ARG_LLONG:
-			block_put64(&b, (uint64_t)va_arg(args, long long));
+			block_put64(&b, (uint64_t)va_arg(ap, long long));
 			break;
 		case BP_ARG_INTMAX:
-			block_put64(&b, (uint64_t)va_arg(args, intmax_t));
+			block_put64(&b, (uint64_t)va_arg(ap, intmax_t));
 			break;
 		case BP_ARG_SIZE:
-			block_put64(&b, (uint64_t)va_arg(args, size_t));
+			block_put64(&b, (uint64_t)va_arg(ap, size_t));
 			break;
 		case BP_ARG_PTRDIFF:
-			block_put64(&b, (uint64_t)va_arg(args, ptrdiff_t));
+			block_put64(&b, (uint64_t)va_arg(ap, ptrdiff_t));
 			break;
 		case BP_ARG_PTR:
-			block_put64(&b, (uint64_t)(uintptr_t)va_arg(args, void *));
+			block_put64(&b, (uint64_t)(uintptr_t)va_arg(ap, void *));
 			break;
 		case BP_ARG_STR:
 		case BP_ARG_STR_STAR: {
 			int precision = slot->kind == BP_ARG_STR ? slot->precision
 							       : (star < 0 ? -1 : star);
 
-			s = va_arg(args, const char *);
+			s = va_arg(ap, const char *);
 			block_put_string(&b, s ? s : bp_null_string(precision), precision);
 			break;
 		}
 		case BP_ARG_DOUBLE:
-			d = va_arg(args, double);
+			d = va_arg(ap, double);
 			block_align4(&b);
 			block_put(&b, &d, sizeof(d));
 			break;
 		case BP_ARG_LDOUBLE:
-			block_put_ldouble(&b, va_arg(args, long double));
+			block_put_ldouble(&b, va_arg(ap, long double));
 			break;
 		case BP_ARG_SKIP:
-			(void)va_arg(args, void *);
+			(void)va_arg(ap, void *);
 			break;
 		}
 	}
-	va_end(args);
 	return block_finish(&b);
 }
