@@ -110,8 +110,8 @@ static inline const unsigned char *block_get(struct bp_block_in *b, size_t n, si
 	return b->base + at;
 }
 
-/* A NUL-terminated string that ends inside the block, or NULL. */
-static inline const char *block_get_string(struct bp_block_in *b)
+/* A NUL-terminated string that ends inside the block, or NULL; *len its length. */
+static inline const char *block_get_string(struct bp_block_in *b, size_t *len)
 {
 	const unsigned char *s = b->base + b->pos;
 	const unsigned char *nul;
@@ -121,7 +121,8 @@ static inline const char *block_get_string(struct bp_block_in *b)
 	nul = memchr(s, '\0', b->len - b->pos);
 	if (!nul)
 		return NULL;
-	b->pos += (size_t)(nul - s) + 1;
+	*len = (size_t)(nul - s);
+	b->pos += *len + 1;
 	return (const char *)s;
 }
 

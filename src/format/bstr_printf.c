@@ -70,9 +70,9 @@ static bool emit_from_block(struct bp_sink *o, struct bp_block_in *b,
 		bp_emit_char(o, *p, spec);
 		return true;
 	case BP_FMT_STR:
-		if (!(s = block_get_string(b)))
+		if (!(s = block_get_string(b, &bytes)))
 			return false;
-		bp_emit_string(o, s, spec);
+		bp_emit_string_n(o, s, bytes, spec);
 		return true;
 	case BP_FMT_PTR:
 		if (!(p = block_get(b, 8, 4)))

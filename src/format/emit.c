@@ -195,15 +195,25 @@ static void emit_padded(struct bp_sink *o, const char *s, size_t n, struct bp_pr
 		sink_fill(o, ' ', pad);
 }
 
-void bp_emit_string(struct bp_sink *o, const char *s, const struct bp_printf_spec *sp)
+void bp_emit_string_n(struct bp_sink *o, const char *s, size_t len,
+		      const struct bp_printf_spec *spec)
 {
-	struct bp_printf_spec spec = *sp;
+	if (spec->precision >= 0 && (size_t)spec->precision < len)
+		len = (size_t)spec->precision;
+	if (spec->field_width == 0)
+		sink_bytes(o, s, len);
+	else
+		emit_padded(o, s, len, *spec);
+}
+
+void bp_emit_string(struct bp_sink *o, const char *s, const struct bp_printf_spec *spec)
+{
 	size_t n;
 
 	if (!s)
-		s = bp_null_string(spec.precision);
-	n = spec.precision >= 0 ? strnlen(s, (size_t)spec.precision) : strlen(s);
-	emit_padded(o, s, n, spec);
+		s = bp_null_string(spec->precision);
+	n = spec->precision >= 0 ? strnlen(s, (size_t)spec->precision) : strlen(s);
+	bp_emit_string_n(o, s, n, spec);
 }
 
 void bp_emit_char(struct bp_sink *o, unsigned char c, const struct bp_printf_spec *sp)
@@ -218,9 +228,25 @@ void bp_emit_char(struct bp_sink *o, unsigned char c, const struct bp_printf_spe
 void bp_emit_pointer(struct bp_sink *o, uintptr_t p, const struct bp_printf_spec *sp)
 {
 	struct bp_printf_spec spec = *sp;
+
 	if (!p) {
 		emit_padded(o, "(nil)", 5, spec);
 		return;
+	}
+	/* The common case, a bare "%p": straight into the buffer. */
+	if (spec.field_width == 0 && spec.precision < 0 &&
+	    !(spec.flags & (BP_FLAG_PLUS | BP_FLAG_SPACE)) && o->pos < o->size) {
+		size_t n = 2 + (size_t)(64 - __builtin_clzll((uint64_t)p) + 3) / 4;
+
+		if (o->size - o->pos >= n) {
+			char *d = o->buf + o->pos;
+
+			d[0] = '0';
+			d[1] = 'x';
+			format_digits(d + n, p, 16, false);
+			o->pos += n;
+			return;
+		}
 	}
 	spec.base = 16;
 	spec.flags |= BP_FLAG_ALT | BP_FLAG_SIGNED;
@@ -412,6 +438,7 @@ static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 void bp_emit_double(struct bp_sink *o, double v, const struct bp_printf_spec *sp)
 {
 	struct bp_printf_spec spec = *sp;
+
 	if ((spec.conv == 'f' || spec.conv == 'F') && emit_fixed(o, v, spec))
 		return;
 	sink_float(o, spec, false, v, 0);

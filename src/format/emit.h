@@ -105,6 +105,9 @@ static inline int bp_sink_finish(struct bp_sink *o)
 void bp_emit_number(struct bp_sink *o, uint64_t magnitude, bool negative,
 		    const struct bp_printf_spec *spec);
 void bp_emit_string(struct bp_sink *o, const char *s, const struct bp_printf_spec *spec);
+/* A string of len bytes (its NUL, if any, not counted), as %s prints it. */
+void bp_emit_string_n(struct bp_sink *o, const char *s, size_t len,
+		      const struct bp_printf_spec *spec);
 void bp_emit_char(struct bp_sink *o, unsigned char c, const struct bp_printf_spec *spec);
 void bp_emit_pointer(struct bp_sink *o, uintptr_t p, const struct bp_printf_spec *spec);
 void bp_emit_double(struct bp_sink *o, double v, const struct bp_printf_spec *spec);
