@@ -5,6 +5,7 @@
  * turns the rest of the output into literal text only.
  */
 #include "format/block.h"
+#include "format/decode.h"
 #include "format/emit.h"
 
 #include <limits.h>
@@ -161,7 +162,7 @@ int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *
 
 	for (;;) {
 		const char *token = fmt;
-		int n = bp_format_decode(fmt, &spec);
+		int n = bp_decode(fmt, &spec);
 
 		fmt += n;
 		if (sink_plain_token(&o, &spec, token, n))

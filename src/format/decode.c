@@ -14,7 +14,7 @@
  * invalid one ("%*y") comes back as one BP_FMT_INVALID token and never
  * makes a user consume an argument for its '*'.
  */
-#include <bprint/format.h>
+#include "format/decode.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -223,65 +223,6 @@ invalid:
 	return *p ? p + 1 : p;	/* through the offending character */
 }
 
-/*
- * The end of a literal run: the next '%' or the NUL.  Most runs in trace
- * formats are short, and for those a call into the C library's vector scan
- * costs more than the scan itself.  So: bytes up to a word boundary, then a
- * word at a time (an aligned word never crosses a page, so reading the rest
- * of the word that holds the NUL cannot fault: every C library's strlen
- * relies on it), then the C library for long runs.  Sanitizers would
- * report the bytes after the NUL, so their builds use the C library only.
- */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define BP_SCAN_LIBC_ONLY 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-	__has_feature(memory_sanitizer)
-#define BP_SCAN_LIBC_ONLY 1
-#endif
-#endif
-
-#ifdef BP_SCAN_LIBC_ONLY
-static const char *scan_literal(const char *p)
-{
-	return strchrnul(p, '%');
-}
-#else
-typedef uint64_t __attribute__((may_alias)) bp_word;
-
-static const char *scan_literal(const char *p)
-{
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	const uint64_t percents = ones * '%';
-	const bp_word *w;
-
-	for (; (uintptr_t)p & 7; p++)
-		if (*p == '%' || *p == '\0')
-			return p;
-	w = (const bp_word *)(const void *)p;
-	for (int i = 0; i < 8; i++, w++) {
-		uint64_t v = *w, x = v ^ percents;
-		uint64_t hit = ((v - ones) & ~v & highs) | ((x - ones) & ~x & highs);
-
-		/*
-		 * hit has the high bit of the first NUL or '%' set (bits above
-		 * it may be false positives, never bits below): on a
-		 * little-endian machine its lowest set bit is the byte.
-		 */
-		if (hit) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			return (const char *)w + (__builtin_ctzll(hit) >> 3);
-#else
-			for (p = (const char *)w; *p != '%' && *p != '\0'; p++)
-				;
-			return p;
-#endif
-		}
-	}
-	return strchrnul((const char *)w, '%');
-}
-#endif
-
 /* A character that can only be a conversion character (or an invalid one). */
 static bool is_bare_conversion(char c)
 {
@@ -299,10 +240,6 @@ static bool is_length_start(char c)
 	return c == 'l' || c == 'h' || c == 'z' || c == 'j' || c == 't';
 }
 
-static void reset(struct bp_printf_spec *spec)
-{
-	*spec = (struct bp_printf_spec){ .type = BP_FMT_NONE, .base = 10, .precision = -1 };
-}
 
 int bp_format_decode(const char *fmt, struct bp_printf_spec *spec)
 {
@@ -318,12 +255,12 @@ int bp_format_decode(const char *fmt, struct bp_printf_spec *spec)
 	} else if (spec->type == BP_FMT_PRECISION) {
 		stage = STAGE_LENGTH;
 	} else {
-		reset(spec);
+		bp_spec_reset(spec);
 		if (*fmt == '\0')
 			return 0;
 		if (*fmt != '%') {
 			spec->type = BP_FMT_LITERAL;
-			return (int)(scan_literal(fmt) - start);
+			return (int)(bp_scan_literal(fmt) - start);
 		}
 		fmt++;
 		/*

@@ -5,6 +5,7 @@
  * copied now because they may be gone when the trace is read.
  */
 #include "format/block.h"
+#include "format/decode.h"
 #include "format/emit.h"
 
 size_t bp_vbin_printf(uint32_t *bin, size_t words, const char *fmt, va_list ap)
@@ -16,7 +17,7 @@ size_t bp_vbin_printf(uint32_t *bin, size_t words, const char *fmt, va_list ap)
 	double d;
 
 	for (;;) {
-		fmt += bp_format_decode(fmt, &spec);
+		fmt += bp_decode(fmt, &spec);
 		switch (spec.type) {
 		case BP_FMT_NONE:
 			return block_finish(&b);

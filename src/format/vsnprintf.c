@@ -1,6 +1,7 @@
 /*
  * bp_vsnprintf(): the first user of the decoder, arguments from a va_list.
  */
+#include "format/decode.h"
 #include "format/emit.h"
 
 int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
@@ -12,7 +13,7 @@ int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 
 	for (;;) {
 		const char *token = fmt;
-		int n = bp_format_decode(fmt, &spec);
+		int n = bp_decode(fmt, &spec);
 
 		fmt += n;
 		if (sink_plain_token(&o, &spec, token, n))
