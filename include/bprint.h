@@ -105,7 +105,7 @@ BP_API void bprint_unregister_sites(struct bprint_site *start, struct bprint_sit
 			     BPRINT__NARGS(fmt, ##__VA_ARGS__));		\
 		uint8_t bprint__on = bprint__site.enabled;			\
 		/* off first: a disabled site is one branch, taken */		\
-		if (__builtin_expect(bprint__on != 0, 1)) {			\
+		if (__builtin_expect(bprint__on != 0, 0)) {			\
 			if (__builtin_expect(bprint__on == BPRINT_SITE_ON_FAST, 1)) { \
 				BPRINT__FAST(fmt, ##__VA_ARGS__)		\
 			} else if (bprint__site.flags & BPRINT_SITE_WORDS) {	\

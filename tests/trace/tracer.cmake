@@ -41,6 +41,9 @@ set_tests_properties(tracer_signal PROPERTIES TIMEOUT 120
 add_test(NAME tracer_signal_cold COMMAND tracer_signal cold)
 set_tests_properties(tracer_signal_cold PROPERTIES TIMEOUT 120
   ENVIRONMENT "BPRINT_BUFFER_SIZE=64M")
+add_test(NAME tracer_signal_scalar COMMAND tracer_signal scalar)
+set_tests_properties(tracer_signal_scalar PROPERTIES TIMEOUT 120
+  ENVIRONMENT "BPRINT_BUFFER_SIZE=64M")
 add_test(NAME tracer_signal_counter COMMAND tracer_signal)
 set_tests_properties(tracer_signal_counter PROPERTIES TIMEOUT 120
   ENVIRONMENT "BPRINT_BUFFER_SIZE=64M;BPRINT_CLOCK=counter")
@@ -75,6 +78,18 @@ add_test(NAME tracer_dynamic COMMAND tracer_dynamic)
 add_test(NAME tracer_dynamic_bigpage COMMAND tracer_dynamic)
 set_tests_properties(tracer_dynamic_bigpage PROPERTIES ENVIRONMENT "BPRINT_PAGE_SIZE=64K;BPRINT_BUFFER_SIZE=1M")
 set_tests_properties(tracer_dynamic tracer_dynamic_bigpage PROPERTIES TIMEOUT 60)
+
+# 6b. The inline fast path: scalar formats packed at the call site, read
+# back exactly; a site not allowed inline; off, disabled; exact counters.
+# With the mono clock every call goes out of line: the same results.
+tracer_exe(tracer_fast)
+add_test(NAME tracer_fast COMMAND tracer_fast)
+add_test(NAME tracer_fast_mono COMMAND tracer_fast)
+add_test(NAME tracer_fast_smallpage COMMAND tracer_fast)
+tracer_env(tracer_fast "BPRINT_BUFFER_SIZE=8M")
+tracer_env(tracer_fast_mono "BPRINT_BUFFER_SIZE=8M;BPRINT_CLOCK=mono")
+tracer_env(tracer_fast_smallpage "BPRINT_BUFFER_SIZE=8M;BPRINT_PAGE_SIZE=1K")
+set_tests_properties(tracer_fast tracer_fast_mono tracer_fast_smallpage PROPERTIES TIMEOUT 60)
 
 # 7. Per-site filters: the API, BPRINT_FILTER at start-up, BPRINT_DISABLE.
 add_executable(tracer_filter tracer_filter.c tracer_filter_other.c)

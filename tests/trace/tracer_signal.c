@@ -12,6 +12,10 @@
  *   tracer_signal cold   the timer runs from before the thread's first
  *                        trace, whose slow path (descriptor, 64M ring) a
  *                        traced signal then interrupts
+ *   tracer_signal scalar formats without %s, so that both the loop and
+ *                        the handler take the inline fast path of
+ *                        include/bprint.h, which the handler must then
+ *                        interrupt half-way through a record
  */
 #include "tracer_check.h"
 
@@ -23,8 +27,11 @@
 
 #define MAIN_FMT "main seq=%llu x=%llx s=%s"
 #define SIG_FMT "sig n=%u y=%u tag=%s"
+#define MAIN_FMT_SCALAR "main seq=%llu x=%llx s=%d"
+#define SIG_FMT_SCALAR "sig n=%u y=%u tag=%d"
 
 static _Atomic unsigned sig_count;
+static int scalar;
 
 static unsigned long long mix(unsigned long long v)
 {
@@ -53,13 +60,17 @@ static void handler(int sig)
 	unsigned n = atomic_load_explicit(&sig_count, memory_order_relaxed);
 
 	(void)sig;
-	trace_printk(SIG_FMT, n, n * 2654435761u, sig_tag(n));
+	if (scalar)
+		trace_printk(SIG_FMT_SCALAR, n, n * 2654435761u, (int)(n % 3));
+	else
+		trace_printk(SIG_FMT, n, n * 2654435761u, sig_tag(n));
 	atomic_store_explicit(&sig_count, n + 1, memory_order_relaxed);
 }
 
 int main(int argc, char **argv)
 {
 	int cold = argc > 1 && !strcmp(argv[1], "cold");
+	const char *main_fmt, *sig_fmt;
 	struct bprint_thread_stats sum = { 0 };
 	unsigned long long n_main = (unsigned long long)tc_scale(1000000);
 	long long last_main = -1, last_sig = -1;
@@ -75,6 +86,9 @@ int main(int argc, char **argv)
 	int rc, n;
 	uint64_t nested_written = 0;
 
+	scalar = argc > 1 && !strcmp(argv[1], "scalar");
+	main_fmt = scalar ? MAIN_FMT_SCALAR : MAIN_FMT;
+	sig_fmt = scalar ? SIG_FMT_SCALAR : SIG_FMT;
 	/* warm: the thread's descriptor exists before the first signal; cold: not. */
 	if (!cold)
 		trace_puts("warm-up");
@@ -98,8 +112,13 @@ int main(int argc, char **argv)
 	its.it_value = its.it_interval;
 	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
 
-	for (unsigned long long seq = 0; seq < n_main; seq++)
-		trace_printk(MAIN_FMT, seq, mix(seq), main_str(seq));
+	if (scalar) {
+		for (unsigned long long seq = 0; seq < n_main; seq++)
+			trace_printk(MAIN_FMT_SCALAR, seq, mix(seq), (int)(seq % 7));
+	} else {
+		for (unsigned long long seq = 0; seq < n_main; seq++)
+			trace_printk(MAIN_FMT, seq, mix(seq), main_str(seq));
+	}
 
 	memset(&its, 0, sizeof(its));
 	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
@@ -120,22 +139,32 @@ int main(int argc, char **argv)
 		if (!cold && !strcmp(ev.message, "warm-up"))
 			continue;
 		if (sscanf(ev.message, "main seq=%llu x=%llx s=%n", &seq, &x, &len) == 2 && len) {
-			tc_expect(expect, sizeof(expect), MAIN_FMT, seq, mix(seq), main_str(seq));
+			if (scalar)
+				tc_expect(expect, sizeof(expect), MAIN_FMT_SCALAR, seq, mix(seq),
+					  (int)(seq % 7));
+			else
+				tc_expect(expect, sizeof(expect), MAIN_FMT, seq, mix(seq),
+					  main_str(seq));
 			if (strcmp(ev.message, expect))
 				FAIL("torn main record:\n  got    \"%s\"\n  expect \"%s\"",
 				     ev.message, expect);
-			CHECK_STREQ(ev.site->format, MAIN_FMT);
+			CHECK_STREQ(ev.site->format, main_fmt);
 			CHECK_STREQ(ev.site->func, "main");
 			if ((long long)seq <= last_main)
 				FAIL("main seq %llu after %lld", seq, last_main);
 			last_main = (long long)seq;
 			got_main++;
 		} else if (sscanf(ev.message, "sig n=%u y=%u tag=%n", &sn, &y, &len) == 2 && len) {
-			tc_expect(expect, sizeof(expect), SIG_FMT, sn, sn * 2654435761u, sig_tag(sn));
+			if (scalar)
+				tc_expect(expect, sizeof(expect), SIG_FMT_SCALAR, sn,
+					  sn * 2654435761u, (int)(sn % 3));
+			else
+				tc_expect(expect, sizeof(expect), SIG_FMT, sn, sn * 2654435761u,
+					  sig_tag(sn));
 			if (strcmp(ev.message, expect))
 				FAIL("torn signal record:\n  got    \"%s\"\n  expect \"%s\"",
 				     ev.message, expect);
-			CHECK_STREQ(ev.site->format, SIG_FMT);
+			CHECK_STREQ(ev.site->format, sig_fmt);
 			CHECK_STREQ(ev.site->func, "handler");
 			if ((long long)sn <= last_sig)
 				FAIL("signal n %u after %lld", sn, last_sig);
