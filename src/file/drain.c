@@ -25,12 +25,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -41,6 +44,7 @@
 #define DISCOVER_NS 10000000ull		/* look for new live files every 10 ms */
 #define STALE_NS 2000000000ull		/* live files older than the drain by this are ignored */
 #define PASS_PAGES_MAX 1024u		/* pages per ring per pass: keeps rings fair */
+#define IDLE_MIN_US 20u			/* first sleep after a pass that found work */
 
 struct dring {
 	uint64_t index;			/* chunk index in the live file */
@@ -873,12 +877,49 @@ static void discover(struct drain *d)
 
 /* ---- the loop ---------------------------------------------------------- */
 
+/*
+ * Ask the scheduler for short time slices for this thread (the EEVDF
+ * scheduler's custom slice, Linux 6.12 and later; no privilege needed,
+ * the thread gets no more CPU time than before).  A thread with a short
+ * slice has an early deadline and runs soon after it wakes up, where the
+ * default slice lets two writers tracing flat out on two cores keep the
+ * drainer waiting for milliseconds while their rings fill.  Older kernels
+ * ignore the runtime; a policy other than the default is left alone.
+ */
+static void short_slices(void)
+{
+#if defined(__linux__) && defined(SYS_sched_setattr)
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} attr;
+	int nice;
+
+	if (sched_getscheduler(0) != SCHED_OTHER)
+		return;
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, 0);
+	if (errno)
+		return;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.policy = SCHED_OTHER;
+	attr.nice = nice;
+	attr.runtime = 100000;	/* ns: the shortest slice allowed */
+	(void)syscall(SYS_sched_setattr, 0, &attr, 0u);
+#endif
+}
+
 int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 {
 	struct drain d;
 	uint64_t last_discover = 0;
 	bool child_done = false, rediscovered = false;
 	unsigned idle_us = o->idle_us ? o->idle_us : 1000;
+	unsigned sleep_us = IDLE_MIN_US < idle_us ? IDLE_MIN_US : idle_us;
 
 	memset(res, 0, sizeof(*res));
 	memset(&d, 0, sizeof(d));
@@ -887,6 +928,7 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 	d.t0_real = now_ns(CLOCK_REALTIME);
 	d.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	d.batch_pages = o->batch_pages ? o->batch_pages : 64;
+	short_slices();
 	if (!o->live_path || !*o->live_path || !o->out_path || !*o->out_path) {
 		snprintf(res->error, sizeof(res->error), "no live or output path");
 		return -1;
@@ -934,8 +976,20 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 			if (all_done)
 				break;
 		}
-		if (!work)
-			usleep(idle_us);
+		/*
+		 * Back off from a short sleep to idle_us while there is nothing
+		 * to copy.  A writer tracing flat out fills a page in a few
+		 * microseconds and a default 1 MiB ring in about a millisecond:
+		 * a fixed idle_us sleep right after catching up lets the ring
+		 * fill and the writer discard, while an idle program still costs
+		 * only a wake-up every idle_us.
+		 */
+		if (work) {
+			sleep_us = IDLE_MIN_US < idle_us ? IDLE_MIN_US : idle_us;
+		} else {
+			usleep(sleep_us);
+			sleep_us = sleep_us < idle_us / 2 ? 2 * sleep_us : idle_us;
+		}
 	}
 	for (size_t i = 0; i < d.nfiles; i++)
 		if (!d.files[i].done)

@@ -22,6 +22,10 @@
  *
  * The drainer is the rings' only consumer: a traced program must not use
  * the in-process consuming reader (bprint_read_begin()) under it.
+ *
+ * bp_drain_run() asks the scheduler for short time slices for the calling
+ * thread (where the kernel has them), so that it runs soon after it wakes
+ * up; the setting stays with the thread.
  */
 #ifndef BP_FILE_DRAIN_H
 #define BP_FILE_DRAIN_H
@@ -40,7 +44,8 @@ struct bp_drain_opts {
 					 * until *stop */
 	int follow;			/* also drain live_path.<pid> into out_path.<pid> */
 	int remove_live;		/* unlink each live file once drained */
-	unsigned idle_us;		/* sleep when there is nothing to copy; 0 = 1000 */
+	unsigned idle_us;		/* longest sleep when there is nothing to copy
+					 * (the sleeps grow to it from 20 us); 0 = 1000 */
 	unsigned batch_pages;		/* pages per output chunk, at most; 0 = 64 */
 };
 
