@@ -181,10 +181,12 @@ CALLS(flt, v_double)
 #pragma GCC diagnostic pop
 
 static struct bench_case cases[] = {
-	{ .name = "timer", .fmt = "This is the timer interrupt: %llu", .cat = CAT_INT, .call = call_timer },
+	{ .name = "timer", .fmt = "This is the timer interrupt: %llu", .cat = CAT_INT,
+	  .call = call_timer },
 	{ .name = "pointer", .fmt = "%p", .cat = CAT_INT, .call = call_pointer },
 	{ .name = "longstr", .fmt = "%s", .cat = CAT_STR, .call = call_longstr },
-	{ .name = "literal", .fmt = "softirq: nothing pending, back to idle", .cat = CAT_STR, .call = call_literal },
+	{ .name = "literal", .fmt = "softirq: nothing pending, back to idle", .cat = CAT_STR,
+	  .call = call_literal },
 	{ .name = "mixed", .fmt = "%s:%d %08x %-10s|%5.2f", .cat = CAT_FLOAT, .call = call_mixed },
 	{ .name = "float", .fmt = "%.3f", .cat = CAT_FLOAT, .call = call_flt },
 };

@@ -36,8 +36,8 @@ static uint64_t get_int(const unsigned char *p, size_t bytes)
  * Emit one argument-reading token from the block.  Returns false if the
  * block ends before the argument does.
  */
-static bool emit_from_block(struct bp_sink *o, struct bp_block_in *b,
-			    struct bp_printf_spec *spec)
+static inline __attribute__((always_inline)) bool
+emit_from_block(struct bp_sink *o, struct bp_block_in *b, struct bp_printf_spec *spec)
 {
 	const unsigned char *p;
 	const char *s;
@@ -133,8 +133,9 @@ static bool is_hooked(const struct bp_pointer_hook *hook, const struct bp_printf
  * Returns false once the block has run out; after that only literal text
  * prints.
  */
-static bool emit_token(struct bp_sink *o, struct bp_block_in *b, struct bp_printf_spec *spec,
-		       const char *next, const struct bp_pointer_hook *hook, bool *bad)
+static inline __attribute__((always_inline)) bool
+emit_token(struct bp_sink *o, struct bp_block_in *b, struct bp_printf_spec *spec,
+	   const char *next, const struct bp_pointer_hook *hook, bool *bad)
 {
 	bool hooked = is_hooked(hook, spec, *next);
 	bool ok;
@@ -152,8 +153,10 @@ static bool emit_token(struct bp_sink *o, struct bp_block_in *b, struct bp_print
 	return hooked;	/* the letter is consumed, bad block or not */
 }
 
-int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *bin,
-		       size_t words, const struct bp_pointer_hook *hook)
+/* The decoding loop; inlined twice, so that without a hook no hook is tested. */
+static inline __attribute__((always_inline)) int
+bstr_loop(char *buf, size_t size, const char *fmt, const uint32_t *bin, size_t words,
+	  const struct bp_pointer_hook *hook)
 {
 	struct bp_sink o = { .buf = buf, .size = size, .pos = 0 };
 	struct bp_block_in b = { .base = (const unsigned char *)bin, .len = bin ? words * 4 : 0 };
@@ -177,9 +180,15 @@ int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *
 	}
 }
 
+int bp_bstr_printf_ext(char *buf, size_t size, const char *fmt, const uint32_t *bin,
+		       size_t words, const struct bp_pointer_hook *hook)
+{
+	return bstr_loop(buf, size, fmt, bin, words, hook);
+}
+
 int bp_bstr_printf(char *buf, size_t size, const char *fmt, const uint32_t *bin, size_t words)
 {
-	return bp_bstr_printf_ext(buf, size, fmt, bin, words, NULL);
+	return bstr_loop(buf, size, fmt, bin, words, NULL);
 }
 
 /*

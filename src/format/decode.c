@@ -92,7 +92,8 @@ static const char *parse_length(const char *p, uint8_t *length)
  * Classify the conversion character given its length modifier: sets type,
  * base and the SIGNED/UPPER flags, or type BP_FMT_INVALID.
  */
-static inline __attribute__((always_inline)) void classify(char c, struct bp_printf_spec *spec)
+static inline __attribute__((always_inline)) void
+classify(char c, struct bp_printf_spec *spec)
 {
 	bool int_length = spec->length != BP_LEN_LDOUBLE;
 	bool no_length = spec->length == BP_LEN_NONE;

@@ -58,8 +58,8 @@ static inline void put8(char *p, uint32_t v)
 }
 
 /* Digits of v in base 8, 10 or 16, written backwards ending at end. */
-static inline __attribute__((always_inline)) char *format_digits(char *end, uint64_t v, unsigned base,
-							  bool upper)
+static inline __attribute__((always_inline)) char *
+format_digits(char *end, uint64_t v, unsigned base, bool upper)
 {
 	const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	char *p = end;
