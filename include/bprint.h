@@ -103,8 +103,14 @@ BP_API void bprint_unregister_sites(struct bprint_site *start, struct bprint_sit
 		BPRINT__SITE(bprint__site, fmt, BPRINT_SITE_PRINTK,		\
 			     BPRINT__SIG(fmt, ##__VA_ARGS__),			\
 			     BPRINT__NARGS(fmt, ##__VA_ARGS__));		\
-		uint8_t bprint__on = bprint__site.enabled;			\
-		/* off first: a disabled site is one branch, taken */		\
+		/* acquire: registration's head and flags come with the value */ \
+		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
+						     __ATOMIC_ACQUIRE);		\
+		/*								\
+		 * A disabled site is one branch, not taken; the enabled body	\
+		 * is laid out of the straight line, and its two jumps are	\
+		 * lost in the shadow of its rdtsc.				\
+		 */								\
 		if (__builtin_expect(bprint__on != 0, 0)) {			\
 			if (__builtin_expect(bprint__on == BPRINT_SITE_ON_FAST, 1)) { \
 				BPRINT__FAST(fmt, ##__VA_ARGS__)		\

@@ -225,7 +225,8 @@ static uint32_t register_locked(struct bprint_site *site)
 	}
 	e->copy.flags = site->flags;
 	e->copy.head = site->head;
-	site->enabled = on_value(site, rules_say(site));
+	/* Release: the call site reads head and flags after it sees the value. */
+	__atomic_store_n(&site->enabled, on_value(site, rules_say(site)), __ATOMIC_RELEASE);
 	if (bp_backing && bp_backing->site_added)
 		bp_backing->site_added(&e->copy);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
