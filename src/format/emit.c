@@ -304,8 +304,119 @@ static int float_format(char *f, struct bp_printf_spec spec, bool is_long)
 	return i;
 }
 
+/*
+ * A width or precision this large comes from a hostile or broken block more
+ * often than from a program, and the C library allocates and fills a buffer
+ * of that size for it.  Above FLOAT_SMALL we pad ourselves, and ask the C
+ * library only for the digits that can be other than zero: a binary value
+ * with F fractional bits has at most F decimals and at most F plus its
+ * integer digits significant digits (a hex mantissa at most 16 digits).
+ * The zeros past those are added here, before the exponent if there is one.
+ */
+#define FLOAT_SMALL 512
+#define FLOAT_BODY 2048
+
+#include <math.h>
+
+/* An upper bound on the digits of precision that can be other than zero. */
+static int float_digits_bound(struct bp_printf_spec spec, bool is_long, double d, long double ld)
+{
+	uint64_t m;
+	int ex, frac, intdig;
+
+	if (spec.conv == 'a' || spec.conv == 'A')
+		return 32;
+	if (is_long) {
+		if (!isfinite(ld) || ld == 0)
+			return 0;
+		m = (uint64_t)ldexpl(fabsl(frexpl(ld, &ex)), 64);
+		frac = 64 - __builtin_ctzll(m) - ex;
+	} else {
+		if (!isfinite(d) || d == 0)
+			return 0;
+		m = (uint64_t)ldexp(fabs(frexp(d, &ex)), 53);
+		frac = 53 - __builtin_ctzll(m) - ex;
+	}
+	intdig = ex > 0 ? ex * 30103 / 100000 + 1 : 1;
+	return (frac > 0 ? frac : 0) + intdig + 2;
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static int float_snprintf(char *dst, size_t room, const char *f, int width, int precision,
+			  bool is_long, double d, long double ld)
+{
+	if (is_long)
+		return snprintf(dst, room, f, width, precision, ld);
+	return snprintf(dst, room, f, width, precision, d);
+}
+#pragma GCC diagnostic pop
+
+/*
+ * The huge case, in a function of its own so that only it has the big stack
+ * buffer.  Returns false, having printed nothing, if the digits do not fit
+ * in that buffer (a long double of large magnitude); the caller then leaves
+ * it all to the C library.
+ */
+static __attribute__((noinline)) bool
+sink_float_huge(struct bp_sink *o, struct bp_printf_spec spec, bool is_long, double d,
+		long double ld)
+{
+	char f[16], body[FLOAT_BODY];
+	uint8_t flags = spec.flags;
+	/* at least 1, so that the decimal point is there when zeros follow */
+	int cap = float_digits_bound(spec, is_long, d, ld) + 1;
+	bool g = spec.conv == 'g' || spec.conv == 'G';
+	bool hex = spec.conv == 'a' || spec.conv == 'A';
+	size_t extra = 0, len, split, lead = 0, pad, total;
+	int n;
+
+	if (spec.precision > cap) {
+		/* %g without '#' drops trailing zeros: there are none to add */
+		if (!g || (flags & BP_FLAG_ALT))
+			extra = (size_t)spec.precision - (size_t)cap;
+		spec.precision = cap;
+	}
+	spec.flags &= (uint8_t)~(BP_FLAG_LEFT | BP_FLAG_ZERO);
+	float_format(f, spec, is_long);
+	n = float_snprintf(body, sizeof(body), f, 0, spec.precision, is_long, d, ld);
+	if (n < 0 || (size_t)n >= sizeof(body))
+		return false;
+	len = (size_t)n;
+
+	/* Where the zeros of the precision go: before the exponent, or last. */
+	split = len;
+	for (size_t i = 0; extra && i < len; i++)
+		if (body[i] == 'e' || body[i] == 'E' || body[i] == 'p' || body[i] == 'P')
+			split = i;
+	/* What '0' padding goes after: the sign, and 0x for %a. */
+	if (len && (body[0] == '+' || body[0] == '-' || body[0] == ' '))
+		lead = 1;
+	if (!(body[lead] >= '0' && body[lead] <= '9')) {
+		extra = 0;		/* inf, nan: no digits, '0' pads with spaces */
+		flags &= (uint8_t)~BP_FLAG_ZERO;
+	} else if (hex) {
+		lead += 2;
+	}
+
+	total = len + extra;
+	pad = width_of(spec) > total ? width_of(spec) - total : 0;
+	if (flags & BP_FLAG_LEFT) {
+		flags &= (uint8_t)~BP_FLAG_ZERO;
+	} else if (!(flags & BP_FLAG_ZERO)) {
+		sink_fill(o, ' ', pad);
+	}
+	sink_bytes(o, body, lead);
+	if (flags & BP_FLAG_ZERO)
+		sink_fill(o, '0', pad);
+	sink_bytes(o, body + lead, split - lead);
+	sink_fill(o, '0', extra);
+	sink_bytes(o, body + split, len - split);
+	if (flags & BP_FLAG_LEFT)
+		sink_fill(o, ' ', pad);
+	return true;
+}
+
 static void sink_float(struct bp_sink *o, struct bp_printf_spec spec, bool is_long,
 		       double d, long double ld)
 {
@@ -314,15 +425,14 @@ static void sink_float(struct bp_sink *o, struct bp_printf_spec spec, bool is_lo
 	size_t room = dst ? o->size - o->pos : 0;
 	int n;
 
+	if ((spec.field_width > FLOAT_SMALL || spec.precision > FLOAT_SMALL) &&
+	    sink_float_huge(o, spec, is_long, d, ld))
+		return;
 	float_format(f, spec, is_long);
-	if (is_long)
-		n = snprintf(dst, room, f, spec.field_width, spec.precision, ld);
-	else
-		n = snprintf(dst, room, f, spec.field_width, spec.precision, d);
+	n = float_snprintf(dst, room, f, spec.field_width, spec.precision, is_long, d, ld);
 	if (n > 0)
 		o->pos += (size_t)n;
 }
-#pragma GCC diagnostic pop
 
 #ifdef __SIZEOF_INT128__
 typedef unsigned __int128 u128;

@@ -4,7 +4,9 @@
  * a test of their own: random bit patterns, decimal-looking values, exact
  * binary ties (k + 0.5, k / 2^n) where rounding to even matters, subnormals
  * and the edges, at every precision from none to past the exact range, with
- * random flags and widths.
+ * random flags and widths.  Then every float conversion with widths and
+ * precisions above 512, which emit.c pads and fills with zeros itself
+ * instead of asking the C library for buffers that large.
  *
  *   float_fixed [SEED]   (BPRINT_TEST_QUICK=1 cuts the count)
  */
@@ -57,6 +59,49 @@ static double value(void)
 	}
 }
 
+static char hwant[1 << 18], hgot[1 << 18];
+
+static void huge_cases(void)
+{
+	static const char *const fm[] = {
+		"%*.*f", "%-*.*e", "%0*.*g", "%#*.*g", "%+0*.*a", "% *.*E", "%#0*.*G", "%0*.*f",
+		"%-#*.*A", "%*.*F",
+	};
+	static const double dv[] = {
+		0.0, -0.0, 1.5, -2.25e-300, 1e308, 3.14159, INFINITY, -NAN, DBL_TRUE_MIN,
+		123456789.125, 1e-5, 0.1, -DBL_MAX,
+	};
+	static const int wp[][2] = {
+		{ 600, 3 }, { 0, 700 }, { 900, 900 }, { -800, 2 }, { 3000, 1500 }, { 10, 2000 },
+		{ 5, 100000 }, { 700, 0 }, { 200000, 5 }, { 513, -1 }, { 0, 513 },
+	};
+
+	for (size_t i = 0; i < sizeof(fm) / sizeof(fm[0]); i++) {
+		char lf[16];
+		size_t n = strlen(fm[i]);
+
+		/* the same conversion with L */
+		snprintf(lf, sizeof(lf), "%.*sL%c", (int)n - 1, fm[i], fm[i][n - 1]);
+		for (size_t j = 0; j < sizeof(dv) / sizeof(dv[0]); j++) {
+			for (size_t k = 0; k < sizeof(wp) / sizeof(wp[0]); k++) {
+				long double l = (long double)dv[j] * 3;
+				int w = wp[k][0], p = wp[k][1], gw, bw;
+
+				gw = snprintf(hwant, sizeof(hwant), fm[i], w, p, dv[j]);
+				bw = bp_snprintf(hgot, sizeof(hgot), fm[i], w, p, dv[j]);
+				T_CHECK(gw == bw && strcmp(hwant, hgot) == 0,
+					"\"%s\" width %d precision %d of %a: glibc %d, bprint %d",
+					fm[i], w, p, dv[j], gw, bw);
+				gw = snprintf(hwant, sizeof(hwant), lf, w, p, l);
+				bw = bp_snprintf(hgot, sizeof(hgot), lf, w, p, l);
+				T_CHECK(gw == bw && strcmp(hwant, hgot) == 0,
+					"\"%s\" width %d precision %d of %La: glibc %d, bprint %d",
+					lf, w, p, l, gw, bw);
+			}
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const char flagset[] = "-+ #0";
@@ -88,5 +133,6 @@ int main(int argc, char **argv)
 			"case %ld: \"%s\" of %a: glibc %d \"%s\", bprint %d \"%s\"", i, fmt, d,
 			gw, want, bw, got);
 	}
+	huge_cases();
 	return t_exit_status("float_fixed");
 }
