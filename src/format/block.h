@@ -113,11 +113,11 @@ static inline const unsigned char *block_get(struct bp_block_in *b, size_t n, si
 /* A NUL-terminated string that ends inside the block, or NULL; *len its length. */
 static inline const char *block_get_string(struct bp_block_in *b, size_t *len)
 {
-	const unsigned char *s = b->base + b->pos;
-	const unsigned char *nul;
+	const unsigned char *s, *nul;
 
 	if (b->pos >= b->len)
-		return NULL;
+		return NULL;	/* before any pointer arithmetic: base may be NULL */
+	s = b->base + b->pos;
 	nul = memchr(s, '\0', b->len - b->pos);
 	if (!nul)
 		return NULL;

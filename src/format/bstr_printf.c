@@ -268,8 +268,11 @@ int bp_bstr_printf_parsed(char *buf, size_t size, const struct bp_parsed_format 
 				continue;
 			}
 		}
-		if (sink_plain_token(&o, &spec, text, (int)t->len))
+		if (sink_plain_token(&o, &spec, text, (int)t->len)) {
+			/* "%*%": the '*' value belonged to this conversion */
+			has_star[0] = has_star[1] = false;
 			continue;
+		}
 		if (spec.type == BP_FMT_NONE)
 			break;
 		if (spec.type == BP_FMT_WIDTH || spec.type == BP_FMT_PRECISION) {

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static inline void sink_fill(struct bp_sink *o, char c, size_t n)
 {
@@ -354,15 +355,17 @@ static int float_snprintf(char *dst, size_t room, const char *f, int width, int 
 
 /*
  * The huge case, in a function of its own so that only it has the big stack
- * buffer.  Returns false, having printed nothing, if the digits do not fit
- * in that buffer (a long double of large magnitude); the caller then leaves
- * it all to the C library.
+ * buffer.  Digits that do not fit in it (a long double of large magnitude)
+ * go to an allocation.  Returns false, having printed nothing, if the C
+ * library fails or the allocation does; the caller then leaves it all to the
+ * C library.
  */
 static __attribute__((noinline)) bool
 sink_float_huge(struct bp_sink *o, struct bp_printf_spec spec, bool is_long, double d,
 		long double ld)
 {
 	char f[16], body[FLOAT_BODY];
+	char *text = body, *big = NULL;
 	uint8_t flags = spec.flags;
 	/* at least 1, so that the decimal point is there when zeros follow */
 	int cap = float_digits_bound(spec, is_long, d, ld) + 1;
@@ -380,19 +383,27 @@ sink_float_huge(struct bp_sink *o, struct bp_printf_spec spec, bool is_long, dou
 	spec.flags &= (uint8_t)~(BP_FLAG_LEFT | BP_FLAG_ZERO);
 	float_format(f, spec, is_long);
 	n = float_snprintf(body, sizeof(body), f, 0, spec.precision, is_long, d, ld);
-	if (n < 0 || (size_t)n >= sizeof(body))
+	if (n < 0)
 		return false;
 	len = (size_t)n;
+	if (len >= sizeof(body)) {
+		/* a long double of large magnitude: at most 4933 + 16445 digits */
+		big = malloc(len + 1);
+		if (!big)
+			return false;
+		float_snprintf(big, len + 1, f, 0, spec.precision, is_long, d, ld);
+		text = big;
+	}
 
 	/* Where the zeros of the precision go: before the exponent, or last. */
 	split = len;
 	for (size_t i = 0; extra && i < len; i++)
-		if (body[i] == 'e' || body[i] == 'E' || body[i] == 'p' || body[i] == 'P')
+		if (text[i] == 'e' || text[i] == 'E' || text[i] == 'p' || text[i] == 'P')
 			split = i;
 	/* What '0' padding goes after: the sign, and 0x for %a. */
-	if (len && (body[0] == '+' || body[0] == '-' || body[0] == ' '))
+	if (len && (text[0] == '+' || text[0] == '-' || text[0] == ' '))
 		lead = 1;
-	if (!(body[lead] >= '0' && body[lead] <= '9')) {
+	if (!(text[lead] >= '0' && text[lead] <= '9')) {
 		extra = 0;		/* inf, nan: no digits, '0' pads with spaces */
 		flags &= (uint8_t)~BP_FLAG_ZERO;
 	} else if (hex) {
@@ -406,14 +417,15 @@ sink_float_huge(struct bp_sink *o, struct bp_printf_spec spec, bool is_long, dou
 	} else if (!(flags & BP_FLAG_ZERO)) {
 		sink_fill(o, ' ', pad);
 	}
-	sink_bytes(o, body, lead);
+	sink_bytes(o, text, lead);
 	if (flags & BP_FLAG_ZERO)
 		sink_fill(o, '0', pad);
-	sink_bytes(o, body + lead, split - lead);
+	sink_bytes(o, text + lead, split - lead);
 	sink_fill(o, '0', extra);
-	sink_bytes(o, body + split, len - split);
+	sink_bytes(o, text + split, len - split);
 	if (flags & BP_FLAG_LEFT)
 		sink_fill(o, ' ', pad);
+	free(big);
 	return true;
 }
 

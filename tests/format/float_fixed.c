@@ -92,11 +92,13 @@ static void huge_cases(void)
 				T_CHECK(gw == bw && strcmp(hwant, hgot) == 0,
 					"\"%s\" width %d precision %d of %a: glibc %d, bprint %d",
 					fm[i], w, p, dv[j], gw, bw);
-				gw = snprintf(hwant, sizeof(hwant), lf, w, p, l);
-				bw = bp_snprintf(hgot, sizeof(hgot), lf, w, p, l);
-				T_CHECK(gw == bw && strcmp(hwant, hgot) == 0,
-					"\"%s\" width %d precision %d of %La: glibc %d, bprint %d",
-					lf, w, p, l, gw, bw);
+				for (int big = 0; big < 2; big++, l *= 1e4000L) {
+					gw = snprintf(hwant, sizeof(hwant), lf, w, p, l);
+					bw = bp_snprintf(hgot, sizeof(hgot), lf, w, p, l);
+					T_CHECK(gw == bw && strcmp(hwant, hgot) == 0,
+						"\"%s\" width %d precision %d of %La: glibc %d, "
+						"bprint %d", lf, w, p, l, gw, bw);
+				}
 			}
 		}
 	}
