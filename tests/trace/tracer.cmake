@@ -25,6 +25,18 @@ foreach(n 2 4 16)
     tracer_stress_discard_${n} tracer_stress_lossless_${n} PROPERTIES TIMEOUT 300)
 endforeach()
 
+# The same with a scalar payload: every record through the inline fast path.
+foreach(n 2 4)
+  add_test(NAME tracer_stress_scalar_overwrite_${n} COMMAND tracer_stress overwrite ${n} live scalar)
+  tracer_env(tracer_stress_scalar_overwrite_${n} "BPRINT_MODE=overwrite;BPRINT_BUFFER_SIZE=64K")
+  add_test(NAME tracer_stress_scalar_discard_${n} COMMAND tracer_stress discard ${n} slow scalar)
+  tracer_env(tracer_stress_scalar_discard_${n} "BPRINT_MODE=discard;BPRINT_BUFFER_SIZE=64K")
+  add_test(NAME tracer_stress_scalar_lossless_${n} COMMAND tracer_stress discard ${n} lossless scalar)
+  tracer_env(tracer_stress_scalar_lossless_${n} "BPRINT_MODE=discard;BPRINT_BUFFER_SIZE=1M")
+  set_tests_properties(tracer_stress_scalar_overwrite_${n} tracer_stress_scalar_discard_${n}
+    tracer_stress_scalar_lossless_${n} PROPERTIES TIMEOUT 300)
+endforeach()
+
 # A test executable from one source; extra arguments are linked libraries.
 function(tracer_exe name)
   add_executable(${name} ${name}.c)

@@ -2,11 +2,13 @@
  * tracer_stress: N writer threads x M records each, every record's payload
  * checkable, while a consumer reads concurrently; then exact accounting.
  *
- *   tracer_stress MODE THREADS VARIANT
+ *   tracer_stress MODE THREADS VARIANT [scalar]
  *     MODE     overwrite | discard   (must match BPRINT_MODE; checked)
  *     VARIANT  live      consumer reads as fast as it can
  *              slow      consumer reads a little, then sleeps (records lost)
  *              lossless  writers wait for the consumer: nothing may be lost
+ *     scalar   the payload is a number instead of a string, so that every
+ *              record takes the inline fast path of include/bprint.h (x86-64)
  *
  * For every writer thread, after the final drain:
  *   written == M, read + overwritten + discarded == written, read equals
@@ -29,6 +31,7 @@
 
 #define MAX_THREADS 64
 #define FMT "t=%d seq=%llu s=%s"
+#define FMT_SCALAR "t=%d seq=%llu s=%llx"
 
 enum variant { LIVE, SLOW, LOSSLESS };
 
@@ -37,6 +40,7 @@ static unsigned long long per_thread;
 static enum variant variant;
 static unsigned mode;
 static unsigned long long lossless_lag;	/* records a writer may run ahead */
+static int scalar;				/* FMT_SCALAR */
 
 static _Atomic int tids[MAX_THREADS];
 static _Atomic unsigned long long consumed[MAX_THREADS];
@@ -58,6 +62,14 @@ static size_t make_str(char *s, int t, unsigned long long seq)
 	return len;
 }
 
+/* The scalar payload of record seq of thread t. */
+static unsigned long long make_num(int t, unsigned long long seq)
+{
+	unsigned long long v = seq * 0x9e3779b97f4a7c15ull + (unsigned)t;
+
+	return v ^ v >> 29;
+}
+
 static void *writer(void *arg)
 {
 	int t = (int)(intptr_t)arg;
@@ -70,7 +82,10 @@ static void *writer(void *arg)
 			while (seq - atomic_load_explicit(&consumed[t], memory_order_acquire) >
 			       lossless_lag)
 				tc_sleep_us(50);
-		trace_printk(FMT, t, seq, s);
+		if (scalar)
+			trace_printk(FMT_SCALAR, t, seq, make_num(t, seq));
+		else
+			trace_printk(FMT, t, seq, s);
 	}
 	atomic_fetch_add(&writers_done, 1);
 	while (!atomic_load(&release_writers))
@@ -98,7 +113,10 @@ static void check_event(const struct bprint_event *ev)
 	if (t < 0 || t >= nthreads || seq >= per_thread)
 		FAIL("record out of range: \"%s\"", ev->message);
 	make_str(s, t, seq);
-	tc_expect(expect, sizeof(expect), FMT, t, seq, s);
+	if (scalar)
+		tc_expect(expect, sizeof(expect), FMT_SCALAR, t, seq, make_num(t, seq));
+	else
+		tc_expect(expect, sizeof(expect), FMT, t, seq, s);
 	if (strcmp(ev->message, expect) != 0)
 		FAIL("record corrupt:\n  got    \"%s\"\n  expect \"%s\"", ev->message, expect);
 	CHECK_EQ(ev->message_len, strlen(expect));
@@ -106,7 +124,7 @@ static void check_event(const struct bprint_event *ev)
 	if (th != t)
 		FAIL("record of thread %d came with tid %d (thread %d)", t, ev->tid, th);
 	CHECK(ev->site != NULL);
-	CHECK_STREQ(ev->site->format, FMT);
+	CHECK_STREQ(ev->site->format, scalar ? FMT_SCALAR : FMT);
 	CHECK_STREQ(ev->site->func, "writer");
 	if ((long long)seq <= last_seq[t])
 		FAIL("thread %d: seq %llu after %lld", t, seq, last_seq[t]);
@@ -160,10 +178,12 @@ int main(int argc, char **argv)
 	struct bprint_event ev;
 	int n, rc;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s overwrite|discard THREADS live|slow|lossless\n", argv[0]);
+	if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "scalar"))) {
+		fprintf(stderr, "usage: %s overwrite|discard THREADS live|slow|lossless [scalar]\n",
+			argv[0]);
 		return 2;
 	}
+	scalar = argc == 5;
 	mode = !strcmp(argv[1], "discard") ? BP_RING_DISCARD : BP_RING_OVERWRITE;
 	nthreads = atoi(argv[2]);
 	variant = !strcmp(argv[3], "slow") ? SLOW : !strcmp(argv[3], "lossless") ? LOSSLESS : LIVE;
