@@ -83,7 +83,7 @@ int main(void)
 	struct expect ex[2];
 	struct bprint_reader *r;
 	struct bprint_event ev;
-	int count[2] = { 0, 0 }, puts_count[2] = { 0, 0 };
+	int count[2] = { 0, 0 }, puts_count[2] = { 0, 0 }, scalar_count[2] = { 0, 0 };
 	int main_seen = 0, rc;
 
 	/* The library's sites do not exist yet: this counts none of them. */
@@ -98,17 +98,19 @@ int main(void)
 		char *buf = NULL, *p;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
-		int lit = 0, val = 0;
+		int lit = 0, val = 0, sc = 0;
 
 		CHECK(f != NULL);
-		CHECK_EQ(bprint_dump(f), 41);
+		CHECK_EQ(bprint_dump(f), 61);
 		fclose(f);
 		for (p = buf; (p = strstr(p, "] ")); p++) {
 			lit += !strncmp(strstr(p, ": ") + 2, "dso_trace: dso literal\n", 23);
 			val += !strncmp(strstr(p, ": ") + 2, "dso_trace: dso value=", 21);
+			sc += !strncmp(strstr(p, ": ") + 2, "dso_trace: dso scalar ", 22);
 		}
 		CHECK_EQ(lit, 20);
 		CHECK_EQ(val, 20);
+		CHECK_EQ(sc, 20);
 		free(buf);
 	}
 
@@ -127,7 +129,7 @@ int main(void)
 		if (strstr(ev.message, "disabled"))
 			FAIL("a disabled library site recorded: \"%s\"", ev.message);
 		/* Which round: records come in time order, round 0 first. */
-		round = count[0] + puts_count[0] < 20 ? 0 : 1;
+		round = count[0] + puts_count[0] + scalar_count[0] < 30 ? 0 : 1;
 		CHECK_STREQ(ev.site->file, ex[round].file);
 		if (!strcmp(ev.message, "dso literal")) {
 			CHECK_STREQ(ev.site->format, "dso literal");
@@ -135,6 +137,15 @@ int main(void)
 			CHECK_EQ(ev.site->line, ex[round].puts_line);
 			CHECK_EQ(ev.site->kind, BPRINT_SITE_PUTS);
 			puts_count[round]++;
+			continue;
+		}
+		if (!strncmp(ev.message, "dso scalar ", 11)) {
+			i = scalar_count[round];
+			tc_expect(expect, sizeof(expect), "dso scalar %d %llx", round * 100 + i,
+				  (unsigned long long)(round * 100 + i) << 40);
+			CHECK_STREQ(ev.message, expect);
+			CHECK_STREQ(ev.site->func, "dso_trace");
+			scalar_count[round]++;
 			continue;
 		}
 		i = count[round];
@@ -154,6 +165,7 @@ int main(void)
 	for (int k = 0; k < 2; k++) {
 		CHECK_EQ(count[k], 10);
 		CHECK_EQ(puts_count[k], 10);
+		CHECK_EQ(scalar_count[k], 10);
 		free(ex[k].file);
 		free(ex[k].fmt);
 	}

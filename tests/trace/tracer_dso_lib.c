@@ -27,6 +27,8 @@ void dso_trace(int value, const char *name)
 {
 	trace_printk(DSO_FMT, value, name, (unsigned long long)value * 1000003ull); printk_line = __LINE__;
 	trace_puts("dso literal"); puts_line = __LINE__;
+	/* scalars only: the inline fast path, from a dlopen()ed object */
+	trace_printk("dso scalar %d %llx", value, (unsigned long long)value << 40);
 }
 
 void dso_trace_disabled(int value)
