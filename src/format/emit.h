@@ -160,9 +160,9 @@ static inline uint64_t bp_int_reduce(uint64_t raw, struct bp_printf_spec spec, b
  * Fetch a %d-style argument of the given length modifier.  Values narrower
  * than long come back as passed (an int), reduced later by bp_int_reduce().
  * A macro, so that the users can va_arg() their va_list parameter itself
- * instead of a va_copy() of it (a pointer to a va_list parameter is not a
- * va_list * where va_list is an array type; the copy costs a store
- * forwarding stall on every call).
+ * instead of a va_copy() of it (where va_list is an array type, the address
+ * of a va_list parameter is not a va_list *), a copy that measurably cost
+ * every call.
  */
 #define BP_VA_INT(ap, length)                                                   \
 	((length) == BP_LEN_L ? (uint64_t)va_arg(ap, long) :                    \
