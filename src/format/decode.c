@@ -63,7 +63,7 @@ static const char *parse_flags(const char *p, uint8_t *flags)
 	}
 }
 
-static const char *parse_length(const char *p, uint8_t *length)
+static inline const char *parse_length(const char *p, uint8_t *length)
 {
 	switch (*p) {
 	case 'h':
@@ -225,7 +225,7 @@ invalid:
 }
 
 /* A character that can only be a conversion character (or an invalid one). */
-static bool is_bare_conversion(char c)
+static inline bool is_bare_conversion(char c)
 {
 	switch (c) {
 	case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
@@ -236,7 +236,7 @@ static bool is_bare_conversion(char c)
 	}
 }
 
-static bool is_length_start(char c)
+static inline bool is_length_start(char c)
 {
 	return c == 'l' || c == 'h' || c == 'z' || c == 'j' || c == 't';
 }
