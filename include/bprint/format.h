@@ -28,6 +28,9 @@
  *     "%Lx", "%hp") are invalid tokens too.
  *   - A width or precision above INT32_MAX saturates there; an output
  *     longer than INT_MAX makes bp_vsnprintf() return -1.
+ *   - %f and %F of a double round to nearest, ties to even, whatever
+ *     fesetround() says (glibc follows the current rounding mode); the other
+ *     floating conversions go to the C library and follow it.
  */
 #ifndef BPRINT_FORMAT_H
 #define BPRINT_FORMAT_H
