@@ -62,6 +62,8 @@ struct dring {
 	unsigned char *batch;		/* pages chunk being filled */
 	size_t batch_len;
 	uint32_t nbatch, batch_cap;
+	uint32_t min_batch;		/* discard mode: pages worth a chunk */
+	uint64_t waiting_since;		/* when fewer than min_batch first waited */
 };
 
 struct dlist {
@@ -308,6 +310,9 @@ static bool ring_setup(struct drain *d, struct dring *r)
 		r->batch_cap = 1024;	/* write_direct()'s vector */
 	if (r->batch_cap == 0)
 		r->batch_cap = 1;
+	r->min_batch = r->npages / 8 < r->batch_cap ? r->npages / 8 : r->batch_cap;
+	if (r->min_batch == 0)
+		r->min_batch = 1;
 	r->batch_len = (size_t)bp_file_align_up(BP_FILE_PAGES_OFFSET +
 						(uint64_t)r->batch_cap * r->page_size);
 	r->batch = aligned_alloc(64, r->batch_len);
@@ -444,6 +449,32 @@ static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint
 }
 
 /*
+ * Every pages chunk costs its 128-byte header padded to a whole align unit,
+ * so a chunk of one page takes two on disk.  A drainer that wakes every few
+ * microseconds would find a page or two each time; in discard mode it
+ * waits for min_batch full pages (an eighth of the ring at most, so the
+ * writer still has room), or for pages older than BATCH_WAIT_NS.
+ */
+#define BATCH_WAIT_NS (50 * 1000 * 1000ull)
+
+static bool batch_due(struct dring *r, uint64_t ready)
+{
+	uint64_t now;
+
+	if (ready >= r->min_batch) {
+		r->waiting_since = 0;
+		return true;
+	}
+	now = now_ns(CLOCK_MONOTONIC);
+	if (!r->waiting_since)
+		r->waiting_since = now;
+	if (now - r->waiting_since < BATCH_WAIT_NS)
+		return false;
+	r->waiting_since = 0;
+	return true;
+}
+
+/*
  * Copy what ring r has completed (and, final, its head page).  Returns the
  * pages copied, or -1 on an output error.
  */
@@ -481,6 +512,8 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 			uint64_t last = head - 1;
 			long n;
 
+			if (!final && !batch_due(r, head - r->next_seq))
+				break;
 			if (flush_ring(d, f, r) != 0)
 				return -1;
 			if (last - r->next_seq + 1 > r->batch_cap)
