@@ -18,6 +18,7 @@
  * message gives valid JSON.
  */
 #include "output/export.h"
+#include "output/threads.h"
 
 #include "file/reader.h"
 
@@ -26,16 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cthread {
-	int32_t tid;
-	bool used;
-	char comm[17];
-};
-
 struct cx {
 	FILE *out;
-	struct cthread *thr;
-	size_t nthr, cap;
+	struct bp_out_threads thr;
 	uint64_t *ring_next;
 	size_t nrings;
 	int64_t pid;
@@ -112,38 +106,6 @@ static void json_cstr(FILE *out, const char *s)
 	json_str(out, s ? s : "", s ? strlen(s) : 0);
 }
 
-static struct cthread *thread_get(struct cx *x, int32_t tid, bool *fresh)
-{
-	size_t i;
-
-	*fresh = false;
-	if (2 * (x->nthr + 1) > x->cap) {
-		size_t cap = x->cap ? 2 * x->cap : 64;
-		struct cthread *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (size_t k = 0; k < x->cap; k++) {
-			if (!x->thr[k].used)
-				continue;
-			for (i = (uint32_t)x->thr[k].tid * 2654435761u % cap; t[i].used; i = (i + 1) % cap)
-				;
-			t[i] = x->thr[k];
-		}
-		free(x->thr);
-		x->thr = t;
-		x->cap = cap;
-	}
-	for (i = (uint32_t)tid * 2654435761u % x->cap; x->thr[i].used; i = (i + 1) % x->cap)
-		if (x->thr[i].tid == tid)
-			return &x->thr[i];
-	x->thr[i].used = true;
-	x->thr[i].tid = tid;
-	x->nthr++;
-	*fresh = true;
-	return &x->thr[i];
-}
-
 static uint64_t lost_before(struct cx *x, const struct bp_trace_event *e)
 {
 	uint64_t lost = e->lost_before;
@@ -182,7 +144,7 @@ static int one_record(struct cx *x, const struct bp_trace_event *e, struct bp_ex
 	const struct bprint_site *site = e->ev.site;
 	FILE *out = x->out;
 	bool fresh;
-	struct cthread *th = thread_get(x, e->ev.tid, &fresh);
+	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
 	uint64_t lost = lost_before(x, e);
 	char comm[17];
 	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
@@ -250,10 +212,10 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 			    : "reading the trace failed");
 	if (rc == BP_TRACE_EIO && ferror(out) && errno && errlen)
 		bp_snprintf(err, errlen, "write error: %s", strerror(errno));
-	s.threads = (uint32_t)x.nthr;
+	s.threads = (uint32_t)x.thr.n;
 	if (st)
 		*st = s;
-	free(x.thr);
+	bp_out_threads_free(&x.thr);
 	free(x.ring_next);
 	return rc;
 }

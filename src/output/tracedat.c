@@ -36,6 +36,7 @@
  * makes the rounding agree with the truncation.
  */
 #include "output/export.h"
+#include "output/threads.h"
 
 #include "file/reader.h"
 #include "trace/tracer.h"
@@ -424,13 +425,6 @@ struct stream {
 	size_t npages, cap;
 };
 
-struct thread {
-	int32_t tid;
-	bool used;
-	char comm[17];
-	struct stream *lane;
-};
-
 struct site_info {
 	uint64_t ip, fmt;
 	int8_t decodable;		/* -1 unknown yet */
@@ -444,8 +438,7 @@ struct ex {
 	size_t ncpu;
 	struct stream **lanes;
 	size_t nlanes;
-	struct thread *thr;		/* open addressing by tid */
-	size_t nthr, thr_cap;
+	struct bp_out_threads thr;	/* lane: struct stream * */
 	struct site_info *sites;	/* by site id */
 	size_t nsites;
 	uint64_t unknown_ip, end_ip;
@@ -490,36 +483,6 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static struct thread *thread_get(struct ex *x, int32_t tid)
-{
-	size_t i;
-
-	if (2 * (x->nthr + 1) > x->thr_cap) {
-		size_t cap = x->thr_cap ? 2 * x->thr_cap : 64;
-		struct thread *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (size_t k = 0; k < x->thr_cap; k++) {
-			if (!x->thr[k].used)
-				continue;
-			for (i = (uint32_t)x->thr[k].tid * 2654435761u % cap; t[i].used; i = (i + 1) % cap)
-				;
-			t[i] = x->thr[k];
-		}
-		free(x->thr);
-		x->thr = t;
-		x->thr_cap = cap;
-	}
-	for (i = (uint32_t)tid * 2654435761u % x->thr_cap; x->thr[i].used; i = (i + 1) % x->thr_cap)
-		if (x->thr[i].tid == tid)
-			return &x->thr[i];
-	x->thr[i].used = true;
-	x->thr[i].tid = tid;
-	x->nthr++;
-	return &x->thr[i];
-}
-
 static struct stream *stream_new(int cpu)
 {
 	struct stream *s = calloc(1, sizeof(*s));
@@ -529,7 +492,7 @@ static struct stream *stream_new(int cpu)
 	return s;
 }
 
-static struct stream *stream_for(struct ex *x, int32_t cpu, struct thread *th)
+static struct stream *stream_for(struct ex *x, int32_t cpu, struct bp_out_thread *th)
 {
 	if (cpu >= 0 && cpu < MAX_CPU) {
 		if ((size_t)cpu >= x->ncpu) {
@@ -807,7 +770,8 @@ static int one_record(struct ex *x, const struct bp_trace_event *e)
 {
 	const struct site_info *si = e->site_id < x->nsites && e->ev.site ? &x->sites[e->site_id]
 									: NULL;
-	struct thread *th = thread_get(x, e->ev.tid);
+	bool fresh;
+	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
 	struct stream *s;
 	unsigned char *pl = x->payload;
 	uint16_t type = ID_PRINT;
@@ -980,8 +944,8 @@ static int finish(struct ex *x, const char *clock)
 	for (size_t i = 0; i < x->nlanes; i++)
 		order[k++] = x->lanes[i];
 
-	for (size_t i = 0; i < x->thr_cap; i++) {
-		const struct thread *th = &x->thr[i];
+	for (size_t i = 0; i < x->thr.cap; i++) {
+		const struct bp_out_thread *th = &x->thr.slot[i];
 
 		if (!th->used || !th->comm[0])
 			continue;
@@ -990,7 +954,7 @@ static int finish(struct ex *x, const char *clock)
 			put(&cmd, *c == '\n' ? "?" : c, 1);
 		puts_(&cmd, "\n");
 	}
-	x->st.threads = (uint32_t)x->nthr;
+	x->st.threads = (uint32_t)x->thr.n;
 	x->st.cpus = (uint32_t)ncpus;
 
 	put(&h, "\x17\x08\x44tracing", 10);
@@ -1113,7 +1077,7 @@ int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
 	}
 	free(x->cpu);
 	free(x->lanes);
-	free(x->thr);
+	bp_out_threads_free(&x->thr);
 	free(x->sites);
 	free(x->ring_next);
 	free(x->kallsyms.p);
