@@ -19,29 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__,  \
-				__LINE__, #cond);                              \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
-
-/* CHECK_OP(a, ==, b): each side evaluated once, both printed. */
-#define CHECK_OP(a, op, b)                                                     \
-	do {                                                                   \
-		long long check_a_ = (long long)(a);                           \
-		long long check_b_ = (long long)(b);                           \
-		if (!(check_a_ op check_b_)) {                                 \
-			fprintf(stderr, "%s:%d: CHECK(%s %s %s) failed: %lld vs %lld\n", \
-				__FILE__, __LINE__, #a, #op, #b, check_a_,     \
-				check_b_);                                     \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
-
-#define CHECK_EQ(a, b) CHECK_OP(a, ==, b)
+/* CHECK, CHECK_OP, CHECK_EQ: the ring tests' macros. */
+#include "../ring/check.h"
 
 /* Strings: both printed on failure. */
 #define CHECK_STREQ(a, b)                                                      \
