@@ -554,7 +554,13 @@ BP_API struct bprint_reader *bprint_read_begin(void);
 BP_API int bprint_read_next(struct bprint_reader *r, struct bprint_event *ev);
 BP_API void bprint_read_end(struct bprint_reader *r);
 
-/* A snapshot reader: the same, but consumes nothing; any number at once. */
+/*
+ * A snapshot reader: the same, but consumes nothing; any number at once.
+ * Like the kernel's trace file after reads of trace_pipe, a snapshot (and
+ * bprint_dump()) starts where the consumer stands: what a consuming reader
+ * took is gone.  While a consuming session is open, and in the crash dump,
+ * it starts at the oldest record still stored.
+ */
 BP_API struct bprint_reader *bprint_snapshot_begin(void);
 
 /* Format an event as one line (no newline) in the given form; snprintf semantics. */

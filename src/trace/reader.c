@@ -140,7 +140,40 @@ static void publish(const struct source *s)
 }
 
 /* Make sure s has a record in hand, if its ring has one. */
-static void fill(struct source *s)
+/*
+ * A snapshot shows what the consumer has not taken yet, as the kernel's
+ * trace file does after reads of trace_pipe: it starts at the consumer's
+ * cursor, with the record the consumer holds unreturned.  That needs the
+ * consumer lock, so while a consuming session is open, and in the crash
+ * dump, a snapshot starts at the oldest record instead.
+ */
+static bool start_after_consumer(struct source *s)
+{
+	struct bp_read_state *c = &s->ring->consumer;
+	bool started = false;
+
+	if (pthread_mutex_trylock(&bp_consumer_lock) != 0)
+		return false;
+	if (c->ready && c->cap == s->own.cap) {
+		s->own.cursor = c->cursor;
+		s->own.cursor.consumer = 0;	/* reads, never publishes */
+		s->own.cursor.read = 0;
+		s->own.cpu = c->cpu;
+		if (c->has_peek) {
+			memcpy(s->own.buf, c->buf, c->cap);
+			s->own.ev = c->ev;
+			s->own.ev.payload = (const unsigned char *)s->own.buf +
+					    ((const unsigned char *)c->ev.payload -
+					     (const unsigned char *)c->buf);
+			s->own.has_peek = 1;
+		}
+		started = true;
+	}
+	pthread_mutex_unlock(&bp_consumer_lock);
+	return started;
+}
+
+static void fill(struct source *s, bool may_lock)
 {
 	struct bp_read_state *st = s->st;
 	size_t bytes = s->ring->bytes;
@@ -158,9 +191,13 @@ static void fill(struct source *s)
 		}
 		st->cap = rs.page_size;
 		st->cpu = -1;
-		if (bp_ring_cursor_init(s->mem, bytes, &st->cursor,
-					s->st == &s->own ? BP_RING_CURSOR_SNAPSHOT
-							 : BP_RING_CURSOR_CONSUME) != BP_RING_OK) {
+		if (st == &s->own && may_lock && start_after_consumer(s)) {
+			st->ready = 1;
+			if (st->has_peek)
+				return;
+		} else if (bp_ring_cursor_init(s->mem, bytes, &st->cursor,
+					       st == &s->own ? BP_RING_CURSOR_SNAPSHOT
+							     : BP_RING_CURSOR_CONSUME) != BP_RING_OK) {
 			s->dead = true;
 			return;
 		}
@@ -181,7 +218,7 @@ static struct source *oldest(struct bprint_reader *r)
 	for (size_t i = 0; i < r->nsrc; i++) {
 		struct source *s = &r->src[i];
 
-		fill(s);
+		fill(s, r->symbols);
 		if (s->st->has_peek && (!best || s->st->ev.ts < best->st->ev.ts))
 			best = s;
 	}

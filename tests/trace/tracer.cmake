@@ -85,6 +85,10 @@ add_test(NAME tracer_dlopen COMMAND tracer_dlopen)
 set_tests_properties(tracer_dlopen PROPERTIES TIMEOUT 60)
 
 # 6. Text fallbacks: non-constant formats, trace_puts, > 32 arguments, long %s.
+tracer_exe(tracer_snapshot)
+add_test(NAME tracer_snapshot COMMAND tracer_snapshot)
+set_tests_properties(tracer_snapshot PROPERTIES TIMEOUT 60)
+
 tracer_exe(tracer_dynamic)
 add_test(NAME tracer_dynamic COMMAND tracer_dynamic)
 add_test(NAME tracer_dynamic_bigpage COMMAND tracer_dynamic)
