@@ -191,6 +191,21 @@ static void tool(const char *path)
 	}
 }
 
+/* Has the traced program written its file header yet (the magic goes last)? */
+static bool has_header(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	     !memcmp(magic, BP_FILE_MAGIC, sizeof(magic));
+	close(fd);
+	return ok;
+}
+
 static void make_files(void)
 {
 	char path[4096], *env[8];
@@ -237,6 +252,10 @@ static void make_files(void)
 			execv(argv[0], argv);
 			_exit(127);
 		}
+		/* Kill it while it traces: once its file is there (a sanitizer
+		 * build can take longer than the sleep to start), then 80 ms on. */
+		for (int i = 0; i < 1000 && !has_header(path); i++)
+			nanosleep(&(struct timespec){ 0, 10 * 1000000L }, NULL);
 		nanosleep(&(struct timespec){ 0, 80 * 1000000L }, NULL);
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
