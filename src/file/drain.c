@@ -6,9 +6,9 @@
  *   1. walk the chunks that appeared since the last pass (in file order;
  *      a chunk still being allocated stops the walk until the next pass);
  *   2. copy the records that sites and libraries chunks gained;
- *   3. for every ring, copy each completed page (seq < head) with
- *      bp_ring_copy_page(), publish consumed_seq, and write the pages in
- *      batches as "pages" chunks.
+ *   3. for every ring, encode each completed page (seq < head) as a
+ *      compact page entry (compact.h), publish consumed_seq, and write the
+ *      entries in batches as "compact pages" chunks.
  * Passes run back to back while there is work, with a short sleep when
  * there is none.  When the file's process is gone, a last pass also copies
  * the head pages, then the end chunk and the final header go out.
@@ -18,6 +18,7 @@
  */
 #include "file/drain.h"
 
+#include "file/compact.h"
 #include "file/layout.h"
 #include "ring/ring.h"
 
@@ -35,7 +36,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,8 +59,10 @@ struct dring {
 	uint64_t expect_rec;		/* first_rec the next page should have */
 	uint64_t lost_records, lost_pages;
 	struct bp_ring_stats st;	/* last counters seen */
-	unsigned char *batch;		/* pages chunk being filled */
+	unsigned char *batch;		/* compact pages chunk being filled */
 	size_t batch_len;
+	size_t batch_used;		/* bytes of entries after the chunk header */
+	unsigned char *scratch;		/* one page, for bp_ring_copy_page() */
 	uint32_t nbatch, batch_cap;
 	uint32_t min_batch;		/* discard mode: pages worth a chunk */
 	uint64_t waiting_since;		/* when fewer than min_batch first waited */
@@ -273,8 +275,8 @@ static uint64_t count_records(const unsigned char *page)
 
 static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
 {
-	struct bp_file_pages *pc = (void *)r->batch;
-	size_t used = BP_FILE_PAGES_OFFSET + (size_t)r->nbatch * r->page_size;
+	struct bp_file_cpages *pc = (void *)r->batch;
+	size_t used = BP_FILE_PAGES_OFFSET + r->batch_used;
 	uint64_t size = bp_file_align_up(used);
 	int rc;
 
@@ -291,9 +293,11 @@ static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
 	pc->npages = r->nbatch;
 	pc->written = r->st.written;
 	pc->discarded = r->st.discarded;
-	rc = out_chunk(d, f, r->batch, BP_CHUNK_PAGES, size);
+	pc->data_bytes = r->batch_used;
+	rc = out_chunk(d, f, r->batch, BP_CHUNK_CPAGES, size);
 	d->res->pages += r->nbatch;
 	r->nbatch = 0;
+	r->batch_used = 0;
 	return rc;
 }
 
@@ -307,16 +311,18 @@ static bool ring_setup(struct drain *d, struct dring *r)
 	if ((uint64_t)r->batch_cap * r->page_size > (8u << 20))
 		r->batch_cap = (uint32_t)((8u << 20) / r->page_size);
 	if (r->batch_cap > 1024)
-		r->batch_cap = 1024;	/* write_direct()'s vector */
+		r->batch_cap = 1024;
 	if (r->batch_cap == 0)
 		r->batch_cap = 1;
 	r->min_batch = r->npages / 8 < r->batch_cap ? r->npages / 8 : r->batch_cap;
 	if (r->min_batch == 0)
 		r->min_batch = 1;
 	r->batch_len = (size_t)bp_file_align_up(BP_FILE_PAGES_OFFSET +
-						(uint64_t)r->batch_cap * r->page_size);
+						(uint64_t)r->batch_cap *
+							bp_compact_entry_max(r->page_size));
 	r->batch = aligned_alloc(64, r->batch_len);
-	if (!r->batch) {
+	r->scratch = aligned_alloc(64, ((size_t)r->page_size + 63) & ~(size_t)63);
+	if (!r->batch || !r->scratch) {
 		fail(d, "out of memory");
 		r->dead = true;
 		return false;
@@ -340,111 +346,45 @@ static unsigned char *slot_of(const struct dring *r, uint64_t seq)
 
 /*
  * Discard mode: a completed page the consumer has not released never
- * changes, so it goes to the output straight from the live mapping (one
- * kernel copy, none here), and consumed_seq is published after the write.
- * Pages [r->next_seq, last] are checked before (bp_ring_page_info) and
- * after (seq unchanged: only a second consumer could break that); a page
- * that changed anyway is replaced by zeroes in the output, a hole readers
- * skip, and counted as lost.  Returns the pages written, -1 on error.
+ * changes, so it is encoded straight from the live mapping (no copy first),
+ * and consumed_seq is published page by page as soon as a page is encoded,
+ * so that a writer waiting for room gets it without waiting for the batch
+ * or the write.  Each page is checked before (bp_ring_page_info) and after
+ * (seq unchanged: only a second consumer could break that); a page that
+ * changed anyway becomes a hole (its entry zeroed but for its length,
+ * which readers skip) and is counted as lost.  Returns the pages written,
+ * -1 on error.
  */
 static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint64_t last)
 {
-	static const unsigned char zero[BP_FILE_ALIGN];
-	struct iovec iov[2 + 1024];
-	struct bp_file_pages *pc = (void *)r->batch;
 	struct bp_ring_ctl *ctl = r->mem;
-	uint64_t n = last - r->next_seq + 1, seq, off, size;
-	size_t used = BP_FILE_PAGES_OFFSET + (size_t)n * r->page_size, done = 0, total;
-	int niov = 1;
+	uint64_t seq, n = 0;
 
-	for (seq = r->next_seq; seq <= last; seq++) {
-		struct bp_ring_page_info pi;
-		unsigned char *p = slot_of(r, seq);
-
-		if (bp_ring_page_info(r->mem, r->bytes, seq, &pi) != BP_RING_OK) {
-			last = seq - 1;	/* write what was valid; the caller looks again */
-			break;
-		}
-		if (niov > 1 && (unsigned char *)iov[niov - 1].iov_base + iov[niov - 1].iov_len == p) {
-			iov[niov - 1].iov_len += r->page_size;
-		} else {
-			iov[niov].iov_base = p;
-			iov[niov++].iov_len = r->page_size;
-		}
-	}
-	if (last < r->next_seq)
-		return 0;
-	n = last - r->next_seq + 1;
-	used = BP_FILE_PAGES_OFFSET + (size_t)n * r->page_size;
-	size = bp_file_align_up(used);
-	memset(r->batch, 0, BP_FILE_PAGES_OFFSET);
-	memcpy(pc->chunk.magic, BP_CHUNK_MAGIC, 4);
-	pc->chunk.type = BP_CHUNK_PAGES;
-	pc->chunk.size = size;
-	atomic_store_explicit(&pc->chunk.state, BP_CHUNK_COMPLETE, memory_order_relaxed);
-	pc->chunk.index = ++f->out_index;
-	pc->tid = r->rc->tid;
-	pc->level = r->rc->level;
-	memcpy(pc->comm, r->rc->comm, sizeof(pc->comm));
-	pc->comm[sizeof(pc->comm) - 1] = '\0';
-	pc->ring_index = r->index;
-	pc->page_size = r->page_size;
-	pc->npages = (uint32_t)n;
-	pc->written = r->st.written;
-	pc->discarded = r->st.discarded;
-	iov[0].iov_base = r->batch;
-	iov[0].iov_len = BP_FILE_PAGES_OFFSET;
-	if (size > used) {
-		iov[niov].iov_base = (void *)(uintptr_t)zero;
-		iov[niov++].iov_len = (size_t)(size - used);
-	}
-	off = f->out_end;
-	total = (size_t)size;
-	while (done < total) {
-		ssize_t w = pwritev(f->ofd, iov, niov, (off_t)(off + done));
-		size_t left;
-		int i;
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			fail(d, "%s: %s", f->out, w < 0 ? strerror(errno) : "short write");
-			return -1;
-		}
-		done += (size_t)w;
-		if (done == total)
-			break;
-		/* A short write: drop what went out from the vector. */
-		left = (size_t)w;
-		for (i = 0; i < niov && left >= iov[i].iov_len; i++)
-			left -= iov[i].iov_len;
-		memmove(iov, iov + i, (size_t)(niov - i) * sizeof(*iov));
-		niov -= i;
-		iov[0].iov_base = (unsigned char *)iov[0].iov_base + left;
-		iov[0].iov_len -= left;
-	}
-	f->out_end += size;
-	d->res->bytes += size;
-	d->res->pages += n;
-	/* R3: the write's reads of the pages before the re-check of their seq. */
-	atomic_thread_fence(memory_order_acquire);
 	for (seq = r->next_seq; seq <= last; seq++) {
 		const struct bp_ring_page *pg = (const void *)slot_of(r, seq);
+		struct bp_ring_page_info pi;
+		unsigned char *e = r->batch + BP_FILE_PAGES_OFFSET + r->batch_used;
+		size_t len;
 
+		if (bp_ring_page_info(r->mem, r->bytes, seq, &pi) != BP_RING_OK)
+			break;	/* write what was valid; the caller looks again */
+		len = bp_compact_encode_page((const unsigned char *)pg, r->page_size, e);
+		/* R3: the encoder's reads of the page before the re-check of its seq. */
+		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&pg->seq, memory_order_relaxed) != seq) {
-			unsigned char *hole = calloc(1, r->page_size);
-
-			if (hole)
-				(void)!pwrite(f->ofd, hole, r->page_size,
-					      (off_t)(off + BP_FILE_PAGES_OFFSET +
-						      (seq - r->next_seq) * r->page_size));
-			free(hole);
+			memset(e, 0, BP_RING_PAGE_HDR_BYTES);
+			memset(e + BP_COMPACT_ENTRY_HDR, 0, len - BP_COMPACT_ENTRY_HDR);
 			r->lost_pages++;
 		}
+		/* R5: the encoder's reads before the writer may reuse the page. */
+		atomic_store_explicit(&ctl->consumed_seq, seq, memory_order_release);
+		r->batch_used += len;
+		r->nbatch++;
+		n++;
 	}
-	/* R5: the write's reads before the writer may reuse the pages. */
-	atomic_store_explicit(&ctl->consumed_seq, last, memory_order_release);
-	r->next_seq = last + 1;
+	r->next_seq = seq;
+	if (n && flush_ring(d, f, r) != 0)
+		return -1;
 	return (long)n;
 }
 
@@ -492,7 +432,7 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 	while (copied < (long)PASS_PAGES_MAX) {
 		uint64_t head = r->st.head_seq;
 		uint64_t oldest = head >= r->npages ? head - r->npages + 1 : 1;
-		unsigned char *dst;
+		unsigned char *dst = r->scratch;
 		uint64_t first;
 		int rc;
 
@@ -526,7 +466,6 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 			copied += n;
 			continue;
 		}
-		dst = r->batch + BP_FILE_PAGES_OFFSET + (size_t)r->nbatch * r->page_size;
 		rc = bp_ring_copy_page(r->mem, r->bytes, r->next_seq, dst);
 		if (rc == BP_RING_ENOENT) {
 			if (r->next_seq == head)
@@ -551,6 +490,9 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 			/* R5: our reads of the page before the writer may reuse it. */
 			atomic_store_explicit(&ctl->consumed_seq, r->next_seq, memory_order_release);
 		r->next_seq++;
+		r->batch_used += bp_compact_encode_page(dst, r->page_size,
+							r->batch + BP_FILE_PAGES_OFFSET +
+								r->batch_used);
 		r->nbatch++;
 		copied++;
 		if (r->nbatch == r->batch_cap && flush_ring(d, f, r) != 0)
@@ -675,6 +617,7 @@ static void close_file(struct drain *d, struct dfile *f)
 	for (size_t i = 0; i < f->nrings; i++) {
 		munmap(f->rings[i].map, f->rings[i].map_len);
 		free(f->rings[i].batch);
+		free(f->rings[i].scratch);
 	}
 	for (size_t i = 0; i < f->nlists; i++)
 		munmap(f->lists[i].map, f->lists[i].map_len);

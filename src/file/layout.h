@@ -68,8 +68,9 @@ enum bp_chunk_type {
 	BP_CHUNK_RING = 3,
 	BP_CHUNK_PAGES = 4,
 	BP_CHUNK_END = 5,
+	BP_CHUNK_CPAGES = 6,		/* compact pages, src/file/compact.h */
 };
-#define BP_CHUNK_TYPE_MAX	5u
+#define BP_CHUNK_TYPE_MAX	6u
 
 /* chunk state */
 #define BP_CHUNK_WRITING	0u
@@ -155,6 +156,22 @@ struct bp_file_pages {
 	/* npages x page_size bytes, at offset 128 */
 };
 #define BP_FILE_PAGES_OFFSET	128u
+
+/* Compact pages: type 4's header plus data_bytes, then page entries. */
+struct bp_file_cpages {
+	struct bp_file_chunk chunk;
+	uint32_t tid;
+	uint32_t level;
+	char comm[16];
+	uint64_t ring_index;
+	uint32_t page_size;
+	uint32_t npages;		/* page entries in this chunk */
+	uint64_t written;
+	uint64_t discarded;
+	uint64_t data_bytes;		/* bytes of entries from offset 128 */
+	uint8_t reserved[32];
+	/* npages entries, back to back, at offset 128 */
+};
 
 struct bp_file_end {
 	struct bp_file_chunk chunk;
@@ -247,6 +264,17 @@ BP_LAYOUT_AT(bp_file_pages, npages, 68);
 BP_LAYOUT_AT(bp_file_pages, written, 72);
 BP_LAYOUT_AT(bp_file_pages, discarded, 80);
 _Static_assert(sizeof(struct bp_file_pages) == BP_FILE_PAGES_OFFSET, "pages chunk head");
+
+BP_LAYOUT_AT(bp_file_cpages, tid, 32);
+BP_LAYOUT_AT(bp_file_cpages, level, 36);
+BP_LAYOUT_AT(bp_file_cpages, comm, 40);
+BP_LAYOUT_AT(bp_file_cpages, ring_index, 56);
+BP_LAYOUT_AT(bp_file_cpages, page_size, 64);
+BP_LAYOUT_AT(bp_file_cpages, npages, 68);
+BP_LAYOUT_AT(bp_file_cpages, written, 72);
+BP_LAYOUT_AT(bp_file_cpages, discarded, 80);
+BP_LAYOUT_AT(bp_file_cpages, data_bytes, 88);
+_Static_assert(sizeof(struct bp_file_cpages) == BP_FILE_PAGES_OFFSET, "compact pages chunk head");
 
 BP_LAYOUT_AT(bp_file_end, count, 32);
 _Static_assert(sizeof(struct bp_file_end) == BP_FILE_END_HDR_BYTES, "end chunk head");

@@ -29,6 +29,7 @@
  */
 #include "file/reader.h"
 
+#include "file/compact.h"
 #include "file/layout.h"
 #include "ring/ring.h"
 #include "trace/site.h"
@@ -54,6 +55,8 @@ struct pchunk {
 	uint64_t off;			/* the pages chunk */
 	uint64_t first_seq;		/* seq of its first page (sort key) */
 	uint32_t page_size, npages;
+	uint32_t type;			/* BP_CHUNK_PAGES or BP_CHUNK_CPAGES */
+	uint64_t data_bytes;		/* compact: bytes of entries */
 };
 
 struct source {
@@ -74,6 +77,9 @@ struct source {
 	size_t npc, cappc;
 	size_t pc_i;			/* next chunk */
 	uint32_t pg_i;			/* next page in it */
+	uint64_t pg_off;		/* compact: offset of that page's entry */
+	unsigned char *cbuf;		/* compact: one entry, as read */
+	uint32_t cbuf_ps;		/* page size cbuf was made for */
 	uint64_t fed_seq;		/* last page seq fed to the staging ring */
 	unsigned char *stage;		/* staging ring, 256 + 2 * page_size */
 	uint32_t stage_ps;
@@ -580,15 +586,25 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	struct bp_file_pages h;
 	struct source *s;
 	struct pchunk *pc;
-	uint64_t first = 0;
+	uint64_t first = 0, data = 0;
+	bool bad;
 	size_t i;
 	int rc;
 
 	if ((rc = rd(t, off, &h, sizeof(h))) != BP_TRACE_OK)
 		return rc;
-	if (h.page_size < BP_RING_PAGE_MIN || h.page_size > MAX_PAGE ||
-	    (h.page_size & (h.page_size - 1)) || h.npages == 0 ||
-	    (uint64_t)h.npages * h.page_size > c->size - BP_FILE_PAGES_OFFSET) {
+	bad = h.page_size < BP_RING_PAGE_MIN || h.page_size > MAX_PAGE ||
+	      (h.page_size & (h.page_size - 1)) || h.npages == 0;
+	if (c->type == BP_CHUNK_CPAGES) {
+		/* same header as type 4, with data_bytes in its reserved bytes */
+		memcpy(&data, (const unsigned char *)&h + offsetof(struct bp_file_cpages, data_bytes),
+		       sizeof(data));
+		bad = bad || data < BP_COMPACT_ENTRY_HDR || data > c->size - BP_FILE_PAGES_OFFSET ||
+		      (uint64_t)h.npages * BP_COMPACT_ENTRY_HDR > data;
+	} else {
+		bad = bad || (uint64_t)h.npages * h.page_size > c->size - BP_FILE_PAGES_OFFSET;
+	}
+	if (bad) {
 		problem(t, "pages chunk at %llu: bad geometry", (unsigned long long)off);
 		return BP_TRACE_OK;
 	}
@@ -604,7 +620,7 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	/* Sorted by first seq; chunks come in order, so this is an append. */
 	for (i = s->npc; i > s->pc_i && pc[i - 1].first_seq > first; i--)
 		pc[i] = pc[i - 1];
-	pc[i] = (struct pchunk){ off, first, h.page_size, h.npages };
+	pc[i] = (struct pchunk){ off, first, h.page_size, h.npages, c->type, data };
 	s->npc++;
 	s->info.tid = (int32_t)h.tid;
 	s->info.level = h.level;
@@ -686,6 +702,7 @@ static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_c
 	case BP_CHUNK_RING:
 		return add_ring(t, off, c);
 	case BP_CHUNK_PAGES:
+	case BP_CHUNK_CPAGES:
 		return add_pages(t, off, c);
 	case BP_CHUNK_END:
 		return add_end(t, off, c);
@@ -820,6 +837,7 @@ static void source_free(struct source *s)
 	if (s->map)
 		munmap(s->map, s->map_len);
 	free(s->stage);
+	free(s->cbuf);
 	free(s->pc);
 	free(s);
 }
@@ -1103,6 +1121,68 @@ static bool stage_init(struct source *s, uint32_t page_size)
 	return bp_ring_cursor_init(s->stage, bytes, &s->scur, BP_RING_CURSOR_SNAPSHOT) == BP_RING_OK;
 }
 
+/* Bytes a compact entry of a page_size page may take in cbuf. */
+static bool cbuf_init(struct source *s, uint32_t page_size)
+{
+	if (s->cbuf && s->cbuf_ps == page_size)
+		return true;
+	free(s->cbuf);
+	s->cbuf = malloc(bp_compact_entry_max(page_size));
+	s->cbuf_ps = s->cbuf ? page_size : 0;
+	return s->cbuf != NULL;
+}
+
+/*
+ * The next entry of compact chunk pc, decoded into the staging ring as
+ * feed_page() puts a type 4 page there.  1: fed; 0: skipped (a hole, a page
+ * seen already, a damaged page, or the end of a damaged chunk); < 0: error.
+ */
+static int feed_compact(struct bp_trace *t, struct source *s, const struct pchunk *pc)
+{
+	unsigned char *slot;
+	size_t len;
+	uint64_t seq;
+	int rc;
+
+	if (!cbuf_init(s, pc->page_size))
+		return BP_TRACE_ENOMEM;
+	if (s->pg_off > pc->data_bytes || pc->data_bytes - s->pg_off < BP_COMPACT_ENTRY_HDR)
+		goto bad_chunk;
+	if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET + s->pg_off, s->cbuf,
+		     BP_COMPACT_ENTRY_HDR)) != BP_TRACE_OK)
+		return rc;
+	len = bp_compact_entry_len(s->cbuf, pc->page_size);
+	if (!len || len > pc->data_bytes - s->pg_off)
+		goto bad_chunk;
+	seq = ld64(s->cbuf);
+	s->pg_i++;
+	if (seq == 0 || seq <= s->fed_seq) {
+		s->pg_off += len;
+		return 0;	/* a hole, or a page seen already */
+	}
+	if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET + s->pg_off, s->cbuf, len)) != BP_TRACE_OK)
+		return rc;
+	s->pg_off += len;
+	slot = s->stage + BP_RING_CTL_BYTES + (size_t)((seq - 1) % 2) * pc->page_size;
+	if (bp_compact_decode_page(s->cbuf, len, pc->page_size, slot) != 0) {
+		problem(t, "thread %d: damaged page in the stream", s->info.tid);
+		s->info.corrupt = 1;
+		memset(slot, 0, pc->page_size);
+		return 0;
+	}
+	atomic_store_explicit(&((struct bp_ring_page *)(void *)(s->stage + BP_RING_CTL_BYTES +
+		(size_t)(seq % 2) * pc->page_size))->seq, 0, memory_order_relaxed);
+	atomic_store_explicit(&((struct bp_ring_ctl *)(void *)s->stage)->head_seq, seq,
+			      memory_order_relaxed);
+	s->fed_seq = seq;
+	return 1;
+bad_chunk:
+	problem(t, "thread %d: damaged compact pages chunk", s->info.tid);
+	s->info.corrupt = 1;
+	s->pg_i = pc->npages;	/* its earlier pages stand */
+	return 0;
+}
+
 /* Put the next streamed page into the staging ring.  false: none left. */
 static int feed_page(struct bp_trace *t, struct source *s)
 {
@@ -1116,10 +1196,17 @@ static int feed_page(struct bp_trace *t, struct source *s)
 		if (s->pg_i >= pc->npages) {
 			s->pc_i++;
 			s->pg_i = 0;
+			s->pg_off = 0;
 			continue;
 		}
 		if (!stage_init(s, pc->page_size))
 			return BP_TRACE_ENOMEM;
+		if (pc->type == BP_CHUNK_CPAGES) {
+			rc = feed_compact(t, s, pc);
+			if (rc != 0)
+				return rc;
+			continue;
+		}
 		if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET + (uint64_t)s->pg_i * pc->page_size,
 			     s->buf, 8)) != BP_TRACE_OK)
 			return rc;

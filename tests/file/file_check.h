@@ -12,6 +12,7 @@
 #ifndef BP_TEST_FILE_CHECK_H
 #define BP_TEST_FILE_CHECK_H
 
+#include "file/compact.h"
 #include "file/layout.h"
 #include "ring/ring.h"
 #include "trace/site.h"
@@ -39,6 +40,7 @@ struct fc_site {
 struct fc_page {
 	uint64_t seq;
 	const unsigned char *data;
+	unsigned char *own;		/* a decoded compact page, freed with the file */
 };
 
 struct fc_ring {
@@ -283,8 +285,53 @@ static int fc_load(const char *path, struct fc_file *f)
 					fr->cap = fr->cap ? 2 * fr->cap : 64;
 					fr->pages = realloc(fr->pages, fr->cap * sizeof(*fr->pages));
 				}
-				fr->pages[fr->npages++] = (struct fc_page){ seq, pg };
+				fr->pages[fr->npages++] = (struct fc_page){ seq, pg, NULL };
 			}
+			break;
+		}
+		case BP_CHUNK_CPAGES: {
+			const struct bp_file_cpages *pc = (const void *)c;
+			struct fc_ring *fr;
+			size_t at = 0;
+
+			if (pc->page_size < BP_RING_PAGE_MIN || pc->page_size > (1u << 20) ||
+			    (pc->page_size & (pc->page_size - 1)) ||
+			    pc->data_bytes > ch->size - BP_FILE_PAGES_OFFSET)
+				return fc_fail(f, "compact pages chunk: bad geometry");
+			fr = fc_ring_get(f, pc->ring_index);
+			if (fr->page_size && fr->page_size != pc->page_size)
+				return fc_fail(f, "compact pages chunk: page size changed");
+			fr->page_size = pc->page_size;
+			fr->tid = pc->tid;
+			fr->level = pc->level;
+			memcpy(fr->comm, pc->comm, 16);
+			for (uint32_t i = 0; i < pc->npages; i++) {
+				const unsigned char *e = c + BP_FILE_PAGES_OFFSET + at;
+				unsigned char *pg;
+				size_t len;
+				uint64_t seq;
+
+				if (pc->data_bytes - at < BP_COMPACT_ENTRY_HDR ||
+				    !(len = bp_compact_entry_len(e, pc->page_size)) ||
+				    len > pc->data_bytes - at)
+					return fc_fail(f, "compact pages chunk: entry outside the chunk");
+				at += len;
+				memcpy(&seq, e, 8);
+				if (seq == 0)
+					continue;	/* a hole */
+				pg = malloc(pc->page_size);
+				if (!pg || bp_compact_decode_page(e, len, pc->page_size, pg) != 0) {
+					free(pg);
+					return fc_fail(f, "compact pages chunk: damaged entry");
+				}
+				if (fr->npages == fr->cap) {
+					fr->cap = fr->cap ? 2 * fr->cap : 64;
+					fr->pages = realloc(fr->pages, fr->cap * sizeof(*fr->pages));
+				}
+				fr->pages[fr->npages++] = (struct fc_page){ seq, pg, pg };
+			}
+			if (at != pc->data_bytes)
+				return fc_fail(f, "compact pages chunk: data_bytes beyond its entries");
 			break;
 		}
 		case BP_CHUNK_END: {
@@ -317,8 +364,11 @@ static int fc_load(const char *path, struct fc_file *f)
 
 static void fc_free(struct fc_file *f)
 {
-	for (size_t i = 0; i < f->nrings; i++)
+	for (size_t i = 0; i < f->nrings; i++) {
+		for (size_t k = 0; k < f->rings[i].npages; k++)
+			free(f->rings[i].pages[k].own);
 		free(f->rings[i].pages);
+	}
 	free(f->rings);
 	free(f->sites);
 	free(f->data);

@@ -11,6 +11,9 @@ bp_set_test_warnings(writer_child)
 # bp_ring_copy_page against a live writer, both modes.
 bp_add_test(drain_copy_page SOURCES drain_copy_page.c TIMEOUT 120)
 
+# Compact page entries: round trips, truncations, bit flips, encoder speed.
+bp_add_test(compact_page SOURCES compact_page.c TIMEOUT 300)
+
 # kill -9 at random moments; every file must decode, exactly.
 foreach(mode overwrite discard)
   bp_add_test(postmortem_kill9_${mode} SOURCES postmortem_kill9.c
