@@ -18,6 +18,7 @@
  * message gives valid JSON.
  */
 #include "output/export.h"
+#include "output/lost.h"
 #include "output/threads.h"
 
 #include "file/reader.h"
@@ -30,8 +31,7 @@
 struct cx {
 	FILE *out;
 	struct bp_out_threads thr;
-	uint64_t *ring_next;
-	size_t nrings;
+	struct bp_out_lost lost;
 	int64_t pid;
 };
 
@@ -106,26 +106,6 @@ static void json_cstr(FILE *out, const char *s)
 	json_str(out, s ? s : "", s ? strlen(s) : 0);
 }
 
-static uint64_t lost_before(struct cx *x, const struct bp_trace_event *e)
-{
-	uint64_t lost = e->lost_before;
-
-	if (e->ring >= x->nrings) {
-		size_t n = e->ring + 1;
-		uint64_t *a = realloc(x->ring_next, n * sizeof(*a));
-
-		if (!a)
-			return lost;
-		memset(a + x->nrings, 0, (n - x->nrings) * sizeof(*a));
-		x->ring_next = a;
-		x->nrings = n;
-	}
-	if (e->index > x->ring_next[e->ring])
-		lost += e->index - x->ring_next[e->ring];
-	x->ring_next[e->ring] = e->index + 1;
-	return lost;
-}
-
 static void ts_us(FILE *out, uint64_t ns)
 {
 	fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
@@ -145,7 +125,7 @@ static int one_record(struct cx *x, const struct bp_trace_event *e, struct bp_ex
 	FILE *out = x->out;
 	bool fresh;
 	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
-	uint64_t lost = lost_before(x, e);
+	uint64_t lost = bp_out_lost_before(&x->lost, e);
 	char comm[17];
 	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
 
@@ -216,6 +196,6 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 	if (st)
 		*st = s;
 	bp_out_threads_free(&x.thr);
-	free(x.ring_next);
+	bp_out_lost_free(&x.lost);
 	return rc;
 }

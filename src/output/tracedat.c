@@ -36,6 +36,7 @@
  * makes the rounding agree with the truncation.
  */
 #include "output/export.h"
+#include "output/lost.h"
 #include "output/threads.h"
 
 #include "file/reader.h"
@@ -442,8 +443,7 @@ struct ex {
 	struct site_info *sites;	/* by site id */
 	size_t nsites;
 	uint64_t unknown_ip, end_ip;
-	uint64_t *ring_next;		/* per ring: the next index expected */
-	size_t nrings;
+	struct bp_out_lost lost;
 	struct buf kallsyms, printk;
 	struct bp_export_stats st;
 	char *err;
@@ -746,26 +746,6 @@ static int plan_sites(struct ex *x)
 
 /* ---- one record ------------------------------------------------------------ */
 
-static uint64_t lost_before(struct ex *x, const struct bp_trace_event *e)
-{
-	uint64_t lost = e->lost_before;
-
-	if (e->ring >= x->nrings) {
-		size_t n = e->ring + 1;
-		uint64_t *a = realloc(x->ring_next, n * sizeof(*a));
-
-		if (!a)
-			return lost;
-		memset(a + x->nrings, 0, (n - x->nrings) * sizeof(*a));
-		x->ring_next = a;
-		x->nrings = n;
-	}
-	if (e->index > x->ring_next[e->ring])
-		lost += e->index - x->ring_next[e->ring];	/* overwritten */
-	x->ring_next[e->ring] = e->index + 1;
-	return lost;
-}
-
 static int one_record(struct ex *x, const struct bp_trace_event *e)
 {
 	const struct site_info *si = e->site_id < x->nsites && e->ev.site ? &x->sites[e->site_id]
@@ -775,7 +755,7 @@ static int one_record(struct ex *x, const struct bp_trace_event *e)
 	struct stream *s;
 	unsigned char *pl = x->payload;
 	uint16_t type = ID_PRINT;
-	uint64_t ip = si ? si->ip : x->unknown_ip, lost = lost_before(x, e);
+	uint64_t ip = si ? si->ip : x->unknown_ip, lost = bp_out_lost_before(&x->lost, e);
 	size_t len = 0, blen = 0;
 	int32_t pid = e->ev.tid;
 
@@ -1079,7 +1059,7 @@ int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
 	free(x->lanes);
 	bp_out_threads_free(&x->thr);
 	free(x->sites);
-	free(x->ring_next);
+	bp_out_lost_free(&x->lost);
 	free(x->kallsyms.p);
 	free(x->printk.p);
 	free(x);
