@@ -11,9 +11,9 @@
  *
  * Each figure is the median over several runs of ns per call, and every
  * ratio is glibc's time divided by ours, measured in the same run (above 1
- * means faster than glibc).  Every call goes through a va_list wrapper, its
- * format read from a volatile pointer and its output passed to an empty asm
- * that claims to read memory, so no call can be folded away.
+ * means faster than glibc).  Every call goes through a variadic entry
+ * point, its format read from a volatile pointer and its output passed to
+ * an empty asm that claims to read memory, so no call can be folded away.
  *
  * The targets, from issue #2: bp_vsnprintf and bp_bstr_printf at least 2x
  * as fast as glibc on the integer and string formats (timer, pointer, long
@@ -23,6 +23,8 @@
  *   build/bench/bench-format [calls-per-run] [runs]
  */
 #include <bprint/format.h>
+
+#include "bench.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -60,64 +62,12 @@ static void clobber(const void *p)
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* The va_list wrappers, one per variadic user. */
-static __attribute__((noinline, format(printf, 3, 4)))
-int w_glibc(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
-
-static __attribute__((noinline, format(printf, 3, 4)))
-int w_vsn(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = bp_vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
-
-static __attribute__((noinline, format(printf, 3, 4)))
-size_t w_vbin(uint32_t *bin, size_t words, const char *fmt, ...)
-{
-	va_list ap;
-	size_t n;
-
-	va_start(ap, fmt);
-	n = bp_vbin_printf(bin, words, fmt, ap);
-	va_end(ap);
-	return n;
-}
-
+/*
+ * The variadic users are called through their variadic entry points:
+ * glibc's snprintf, bp_snprintf and bp_bin_printf each wrap the va_list
+ * function the same way.  The plan packer has none, so it gets one here.
+ * (Formats are read through a volatile, so no call is folded.)
+ */
 static __attribute__((noinline))
 size_t w_plan(uint32_t *bin, size_t words, const struct bp_arg_plan *plan, ...)
 {
@@ -159,10 +109,10 @@ static long call_##name(const struct bench_case *c, enum fn fn, char *buf,      
 	const char *f = vf;                                                     \
 										\
 	switch (fn) {                                                           \
-	case FN_GLIBC: return w_glibc(buf, BUF, f, __VA_ARGS__);                \
-	case FN_VSN: return w_vsn(buf, BUF, f, __VA_ARGS__);                    \
+	case FN_GLIBC: return snprintf(buf, BUF, f, __VA_ARGS__);               \
+	case FN_VSN: return bp_snprintf(buf, BUF, f, __VA_ARGS__);              \
 	case FN_BSTR: return bp_bstr_printf(buf, BUF, f, c->block, c->words);   \
-	case FN_VBIN: return (long)w_vbin(bin, WORDS, f, __VA_ARGS__);          \
+	case FN_VBIN: return (long)bp_bin_printf(bin, WORDS, f, __VA_ARGS__);   \
 	case FN_PLAN: return (long)w_plan(bin, WORDS, &c->plan, __VA_ARGS__);   \
 	default: return 0;                                                      \
 	}                                                                       \
@@ -250,14 +200,14 @@ static void run_once(double t[][NFN], char *buf, uint32_t *bin)
 			double best = 0;
 
 			for (int j = 0; j < BATCHES; j++) {
-				double t0 = now_ns(), dt;
+				double t0 = bench_now_ns(), dt;
 
 				for (long n = 0; n < per; n++) {
 					c->call(c, fn, buf, bin);
 					clobber(buf);
 					clobber(bin);
 				}
-				dt = (now_ns() - t0) / (double)per;
+				dt = (bench_now_ns() - t0) / (double)per;
 				if (j == 0 || dt < best)
 					best = dt;
 			}
@@ -303,10 +253,10 @@ int main(int argc, char **argv)
 		for (int fn = 0; fn < NFN; fn++) {
 			for (int r = 0; r < runs; r++)
 				v[r] = t[r][i][fn];
-			cases[i].med[fn] = median(v, runs);
+			cases[i].med[fn] = bench_median(v, runs);
 			for (int r = 0; r < runs; r++)
 				v[r] = t[r][i][FN_GLIBC] / t[r][i][fn];
-			cases[i].ratio[fn] = median(v, runs);
+			cases[i].ratio[fn] = bench_median(v, runs);
 		}
 	}
 

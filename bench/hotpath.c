@@ -22,6 +22,7 @@
 
 #include "ring/ring.h"
 #include "trace/clock.h"
+#include "bench.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -35,27 +36,6 @@
 
 static size_t calls = 2000000;
 static int runs = 11;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* (a) the floor: a timestamp and a 16-byte record into a 1 MiB ring */
 struct floor_rec {
@@ -114,10 +94,10 @@ __attribute__((noinline)) static void disabled_loop(size_t n)
 
 static double time_loop(void (*loop)(size_t), size_t n)
 {
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 
 	loop(n);
-	return (now_ns() - t0) / (double)n;
+	return (bench_now_ns() - t0) / (double)n;
 }
 
 /* (e) two threads at once; the floor too, for what the machine itself scales */
@@ -155,11 +135,11 @@ static double two_threads(void (*loop)(size_t), size_t n)
 	for (int i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, two_thread_worker, &a[i]);
 	pthread_barrier_wait(&start_line);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&start_line);
-	return (now_ns() - t0) / (double)(2 * n);	/* ns per record, aggregate */
+	return (bench_now_ns() - t0) / (double)(2 * n);	/* ns per record, aggregate */
 }
 
 /* Latency of each call, in TSC ticks, converted with the tracer's calibration. */
@@ -188,7 +168,7 @@ static void latency(const char *name, int variant, size_t n, struct bp_clock_cal
 
 		for (size_t i = 0; i < n; i++)
 			d[i] = (double)ticks[i];
-		qsort(d, n, sizeof(*d), cmp_double);
+		qsort(d, n, sizeof(*d), bench_cmp_double);
 		for (int k = 0; k < 3; k++) {
 			double t = d[(size_t)(q[k] * (double)(n - 1))];
 
@@ -337,16 +317,16 @@ int main(int argc, char **argv)
 		r_two_ratio[r] = bp_ns[r] / two_ns[r];
 		r_two_floor_ratio[r] = floor_ns[r] / two_floor_ns[r];
 	}
-	m_floor = median(floor_ns, runs);
-	m_old = median(old_ns, runs);
-	m_bp = median(bp_ns, runs);
-	m_off = median(off_ns, runs);
-	m_two = median(two_ns, runs);
-	m_two_floor = median(two_floor_ns, runs);
-	ratio_floor = median(r_floor_ratio, runs);
-	ratio_old = median(r_old_ratio, runs);
-	ratio_two = median(r_two_ratio, runs);
-	ratio_two_floor = median(r_two_floor_ratio, runs);
+	m_floor = bench_median(floor_ns, runs);
+	m_old = bench_median(old_ns, runs);
+	m_bp = bench_median(bp_ns, runs);
+	m_off = bench_median(off_ns, runs);
+	m_two = bench_median(two_ns, runs);
+	m_two_floor = bench_median(two_floor_ns, runs);
+	ratio_floor = bench_median(r_floor_ratio, runs);
+	ratio_old = bench_median(r_old_ratio, runs);
+	ratio_two = bench_median(r_two_ratio, runs);
+	ratio_two_floor = bench_median(r_two_floor_ratio, runs);
 
 	printf("bench-hotpath: %zu calls per run, %d runs, medians; message \"%s\"\n\n", calls,
 	       runs, SEED_FMT);

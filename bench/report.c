@@ -26,6 +26,7 @@
 #include "file/reader.h"
 
 #include "trace/tracer.h"
+#include "bench.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,19 +94,6 @@ static int glibc_line(FILE *out, const char *comm, int tid, int cpu, uint64_t ns
 }
 
 #define MAX_RUNS 15
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static double wall(void)
 {
@@ -287,8 +275,8 @@ int main(int argc, char **argv)
 	}
 	fclose(devnull);
 	unlink(file);
-	bp_rate = median(bp_rates, runs);
-	glibc_rate = median(glibc_rates, runs);
+	bp_rate = bench_median(bp_rates, runs);
+	glibc_rate = bench_median(glibc_rates, runs);
 
 	printf("bprint report: %.2f M records/s; glibc fprintf of the same lines: %.2f M lines/s; "
 	       "ratio %.2fx (target >= 2x) [%lu records, medians of %d runs]\n",

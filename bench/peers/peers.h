@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench.h"
 #include "msgs.h"
 
 #ifdef PEER_PRINTF
@@ -66,26 +67,18 @@ static inline uint64_t peer_rdtsc(void)
 	return __builtin_ia32_rdtsc();
 }
 
-static double peer_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static double peer_tsc_per_ns = 1.0;
 
 static void peer_calibrate(void)
 {
 	struct timespec d = { 0, 50 * 1000 * 1000 };
-	double t0 = peer_now_ns();
+	double t0 = bench_now_ns();
 	uint64_t c0 = peer_rdtsc();
 	double t1;
 	uint64_t c1;
 
 	nanosleep(&d, NULL);
-	t1 = peer_now_ns();
+	t1 = bench_now_ns();
 	c1 = peer_rdtsc();
 	peer_tsc_per_ns = (double)(c1 - c0) / (t1 - t0);
 }
@@ -171,12 +164,12 @@ static void *peer_worker(void *arg)
 			break;
 		m = peer_job.msg;
 		base = peer_next_i[w][m] + (size_t)w * 1000000000u;
-		t0 = peer_now_ns();
+		t0 = bench_now_ns();
 		if (peer_job.kind == JOB_TIMED)
 			peer_msgs[m].loop(peer_job.n, base);
 		else
 			peer_msgs[m].lat(peer_job.n, base, peer_ticks[w]);
-		peer_thread_t1[w] = peer_now_ns();
+		peer_thread_t1[w] = bench_now_ns();
 		peer_thread_t0[w] = t0;
 		peer_next_i[w][m] += peer_job.n;
 		pthread_barrier_wait(&peer_done);
@@ -211,24 +204,11 @@ static double peer_run(int kind, size_t msg, size_t n)
 	return hi - lo;
 }
 
-static int peer_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int peer_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static double peer_median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), peer_cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void peer_usage(const char *prog)
@@ -340,8 +320,8 @@ int main(int argc, char **argv)
 		else
 			snprintf(bytes, sizeof(bytes), "-");
 		printf("result %s %s %d %.2f %.2f %.1f %.1f %.1f %llu %s\n", PEER_NAME,
-		       peer_msgs[m].name, peer_threads, runs ? peer_median(ns[m], runs) : 0.0,
-		       runs ? peer_median(agg[m], runs) : 0.0, p[0], p[1], p[2], mcalls, bytes);
+		       peer_msgs[m].name, peer_threads, runs ? bench_median(ns[m], runs) : 0.0,
+		       runs ? bench_median(agg[m], runs) : 0.0, p[0], p[1], p[2], mcalls, bytes);
 	}
 	peer_run(JOB_QUIT, 0, 0);
 	for (int w = 0; w < peer_threads; w++) {
