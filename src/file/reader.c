@@ -1132,6 +1132,26 @@ static bool cbuf_init(struct source *s, uint32_t page_size)
 	return s->cbuf != NULL;
 }
 
+/* The staging ring's slot for page seq (the two slots alternate). */
+static unsigned char *stage_slot(const struct source *s, uint64_t seq, uint32_t page_size)
+{
+	return s->stage + BP_RING_CTL_BYTES + (size_t)((seq - 1) % 2) * page_size;
+}
+
+/*
+ * Page seq is in its slot: make it the ring's head.  The other slot is
+ * "being recycled" (seq 0), so the cursor resyncs to seq.
+ */
+static void stage_publish(struct source *s, uint64_t seq, uint32_t page_size)
+{
+	atomic_store_explicit(&((struct bp_ring_page *)(void *)stage_slot(s, seq + 1,
+									   page_size))->seq,
+			      0, memory_order_relaxed);
+	atomic_store_explicit(&((struct bp_ring_ctl *)(void *)s->stage)->head_seq, seq,
+			      memory_order_relaxed);
+	s->fed_seq = seq;
+}
+
 /*
  * The next entry of compact chunk pc, decoded into the staging ring as
  * feed_page() puts a type 4 page there.  1: fed; 0: skipped (a hole, a page
@@ -1163,18 +1183,14 @@ static int feed_compact(struct bp_trace *t, struct source *s, const struct pchun
 	if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET + s->pg_off, s->cbuf, len)) != BP_TRACE_OK)
 		return rc;
 	s->pg_off += len;
-	slot = s->stage + BP_RING_CTL_BYTES + (size_t)((seq - 1) % 2) * pc->page_size;
+	slot = stage_slot(s, seq, pc->page_size);
 	if (bp_compact_decode_page(s->cbuf, len, pc->page_size, slot) != 0) {
 		problem(t, "thread %d: damaged page in the stream", s->info.tid);
 		s->info.corrupt = 1;
 		memset(slot, 0, pc->page_size);
 		return 0;
 	}
-	atomic_store_explicit(&((struct bp_ring_page *)(void *)(s->stage + BP_RING_CTL_BYTES +
-		(size_t)(seq % 2) * pc->page_size))->seq, 0, memory_order_relaxed);
-	atomic_store_explicit(&((struct bp_ring_ctl *)(void *)s->stage)->head_seq, seq,
-			      memory_order_relaxed);
-	s->fed_seq = seq;
+	stage_publish(s, seq, pc->page_size);
 	return 1;
 bad_chunk:
 	problem(t, "thread %d: damaged compact pages chunk", s->info.tid);
@@ -1190,7 +1206,6 @@ static int feed_page(struct bp_trace *t, struct source *s)
 		struct pchunk *pc = &s->pc[s->pc_i];
 		uint64_t seq;
 		unsigned char *slot;
-		struct bp_ring_ctl *ctl;
 		int rc;
 
 		if (s->pg_i >= pc->npages) {
@@ -1214,17 +1229,12 @@ static int feed_page(struct bp_trace *t, struct source *s)
 		s->pg_i++;
 		if (seq == 0 || seq <= s->fed_seq)
 			continue;	/* a page seen already, or never written */
-		ctl = (struct bp_ring_ctl *)(void *)s->stage;
-		slot = s->stage + BP_RING_CTL_BYTES + (size_t)((seq - 1) % 2) * pc->page_size;
+		slot = stage_slot(s, seq, pc->page_size);
 		if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET +
 				       (uint64_t)(s->pg_i - 1) * pc->page_size,
 			     slot, pc->page_size)) != BP_TRACE_OK)
 			return rc;
-		/* the other slot is "being recycled" (seq 0): the cursor resyncs to seq */
-		atomic_store_explicit(&((struct bp_ring_page *)(void *)(s->stage + BP_RING_CTL_BYTES +
-			(size_t)(seq % 2) * pc->page_size))->seq, 0, memory_order_relaxed);
-		atomic_store_explicit(&ctl->head_seq, seq, memory_order_relaxed);
-		s->fed_seq = seq;
+		stage_publish(s, seq, pc->page_size);
 		return 1;
 	}
 	return 0;
