@@ -21,9 +21,10 @@
  *
  * Ring 0's writer and the TLS window: while a thread has a window
  * (bp_self set), the window's off and the ring's own written counter are
- * the true ones, and ring 0's struct bp_ring_writer lags.  Every use of ring 0 here starts
- * with window_pull() and ends with window_push(), nest count held, so a
- * signal handler never sees them half-way.
+ * the true ones, and ring 0's struct bp_ring_writer lags.  Every use of
+ * ring 0 here starts with window_pull() and ends with
+ * bp_thread_window_push(), nest count held, so a signal handler never sees
+ * them half-way.
  */
 #include "trace/clock.h"
 #include "trace/cpu.h"
