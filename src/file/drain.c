@@ -21,6 +21,7 @@
 #include "file/compact.h"
 #include "file/layout.h"
 #include "ring/ring.h"
+#include "trace/safe_open.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -749,13 +750,15 @@ static int try_open(struct drain *d, const char *path)
 {
 	struct bp_file_header *h;
 	struct dfile *f;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);	/* no FIFO blocks us */
+	const char *why;
 	struct stat st;
 	int ofd;
 
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) != 0 || st.st_size < (off_t)BP_FILE_HEADER_BYTES) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)BP_FILE_HEADER_BYTES) {
 		close(fd);
 		return 0;	/* being created */
 	}
@@ -795,10 +798,9 @@ static int try_open(struct drain *d, const char *path)
 		snprintf(f->out, sizeof(f->out), "%s", d->o->out_path);
 	else
 		snprintf(f->out, sizeof(f->out), "%s.%ld", d->o->out_path, (long)f->pid);
-	unlink(f->out);
-	ofd = open(f->out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	ofd = bp_open_output(f->out, BP_OPEN_REPLACE | BP_OPEN_PRIVATE, &why);
 	if (ofd < 0) {
-		fail(d, "%s: %s", f->out, strerror(errno));
+		fail(d, "%s: %s", f->out, why ? why : strerror(errno));
 		munmap(h, BP_FILE_HEADER_BYTES);
 		close(fd);
 		return -1;

@@ -32,6 +32,7 @@
 #include "file/compact.h"
 #include "file/layout.h"
 #include "ring/ring.h"
+#include "trace/safe_open.h"
 #include "trace/site.h"
 #include "trace/tracer.h"
 
@@ -720,6 +721,24 @@ static void remember_pending(struct bp_trace *t, uint64_t off)
 		t->pending[t->npending++] = off;
 }
 
+/*
+ * The next offset from off (aligned) that may hold a chunk header: the
+ * start of the next data region, so that a hole (a sparse file, or space
+ * allocated but never written) costs one lseek, not one read per align.
+ * Where SEEK_DATA is not supported, off itself.
+ */
+static uint64_t next_data(struct bp_trace *t, uint64_t off)
+{
+	off_t d;
+
+	if (off >= t->size)
+		return off;
+	d = lseek(t->fd, (off_t)off, SEEK_DATA);
+	if (d < 0)
+		return errno == ENXIO ? t->size : off;	/* ENXIO: nothing but a hole is left */
+	return (uint64_t)d > off ? (uint64_t)d & ~(uint64_t)(BP_FILE_ALIGN - 1) : off;
+}
+
 /* Walk from t->walk_pos to the end of the file. */
 static int walk(struct bp_trace *t)
 {
@@ -743,13 +762,29 @@ static int walk(struct bp_trace *t)
 		default:
 			if (bad_from == UINT64_MAX)
 				bad_from = off;
-			off += BP_FILE_ALIGN;
+			off = next_data(t, off + BP_FILE_ALIGN);
 			break;
 		}
 	}
 	/* Resume at the trailing run of offsets that held no chunk (yet). */
 	t->walk_pos = bad_from != UINT64_MAX ? bad_from : off;
 	return BP_TRACE_OK;
+}
+
+/*
+ * A file that goes on past both its last chunk and the header's end with
+ * nothing but a hole was not left so by a writer (live files grow to `end`
+ * at most, stream files are written without holes): say so once, at open.
+ */
+static void check_tail(struct bp_trace *t)
+{
+	uint64_t from = t->walk_pos > t->info.end_hint ? t->walk_pos : t->info.end_hint;
+
+	if (from >= t->size || t->size - from < BP_FILE_ALIGN)
+		return;
+	if (lseek(t->fd, (off_t)from, SEEK_DATA) < 0 && errno == ENXIO)
+		problem(t, "no chunk in its last %llu bytes, a hole past the header's end",
+			(unsigned long long)(t->size - from));
 }
 
 static int revisit_pending(struct bp_trace *t)
@@ -781,6 +816,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 			       int *rcp)
 {
 	struct bp_trace *t = calloc(1, sizeof(*t));
+	const char *why;
 	int rc;
 	long pg = sysconf(_SC_PAGESIZE);
 
@@ -793,30 +829,23 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 	t->os_page = pg > 0 ? (size_t)pg : 4096u;
 	t->open_flags = flags;
 	t->hook = (struct bp_pointer_hook){ "Ss", print_symbol, t };
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	t->fd = bp_open_input(path, &why);	/* a regular file, opened without blocking */
 	if (t->fd < 0) {
-		bp_snprintf(err, errlen, "%s", strerror(errno));
+		bp_snprintf(err, errlen, "%s", why ? why : strerror(errno));
 		free(t);
 		if (rcp)
 			*rcp = BP_TRACE_EIO;
 		return NULL;
 	}
 	rc = measure(t);
-	if (rc == BP_TRACE_OK) {
-		struct stat st;
-
-		if (fstat(t->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-			bp_snprintf(err, errlen, "%s", strerror(EISDIR));
-			rc = BP_TRACE_EIO;
-		} else {
-			rc = read_header(t, err, errlen);
-		}
-	} else {
+	if (rc == BP_TRACE_OK)
+		rc = read_header(t, err, errlen);
+	else
 		bp_snprintf(err, errlen, "%s", strerror(errno));
-	}
 	if (rc == BP_TRACE_OK) {
 		t->walk_pos = BP_FILE_HEADER_BYTES;
 		rc = walk(t);
+		check_tail(t);
 		if (rc != BP_TRACE_OK)
 			bp_snprintf(err, errlen, "%s", rc == BP_TRACE_ENOMEM ? strerror(ENOMEM)
 					      : rc == BP_TRACE_EIO ? strerror(errno) : "corrupt file");

@@ -19,6 +19,7 @@
 #include "trace/backing.h"
 #include "trace/clock.h"
 #include "trace/config.h"
+#include "trace/safe_open.h"
 #include "trace/site.h"
 #include "trace/thread.h"
 
@@ -565,7 +566,8 @@ static void fill_header(struct bp_file_header *h)
 
 static int create(const char *path)
 {
-	int f = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	const char *why;
+	int f = bp_open_output(path, BP_OPEN_RDWR | BP_OPEN_PRIVATE, &why);	/* a new file only */
 
 	if (f >= 0)
 		snprintf(path_used, sizeof(path_used), "%s", path);

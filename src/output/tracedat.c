@@ -999,7 +999,7 @@ static int finish(struct ex *x, const char *clock)
 
 static int open_scratch(void)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = secure_getenv("TMPDIR");
 	char path[4096];
 	int fd;
 

@@ -1,5 +1,8 @@
 /*
- * Environment variables to struct bp_config.  See config.h.
+ * Environment variables to struct bp_config.  See config.h.  Every variable
+ * is read with secure_getenv(): in a setuid or setgid program (AT_SECURE)
+ * the environment is the caller's, who must not pick the files it writes or
+ * how it traces, so there bprint keeps its defaults.
  */
 #include "trace/config.h"
 
@@ -49,7 +52,7 @@ static void complain(const char *var, const char *value, const char *expected)
 
 static void load_size(void)
 {
-	const char *v = getenv("BPRINT_BUFFER_SIZE");
+	const char *v = secure_getenv("BPRINT_BUFFER_SIZE");
 	size_t n;
 
 	if (!v)
@@ -63,7 +66,7 @@ static void load_size(void)
 
 static void load_page_size(void)
 {
-	const char *v = getenv("BPRINT_PAGE_SIZE");
+	const char *v = secure_getenv("BPRINT_PAGE_SIZE");
 	size_t n;
 
 	if (!v)
@@ -77,7 +80,7 @@ static void load_page_size(void)
 
 static void load_mode(void)
 {
-	const char *v = getenv("BPRINT_MODE");
+	const char *v = secure_getenv("BPRINT_MODE");
 
 	if (!v)
 		return;
@@ -91,7 +94,7 @@ static void load_mode(void)
 
 static void load_clock(void)
 {
-	const char *v = getenv("BPRINT_CLOCK");
+	const char *v = secure_getenv("BPRINT_CLOCK");
 	enum bp_clock_id id;
 
 	bp_config.clock = bp_clock_default();
@@ -105,7 +108,7 @@ static void load_clock(void)
 
 static void load_dump(void)
 {
-	const char *v = getenv("BPRINT_DUMP");
+	const char *v = secure_getenv("BPRINT_DUMP");
 
 	if (!v)
 		return;
@@ -130,10 +133,10 @@ void bp_config_load(void)
 	load_mode();
 	load_clock();
 	load_dump();
-	v = getenv("BPRINT_DISABLE");
+	v = secure_getenv("BPRINT_DISABLE");
 	bp_config.disabled = v && *v && strcmp(v, "0") != 0;
-	bp_config.filter = getenv("BPRINT_FILTER");
-	bp_config.dump_path = getenv("BPRINT_DUMP_FILE");
-	v = getenv("BPRINT_FILE");
+	bp_config.filter = secure_getenv("BPRINT_FILTER");
+	bp_config.dump_path = secure_getenv("BPRINT_DUMP_FILE");
+	v = secure_getenv("BPRINT_FILE");
 	bp_config.file_path = v && *v ? v : NULL;
 }

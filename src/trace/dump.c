@@ -8,9 +8,9 @@
 #include "trace/tracer.h"
 
 #include "trace/config.h"
+#include "trace/safe_open.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@ struct bprint_reader *bp_reader_begin_unlocked(void);
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 static int dump_fd = STDERR_FILENO;
+static bool dump_to_file;	/* dump_fd is BPRINT_DUMP_FILE */
 
 struct line_out {
 	bool (*write)(void *ctx, const char *s, size_t n);
@@ -125,6 +126,21 @@ long bp_dump_fd(int fd, enum bprint_output how)
 	return dump(&o, bp_reader_begin_unlocked(), how);
 }
 
+/*
+ * The dump file is opened at start-up but left as it is until a dump has
+ * been written: then it is cut where that dump ended, so an old, longer dump
+ * leaves no tail and a run without a dump leaves the file unchanged.  A
+ * forked child shares the file offset, so its dumps and its parent's follow
+ * each other instead of overwriting each other.  Async-signal-safe.
+ */
+static void dump_done(void)
+{
+	off_t end;
+
+	if (dump_to_file && (end = lseek(dump_fd, 0, SEEK_CUR)) >= 0)
+		(void)!ftruncate(dump_fd, end);
+}
+
 static void crash_handler(int sig)
 {
 	static const char msg[] = "bprint: fatal signal, dumping the trace\n";
@@ -133,6 +149,7 @@ static void crash_handler(int sig)
 	bprint_off();
 	write_fd(&dump_fd, msg, sizeof(msg) - 1);
 	bp_dump_fd(dump_fd, BPRINT_OUTPUT_FTRACE);
+	dump_done();
 	signal(sig, SIG_DFL);
 	errno = saved;
 	raise(sig);
@@ -142,21 +159,30 @@ static void exit_dump(void)
 {
 	bprint_off();
 	bp_dump_fd(dump_fd, BPRINT_OUTPUT_FTRACE);
+	dump_done();
+}
+
+/* BPRINT_DUMP_FILE by the rule of safe_open.c: ours and regular, kept 0600. */
+static void open_dump_file(const char *path)
+{
+	const char *why;
+	int fd = bp_open_output(path, BP_OPEN_KEEP | BP_OPEN_PRIVATE, &why);
+
+	if (fd < 0) {
+		fprintf(stderr, "bprint: BPRINT_DUMP_FILE=%s: %s; dumping to stderr\n", path,
+			why ? why : strerror(errno));
+		return;
+	}
+	dump_fd = fd;
+	dump_to_file = true;
 }
 
 void bp_dump_install(void)
 {
 	if (bp_config.dump == BP_DUMP_NEVER)
 		return;
-	if (bp_config.dump_path && *bp_config.dump_path) {
-		int fd = open(bp_config.dump_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-		if (fd >= 0)
-			dump_fd = fd;
-		else
-			fprintf(stderr, "bprint: cannot open BPRINT_DUMP_FILE=%s: %s; dumping to stderr\n",
-				bp_config.dump_path, strerror(errno));
-	}
+	if (bp_config.dump_path && *bp_config.dump_path)
+		open_dump_file(bp_config.dump_path);
 	if (bp_config.dump & BP_DUMP_EXIT)
 		atexit(exit_dump);
 	if (bp_config.dump & BP_DUMP_CRASH) {

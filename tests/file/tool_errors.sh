@@ -33,7 +33,7 @@ for sub in report formats stats; do
 	expect 2 "bprint: newer.dat: written by a newer bprint (format 2.0); this bprint reads 1.x" \
 		"$BPRINT" $sub newer.dat
 	expect 2 "bprint: bigend.dat: byte order not supported" "$BPRINT" $sub bigend.dat
-	expect 2 "bprint: adir: Is a directory" "$BPRINT" $sub adir
+	expect 2 "bprint: adir: is a directory, not a trace file" "$BPRINT" $sub adir
 	expect 0 "" "$BPRINT" $sub good.dat
 	expect 0 "" "$BPRINT" $sub --help
 done

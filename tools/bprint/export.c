@@ -5,11 +5,11 @@
 #include "bprint_cmd.h"
 
 #include "output/export.h"
+#include "trace/safe_open.h"
 
 int cmd_export(int argc, char **argv);
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +24,9 @@ static void export_help(void)
 	       "                                  KernelShark: bprint and print ftrace events\n"
 	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
 	       "                                  chrome://tracing: instant events, thread names\n"
-	       "  -o, --output=OUT     write to OUT (created 0644, replaced if it exists);\n"
+	       "  -o, --output=OUT     write to OUT (created with the umask's mode; a regular\n"
+	       "                       file of yours is replaced, never a symlink, a FIFO, a\n"
+	       "                       device, a directory or another user's file);\n"
 	       "                       default: standard output, which must not be a terminal\n"
 	       "                       for trace-cmd\n"
 	       "  -q, --quiet          no summary on standard error\n"
@@ -44,7 +46,7 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = NULL, *out = NULL, *path = DEFAULT_FILE;
+	const char *format = NULL, *out = NULL, *path = DEFAULT_FILE, *why;
 	struct bp_export_stats st;
 	struct bp_trace *t;
 	bool quiet = false, tracedat;
@@ -81,9 +83,9 @@ int cmd_export(int argc, char **argv)
 	if (!(t = open_trace(path, &rc)))
 		return rc;
 	if (out) {
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = bp_open_output(out, BP_OPEN_REPLACE, &why);	/* the umask's mode */
 		if (fd < 0 || (!tracedat && !(f = fdopen(fd, "w")))) {
-			errmsg(out, "%s", strerror(errno));
+			errmsg(out, "%s", fd < 0 && why ? why : strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			bp_trace_close(t);

@@ -22,6 +22,7 @@
 #include "file/layout.h"
 #include "trace/clock.h"
 #include "trace/config.h"
+#include "trace/safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,9 +76,13 @@ static void record_help(void)
 	       prog, DEFAULT_FILE);
 }
 
-/* Make room for a trace file: replace an old trace, nothing else. */
+/*
+ * Make room for a trace file: replace an old trace of ours, nothing else
+ * (the rule of src/trace/safe_open.c, which then creates the file anew).
+ */
 static int clear_output(const char *path)
 {
+	const char *why;
 	char magic[8];
 	struct stat st;
 	ssize_t n = 0;
@@ -89,8 +94,12 @@ static int clear_output(const char *path)
 		errmsg(path, "exists and is not a regular file (not replaced)");
 		return EXIT_BADFILE;
 	}
+	if (st.st_uid != geteuid()) {
+		errmsg(path, "belongs to another user (not replaced)");
+		return EXIT_BADFILE;
+	}
 	if (st.st_size > 0) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = bp_open_input(path, &why);
 		if (fd >= 0) {
 			n = read(fd, magic, sizeof(magic));
 			close(fd);
