@@ -33,7 +33,6 @@ for sub in report formats stats; do
 	expect 2 "bprint: newer.dat: written by a newer bprint (format 2.0); this bprint reads 1.x" \
 		"$BPRINT" $sub newer.dat
 	expect 2 "bprint: bigend.dat: byte order not supported" "$BPRINT" $sub bigend.dat
-	expect 2 "bprint: adir: is a directory, not a trace file" "$BPRINT" $sub adir
 	expect 0 "" "$BPRINT" $sub good.dat
 	expect 0 "" "$BPRINT" $sub --help
 done
@@ -44,6 +43,44 @@ expect 2 "bprint: 999999999: no such process" "$BPRINT" tail 999999999
 sleep 5 & spid=$!
 expect 2 "bprint: $spid: process has no BPRINT_FILE in its environment" "$BPRINT" tail $spid
 kill $spid
+# Files no reader may block or crawl on: a FIFO (open would block), a
+# device, a directory, and 10 GB of hole after a valid header (one read per
+# 4 KiB would take minutes).  Every reader command answers within the
+# timeout, with one line and exit status 2.
+mkfifo fifo.dat
+head -c 4096 good.dat > sparse.dat
+truncate -s 10G sparse.dat || fail "truncate -s 10G"
+sparse_why="damaged: no chunk in its last $(($(stat -c %s sparse.dat) - $(stat -c %s good.dat))) bytes, a hole past the header's end"
+for sub in report formats stats tail "export -q -f chrome"; do
+	# shellcheck disable=SC2086
+	expect 2 "bprint: fifo.dat: is a FIFO, not a trace file" timeout 20 "$BPRINT" $sub fifo.dat
+	expect 2 "bprint: /dev/null: is a device, not a trace file" timeout 20 "$BPRINT" $sub /dev/null
+	expect 2 "bprint: adir: is a directory, not a trace file" timeout 20 "$BPRINT" $sub adir
+	[ "$sub" = tail ] && continue
+	# what could be read is printed: stdout is allowed here
+	# shellcheck disable=SC2086
+	timeout 20 "$BPRINT" $sub sparse.dat > out 2> err; rc=$?
+	[ $rc -eq 2 ] || fail "$sub sparse.dat: exit $rc, want 2"
+	printf 'bprint: sparse.dat: %s\n' "$sparse_why" > want.err
+	same want.err err "$sub sparse.dat: message"
+done
+# tail follows a file until interrupted: each of its polls must be quick
+timeout --preserve-status -s INT -k 20 3 "$BPRINT" tail sparse.dat > out 2> err; rc=$?
+[ $rc -eq 2 ] || fail "tail sparse.dat: exit $rc, want 2 (after SIGINT at 3 s)"
+printf 'bprint: sparse.dat: %s\n' "$sparse_why" > want.err
+same want.err err "tail sparse.dat: message"
+# the records before or after a hole are still read, in bounded time
+cp good.dat hole-after.dat && truncate -s 10G hole-after.dat
+head -c 4096 good.dat > hole-before.dat
+dd if=good.dat of=hole-before.dat bs=4096 skip=1 seek=2621440 2>/dev/null
+"$BPRINT" report --raw good.dat > good.raw 2>/dev/null
+for f in hole-after.dat hole-before.dat; do
+	timeout 20 "$BPRINT" report --raw $f > hole.raw 2>/dev/null
+	[ $? -eq 124 ] && fail "report $f: timed out"
+	same good.raw hole.raw "report $f: the records around the hole"
+done
+rm -f sparse.dat hole-after.dat hole-before.dat
+
 # the default file is bprint.dat
 expect 2 "bprint: bprint.dat: No such file or directory" "$BPRINT" report
 
