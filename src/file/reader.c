@@ -1228,6 +1228,16 @@ bad_chunk:
 	return 0;
 }
 
+/* After a page that was never written (seq 0): the first page that may be data. */
+static uint32_t skip_hole(struct bp_trace *t, const struct pchunk *pc, uint32_t next)
+{
+	uint64_t base = pc->off + BP_FILE_PAGES_OFFSET;
+	uint64_t d = next_data(t, base + (uint64_t)next * pc->page_size);
+	uint64_t at = (d - base) / pc->page_size;	/* the page holding d */
+
+	return at >= pc->npages ? pc->npages : at > next ? (uint32_t)at : next;
+}
+
 /* Put the next streamed page into the staging ring.  false: none left. */
 static int feed_page(struct bp_trace *t, struct source *s)
 {
@@ -1256,6 +1266,8 @@ static int feed_page(struct bp_trace *t, struct source *s)
 			return rc;
 		seq = ld64((const unsigned char *)s->buf);
 		s->pg_i++;
+		if (seq == 0)
+			s->pg_i = skip_hole(t, pc, s->pg_i);	/* a hole costs one lseek */
 		if (seq == 0 || seq <= s->fed_seq)
 			continue;	/* a page seen already, or never written */
 		slot = stage_slot(s, seq, pc->page_size);
