@@ -139,4 +139,21 @@ chmod 640 m022/export.json
 "$BPRINT" export -q -f chrome -o m022/export.json good.dat || fail "export over our file"
 grep -q '^old$' m022/export.json && fail "export did not replace our file"
 [ "$(mode_of m022/export.json)" = 640 ] || fail "a replaced export is $(mode_of m022/export.json)"
+# A setuid program reads no BPRINT_ variable: whoever runs it cannot pick its files.
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: setuid program (needs root to make a copy setuid nobody)"
+elif findmnt -n -o OPTIONS -T . 2>/dev/null | grep -q nosuid; then
+	echo "SKIP: setuid program (the build directory is mounted nosuid)"
+else
+	cp "$TRACED" suid_traced && chown nobody suid_traced && chmod 4755 suid_traced
+	BPRINT_DUMP=exit BPRINT_DUMP_FILE=suid.dump BPRINT_FILE=suid.live ./suid_traced \
+		--threads 0 --records 3 > /dev/null 2> suid.err || fail "the setuid copy failed"
+	[ -e suid.dump ] || [ -e suid.live ] || [ -s suid.err ] &&
+		fail "a setuid program took BPRINT_DUMP_FILE or BPRINT_FILE from its caller"
+	[ -e suid.dump ] || [ -e suid.live ] || [ -s suid.err ] || ok "setuid: environment ignored"
+	chmod u-s suid_traced
+	BPRINT_DUMP=exit BPRINT_DUMP_FILE=suid.dump ./suid_traced --threads 0 --records 3 \
+		> /dev/null 2>&1
+	[ -s suid.dump ] || fail "the same copy without setuid did not dump (the check proves nothing)"
+fi
 finish
