@@ -33,7 +33,8 @@ static void export_help(void)
 	       "  -h, --help           show this help\n"
 	       "\n"
 	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file\n"
-	       "(what could be read is exported), 3 read or write error.\n",
+	       "(what could be read is exported), 3 read or write error, or OUT may not be\n"
+	       "written.\n",
 	       prog, DEFAULT_FILE);
 }
 

@@ -77,37 +77,30 @@ static void record_help(void)
 }
 
 /*
- * Make room for a trace file: replace an old trace of ours, nothing else
- * (the rule of src/trace/safe_open.c, which then creates the file anew).
+ * Make room for a trace file: replace an old trace of ours, nothing else.
+ * The name is checked by the rule of src/trace/safe_open.c (opened as it
+ * is, nothing changed), then removed; the drainer creates the file anew.
  */
 static int clear_output(const char *path)
 {
 	const char *why;
 	char magic[8];
 	struct stat st;
-	ssize_t n = 0;
+	ssize_t n;
 	int fd;
 
 	if (lstat(path, &st) != 0)
 		return errno == ENOENT ? EXIT_OK : (errmsg(path, "%s", strerror(errno)), EXIT_IO);
-	if (!S_ISREG(st.st_mode)) {
-		errmsg(path, "exists and is not a regular file (not replaced)");
-		return EXIT_BADFILE;
+	fd = bp_open_output(path, BP_OPEN_RDWR | BP_OPEN_KEEP, &why);
+	if (fd < 0) {
+		errmsg(path, "%s", why ? why : strerror(errno));
+		return why ? EXIT_BADFILE : EXIT_IO;
 	}
-	if (st.st_uid != geteuid()) {
-		errmsg(path, "belongs to another user (not replaced)");
+	n = pread(fd, magic, sizeof(magic), 0);
+	close(fd);
+	if (n != 0 && (n != (ssize_t)sizeof(magic) || memcmp(magic, BP_FILE_MAGIC, 8) != 0)) {
+		errmsg(path, "exists and is not a bprint trace file (not replaced)");
 		return EXIT_BADFILE;
-	}
-	if (st.st_size > 0) {
-		fd = bp_open_input(path, &why);
-		if (fd >= 0) {
-			n = read(fd, magic, sizeof(magic));
-			close(fd);
-		}
-		if (n != (ssize_t)sizeof(magic) || memcmp(magic, BP_FILE_MAGIC, 8) != 0) {
-			errmsg(path, "exists and is not a bprint trace file (not replaced)");
-			return EXIT_BADFILE;
-		}
 	}
 	if (unlink(path) != 0) {
 		errmsg(path, "cannot replace it: %s", strerror(errno));
