@@ -183,7 +183,7 @@ out:
 	leave(t, level);
 }
 
-void bprint_printk(struct bprint_site *site, const char *fmt, ...)
+void bprint__printk(struct bprint_site *site, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -215,7 +215,7 @@ static inline void pack_words(uint32_t *p, const struct bp_arg_plan *plan, const
  * The block is the one bp_vbin_printf_plan() makes for a scalar-only
  * plan.
  */
-void bprint_printk_words(struct bprint_site *site, const uint64_t *words)
+void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 {
 	struct bp_thread *t = bp_self;
 	const struct bp_arg_plan *plan = site->plan;
@@ -243,9 +243,9 @@ void bprint_printk_words(struct bprint_site *site, const uint64_t *words)
  * trace_puts(): a literal is all in the site (its plan is empty, so the
  * record has no payload); anything else becomes a text record of "%s".
  */
-void bprint_puts(struct bprint_site *site, const char *str)
+void bprint__puts(struct bprint_site *site, const char *str)
 {
 	if (!bp_tracing_is_on())
 		return;
-	bprint_printk(site, "%s", str);
+	bprint__printk(site, "%s", str);
 }

@@ -303,7 +303,7 @@ static void decode(struct bprint_reader *r, struct source *s, struct bprint_even
 	if (!site)
 		n = bp_snprintf(r->msg, sizeof(r->msg), "<unknown call site %u>",
 				user & BP_REC_SITE_MASK);
-	else if (site->kind == BPRINT_SITE_PUTS)
+	else if (site->kind == BPRINT__SITE_PUTS)
 		n = bp_snprintf(r->msg, sizeof(r->msg), "%s", site->format);
 	else {
 		struct bp_pointer_hook hook = { "Ss", print_symbol, NULL };

@@ -120,7 +120,7 @@ static char *copy_string(const char *s)
 
 /*
  * Only 4- and 8-byte scalars: every slot lands at a fixed, aligned offset,
- * and each argument fits a 64-bit word (bprint_printk_words()).
+ * and each argument fits a 64-bit word (bprint__printk_words()).
  */
 static bool plan_is_scalar(const struct bp_arg_plan *plan)
 {
@@ -145,7 +145,7 @@ static bool plan_is_scalar(const struct bp_arg_plan *plan)
  * Do the argument sizes the compiler saw at the call site (site->nargs and
  * site->argsig, include/bprint.h) give the block the plan describes?  Then
  * the call site may pack the words itself.  A mismatch (a long passed for
- * %d, say) keeps the site on bprint_printk_words(), which packs by plan.
+ * %d, say) keeps the site on bprint__printk_words(), which packs by plan.
  */
 static bool plan_is_compiled(const struct bp_arg_plan *plan, const struct bprint_site *site)
 {
@@ -169,7 +169,7 @@ static uint8_t on_value(const struct bprint_site *site, bool on)
 {
 	if (!on)
 		return 0;
-	return site->flags & BPRINT_SITE_FAST ? BPRINT_SITE_ON_FAST : 1;
+	return site->flags & BPRINT__SITE_FAST ? BPRINT__SITE_ON_FAST : 1;
 }
 
 /* With the lock held. */
@@ -206,7 +206,7 @@ static uint32_t register_locked(struct bprint_site *site)
 	 */
 	e->copy.plan = NULL;
 	if (e->copy.format &&
-	    bp_format_compile(site->kind == BPRINT_SITE_PUTS ? "" : e->copy.format, &e->plan) == 0)
+	    bp_format_compile(site->kind == BPRINT__SITE_PUTS ? "" : e->copy.format, &e->plan) == 0)
 		e->copy.plan = &e->plan;
 
 	/* Entry complete before readers can find it, and before the site uses its plan. */
@@ -215,12 +215,12 @@ static uint32_t register_locked(struct bprint_site *site)
 	site->plan = e->copy.plan;
 	site->flags = 0;
 	if (site->plan && plan_is_scalar(site->plan)) {
-		site->flags = BPRINT_SITE_WORDS;
+		site->flags = BPRINT__SITE_WORDS;
 		if (BP_SITE_INLINE && plan_is_compiled(site->plan, site)) {
 			/* Before the flag: the inline path reads the head once it sees it. */
 			site->head = (BP_RING_REC_HDR_BYTES / 4u + site->plan->fixed_words) |
 				     id << BP_RING_HEAD_USER_SHIFT;
-			site->flags |= BPRINT_SITE_FAST;
+			site->flags |= BPRINT__SITE_FAST;
 		}
 	}
 	e->copy.flags = site->flags;
@@ -251,12 +251,12 @@ uint32_t bp_site_register(struct bprint_site *site)
  */
 static struct bprint_site *next_site(struct bprint_site *s, struct bprint_site *stop)
 {
-	while (s < stop && s->magic != BPRINT_SITE_MAGIC)
+	while (s < stop && s->magic != BPRINT__SITE_MAGIC)
 		s = (struct bprint_site *)(void *)((char *)s + 8);
 	return s;
 }
 
-void bprint_register_sites(struct bprint_site *start, struct bprint_site *stop)
+void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop)
 {
 	pthread_mutex_lock(&lock);
 	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop))
@@ -264,7 +264,7 @@ void bprint_register_sites(struct bprint_site *start, struct bprint_site *stop)
 	pthread_mutex_unlock(&lock);
 }
 
-void bprint_unregister_sites(struct bprint_site *start, struct bprint_site *stop)
+void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop)
 {
 	pthread_mutex_lock(&lock);
 	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
