@@ -165,6 +165,9 @@ struct bprint__tls {
 	const volatile uint32_t *cpu;	/* the CPU the kernel says we run on (rseq) */
 	uint64_t base;			/* the page's time base, TSC ticks */
 	uint64_t *written;		/* the ring's written count */
+	uint32_t layout;		/* BPRINT__LAYOUT of the library that keeps it
+					 * (static: every thread starts with it) */
+	uint32_t reserved;
 };
 BP_API extern __thread struct bprint__tls bprint__tls
 	__attribute__((tls_model("initial-exec")));

@@ -425,6 +425,7 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 	s = &e->ts;
 	strings = (char *)(e + 1);
 	s->site.magic = BPRINT__SITE_MAGIC;
+	s->site.layout = BPRINT__LAYOUT;
 	s->site.line = h.line;
 	s->site.id = h.id;
 	s->site.kind = h.kind;

@@ -148,7 +148,8 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	uint32_t id = site->id;
 	uint64_t ts;
 
-	if (__builtin_expect(!id, 0) && !(id = bp_site_register(site)))
+	/* 0: not registered yet; BPRINT__SITE_REFUSED: another layout's site */
+	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = bp_site_register(site)))
 		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
@@ -218,13 +219,17 @@ static inline void pack_words(uint32_t *p, const struct bp_arg_plan *plan, const
 void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 {
 	struct bp_thread *t = bp_self;
-	const struct bp_arg_plan *plan = site->plan;
+	const struct bp_arg_plan *plan;
 	struct bp_thread_ring *r;
 	unsigned level;
 	uint32_t *p;
 
 	if (!bp_tracing_is_on())
 		return;
+	/* Only a registered site has a plan: never read another layout's. */
+	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0))
+		return;
+	plan = site->plan;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The inline fast path of include/bprint.h exists on x86-64 only. */
 #if defined(__x86_64__)
@@ -172,6 +173,39 @@ static uint8_t on_value(const struct bprint_site *site, bool on)
 	return site->flags & BPRINT__SITE_FAST ? BPRINT__SITE_ON_FAST : 1;
 }
 
+/*
+ * A site compiled against another bprint.h layout (include/bprint/
+ * internal.h): only its head may be read, and it is never registered.
+ * With the lock held: refuse it (off, and marked so that it is refused
+ * once) and say whether it is newly refused.  Its call site then never
+ * calls again; a call already on its way finds the mark in emit.c.
+ */
+static bool refuse_foreign(struct bprint_site *site)
+{
+	if (site->layout == BPRINT__LAYOUT || site->id == BPRINT__SITE_REFUSED)
+		return false;
+	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* One line on stderr for n sites refused at once; async-signal-safe. */
+static void say_refused(const struct bprint_site *first, unsigned n)
+{
+	char line[512];
+	int len = bp_snprintf(line, sizeof(line),
+			      "bprint: %s:%u: call site compiled against bprint.h layout %u, "
+			      "this library reads layout %u: %u site%s disabled "
+			      "(rebuild against this bprint.h)\n",
+			      first->file ? first->file : "?", first->line, first->layout,
+			      BPRINT__LAYOUT, n, n == 1 ? "" : "s");
+
+	if (len > (int)sizeof(line) - 1)
+		len = (int)sizeof(line) - 1;
+	if (len > 0 && write(STDERR_FILENO, line, (size_t)len) < 0)
+		return;	/* nowhere left to say it */
+}
+
 /* With the lock held. */
 static uint32_t register_locked(struct bprint_site *site)
 {
@@ -180,7 +214,9 @@ static uint32_t register_locked(struct bprint_site *site)
 	struct site_entry *e;
 
 	if (site->id)
-		return site->id;
+		return site->id == BPRINT__SITE_REFUSED ? 0 : site->id;
+	if (site->layout != BPRINT__LAYOUT)
+		return 0;
 	if (id > BP_SITE_MAX)
 		return 0;
 	chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS], memory_order_relaxed);
@@ -240,6 +276,11 @@ uint32_t bp_site_register(struct bprint_site *site)
 	/* A signal handler must not wait for the lock its own thread may hold. */
 	if (pthread_mutex_trylock(&lock) != 0)
 		return 0;
+	if (refuse_foreign(site)) {
+		pthread_mutex_unlock(&lock);
+		say_refused(site, 1);
+		return 0;
+	}
 	id = register_locked(site);
 	pthread_mutex_unlock(&lock);
 	return id;
@@ -258,17 +299,29 @@ static struct bprint_site *next_site(struct bprint_site *s, struct bprint_site *
 
 void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop)
 {
+	struct bprint_site *first = NULL;
+	unsigned refused = 0;
+
 	pthread_mutex_lock(&lock);
-	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop))
+	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
+		if (refuse_foreign(s)) {
+			if (!refused++)
+				first = s;
+			continue;
+		}
 		register_locked(s);
+	}
 	pthread_mutex_unlock(&lock);
+	if (refused)
+		say_refused(first, refused);
 }
 
 void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop)
 {
 	pthread_mutex_lock(&lock);
 	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
-		struct site_entry *e = s->id ? entry_at(s->id) : NULL;
+		bool ours = s->layout == BPRINT__LAYOUT && s->id != BPRINT__SITE_REFUSED;
+		struct site_entry *e = ours && s->id ? entry_at(s->id) : NULL;
 
 		if (e && e->live == s)
 			e->live = NULL;
