@@ -74,20 +74,35 @@ BP_API int bprint_disable(const char *pattern);
 
 enum bprint_output {
 	BPRINT_OUTPUT_FTRACE = 0,	/* "comm-tid [cpu] seconds.micros: function: message" */
-	BPRINT_OUTPUT_RAW,		/* "tid cpu ns site-id words..." */
+	BPRINT_OUTPUT_RAW,		/* "ns tid cpu site-id message" */
 	BPRINT_OUTPUT_MSG,		/* the message alone */
 };
 
+/*
+ * Caller-allocated structs begin with their size, so that they may grow
+ * at the end: the caller sets size to sizeof the struct it was compiled
+ * with (the _INIT initialisers do in C; in C++, value-initialise and set
+ * size), and the library writes only what fits in that many bytes: an
+ * older program is never written past its struct's end, a newer one keeps
+ * what it set in the fields this library does not know.  A size smaller
+ * than the first version's (0: not set) gets EINVAL.
+ */
+
 /* A record read back, formatted. */
 struct bprint_event {
-	uint64_t ns;			/* in the trace clock's nanoseconds */
+	uint32_t size;			/* the caller's sizeof(struct bprint_event) */
 	int32_t tid;
+	uint64_t ns;			/* in the trace clock's nanoseconds */
 	int32_t cpu;			/* -1 if unknown */
+	uint32_t reserved;
 	const char *comm;		/* the thread's name */
-	const struct bprint_site *site;	/* the registry's copy: format, file, line, func */
+	const struct bprint_site *site;	/* the registry's copy: read file, line,
+					 * func and format (bprint/internal.h) */
 	const char *message;		/* formatted, NUL-terminated */
 	size_t message_len;
 };
+#define BPRINT_EVENT_INIT { .size = sizeof(struct bprint_event) }
+#define BPRINT_EVENT_SIZE_1 56		/* the first version's size, the smallest taken */
 
 /*
  * Print every thread's records, oldest first, without consuming them (the
@@ -100,8 +115,9 @@ BP_API long bprint_dump_fmt(FILE *out, enum bprint_output how);
 /*
  * Consuming reader (the kernel's "trace_pipe"): each record is returned
  * once.  bprint_read_begin() takes the consumer lock; bprint_read_next()
- * fills *ev (valid until the next call) and returns 1, or 0 when every
- * buffer is drained for now; bprint_read_end() releases the lock.
+ * fills *ev (valid until the next call; ev->size set by the caller) and
+ * returns 1, or 0 when every buffer is drained for now, or -1 with errno
+ * EINVAL; bprint_read_end() releases the lock.
  */
 struct bprint_reader;
 BP_API struct bprint_reader *bprint_read_begin(void);
@@ -124,20 +140,44 @@ BP_API int bprint_format_event(char *buf, size_t size, const struct bprint_event
 /* ---- Counters ---- */
 
 struct bprint_thread_stats {
+	uint32_t size;			/* the caller's sizeof(struct bprint_thread_stats) */
 	int32_t tid;
 	char comm[16];
-	int alive;
+	int32_t alive;
+	uint32_t reserved;
 	uint64_t written;		/* records stored */
 	uint64_t discarded;		/* dropped: buffer full in discard mode, or nested too deep */
 	uint64_t overwritten;		/* lost to the flight recorder before a consumer read them */
 	uint64_t read;			/* returned by the consumer */
 };
 
+#define BPRINT_THREAD_STATS_INIT { .size = sizeof(struct bprint_thread_stats) }
+#define BPRINT_THREAD_STATS_SIZE_1 64	/* the first version's size, the smallest taken */
+
 /*
  * Fill up to max entries, one per thread that ever traced (dead threads
- * included until reclaimed).  Returns the number of threads.
+ * included until reclaimed).  Returns the number of threads, or -1 with
+ * errno EINVAL.  out[0].size is the size of every entry (the array's
+ * stride): set it, e.g. with "st[64] = { BPRINT_THREAD_STATS_INIT }";
+ * each entry filled gets that size.  out may be NULL (max 0) to count.
  */
 BP_API int bprint_stats(struct bprint_thread_stats *out, int max);
+
+/* The public structs' layouts, pinned (LP64). */
+#if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct bprint_event) == BPRINT_EVENT_SIZE_1, "bprint_event grows only at the end");
+_Static_assert(__builtin_offsetof(struct bprint_event, size) == 0, "size first");
+_Static_assert(__builtin_offsetof(struct bprint_event, ns) == 8, "bprint_event.ns");
+_Static_assert(__builtin_offsetof(struct bprint_event, site) == 32, "bprint_event.site");
+_Static_assert(__builtin_offsetof(struct bprint_event, message_len) == 48, "bprint_event.message_len");
+_Static_assert(sizeof(struct bprint_thread_stats) == BPRINT_THREAD_STATS_SIZE_1,
+	       "bprint_thread_stats grows only at the end");
+_Static_assert(__builtin_offsetof(struct bprint_thread_stats, size) == 0, "size first");
+_Static_assert(__builtin_offsetof(struct bprint_thread_stats, comm) == 8, "bprint_thread_stats.comm");
+_Static_assert(__builtin_offsetof(struct bprint_thread_stats, written) == 32,
+	       "bprint_thread_stats.written");
+_Static_assert(__builtin_offsetof(struct bprint_thread_stats, read) == 56, "bprint_thread_stats.read");
+#endif
 
 #ifdef __cplusplus
 }

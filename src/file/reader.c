@@ -1469,6 +1469,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 			return BP_TRACE_EIO;
 		site = bp_trace_site(t, id);
 	}
+	out->ev.size = sizeof(out->ev);
 	out->ev.ns = bp_clock_to_ns(&t->info.calib, best->ev.ts);
 	out->ev.tid = best->info.tid;
 	out->ev.cpu = best->cpu;

@@ -170,3 +170,8 @@ endif()
 tracer_exe(tracer_dump)
 add_test(NAME tracer_dump COMMAND tracer_dump)
 set_tests_properties(tracer_dump PROPERTIES TIMEOUT 60)
+
+# Caller-allocated structs begin with their size: only what fits is written.
+tracer_exe(tracer_sized)
+add_test(NAME tracer_sized COMMAND tracer_sized)
+set_tests_properties(tracer_sized PROPERTIES TIMEOUT 60)

@@ -82,7 +82,7 @@ int main(void)
 {
 	struct expect ex[2];
 	struct bprint_reader *r;
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	int count[2] = { 0, 0 }, puts_count[2] = { 0, 0 }, scalar_count[2] = { 0, 0 };
 	int main_seen = 0, rc;
 

@@ -98,7 +98,7 @@ __attribute__((noinline)) static void toggled(int v)
 
 int main(void)
 {
-	struct bprint_thread_stats st[4];
+	struct bprint_thread_stats st[4] = { BPRINT_THREAD_STATS_INIT };
 	long rounds = (long)tc_scale(ROUNDS);
 	uint64_t calls;
 	int n;
