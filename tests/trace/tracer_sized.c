@@ -10,6 +10,7 @@
 #include "trace/tracer_check.h"
 
 #include <errno.h>
+#include <pthread.h>
 
 #define GROW 24		/* what a newer header might have added */
 #define GUARD 0xa5
@@ -56,14 +57,31 @@ static void check_event(void)
 	bprint_read_end(r);
 }
 
+/* A second thread that traced and stays alive, so that the array has two entries. */
+static pthread_barrier_t traced, done;
+
+static void *other(void *arg)
+{
+	(void)arg;
+	trace_printk("other %d", 1);
+	pthread_barrier_wait(&traced);
+	pthread_barrier_wait(&done);
+	return NULL;
+}
+
 static void check_stats(void)
 {
 	enum { STRIDE = sizeof(struct bprint_thread_stats) + GROW };
 	unsigned char buf[3 * STRIDE];
 	struct bprint_thread_stats *st = (struct bprint_thread_stats *)(void *)buf;
 	struct bprint_thread_stats first = BPRINT_THREAD_STATS_INIT;
+	pthread_t th;
 	int n;
 
+	CHECK_EQ(pthread_barrier_init(&traced, NULL, 2), 0);
+	CHECK_EQ(pthread_barrier_init(&done, NULL, 2), 0);
+	CHECK_EQ(pthread_create(&th, NULL, other, NULL), 0);
+	pthread_barrier_wait(&traced);
 	memset(buf, GUARD, sizeof(buf));
 	st->size = 0;
 	errno = 0;
@@ -72,17 +90,26 @@ static void check_stats(void)
 
 	st->size = STRIDE;
 	n = bprint_stats(st, 3);
-	CHECK_EQ(n, 1);		/* this thread alone */
-	CHECK_EQ(st->size, STRIDE);
-	CHECK_EQ(st->tid, gettid());
-	CHECK(st->written >= 1);
-	CHECK(guards_hold(buf + sizeof(struct bprint_thread_stats), STRIDE * 3 -
-			  sizeof(struct bprint_thread_stats)));
+	CHECK_EQ(n, 2);		/* this thread and the other */
+	for (int i = 0; i < 3; i++) {
+		const unsigned char *e = buf + (size_t)i * STRIDE;
+		const struct bprint_thread_stats *s = (const void *)e;
+
+		if (i < n) {	/* filled, at the caller's stride */
+			CHECK_EQ(s->size, STRIDE);
+			CHECK(s->tid > 0);
+			CHECK(s->written >= 1);
+			e += sizeof(*s);
+		}
+		CHECK(guards_hold(e, (size_t)(buf + (size_t)(i + 1) * STRIDE - e)));
+	}
+	pthread_barrier_wait(&done);
+	CHECK_EQ(pthread_join(th, NULL), 0);
 
 	/* The smallest size taken is the first version's. */
 	CHECK_EQ(first.size, BPRINT_THREAD_STATS_SIZE_1);
-	CHECK_EQ(bprint_stats(&first, 1), 1);
-	CHECK_EQ(first.tid, gettid());
+	CHECK_EQ(bprint_stats(&first, 1), 2);	/* both counted, one filled */
+	CHECK(first.tid > 0);
 }
 
 int main(void)
