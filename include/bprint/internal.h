@@ -507,6 +507,31 @@ __attribute__((destructor, used)) static void bprint__unregister_object(void)
 		bprint__unregister_sites(__start_bprint_sites, __stop_bprint_sites);
 }
 
+/*
+ * What call sites compiled against BPRINT__LAYOUT 1 hold the library to
+ * (LP64).  A change here is a new layout: raise BPRINT__LAYOUT with it.
+ */
+#if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(BPRINT__LAYOUT == 1, "these asserts pin layout 1");
+_Static_assert(sizeof(struct bprint_site) == 64, "bprint_site");
+_Static_assert(__builtin_offsetof(struct bprint_site, layout) == 4, "the head: layout");
+_Static_assert(__builtin_offsetof(struct bprint_site, enabled) == 6, "the head: enabled");
+_Static_assert(__builtin_offsetof(struct bprint_site, line) == 8, "the head: line");
+_Static_assert(__builtin_offsetof(struct bprint_site, id) == 12, "the head: id");
+_Static_assert(__builtin_offsetof(struct bprint_site, file) == 16, "the head: file");
+_Static_assert(__builtin_offsetof(struct bprint_site, plan) == 40, "bprint_site.plan");
+_Static_assert(__builtin_offsetof(struct bprint_site, head) == 48, "bprint_site.head");
+_Static_assert(__builtin_offsetof(struct bprint_site, flags) == 56, "bprint_site.flags");
+_Static_assert(__builtin_offsetof(struct bprint_site, nargs) == 58, "bprint_site.nargs");
+_Static_assert(sizeof(struct bprint__tls) == 56, "bprint__tls");
+_Static_assert(__builtin_offsetof(struct bprint__tls, end) == 8, "bprint__tls.end");
+_Static_assert(__builtin_offsetof(struct bprint__tls, rec) == 16, "bprint__tls.rec");
+_Static_assert(__builtin_offsetof(struct bprint__tls, base) == 32, "bprint__tls.base");
+_Static_assert(__builtin_offsetof(struct bprint__tls, written) == 40, "bprint__tls.written");
+_Static_assert(__builtin_offsetof(struct bprint__tls, layout) == 48, "bprint__tls.layout");
+_Static_assert(sizeof(struct bprint__gate) == 64, "bprint__gate: a cache line of its own");
+#endif
+
 #ifdef __cplusplus
 }
 #endif
