@@ -9,15 +9,22 @@
  * command on a trace file).  Safe in signal handlers and in hot loops.
  *
  * Each trace_printk() expands to a static struct bprint_site in the ELF
- * section "bprint_sites"; a constructor in every object that includes this
+ * section "bprint_sites", stamped with the header's layout version (a
+ * library refuses, once and on stderr, a site of another layout); a constructor in every object that includes this
  * header registers the section, so `bprint formats` lists every call site,
  * hit or not, including those of libraries loaded later with dlopen().  The
  * registry copies what it needs, so a dlclose()d library's records still
  * decode.
  *
  * Configuration is by environment variable, read once at start-up
- * (README.md lists them): BPRINT_BUFFER_SIZE, BPRINT_MODE, BPRINT_CLOCK,
- * BPRINT_DUMP, BPRINT_FILTER, BPRINT_DISABLE.
+ * (README.md says what each takes): BPRINT_BUFFER_SIZE, BPRINT_PAGE_SIZE,
+ * BPRINT_MODE, BPRINT_CLOCK, BPRINT_DUMP, BPRINT_DUMP_FILE, BPRINT_FILTER,
+ * BPRINT_DISABLE, BPRINT_FILE.
+ *
+ * This header and <bprint/format.h> are the API; <bprint/internal.h>,
+ * which this one includes for the macros' sake, is not: an identifier
+ * that starts with bprint__ or BPRINT__ is internal wherever it appears.
+ * Structs the caller allocates begin with their size (below).
  *
  * Which calls need external locking:
  *   trace_printk, trace_puts, bprint_on/off, site enable/disable: none.
