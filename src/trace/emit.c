@@ -2,7 +2,7 @@
  * trace_printk()'s out-of-line half.
  *
  * The hot path proper is inline at the call site (bprint__reserve() and
- * bprint__commit() in include/bprint.h): it writes into a window on the
+ * bprint__commit() in include/bprint/internal.h): it writes into a window on the
  * thread's ring 0 kept in initial-exec TLS (struct bprint__tls).  Whatever
  * it cannot do comes here: a thread's first trace, a page that is full, a
  * changed CPU, a time extend, a call from a signal handler (nested), a

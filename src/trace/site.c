@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The inline fast path of include/bprint.h exists on x86-64 only. */
+/* The inline fast path of include/bprint/internal.h exists on x86-64 only. */
 #if defined(__x86_64__)
 #define BP_SITE_INLINE 1
 #else
@@ -144,7 +144,7 @@ static bool plan_is_scalar(const struct bp_arg_plan *plan)
 
 /*
  * Do the argument sizes the compiler saw at the call site (site->nargs and
- * site->argsig, include/bprint.h) give the block the plan describes?  Then
+ * site->argsig, include/bprint/internal.h) give the block the plan describes?  Then
  * the call site may pack the words itself.  A mismatch (a long passed for
  * %d, say) keeps the site on bprint__printk_words(), which packs by plan.
  */

@@ -1,5 +1,5 @@
 /*
- * tracer_fast: the inline fast path of trace_printk() (include/bprint.h).
+ * tracer_fast: the inline fast path of trace_printk() (include/bprint/internal.h).
  *
  * Scalar-only formats are packed at the call site from the argument sizes
  * the compiler sees; registration allows that only where those sizes are

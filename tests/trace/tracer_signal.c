@@ -14,7 +14,7 @@
  *                        traced signal then interrupts
  *   tracer_signal scalar formats without %s, so that both the loop and
  *                        the handler take the inline fast path of
- *                        include/bprint.h, which the handler must then
+ *                        include/bprint/internal.h, which the handler must then
  *                        interrupt half-way through a record
  */
 #include "tracer_check.h"

@@ -8,7 +8,7 @@
  *              slow      consumer reads a little, then sleeps (records lost)
  *              lossless  writers wait for the consumer: nothing may be lost
  *     scalar   the payload is a number instead of a string, so that every
- *              record takes the inline fast path of include/bprint.h (x86-64)
+ *              record takes the inline fast path of include/bprint/internal.h (x86-64)
  *
  * For every writer thread, after the final drain:
  *   written == M, read + overwritten + discarded == written, read equals
