@@ -10,8 +10,9 @@
  *
  * Each trace_printk() expands to a static struct bprint_site in the ELF
  * section "bprint_sites", stamped with the header's layout version (a
- * library refuses, once and on stderr, a site of another layout); a constructor in every object that includes this
- * header registers the section, so `bprint formats` lists every call site,
+ * library refuses, once and on stderr, a site of another layout); a
+ * constructor in every object that includes this header registers the
+ * section, so `bprint formats` lists every call site,
  * hit or not, including those of libraries loaded later with dlopen().  The
  * registry copies what it needs, so a dlclose()d library's records still
  * decode.

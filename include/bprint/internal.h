@@ -4,7 +4,9 @@
  * NOT API.  <bprint.h> includes this file; include that instead.  Nothing
  * here may be used by a program: names, values and layouts change from one
  * release to the next.  It is installed only because every call site is
- * compiled from it (the macros below expand in the caller's code).
+ * compiled from it (the macros below expand in the caller's code).  Its
+ * name says so to anyone, where a bits/ directory would say it only to
+ * those who know glibc's convention; and it refuses to be included alone.
  *
  * The naming rule of bprint's installed headers: an identifier that starts
  * with bprint__ or BPRINT__ (two underscores) is internal, whatever header
