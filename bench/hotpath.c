@@ -208,7 +208,7 @@ static void *rss_worker(void *arg)
 static void drain_all(void)
 {
 	struct bprint_reader *r = bprint_read_begin();
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 
 	while (bprint_read_next(r, &ev) == 1)
 		;

@@ -114,7 +114,7 @@ static double now(void)
 /* Child: trace n records (0: until the buffer is full), then exit. */
 static int child(unsigned long n)
 {
-	struct bprint_thread_stats st;
+	struct bprint_thread_stats st = BPRINT_THREAD_STATS_INIT;
 
 	if (n) {
 		for (unsigned long i = 0; i < n; i++)

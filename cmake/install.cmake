@@ -17,7 +17,7 @@ install(EXPORT bprintTargets NAMESPACE bprint:: DESTINATION ${BPRINT_CMAKE_DIR})
 configure_package_config_file(cmake/bprintConfig.cmake.in
   ${PROJECT_BINARY_DIR}/bprintConfig.cmake INSTALL_DESTINATION ${BPRINT_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/bprintConfigVersion.cmake
-  COMPATIBILITY SameMajorVersion)
+  COMPATIBILITY SameMinorVersion)	# 0.x: a minor version may break the API
 install(FILES ${PROJECT_BINARY_DIR}/bprintConfig.cmake
   ${PROJECT_BINARY_DIR}/bprintConfigVersion.cmake DESTINATION ${BPRINT_CMAKE_DIR})
 

@@ -90,8 +90,11 @@ enum bp_format_flag {
 };
 
 /*
- * One decoded token, 12 bytes, passed by pointer to the decoder and by
- * value to the emit helpers.  A precision of -1 means "none given".
+ * One decoded token, 16 bytes (pinned below), passed by pointer to the
+ * decoder and by value to the emit helpers.  A precision of -1 means "none
+ * given".  The kernel packs its printf_spec into 8 by capping the width
+ * at 24 bits and the precision at 16; ours keep 32 bits each, for output
+ * identical to glibc's up to INT32_MAX, and that does not fit in 8.
  * conv keeps the conversion character ('d', 'x', 'g', ...): the float
  * helper and BP_FMT_INVALID need it.
  */
@@ -236,6 +239,23 @@ BP_API int bp_format_compile(const char *fmt, struct bp_arg_plan *plan);
 /* bp_vbin_printf() driven by a plan: same block, same return value. */
 BP_API size_t bp_vbin_printf_plan(uint32_t *bin, size_t words,
 				  const struct bp_arg_plan *plan, va_list ap);
+
+/* The public structs' layouts, pinned (LP64 for the one with pointers). */
+#ifndef __cplusplus
+_Static_assert(sizeof(struct bp_printf_spec) == 16, "bp_printf_spec is 16 bytes");
+_Static_assert(__builtin_offsetof(struct bp_printf_spec, conv) == 4, "bp_printf_spec.conv");
+_Static_assert(__builtin_offsetof(struct bp_printf_spec, field_width) == 8,
+	       "bp_printf_spec.field_width");
+_Static_assert(__builtin_offsetof(struct bp_printf_spec, precision) == 12,
+	       "bp_printf_spec.precision");
+_Static_assert(sizeof(struct bp_arg_slot) == 4, "bp_arg_slot is 4 bytes");
+_Static_assert(sizeof(struct bp_arg_plan) == 8 + 4 * BP_PLAN_MAX_ARGS, "bp_arg_plan");
+_Static_assert(__builtin_offsetof(struct bp_arg_plan, slot) == 8, "bp_arg_plan.slot");
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct bp_pointer_hook) == 24, "bp_pointer_hook");
+_Static_assert(__builtin_offsetof(struct bp_pointer_hook, ctx) == 16, "bp_pointer_hook.ctx");
+#endif
+#endif
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  * The traced program (started by the command with BPRINT_FILE=live_path)
  * keeps its rings in a live trace file.  bp_drain_run() maps that file,
  * becomes the consumer of every ring in it, and copies every completed
- * page into a growing stream file (docs/file-format.md, chunk type 4), with
+ * page into a growing stream file (docs/file-format.md, chunk type 6,
+ * compact pages), with
  * the header, sites and libraries, while the program runs.  In discard
  * mode the consumer's progress (consumed_seq) is what lets the writer reuse
  * a page, so nothing is lost unless the drainer falls behind, and what is

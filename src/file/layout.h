@@ -98,7 +98,7 @@ struct bp_file_site {
 	uint32_t rec_bytes;		/* this record, padded to 4 */
 	uint32_t id;
 	uint32_t line;
-	uint8_t kind;			/* enum bprint_site_kind */
+	uint8_t kind;			/* enum bprint__site_kind */
 	uint8_t has_format;
 	uint16_t reserved;
 	uint32_t format_len;		/* each length includes the NUL */

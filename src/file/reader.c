@@ -400,7 +400,7 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 
 	memcpy(&h, rec, sizeof(h));
 	need = (uint64_t)BP_FILE_SITE_BYTES + h.format_len + h.file_len + h.func_len;
-	if (need > bytes || h.id == 0 || h.id > BP_SITE_MAX || h.kind > BPRINT_SITE_PUTS)
+	if (need > bytes || h.id == 0 || h.id > BP_SITE_MAX || h.kind > BPRINT__SITE_PUTS)
 		return -1;
 	if (h.has_format && !(fmt = string_at(rec + 32, h.format_len)))
 		return -1;
@@ -425,7 +425,8 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 		return BP_TRACE_ENOMEM;
 	s = &e->ts;
 	strings = (char *)(e + 1);
-	s->site.magic = BPRINT_SITE_MAGIC;
+	s->site.magic = BPRINT__SITE_MAGIC;
+	s->site.layout = BPRINT__LAYOUT;
 	s->site.line = h.line;
 	s->site.id = h.id;
 	s->site.kind = h.kind;
@@ -1421,7 +1422,7 @@ static size_t format_message(struct bp_trace *t, struct source *s, char *buf, si
 		n = bp_snprintf(buf, size, "<unknown call site %u>", user & BP_REC_SITE_MASK);
 	else if (!site->format)
 		n = bp_snprintf(buf, size, "%s", BP_BSTR_BAD_BLOCK);
-	else if (site->kind == BPRINT_SITE_PUTS)
+	else if (site->kind == BPRINT__SITE_PUTS)
 		n = bp_snprintf(buf, size, "%s", site->format);
 	else {
 		struct site_entry *e = (struct site_entry *)(void *)(uintptr_t)ts;
@@ -1509,6 +1510,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 			return BP_TRACE_EIO;
 		site = bp_trace_site(t, id);
 	}
+	out->ev.size = sizeof(out->ev);
 	out->ev.ns = bp_clock_to_ns(&t->info.calib, best->ev.ts);
 	out->ev.tid = best->info.tid;
 	out->ev.cpu = best->cpu;

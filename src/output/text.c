@@ -11,14 +11,22 @@
  */
 #include <bprint.h>
 
+#include <errno.h>
+
 int bprint_format_event(char *buf, size_t size, const struct bprint_event *ev,
 			enum bprint_output how)
 {
-	const char *func = ev->site && ev->site->func ? ev->site->func : "?";
-	const char *comm = ev->comm && ev->comm[0] ? ev->comm : "<...>";
-	unsigned long long sec = ev->ns / 1000000000u;
-	unsigned long long usec = ev->ns % 1000000000u / 1000u;
+	const char *func, *comm;
+	unsigned long long sec, usec;
 
+	if (!ev || ev->size < BPRINT_EVENT_SIZE_1) {	/* every field read here is in version 1 */
+		errno = EINVAL;
+		return -1;
+	}
+	func = ev->site && ev->site->func ? ev->site->func : "?";
+	comm = ev->comm && ev->comm[0] ? ev->comm : "<...>";
+	sec = ev->ns / 1000000000u;
+	usec = ev->ns % 1000000000u / 1000u;
 	switch (how) {
 	case BPRINT_OUTPUT_RAW:
 		return bp_snprintf(buf, size, "%llu %d %d %u %s", (unsigned long long)ev->ns,

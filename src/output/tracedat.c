@@ -727,7 +727,7 @@ static int plan_sites(struct ex *x)
 		si = &x->sites[s->site.id];
 		si->ip = addr;
 		addr += 0x10;
-		si->decodable = s->site.kind == BPRINT_SITE_PRINTK &&
+		si->decodable = s->site.kind == BPRINT__SITE_PRINTK &&
 				bp_export_decodable(s->site.format);
 		if (si->decodable) {
 			si->fmt = fmt;

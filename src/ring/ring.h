@@ -95,7 +95,7 @@ struct bp_ring_page {
 /*
  * Writer state, private to the writer (never in the shared memory).  Fields
  * are internal; initialise with bp_ring_writer_init().  One exception: the
- * tracer's inline fast path (include/bprint.h, src/trace/emit.c) works on
+ * tracer's inline fast path (include/bprint/internal.h, src/trace/emit.c) works on
  * a copy of rec, off, end and base_ts and writes records into the current
  * page itself, then sets off and reloads written (from ctl->written, which
  * it increments in place) before the next call here (docs/ring-buffer.md,

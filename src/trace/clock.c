@@ -30,7 +30,7 @@
 struct bp_clock_state bp_clock_state = { .id = BP_CLOCK_MONO };
 
 /*
- * The inline fast path's gate (include/bprint.h): on (bit 0, bprint_on()
+ * The inline fast path's gate (include/bprint/internal.h): on (bit 0, bprint_on()
  * and bprint_off() in init.c) and the clock is the TSC (bit 1, here).  A
  * cache line of its own: read on every call, written only by the
  * switches, so no core ever loses its copy to a write.  On, and not the

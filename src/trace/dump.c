@@ -60,7 +60,7 @@ static bool put_line(struct line_out *o, char *line, size_t size, int n)
 
 static void header(struct line_out *o, char *line, size_t size)
 {
-	struct bprint_thread_stats st[64];
+	struct bprint_thread_stats st[64] = { BPRINT_THREAD_STATS_INIT };
 	int n = bp_stats_collect(st, 64);	/* inside a reader session already */
 	unsigned long long written = 0, lost = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -83,7 +83,7 @@ static void header(struct line_out *o, char *line, size_t size)
 static long dump(struct line_out *o, struct bprint_reader *r, enum bprint_output how)
 {
 	char line[BP_MSG_MAX + 128];
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	long count = 0;
 
 	if (!r)

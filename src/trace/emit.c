@@ -2,7 +2,7 @@
  * trace_printk()'s out-of-line half.
  *
  * The hot path proper is inline at the call site (bprint__reserve() and
- * bprint__commit() in include/bprint.h): it writes into a window on the
+ * bprint__commit() in include/bprint/internal.h): it writes into a window on the
  * thread's ring 0 kept in initial-exec TLS (struct bprint__tls).  Whatever
  * it cannot do comes here: a thread's first trace, a page that is full, a
  * changed CPU, a time extend, a call from a signal handler (nested), a
@@ -148,7 +148,8 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	uint32_t id = site->id;
 	uint64_t ts;
 
-	if (__builtin_expect(!id, 0) && !(id = bp_site_register(site)))
+	/* 0: not registered yet; BPRINT__SITE_REFUSED: another layout's site */
+	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = bp_site_register(site)))
 		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
@@ -183,7 +184,7 @@ out:
 	leave(t, level);
 }
 
-void bprint_printk(struct bprint_site *site, const char *fmt, ...)
+void bprint__printk(struct bprint_site *site, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -215,16 +216,20 @@ static inline void pack_words(uint32_t *p, const struct bp_arg_plan *plan, const
  * The block is the one bp_vbin_printf_plan() makes for a scalar-only
  * plan.
  */
-void bprint_printk_words(struct bprint_site *site, const uint64_t *words)
+void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 {
 	struct bp_thread *t = bp_self;
-	const struct bp_arg_plan *plan = site->plan;
+	const struct bp_arg_plan *plan;
 	struct bp_thread_ring *r;
 	unsigned level;
 	uint32_t *p;
 
 	if (!bp_tracing_is_on())
 		return;
+	/* Only a registered site has a plan: never read another layout's. */
+	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0))
+		return;
+	plan = site->plan;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;
@@ -243,9 +248,9 @@ void bprint_printk_words(struct bprint_site *site, const uint64_t *words)
  * trace_puts(): a literal is all in the site (its plan is empty, so the
  * record has no payload); anything else becomes a text record of "%s".
  */
-void bprint_puts(struct bprint_site *site, const char *str)
+void bprint__puts(struct bprint_site *site, const char *str)
 {
 	if (!bp_tracing_is_on())
 		return;
-	bprint_printk(site, "%s", str);
+	bprint__printk(site, "%s", str);
 }

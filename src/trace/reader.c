@@ -28,6 +28,7 @@
 
 #include "trace/clock.h"
 #include "trace/site.h"
+#include "trace/sized.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -303,7 +304,7 @@ static void decode(struct bprint_reader *r, struct source *s, struct bprint_even
 	if (!site)
 		n = bp_snprintf(r->msg, sizeof(r->msg), "<unknown call site %u>",
 				user & BP_REC_SITE_MASK);
-	else if (site->kind == BPRINT_SITE_PUTS)
+	else if (site->kind == BPRINT__SITE_PUTS)
 		n = bp_snprintf(r->msg, sizeof(r->msg), "%s", site->format);
 	else {
 		struct bp_pointer_hook hook = { "Ss", print_symbol, NULL };
@@ -316,9 +317,10 @@ static void decode(struct bprint_reader *r, struct source *s, struct bprint_even
 
 int bprint_read_next(struct bprint_reader *r, struct bprint_event *ev)
 {
+	struct bprint_event full = { .size = sizeof(full) };
 	struct source *s;
 
-	if (!r || !ev) {
+	if (!r || !ev || ev->size < BPRINT_EVENT_SIZE_1) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -329,9 +331,10 @@ int bprint_read_next(struct bprint_reader *r, struct bprint_event *ev)
 		if (!s)
 			return 0;
 	}
-	decode(r, s, ev);
+	decode(r, s, &full);
 	s->st->has_peek = 0;
 	publish(s);
+	bp_sized_put(ev, ev->size, &full, sizeof(full));
 	return 1;
 }
 

@@ -23,8 +23,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* The inline fast path of include/bprint.h exists on x86-64 only. */
+/* The inline fast path of include/bprint/internal.h exists on x86-64 only. */
 #if defined(__x86_64__)
 #define BP_SITE_INLINE 1
 #else
@@ -120,7 +121,7 @@ static char *copy_string(const char *s)
 
 /*
  * Only 4- and 8-byte scalars: every slot lands at a fixed, aligned offset,
- * and each argument fits a 64-bit word (bprint_printk_words()).
+ * and each argument fits a 64-bit word (bprint__printk_words()).
  */
 static bool plan_is_scalar(const struct bp_arg_plan *plan)
 {
@@ -143,9 +144,9 @@ static bool plan_is_scalar(const struct bp_arg_plan *plan)
 
 /*
  * Do the argument sizes the compiler saw at the call site (site->nargs and
- * site->argsig, include/bprint.h) give the block the plan describes?  Then
+ * site->argsig, include/bprint/internal.h) give the block the plan describes?  Then
  * the call site may pack the words itself.  A mismatch (a long passed for
- * %d, say) keeps the site on bprint_printk_words(), which packs by plan.
+ * %d, say) keeps the site on bprint__printk_words(), which packs by plan.
  */
 static bool plan_is_compiled(const struct bp_arg_plan *plan, const struct bprint_site *site)
 {
@@ -169,7 +170,40 @@ static uint8_t on_value(const struct bprint_site *site, bool on)
 {
 	if (!on)
 		return 0;
-	return site->flags & BPRINT_SITE_FAST ? BPRINT_SITE_ON_FAST : 1;
+	return site->flags & BPRINT__SITE_FAST ? BPRINT__SITE_ON_FAST : 1;
+}
+
+/*
+ * A site compiled against another bprint.h layout (include/bprint/
+ * internal.h): only its head may be read, and it is never registered.
+ * With the lock held: refuse it (off, and marked so that it is refused
+ * once) and say whether it is newly refused.  Its call site then never
+ * calls again; a call already on its way finds the mark in emit.c.
+ */
+static bool refuse_foreign(struct bprint_site *site)
+{
+	if (site->layout == BPRINT__LAYOUT || site->id == BPRINT__SITE_REFUSED)
+		return false;
+	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* One line on stderr for n sites refused at once; async-signal-safe. */
+static void say_refused(const struct bprint_site *first, unsigned n)
+{
+	char line[512];
+	int len = bp_snprintf(line, sizeof(line),
+			      "bprint: %s:%u: call site compiled against bprint.h layout %u, "
+			      "this library reads layout %u: %u site%s disabled "
+			      "(rebuild against this bprint.h)\n",
+			      first->file ? first->file : "?", first->line, first->layout,
+			      BPRINT__LAYOUT, n, n == 1 ? "" : "s");
+
+	if (len > (int)sizeof(line) - 1)
+		len = (int)sizeof(line) - 1;
+	if (len > 0 && write(STDERR_FILENO, line, (size_t)len) < 0)
+		return;	/* nowhere left to say it */
 }
 
 /* With the lock held. */
@@ -180,7 +214,9 @@ static uint32_t register_locked(struct bprint_site *site)
 	struct site_entry *e;
 
 	if (site->id)
-		return site->id;
+		return site->id == BPRINT__SITE_REFUSED ? 0 : site->id;
+	if (site->layout != BPRINT__LAYOUT)
+		return 0;
 	if (id > BP_SITE_MAX)
 		return 0;
 	chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS], memory_order_relaxed);
@@ -206,7 +242,7 @@ static uint32_t register_locked(struct bprint_site *site)
 	 */
 	e->copy.plan = NULL;
 	if (e->copy.format &&
-	    bp_format_compile(site->kind == BPRINT_SITE_PUTS ? "" : e->copy.format, &e->plan) == 0)
+	    bp_format_compile(site->kind == BPRINT__SITE_PUTS ? "" : e->copy.format, &e->plan) == 0)
 		e->copy.plan = &e->plan;
 
 	/* Entry complete before readers can find it, and before the site uses its plan. */
@@ -215,12 +251,12 @@ static uint32_t register_locked(struct bprint_site *site)
 	site->plan = e->copy.plan;
 	site->flags = 0;
 	if (site->plan && plan_is_scalar(site->plan)) {
-		site->flags = BPRINT_SITE_WORDS;
+		site->flags = BPRINT__SITE_WORDS;
 		if (BP_SITE_INLINE && plan_is_compiled(site->plan, site)) {
 			/* Before the flag: the inline path reads the head once it sees it. */
 			site->head = (BP_RING_REC_HDR_BYTES / 4u + site->plan->fixed_words) |
 				     id << BP_RING_HEAD_USER_SHIFT;
-			site->flags |= BPRINT_SITE_FAST;
+			site->flags |= BPRINT__SITE_FAST;
 		}
 	}
 	e->copy.flags = site->flags;
@@ -240,6 +276,11 @@ uint32_t bp_site_register(struct bprint_site *site)
 	/* A signal handler must not wait for the lock its own thread may hold. */
 	if (pthread_mutex_trylock(&lock) != 0)
 		return 0;
+	if (refuse_foreign(site)) {
+		pthread_mutex_unlock(&lock);
+		say_refused(site, 1);
+		return 0;
+	}
 	id = register_locked(site);
 	pthread_mutex_unlock(&lock);
 	return id;
@@ -251,24 +292,36 @@ uint32_t bp_site_register(struct bprint_site *site)
  */
 static struct bprint_site *next_site(struct bprint_site *s, struct bprint_site *stop)
 {
-	while (s < stop && s->magic != BPRINT_SITE_MAGIC)
+	while (s < stop && s->magic != BPRINT__SITE_MAGIC)
 		s = (struct bprint_site *)(void *)((char *)s + 8);
 	return s;
 }
 
-void bprint_register_sites(struct bprint_site *start, struct bprint_site *stop)
+void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop)
 {
+	struct bprint_site *first = NULL;
+	unsigned refused = 0;
+
 	pthread_mutex_lock(&lock);
-	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop))
+	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
+		if (refuse_foreign(s)) {
+			if (!refused++)
+				first = s;
+			continue;
+		}
 		register_locked(s);
+	}
 	pthread_mutex_unlock(&lock);
+	if (refused)
+		say_refused(first, refused);
 }
 
-void bprint_unregister_sites(struct bprint_site *start, struct bprint_site *stop)
+void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop)
 {
 	pthread_mutex_lock(&lock);
 	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
-		struct site_entry *e = s->id ? entry_at(s->id) : NULL;
+		bool ours = s->layout == BPRINT__LAYOUT && s->id != BPRINT__SITE_REFUSED;
+		struct site_entry *e = ours && s->id ? entry_at(s->id) : NULL;
 
 		if (e && e->live == s)
 			e->live = NULL;

@@ -19,7 +19,7 @@
 #define BP_REC_CPU		(1u << 19)	/* payload starts with the u32 CPU */
 #define BP_SITE_MAX		BP_REC_SITE_MASK
 
-/* The largest scalar-only block that may take the words path (BPRINT_SITE_WORDS). */
+/* The largest scalar-only block that may take the words path (BPRINT__SITE_WORDS). */
 #define BP_SITE_WORDS_MAX	64
 
 /* Register one site now (the lazy path); returns its id, 0 if impossible. */

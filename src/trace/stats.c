@@ -8,17 +8,29 @@
  */
 #include "trace/tracer.h"
 
+#include "trace/sized.h"
+
+#include <errno.h>
 #include <string.h>
 
-/* Without taking the readers' lock: the caller holds it (or is crashing). */
+/*
+ * Without taking the readers' lock: the caller holds it (or is crashing).
+ * out[0].size is every entry's size (bprint.h).
+ */
 int bp_stats_collect(struct bprint_thread_stats *out, int max)
 {
+	uint32_t stride = out && max > 0 ? out[0].size : 0;
 	int n = 0;
+
+	if (out && max > 0 && stride < BPRINT_THREAD_STATS_SIZE_1) {
+		errno = EINVAL;
+		return -1;
+	}
 
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
 	     t = t->next) {
 		int state = atomic_load_explicit(&t->state, memory_order_acquire);
-		struct bprint_thread_stats s;
+		struct bprint_thread_stats s = BPRINT_THREAD_STATS_INIT;
 
 		if (state != BP_THREAD_ALIVE && state != BP_THREAD_DEAD)
 			continue;
@@ -47,7 +59,8 @@ int bp_stats_collect(struct bprint_thread_stats *out, int max)
 			s.overwritten += atomic_load_explicit(&r->consumer_overwritten,
 							      memory_order_relaxed);
 		}
-		out[n++] = s;
+		bp_sized_put((char *)out + (size_t)n * stride, stride, &s, sizeof(s));
+		n++;
 	}
 	return n;
 }

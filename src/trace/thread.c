@@ -21,7 +21,9 @@ _Atomic(struct bp_thread *) bp_threads;
 pthread_rwlock_t bp_readers_lock = PTHREAD_RWLOCK_INITIALIZER;
 pthread_mutex_t bp_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
 __thread struct bp_thread *bp_self __attribute__((tls_model("initial-exec")));
-__thread struct bprint__tls bprint__tls __attribute__((tls_model("initial-exec")));
+__thread struct bprint__tls bprint__tls __attribute__((tls_model("initial-exec"))) = {
+	.layout = BPRINT__LAYOUT,
+};
 
 const struct bp_backing *bp_backing;
 static pthread_key_t exit_key;

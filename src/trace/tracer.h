@@ -14,7 +14,7 @@
 /* Defined in init.c: referring to it links init.c and its constructor. */
 extern const char bp_init_anchor __attribute__((visibility("hidden")));
 
-/* The global switch, the gate's bit 0 (bprint__gate, include/bprint.h). */
+/* The global switch, the gate's bit 0 (bprint__gate, include/bprint/internal.h). */
 static inline int bp_tracing_is_on(void)
 {
 	return (__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) & BPRINT__GATE_ON) != 0;

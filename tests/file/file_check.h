@@ -398,7 +398,7 @@ static void fc_message(const struct fc_file *f, const struct bp_ring_event *ev, 
 		msg[len] = '\0';
 	} else if (!s) {
 		snprintf(msg, cap, "<unknown call site %u>", id);
-	} else if (s->kind == BPRINT_SITE_PUTS) {
+	} else if (s->kind == BPRINT__SITE_PUTS) {
 		snprintf(msg, cap, "%s", s->format ? s->format : "");
 	} else if (!s->format) {
 		snprintf(msg, cap, "<bad block>");

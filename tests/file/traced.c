@@ -164,8 +164,8 @@ int main(int argc, char **argv)
 	bprint_off();
 	if (stats) {
 		struct bprint_reader *r = bprint_read_begin();
-		struct bprint_event ev;
-		struct bprint_thread_stats st[80];
+		struct bprint_event ev = BPRINT_EVENT_INIT;
+		struct bprint_thread_stats st[80] = { BPRINT_THREAD_STATS_INIT };
 		FILE *f = out_file(stats);
 		int n;
 

@@ -10,6 +10,12 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 lib=$(ls -d "$work"/prefix/lib*/ | head -n 1)
 
+# The internal header goes with the public ones (call sites compile it),
+# and the shared library carries the soname of this ABI.
+[ -f "$work/prefix/include/bprint/internal.h" ] || { echo "bprint/internal.h not installed"; exit 1; }
+soname=$(readelf -d "$lib/libbprint.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ "$soname" = "libbprint.so.1" ] || { echo "soname is '$soname', not libbprint.so.1"; exit 1; }
+
 # CMake package
 cmake -S "$src/examples/installed" -B "$work/cm" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null

@@ -122,6 +122,11 @@ tracer_env(tracer_filter_env_off "BPRINT_DISABLE=1")
 set_tests_properties(tracer_filter tracer_filter_env_only tracer_filter_env_minus
   tracer_filter_env_off PROPERTIES TIMEOUT 60)
 
+# A site compiled against another bprint.h layout: refused once, on stderr, never misread.
+tracer_exe(tracer_layout)
+add_test(NAME tracer_layout COMMAND tracer_layout)
+set_tests_properties(tracer_layout PROPERTIES TIMEOUT 60)
+
 # 8. Every clock, selected by BPRINT_CLOCK.
 tracer_exe(tracer_clock)
 foreach(clk tsc mono mono_raw boot counter)
@@ -165,3 +170,8 @@ endif()
 tracer_exe(tracer_dump)
 add_test(NAME tracer_dump COMMAND tracer_dump)
 set_tests_properties(tracer_dump PROPERTIES TIMEOUT 60)
+
+# Caller-allocated structs begin with their size: only what fits is written.
+tracer_exe(tracer_sized)
+add_test(NAME tracer_sized COMMAND tracer_sized)
+set_tests_properties(tracer_sized PROPERTIES TIMEOUT 60)

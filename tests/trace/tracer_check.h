@@ -87,7 +87,7 @@ typedef void (*tc_event_fn)(const struct bprint_event *ev, void *ctx);
 static inline long tc_drain(tc_event_fn fn, void *ctx)
 {
 	struct bprint_reader *r = bprint_read_begin();
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	long n = 0;
 	int rc;
 

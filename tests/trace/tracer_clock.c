@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	uint64_t last[NTHREADS] = { 0 }, last_any = 0;
 	int got[NTHREADS] = { 0 };
 	struct bprint_reader *r;
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	int rc, first = 1;
 
 	if (argc != 2 || bp_clock_parse(argv[1], &clock_id) != 0)

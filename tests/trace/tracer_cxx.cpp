@@ -24,7 +24,9 @@ int main()
 	std::snprintf(expect, sizeof(expect), "from C++ %d %s", 7, name.c_str());
 
 	bprint_reader *r = bprint_read_begin();
-	bprint_event ev;
+	bprint_event ev = {};
+
+	ev.size = sizeof(ev);	// C++: BPRINT_EVENT_INIT would warn of the fields it leaves out
 
 	bad += check(r != nullptr, "bprint_read_begin");
 	while (r && bprint_read_next(r, &ev) == 1) {

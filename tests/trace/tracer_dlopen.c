@@ -82,7 +82,7 @@ int main(void)
 {
 	struct expect ex[2];
 	struct bprint_reader *r;
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	int count[2] = { 0, 0 }, puts_count[2] = { 0, 0 }, scalar_count[2] = { 0, 0 };
 	int main_seen = 0, rc;
 
@@ -135,7 +135,7 @@ int main(void)
 			CHECK_STREQ(ev.site->format, "dso literal");
 			CHECK_STREQ(ev.site->func, "dso_trace");
 			CHECK_EQ(ev.site->line, ex[round].puts_line);
-			CHECK_EQ(ev.site->kind, BPRINT_SITE_PUTS);
+			CHECK_EQ(ev.site->kind, BPRINT__SITE_PUTS);
 			puts_count[round]++;
 			continue;
 		}
@@ -156,7 +156,7 @@ int main(void)
 		CHECK_STREQ(ev.site->format, ex[round].fmt);
 		CHECK_STREQ(ev.site->func, "dso_trace");
 		CHECK_EQ(ev.site->line, ex[round].printk_line);
-		CHECK_EQ(ev.site->kind, BPRINT_SITE_PRINTK);
+		CHECK_EQ(ev.site->kind, BPRINT__SITE_PRINTK);
 		count[round]++;
 	}
 	CHECK_EQ(rc, 0);

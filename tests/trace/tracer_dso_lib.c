@@ -1,6 +1,6 @@
 /*
  * A shared library that traces, for tracer_dlopen.  It links against
- * nothing of bprint's: bprint_printk() and friends resolve from the test
+ * nothing of bprint's: bprint__printk() and friends resolve from the test
  * executable, which exports them.  It tells the test where its sites are
  * (file, lines, format) so the test can check the decoded records after
  * the library is gone.

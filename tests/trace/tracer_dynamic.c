@@ -52,7 +52,7 @@ int main(void)
 {
 	char fmt[64], runtime[64], page[3 * 4096 + 1], fits[2000 + 1];
 	struct bprint_reader *r;
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	int i = 0, rc;
 
 	/* 1. A format in a char array. */

@@ -1,5 +1,5 @@
 /*
- * tracer_fast: the inline fast path of trace_printk() (include/bprint.h).
+ * tracer_fast: the inline fast path of trace_printk() (include/bprint/internal.h).
  *
  * Scalar-only formats are packed at the call site from the argument sizes
  * the compiler sees; registration allows that only where those sizes are
@@ -98,7 +98,7 @@ __attribute__((noinline)) static void toggled(int v)
 
 int main(void)
 {
-	struct bprint_thread_stats st[4];
+	struct bprint_thread_stats st[4] = { BPRINT_THREAD_STATS_INIT };
 	long rounds = (long)tc_scale(ROUNDS);
 	uint64_t calls;
 	int n;
@@ -115,8 +115,8 @@ int main(void)
 	tc_expect(want.text[want.n++], sizeof(want.text[0]), "mismatch %d", 7);
 	CHECK_EQ(tc_drain(note_site, NULL), 1);
 	CHECK(last_site != NULL);
-	CHECK(last_site->flags & BPRINT_SITE_WORDS);
-	CHECK(!(last_site->flags & BPRINT_SITE_FAST));
+	CHECK(last_site->flags & BPRINT__SITE_WORDS);
+	CHECK(!(last_site->flags & BPRINT__SITE_FAST));
 	calls++;
 
 	/* Off: nothing, inline or not.  On again: records. */
@@ -129,7 +129,7 @@ int main(void)
 	tc_expect(want.text[want.n++], sizeof(want.text[0]), "toggled %d", 1);
 	CHECK_EQ(tc_drain(note_site, NULL), 1);
 #if defined(__x86_64__)
-	CHECK(last_site->flags & BPRINT_SITE_FAST);
+	CHECK(last_site->flags & BPRINT__SITE_FAST);
 #endif
 	calls++;
 

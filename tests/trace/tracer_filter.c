@@ -102,7 +102,7 @@ static int count_sites(const char *glob, int enabled)
 	     s = (struct bprint_site *)(void *)((char *)s + 8)) {
 		const char *base;
 
-		if (s->magic != BPRINT_SITE_MAGIC)
+		if (s->magic != BPRINT__SITE_MAGIC)
 			continue;
 		base = strrchr(s->file, '/');
 		base = base ? base + 1 : s->file;

@@ -77,7 +77,7 @@ static void classify(const struct bprint_event *ev, void *ctx)
 static int child(void)
 {
 	struct seen s = { 0, 0, 0, 0 };
-	struct bprint_thread_stats st[8];
+	struct bprint_thread_stats st[8] = { BPRINT_THREAD_STATS_INIT };
 	char *dump = NULL;
 	size_t dump_len = 0;
 	FILE *f;

@@ -14,7 +14,7 @@
  *                        traced signal then interrupts
  *   tracer_signal scalar formats without %s, so that both the loop and
  *                        the handler take the inline fast path of
- *                        include/bprint.h, which the handler must then
+ *                        include/bprint/internal.h, which the handler must then
  *                        interrupt half-way through a record
  */
 #include "tracer_check.h"
@@ -75,13 +75,13 @@ int main(int argc, char **argv)
 	unsigned long long n_main = (unsigned long long)tc_scale(1000000);
 	long long last_main = -1, last_sig = -1;
 	unsigned long long got_main = 0, got_sig = 0;
-	struct bprint_thread_stats st[8];
+	struct bprint_thread_stats st[8] = { BPRINT_THREAD_STATS_INIT };
 	struct sigaction sa;
 	struct sigevent sev;
 	struct itimerspec its;
 	timer_t timer;
 	struct bprint_reader *r;
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	char expect[256];
 	int rc, n;
 	uint64_t nested_written = 0;

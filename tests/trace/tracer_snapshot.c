@@ -25,7 +25,7 @@ static void *worker(void *arg)
 /* Records left after TAKEN were consumed: each thread's seq numbers, in order. */
 static int read_rest(struct bprint_reader *r, int next[2])
 {
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	int n = 0, who, i;
 
 	while (bprint_read_next(r, &ev) == 1) {
@@ -41,7 +41,7 @@ static int read_rest(struct bprint_reader *r, int next[2])
 int main(void)
 {
 	struct bprint_reader *r;
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	int taken[2] = { 0, 0 }, snap[2], again[2], who, i, n;
 	pthread_t t[2];
 	char *text = NULL;

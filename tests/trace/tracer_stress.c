@@ -8,7 +8,7 @@
  *              slow      consumer reads a little, then sleeps (records lost)
  *              lossless  writers wait for the consumer: nothing may be lost
  *     scalar   the payload is a number instead of a string, so that every
- *              record takes the inline fast path of include/bprint.h (x86-64)
+ *              record takes the inline fast path of include/bprint/internal.h (x86-64)
  *
  * For every writer thread, after the final drain:
  *   written == M, read + overwritten + discarded == written, read equals
@@ -137,7 +137,7 @@ static void check_event(const struct bprint_event *ev)
 static long session(long max)
 {
 	struct bprint_reader *r = bprint_read_begin();
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	long n = 0;
 	int rc = 0;
 
@@ -171,11 +171,11 @@ static void *consumer(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct bprint_thread_stats st[MAX_THREADS + 8];
+	struct bprint_thread_stats st[MAX_THREADS + 8] = { BPRINT_THREAD_STATS_INIT };
 	pthread_t w[MAX_THREADS], c;
 	unsigned long long total_over = 0, total_disc = 0, total_read = 0;
 	struct bprint_reader *r;
-	struct bprint_event ev;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
 	int n, rc;
 
 	if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "scalar"))) {

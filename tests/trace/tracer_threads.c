@@ -81,7 +81,7 @@ static void *consumer(void *arg)
 
 static void *stats_poller(void *arg)
 {
-	struct bprint_thread_stats st[64];
+	struct bprint_thread_stats st[64] = { BPRINT_THREAD_STATS_INIT };
 
 	(void)arg;
 	while (!atomic_load(&stop)) {
@@ -108,7 +108,7 @@ static int count_descriptors(void)
 int main(int argc, char **argv)
 {
 	bool poll_stats = argc > 1 && !strcmp(argv[1], "stats");
-	struct bprint_thread_stats st[64];
+	struct bprint_thread_stats st[64] = { BPRINT_THREAD_STATS_INIT };
 	pthread_t c, p, w[WAVE];
 	int max_stats = 0;
 

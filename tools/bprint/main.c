@@ -6,6 +6,8 @@
  *   bprint formats FILE           the call sites (printk_formats)
  *   bprint stats FILE             counts per site and per thread
  *   bprint record [...] -- CMD    run CMD and keep its whole trace
+ *   bprint export --format=F FILE the trace as trace-cmd's trace.dat or
+ *                                 Chrome JSON (-o OUT)
  *
  * The manual is docs/bprint.1.  This file holds the dispatcher and what the
  * subcommands share (bprint_cmd.h).

@@ -1,0 +1,540 @@
+/*
+ * bprint/internal.h - what trace_printk() compiles into a call site.
+ *
+ * NOT API.  <bprint.h> includes this file; include that instead.  Nothing
+ * here may be used by a program: names, values and layouts change from one
+ * release to the next.  It is installed only because every call site is
+ * compiled from it (the macros below expand in the caller's code).  Its
+ * name says so to anyone, where a bits/ directory would say it only to
+ * those who know glibc's convention; and it refuses to be included alone.
+ *
+ * The naming rule of bprint's installed headers: an identifier that starts
+ * with bprint__ or BPRINT__ (two underscores) is internal, whatever header
+ * it is in; every other one (bprint_, BPRINT_, bp_, BP_, trace_printk,
+ * trace_puts) is API.
+ *
+ * What a call site holds of the library's, and how the two stay in step:
+ *   - struct bprint_site, one per call site, in the "bprint_sites" section;
+ *   - struct bprint__tls, the per-thread window the inline path writes
+ *     through, and struct bprint__gate, the switch it reads;
+ *   - the record head the inline path writes (docs/trace-format.md).
+ * BPRINT__LAYOUT numbers that whole contract.  Every site and every TLS
+ * window carry it; the library registers only sites of its own layout and
+ * disables any other, with one line on stderr, before reading anything
+ * past the site's head (which keeps its place in every layout).  Change
+ * any of the above, and BPRINT__LAYOUT goes up.
+ */
+#ifndef BPRINT_INTERNAL_H
+#define BPRINT_INTERNAL_H
+
+#ifndef BPRINT_H
+#error "include <bprint.h>, not <bprint/internal.h>"
+#endif
+
+#include <bprint/format.h>
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BPRINT__LAYOUT 1
+#define BPRINT__SITE_MAGIC 0x42507331u	/* "1sPB" */
+#define BPRINT__SITE_REFUSED 0xffffffffu	/* site->id of a site of another layout */
+
+/*
+ * One call site.  Lives in the "bprint_sites" section; one array per ELF
+ * object.  The head (magic to file) is the same in every layout: it is all
+ * a library reads of a site compiled against another layout.  Readers may
+ * read file, line, func and format of the registry's copies
+ * (struct bprint_event's site); the rest is the library's.
+ */
+struct bprint_site {
+	/* head */
+	uint32_t magic;			/* BPRINT__SITE_MAGIC: lets a walker skip padding */
+	uint16_t layout;		/* BPRINT__LAYOUT, as the site was compiled */
+	volatile uint8_t enabled;	/* the one branch a disabled site costs */
+	uint8_t kind;			/* enum bprint__site_kind */
+	uint32_t line;
+	uint32_t id;			/* 0 until registered; BPRINT__SITE_REFUSED */
+	const char *file;
+	/* layout 1 */
+	const char *format;		/* NULL if the format is not a compile-time constant */
+	const char *func;
+	const struct bp_arg_plan *plan;	/* set when registered; NULL: format at trace time */
+	uint32_t head;			/* BPRINT__SITE_FAST: the record's head word */
+	uint32_t argsig;		/* compile-time argument sizes: bit i set = the
+					 * i-th argument from the last takes 8 bytes */
+	uint16_t flags;			/* BPRINT__SITE_WORDS, BPRINT__SITE_FAST, set at registration */
+	uint8_t nargs;			/* arguments after the format, as compiled; 255: unknown */
+	uint8_t reserved;
+} __attribute__((aligned(8)));
+
+enum bprint__site_kind {
+	BPRINT__SITE_PRINTK = 0,	/* trace_printk() */
+	BPRINT__SITE_PUTS = 1,		/* trace_puts(): the "format" is the text */
+};
+
+/* The out-of-line halves of trace_printk() and trace_puts(). */
+BP_API void bprint__printk(struct bprint_site *site, const char *fmt, ...) BP_PRINTF(2, 3);
+BP_API void bprint__puts(struct bprint_site *site, const char *str);
+BP_API void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop);
+BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop);
+
+#define BPRINT__SITE(name, fmt, k, sig, n)					\
+	static struct bprint_site name						\
+		__attribute__((section("bprint_sites"), used)) = {		\
+		BPRINT__SITE_MAGIC, BPRINT__LAYOUT, 1, k, __LINE__, 0, __FILE__, \
+		__builtin_constant_p(fmt) ? (fmt) : (const char *)0,		\
+		__func__, (const struct bp_arg_plan *)0, 0, sig, 0, n, 0 }
+
+/*
+ * trace_printk(fmt, ...) of <bprint.h>.  In C, arguments of a format with
+ * only 4- and 8-byte scalars (integers, pointers, doubles) are handed over
+ * as 64-bit words, which spares the hot path va_arg and its register
+ * spills; anything else (%s, %c, long double, C++) goes through the
+ * variadic bprint__printk().  On x86-64, when the argument sizes the
+ * compiler sees are those the format asks for (checked at registration,
+ * which then sets enabled to BPRINT__SITE_ON_FAST), the record is written
+ * right here (bprint__reserve(), below), and bprint__printk_words() takes
+ * only what that cannot do.
+ */
+#if defined(__cplusplus) || defined(BPRINT_NO_FAST_ARGS)
+#define BPRINT__PRINTK(fmt, ...)						\
+	do {									\
+		BPRINT__SITE(bprint__site, fmt, BPRINT__SITE_PRINTK, 0u, 255u);	\
+		if (__builtin_expect(bprint__site.enabled, 1))			\
+			bprint__printk(&bprint__site, fmt, ##__VA_ARGS__);	\
+	} while (0)
+#else
+#define BPRINT__PRINTK(fmt, ...)						\
+	do {									\
+		BPRINT__SITE(bprint__site, fmt, BPRINT__SITE_PRINTK,		\
+			     BPRINT__SIG(fmt, ##__VA_ARGS__),			\
+			     BPRINT__NARGS(fmt, ##__VA_ARGS__));		\
+		/* acquire: registration's head and flags come with the value */ \
+		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
+						     __ATOMIC_ACQUIRE);		\
+		/*								\
+		 * A disabled site is one branch, not taken; the enabled body	\
+		 * is laid out of the straight line, and its two jumps are	\
+		 * lost in the shadow of its rdtsc.				\
+		 */								\
+		if (__builtin_expect(bprint__on != 0, 0)) {			\
+			if (__builtin_expect(bprint__on == BPRINT__SITE_ON_FAST, 1)) { \
+				BPRINT__FAST(fmt, ##__VA_ARGS__)		\
+			} else if (bprint__site.flags & BPRINT__SITE_WORDS) {	\
+				const uint64_t bprint__words[] = { 0		\
+					BPRINT__MAPX(BPRINT__COMMA_WORD, fmt, ##__VA_ARGS__) }; \
+				bprint__printk_words(&bprint__site, bprint__words + 1); \
+			} else {						\
+				bprint__printk(&bprint__site, fmt, ##__VA_ARGS__); \
+			}							\
+		}								\
+	} while (0)
+#endif
+
+/*
+ * site->flags (internal): arguments may come as 64-bit words; and the call
+ * site may pack them itself.  site->enabled is 0 (off), 1 (on) or, for a
+ * site with BPRINT__SITE_FAST, BPRINT__SITE_ON_FAST: one compare tells the
+ * call site both.
+ */
+#define BPRINT__SITE_WORDS 1u
+#define BPRINT__SITE_FAST 2u
+#define BPRINT__SITE_ON_FAST 3u
+
+/* Arguments as words, in format order; only for sites with BPRINT__SITE_WORDS. */
+BP_API void bprint__printk_words(struct bprint_site *site, const uint64_t *words);
+
+/*
+ * The inline fast path's state, one per thread (internal: the library
+ * keeps it; only bprint__reserve() and bprint__commit() read it).  It is a
+ * window on the calling thread's ring 0: the page being filled and its
+ * time base.  Initial-exec TLS, so that finding it costs no call.  end = 0
+ * (a thread that has not traced yet, or has exited) sends every call out
+ * of line.
+ */
+struct bprint__tls {
+	uint32_t nest;			/* calls of this thread in progress: a signal
+					 * handler's call sees it non-zero */
+	uint32_t off;			/* next record, offset in the record area */
+	uint32_t end;			/* size of the record area; 0: no window */
+	uint32_t last_cpu;		/* CPU of the last CPU-prefixed record */
+	unsigned char *rec;		/* the page's record area; its commit word
+					 * is the 4 bytes 8 before it */
+	const volatile uint32_t *cpu;	/* the CPU the kernel says we run on (rseq) */
+	uint64_t base;			/* the page's time base, TSC ticks */
+	uint64_t *written;		/* the ring's written count */
+	uint32_t layout;		/* BPRINT__LAYOUT of the library that keeps it
+					 * (static: every thread starts with it) */
+	uint32_t reserved;
+};
+BP_API extern __thread struct bprint__tls bprint__tls
+	__attribute__((tls_model("initial-exec")));
+
+/*
+ * The fast path's gate: bit 0 tracing is on (bprint_on/off), bit 1 the
+ * clock is the TSC.  Written only by those switches, and alone in its
+ * cache line, so it stays in every core's cache, shared and unmodified.
+ */
+#define BPRINT__GATE_ON 1u
+#define BPRINT__GATE_TSC 2u
+struct bprint__gate {
+	uint32_t bits;
+	char pad[60];
+} __attribute__((aligned(64)));
+BP_API extern struct bprint__gate bprint__gate;
+
+#if defined(__x86_64__) && !defined(__cplusplus) && !defined(BPRINT_NO_FAST_ARGS)
+/* What bprint__reserve() hands to bprint__commit(), in registers. */
+struct bprint__slot {
+	uint32_t *commit;
+	uint32_t off;
+};
+
+/* A store of 8 bytes at 4-byte alignment (slots are u32-aligned). */
+typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
+
+/*
+ * Reserve a record of 8 + bytes at the end of the thread's current page
+ * and fill its head and time delta: rdtsc, a bump of the offset within the
+ * page, no call.  Returns the payload, or NULL for everything else (no
+ * window, page full, CPU changed, delta over 32 bits, a nested call from a
+ * signal handler, tracing off or another clock), which the caller hands to
+ * bprint__printk_words().  Between a success and bprint__commit() the
+ * thread's nest count is 1, so a signal handler that traces meanwhile goes
+ * out of line, to its own ring, and the record here stays intact.  No CPU
+ * prefix: the CPU is the one of the ring's last record (checked), and a
+ * record that opens a page never comes here.
+ */
+__attribute__((always_inline))
+static inline uint32_t *bprint__reserve(const struct bprint_site *site, uint32_t bytes,
+					struct bprint__slot *slot)
+{
+	struct bprint__tls *t = &bprint__tls;
+	uint32_t off, *p;
+	uint64_t delta;
+
+	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
+			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
+		return (uint32_t *)0;
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	off = t->off;
+	if (__builtin_expect(t->end - off < bytes + 8u || *t->cpu != t->last_cpu, 0))
+		goto out;
+	delta = (uint64_t)__builtin_ia32_rdtsc() - t->base;
+	if (__builtin_expect(delta > 0xffffffffu, 0))	/* also a TSC behind the base */
+		goto out;
+	p = (uint32_t *)(void *)(t->rec + off);
+	/* head (length, site id) and delta in one store */
+	*(bprint__u64_a4 *)(void *)p = delta << 32 | site->head;
+	slot->commit = (uint32_t *)(void *)(t->rec - 8);
+	slot->off = off + bytes + 8u;
+	return p + 2;
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+	return (uint32_t *)0;
+}
+
+/*
+ * Publish the record (release: its bytes before the commit) and count it.
+ * The count's only writer is this thread's ring-0 writer, so it needs no
+ * atomic read-modify-write: one incq, which a signal cannot split, and an
+ * aligned 8-byte store, which no reader sees torn.
+ */
+__attribute__((always_inline))
+static inline void bprint__commit(const struct bprint__slot *slot)
+{
+	struct bprint__tls *t = &bprint__tls;
+
+	t->off = slot->off;
+	__atomic_store_n(slot->commit, slot->off, __ATOMIC_RELEASE);
+	__asm__ volatile("incq %0" : "+m"(*t->written));
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+}
+
+/* Each argument once, as a word, into a local of its own. */
+#define BPRINT__LOCAL(n, a) const uint64_t bprint__a##n = BPRINT__WORD(a);
+#define BPRINT__LOCAL_LIST(n, a) , bprint__a##n
+
+/* One argument into its slot: the word's low half, or all of it. */
+#define BPRINT__PUT(n, a)							\
+	if (BPRINT__IS8(a)) {							\
+		*(bprint__u64_a4 *)(void *)bprint__p = bprint__a##n;		\
+		bprint__p += 2;							\
+	} else {								\
+		*bprint__p++ = (uint32_t)bprint__a##n;				\
+	}
+
+#define BPRINT__FAST(fmt, ...)							\
+	struct bprint__slot bprint__slot;					\
+	uint32_t *bprint__p;							\
+	BPRINT__MAPX(BPRINT__LOCAL, fmt, ##__VA_ARGS__)				\
+	bprint__p = bprint__reserve(&bprint__site,				\
+				    BPRINT__BYTES(fmt, ##__VA_ARGS__), &bprint__slot); \
+	if (__builtin_expect(bprint__p != (uint32_t *)0, 1)) {			\
+		BPRINT__MAPX(BPRINT__PUT, fmt, ##__VA_ARGS__)			\
+		bprint__commit(&bprint__slot);					\
+	} else {								\
+		const uint64_t bprint__words[] = { 0				\
+			BPRINT__MAPX(BPRINT__LOCAL_LIST, fmt, ##__VA_ARGS__) };	\
+		bprint__printk_words(&bprint__site, bprint__words + 1);		\
+	}
+#else
+/* No inline path here: every site is an ordinary words site. */
+#define BPRINT__FAST(fmt, ...)							\
+	const uint64_t bprint__words[] = { 0					\
+		BPRINT__MAPX(BPRINT__COMMA_WORD, fmt, ##__VA_ARGS__) };		\
+	bprint__printk_words(&bprint__site, bprint__words + 1);
+#endif
+
+static inline uint64_t bprint__double_bits(double d)
+{
+	uint64_t u;
+
+	__builtin_memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+/*
+ * One argument as a word: a double's bits, an integer's value, a pointer's
+ * address.  Every branch must compile for every argument type, hence the
+ * inner selections that hand each conversion only the types it accepts.
+ */
+#define BPRINT__WORD(x) _Generic((x),						\
+	float: bprint__double_bits(_Generic((x), float: (x), default: 0.0)),	\
+	double: bprint__double_bits(_Generic((x), double: (x), default: 0.0)),	\
+	long double: (uint64_t)0,						\
+	default: (uint64_t)_Generic((x), float: 0, double: 0, long double: 0, default: (x)))
+
+/*
+ * Does the argument take an 8-byte slot (as varargs promote it, LP64)?
+ * By type, never evaluating x: what the compiler sees, which registration
+ * compares with what the format asks for.  Anything not listed (pointers,
+ * arrays) is 8 bytes.
+ */
+#define BPRINT__IS8(x) _Generic((x),						\
+	_Bool: 0u, char: 0u, signed char: 0u, unsigned char: 0u,		\
+	short: 0u, unsigned short: 0u, int: 0u, unsigned int: 0u,		\
+	float: 1u, double: 1u, default: 1u)
+
+/* A word per argument: ", WORD(a1), WORD(a2), ...", nothing for none (up to 32). */
+#define BPRINT__COMMA_WORD(n, a) , BPRINT__WORD(a)
+
+/* The argument sizes as site->argsig; the payload's size in bytes. */
+#define BPRINT__SIG(fmt, ...) \
+	BPRINT__CAT(BPRINT__SIG_, BPRINT__NARGS(fmt, ##__VA_ARGS__))(__VA_ARGS__)
+#define BPRINT__BYTES(fmt, ...) \
+	(4u * (BPRINT__NARGS(fmt, ##__VA_ARGS__) + \
+	       (unsigned)__builtin_popcount(BPRINT__SIG(fmt, ##__VA_ARGS__))))
+
+/*
+ * m(n, a) for every argument a after fmt, n counting down from the number
+ * of arguments to 1 (a name for each one's local).  (The fmt parameter is only there so
+ * that ", ##__VA_ARGS__" may drop its comma in ISO C mode too, which GCC
+ * refuses for a macro with no named parameter.)
+ */
+#define BPRINT__MAPX(m, fmt, ...) \
+	BPRINT__CAT(BPRINT__MAPX_, BPRINT__NARGS(fmt, ##__VA_ARGS__))(m, ##__VA_ARGS__)
+#define BPRINT__NARGS(fmt, ...) BPRINT__NARGS_(fmt, ##__VA_ARGS__, \
+	64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, \
+	47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, \
+	30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, \
+	13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define BPRINT__NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, \
+	a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, \
+	a30, a31, a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, \
+	a44, a45, a46, a47, a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, \
+	a58, a59, a60, a61, a62, a63, a64, \
+	n, ...) n
+#define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
+#define BPRINT__CAT_(a, b) a##b
+#define BPRINT__MAPX_0(m)
+#define BPRINT__MAPX_1(m, a) m(1, a)
+#define BPRINT__MAPX_2(m, a, ...) m(2, a) BPRINT__MAPX_1(m, __VA_ARGS__)
+#define BPRINT__MAPX_3(m, a, ...) m(3, a) BPRINT__MAPX_2(m, __VA_ARGS__)
+#define BPRINT__MAPX_4(m, a, ...) m(4, a) BPRINT__MAPX_3(m, __VA_ARGS__)
+#define BPRINT__MAPX_5(m, a, ...) m(5, a) BPRINT__MAPX_4(m, __VA_ARGS__)
+#define BPRINT__MAPX_6(m, a, ...) m(6, a) BPRINT__MAPX_5(m, __VA_ARGS__)
+#define BPRINT__MAPX_7(m, a, ...) m(7, a) BPRINT__MAPX_6(m, __VA_ARGS__)
+#define BPRINT__MAPX_8(m, a, ...) m(8, a) BPRINT__MAPX_7(m, __VA_ARGS__)
+#define BPRINT__MAPX_9(m, a, ...) m(9, a) BPRINT__MAPX_8(m, __VA_ARGS__)
+#define BPRINT__MAPX_10(m, a, ...) m(10, a) BPRINT__MAPX_9(m, __VA_ARGS__)
+#define BPRINT__MAPX_11(m, a, ...) m(11, a) BPRINT__MAPX_10(m, __VA_ARGS__)
+#define BPRINT__MAPX_12(m, a, ...) m(12, a) BPRINT__MAPX_11(m, __VA_ARGS__)
+#define BPRINT__MAPX_13(m, a, ...) m(13, a) BPRINT__MAPX_12(m, __VA_ARGS__)
+#define BPRINT__MAPX_14(m, a, ...) m(14, a) BPRINT__MAPX_13(m, __VA_ARGS__)
+#define BPRINT__MAPX_15(m, a, ...) m(15, a) BPRINT__MAPX_14(m, __VA_ARGS__)
+#define BPRINT__MAPX_16(m, a, ...) m(16, a) BPRINT__MAPX_15(m, __VA_ARGS__)
+#define BPRINT__MAPX_17(m, a, ...) m(17, a) BPRINT__MAPX_16(m, __VA_ARGS__)
+#define BPRINT__MAPX_18(m, a, ...) m(18, a) BPRINT__MAPX_17(m, __VA_ARGS__)
+#define BPRINT__MAPX_19(m, a, ...) m(19, a) BPRINT__MAPX_18(m, __VA_ARGS__)
+#define BPRINT__MAPX_20(m, a, ...) m(20, a) BPRINT__MAPX_19(m, __VA_ARGS__)
+#define BPRINT__MAPX_21(m, a, ...) m(21, a) BPRINT__MAPX_20(m, __VA_ARGS__)
+#define BPRINT__MAPX_22(m, a, ...) m(22, a) BPRINT__MAPX_21(m, __VA_ARGS__)
+#define BPRINT__MAPX_23(m, a, ...) m(23, a) BPRINT__MAPX_22(m, __VA_ARGS__)
+#define BPRINT__MAPX_24(m, a, ...) m(24, a) BPRINT__MAPX_23(m, __VA_ARGS__)
+#define BPRINT__MAPX_25(m, a, ...) m(25, a) BPRINT__MAPX_24(m, __VA_ARGS__)
+#define BPRINT__MAPX_26(m, a, ...) m(26, a) BPRINT__MAPX_25(m, __VA_ARGS__)
+#define BPRINT__MAPX_27(m, a, ...) m(27, a) BPRINT__MAPX_26(m, __VA_ARGS__)
+#define BPRINT__MAPX_28(m, a, ...) m(28, a) BPRINT__MAPX_27(m, __VA_ARGS__)
+#define BPRINT__MAPX_29(m, a, ...) m(29, a) BPRINT__MAPX_28(m, __VA_ARGS__)
+#define BPRINT__MAPX_30(m, a, ...) m(30, a) BPRINT__MAPX_29(m, __VA_ARGS__)
+#define BPRINT__MAPX_31(m, a, ...) m(31, a) BPRINT__MAPX_30(m, __VA_ARGS__)
+#define BPRINT__MAPX_32(m, a, ...) m(32, a) BPRINT__MAPX_31(m, __VA_ARGS__)
+/* More than 32 arguments: no plan, so never the words path; nothing. */
+#define BPRINT__MAPX_33(m, ...)
+#define BPRINT__MAPX_34(m, ...)
+#define BPRINT__MAPX_35(m, ...)
+#define BPRINT__MAPX_36(m, ...)
+#define BPRINT__MAPX_37(m, ...)
+#define BPRINT__MAPX_38(m, ...)
+#define BPRINT__MAPX_39(m, ...)
+#define BPRINT__MAPX_40(m, ...)
+#define BPRINT__MAPX_41(m, ...)
+#define BPRINT__MAPX_42(m, ...)
+#define BPRINT__MAPX_43(m, ...)
+#define BPRINT__MAPX_44(m, ...)
+#define BPRINT__MAPX_45(m, ...)
+#define BPRINT__MAPX_46(m, ...)
+#define BPRINT__MAPX_47(m, ...)
+#define BPRINT__MAPX_48(m, ...)
+#define BPRINT__MAPX_49(m, ...)
+#define BPRINT__MAPX_50(m, ...)
+#define BPRINT__MAPX_51(m, ...)
+#define BPRINT__MAPX_52(m, ...)
+#define BPRINT__MAPX_53(m, ...)
+#define BPRINT__MAPX_54(m, ...)
+#define BPRINT__MAPX_55(m, ...)
+#define BPRINT__MAPX_56(m, ...)
+#define BPRINT__MAPX_57(m, ...)
+#define BPRINT__MAPX_58(m, ...)
+#define BPRINT__MAPX_59(m, ...)
+#define BPRINT__MAPX_60(m, ...)
+#define BPRINT__MAPX_61(m, ...)
+#define BPRINT__MAPX_62(m, ...)
+#define BPRINT__MAPX_63(m, ...)
+#define BPRINT__MAPX_64(m, ...)
+#define BPRINT__SIG_0() 0u
+#define BPRINT__SIG_1(a) BPRINT__IS8(a)
+#define BPRINT__SIG_2(a, ...) (BPRINT__IS8(a) << 1 | BPRINT__SIG_1(__VA_ARGS__))
+#define BPRINT__SIG_3(a, ...) (BPRINT__IS8(a) << 2 | BPRINT__SIG_2(__VA_ARGS__))
+#define BPRINT__SIG_4(a, ...) (BPRINT__IS8(a) << 3 | BPRINT__SIG_3(__VA_ARGS__))
+#define BPRINT__SIG_5(a, ...) (BPRINT__IS8(a) << 4 | BPRINT__SIG_4(__VA_ARGS__))
+#define BPRINT__SIG_6(a, ...) (BPRINT__IS8(a) << 5 | BPRINT__SIG_5(__VA_ARGS__))
+#define BPRINT__SIG_7(a, ...) (BPRINT__IS8(a) << 6 | BPRINT__SIG_6(__VA_ARGS__))
+#define BPRINT__SIG_8(a, ...) (BPRINT__IS8(a) << 7 | BPRINT__SIG_7(__VA_ARGS__))
+#define BPRINT__SIG_9(a, ...) (BPRINT__IS8(a) << 8 | BPRINT__SIG_8(__VA_ARGS__))
+#define BPRINT__SIG_10(a, ...) (BPRINT__IS8(a) << 9 | BPRINT__SIG_9(__VA_ARGS__))
+#define BPRINT__SIG_11(a, ...) (BPRINT__IS8(a) << 10 | BPRINT__SIG_10(__VA_ARGS__))
+#define BPRINT__SIG_12(a, ...) (BPRINT__IS8(a) << 11 | BPRINT__SIG_11(__VA_ARGS__))
+#define BPRINT__SIG_13(a, ...) (BPRINT__IS8(a) << 12 | BPRINT__SIG_12(__VA_ARGS__))
+#define BPRINT__SIG_14(a, ...) (BPRINT__IS8(a) << 13 | BPRINT__SIG_13(__VA_ARGS__))
+#define BPRINT__SIG_15(a, ...) (BPRINT__IS8(a) << 14 | BPRINT__SIG_14(__VA_ARGS__))
+#define BPRINT__SIG_16(a, ...) (BPRINT__IS8(a) << 15 | BPRINT__SIG_15(__VA_ARGS__))
+#define BPRINT__SIG_17(a, ...) (BPRINT__IS8(a) << 16 | BPRINT__SIG_16(__VA_ARGS__))
+#define BPRINT__SIG_18(a, ...) (BPRINT__IS8(a) << 17 | BPRINT__SIG_17(__VA_ARGS__))
+#define BPRINT__SIG_19(a, ...) (BPRINT__IS8(a) << 18 | BPRINT__SIG_18(__VA_ARGS__))
+#define BPRINT__SIG_20(a, ...) (BPRINT__IS8(a) << 19 | BPRINT__SIG_19(__VA_ARGS__))
+#define BPRINT__SIG_21(a, ...) (BPRINT__IS8(a) << 20 | BPRINT__SIG_20(__VA_ARGS__))
+#define BPRINT__SIG_22(a, ...) (BPRINT__IS8(a) << 21 | BPRINT__SIG_21(__VA_ARGS__))
+#define BPRINT__SIG_23(a, ...) (BPRINT__IS8(a) << 22 | BPRINT__SIG_22(__VA_ARGS__))
+#define BPRINT__SIG_24(a, ...) (BPRINT__IS8(a) << 23 | BPRINT__SIG_23(__VA_ARGS__))
+#define BPRINT__SIG_25(a, ...) (BPRINT__IS8(a) << 24 | BPRINT__SIG_24(__VA_ARGS__))
+#define BPRINT__SIG_26(a, ...) (BPRINT__IS8(a) << 25 | BPRINT__SIG_25(__VA_ARGS__))
+#define BPRINT__SIG_27(a, ...) (BPRINT__IS8(a) << 26 | BPRINT__SIG_26(__VA_ARGS__))
+#define BPRINT__SIG_28(a, ...) (BPRINT__IS8(a) << 27 | BPRINT__SIG_27(__VA_ARGS__))
+#define BPRINT__SIG_29(a, ...) (BPRINT__IS8(a) << 28 | BPRINT__SIG_28(__VA_ARGS__))
+#define BPRINT__SIG_30(a, ...) (BPRINT__IS8(a) << 29 | BPRINT__SIG_29(__VA_ARGS__))
+#define BPRINT__SIG_31(a, ...) (BPRINT__IS8(a) << 30 | BPRINT__SIG_30(__VA_ARGS__))
+#define BPRINT__SIG_32(a, ...) (BPRINT__IS8(a) << 31 | BPRINT__SIG_31(__VA_ARGS__))
+#define BPRINT__SIG_33(...) 0u
+#define BPRINT__SIG_34(...) 0u
+#define BPRINT__SIG_35(...) 0u
+#define BPRINT__SIG_36(...) 0u
+#define BPRINT__SIG_37(...) 0u
+#define BPRINT__SIG_38(...) 0u
+#define BPRINT__SIG_39(...) 0u
+#define BPRINT__SIG_40(...) 0u
+#define BPRINT__SIG_41(...) 0u
+#define BPRINT__SIG_42(...) 0u
+#define BPRINT__SIG_43(...) 0u
+#define BPRINT__SIG_44(...) 0u
+#define BPRINT__SIG_45(...) 0u
+#define BPRINT__SIG_46(...) 0u
+#define BPRINT__SIG_47(...) 0u
+#define BPRINT__SIG_48(...) 0u
+#define BPRINT__SIG_49(...) 0u
+#define BPRINT__SIG_50(...) 0u
+#define BPRINT__SIG_51(...) 0u
+#define BPRINT__SIG_52(...) 0u
+#define BPRINT__SIG_53(...) 0u
+#define BPRINT__SIG_54(...) 0u
+#define BPRINT__SIG_55(...) 0u
+#define BPRINT__SIG_56(...) 0u
+#define BPRINT__SIG_57(...) 0u
+#define BPRINT__SIG_58(...) 0u
+#define BPRINT__SIG_59(...) 0u
+#define BPRINT__SIG_60(...) 0u
+#define BPRINT__SIG_61(...) 0u
+#define BPRINT__SIG_62(...) 0u
+#define BPRINT__SIG_63(...) 0u
+#define BPRINT__SIG_64(...) 0u
+
+/* trace_puts(str) of <bprint.h>. */
+#define BPRINT__PUTS(str)							\
+	do {									\
+		BPRINT__SITE(bprint__site, str, BPRINT__SITE_PUTS, 0u, 255u); \
+		if (__builtin_expect(bprint__site.enabled, 1))			\
+			bprint__puts(&bprint__site, str);			\
+	} while (0)
+
+/* Register this object's call sites at load time (once per translation unit; repeats are no-ops). */
+extern struct bprint_site __start_bprint_sites[] __attribute__((weak, visibility("hidden")));
+extern struct bprint_site __stop_bprint_sites[] __attribute__((weak, visibility("hidden")));
+__attribute__((constructor, used)) static void bprint__register_object(void)
+{
+	if (__start_bprint_sites)
+		bprint__register_sites(__start_bprint_sites, __stop_bprint_sites);
+}
+/* At dlclose: the registry keeps its copies but stops flipping these sites. */
+__attribute__((destructor, used)) static void bprint__unregister_object(void)
+{
+	if (__start_bprint_sites)
+		bprint__unregister_sites(__start_bprint_sites, __stop_bprint_sites);
+}
+
+/*
+ * What call sites compiled against BPRINT__LAYOUT 1 hold the library to
+ * (LP64).  A change here is a new layout: raise BPRINT__LAYOUT with it.
+ */
+#if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(BPRINT__LAYOUT == 1, "these asserts pin layout 1");
+_Static_assert(sizeof(struct bprint_site) == 64, "bprint_site");
+_Static_assert(__builtin_offsetof(struct bprint_site, layout) == 4, "the head: layout");
+_Static_assert(__builtin_offsetof(struct bprint_site, enabled) == 6, "the head: enabled");
+_Static_assert(__builtin_offsetof(struct bprint_site, line) == 8, "the head: line");
+_Static_assert(__builtin_offsetof(struct bprint_site, id) == 12, "the head: id");
+_Static_assert(__builtin_offsetof(struct bprint_site, file) == 16, "the head: file");
+_Static_assert(__builtin_offsetof(struct bprint_site, plan) == 40, "bprint_site.plan");
+_Static_assert(__builtin_offsetof(struct bprint_site, head) == 48, "bprint_site.head");
+_Static_assert(__builtin_offsetof(struct bprint_site, flags) == 56, "bprint_site.flags");
+_Static_assert(__builtin_offsetof(struct bprint_site, nargs) == 58, "bprint_site.nargs");
+_Static_assert(sizeof(struct bprint__tls) == 56, "bprint__tls");
+_Static_assert(__builtin_offsetof(struct bprint__tls, end) == 8, "bprint__tls.end");
+_Static_assert(__builtin_offsetof(struct bprint__tls, rec) == 16, "bprint__tls.rec");
+_Static_assert(__builtin_offsetof(struct bprint__tls, base) == 32, "bprint__tls.base");
+_Static_assert(__builtin_offsetof(struct bprint__tls, written) == 40, "bprint__tls.written");
+_Static_assert(__builtin_offsetof(struct bprint__tls, layout) == 48, "bprint__tls.layout");
+_Static_assert(sizeof(struct bprint__gate) == 64, "bprint__gate: a cache line of its own");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BPRINT_INTERNAL_H */
