@@ -107,7 +107,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (rc < 0) {
 		errmsg(out ? out : path, "%s", err);
-		report_problems(path, t);
+		report_file(path, t);
 		bp_trace_close(t);
 		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
 	}
@@ -124,7 +124,7 @@ int cmd_export(int argc, char **argv)
 				out ? out : "stdout", (unsigned long long)st.records, st.threads,
 				(unsigned long long)st.lost);
 	}
-	rc = report_problems(path, t);
+	rc = report_file(path, t);
 	bp_trace_close(t);
 	return rc;
 }

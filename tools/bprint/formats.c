@@ -100,7 +100,7 @@ int cmd_formats(int argc, char **argv)
 		}
 	rc = finish_output();
 	if (rc == EXIT_OK)
-		rc = report_problems(argv[optind], t);
+		rc = report_file(argv[optind], t);
 	bp_trace_close(t);
 	return rc;
 }

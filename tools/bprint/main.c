@@ -81,6 +81,44 @@ int report_problems(const char *path, struct bp_trace *t)
 	return EXIT_BADFILE;
 }
 
+/* A file bprint record did not finish: why, and what it lacks. */
+static void report_stream_state(const char *path, struct bp_trace *t)
+{
+	const struct bp_trace_info *in = bp_trace_info(t);
+	struct bp_trace_totals tot;
+	char why[160];
+
+	bp_trace_totals(t, &tot);
+	if (in->stop_reason == BP_FILE_STOP_FULL)
+		snprintf(why, sizeof(why), "truncated: disk full at record %llu",
+			 (unsigned long long)in->stop_record);
+	else if (in->stop_reason)
+		snprintf(why, sizeof(why), "truncated: write error (%s) at record %llu",
+			 strerror(in->stop_errno), (unsigned long long)in->stop_record);
+	else
+		snprintf(why, sizeof(why), "not closed cleanly (bprint record did not finish)");
+	if (in->accounted)
+		errmsg(path, "%s; %llu records written are not in the file", why,
+		       (unsigned long long)tot.not_copied);
+	else
+		errmsg(path, "%s; the records it did not copy cannot be counted", why);
+}
+
+int report_file(const char *path, struct bp_trace *t)
+{
+	const struct bp_trace_info *in = bp_trace_info(t);
+	int rc = report_problems(path, t);
+
+	if (in->flags & BP_TRACE_F_CLOSED && !in->stop_reason)
+		return rc;
+	if (in->flags & BP_TRACE_F_STREAM)
+		report_stream_state(path, t);
+	else
+		errmsg(path, "not closed cleanly (the process is still running, or did not exit "
+			     "normally)");
+	return rc == EXIT_OK ? EXIT_INCOMPLETE : rc;
+}
+
 int finish_output(void)
 {
 	if (out_flush() != 0 || ferror(stdout)) {
