@@ -30,7 +30,8 @@ static void export_help(void)
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file\n"
+	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
+	       "cleanly, truncated), 2 missing, foreign or damaged file\n"
 	       "(what could be read is exported), 3 read or write error.\n",
 	       prog, DEFAULT_FILE);
 }

@@ -475,7 +475,8 @@ static void help(FILE *out)
 		"  -h, --help     show this help, or a command's with COMMAND --help\n"
 		"  -V, --version  show the version\n"
 		"\n"
-		"Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged\n"
+		"Exit status: 0 success, 1 bad command line or an incomplete trace file (not\n"
+		"closed cleanly, truncated), 2 missing, foreign or damaged\n"
 		"trace file, 3 read or write error (or the command could not be run).\n"
 		"See bprint(1).\n");
 }

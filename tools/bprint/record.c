@@ -77,6 +77,7 @@ static void record_help(void)
 	       "copying falls behind (then the loss is counted and reported).  Programs that\n"
 	       "COMMAND runs and that use libbprint get FILE.PID each.  Ctrl-C stops COMMAND\n"
 	       "(a second one stops copying at once); FILE is complete when bprint record ends.\n"
+	       "If bprint record is killed, COMMAND is killed too and FILE says what it lacks.\n"
 	       "Exit status: 0 the trace was recorded (however COMMAND ended: its status is\n"
 	       "reported on stderr), 1 bad command line, 2 the output exists and is not a\n"
 	       "trace file, 3 COMMAND could not be run or the trace not written.\n",

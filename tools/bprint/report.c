@@ -33,7 +33,8 @@ static void report_help(void)
 	       "      --to=SEC        only records at or before SEC seconds\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file\n"
+	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
+	       "cleanly, truncated), 2 missing, foreign or damaged file\n"
 	       "(what could be read is printed first), 3 read or write error.\n",
 	       prog, DEFAULT_FILE);
 }
