@@ -92,6 +92,8 @@ struct source {
 	bool has;			/* a record in hand */
 	bool counters_final;		/* from an end or accounts chunk */
 	bool counters_end;		/* from an end chunk */
+	bool accounted;			/* from an accounts chunk: copied is known */
+	uint64_t copied;		/* records in its pages, as the accounts say */
 	int32_t cpu;
 	uint64_t next_index;
 	struct bp_ring_event ev;
@@ -697,9 +699,8 @@ static int add_counters(struct bp_trace *t, uint64_t off, const struct bp_file_c
 		s->info.dropped = r.dropped;
 		s->info.lost_by_drainer = r.lost_records;
 		s->info.not_copied = 0;
-		if (!end && r.written > r.discarded && r.written - r.discarded > r.lost_records &&
-		    r.written - r.discarded - r.lost_records > r.copied)
-			s->info.not_copied = r.written - r.discarded - r.lost_records - r.copied;
+		s->copied = r.copied;
+		s->accounted = !end;
 		s->counters_final = true;
 		s->counters_end = end;
 	}
@@ -1019,6 +1020,18 @@ const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
 	if (s->ring_chunk && !s->map && !s->dead)
 		map_ring((struct bp_trace *)(uintptr_t)t, s);
 	ring_counters(s);
+	if (s->accounted) {
+		/* Written but in no page: what neither the accounts nor this
+		 * reader found (a pages chunk written after the accounts' last
+		 * update counts, too). */
+		uint64_t have = s->copied + s->info.lost_by_drainer;
+		uint64_t stored = s->info.written > s->info.discarded
+					  ? s->info.written - s->info.discarded : 0;
+
+		if (s->info.read + s->info.overwritten > have)
+			have = s->info.read + s->info.overwritten;
+		s->info.not_copied = stored > have ? stored - have : 0;
+	}
 	/* A process killed between a record's commit and the store of the
 	 * ring's written count leaves the count one short: what was read was
 	 * written. */
