@@ -8,13 +8,14 @@
  *   2. copy the records that sites and libraries chunks gained;
  *   3. for every ring, encode each completed page (seq < head) as a
  *      compact page entry (compact.h), publish consumed_seq, and write the
- *      entries in batches as "compact pages" chunks.
+ *      entries in batches as "compact pages" chunks, each followed by an
+ *      update in place of the ring's entry in the accounts chunk.
  * Passes run back to back while there is work, with a short sleep when
  * there is none.  When the file's process is gone, a last pass also copies
  * the head pages, then the end chunk and the final header go out.
  *
  *	live file (child)                      stream file (us)
- *	| hdr | libs | sites | ring A | ring B |  ->  | hdr | libs | sites | pages A | pages B | pages A | ... | end |
+ *	| hdr | libs | sites | ring A | ring B |  ->  | hdr | accounts | libs | sites | pages A | pages B | ... | end |
  */
 #include "file/drain.h"
 
