@@ -7,7 +7,9 @@
 #    discarded + not-copied = written, with the header's lost matching;
 #  - disk full on an 8 MiB tmpfs (root only, skipped otherwise): exit 1,
 #    "truncated: disk full at record N", written is every record the
-#    program wrote, and read + lost = written.
+#    program wrote, and read + lost = written;
+#  - a stream without accounts (format 1.0) not closed: it says it cannot
+#    count what it lacks.
 umount "$3/mnt" 2> /dev/null	# a tmpfs left by a run that was killed
 . "$(dirname "$0")/tool_lib.sh"
 
@@ -84,6 +86,18 @@ while [ $k -lt $runs ]; do
 	done
 done
 ok "$runs killed recorders"
+
+# 2b. the same file as a 1.0 drainer left it (no accounts): it reads, and
+# says that it cannot count what it lacks
+cp k.dat old.dat
+printf '\000\000' | dd of=old.dat bs=1 seek=10 conv=notrunc 2> /dev/null
+dd if=/dev/zero of=old.dat bs=1 seek=2200 count=24 conv=notrunc 2> /dev/null
+"$BPRINT" report --raw old.dat > old.raw 2> old.err; rc=$?
+[ $rc -eq 1 ] || fail "1.0 stream not closed: exit $rc"
+grep -q 'old.dat: not closed cleanly (bprint record did not finish); the records it did not copy cannot be counted' old.err ||
+	fail "1.0 stream not closed: $(cat old.err)"
+[ "$(wc -l < old.raw)" -eq "$(grep -vc '^#' k.report)" ] || fail "1.0 stream: records"
+ok "a stream without accounts says it cannot count"
 
 # 3. disk full
 if [ "$(id -u)" -ne 0 ]; then
