@@ -8,13 +8,14 @@
  *   2. copy the records that sites and libraries chunks gained;
  *   3. for every ring, encode each completed page (seq < head) as a
  *      compact page entry (compact.h), publish consumed_seq, and write the
- *      entries in batches as "compact pages" chunks.
+ *      entries in batches as "compact pages" chunks, each followed by an
+ *      update in place of the ring's entry in the accounts chunk.
  * Passes run back to back while there is work, with a short sleep when
  * there is none.  When the file's process is gone, a last pass also copies
  * the head pages, then the end chunk and the final header go out.
  *
  *	live file (child)                      stream file (us)
- *	| hdr | libs | sites | ring A | ring B |  ->  | hdr | libs | sites | pages A | pages B | pages A | ... | end |
+ *	| hdr | libs | sites | ring A | ring B |  ->  | hdr | accounts | libs | sites | pages A | pages B | ... | end |
  */
 #include "file/drain.h"
 
@@ -59,6 +60,9 @@ struct dring {
 	uint64_t next_seq;		/* next page to copy */
 	uint64_t expect_rec;		/* first_rec the next page should have */
 	uint64_t lost_records, lost_pages;
+	uint64_t copied;		/* records in the pages chunks written */
+	uint64_t batch_recs;		/* records in the batch being filled */
+	uint64_t acct_written;		/* written as the accounts last had it */
 	struct bp_ring_stats st;	/* last counters seen */
 	unsigned char *batch;		/* compact pages chunk being filled */
 	size_t batch_len;
@@ -91,6 +95,11 @@ struct dfile {
 	struct dlist *lists;
 	size_t nlists, lcap;
 	uint64_t out_end, out_end_written, out_index;
+	uint64_t acct_off;		/* the accounts chunk in force */
+	uint32_t acct_cap, acct_count;	/* its entries: room, in use */
+	uint32_t stop_reason;		/* BP_FILE_STOP_*: writes failed, only watching */
+	int stop_errno;
+	uint64_t stop_record;
 	bool done;
 };
 
@@ -105,6 +114,7 @@ struct drain {
 	uintptr_t sys_page;
 	uint32_t batch_pages;
 	bool failed;
+	bool truncated;			/* a stream file could not be written to the end */
 };
 
 static uint64_t now_ns(clockid_t id)
@@ -160,6 +170,39 @@ static void *map_range(struct drain *d, int fd, uint64_t off, uint64_t len, int 
 
 /* ---- output ------------------------------------------------------------ */
 
+static uint64_t copied_total(const struct dfile *f)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < f->nrings; i++)
+		n += f->rings[i].copied;
+	return n;
+}
+
+/*
+ * A write to f failed (the disk is full, most likely): f gets no more
+ * chunks, but its header and accounts, written in place over bytes the
+ * file already has, still can be updated.  The drain goes on watching the
+ * rings so that the accounts end with the final written counts; the file
+ * says where and why it stops (docs/file-format.md, header).
+ */
+static void out_stopped(struct drain *d, struct dfile *f, int err)
+{
+	if (f->stop_reason)
+		return;
+	f->stop_reason = err == ENOSPC || err == EDQUOT || err == EFBIG ? BP_FILE_STOP_FULL
+									: BP_FILE_STOP_IO;
+	f->stop_errno = err;
+	f->stop_record = copied_total(f);
+	d->truncated = true;
+	if (!d->res->error[0] && f->pid == d->o->child)
+		snprintf(d->res->error, sizeof(d->res->error), "%.60s (truncated at record %llu)",
+			 strerror(err), (unsigned long long)f->stop_record);
+	else if (!d->res->error[0])
+		snprintf(d->res->error, sizeof(d->res->error), "%.160s: %.60s (truncated at record %llu)",
+			 f->out, strerror(err), (unsigned long long)f->stop_record);
+}
+
 static int out_write(struct drain *d, struct dfile *f, void *buf, size_t len)
 {
 	const unsigned char *p = buf;
@@ -172,7 +215,7 @@ static int out_write(struct drain *d, struct dfile *f, void *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			fail(d, "%s: %s", f->out, n < 0 ? strerror(errno) : "short write");
+			out_stopped(d, f, n < 0 ? errno : ENOSPC);
 			return -1;
 		}
 		done += (size_t)n;
@@ -204,6 +247,10 @@ static int out_header(struct drain *d, struct dfile *f, uint32_t flags)
 	memcpy(&h, f->hdr, sizeof(h));
 	atomic_store_explicit(&h.flags, flags, memory_order_relaxed);
 	atomic_store_explicit(&h.end, f->out_end, memory_order_relaxed);
+	h.accounts = f->acct_off;
+	h.stop_reason = f->stop_reason;
+	h.stop_errno = (uint32_t)f->stop_errno;
+	h.stop_record = f->stop_record;
 	if (pwrite(f->ofd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		fail(d, "%s: %s", f->out, strerror(errno));
 		return -1;
@@ -220,6 +267,120 @@ static void out_end_hint(struct dfile *f)
 	    pwrite(f->ofd, &end, sizeof(end), offsetof(struct bp_file_header, end)) ==
 		    (ssize_t)sizeof(end))
 		f->out_end_written = end;
+}
+
+/* ---- accounts ---------------------------------------------------------- */
+
+/*
+ * The accounts chunk: the end chunk's entries, one per ring, rewritten in
+ * place after every pages chunk (docs/file-format.md, type 7), so that a
+ * stream whose drainer died still says what it held.  The first one is
+ * written right after the header; a ring beyond its room moves the
+ * accounts to a bigger chunk at the end, named by the header.
+ */
+#define ACCT_ROOM ((16384u - BP_FILE_END_HDR_BYTES) / BP_FILE_END_RING_BYTES)
+
+/* Ring r's counters as the end and accounts chunks keep them. */
+static void ring_entry(const struct dring *r, struct bp_file_end_ring *er)
+{
+	memset(er, 0, sizeof(*er));
+	er->ring_index = r->index;
+	er->tid = r->rc->tid;
+	er->level = r->rc->level;
+	if (r->ready) {
+		er->written = r->st.written;
+		er->discarded = r->st.discarded;
+	}
+	er->dropped = atomic_load_explicit(&r->rc->dropped, memory_order_relaxed);
+	er->lost_records = r->lost_records;
+	er->lost_pages = r->lost_pages;
+	er->copied = r->copied;
+}
+
+/* An end or accounts chunk with room for room entries, the first n of f's rings. */
+static unsigned char *counters_chunk(struct drain *d, struct dfile *f, size_t room, size_t n,
+				     uint64_t *size)
+{
+	unsigned char *buf;
+
+	*size = bp_file_align_up(BP_FILE_END_HDR_BYTES + (uint64_t)room * BP_FILE_END_RING_BYTES);
+	buf = calloc(1, (size_t)*size);
+	if (!buf) {
+		fail(d, "out of memory");
+		return NULL;
+	}
+	((struct bp_file_end *)(void *)buf)->count = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		struct bp_file_end_ring er;
+
+		ring_entry(&f->rings[i], &er);
+		memcpy(buf + BP_FILE_END_HDR_BYTES + i * BP_FILE_END_RING_BYTES, &er, sizeof(er));
+	}
+	return buf;
+}
+
+static int out_at(struct drain *d, struct dfile *f, const void *p, size_t len, uint64_t off)
+{
+	if (pwrite(f->ofd, p, len, (off_t)off) == (ssize_t)len)
+		return 0;
+	out_stopped(d, f, errno);
+	return -1;
+}
+
+/* A new accounts chunk with room for need entries at least, made the one in force. */
+static int acct_new(struct drain *d, struct dfile *f, size_t need)
+{
+	size_t room = f->acct_cap ? f->acct_cap : ACCT_ROOM;
+	uint64_t off = f->out_end, size;
+	unsigned char *buf;
+	int rc;
+
+	while (room < need)
+		room *= 2;
+	if (!(buf = counters_chunk(d, f, room, f->acct_count, &size)))
+		return -1;
+	rc = out_chunk(d, f, buf, BP_CHUNK_ACCOUNTS, size);
+	free(buf);
+	if (rc != 0)
+		return -1;
+	f->acct_off = off;
+	f->acct_cap = (uint32_t)((size - BP_FILE_END_HDR_BYTES) / BP_FILE_END_RING_BYTES);
+	return out_at(d, f, &off, sizeof(off), offsetof(struct bp_file_header, accounts));
+}
+
+/* Rewrite ring r's entry (the count after it, when it grows). */
+static void acct_put(struct drain *d, struct dfile *f, struct dring *r)
+{
+	size_t i = (size_t)(r - f->rings);
+	struct bp_file_end_ring er;
+	uint32_t count = (uint32_t)i + 1;
+
+	if (!f->acct_off || (i >= f->acct_cap && (f->stop_reason || acct_new(d, f, i + 1) != 0)))
+		return;
+	ring_entry(r, &er);
+	if (out_at(d, f, &er, sizeof(er),
+		   f->acct_off + BP_FILE_END_HDR_BYTES + i * BP_FILE_END_RING_BYTES) != 0)
+		return;
+	r->acct_written = er.written;
+	if (count > f->acct_count &&
+	    out_at(d, f, &count, sizeof(count), f->acct_off + offsetof(struct bp_file_end, count)) == 0)
+		f->acct_count = count;
+}
+
+static bool ring_setup(struct drain *d, struct dring *r);
+
+/* Writes stopped: keep the accounts' counters up with the rings. */
+static void acct_watch(struct drain *d, struct dfile *f)
+{
+	for (size_t i = 0; i < f->nrings; i++) {
+		struct dring *r = &f->rings[i];
+
+		if (r->dead || (!r->ready && !ring_setup(d, r)) ||
+		    bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
+			continue;
+		if (r->st.written != r->acct_written)
+			acct_put(d, f, r);
+	}
 }
 
 /* ---- lists ------------------------------------------------------------- */
@@ -297,6 +458,11 @@ static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
 	pc->data_bytes = r->batch_used;
 	rc = out_chunk(d, f, r->batch, BP_CHUNK_CPAGES, size);
 	d->res->pages += r->nbatch;
+	if (rc == 0) {
+		r->copied += r->batch_recs;
+		acct_put(d, f, r);	/* after the chunk: the accounts never claim more */
+	}
+	r->batch_recs = 0;
 	r->nbatch = 0;
 	r->batch_used = 0;
 	return rc;
@@ -365,18 +531,22 @@ static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint
 		const struct bp_ring_page *pg = (const void *)slot_of(r, seq);
 		struct bp_ring_page_info pi;
 		unsigned char *e = r->batch + BP_FILE_PAGES_OFFSET + r->batch_used;
+		uint64_t nrec;
 		size_t len;
 
 		if (bp_ring_page_info(r->mem, r->bytes, seq, &pi) != BP_RING_OK)
 			break;	/* write what was valid; the caller looks again */
 		len = bp_compact_encode_page((const unsigned char *)pg, r->page_size, e);
+		nrec = count_records((const unsigned char *)pg);
 		/* R3: the encoder's reads of the page before the re-check of its seq. */
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&pg->seq, memory_order_relaxed) != seq) {
 			memset(e, 0, BP_RING_PAGE_HDR_BYTES);
 			memset(e + BP_COMPACT_ENTRY_HDR, 0, len - BP_COMPACT_ENTRY_HDR);
 			r->lost_pages++;
+			nrec = 0;
 		}
+		r->batch_recs += nrec;
 		/* R5: the encoder's reads before the writer may reuse the page. */
 		atomic_store_explicit(&ctl->consumed_seq, seq, memory_order_release);
 		r->batch_used += len;
@@ -426,6 +596,8 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 
 	if (r->dead || (!r->ready && !ring_setup(d, r)))
 		return 0;
+	if (!r->acct_written && r->st.written)
+		acct_put(d, f, r);	/* a ring the accounts do not have yet */
 	if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK) {
 		r->dead = true;
 		return 0;
@@ -434,7 +606,7 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 		uint64_t head = r->st.head_seq;
 		uint64_t oldest = head >= r->npages ? head - r->npages + 1 : 1;
 		unsigned char *dst = r->scratch;
-		uint64_t first;
+		uint64_t first, nrec;
 		int rc;
 
 		if (r->next_seq > head || (r->next_seq == head && !final)) {
@@ -482,11 +654,13 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 			break;
 		}
 		memcpy(&first, dst + offsetof(struct bp_ring_page, first_rec), sizeof(first));
+		nrec = count_records(dst);
 		if (r->st.mode != BP_RING_DISCARD) {	/* only overwrite mode loses pages */
 			if (r->expect_rec != UINT64_MAX && first > r->expect_rec)
 				r->lost_records += first - r->expect_rec;
-			r->expect_rec = first + count_records(dst);
+			r->expect_rec = first + nrec;
 		}
+		r->batch_recs += nrec;
 		if (r->next_seq < head)
 			/* R5: our reads of the page before the writer may reuse it. */
 			atomic_store_explicit(&ctl->consumed_seq, r->next_seq, memory_order_release);
@@ -600,14 +774,18 @@ static long pass(struct drain *d, struct dfile *f, bool final)
 	long work = 0;
 
 	scan_chunks(d, f, final);
+	if (f->stop_reason) {
+		acct_watch(d, f);
+		return 0;
+	}
 	for (size_t i = 0; i < f->nlists; i++)
 		if (copy_list(d, f, &f->lists[i]) != 0)
-			return -1;
+			return f->stop_reason ? 0 : -1;
 	for (size_t i = 0; i < f->nrings; i++) {
 		long n = drain_ring(d, f, &f->rings[i], final);
 
 		if (n < 0)
-			return -1;
+			return f->stop_reason ? 0 : -1;
 		work += n;
 	}
 	return work;
@@ -643,45 +821,35 @@ static void close_file(struct drain *d, struct dfile *f)
 /* The process is gone (or we stop): the rest, the end chunk, the header. */
 static void finish(struct drain *d, struct dfile *f)
 {
-	struct bp_file_end *e;
 	uint64_t size;
 	unsigned char *buf;
 
 	while (pass(d, f, true) > 0)
 		;
-	size = bp_file_align_up(BP_FILE_END_HDR_BYTES + (uint64_t)f->nrings * BP_FILE_END_RING_BYTES);
-	buf = calloc(1, (size_t)size);
-	if (!buf) {
-		fail(d, "out of memory");
-		close_file(d, f);
-		return;
-	}
-	e = (void *)buf;
-	e->count = (uint32_t)f->nrings;
 	for (size_t i = 0; i < f->nrings; i++) {
-		struct dring *r = &f->rings[i];
 		struct bp_file_end_ring er;
 
-		memset(&er, 0, sizeof(er));
-		er.ring_index = r->index;
-		er.tid = r->rc->tid;
-		er.level = r->rc->level;
-		if (r->ready) {
-			er.written = r->st.written;
-			er.discarded = r->st.discarded;
-		}
-		er.dropped = atomic_load_explicit(&r->rc->dropped, memory_order_relaxed);
-		er.lost_records = r->lost_records;
-		er.lost_pages = r->lost_pages;
-		memcpy(buf + BP_FILE_END_HDR_BYTES + i * BP_FILE_END_RING_BYTES, &er, sizeof(er));
+		ring_entry(&f->rings[i], &er);
 		d->res->written += er.written;
 		d->res->discarded += er.discarded;
 		d->res->dropped += er.dropped;
 		d->res->lost_records += er.lost_records;
 		d->res->lost_pages += er.lost_pages;
 	}
+	if (f->stop_reason) {
+		/* no end chunk: the accounts and the header say where it stopped */
+		out_header(d, f, BP_FILE_F_STREAM);
+		close_file(d, f);
+		return;
+	}
+	if (!(buf = counters_chunk(d, f, f->nrings, f->nrings, &size))) {
+		close_file(d, f);
+		return;
+	}
 	if (out_chunk(d, f, buf, BP_CHUNK_END, size) == 0)
 		out_header(d, f, BP_FILE_F_STREAM | BP_FILE_F_CLOSED);
+	else
+		out_header(d, f, BP_FILE_F_STREAM);
 	free(buf);
 	close_file(d, f);
 }
@@ -812,7 +980,10 @@ static int try_open(struct drain *d, const char *path)
 	f->out_end = BP_FILE_HEADER_BYTES;
 	d->nfiles++;
 	d->res->files++;
-	return out_header(d, f, BP_FILE_F_STREAM);
+	if (out_header(d, f, BP_FILE_F_STREAM) != 0)
+		return -1;
+	acct_new(d, f, 0);	/* on failure the file says it stopped */
+	return 0;
 }
 
 static void discover(struct drain *d)
@@ -979,5 +1150,5 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 	if (!d.failed && res->files == 0)
 		fail(&d, "no trace file appeared at %s (is the program linked with libbprint?)",
 		     o->live_path);
-	return d.failed ? -1 : 0;
+	return d.failed || d.truncated ? -1 : 0;
 }

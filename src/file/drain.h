@@ -15,7 +15,12 @@
  *
  * When the traced process has exited (or *stop is set), the drainer copies
  * what is left, including the partly filled head pages, writes the end
- * chunk with the final counters and marks the output closed.
+ * chunk with the final counters and marks the output closed.  Until then
+ * the stream's accounts chunk (right after its header) holds the same
+ * counters as far as the drainer has copied, so that a stream whose
+ * drainer died still says what it lacks.  If a write fails (the disk is
+ * full), that stream gets no more chunks: its header says where and why it
+ * stopped, and its accounts follow the rings until the process is gone.
  *
  * Descendants that exec and inherit BPRINT_FILE create "live_path.<pid>";
  * with follow set, the drainer picks those up too, each into
@@ -65,8 +70,10 @@ struct bp_drain_result {
 
 /*
  * Drain until the child has exited (or *stop).  Returns 0, or -1 with
- * res->error set: the output cannot be written, or no live file ever
- * appeared (the program does not use libbprint, or failed to start).
+ * res->error set: the output cannot be written (or a write failed and the
+ * stream is truncated, after draining to the end all the same), or no live
+ * file ever appeared (the program does not use libbprint, or failed to
+ * start).
  */
 int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res);
 

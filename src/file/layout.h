@@ -26,7 +26,7 @@
 
 #define BP_FILE_MAGIC		"BPTRACE"	/* 8 bytes with the NUL */
 #define BP_FILE_MAJOR		1u
-#define BP_FILE_MINOR		0u
+#define BP_FILE_MINOR		1u
 #define BP_FILE_LITTLE_ENDIAN	1u
 #define BP_FILE_BIG_ENDIAN	2u
 #define BP_FILE_HEADER_BYTES	4096u
@@ -56,8 +56,18 @@ struct bp_file_header {
 	uint32_t cmdline_len;
 	uint32_t ring_mode;		/* enum bp_ring_mode */
 	char cmdline[BP_FILE_CMDLINE_MAX];
-	uint8_t reserved[1896];
+	/* stream files (minor 1): where the accounts are, and why the file ends */
+	uint64_t accounts;		/* offset of the accounts chunk in force, 0 = none */
+	uint32_t stop_reason;		/* BP_FILE_STOP_* */
+	uint32_t stop_errno;		/* the failed write's errno */
+	uint64_t stop_record;		/* records copied when the writes stopped */
+	uint8_t reserved[1872];
 };
+
+/* header stop_reason */
+#define BP_FILE_STOP_NONE	0u
+#define BP_FILE_STOP_FULL	1u	/* disk full (ENOSPC, EDQUOT, EFBIG) */
+#define BP_FILE_STOP_IO		2u	/* another write error */
 
 #define BP_CHUNK_MAGIC		"BPCK"	/* 4 bytes, no NUL */
 #define BP_CHUNK_HDR_BYTES	32u
@@ -69,8 +79,9 @@ enum bp_chunk_type {
 	BP_CHUNK_PAGES = 4,
 	BP_CHUNK_END = 5,
 	BP_CHUNK_CPAGES = 6,		/* compact pages, src/file/compact.h */
+	BP_CHUNK_ACCOUNTS = 7,		/* the end chunk's counters, kept up to date */
 };
-#define BP_CHUNK_TYPE_MAX	6u
+#define BP_CHUNK_TYPE_MAX	7u
 
 /* chunk state */
 #define BP_CHUNK_WRITING	0u
@@ -190,7 +201,7 @@ struct bp_file_end_ring {
 	uint64_t dropped;
 	uint64_t lost_records;		/* stored records the drainer never copied */
 	uint64_t lost_pages;		/* pages it never copied (overwrite mode) */
-	uint64_t reserved;
+	uint64_t copied;		/* records in the pages written so far, +1 (0 = not counted) */
 };
 #define BP_FILE_END_RING_BYTES	64u
 
@@ -217,7 +228,11 @@ BP_LAYOUT_AT(bp_file_header, comm, 128);
 BP_LAYOUT_AT(bp_file_header, cmdline_len, 144);
 BP_LAYOUT_AT(bp_file_header, ring_mode, 148);
 BP_LAYOUT_AT(bp_file_header, cmdline, 152);
-BP_LAYOUT_AT(bp_file_header, reserved, 2200);
+BP_LAYOUT_AT(bp_file_header, accounts, 2200);
+BP_LAYOUT_AT(bp_file_header, stop_reason, 2208);
+BP_LAYOUT_AT(bp_file_header, stop_errno, 2212);
+BP_LAYOUT_AT(bp_file_header, stop_record, 2216);
+BP_LAYOUT_AT(bp_file_header, reserved, 2224);
 _Static_assert(sizeof(struct bp_file_header) == BP_FILE_HEADER_BYTES, "header is 4096 bytes");
 
 BP_LAYOUT_AT(bp_file_chunk, type, 4);
@@ -285,6 +300,7 @@ BP_LAYOUT_AT(bp_file_end_ring, discarded, 24);
 BP_LAYOUT_AT(bp_file_end_ring, dropped, 32);
 BP_LAYOUT_AT(bp_file_end_ring, lost_records, 40);
 BP_LAYOUT_AT(bp_file_end_ring, lost_pages, 48);
+BP_LAYOUT_AT(bp_file_end_ring, copied, 56);
 _Static_assert(sizeof(struct bp_file_end_ring) == BP_FILE_END_RING_BYTES, "end entry");
 
 /* Round n up to the file's alignment. */

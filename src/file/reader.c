@@ -91,7 +91,10 @@ struct source {
 	bool dry;			/* nothing more until the next refresh */
 	bool dead;
 	bool has;			/* a record in hand */
-	bool counters_final;		/* from an end chunk */
+	bool counters_final;		/* from an end or accounts chunk */
+	bool counters_end;		/* from an end chunk */
+	bool accounted;			/* from an accounts chunk: copied is known */
+	uint64_t copied;		/* records in its pages, as the accounts say */
 	int32_t cpu;
 	uint64_t next_index;
 	struct bp_ring_event ev;
@@ -253,6 +256,17 @@ static void read_calib(struct bp_trace *t, const struct bp_file_header *h,
 	}
 }
 
+/* Where the accounts are and why the writes stopped (stream files). */
+static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
+{
+	bool stream = atomic_load_explicit(&h->flags, memory_order_relaxed) & BP_FILE_F_STREAM;
+
+	in->stop_reason = stream ? h->stop_reason : 0;
+	in->stop_errno = stream ? (int)h->stop_errno : 0;
+	in->stop_record = stream ? h->stop_record : 0;
+	in->accounts_off = stream ? h->accounts : 0;
+}
+
 static int read_header(struct bp_trace *t, char *err, size_t errlen)
 {
 	static const char magic[8] = BP_FILE_MAGIC;
@@ -319,6 +333,7 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	in->start_realtime_ns = h.start_realtime_ns;
 	in->start_mono_ns = h.start_mono_ns;
 	in->end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
+	read_stop(in, &h);
 	read_calib(t, &h, &in->calib);
 	in->clock_name = bp_clock_name((enum bp_clock_id)in->calib.clock_id);
 	if (!in->clock_name)
@@ -346,6 +361,7 @@ static void reread_header(struct bp_trace *t)
 		return;
 	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
 	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
+	read_stop(&t->info, &h);
 	read_calib(t, &h, &t->info.calib);
 }
 
@@ -640,8 +656,14 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	return BP_TRACE_OK;
 }
 
-static int add_end(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+/*
+ * The end chunk (final counters), or the accounts chunk the header names
+ * (the same entries, as far as a drainer that did not finish got): the
+ * records it never copied are not_copied.  An end chunk wins.
+ */
+static int add_counters(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
 {
+	bool end = c->type == BP_CHUNK_END;
 	struct bp_file_end h;
 	unsigned char e[BP_FILE_END_RING_BYTES];
 	uint64_t room;
@@ -662,9 +684,13 @@ static int add_end(struct bp_trace *t, uint64_t off, const struct bp_file_chunk 
 			     sizeof(e))) != BP_TRACE_OK)
 			return rc;
 		memcpy(&r, e, sizeof(r));
+		if (!r.ring_index)
+			continue;	/* an accounts slot not filled */
 		s = source_for(t, r.ring_index, true);
 		if (!s)
 			return BP_TRACE_ENOMEM;
+		if (!end && s->counters_end)
+			continue;
 		if (!s->npc && !s->ring_chunk) {
 			s->info.tid = (int32_t)r.tid;
 			s->info.level = r.level;
@@ -674,8 +700,14 @@ static int add_end(struct bp_trace *t, uint64_t off, const struct bp_file_chunk 
 		s->info.discarded = r.discarded;
 		s->info.dropped = r.dropped;
 		s->info.lost_by_drainer = r.lost_records;
+		s->info.not_copied = 0;
+		s->copied = r.copied;
+		s->accounted = !end;
 		s->counters_final = true;
+		s->counters_end = end;
 	}
+	if (!end)
+		t->info.accounted = 1;
 	return BP_TRACE_OK;
 }
 
@@ -707,7 +739,10 @@ static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_c
 	case BP_CHUNK_CPAGES:
 		return add_pages(t, off, c);
 	case BP_CHUNK_END:
-		return add_end(t, off, c);
+		return add_counters(t, off, c);
+	case BP_CHUNK_ACCOUNTS:
+		/* only the one in force; older ones were moved to a bigger chunk */
+		return off == t->info.accounts_off ? add_counters(t, off, c) : BP_TRACE_OK;
 	default:
 		return BP_TRACE_OK;
 	}
@@ -1015,11 +1050,25 @@ const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
 	if (s->ring_chunk && !s->map && !s->dead)
 		map_ring((struct bp_trace *)(uintptr_t)t, s);
 	ring_counters(s);
+	if (s->accounted) {
+		/* Written but in no page: what neither the accounts nor this
+		 * reader found (a pages chunk written after the accounts' last
+		 * update counts, too). */
+		uint64_t have = s->copied + s->info.lost_by_drainer;
+		uint64_t stored = s->info.written > s->info.discarded
+					  ? s->info.written - s->info.discarded : 0;
+
+		if (s->info.read + s->info.overwritten > have)
+			have = s->info.read + s->info.overwritten;
+		s->info.not_copied = stored > have ? stored - have : 0;
+	}
 	/* A process killed between a record's commit and the store of the
 	 * ring's written count leaves the count one short: what was read was
 	 * written. */
-	if (s->info.read + s->info.overwritten + s->info.discarded > s->info.written)
-		s->info.written = s->info.read + s->info.overwritten + s->info.discarded;
+	if (s->info.read + s->info.overwritten + s->info.discarded + s->info.not_copied >
+	    s->info.written)
+		s->info.written = s->info.read + s->info.overwritten + s->info.discarded +
+				  s->info.not_copied;
 	return &s->info;
 }
 
@@ -1041,6 +1090,7 @@ void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out)
 		out->overwritten += r->overwritten;
 		out->read += r->read;
 		out->lost_by_drainer += r->lost_by_drainer;
+		out->not_copied += r->not_copied;
 	}
 }
 
@@ -1569,8 +1619,9 @@ uint64_t bp_trace_overwritten_estimate(struct bp_trace *t)
 					break;
 				}
 		}
-		if (first != UINT64_MAX)
-			sum += first;
+		if (first == UINT64_MAX || first < s->info.lost_by_drainer)
+			first = s->info.lost_by_drainer;
+		sum += first;
 	}
 	return sum;
 }

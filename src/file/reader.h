@@ -61,6 +61,13 @@ struct bp_trace_info {
 	const char *clock_name;		/* "tsc", ..., or "unknown" */
 	char comm[17];
 	char cmdline[2049];		/* the arguments, separated by spaces */
+	/* stream files: why the drainer stopped writing early, if it did */
+	uint32_t stop_reason;		/* BP_FILE_STOP_* (file/layout.h), 0 = none */
+	int stop_errno;
+	uint64_t stop_record;		/* "truncated: disk full at record N" */
+	uint64_t accounts_off;		/* the accounts chunk in force, 0 = none */
+	int accounted;			/* a stream file not closed cleanly whose
+					 * accounts say what it holds (else it cannot) */
 };
 #define BP_TRACE_F_STREAM	1u	/* written by bprint record */
 #define BP_TRACE_F_CLOSED	2u	/* closed cleanly */
@@ -98,6 +105,9 @@ struct bp_trace_ring {
 	uint64_t discarded;		/* dropped by the ring (discard mode, too large) */
 	uint64_t dropped;		/* dropped before the ring (nested too deep) */
 	uint64_t lost_by_drainer;	/* stream files: never copied out */
+	uint64_t not_copied;		/* stream files not closed cleanly: written
+					 * but left in the ring when the drainer
+					 * stopped (killed, disk full) */
 	/* from this reader, so far */
 	uint64_t read;			/* records returned */
 	uint64_t overwritten;		/* records recycled before we could read them */
@@ -204,14 +214,16 @@ unsigned bp_trace_problems(const struct bp_trace *t, const char **first);
  * read.  written includes dropped, and so does discarded (as in
  * bprint_stats()). */
 struct bp_trace_totals {
-	uint64_t written, discarded, overwritten, read, lost_by_drainer;
+	uint64_t written, discarded, overwritten, read, lost_by_drainer, not_copied;
 };
 void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out);
 
 /*
- * Records known to be lost before the first record of each ring, without
- * reading them (a flight recorder's overwritten records): the first
- * stored-record index available.  Used for headers printed before reading.
+ * Records known to be overwritten, without reading them: per ring, the
+ * first stored-record index available (a flight recorder's), or the
+ * drainer's count of records it never copied if that is more.  Used for
+ * headers printed before reading: with the totals' discarded and
+ * not_copied it is the sum of what reading finds lost.
  */
 uint64_t bp_trace_overwritten_estimate(struct bp_trace *t);
 

@@ -6,13 +6,14 @@ target_link_libraries(file_traced PRIVATE bprint_static)
 bp_set_test_warnings(file_traced)
 
 if(TARGET bprint_tool)
-  foreach(t report formats stats tail errors record outputs)
+  foreach(t report formats stats tail errors record outputs account)
     add_test(NAME tool_${t}
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_${t}.sh $<TARGET_FILE:bprint_tool>
               $<TARGET_FILE:file_traced> ${CMAKE_CURRENT_BINARY_DIR}/tool_${t}.d
               ${CMAKE_CURRENT_LIST_DIR})
     set_tests_properties(tool_${t} PROPERTIES TIMEOUT 120)
   endforeach()
+  set_tests_properties(tool_account PROPERTIES TIMEOUT 300)
 endif()
 
 if(TARGET bprint_tool)

@@ -15,6 +15,7 @@
 /* Exit codes (the manual's EXIT STATUS). */
 #define EXIT_OK		0
 #define EXIT_USAGE	1	/* bad command line */
+#define EXIT_INCOMPLETE	1	/* the trace was read, but the file is incomplete */
 #define EXIT_BADFILE	2	/* missing, unreadable, foreign, newer or damaged trace file */
 #define EXIT_IO		3	/* a read or write failed, a child could not be run */
 
@@ -34,6 +35,11 @@ struct bp_trace *open_trace(const char *path, int *exit_code);
 /* Report problems the reader met (damage); returns EXIT_BADFILE if any,
  * else EXIT_OK. */
 int report_problems(const char *path, struct bp_trace *t);
+
+/* report_problems(), then say so if the file was not closed cleanly or
+ * its writes stopped early (a line on stderr); returns EXIT_BADFILE for
+ * damage, else EXIT_INCOMPLETE for that, else EXIT_OK. */
+int report_file(const char *path, struct bp_trace *t);
 
 /* Flush stdout and check it; returns EXIT_IO (with a message) on error. */
 int finish_output(void);

@@ -32,9 +32,9 @@ static void export_help(void)
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file\n"
-	       "(what could be read is exported), 3 read or write error, or OUT may not be\n"
-	       "written.\n",
+	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
+	       "cleanly, truncated), 2 missing, foreign or damaged file (what could be read\n"
+	       "is exported), 3 read or write error, or OUT may not be written.\n",
 	       prog, DEFAULT_FILE);
 }
 
@@ -110,7 +110,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (rc < 0) {
 		errmsg(out ? out : path, "%s", err);
-		report_problems(path, t);
+		report_file(path, t);
 		bp_trace_close(t);
 		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
 	}
@@ -127,7 +127,7 @@ int cmd_export(int argc, char **argv)
 				out ? out : "stdout", (unsigned long long)st.records, st.threads,
 				(unsigned long long)st.lost);
 	}
-	rc = report_problems(path, t);
+	rc = report_file(path, t);
 	bp_trace_close(t);
 	return rc;
 }

@@ -24,7 +24,8 @@ static void formats_help(void)
 	       "  -l, --libraries  list the libraries (index, load address, build-id, path) too\n"
 	       "  -h, --help       show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file,\n"
+	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
+	       "cleanly, truncated), 2 missing, foreign or damaged file,\n"
 	       "3 write error.\n",
 	       prog);
 }
@@ -100,7 +101,7 @@ int cmd_formats(int argc, char **argv)
 		}
 	rc = finish_output();
 	if (rc == EXIT_OK)
-		rc = report_problems(argv[optind], t);
+		rc = report_file(argv[optind], t);
 	bp_trace_close(t);
 	return rc;
 }

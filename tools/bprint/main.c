@@ -83,6 +83,44 @@ int report_problems(const char *path, struct bp_trace *t)
 	return EXIT_BADFILE;
 }
 
+/* A file bprint record did not finish: why, and what it lacks. */
+static void report_stream_state(const char *path, struct bp_trace *t)
+{
+	const struct bp_trace_info *in = bp_trace_info(t);
+	struct bp_trace_totals tot;
+	char why[160];
+
+	bp_trace_totals(t, &tot);
+	if (in->stop_reason == BP_FILE_STOP_FULL)
+		snprintf(why, sizeof(why), "truncated: disk full at record %llu",
+			 (unsigned long long)in->stop_record);
+	else if (in->stop_reason)
+		snprintf(why, sizeof(why), "truncated: write error (%s) at record %llu",
+			 strerror(in->stop_errno), (unsigned long long)in->stop_record);
+	else
+		snprintf(why, sizeof(why), "not closed cleanly (bprint record did not finish)");
+	if (in->accounted)
+		errmsg(path, "%s; %llu records written are not in the file", why,
+		       (unsigned long long)tot.not_copied);
+	else
+		errmsg(path, "%s; the records it did not copy cannot be counted", why);
+}
+
+int report_file(const char *path, struct bp_trace *t)
+{
+	const struct bp_trace_info *in = bp_trace_info(t);
+	int rc = report_problems(path, t);
+
+	if (in->flags & BP_TRACE_F_CLOSED && !in->stop_reason)
+		return rc;
+	if (in->flags & BP_TRACE_F_STREAM)
+		report_stream_state(path, t);
+	else
+		errmsg(path, "not closed cleanly (the process is still running, or did not exit "
+			     "normally)");
+	return rc == EXIT_OK ? EXIT_INCOMPLETE : rc;
+}
+
 int finish_output(void)
 {
 	if (out_flush() != 0 || ferror(stdout)) {
@@ -439,7 +477,8 @@ static void help(FILE *out)
 		"  -h, --help     show this help, or a command's with COMMAND --help\n"
 		"  -V, --version  show the version\n"
 		"\n"
-		"Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged\n"
+		"Exit status: 0 success, 1 bad command line or an incomplete trace file (not\n"
+		"closed cleanly, truncated), 2 missing, foreign or damaged\n"
 		"trace file, 3 read or write error (or the command could not be run).\n"
 		"See bprint(1).\n");
 }

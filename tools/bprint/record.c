@@ -15,6 +15,13 @@
  * SIGINT, SIGTERM and SIGHUP sent to bprint record alone (kill) are passed
  * on to the child; a terminal's Ctrl-C reaches both already.  A second one
  * stops the drain at once (the file is still finished properly).
+ *
+ * If bprint record itself dies (SIGKILL, a crash), the child dies with it
+ * (PR_SET_PDEATHSIG): nobody would copy its pages any more, and FILE says
+ * what it holds from its accounts (docs/file-format.md).  The signal
+ * follows the death of the thread that forked, so the fork happens on the
+ * thread that drains, and the child checks after prctl() that its parent
+ * is still the one that forked it (the parent may have died before).
  */
 #include "bprint_cmd.h"
 
@@ -30,6 +37,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +78,7 @@ static void record_help(void)
 	       "copying falls behind (then the loss is counted and reported).  Programs that\n"
 	       "COMMAND runs and that use libbprint get FILE.PID each.  Ctrl-C stops COMMAND\n"
 	       "(a second one stops copying at once); FILE is complete when bprint record ends.\n"
+	       "If bprint record is killed, COMMAND is killed too and FILE says what it lacks.\n"
 	       "Exit status: 0 the trace was recorded (however COMMAND ended: its status is\n"
 	       "reported on stderr), 1 bad command line, 2 the output exists and is not a\n"
 	       "trace file, 3 COMMAND could not be run or the trace not written.\n",
@@ -130,7 +139,7 @@ int cmd_record(int argc, char **argv)
 	enum bp_clock_id cid;
 	char *live;
 	size_t live_len;
-	pid_t pid;
+	pid_t pid, parent;
 	int c, rc, drc, status;
 	size_t n;
 
@@ -189,6 +198,7 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		errmsg(NULL, "fork: %s", strerror(errno));
@@ -199,6 +209,8 @@ int cmd_record(int argc, char **argv)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(126);
 		if (setenv("BPRINT_FILE", live, 1) ||
 		    (bufsize && setenv("BPRINT_BUFFER_SIZE", bufsize, 1)) ||
 		    (pagesize && setenv("BPRINT_PAGE_SIZE", pagesize, 1)) ||

@@ -4,7 +4,8 @@
  *
  * The header's counters line differs from bprint_dump()'s in one way:
  * "lost" counts every record the file no longer holds (discarded, dropped,
- * overwritten before the ring was read, not copied by the drainer), where
+ * overwritten before the ring was read, not copied by the drainer, left in
+ * the rings by a drainer that stopped early), where
  * the process counts overwritten records only when its own consumer missed
  * them.  #P is the CPU count of the machine reading the file.
  */
@@ -32,7 +33,8 @@ static void report_help(void)
 	       "      --to=SEC        only records at or before SEC seconds\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file\n"
+	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
+	       "cleanly, truncated), 2 missing, foreign or damaged file\n"
 	       "(what could be read is printed first), 3 read or write error.\n",
 	       prog, DEFAULT_FILE);
 }
@@ -48,8 +50,7 @@ static void header(FILE *out, struct bp_trace *t)
 	fprintf(out, "# tracer: bprint\n#\n");
 	fprintf(out, "# entries-written: %llu   lost: %llu   #P:%ld\n",
 		(unsigned long long)tot.written,
-		(unsigned long long)(tot.discarded + (over > tot.lost_by_drainer ? over
-									 : tot.lost_by_drainer)),
+		(unsigned long long)(tot.discarded + over + tot.not_copied),
 		ncpu);
 	fprintf(out, "#\n"
 		"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
@@ -137,9 +138,9 @@ int cmd_report(int argc, char **argv)
 	if (rc == EXIT_IO && rc2 == EXIT_OK)
 		errmsg(path, "read error");
 	if (rc == EXIT_OK)
-		rc = report_problems(path, t);
+		rc = report_file(path, t);
 	else
-		report_problems(path, t);
+		report_file(path, t);
 	bp_trace_close(t);
 	filter_free(&f);
 	return rc;

@@ -7,7 +7,10 @@
  * counted in both), and overwritten and read as this reader found them
  * (records the rings recycled before anyone read them, records read), so
  * that read + overwritten + discarded = written for a finished trace.
- * Stream files add the records the drainer could not copy.
+ * Stream files add the records the drainer could not copy: NOT-DRAINED
+ * (overwritten before it got there, part of OVERWRITTEN) and NOT-COPIED
+ * (still in the rings when a drainer that did not finish stopped), so that
+ * read + overwritten + discarded + not-copied = written.
  */
 #include "bprint_cmd.h"
 
@@ -25,7 +28,8 @@ static void stats_help(void)
 	       "  -a, --all-sites  list the sites that recorded nothing too\n"
 	       "  -h, --help       show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line, 2 missing, foreign or damaged file,\n"
+	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
+	       "cleanly, truncated), 2 missing, foreign or damaged file,\n"
 	       "3 read or write error.\n",
 	       prog);
 }
@@ -33,7 +37,7 @@ static void stats_help(void)
 struct thread_sum {
 	int32_t tid;
 	char comm[17];
-	uint64_t written, overwritten, discarded, read, lost;
+	uint64_t written, overwritten, discarded, read, lost, not_copied;
 };
 
 int cmd_stats(int argc, char **argv)
@@ -153,11 +157,12 @@ int cmd_stats(int argc, char **argv)
 		s->overwritten += r->overwritten;
 		s->read += r->read;
 		s->lost += r->lost_by_drainer;
+		s->not_copied += r->not_copied;
 	}
 	printf("#\n# threads\n");
 	if (in->flags & BP_TRACE_F_STREAM)
-		printf("%8s %-16s %12s %12s %12s %12s %12s\n", "TID", "COMM", "WRITTEN",
-		       "OVERWRITTEN", "DISCARDED", "READ", "NOT-DRAINED");
+		printf("%8s %-16s %12s %12s %12s %12s %12s %12s\n", "TID", "COMM", "WRITTEN",
+		       "OVERWRITTEN", "DISCARDED", "READ", "NOT-DRAINED", "NOT-COPIED");
 	else
 		printf("%8s %-16s %12s %12s %12s %12s\n", "TID", "COMM", "WRITTEN",
 		       "OVERWRITTEN", "DISCARDED", "READ");
@@ -167,7 +172,8 @@ int cmd_stats(int argc, char **argv)
 		       (unsigned long long)th[k].overwritten, (unsigned long long)th[k].discarded,
 		       (unsigned long long)th[k].read);
 		if (in->flags & BP_TRACE_F_STREAM)
-			printf(" %12llu", (unsigned long long)th[k].lost);
+			printf(" %12llu %12llu", (unsigned long long)th[k].lost,
+			       (unsigned long long)th[k].not_copied);
 		putchar('\n');
 	}
 	free(th);
@@ -178,7 +184,7 @@ int cmd_stats(int argc, char **argv)
 		rc = next == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
 	}
 	if (rc == EXIT_OK)
-		rc = report_problems(path, t);
+		rc = report_file(path, t);
 	bp_trace_close(t);
 	return rc;
 }

@@ -1,0 +1,124 @@
+# tool_account: a stream file accounts for every record, or says it cannot.
+#  - overwrite mode: the report header's "lost:" is the sum of what stats
+#    shows lost (OVERWRITTEN + DISCARDED + NOT-COPIED);
+#  - bprint record SIGKILLed at a random moment (20 times, 3 with
+#    BPRINT_TEST_QUICK=1): the traced child dies with it, the file reads with
+#    exit 1 and a "not closed cleanly" line, and read + overwritten +
+#    discarded + not-copied = written, with the header's lost matching;
+#  - disk full on an 8 MiB tmpfs (root only, skipped otherwise): exit 1,
+#    "truncated: disk full at record N", written is every record the
+#    program wrote, and read + lost = written;
+#  - a stream without accounts (format 1.0) not closed: it says it cannot
+#    count what it lacks.
+umount "$3/mnt" 2> /dev/null	# a tmpfs left by a run that was killed
+. "$(dirname "$0")/tool_lib.sh"
+
+# sums FILE.stats: "written read overwritten discarded notcopied" over threads
+sums() {
+	awk '/^# threads/ { t = 1; getline; next }
+	     t { w += $3; o += $4; d += $5; r += $6; n += $8 }
+	     END { print w, r, o, d, n }' "$1"
+}
+# header_lost REPORT: the "lost:" of report's header
+header_lost() {
+	sed -n 's/^# entries-written: [0-9]*   lost: \([0-9]*\) .*/\1/p' "$1"
+}
+# check_accounts NAME FILE [WANT_WRITTEN]: the file's numbers add up
+check_accounts() {
+	"$BPRINT" stats "$2" > "$1.stats" 2> "$1.serr"; src=$?
+	"$BPRINT" report "$2" > "$1.report" 2> "$1.rerr"; rrc=$?
+	name=$1 want=${3:-}
+	set -- $(sums "$name.stats")
+	w=$1 r=$2 o=$3 d=$4 n=$5
+	lines=$(grep -vc '^#' "$name.report")
+	lost=$(header_lost "$name.report")
+	[ "$w" -eq $((r + o + d + n)) ] ||
+		fail "$name: written $w != read $r + overwritten $o + discarded $d + not copied $n"
+	[ "$lines" -eq "$r" ] || fail "$name: report shows $lines records, stats read $r"
+	[ "$lost" = $((o + d + n)) ] || fail "$name: header lost $lost, stats $((o + d + n))"
+	[ -z "$want" ] || [ "$w" -eq "$want" ] || fail "$name: written $w, the program wrote $want"
+	last_src=$src last_rrc=$rrc
+}
+
+# 1. overwrite mode, closed cleanly
+"$BPRINT" record -q -o ow.dat --mode overwrite --buffer-size 64K -- \
+	"$TRACED" --threads 2 --records 50000 --timer 200 || fail "overwrite record"
+check_accounts ow ow.dat
+[ "$last_rrc" -eq 0 ] && [ "$last_src" -eq 0 ] || fail "overwrite: exit $last_rrc/$last_src"
+[ -s ow.rerr ] && fail "overwrite: stderr: $(cat ow.rerr)"
+ok "overwrite mode: header lost = stats"
+
+# 2. a killed recorder: its child dies too (PR_SET_PDEATHSIG)
+gone() {	# PID: not running (or a zombie nobody reaped yet)
+	[ ! -e /proc/$1/stat ] || awk '{ exit !($3 == "Z" || $3 == "X") }' /proc/$1/stat 2> /dev/null
+}
+runs=20
+[ "${BPRINT_TEST_QUICK:-0}" = 1 ] && runs=3
+k=0
+while [ $k -lt $runs ]; do
+	k=$((k + 1))
+	rm -f k.dat k.dat.live
+	mode=overwrite
+	[ $((k % 2)) -eq 0 ] && mode=discard
+	pace=2	# flat out (the drainer falls behind) one time in four
+	[ $((k % 4)) -eq 1 ] && pace=0
+	"$BPRINT" record -q -o k.dat --mode $mode --buffer-size 64K -- \
+		"$TRACED" --threads 2 --spin --sleep-us $pace &
+	rpid=$!
+	i=0
+	while ! [ -f k.dat.live ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	sleep "0.$(awk -v s="$k$$" 'BEGIN { srand(s); printf "%03d", 50 + int(rand() * 700) }')"
+	child=$(pgrep -P $rpid)
+	kill -KILL $rpid
+	wait $rpid 2> /dev/null
+	[ -n "$child" ] || { fail "kill $k: no child found"; continue; }
+	i=0
+	while ! gone "$child" && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	gone "$child" || { fail "kill $k: the child $child outlived bprint record"; kill -KILL "$child"; }
+	check_accounts k k.dat
+	[ "$last_rrc" -eq 1 ] && [ "$last_src" -eq 1 ] ||
+		fail "kill $k ($mode): exit report $last_rrc stats $last_src, want 1"
+	grep -q 'k.dat: not closed cleanly (bprint record did not finish); [0-9]* records written are not in the file' k.rerr ||
+		fail "kill $k: report's line: $(cat k.rerr)"
+	for sub in formats "export --format=chrome -q -o k.json"; do
+		"$BPRINT" $sub k.dat > /dev/null 2> k.err; rc=$?
+		[ $rc -eq 1 ] && grep -q 'not closed cleanly' k.err || fail "kill $k: $sub exit $rc"
+	done
+done
+ok "$runs killed recorders"
+
+# 2b. the same file as a 1.0 drainer left it (no accounts): it reads, and
+# says that it cannot count what it lacks
+cp k.dat old.dat
+printf '\000\000' | dd of=old.dat bs=1 seek=10 conv=notrunc 2> /dev/null
+dd if=/dev/zero of=old.dat bs=1 seek=2200 count=24 conv=notrunc 2> /dev/null
+"$BPRINT" report --raw old.dat > old.raw 2> old.err; rc=$?
+[ $rc -eq 1 ] || fail "1.0 stream not closed: exit $rc"
+grep -q 'old.dat: not closed cleanly (bprint record did not finish); the records it did not copy cannot be counted' old.err ||
+	fail "1.0 stream not closed: $(cat old.err)"
+[ "$(wc -l < old.raw)" -eq "$(grep -vc '^#' k.report)" ] || fail "1.0 stream: records"
+ok "a stream without accounts says it cannot count"
+
+# 3. disk full
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skipped: disk full (needs root to mount a tmpfs)"
+else
+	mkdir -p mnt
+	if ! mount -t tmpfs -o size=8m bprint-test mnt 2> /dev/null; then
+		echo "skipped: disk full (mount -t tmpfs failed)"
+	else
+		trap 'umount "$WORK/mnt"' EXIT INT TERM
+		# small rings: the live file (on the same tmpfs) stays near 1 MiB
+		"$BPRINT" record -q -o mnt/f.dat --mode discard --buffer-size 256K -- \
+			"$TRACED" --threads 3 --records 500000 2> f.record; rc=$?
+		[ $rc -eq 3 ] || fail "disk full: record exit $rc"
+		grep -q 'No space left on device' f.record || fail "disk full: record said $(cat f.record)"
+		check_accounts f mnt/f.dat 2000000
+		[ "$last_rrc" -eq 1 ] && [ "$last_src" -eq 1 ] ||
+			fail "disk full: exit report $last_rrc stats $last_src, want 1"
+		grep -q 'mnt/f.dat: truncated: disk full at record [0-9]*; [0-9]* records written are not in the file' f.rerr ||
+			fail "disk full: report's line: $(cat f.rerr)"
+		ok "disk full"
+	fi
+fi
+finish
