@@ -5,8 +5,10 @@
 #include "trace/thread.h"
 
 #include "trace/backing.h"
+#include "trace/clock.h"
 #include "trace/config.h"
 #include "trace/cpu.h"
+#include "trace/site.h"
 #include "trace/tracer.h"
 
 #include <errno.h>
@@ -310,8 +312,32 @@ static void fork_child(void)
 	bp_self = NULL;
 }
 
+/*
+ * The locks whose data the child needs intact are held across fork(), as
+ * glibc does with its own; fork_child() resets the others
+ * (docs/locks.md has the list and the rule for each).
+ */
+static void fork_prepare(void)
+{
+	bp_site_fork_prepare();
+	bp_clock_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	bp_clock_fork_release();
+	bp_site_fork_release();
+}
+
+static void fork_child_all(void)
+{
+	fork_child();
+	bp_clock_fork_release();
+	bp_site_fork_release();
+}
+
 void bp_thread_init(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
-	pthread_atfork(NULL, NULL, fork_child);
+	pthread_atfork(fork_prepare, fork_parent, fork_child_all);
 }

@@ -84,6 +84,16 @@ add_dependencies(tracer_dlopen tracer_dso_lib)
 add_test(NAME tracer_dlopen COMMAND tracer_dlopen)
 set_tests_properties(tracer_dlopen PROPERTIES TIMEOUT 60)
 
+# 5b. Fork storm: children forked while parent threads trace, toggle sites,
+# read, dlopen and dlclose; no child may hang, each reads its own records.
+tracer_exe(tracer_fork_storm ${CMAKE_DL_LIBS})
+set_target_properties(tracer_fork_storm PROPERTIES ENABLE_EXPORTS ON)
+target_compile_definitions(tracer_fork_storm PRIVATE
+  TRACER_DSO_PATH="$<TARGET_FILE:tracer_dso_lib>")
+add_dependencies(tracer_fork_storm tracer_dso_lib)
+add_test(NAME tracer_fork_storm COMMAND tracer_fork_storm)
+set_tests_properties(tracer_fork_storm PROPERTIES TIMEOUT 300)
+
 # 6. Text fallbacks: non-constant formats, trace_puts, > 32 arguments, long %s.
 tracer_exe(tracer_snapshot)
 add_test(NAME tracer_snapshot COMMAND tracer_snapshot)
