@@ -12,6 +12,7 @@
 
 struct bp_config bp_config = {
 	.buffer_bytes = 1u << 20,
+	.retain_bytes = 64u << 20,
 	.page_size = BP_RING_PAGE_DEFAULT,
 	.mode = BP_RING_OVERWRITE,
 	.clock = BP_CLOCK_MONO,
@@ -59,6 +60,20 @@ static void load_size(void)
 		complain("BPRINT_BUFFER_SIZE", v, "a size of at least 4 pages, like 64K or 16M");
 	else
 		bp_config.buffer_bytes = n;
+}
+
+static void load_retain(void)
+{
+	const char *v = getenv("BPRINT_RETAIN");
+	size_t n;
+
+	if (!v)
+		return;
+	n = bp_parse_size(v);
+	if (!n)
+		complain("BPRINT_RETAIN", v, "a size, like 64M or 1G");
+	else
+		bp_config.retain_bytes = n;
 }
 
 static void load_page_size(void)
@@ -127,6 +142,7 @@ void bp_config_load(void)
 
 	load_page_size();	/* before the size, which is checked against it */
 	load_size();
+	load_retain();
 	load_mode();
 	load_clock();
 	load_dump();

@@ -10,6 +10,30 @@
 
 #include <string.h>
 
+/*
+ * The threads BPRINT_RETAIN dropped, summed in one entry with tid -1 and
+ * comm "(dropped)"; their unread records count as overwritten.  Returns
+ * the entries: 0 while nothing was dropped.
+ */
+static int retired_entry(struct bprint_thread_stats *out)
+{
+	uint64_t written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed);
+
+	if (!written)
+		return 0;
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		out->tid = -1;
+		memcpy(out->comm, "(dropped)", sizeof("(dropped)"));
+		out->written = written;
+		out->discarded = atomic_load_explicit(&bp_retired.discarded, memory_order_relaxed);
+		out->read = atomic_load_explicit(&bp_retired.read, memory_order_relaxed);
+		out->overwritten = atomic_load_explicit(&bp_retired.overwritten,
+							memory_order_relaxed);
+	}
+	return 1;
+}
+
 /* Without taking the readers' lock: the caller holds it (or is crashing). */
 int bp_stats_collect(struct bprint_thread_stats *out, int max)
 {
@@ -49,7 +73,7 @@ int bp_stats_collect(struct bprint_thread_stats *out, int max)
 		}
 		out[n++] = s;
 	}
-	return n;
+	return n + retired_entry(n < max ? out + n : NULL);
 }
 
 /* The readers' lock keeps a drained thread's rings from being unmapped under us. */

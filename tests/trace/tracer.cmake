@@ -71,6 +71,15 @@ add_test(NAME tracer_threads COMMAND tracer_threads)
 add_test(NAME tracer_threads_stats COMMAND tracer_threads stats)
 set_tests_properties(tracer_threads tracer_threads_stats PROPERTIES TIMEOUT 120)
 
+# 4b. Thread churn: exited threads keep only the pages holding records,
+# within BPRINT_RETAIN; creation and exit cost O(1) in the threads seen.
+tracer_exe(tracer_churn)
+add_test(NAME tracer_churn_rss COMMAND tracer_churn rss)
+add_test(NAME tracer_churn_budget COMMAND tracer_churn budget)
+tracer_env(tracer_churn_budget "BPRINT_RETAIN=256K")
+add_test(NAME tracer_churn_scale COMMAND tracer_churn scale)
+set_tests_properties(tracer_churn_rss tracer_churn_budget tracer_churn_scale PROPERTIES TIMEOUT 300)
+
 # 5. dlopen/dlclose: a traced library's records decode after it is gone.
 # The library links nothing of bprint's: the executable exports the API.
 add_library(tracer_dso_lib SHARED tracer_dso_lib.c)
