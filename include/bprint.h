@@ -17,7 +17,7 @@
  *
  * Configuration is by environment variable, read once at start-up
  * (README.md lists them): BPRINT_BUFFER_SIZE, BPRINT_MODE, BPRINT_CLOCK,
- * BPRINT_DUMP, BPRINT_FILTER, BPRINT_DISABLE.
+ * BPRINT_DUMP, BPRINT_FILTER, BPRINT_DISABLE, BPRINT_RETAIN.
  *
  * Which calls need external locking:
  *   trace_printk, trace_puts, bprint_on/off, site enable/disable: none.
@@ -581,7 +581,9 @@ struct bprint_thread_stats {
 
 /*
  * Fill up to max entries, one per thread that ever traced (dead threads
- * included until reclaimed).  Returns the number of threads.
+ * included until reclaimed), plus, once BPRINT_RETAIN has dropped exited
+ * threads, one entry with tid -1 and comm "(dropped)" summing theirs.
+ * Returns the number of entries.
  */
 BP_API int bprint_stats(struct bprint_thread_stats *out, int max);
 

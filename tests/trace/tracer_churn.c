@@ -165,7 +165,9 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "rss";
 
-	nthreads = (int)tc_scale(strcmp(mode, "scale") ? 3000 : 20000);
+	nthreads = strcmp(mode, "scale") ? 3000 : 20000;
+	if (tc_scale(nthreads) < nthreads)	/* fewer when quick; never more (the bounds are for these counts) */
+		nthreads = (int)tc_scale(nthreads);
 	if (nthreads < 2000 && !strcmp(mode, "scale"))
 		nthreads = 2000;
 	seen = calloc((size_t)nthreads * PER_THREAD, 1);
