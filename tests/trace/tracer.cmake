@@ -85,21 +85,21 @@ set_tests_properties(tracer_churn_rss tracer_churn_budget tracer_churn_scale PRO
 add_library(tracer_dso_lib SHARED tracer_dso_lib.c)
 target_include_directories(tracer_dso_lib PRIVATE ${PROJECT_SOURCE_DIR}/include)
 bp_set_test_warnings(tracer_dso_lib)
-tracer_exe(tracer_dlopen ${CMAKE_DL_LIBS})
-set_target_properties(tracer_dlopen PROPERTIES ENABLE_EXPORTS ON)
-target_compile_definitions(tracer_dlopen PRIVATE
-  TRACER_DSO_PATH="$<TARGET_FILE:tracer_dso_lib>")
-add_dependencies(tracer_dlopen tracer_dso_lib)
+# A test that dlopens tracer_dso_lib (TRACER_DSO_PATH) and exports the API to it.
+function(tracer_dso_exe name)
+  tracer_exe(${name} ${CMAKE_DL_LIBS})
+  set_target_properties(${name} PROPERTIES ENABLE_EXPORTS ON)
+  target_compile_definitions(${name} PRIVATE
+    TRACER_DSO_PATH="$<TARGET_FILE:tracer_dso_lib>")
+  add_dependencies(${name} tracer_dso_lib)
+endfunction()
+tracer_dso_exe(tracer_dlopen)
 add_test(NAME tracer_dlopen COMMAND tracer_dlopen)
 set_tests_properties(tracer_dlopen PROPERTIES TIMEOUT 60)
 
 # 5b. Fork storm: children forked while parent threads trace, toggle sites,
 # read, dlopen and dlclose; no child may hang, each reads its own records.
-tracer_exe(tracer_fork_storm ${CMAKE_DL_LIBS})
-set_target_properties(tracer_fork_storm PROPERTIES ENABLE_EXPORTS ON)
-target_compile_definitions(tracer_fork_storm PRIVATE
-  TRACER_DSO_PATH="$<TARGET_FILE:tracer_dso_lib>")
-add_dependencies(tracer_fork_storm tracer_dso_lib)
+tracer_dso_exe(tracer_fork_storm)
 add_test(NAME tracer_fork_storm COMMAND tracer_fork_storm)
 set_tests_properties(tracer_fork_storm PROPERTIES TIMEOUT 300)
 

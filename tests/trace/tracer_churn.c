@@ -11,6 +11,9 @@
  *   scale   20,000 threads: the time per 1,000 threads does not grow with
  *           the number of threads seen (the last thousand take less than
  *           3x the first; a claim used to walk every descriptor).
+ *
+ * Under TSan both bounds are off (the reasons are at each check); the
+ * threads still run and every record is still checked.
  */
 #include "tracer_check.h"
 
@@ -90,7 +93,9 @@ static int rss_test(void)
 		run_one(t);
 	after = rss_kib();
 	printf("%d threads: RSS %ld -> %ld KiB\n", nthreads, before, after);
-	CHECK_OP(after - before, <, 64 * 1024);
+	/* TSan's shadow of every ring page the writer touched stays: no bound there. */
+	if (!TC_TSAN)
+		CHECK_OP(after - before, <, 64 * 1024);
 	CHECK_EQ(read_back(), (long)nthreads * PER_THREAD);
 	return 0;
 }
@@ -157,7 +162,9 @@ static int scale_test(void)
 	}
 	printf("%d threads: first 1000 %.1f ms, last 1000 %.1f ms\n", nthreads, first / 1e6,
 	       last / 1e6);
-	CHECK_OP(last, <, 3 * first);
+	/* TSan's own per-thread bookkeeping grows with the threads it has seen. */
+	if (!TC_TSAN)
+		CHECK_OP(last, <, 3 * first);
 	return 0;
 }
 
