@@ -78,7 +78,11 @@ add_test(NAME tracer_churn_rss COMMAND tracer_churn rss)
 add_test(NAME tracer_churn_budget COMMAND tracer_churn budget)
 tracer_env(tracer_churn_budget "BPRINT_RETAIN=256K")
 add_test(NAME tracer_churn_scale COMMAND tracer_churn scale)
-set_tests_properties(tracer_churn_rss tracer_churn_budget tracer_churn_scale PROPERTIES TIMEOUT 300)
+add_test(NAME tracer_churn_file COMMAND tracer_churn file)
+tracer_env(tracer_churn_file
+  "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/tracer_churn.dat;BPRINT_BUFFER_SIZE=64K;BPRINT_RETAIN=64K")
+set_tests_properties(tracer_churn_rss tracer_churn_budget tracer_churn_scale tracer_churn_file
+  PROPERTIES TIMEOUT 300)
 
 # 5. dlopen/dlclose: a traced library's records decode after it is gone.
 # The library links nothing of bprint's: the executable exports the API.

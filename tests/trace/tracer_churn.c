@@ -8,6 +8,8 @@
  *   budget  the same under a small BPRINT_RETAIN: the oldest threads'
  *           records are dropped, the newest kept whole, and bprint_stats()
  *           accounts for every record written (the "(dropped)" entry).
+ *   file    300 threads under BPRINT_FILE and a small BPRINT_RETAIN:
+ *           file-backed rings are left whole, every record reads back.
  *   scale   20,000 threads: the time per 1,000 threads does not grow with
  *           the number of threads seen (the last thousand take less than
  *           3x the first; a claim used to walk every descriptor).
@@ -100,6 +102,18 @@ static int rss_test(void)
 	return 0;
 }
 
+/* Under BPRINT_FILE the rings are the file's: kept whole, whatever BPRINT_RETAIN says. */
+static int file_test(void)
+{
+	for (int t = 0; t < nthreads; t++)
+		run_one(t);
+	CHECK_EQ(read_back(), (long)nthreads * PER_THREAD);
+	printf("%d threads in a file: every record read back\n", nthreads);
+	if (getenv("BPRINT_FILE"))
+		unlink(getenv("BPRINT_FILE"));	/* 20 MB; the next run makes it again */
+	return 0;
+}
+
 static int budget_test(void)
 {
 	struct bprint_thread_stats st[64];
@@ -172,7 +186,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "rss";
 
-	nthreads = strcmp(mode, "scale") ? 3000 : 20000;
+	nthreads = !strcmp(mode, "scale") ? 20000 : !strcmp(mode, "file") ? 300 : 3000;
 	if (tc_scale(nthreads) < nthreads)	/* fewer when quick; never more (the bounds are for these counts) */
 		nthreads = (int)tc_scale(nthreads);
 	if (nthreads < 2000 && !strcmp(mode, "scale"))
@@ -185,5 +199,7 @@ int main(int argc, char **argv)
 		return budget_test();
 	if (!strcmp(mode, "scale"))
 		return scale_test();
+	if (!strcmp(mode, "file"))
+		return file_test();
 	FAIL("unknown mode %s", mode);
 }
