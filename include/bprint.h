@@ -20,7 +20,7 @@
  * Configuration is by environment variable, read once at start-up
  * (README.md says what each takes): BPRINT_BUFFER_SIZE, BPRINT_PAGE_SIZE,
  * BPRINT_MODE, BPRINT_CLOCK, BPRINT_DUMP, BPRINT_DUMP_FILE, BPRINT_FILTER,
- * BPRINT_DISABLE, BPRINT_FILE.
+ * BPRINT_DISABLE, BPRINT_FILE, BPRINT_RETAIN.
  *
  * This header and <bprint/format.h> are the API; <bprint/internal.h>,
  * which this one includes for the macros' sake, is not: an identifier
@@ -164,10 +164,12 @@ struct bprint_thread_stats {
 
 /*
  * Fill up to max entries, one per thread that ever traced (dead threads
- * included until reclaimed).  Returns the number of threads, or -1 with
- * errno EINVAL.  out[0].size is the size of every entry (the array's
- * stride): set it, e.g. with "st[64] = { BPRINT_THREAD_STATS_INIT }";
- * each entry filled gets that size.  out may be NULL (max 0) to count.
+ * included until reclaimed), plus, once BPRINT_RETAIN has dropped exited
+ * threads, one entry with tid -1 and comm "(dropped)" summing theirs.
+ * Returns the number of entries, or -1 with errno EINVAL.  out[0].size is
+ * the size of every entry (the array's stride): set it, e.g. with
+ * "st[64] = { BPRINT_THREAD_STATS_INIT }"; each entry filled gets that
+ * size.  out may be NULL (max 0) to count.
  */
 BP_API int bprint_stats(struct bprint_thread_stats *out, int max);
 

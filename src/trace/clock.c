@@ -192,6 +192,39 @@ enum bp_clock_id bp_clock_selected(void)
 						       memory_order_relaxed);
 }
 
+/* One selection at a time: make the count odd.  Returns the even count it was. */
+static uint32_t select_begin(void)
+{
+	uint32_t seq;
+
+	for (;;) {
+		seq = atomic_load_explicit(&base.seq, memory_order_relaxed);
+		if (!(seq & 1u) &&
+		    atomic_compare_exchange_weak_explicit(&base.seq, &seq, seq + 1,
+							  memory_order_acquire,
+							  memory_order_relaxed))
+			break;
+	}
+	atomic_thread_fence(memory_order_release);
+	return seq;
+}
+
+/*
+ * fork(): no selection may be half done in the child, whose readers of
+ * the time base would retry forever on an odd count (docs/locks.md).
+ */
+static uint32_t fork_seq;
+
+void bp_clock_fork_prepare(void)
+{
+	fork_seq = select_begin();
+}
+
+void bp_clock_fork_release(void)
+{
+	atomic_store_explicit(&base.seq, fork_seq + 2, memory_order_release);
+}
+
 int bp_clock_select(enum bp_clock_id id)
 {
 	uint64_t tsc = 0, ns = 0;
@@ -209,16 +242,7 @@ int bp_clock_select(enum bp_clock_id id)
 		take_pair(&tsc, &ns);
 #endif
 
-	/* One selection at a time: make the count odd. */
-	for (;;) {
-		seq = atomic_load_explicit(&base.seq, memory_order_relaxed);
-		if (!(seq & 1u) &&
-		    atomic_compare_exchange_weak_explicit(&base.seq, &seq, seq + 1,
-							  memory_order_acquire,
-							  memory_order_relaxed))
-			break;
-	}
-	atomic_thread_fence(memory_order_release);
+	seq = select_begin();
 	atomic_store_explicit(&base.id, (uint32_t)id, memory_order_relaxed);
 	atomic_store_explicit(&base.tsc, tsc, memory_order_relaxed);
 	atomic_store_explicit(&base.ns, ns, memory_order_relaxed);

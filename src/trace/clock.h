@@ -91,6 +91,10 @@ int bp_clock_select(enum bp_clock_id id);
  * an unusable tsc (mono is selected). */
 int bp_clock_select_name(const char *name);
 
+/* fork(): prepare waits out a selection in progress and holds off others; release ends that. */
+void bp_clock_fork_prepare(void);
+void bp_clock_fork_release(void);
+
 /* The clock bp_clock_now() reads now. */
 enum bp_clock_id bp_clock_selected(void);
 

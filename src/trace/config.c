@@ -15,6 +15,7 @@
 
 struct bp_config bp_config = {
 	.buffer_bytes = 1u << 20,
+	.retain_bytes = 64u << 20,
 	.page_size = BP_RING_PAGE_DEFAULT,
 	.mode = BP_RING_OVERWRITE,
 	.clock = BP_CLOCK_MONO,
@@ -50,18 +51,30 @@ static void complain(const char *var, const char *value, const char *expected)
 	fprintf(stderr, "bprint: ignoring %s=%s (expected %s)\n", var, value, expected);
 }
 
-static void load_size(void)
+/* A size variable: at least min bytes, or the default is kept. */
+static void load_bytes(const char *var, size_t min, size_t *dst, const char *expected)
 {
-	const char *v = secure_getenv("BPRINT_BUFFER_SIZE");
+	const char *v = secure_getenv(var);
 	size_t n;
 
 	if (!v)
 		return;
 	n = bp_parse_size(v);
-	if (n < 4 * (size_t)bp_config.page_size)
-		complain("BPRINT_BUFFER_SIZE", v, "a size of at least 4 pages, like 64K or 16M");
+	if (n < min)
+		complain(var, v, expected);
 	else
-		bp_config.buffer_bytes = n;
+		*dst = n;
+}
+
+static void load_size(void)
+{
+	load_bytes("BPRINT_BUFFER_SIZE", 4 * (size_t)bp_config.page_size, &bp_config.buffer_bytes,
+		   "a size of at least 4 pages, like 64K or 16M");
+}
+
+static void load_retain(void)
+{
+	load_bytes("BPRINT_RETAIN", 1, &bp_config.retain_bytes, "a size, like 64M or 1G");
 }
 
 static void load_page_size(void)
@@ -130,6 +143,7 @@ void bp_config_load(void)
 
 	load_page_size();	/* before the size, which is checked against it */
 	load_size();
+	load_retain();
 	load_mode();
 	load_clock();
 	load_dump();

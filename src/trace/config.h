@@ -19,6 +19,7 @@ enum bp_dump_when {
 
 struct bp_config {
 	size_t buffer_bytes;	/* BPRINT_BUFFER_SIZE, per thread: 1 MiB */
+	size_t retain_bytes;	/* BPRINT_RETAIN, exited threads' rings in all: 64 MiB */
 	uint32_t page_size;	/* BPRINT_PAGE_SIZE: 4096 */
 	uint32_t mode;		/* BPRINT_MODE: overwrite (enum bp_ring_mode) */
 	uint32_t clock;		/* BPRINT_CLOCK: tsc where usable, else mono */

@@ -93,6 +93,10 @@ static bool add_source(struct bprint_reader *r, struct bp_thread *t, struct bp_t
 			return false;
 		if (r->src) {
 			memcpy(grown, r->src, r->nsrc * sizeof(*grown));
+			/* A snapshot's state lives in its source: follow it. */
+			for (size_t i = 0; i < r->nsrc; i++)
+				if (r->src[i].st == &r->src[i].own)
+					grown[i].st = &grown[i].own;
 			munmap(r->src, r->cap * sizeof(*grown));
 		}
 		r->src = grown;
@@ -398,4 +402,6 @@ void bprint_read_end(struct bprint_reader *r)
 	munmap(r, sizeof(*r));
 	if (consuming)
 		bp_thread_reclaim();
+	else
+		bp_thread_retain_enforce();
 }

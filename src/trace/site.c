@@ -329,6 +329,23 @@ void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *sto
 	pthread_mutex_unlock(&lock);
 }
 
+/*
+ * A rule with the same pattern as a new one can never be the last to
+ * match a site again: drop it, so a program that toggles the same pattern
+ * keeps one rule, not one per call.  With the lock held.
+ */
+static void drop_rule(const char *pattern)
+{
+	for (size_t i = 0; i < nrules; i++) {
+		if (strcmp(rules[i].pattern, pattern))
+			continue;
+		free(rules[i].pattern);
+		memmove(&rules[i], &rules[i + 1], (nrules - i - 1) * sizeof(*rules));
+		nrules--;
+		return;
+	}
+}
+
 /* Add a rule and apply it to every live site; returns the sites changed. */
 static int add_rule(const char *pattern, bool enable)
 {
@@ -340,6 +357,7 @@ static int add_rule(const char *pattern, bool enable)
 	if (!copy)
 		return -1;
 	pthread_mutex_lock(&lock);
+	drop_rule(copy);
 	grown = realloc(rules, (nrules + 1) * sizeof(*rules));
 	if (!grown) {
 		pthread_mutex_unlock(&lock);
@@ -394,6 +412,17 @@ void bp_site_filter_load(const char *spec)
 		add_rule(tok, enable);
 	}
 	free(copy);
+}
+
+/* fork(): held across it, so that the child's registry is never half changed. */
+void bp_site_fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void bp_site_fork_release(void)
+{
+	pthread_mutex_unlock(&lock);
 }
 
 void bp_site_reset_for_test(void)

@@ -34,6 +34,10 @@ uint32_t bp_site_count(void);
 /* Apply BPRINT_FILTER (once, at start-up). */
 void bp_site_filter_load(const char *spec);
 
+/* fork(): take the registry lock in prepare, release it in parent and child. */
+void bp_site_fork_prepare(void);
+void bp_site_fork_release(void);
+
 /* Drop every site and filter (tests). */
 void bp_site_reset_for_test(void);
 

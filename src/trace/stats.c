@@ -14,6 +14,32 @@
 #include <string.h>
 
 /*
+ * The threads BPRINT_RETAIN dropped, summed in one entry with tid -1 and
+ * comm "(dropped)"; their unread records count as overwritten.  Written at
+ * out (an entry of stride bytes) if not NULL.  Returns the entries: 0
+ * while nothing was dropped.
+ */
+static int retired_entry(void *out, uint32_t stride)
+{
+	uint64_t written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed);
+	struct bprint_thread_stats s;
+
+	if (!written)
+		return 0;
+	if (out) {
+		memset(&s, 0, sizeof(s));
+		s.tid = -1;
+		memcpy(s.comm, "(dropped)", sizeof("(dropped)"));
+		s.written = written;
+		s.discarded = atomic_load_explicit(&bp_retired.discarded, memory_order_relaxed);
+		s.read = atomic_load_explicit(&bp_retired.read, memory_order_relaxed);
+		s.overwritten = atomic_load_explicit(&bp_retired.overwritten, memory_order_relaxed);
+		bp_sized_put(out, stride, &s, sizeof(s));
+	}
+	return 1;
+}
+
+/*
  * Without taking the readers' lock: the caller holds it (or is crashing).
  * out[0].size is every entry's size (bprint.h).
  */
@@ -62,7 +88,7 @@ int bp_stats_collect(struct bprint_thread_stats *out, int max)
 		bp_sized_put((char *)out + (size_t)n * stride, stride, &s, sizeof(s));
 		n++;
 	}
-	return n;
+	return n + retired_entry(n < max ? (char *)out + (size_t)n * stride : NULL, stride);
 }
 
 /* The readers' lock keeps a drained thread's rings from being unmapped under us. */

@@ -5,8 +5,10 @@
 #include "trace/thread.h"
 
 #include "trace/backing.h"
+#include "trace/clock.h"
 #include "trace/config.h"
 #include "trace/cpu.h"
+#include "trace/site.h"
 #include "trace/tracer.h"
 
 #include <errno.h>
@@ -20,6 +22,8 @@
 _Atomic(struct bp_thread *) bp_threads;
 pthread_rwlock_t bp_readers_lock = PTHREAD_RWLOCK_INITIALIZER;
 pthread_mutex_t bp_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t bp_list_lock = PTHREAD_MUTEX_INITIALIZER;
+struct bp_retired bp_retired;
 __thread struct bp_thread *bp_self __attribute__((tls_model("initial-exec")));
 __thread struct bprint__tls bprint__tls __attribute__((tls_model("initial-exec"))) = {
 	.layout = BPRINT__LAYOUT,
@@ -27,6 +31,11 @@ __thread struct bprint__tls bprint__tls __attribute__((tls_model("initial-exec")
 
 const struct bp_backing *bp_backing;
 static pthread_key_t exit_key;
+
+/* Under bp_list_lock: FREE descriptors, and the DEAD ones in exit order. */
+static struct bp_thread *free_top;
+static struct bp_thread *dead_head, *dead_tail;
+static size_t retained_total;
 
 /* Where the hot path reads the CPU: the thread's rseq area, kept current by the kernel. */
 static const volatile uint32_t *cpu_id_source(void)
@@ -160,18 +169,52 @@ static void unmap_rings(struct bp_thread *t)
 	}
 }
 
+/*
+ * A claim may run in a signal handler (a handler's first trace) while its
+ * thread holds the list lock, or on any thread while another holds it:
+ * it never waits, and makes a new descriptor instead.
+ */
 static struct bp_thread *claim_free(void)
 {
-	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
-	     t = t->next) {
-		int expected = BP_THREAD_FREE;
+	struct bp_thread *t;
 
-		if (atomic_compare_exchange_strong_explicit(&t->state, &expected, BP_THREAD_CLAIMED,
-							    memory_order_acquire,
-							    memory_order_relaxed))
-			return t;
+	if (pthread_mutex_trylock(&bp_list_lock) != 0)
+		return NULL;
+	t = free_top;
+	if (t) {
+		free_top = t->free_next;
+		t->free_next = NULL;
+		atomic_store_explicit(&t->state, BP_THREAD_CLAIMED, memory_order_relaxed);
 	}
-	return NULL;
+	pthread_mutex_unlock(&bp_list_lock);
+	return t;
+}
+
+/* With bp_list_lock: t, its rings unmapped, goes back to be claimed. */
+static void make_free(struct bp_thread *t)
+{
+	atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
+	t->free_next = free_top;
+	free_top = t;
+}
+
+/* With bp_list_lock: take t off the dead queue, if it is on it. */
+static void dequeue_dead(struct bp_thread *t)
+{
+	if (!t->queued)
+		return;
+	if (t->dead_prev)
+		t->dead_prev->dead_next = t->dead_next;
+	else
+		dead_head = t->dead_next;
+	if (t->dead_next)
+		t->dead_next->dead_prev = t->dead_prev;
+	else
+		dead_tail = t->dead_prev;
+	t->dead_prev = t->dead_next = NULL;
+	t->queued = 0;
+	retained_total -= t->retained;
+	t->retained = 0;
 }
 
 static struct bp_thread *push_new(void)
@@ -191,6 +234,58 @@ static struct bp_thread *push_new(void)
 	return t;
 }
 
+/*
+ * Give back the pages of an exited thread's anonymous ring that never held
+ * a record: the slots past head_seq, as zero as bp_ring_init() left them.
+ * A reader may be reading the ring meanwhile: it finds the same zeros.
+ * Returns the bytes still resident.
+ */
+static size_t trim_ring(struct bp_thread_ring *r)
+{
+	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct bp_ring_stats st;
+	uintptr_t start, end;
+	uint64_t used;
+
+	if (!mem || bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
+		return mem ? r->bytes : 0;
+	used = st.head_seq < st.npages ? st.head_seq : st.npages;
+	start = (uintptr_t)mem + BP_RING_CTL_BYTES + (uintptr_t)used * st.page_size;
+	start = (start + page - 1) & ~(page - 1);
+	end = ((uintptr_t)mem + r->bytes) & ~(page - 1);
+	if (start < end && madvise((void *)start, end - start, MADV_DONTNEED) == 0)
+		return r->bytes - (end - start);
+	return r->bytes;
+}
+
+/* The exited thread t (still ALIVE: nobody unmaps it) is trimmed, queued, then DEAD. */
+static void retain_dead(struct bp_thread *t)
+{
+	size_t kept = 0;
+	bool over;
+
+	for (unsigned i = 0; i < BP_NEST_MAX; i++)
+		kept += trim_ring(&t->ring[i]);
+	pthread_mutex_lock(&bp_list_lock);
+	t->retained = kept;
+	t->queued = 1;
+	t->dead_next = NULL;
+	t->dead_prev = dead_tail;
+	if (dead_tail)
+		dead_tail->dead_next = t;
+	else
+		dead_head = t;
+	dead_tail = t;
+	retained_total += kept;
+	over = retained_total > bp_config.retain_bytes;
+	/* DEAD once queued: reclaim and the budget find it on the queue. */
+	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
+	pthread_mutex_unlock(&bp_list_lock);
+	if (over)
+		bp_thread_retain_enforce();
+}
+
 static void thread_exit(void *arg)
 {
 	struct bp_thread *t = arg;
@@ -202,7 +297,10 @@ static void thread_exit(void *arg)
 	}
 	if (bp_backing && bp_backing->thread_exit)
 		bp_backing->thread_exit(t);
-	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
+	if (!bp_backing || !bp_backing->ring_map)
+		retain_dead(t);
+	else
+		atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
 }
 
 /*
@@ -231,7 +329,10 @@ static struct bp_thread *make_self(void)
 		atomic_store_explicit(&t->ring[i].consumer_overwritten, 0, memory_order_relaxed);
 	}
 	if (!map_ring(t, 0)) {
-		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
+		if (pthread_mutex_trylock(&bp_list_lock) == 0) {
+			make_free(t);
+			pthread_mutex_unlock(&bp_list_lock);
+		}	/* else it stays CLAIMED, unused: one descriptor lost */
 		return NULL;
 	}
 	atomic_store_explicit(&t->state, BP_THREAD_ALIVE, memory_order_release);
@@ -284,8 +385,64 @@ void bp_thread_reclaim(void)
 		if (!drained)
 			continue;
 		unmap_rings(t);
-		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
+		pthread_mutex_lock(&bp_list_lock);
+		dequeue_dead(t);
+		make_free(t);
+		pthread_mutex_unlock(&bp_list_lock);
 	}
+	pthread_rwlock_unlock(&bp_readers_lock);
+	bp_thread_retain_enforce();
+}
+
+static void add_relaxed(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/* With the readers' lock exclusive: t's records are dropped, counted in bp_retired. */
+static void retire(struct bp_thread *t)
+{
+	uint64_t lost = atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
+			atomic_load_explicit(&t->no_memory, memory_order_relaxed);
+
+	add_relaxed(&bp_retired.written, lost);
+	add_relaxed(&bp_retired.discarded, lost);
+	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		struct bp_thread_ring *r = &t->ring[i];
+		void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+		uint64_t read = atomic_load_explicit(&r->consumer_read, memory_order_relaxed);
+		struct bp_ring_stats st;
+
+		if (!mem || bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
+			continue;
+		add_relaxed(&bp_retired.written, st.written);
+		add_relaxed(&bp_retired.discarded, st.discarded);
+		add_relaxed(&bp_retired.read, read);
+		/* all it stored and the consumer did not return, overwritten or not */
+		add_relaxed(&bp_retired.overwritten, st.written - st.discarded - read);
+	}
+	unmap_rings(t);
+}
+
+/*
+ * Called at a thread's exit and at the end of a reader session.  With a
+ * reader session open the budget waits for its end: the session may be
+ * reading the oldest rings.
+ */
+void bp_thread_retain_enforce(void)
+{
+	if (pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
+		return;
+	pthread_mutex_lock(&bp_list_lock);
+	while (retained_total > bp_config.retain_bytes && dead_head) {
+		struct bp_thread *t = dead_head;
+
+		dequeue_dead(t);
+		retire(t);
+		make_free(t);
+	}
+	pthread_mutex_unlock(&bp_list_lock);
 	pthread_rwlock_unlock(&bp_readers_lock);
 }
 
@@ -300,10 +457,17 @@ static void fork_child(void)
 		bp_backing->fork_child();	/* may drop the backing */
 	pthread_rwlock_init(&bp_readers_lock, NULL);
 	pthread_mutex_init(&bp_consumer_lock, NULL);
+	pthread_mutex_init(&bp_list_lock, NULL);
+	free_top = dead_head = dead_tail = NULL;
+	retained_total = 0;
+	memset(&bp_retired, 0, sizeof(bp_retired));
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
 	     t = t->next) {
 		unmap_rings(t);
-		atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_relaxed);
+		t->dead_prev = t->dead_next = NULL;
+		t->queued = 0;
+		t->retained = 0;
+		make_free(t);
 	}
 	/* The window looked into the parent's ring, unmapped above. */
 	bprint__tls.off = 0;
@@ -312,8 +476,32 @@ static void fork_child(void)
 	bp_self = NULL;
 }
 
+/*
+ * The locks whose data the child needs intact are held across fork(), as
+ * glibc does with its own; fork_child() resets the others
+ * (docs/locks.md has the list and the rule for each).
+ */
+static void fork_prepare(void)
+{
+	bp_site_fork_prepare();
+	bp_clock_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	bp_clock_fork_release();
+	bp_site_fork_release();
+}
+
+static void fork_child_all(void)
+{
+	fork_child();
+	bp_clock_fork_release();
+	bp_site_fork_release();
+}
+
 void bp_thread_init(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
-	pthread_atfork(NULL, NULL, fork_child);
+	pthread_atfork(fork_prepare, fork_parent, fork_child_all);
 }

@@ -17,7 +17,17 @@
  *
  *	state:  FREE --claim--> CLAIMED --rings ready--> ALIVE --exit--> DEAD
  *	          ^                                                        |
- *	          +------------- drained by a consumer, unmapped ----------+
+ *	          +--- drained by a consumer, or beyond the budget: unmapped +
+ *
+ * Thread creation and exit cost O(1) whatever the number of threads seen:
+ * FREE descriptors wait on a stack, so a claim never walks the list.  At
+ * exit a thread gives back the pages of its anonymous rings that never
+ * held a record (they read as zero again, as bp_ring_init() left them),
+ * and joins the queue of exited threads, oldest first.  What the queue
+ * keeps resident is bounded by BPRINT_RETAIN: beyond it the oldest exited
+ * threads are unmapped and their unread records counted as overwritten
+ * (bprint_stats() shows them in one entry with tid -1).  File-backed rings
+ * are left alone: their memory is the file's, which keeps every record.
  *
  * Which calls need which lock:
  *   writer (the owning thread):     none
@@ -25,6 +35,8 @@
  *   snapshot readers:               readers_lock shared
  *   the consumer:                   consumer_lock, readers_lock shared
  *   unmapping a drained DEAD ring:  readers_lock exclusive (trylock)
+ *   free stack, dead queue:         bp_list_lock (trylock in a claim)
+ * docs/locks.md gives every lock's rule at fork().
  */
 #ifndef BP_TRACE_THREAD_H
 #define BP_TRACE_THREAD_H
@@ -87,6 +99,12 @@ struct bp_thread {
 	uint64_t generation;		/* bumped at each claim */
 	struct bp_thread_ring ring[BP_NEST_MAX];
 	struct bp_thread *next;		/* list, immutable once pushed */
+	/* under bp_list_lock */
+	struct bp_thread *free_next;	/* FREE: the stack of descriptors to claim */
+	struct bp_thread *dead_prev;	/* DEAD with anonymous rings: the queue, oldest first */
+	struct bp_thread *dead_next;
+	size_t retained;		/* DEAD: ring bytes still resident, counted in the budget */
+	int queued;			/* on the dead queue */
 };
 
 extern _Atomic(struct bp_thread *) bp_threads;
@@ -121,8 +139,17 @@ static inline struct bp_thread_ring *bp_thread_ring(struct bp_thread *t, unsigne
 	return bp_thread_ring_slow(t, level);
 }
 
-/* Unmap the rings of DEAD threads whose consumer cursors are drained. */
+/* Unmap the rings of DEAD threads whose consumer cursors are drained, then apply the budget. */
 void bp_thread_reclaim(void);
+
+/* Unmap the oldest DEAD threads beyond BPRINT_RETAIN, if no reader is in the way. */
+void bp_thread_retain_enforce(void);
+
+/* What the threads dropped by the budget had, summed (bp_stats_collect()). */
+struct bp_retired {
+	_Atomic uint64_t written, discarded, read, overwritten;
+};
+extern struct bp_retired bp_retired;
 
 /* Fork child and start-up hooks. */
 void bp_thread_init(void);

@@ -71,18 +71,41 @@ add_test(NAME tracer_threads COMMAND tracer_threads)
 add_test(NAME tracer_threads_stats COMMAND tracer_threads stats)
 set_tests_properties(tracer_threads tracer_threads_stats PROPERTIES TIMEOUT 120)
 
+# 4b. Thread churn: exited threads keep only the pages holding records,
+# within BPRINT_RETAIN; creation and exit cost O(1) in the threads seen.
+tracer_exe(tracer_churn)
+add_test(NAME tracer_churn_rss COMMAND tracer_churn rss)
+add_test(NAME tracer_churn_budget COMMAND tracer_churn budget)
+tracer_env(tracer_churn_budget "BPRINT_RETAIN=256K")
+add_test(NAME tracer_churn_scale COMMAND tracer_churn scale)
+add_test(NAME tracer_churn_file COMMAND tracer_churn file)
+tracer_env(tracer_churn_file
+  "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/tracer_churn.dat;BPRINT_BUFFER_SIZE=64K;BPRINT_RETAIN=64K")
+set_tests_properties(tracer_churn_rss tracer_churn_budget tracer_churn_scale tracer_churn_file
+  PROPERTIES TIMEOUT 300)
+
 # 5. dlopen/dlclose: a traced library's records decode after it is gone.
 # The library links nothing of bprint's: the executable exports the API.
 add_library(tracer_dso_lib SHARED tracer_dso_lib.c)
 target_include_directories(tracer_dso_lib PRIVATE ${PROJECT_SOURCE_DIR}/include)
 bp_set_test_warnings(tracer_dso_lib)
-tracer_exe(tracer_dlopen ${CMAKE_DL_LIBS})
-set_target_properties(tracer_dlopen PROPERTIES ENABLE_EXPORTS ON)
-target_compile_definitions(tracer_dlopen PRIVATE
-  TRACER_DSO_PATH="$<TARGET_FILE:tracer_dso_lib>")
-add_dependencies(tracer_dlopen tracer_dso_lib)
+# A test that dlopens tracer_dso_lib (TRACER_DSO_PATH) and exports the API to it.
+function(tracer_dso_exe name)
+  tracer_exe(${name} ${CMAKE_DL_LIBS})
+  set_target_properties(${name} PROPERTIES ENABLE_EXPORTS ON)
+  target_compile_definitions(${name} PRIVATE
+    TRACER_DSO_PATH="$<TARGET_FILE:tracer_dso_lib>")
+  add_dependencies(${name} tracer_dso_lib)
+endfunction()
+tracer_dso_exe(tracer_dlopen)
 add_test(NAME tracer_dlopen COMMAND tracer_dlopen)
 set_tests_properties(tracer_dlopen PROPERTIES TIMEOUT 60)
+
+# 5b. Fork storm: children forked while parent threads trace, toggle sites,
+# read, dlopen and dlclose; no child may hang, each reads its own records.
+tracer_dso_exe(tracer_fork_storm)
+add_test(NAME tracer_fork_storm COMMAND tracer_fork_storm)
+set_tests_properties(tracer_fork_storm PROPERTIES TIMEOUT 300)
 
 # 6. Text fallbacks: non-constant formats, trace_puts, > 32 arguments, long %s.
 tracer_exe(tracer_snapshot)

@@ -45,12 +45,12 @@
 		exit(1);                                                       \
 	} while (0)
 
-/* Iteration counts shrink 10x under sanitizers (BPRINT_TEST_QUICK=1). */
+/* test_scale(), at least 1: 10x fewer with BPRINT_TEST_QUICK=1, 10x more with BPRINT_TEST_LONG=1. */
 static inline long long tc_scale(long long normal)
 {
-	const char *q = getenv("BPRINT_TEST_QUICK");
+	long long n = test_scale(normal);
 
-	return q && *q && strcmp(q, "0") ? (normal / 10 > 0 ? normal / 10 : 1) : normal;
+	return n > 0 ? n : 1;
 }
 
 /* The expected text, made by the C library. */
