@@ -31,6 +31,7 @@
 
 #include "file/symbols.h"
 #include "trace/clock.h"
+#include "trace/record.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -117,6 +118,8 @@ struct bp_trace_event {
 	uint64_t raw_ts;		/* as recorded, before calibration */
 	uint64_t index;			/* the ring's stored-record index */
 	uint64_t lost_before;		/* records of this ring lost just before it */
+	struct bp_record_args args;	/* the raw payload: argument block (or
+					 * text), valid until the next call */
 };
 
 struct bp_trace;

@@ -40,7 +40,7 @@
 #include "output/threads.h"
 
 #include "file/reader.h"
-#include "trace/tracer.h"
+#include "trace/record.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -7,6 +7,7 @@
 
 #include <bprint.h>
 
+#include "trace/record.h"
 #include "trace/thread.h"
 
 #include <stdatomic.h>
@@ -19,9 +20,6 @@ static inline int bp_tracing_is_on(void)
 {
 	return (__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) & BPRINT__GATE_ON) != 0;
 }
-
-/* Largest message a reader formats; longer ones are cut. */
-#define BP_MSG_MAX 4096
 
 /* Free a read state's buffer and forget its position. */
 void bp_read_state_release(struct bp_read_state *st);

@@ -13,7 +13,7 @@
 #include "bprint_cmd.h"
 
 #include "file/layout.h"
-#include "trace/tracer.h"
+#include "trace/record.h"
 
 #include <errno.h>
 #include <fnmatch.h>

@@ -1,0 +1,33 @@
+/* Record to message: the one decoder both readers use (record.h). */
+#include "trace/record.h"
+
+#include <string.h>
+
+size_t bp_record_message(char *buf, size_t size, const struct bp_record_args *a,
+			 const struct bprint_site *site, const struct bp_parsed_format *pf,
+			 const struct bp_pointer_hook *hook)
+{
+	int n;
+
+	if (a->text) {
+		/* Text made at trace time; nothing guarantees its NUL. */
+		size_t len = strnlen((const char *)a->words, a->nwords * 4);
+
+		if (len >= size)
+			len = size - 1;
+		memcpy(buf, a->words, len);
+		buf[len] = '\0';
+		return len;
+	}
+	if (!site)
+		n = bp_snprintf(buf, size, "<unknown call site %u>", a->site_id);
+	else if (!site->format)
+		n = bp_snprintf(buf, size, "%s", BP_BSTR_BAD_BLOCK);
+	else if (site->kind == BPRINT_SITE_PUTS)
+		n = bp_snprintf(buf, size, "%s", site->format);
+	else if (pf)
+		n = bp_bstr_printf_parsed(buf, size, pf, a->words, a->nwords, hook);
+	else
+		n = bp_bstr_printf_ext(buf, size, site->format, a->words, a->nwords, hook);
+	return n >= 0 && (size_t)n < size ? (size_t)n : strlen(buf);
+}
