@@ -481,7 +481,17 @@ static inline uint64_t bprint__double_bits(double d)
 			bprint_puts(&bprint__site, str);			\
 	} while (0)
 
-/* Register this object's call sites at load time (once per translation unit; repeats are no-ops). */
+/*
+ * Register this object's call sites at load time (once per translation unit;
+ * repeats are no-ops).  The references are weak: a program that includes
+ * this header without a call site (one that only reads traces with
+ * bprint/reader.h) links without the runtime; one with sites calls into it
+ * anyway, so it has it.
+ */
+BP_API void bprint_register_sites(struct bprint_site *start, struct bprint_site *stop)
+	__attribute__((weak));
+BP_API void bprint_unregister_sites(struct bprint_site *start, struct bprint_site *stop)
+	__attribute__((weak));
 extern struct bprint_site __start_bprint_sites[] __attribute__((weak, visibility("hidden")));
 extern struct bprint_site __stop_bprint_sites[] __attribute__((weak, visibility("hidden")));
 __attribute__((constructor, used)) static void bprint__register_object(void)

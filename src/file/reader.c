@@ -118,6 +118,7 @@ struct bp_trace {
 	uint64_t size;
 	size_t os_page;
 	struct bp_trace_info info;
+	struct bp_clock_calib calib;	/* the header's slot in force */
 	/* chunk walk */
 	uint64_t walk_pos;		/* resume here */
 	uint64_t pending[MAX_PENDING];	/* chunks of state 0, to look at again */
@@ -318,8 +319,8 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	in->start_realtime_ns = h.start_realtime_ns;
 	in->start_mono_ns = h.start_mono_ns;
 	in->end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
-	read_calib(t, &h, &in->calib);
-	in->clock_name = bp_clock_name((enum bp_clock_id)in->calib.clock_id);
+	read_calib(t, &h, &t->calib);
+	in->clock_name = bp_clock_name((enum bp_clock_id)t->calib.clock_id);
 	if (!in->clock_name)
 		in->clock_name = "unknown";
 	copy_name(in->comm, h.comm, sizeof(h.comm));
@@ -345,7 +346,7 @@ static void reread_header(struct bp_trace *t)
 		return;
 	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
 	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
-	read_calib(t, &h, &t->info.calib);
+	read_calib(t, &h, &t->calib);
 }
 
 /* ---- sources ------------------------------------------------------------ */
@@ -1436,7 +1437,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 			return BP_TRACE_EIO;
 		site = bp_trace_site(t, id);
 	}
-	out->ev.ns = bp_clock_to_ns(&t->info.calib, best->ev.ts);
+	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
 	out->ev.tid = best->info.tid;
 	out->ev.cpu = best->cpu;
 	if (!best->first_of_tid)
@@ -1456,7 +1457,9 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	out->raw_ts = best->ev.ts;
 	out->index = best->ev.index;
 	out->lost_before = best->ev.discarded_before;
-	out->args = best->args;
+	out->block = best->args.words;
+	out->block_words = best->args.nwords;
+	out->text = best->args.text;
 	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
 		t->msg[0] = '\0';
 		out->ev.message = t->msg;
