@@ -125,6 +125,10 @@ struct bp_trace_event {
 	const uint32_t *block;
 	size_t block_words;
 	int text;
+	/* Set with the message: it is the whole decode of the block by its
+	 * site's format (not cut, not a block that failed its format, not an
+	 * unknown site), so another decoder of the block prints the same. */
+	int exact;
 };
 
 struct bp_trace;

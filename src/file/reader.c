@@ -1355,7 +1355,8 @@ void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *ou
 }
 
 /* The message of s's last record into buf (size >= 1): its length. */
-static size_t format_message(struct bp_trace *t, struct source *s, char *buf, size_t size)
+static size_t format_message(struct bp_trace *t, struct source *s, char *buf, size_t size,
+			     int *exact)
 {
 	const struct bp_trace_site *ts = bp_trace_site(t, s->args.site_id);
 	const struct bprint_site *site = ts ? &ts->site : NULL;
@@ -1373,13 +1374,13 @@ static size_t format_message(struct bp_trace *t, struct source *s, char *buf, si
 	}
 	if (e && !e->symbols)
 		hook = NULL;
-	return bp_record_message(buf, size, &s->args, site, e ? e->pf : NULL, hook);
+	return bp_record_message(buf, size, &s->args, site, e ? e->pf : NULL, hook, exact);
 }
 
 static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace_event *out)
 {
 	out->ev.message = t->msg;
-	out->ev.message_len = format_message(t, s, t->msg, sizeof(t->msg));
+	out->ev.message_len = format_message(t, s, t->msg, sizeof(t->msg), &out->exact);
 }
 
 void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
@@ -1396,7 +1397,7 @@ size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size)
 		buf[0] = '\0';
 		return 0;
 	}
-	return format_message(t, t->cur, buf, size < BP_MSG_MAX ? size : BP_MSG_MAX);
+	return format_message(t, t->cur, buf, size < BP_MSG_MAX ? size : BP_MSG_MAX, NULL);
 }
 
 int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
@@ -1464,6 +1465,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		t->msg[0] = '\0';
 		out->ev.message = t->msg;
 		out->ev.message_len = 0;
+		out->exact = 0;
 	} else {
 		decode_message(t, best, out);
 	}

@@ -25,10 +25,12 @@
  * event (discarded, overwritten) start a new page with the kernel's
  * missed-events flag and count.
  *
- * The reader gives formatted records, so the argument block is rebuilt
- * from the message and the format, and kept only if bp_bstr_printf() of
- * it gives the message back byte for byte; otherwise the record is
- * written as text.  Either way the event reads as bprint reads it.
+ * A bprint event carries the record's own argument block, as the reader
+ * hands it over (bp_trace_event.block): the layout of our blocks is the
+ * kernel's vbin_printf layout that libtraceevent decodes.  A record whose
+ * message is not the exact decode of its block (cut, or a block that did
+ * not match its format) is written as text.  Either way the event reads
+ * as bprint reads it.
  *
  * Timestamps: trace-cmd report rounds nanoseconds to the nearest
  * microsecond, bprint report truncates.  The data holds the exact
@@ -181,237 +183,6 @@ int bp_export_decodable(const char *fmt)
 	return 1;
 }
 
-/* ---- rebuilding an argument block from a message ------------------------ */
-
-struct blk {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static bool blk_align(struct blk *b)
-{
-	while (b->len & 3) {
-		if (b->len >= b->cap)
-			return false;
-		b->p[b->len++] = 0;
-	}
-	return true;
-}
-
-static bool blk_put(struct blk *b, const void *v, size_t n)
-{
-	if (b->len + n > b->cap)
-		return false;
-	memcpy(b->p + b->len, v, n);
-	b->len += n;
-	return true;
-}
-
-static int digit(int c, unsigned base)
-{
-	int d = c >= '0' && c <= '9' ? c - '0'
-		: (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 99;
-
-	return d < (int)base ? d : -1;
-}
-
-/*
- * Parse the text an integer conversion printed at m[*pos..], store its
- * value in the block.  *digits gets the number of digits (for a '*'
- * precision).  Greedy: an ambiguous format fails the final check instead.
- */
-static bool take_int(const struct bp_printf_spec *sp, const char *m, size_t mlen, size_t *pos,
-		     size_t *digits, struct blk *b)
-{
-	size_t i = *pos, d0;
-	bool neg = false;
-	uint64_t v = 0;
-	size_t bytes = sp->length == BP_LEN_NONE ? 4 : 8;
-
-	while (i < mlen && m[i] == ' ')
-		i++;
-	if ((sp->flags & BP_FLAG_SIGNED) && i < mlen && m[i] == '-') {
-		neg = true;
-		i++;
-	}
-	if (sp->base == 16 && (sp->flags & BP_FLAG_ALT) && i + 1 < mlen && m[i] == '0' &&
-	    (m[i + 1] | 0x20) == 'x')
-		i += 2;
-	d0 = i;
-	for (int d; i < mlen && (d = digit(m[i], sp->base)) >= 0; i++) {
-		if (v > (UINT64_MAX - (uint64_t)d) / sp->base)
-			return false;
-		v = v * sp->base + (uint64_t)d;
-	}
-	if (i == d0)
-		return false;
-	*digits = i - d0;
-	if (neg) {
-		if (v > (uint64_t)INT64_MAX + 1)
-			return false;
-		v = (uint64_t)0 - v;
-	}
-	*pos = i;
-	if (!blk_align(b))
-		return false;
-	if (bytes == 4) {
-		uint32_t v32 = (uint32_t)v;
-
-		if (neg ? (int64_t)v < INT32_MIN : v > UINT32_MAX)
-			return false;
-		return blk_put(b, &v32, 4);
-	}
-	return blk_put(b, &v, 8);
-}
-
-static bool take_ptr(const char *m, size_t mlen, size_t *pos, struct blk *b)
-{
-	size_t i = *pos;
-	uint64_t v = 0;
-
-	if (mlen - i >= 5 && !memcmp(m + i, "(nil)", 5)) {
-		i += 5;
-	} else {
-		size_t d0;
-
-		if (mlen - i < 3 || m[i] != '0' || m[i + 1] != 'x')
-			return false;
-		d0 = i += 2;
-		for (int d; i < mlen && (d = digit(m[i], 16)) >= 0 && !(m[i] >= 'A' && m[i] <= 'F');
-		     i++) {
-			if (v >> 60)
-				return false;
-			v = v << 4 | (uint64_t)d;
-		}
-		if (i == d0)
-			return false;
-	}
-	*pos = i;
-	return blk_align(b) && blk_put(b, &v, 8);
-}
-
-/* Where the %s at m[pos..] ends: before the literal that follows it in the
- * format (its first occurrence, or the end of the message if that literal
- * ends the format), or at the end of the message. */
-static bool str_end(const char *rest, const char *m, size_t mlen, size_t pos, size_t *end)
-{
-	struct bp_printf_spec sp = { 0 };
-	int n = bp_format_decode(rest, &sp);
-	const char *lit = rest;
-	size_t llen;
-
-	if (n == 0) {
-		*end = mlen;
-		return true;
-	}
-	if (sp.type == BP_FMT_PERCENT) {
-		lit = "%";
-		llen = 1;
-	} else if (sp.type == BP_FMT_LITERAL) {
-		llen = (size_t)n;
-	} else {
-		return false;	/* two conversions in a row: ambiguous */
-	}
-	memset(&sp, 0, sizeof(sp));
-	if (bp_format_decode(rest + n, &sp) == 0) {
-		if (mlen - pos < llen)
-			return false;
-		*end = mlen - llen;
-		return true;
-	}
-	for (size_t i = pos; i + llen <= mlen; i++)
-		if (!memcmp(m + i, lit, llen)) {
-			*end = i;
-			return true;
-		}
-	return false;
-}
-
-/*
- * The block bp_bstr_printf() turns into exactly msg under fmt, if one is
- * found (fmt must be bp_export_decodable()): true, and its length in *len.
- */
-static bool rebuild(const char *fmt, const char *msg, size_t mlen, uint32_t *out,
-		    size_t cap, char *check, size_t checkcap, size_t *len)
-{
-	struct bp_printf_spec sp = { 0 };
-	struct blk b = { (unsigned char *)out, 0, cap };
-	const char *p = fmt;
-	size_t pos = 0, wslot = SIZE_MAX, pslot = SIZE_MAX;
-	int n;
-
-	while ((n = bp_format_decode(p, &sp)) > 0) {
-		size_t start = pos, digits = 0, end;
-		int32_t w, prec;
-
-		switch (sp.type) {
-		case BP_FMT_LITERAL:
-			if (mlen - pos < (size_t)n || memcmp(msg + pos, p, (size_t)n))
-				return false;
-			pos += (size_t)n;
-			break;
-		case BP_FMT_PERCENT:
-			if (pos >= mlen || msg[pos] != '%')
-				return false;
-			pos++;
-			break;
-		case BP_FMT_WIDTH:
-		case BP_FMT_PRECISION:
-			if (!blk_align(&b))
-				return false;
-			if (sp.type == BP_FMT_WIDTH)
-				wslot = b.len;
-			else
-				pslot = b.len;
-			w = 0;
-			if (!blk_put(&b, &w, 4))
-				return false;
-			p += n;
-			continue;	/* the same conversion goes on */
-		case BP_FMT_INT:
-			if (!take_int(&sp, msg, mlen, &pos, &digits, &b))
-				return false;
-			break;
-		case BP_FMT_PTR:
-			if (!take_ptr(msg, mlen, &pos, &b))
-				return false;
-			break;
-		case BP_FMT_STR:
-			if (!str_end(p + n, msg, mlen, pos, &end))
-				return false;
-			if (wslot == SIZE_MAX && sp.field_width > 0 &&
-			    end - pos == (size_t)sp.field_width)
-				while (pos < end && msg[pos] == ' ')
-					pos++;	/* padding, not the string */
-			if (memchr(msg + pos, '\0', end - pos) || !blk_put(&b, msg + pos, end - pos) ||
-			    !blk_put(&b, "", 1))
-				return false;
-			digits = end - pos;
-			pos = end;
-			break;
-		default:
-			return false;
-		}
-		/* a '*' width is the whole field; a '*' precision, the digits or bytes */
-		w = (int32_t)(pos - start);
-		prec = (int32_t)digits;
-		if (wslot != SIZE_MAX)
-			memcpy(b.p + wslot, &w, 4);
-		if (pslot != SIZE_MAX)
-			memcpy(b.p + pslot, &prec, 4);
-		wslot = pslot = SIZE_MAX;
-		p += n;
-		memset(&sp, 0, sizeof(sp));
-	}
-	if (pos != mlen || !blk_align(&b))
-		return false;
-	n = bp_bstr_printf(check, checkcap, fmt, out, b.len / 4);
-	if (n < 0 || (size_t)n != mlen || memcmp(check, msg, mlen))
-		return false;
-	*len = b.len;
-	return true;
-}
-
 /* ---- per-CPU page streams ------------------------------------------------- */
 
 struct stream {
@@ -448,8 +219,6 @@ struct ex {
 	struct bp_export_stats st;
 	char *err;
 	size_t errlen;
-	uint32_t blkbuf[PAGE / 4];
-	char check[BP_MSG_MAX + 2];
 	unsigned char payload[PAGE];
 };
 
@@ -767,20 +536,17 @@ static int one_record(struct ex *x, const struct bp_trace_event *e)
 		memcpy(th->comm, e->ev.comm, n);
 		th->comm[n] = '\0';
 	}
-	if (si && si->decodable && e->ev.message_len <= BP_MSG_MAX) {
-		const char *f = e->ev.site->format;
-
-		if (rebuild(f, e->ev.message, e->ev.message_len, x->blkbuf, MAX_PAYLOAD - EV_HDR,
-			    x->check, sizeof(x->check), &blen))
-			type = ID_BPRINT;
-	}
+	/* The recorded block as it is, when libtraceevent decodes it as we do. */
+	blen = e->block_words * 4;
+	if (si && si->decodable && e->exact && !e->text && blen <= MAX_PAYLOAD - EV_HDR)
+		type = ID_BPRINT;
 	memset(pl, 0, EV_HDR);
 	memcpy(pl, &type, 2);
 	memcpy(pl + 4, &pid, 4);
 	memcpy(pl + 8, &ip, 8);
 	if (type == ID_BPRINT) {
 		memcpy(pl + 16, &si->fmt, 8);
-		memcpy(pl + EV_HDR, x->blkbuf, blen);
+		memcpy(pl + EV_HDR, e->block, blen);
 		len = EV_HDR + blen;
 		x->st.bprint++;
 	} else {

@@ -286,7 +286,7 @@ static void decode(struct bprint_reader *r, struct source *s, struct bprint_even
 	ev->site = site;
 	ev->message = r->msg;
 	ev->message_len = bp_record_message(r->msg, sizeof(r->msg), &a, site, NULL,
-					    r->symbols ? &hook : NULL);
+					    r->symbols ? &hook : NULL, NULL);
 }
 
 int bprint_read_next(struct bprint_reader *r, struct bprint_event *ev)

@@ -5,10 +5,12 @@
 
 size_t bp_record_message(char *buf, size_t size, const struct bp_record_args *a,
 			 const struct bprint_site *site, const struct bp_parsed_format *pf,
-			 const struct bp_pointer_hook *hook)
+			 const struct bp_pointer_hook *hook, int *exact)
 {
-	int n;
+	int n, ok = -1;	/* ok: the length a real decode gave, or -1 */
 
+	if (exact)
+		*exact = 0;
 	if (a->text) {
 		/* Text made at trace time; nothing guarantees its NUL. */
 		size_t len = strnlen((const char *)a->words, a->nwords * 4);
@@ -17,6 +19,8 @@ size_t bp_record_message(char *buf, size_t size, const struct bp_record_args *a,
 			len = size - 1;
 		memcpy(buf, a->words, len);
 		buf[len] = '\0';
+		if (exact)
+			*exact = len < a->nwords * 4 && len + 1 < size;
 		return len;
 	}
 	if (!site)
@@ -24,10 +28,12 @@ size_t bp_record_message(char *buf, size_t size, const struct bp_record_args *a,
 	else if (!site->format)
 		n = bp_snprintf(buf, size, "%s", BP_BSTR_BAD_BLOCK);
 	else if (site->kind == BPRINT_SITE_PUTS)
-		n = bp_snprintf(buf, size, "%s", site->format);
+		n = ok = bp_snprintf(buf, size, "%s", site->format);
 	else if (pf)
-		n = bp_bstr_printf_parsed(buf, size, pf, a->words, a->nwords, hook);
+		n = ok = bp_bstr_printf_parsed(buf, size, pf, a->words, a->nwords, hook);
 	else
-		n = bp_bstr_printf_ext(buf, size, site->format, a->words, a->nwords, hook);
+		n = ok = bp_bstr_printf_ext(buf, size, site->format, a->words, a->nwords, hook);
+	if (exact)
+		*exact = ok >= 0 && (size_t)ok < size;
 	return n >= 0 && (size_t)n < size ? (size_t)n : strlen(buf);
 }

@@ -61,10 +61,12 @@ static inline struct bp_record_args bp_record_split(uint32_t user, const uint32_
  * The message of a record into buf (size >= 1, always NUL-terminated):
  * its text, or its block formatted with site's format (pf: that format
  * parsed once, or NULL to decode as it goes; hook: %pS and %ps, or NULL).
- * site NULL: the record's site is unknown.  Returns the length in buf.
+ * site NULL: the record's site is unknown.  Returns the length in buf;
+ * *exact (if not NULL) says whether buf is the whole faithful message: not
+ * cut, not an unknown site, not a block that did not match its format.
  */
 size_t bp_record_message(char *buf, size_t size, const struct bp_record_args *a,
 			 const struct bprint_site *site, const struct bp_parsed_format *pf,
-			 const struct bp_pointer_hook *hook);
+			 const struct bp_pointer_hook *hook, int *exact);
 
 #endif /* BP_TRACE_RECORD_H */
