@@ -120,7 +120,7 @@ struct bp_trace_event {
 	uint64_t index;			/* the ring's stored-record index */
 	uint64_t lost_before;		/* records of this ring lost just before it */
 	/* The raw payload, valid until the next call: the argument block
-	 * (docs/binary-format.md) of ev.site's format, or the text the call
+	 * (docs/binary-layout.md) of ev.site's format, or the text the call
 	 * made itself when text is set. */
 	const uint32_t *block;
 	size_t block_words;

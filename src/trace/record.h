@@ -9,7 +9,7 @@
  *   user bits   0..17  site id (0: none)
  *               18     BP_REC_TEXT: the payload is text made at trace time
  *               19     BP_REC_CPU: the payload starts with the u32 CPU
- *   payload     [u32 cpu] then the argument block (docs/binary-format.md)
+ *   payload     [u32 cpu] then the argument block (docs/binary-layout.md)
  *               or NUL-terminated text, padded to whole u32 words
  *
  * The payload is untrusted: a record read from a file may claim anything,
