@@ -537,6 +537,7 @@ static int finish(struct ex *x, const char *clock)
 	for (size_t i = 0; i < x->nlanes; i++)
 		if (bp_kstream_flush(&x->spool, x->lanes[i]) < 0)
 			return spool_failed(x);
+	x->st.pages = x->spool.pages;
 	ncpus = x->ncpu + x->nlanes;
 	if (!ncpus)
 		ncpus = 1;
