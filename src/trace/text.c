@@ -83,12 +83,17 @@ static void make_secs(struct bp_text_cache *c, uint64_t ns)
 	c->have_secs = true;
 }
 
-size_t bp_text_ftrace_prefix(struct bp_text_cache *c, char *buf, size_t size,
-			     const struct bprint_event *ev, const char *func, size_t func_len)
+/* The longest prefix up to the function: head 40, CPU 11, secs 24, usec 8. */
+#define PREFIX_MAX 83
+
+/*
+ * The prefix up to the function, written at p (room for PREFIX_MAX
+ * bytes); returns the end.  The usual widths are fixed-size copies.
+ */
+static char *prefix_to_func(struct bp_text_cache *c, char *p, const struct bprint_event *ev)
 {
 	const char *comm = ev->comm && ev->comm[0] ? ev->comm : "<...>";
-	size_t clen = strnlen(comm, 16), n = 0;
-	char cpu[24], *d, usec[8];
+	size_t clen = strnlen(comm, 16);
 	uint32_t us;
 
 	if (!c->have_head || c->tid != ev->tid || c->comm_len != clen ||
@@ -96,24 +101,61 @@ size_t bp_text_ftrace_prefix(struct bp_text_cache *c, char *buf, size_t size,
 		make_head(c, comm, clen, ev->tid);
 	if (!c->have_secs || ev->ns - c->sec_ns >= 1000000000u)
 		make_secs(c, ev->ns);
-	put(buf, size, &n, c->head, c->head_len);
-	if (ev->cpu < 0) {
-		put(buf, size, &n, "???", 3);
+	if (c->head_len == 26) {
+		memcpy(p, c->head, 26);	/* a tid of up to 7 digits */
+		p += 26;
 	} else {
-		d = digits(cpu + sizeof(cpu), (unsigned long long)ev->cpu);
-		while (cpu + sizeof(cpu) - d < 3)
-			*--d = '0';
-		put(buf, size, &n, d, (size_t)(cpu + sizeof(cpu) - d));
+		memcpy(p, c->head, c->head_len);
+		p += c->head_len;
 	}
-	put(buf, size, &n, c->secs, c->secs_len);
+	if (ev->cpu >= 0 && ev->cpu < 1000) {
+		*p++ = (char)('0' + ev->cpu / 100);
+		*p++ = (char)('0' + ev->cpu / 10 % 10);
+		*p++ = (char)('0' + ev->cpu % 10);
+	} else if (ev->cpu < 0) {
+		memcpy(p, "???", 3);
+		p += 3;
+	} else {
+		char num[24], *d = digits(num + sizeof(num), (unsigned long long)ev->cpu);
+
+		memcpy(p, d, (size_t)(num + sizeof(num) - d));
+		p += num + sizeof(num) - d;
+	}
+	if (c->secs_len == 8) {
+		memcpy(p, c->secs, 8);	/* "] " and up to 99999 seconds, '.' */
+		p += 8;
+	} else {
+		memcpy(p, c->secs, c->secs_len);
+		p += c->secs_len;
+	}
 	us = (uint32_t)((ev->ns - c->sec_ns) / 1000u);
 	for (int k = 4; k >= 0; k -= 2) {	/* six digits, two at a time */
-		memcpy(usec + k, digit_pairs + 2 * (us % 100), 2);
+		memcpy(p + k, digit_pairs + 2 * (us % 100), 2);
 		us /= 100;
 	}
-	usec[6] = ':';
-	usec[7] = ' ';
-	put(buf, size, &n, usec, 8);
+	p[6] = ':';
+	p[7] = ' ';
+	return p + 8;
+}
+
+size_t bp_text_ftrace_prefix(struct bp_text_cache *c, char *buf, size_t size,
+			     const struct bprint_event *ev, const char *func, size_t func_len)
+{
+	char tmp[PREFIX_MAX];
+	size_t n;
+
+	if (size > PREFIX_MAX + func_len + 2) {	/* room for all: straight in */
+		char *p = prefix_to_func(c, buf, ev);
+
+		memcpy(p, func, func_len);
+		p += func_len;
+		p[0] = ':';
+		p[1] = ' ';
+		p[2] = '\0';
+		return (size_t)(p + 2 - buf);
+	}
+	n = 0;
+	put(buf, size, &n, tmp, (size_t)(prefix_to_func(c, tmp, ev) - tmp));
 	put(buf, size, &n, func, func_len);
 	put(buf, size, &n, ": ", 2);
 	terminate(buf, size, n);
