@@ -25,7 +25,7 @@
  */
 #include "file/reader.h"
 
-#include "trace/tracer.h"
+#include "trace/record.h"
 #include "bench.h"
 
 #include <errno.h>

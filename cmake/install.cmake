@@ -1,10 +1,14 @@
-# make install: headers, both libraries, the pkg-config file and a CMake
-# package, so that a project finds bprint with either
-#   pkg-config --cflags --libs bprint
+# make install: headers, both libraries (each shared and static), their
+# pkg-config files and a CMake package, so that a project finds bprint with
+#   pkg-config --cflags --libs bprint          (the runtime: a traced program)
+#   pkg-config --cflags --libs bprint-reader   (the reading library)
 #   find_package(bprint) ... target_link_libraries(app bprint::bprint)
+#                        ... target_link_libraries(tool bprint::reader)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS bprint bprint_static
+set_target_properties(bprint_reader PROPERTIES EXPORT_NAME reader)
+set_target_properties(bprint_reader_static PROPERTIES EXPORT_NAME reader_static)
+install(TARGETS bprint bprint_static bprint_reader bprint_reader_static
   EXPORT bprintTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -25,6 +29,8 @@ install(FILES ${PROJECT_BINARY_DIR}/bprintConfig.cmake
 # --prefix or DESTDIR elsewhere still points at itself.
 file(RELATIVE_PATH BPRINT_PC_TO_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
 configure_file(cmake/bprint.pc.in ${PROJECT_BINARY_DIR}/bprint.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/bprint.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/bprint-reader.pc.in ${PROJECT_BINARY_DIR}/bprint-reader.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/bprint.pc ${PROJECT_BINARY_DIR}/bprint-reader.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 install(FILES LICENSE README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")

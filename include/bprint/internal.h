@@ -79,8 +79,15 @@ enum bprint__site_kind {
 /* The out-of-line halves of trace_printk() and trace_puts(). */
 BP_API void bprint__printk(struct bprint_site *site, const char *fmt, ...) BP_PRINTF(2, 3);
 BP_API void bprint__puts(struct bprint_site *site, const char *str);
-BP_API void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop);
-BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop);
+/*
+ * Weak: a program that includes bprint.h without a call site (one that
+ * only reads traces with bprint/reader.h) links without the runtime; one
+ * with sites calls into it anyway, so it has it.
+ */
+BP_API void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop)
+	__attribute__((weak));
+BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop)
+	__attribute__((weak));
 
 #define BPRINT__SITE(name, fmt, k, sig, n)					\
 	static struct bprint_site name						\

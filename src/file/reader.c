@@ -32,9 +32,8 @@
 #include "file/compact.h"
 #include "file/layout.h"
 #include "ring/ring.h"
+#include "trace/record.h"
 #include "trace/safe_open.h"
-#include "trace/site.h"
-#include "trace/tracer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -99,6 +98,7 @@ struct source {
 	uint64_t next_index;
 	struct bp_ring_event ev;
 	uint32_t buf[MAX_PAYLOAD / 4];
+	struct bp_record_args args;	/* ev's payload in buf, split */
 };
 
 /* A site as the reader keeps it: the public part first (by_id points at
@@ -122,6 +122,7 @@ struct bp_trace {
 	uint64_t size;
 	size_t os_page;
 	struct bp_trace_info info;
+	struct bp_clock_calib calib;	/* the header's slot in force */
 	/* chunk walk */
 	uint64_t walk_pos;		/* resume here */
 	uint64_t pending[MAX_PENDING];	/* chunks of state 0, to look at again */
@@ -334,8 +335,8 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	in->start_mono_ns = h.start_mono_ns;
 	in->end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
 	read_stop(in, &h);
-	read_calib(t, &h, &in->calib);
-	in->clock_name = bp_clock_name((enum bp_clock_id)in->calib.clock_id);
+	read_calib(t, &h, &t->calib);
+	in->clock_name = bp_clock_name((enum bp_clock_id)t->calib.clock_id);
 	if (!in->clock_name)
 		in->clock_name = "unknown";
 	copy_name(in->comm, h.comm, sizeof(h.comm));
@@ -362,7 +363,7 @@ static void reread_header(struct bp_trace *t)
 	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
 	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
 	read_stop(&t->info, &h);
-	read_calib(t, &h, &t->info.calib);
+	read_calib(t, &h, &t->calib);
 }
 
 /* ---- sources ------------------------------------------------------------ */
@@ -416,7 +417,7 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 
 	memcpy(&h, rec, sizeof(h));
 	need = (uint64_t)BP_FILE_SITE_BYTES + h.format_len + h.file_len + h.func_len;
-	if (need > bytes || h.id == 0 || h.id > BP_SITE_MAX || h.kind > BPRINT__SITE_PUTS)
+	if (need > bytes || h.id == 0 || h.id > BP_REC_SITE_MASK || h.kind > BPRINT__SITE_PUTS)
 		return -1;
 	if (h.has_format && !(fmt = string_at(rec + 32, h.format_len)))
 		return -1;
@@ -1446,61 +1447,32 @@ void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *ou
 }
 
 /* The message of s's last record into buf (size >= 1): its length. */
-static size_t format_message(struct bp_trace *t, struct source *s, char *buf, size_t size)
+static size_t format_message(struct bp_trace *t, struct source *s, char *buf, size_t size,
+			     int *exact)
 {
-	const uint32_t *payload = s->buf;
-	size_t words = s->ev.payload_len / 4;
-	uint32_t user = s->ev.user_bits;
-	const struct bp_trace_site *ts = bp_trace_site(t, user & BP_REC_SITE_MASK);
+	const struct bp_trace_site *ts = bp_trace_site(t, s->args.site_id);
 	const struct bprint_site *site = ts ? &ts->site : NULL;
-	int n;
+	struct site_entry *e = (struct site_entry *)(void *)(uintptr_t)ts;
+	const struct bp_pointer_hook *hook =
+		t->open_flags & BP_TRACE_OPEN_NO_SYMBOLS ? NULL : &t->hook;
 
-	if (user & BP_REC_CPU) {
-		payload++;
-		words--;
+	if (site && site->format && site->kind != BPRINT__SITE_PUTS && !e->pf_tried) {
+		e->pf = bp_format_parse(site->format);	/* NULL: decode as we go */
+		e->pf_tried = true;
+		/* A conversion the hook takes is a 'p' followed by one of its
+		 * letters: a format without those pairs never needs it, and
+		 * without it %p tokens skip the letter check. */
+		e->symbols = strstr(site->format, "pS") || strstr(site->format, "ps");
 	}
-	if (user & BP_REC_TEXT) {
-		size_t len = strnlen((const char *)payload, words * 4);
-
-		if (len >= size)
-			len = size - 1;
-		memcpy(buf, payload, len);
-		buf[len] = '\0';
-		return len;
-	}
-	if (!site)
-		n = bp_snprintf(buf, size, "<unknown call site %u>", user & BP_REC_SITE_MASK);
-	else if (!site->format)
-		n = bp_snprintf(buf, size, "%s", BP_BSTR_BAD_BLOCK);
-	else if (site->kind == BPRINT__SITE_PUTS)
-		n = bp_snprintf(buf, size, "%s", site->format);
-	else {
-		struct site_entry *e = (struct site_entry *)(void *)(uintptr_t)ts;
-		const struct bp_pointer_hook *hook =
-			t->open_flags & BP_TRACE_OPEN_NO_SYMBOLS ? NULL : &t->hook;
-
-		if (!e->pf_tried) {
-			e->pf = bp_format_parse(site->format);
-			e->pf_tried = true;
-			/* A conversion the hook takes is a 'p' followed by one of
-			 * its letters: a format without those pairs never needs
-			 * it, and without it %p tokens skip the letter check. */
-			e->symbols = strstr(site->format, "pS") || strstr(site->format, "ps");
-		}
-		if (!e->symbols)
-			hook = NULL;
-		if (e->pf)
-			n = bp_bstr_printf_parsed(buf, size, e->pf, payload, words, hook);
-		else	/* out of memory: decode as we go */
-			n = bp_bstr_printf_ext(buf, size, site->format, payload, words, hook);
-	}
-	return n >= 0 && (size_t)n < size ? (size_t)n : strlen(buf);
+	if (e && !e->symbols)
+		hook = NULL;
+	return bp_record_message(buf, size, &s->args, site, e ? e->pf : NULL, hook, exact);
 }
 
 static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace_event *out)
 {
 	out->ev.message = t->msg;
-	out->ev.message_len = format_message(t, s, t->msg, sizeof(t->msg));
+	out->ev.message_len = format_message(t, s, t->msg, sizeof(t->msg), &out->exact);
 }
 
 void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
@@ -1517,7 +1489,7 @@ size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size)
 		buf[0] = '\0';
 		return 0;
 	}
-	return format_message(t, t->cur, buf, size < BP_MSG_MAX ? size : BP_MSG_MAX);
+	return format_message(t, t->cur, buf, size < BP_MSG_MAX ? size : BP_MSG_MAX, NULL);
 }
 
 int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
@@ -1525,7 +1497,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	struct source *best = NULL;
 	const struct bp_trace_site *site;
 	size_t bi = 0;
-	uint32_t user, id;
+	uint32_t id;
 	int rc;
 
 	for (size_t i = 0; i < t->nsrc; i++) {
@@ -1543,12 +1515,10 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		return 0;
 	best->has = false;
 	best->info.read++;
-	user = best->ev.user_bits;
-	id = user & BP_REC_SITE_MASK;
-	if ((user & BP_REC_CPU) && best->ev.payload_len >= 4)
-		best->cpu = (int32_t)best->buf[0];
-	else if (user & BP_REC_CPU)
-		best->ev.user_bits = user &= ~BP_REC_CPU;	/* no room for it: ignore */
+	best->args = bp_record_split(best->ev.user_bits, best->buf, best->ev.payload_len);
+	if (best->args.has_cpu)
+		best->cpu = best->args.cpu;
+	id = best->args.site_id;
 	site = bp_trace_site(t, id);
 	if (id && !site && t->live) {
 		/* A live writer files a site before its first record: look again. */
@@ -1561,7 +1531,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		site = bp_trace_site(t, id);
 	}
 	out->ev.size = sizeof(out->ev);
-	out->ev.ns = bp_clock_to_ns(&t->info.calib, best->ev.ts);
+	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
 	out->ev.tid = best->info.tid;
 	out->ev.cpu = best->cpu;
 	if (!best->first_of_tid)
@@ -1581,10 +1551,14 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	out->raw_ts = best->ev.ts;
 	out->index = best->ev.index;
 	out->lost_before = best->ev.discarded_before;
+	out->block = best->args.words;
+	out->block_words = best->args.nwords;
+	out->text = best->args.text;
 	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
 		t->msg[0] = '\0';
 		out->ev.message = t->msg;
 		out->ev.message_len = 0;
+		out->exact = 0;
 	} else {
 		decode_message(t, best, out);
 	}

@@ -25,10 +25,12 @@
  * event (discarded, overwritten) start a new page with the kernel's
  * missed-events flag and count.
  *
- * The reader gives formatted records, so the argument block is rebuilt
- * from the message and the format, and kept only if bp_bstr_printf() of
- * it gives the message back byte for byte; otherwise the record is
- * written as text.  Either way the event reads as bprint reads it.
+ * A bprint event carries the record's own argument block, as the reader
+ * hands it over (bp_trace_event.block): the layout of our blocks is the
+ * kernel's vbin_printf layout that libtraceevent decodes.  A record whose
+ * message is not the exact decode of its block (cut, or a block that did
+ * not match its format) is written as text.  Either way the event reads
+ * as bprint reads it.
  *
  * Timestamps: trace-cmd report rounds nanoseconds to the nearest
  * microsecond, bprint report truncates.  The data holds the exact
@@ -36,11 +38,12 @@
  * makes the rounding agree with the truncation.
  */
 #include "output/export.h"
+#include "output/kpages.h"
 #include "output/lost.h"
 #include "output/threads.h"
 
 #include "file/reader.h"
-#include "trace/tracer.h"
+#include "trace/record.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -50,19 +53,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PAGE		4096u
-#define PAGE_HDR	16u		/* time_stamp u64, commit u64 */
-#define PAGE_DATA	(PAGE - PAGE_HDR)
-#define COMMIT_MISSED	(1ull << 31)	/* records were lost before this page */
-#define COMMIT_STORED	(1ull << 30)	/* and their count follows the data */
-#define TYPE_EXTEND	30u
-#define DELTA_BITS	27
-#define DELTA_MAX	((1ull << DELTA_BITS) - 1)
+#define PAGE		BP_KPAGE
+#define MAX_PAYLOAD	BP_KPAGE_MAX_PAYLOAD
 #define ID_PRINT	5u
 #define ID_BPRINT	6u
 #define EV_HDR		24u		/* common fields, ip, fmt */
-/* Room kept on every page: a time extend, a type_len 0 header, a lost count. */
-#define MAX_PAYLOAD	(PAGE_DATA - 24u)
 #define MAX_CPU		4096
 #define TS_OFFSET	"-500"
 #define FUNC_BASE	0x0000100000000000ull
@@ -181,250 +176,7 @@ int bp_export_decodable(const char *fmt)
 	return 1;
 }
 
-/* ---- rebuilding an argument block from a message ------------------------ */
-
-struct blk {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static bool blk_align(struct blk *b)
-{
-	while (b->len & 3) {
-		if (b->len >= b->cap)
-			return false;
-		b->p[b->len++] = 0;
-	}
-	return true;
-}
-
-static bool blk_put(struct blk *b, const void *v, size_t n)
-{
-	if (b->len + n > b->cap)
-		return false;
-	memcpy(b->p + b->len, v, n);
-	b->len += n;
-	return true;
-}
-
-static int digit(int c, unsigned base)
-{
-	int d = c >= '0' && c <= '9' ? c - '0'
-		: (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 99;
-
-	return d < (int)base ? d : -1;
-}
-
-/*
- * Parse the text an integer conversion printed at m[*pos..], store its
- * value in the block.  *digits gets the number of digits (for a '*'
- * precision).  Greedy: an ambiguous format fails the final check instead.
- */
-static bool take_int(const struct bp_printf_spec *sp, const char *m, size_t mlen, size_t *pos,
-		     size_t *digits, struct blk *b)
-{
-	size_t i = *pos, d0;
-	bool neg = false;
-	uint64_t v = 0;
-	size_t bytes = sp->length == BP_LEN_NONE ? 4 : 8;
-
-	while (i < mlen && m[i] == ' ')
-		i++;
-	if ((sp->flags & BP_FLAG_SIGNED) && i < mlen && m[i] == '-') {
-		neg = true;
-		i++;
-	}
-	if (sp->base == 16 && (sp->flags & BP_FLAG_ALT) && i + 1 < mlen && m[i] == '0' &&
-	    (m[i + 1] | 0x20) == 'x')
-		i += 2;
-	d0 = i;
-	for (int d; i < mlen && (d = digit(m[i], sp->base)) >= 0; i++) {
-		if (v > (UINT64_MAX - (uint64_t)d) / sp->base)
-			return false;
-		v = v * sp->base + (uint64_t)d;
-	}
-	if (i == d0)
-		return false;
-	*digits = i - d0;
-	if (neg) {
-		if (v > (uint64_t)INT64_MAX + 1)
-			return false;
-		v = (uint64_t)0 - v;
-	}
-	*pos = i;
-	if (!blk_align(b))
-		return false;
-	if (bytes == 4) {
-		uint32_t v32 = (uint32_t)v;
-
-		if (neg ? (int64_t)v < INT32_MIN : v > UINT32_MAX)
-			return false;
-		return blk_put(b, &v32, 4);
-	}
-	return blk_put(b, &v, 8);
-}
-
-static bool take_ptr(const char *m, size_t mlen, size_t *pos, struct blk *b)
-{
-	size_t i = *pos;
-	uint64_t v = 0;
-
-	if (mlen - i >= 5 && !memcmp(m + i, "(nil)", 5)) {
-		i += 5;
-	} else {
-		size_t d0;
-
-		if (mlen - i < 3 || m[i] != '0' || m[i + 1] != 'x')
-			return false;
-		d0 = i += 2;
-		for (int d; i < mlen && (d = digit(m[i], 16)) >= 0 && !(m[i] >= 'A' && m[i] <= 'F');
-		     i++) {
-			if (v >> 60)
-				return false;
-			v = v << 4 | (uint64_t)d;
-		}
-		if (i == d0)
-			return false;
-	}
-	*pos = i;
-	return blk_align(b) && blk_put(b, &v, 8);
-}
-
-/* Where the %s at m[pos..] ends: before the literal that follows it in the
- * format (its first occurrence, or the end of the message if that literal
- * ends the format), or at the end of the message. */
-static bool str_end(const char *rest, const char *m, size_t mlen, size_t pos, size_t *end)
-{
-	struct bp_printf_spec sp = { 0 };
-	int n = bp_format_decode(rest, &sp);
-	const char *lit = rest;
-	size_t llen;
-
-	if (n == 0) {
-		*end = mlen;
-		return true;
-	}
-	if (sp.type == BP_FMT_PERCENT) {
-		lit = "%";
-		llen = 1;
-	} else if (sp.type == BP_FMT_LITERAL) {
-		llen = (size_t)n;
-	} else {
-		return false;	/* two conversions in a row: ambiguous */
-	}
-	memset(&sp, 0, sizeof(sp));
-	if (bp_format_decode(rest + n, &sp) == 0) {
-		if (mlen - pos < llen)
-			return false;
-		*end = mlen - llen;
-		return true;
-	}
-	for (size_t i = pos; i + llen <= mlen; i++)
-		if (!memcmp(m + i, lit, llen)) {
-			*end = i;
-			return true;
-		}
-	return false;
-}
-
-/*
- * The block bp_bstr_printf() turns into exactly msg under fmt, if one is
- * found (fmt must be bp_export_decodable()): true, and its length in *len.
- */
-static bool rebuild(const char *fmt, const char *msg, size_t mlen, uint32_t *out,
-		    size_t cap, char *check, size_t checkcap, size_t *len)
-{
-	struct bp_printf_spec sp = { 0 };
-	struct blk b = { (unsigned char *)out, 0, cap };
-	const char *p = fmt;
-	size_t pos = 0, wslot = SIZE_MAX, pslot = SIZE_MAX;
-	int n;
-
-	while ((n = bp_format_decode(p, &sp)) > 0) {
-		size_t start = pos, digits = 0, end;
-		int32_t w, prec;
-
-		switch (sp.type) {
-		case BP_FMT_LITERAL:
-			if (mlen - pos < (size_t)n || memcmp(msg + pos, p, (size_t)n))
-				return false;
-			pos += (size_t)n;
-			break;
-		case BP_FMT_PERCENT:
-			if (pos >= mlen || msg[pos] != '%')
-				return false;
-			pos++;
-			break;
-		case BP_FMT_WIDTH:
-		case BP_FMT_PRECISION:
-			if (!blk_align(&b))
-				return false;
-			if (sp.type == BP_FMT_WIDTH)
-				wslot = b.len;
-			else
-				pslot = b.len;
-			w = 0;
-			if (!blk_put(&b, &w, 4))
-				return false;
-			p += n;
-			continue;	/* the same conversion goes on */
-		case BP_FMT_INT:
-			if (!take_int(&sp, msg, mlen, &pos, &digits, &b))
-				return false;
-			break;
-		case BP_FMT_PTR:
-			if (!take_ptr(msg, mlen, &pos, &b))
-				return false;
-			break;
-		case BP_FMT_STR:
-			if (!str_end(p + n, msg, mlen, pos, &end))
-				return false;
-			if (wslot == SIZE_MAX && sp.field_width > 0 &&
-			    end - pos == (size_t)sp.field_width)
-				while (pos < end && msg[pos] == ' ')
-					pos++;	/* padding, not the string */
-			if (memchr(msg + pos, '\0', end - pos) || !blk_put(&b, msg + pos, end - pos) ||
-			    !blk_put(&b, "", 1))
-				return false;
-			digits = end - pos;
-			pos = end;
-			break;
-		default:
-			return false;
-		}
-		/* a '*' width is the whole field; a '*' precision, the digits or bytes */
-		w = (int32_t)(pos - start);
-		prec = (int32_t)digits;
-		if (wslot != SIZE_MAX)
-			memcpy(b.p + wslot, &w, 4);
-		if (pslot != SIZE_MAX)
-			memcpy(b.p + pslot, &prec, 4);
-		wslot = pslot = SIZE_MAX;
-		p += n;
-		memset(&sp, 0, sizeof(sp));
-	}
-	if (pos != mlen || !blk_align(&b))
-		return false;
-	n = bp_bstr_printf(check, checkcap, fmt, out, b.len / 4);
-	if (n < 0 || (size_t)n != mlen || memcmp(check, msg, mlen))
-		return false;
-	*len = b.len;
-	return true;
-}
-
 /* ---- per-CPU page streams ------------------------------------------------- */
-
-struct stream {
-	int cpu;			/* as recorded, or -1 for a thread's lane */
-	uint32_t number;		/* CPU number in the file, set at the end */
-	unsigned char page[PAGE];
-	size_t used;			/* event bytes on the page */
-	bool open, missed;
-	uint64_t lost;			/* count for the missed flag */
-	uint64_t last_ts;
-	uint64_t *pages;		/* scratch page numbers, in order */
-	size_t npages, cap;
-};
 
 struct site_info {
 	uint64_t ip, fmt;
@@ -433,13 +185,13 @@ struct site_info {
 
 struct ex {
 	struct bp_trace *t;
-	int out, scratch;
-	uint64_t scratch_pages;
-	struct stream **cpu;		/* by recorded CPU */
+	int out;
+	struct bp_kspool spool;
+	struct bp_kstream **cpu;	/* by recorded CPU */
 	size_t ncpu;
-	struct stream **lanes;
+	struct bp_kstream **lanes;
 	size_t nlanes;
-	struct bp_out_threads thr;	/* lane: struct stream * */
+	struct bp_out_threads thr;	/* lane: struct bp_kstream * */
 	struct site_info *sites;	/* by site id */
 	size_t nsites;
 	uint64_t unknown_ip, end_ip;
@@ -448,8 +200,6 @@ struct ex {
 	struct bp_export_stats st;
 	char *err;
 	size_t errlen;
-	uint32_t blkbuf[PAGE / 4];
-	char check[BP_MSG_MAX + 2];
 	unsigned char payload[PAGE];
 };
 
@@ -464,6 +214,14 @@ static int fail(struct ex *x, int rc, const char *fmt, ...)
 		va_end(ap);
 	}
 	return rc;
+}
+
+/* A spool call failed with errno set. */
+static int spool_failed(struct ex *x)
+{
+	if (errno == ENOMEM)
+		return fail(x, BP_TRACE_ENOMEM, "out of memory");
+	return fail(x, BP_TRACE_EIO, "scratch file: %s", strerror(errno));
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -483,21 +241,12 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static struct stream *stream_new(int cpu)
-{
-	struct stream *s = calloc(1, sizeof(*s));
-
-	if (s)
-		s->cpu = cpu;
-	return s;
-}
-
-static struct stream *stream_for(struct ex *x, int32_t cpu, struct bp_out_thread *th)
+static struct bp_kstream *stream_for(struct ex *x, int32_t cpu, struct bp_out_thread *th)
 {
 	if (cpu >= 0 && cpu < MAX_CPU) {
 		if ((size_t)cpu >= x->ncpu) {
 			size_t n = (size_t)cpu + 1;
-			struct stream **a = realloc(x->cpu, n * sizeof(*a));
+			struct bp_kstream **a = realloc(x->cpu, n * sizeof(*a));
 
 			if (!a)
 				return NULL;
@@ -506,131 +255,20 @@ static struct stream *stream_for(struct ex *x, int32_t cpu, struct bp_out_thread
 			x->ncpu = n;
 		}
 		if (!x->cpu[cpu])
-			x->cpu[cpu] = stream_new(cpu);
+			x->cpu[cpu] = bp_kstream_new(cpu);
 		return x->cpu[cpu];
 	}
 	if (!th->lane) {
-		struct stream **a = realloc(x->lanes, (x->nlanes + 1) * sizeof(*a));
+		struct bp_kstream **a = realloc(x->lanes, (x->nlanes + 1) * sizeof(*a));
 
 		if (!a)
 			return NULL;
 		x->lanes = a;
-		if (!(th->lane = stream_new(-1)))
+		if (!(th->lane = bp_kstream_new(-1)))
 			return NULL;
 		x->lanes[x->nlanes++] = th->lane;
 	}
 	return th->lane;
-}
-
-static void put_le32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-/* One event header word: type_len and time_delta in the host's bitfield order. */
-static uint32_t ev_word(uint32_t type_len, uint64_t delta)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return type_len << 27 | (uint32_t)delta;
-#else
-	return type_len | (uint32_t)delta << 5;
-#endif
-}
-
-static int page_flush(struct ex *x, struct stream *s)
-{
-	uint64_t commit = s->used;
-	uint64_t *grown;
-
-	if (!s->open)
-		return 0;
-	if (s->missed) {
-		commit |= COMMIT_MISSED;
-		if (s->lost) {
-			commit |= COMMIT_STORED;
-			memcpy(s->page + PAGE_HDR + s->used, &s->lost, 8);
-		}
-	}
-	memcpy(s->page + 8, &commit, 8);
-	if (s->npages == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-
-		if (!(grown = realloc(s->pages, cap * sizeof(*grown))))
-			return fail(x, BP_TRACE_ENOMEM, "out of memory");
-		s->pages = grown;
-		s->cap = cap;
-	}
-	for (;;) {
-		ssize_t w = pwrite(x->scratch, s->page, PAGE, (off_t)(x->scratch_pages * PAGE));
-
-		if (w == (ssize_t)PAGE)
-			break;
-		if (w < 0 && errno == EINTR)
-			continue;
-		return fail(x, BP_TRACE_EIO, "scratch file: %s", w < 0 ? strerror(errno) : "short write");
-	}
-	s->pages[s->npages++] = x->scratch_pages++;
-	s->open = false;
-	s->missed = false;
-	s->lost = 0;
-	x->st.pages++;
-	return 0;
-}
-
-static void page_start(struct stream *s, uint64_t ts)
-{
-	memset(s->page, 0, PAGE);
-	memcpy(s->page, &ts, 8);
-	s->used = 0;
-	s->open = true;
-	s->last_ts = ts;
-}
-
-/* Append one event of len payload bytes (a multiple of 4) at ts. */
-static int append(struct ex *x, struct stream *s, uint64_t ts, uint64_t lost,
-		  const unsigned char *payload, size_t len)
-{
-	size_t need = len <= 112 ? 4 + len : 8 + len;
-	uint64_t delta;
-	int rc;
-
-	if (ts < s->last_ts)
-		ts = s->last_ts;	/* a stream never goes back (live files) */
-	delta = s->open ? ts - s->last_ts : 0;
-	if (delta > DELTA_MAX)
-		need += 8;
-	if (lost || !s->open || delta >> (DELTA_BITS + 32) ||
-	    s->used + need > PAGE_DATA - (s->missed ? 8 : 0)) {
-		if ((rc = page_flush(x, s)) < 0)
-			return rc;
-		page_start(s, ts);
-		delta = 0;
-		need = len <= 112 ? 4 + len : 8 + len;
-		if (lost) {
-			s->missed = true;
-			s->lost = lost;
-		}
-	}
-	unsigned char *p = s->page + PAGE_HDR + s->used;
-
-	if (delta > DELTA_MAX) {
-		put_le32(p, ev_word(TYPE_EXTEND, delta & DELTA_MAX));
-		put_le32(p + 4, (uint32_t)(delta >> DELTA_BITS));
-		p += 8;
-		delta = 0;
-	}
-	if (len <= 112) {
-		put_le32(p, ev_word((uint32_t)len / 4, delta));
-		p += 4;
-	} else {
-		put_le32(p, ev_word(0, delta));
-		put_le32(p + 4, (uint32_t)len + 4);
-		p += 8;
-	}
-	memcpy(p, payload, len);
-	s->used = (size_t)(p + len - (s->page + PAGE_HDR));
-	s->last_ts = ts;
-	return 0;
 }
 
 /* ---- sites, symbols, formats ---------------------------------------------- */
@@ -752,7 +390,7 @@ static int one_record(struct ex *x, const struct bp_trace_event *e)
 									: NULL;
 	bool fresh;
 	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
-	struct stream *s;
+	struct bp_kstream *s;
 	unsigned char *pl = x->payload;
 	uint16_t type = ID_PRINT;
 	uint64_t ip = si ? si->ip : x->unknown_ip, lost = bp_out_lost_before(&x->lost, e);
@@ -767,20 +405,17 @@ static int one_record(struct ex *x, const struct bp_trace_event *e)
 		memcpy(th->comm, e->ev.comm, n);
 		th->comm[n] = '\0';
 	}
-	if (si && si->decodable && e->ev.message_len <= BP_MSG_MAX) {
-		const char *f = e->ev.site->format;
-
-		if (rebuild(f, e->ev.message, e->ev.message_len, x->blkbuf, MAX_PAYLOAD - EV_HDR,
-			    x->check, sizeof(x->check), &blen))
-			type = ID_BPRINT;
-	}
+	/* The recorded block as it is, when libtraceevent decodes it as we do. */
+	blen = e->block_words * 4;
+	if (si && si->decodable && e->exact && !e->text && blen <= MAX_PAYLOAD - EV_HDR)
+		type = ID_BPRINT;
 	memset(pl, 0, EV_HDR);
 	memcpy(pl, &type, 2);
 	memcpy(pl + 4, &pid, 4);
 	memcpy(pl + 8, &ip, 8);
 	if (type == ID_BPRINT) {
 		memcpy(pl + 16, &si->fmt, 8);
-		memcpy(pl + EV_HDR, x->blkbuf, blen);
+		memcpy(pl + EV_HDR, e->block, blen);
 		len = EV_HDR + blen;
 		x->st.bprint++;
 	} else {
@@ -799,7 +434,9 @@ static int one_record(struct ex *x, const struct bp_trace_event *e)
 		pl[len++] = 0;
 	x->st.records++;
 	x->st.lost += lost;
-	return append(x, s, e->ev.ns, lost, pl, len);
+	if (bp_kstream_append(&x->spool, s, e->ev.ns, lost, pl, len) < 0)
+		return spool_failed(x);
+	return 0;
 }
 
 /* ---- the file ----------------------------------------------------------- */
@@ -868,26 +505,17 @@ static void blob_text(struct buf *b, const char *text, bool u32len)
 	put(b, text, n);
 }
 
-static int copy_stream(struct ex *x, const struct stream *s, unsigned char *tmp, size_t tmpcap)
+/* s's pages, in order, to the output. */
+static int copy_stream(struct ex *x, const struct bp_kstream *s, unsigned char *tmp,
+		       size_t tmp_pages)
 {
-	size_t fill = 0;
+	for (size_t i = 0; i < s->npages; i += tmp_pages) {
+		size_t n = s->npages - i < tmp_pages ? s->npages - i : tmp_pages;
 
-	for (size_t i = 0; i < s->npages; i++) {
-		ssize_t r = pread(x->scratch, tmp + fill, PAGE, (off_t)(s->pages[i] * PAGE));
-
-		if (r < 0 && errno == EINTR) {
-			i--;
-			continue;
-		}
-		if (r != (ssize_t)PAGE)
-			return fail(x, BP_TRACE_EIO, "scratch file: %s",
-				    r < 0 ? strerror(errno) : "short read");
-		fill += PAGE;
-		if (fill == tmpcap || i + 1 == s->npages) {
-			if (write_all(x->out, tmp, fill))
-				return fail(x, BP_TRACE_EIO, "write error: %s", strerror(errno));
-			fill = 0;
-		}
+		if (bp_kstream_read(&x->spool, s, i, n, tmp) < 0)
+			return spool_failed(x);
+		if (write_all(x->out, tmp, n * PAGE))
+			return fail(x, BP_TRACE_EIO, "write error: %s", strerror(errno));
 	}
 	return 0;
 }
@@ -895,7 +523,7 @@ static int copy_stream(struct ex *x, const struct stream *s, unsigned char *tmp,
 static int finish(struct ex *x, const char *clock)
 {
 	struct buf h = { 0 }, cmd = { 0 }, opt = { 0 };
-	struct stream **order;
+	struct bp_kstream **order;
 	size_t ncpus, k = 0;
 	uint64_t off;
 	char trailer[32];
@@ -904,11 +532,12 @@ static int finish(struct ex *x, const char *clock)
 	uint16_t one = 1;
 
 	for (size_t i = 0; i < x->ncpu; i++)
-		if (x->cpu[i] && (rc = page_flush(x, x->cpu[i])) < 0)
-			return rc;
+		if (x->cpu[i] && bp_kstream_flush(&x->spool, x->cpu[i]) < 0)
+			return spool_failed(x);
 	for (size_t i = 0; i < x->nlanes; i++)
-		if ((rc = page_flush(x, x->lanes[i])) < 0)
-			return rc;
+		if (bp_kstream_flush(&x->spool, x->lanes[i]) < 0)
+			return spool_failed(x);
+	x->st.pages = x->spool.pages;
 	ncpus = x->ncpu + x->nlanes;
 	if (!ncpus)
 		ncpus = 1;
@@ -987,7 +616,7 @@ static int finish(struct ex *x, const char *clock)
 	} else {
 		for (size_t i = 0; i < ncpus && rc == 0; i++)
 			if (order[i])
-				rc = copy_stream(x, order[i], tmp, 16 * PAGE);
+				rc = copy_stream(x, order[i], tmp, 16);
 	}
 	free(h.p);
 	free(cmd.p);
@@ -995,22 +624,6 @@ static int finish(struct ex *x, const char *clock)
 	free(order);
 	free(tmp);
 	return rc;
-}
-
-static int open_scratch(void)
-{
-	const char *dir = secure_getenv("TMPDIR");
-	char path[4096];
-	int fd;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if (bp_snprintf(path, sizeof(path), "%s/bprint-export-XXXXXX", dir) >= (int)sizeof(path))
-		return -1;
-	fd = mkstemp(path);
-	if (fd >= 0)
-		unlink(path);
-	return fd;
 }
 
 int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
@@ -1031,8 +644,7 @@ int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
 	x->out = fd;
 	x->err = err;
 	x->errlen = errlen;
-	x->scratch = open_scratch();
-	if (x->scratch < 0)
+	if (bp_kspool_open(&x->spool) < 0)
 		rc = fail(x, BP_TRACE_EIO, "scratch file: %s", strerror(errno));
 	else
 		rc = plan_sites(x);
@@ -1044,17 +656,11 @@ int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
 		rc = finish(x, clock_for(bp_trace_info(t)->clock_name));
 	if (st)
 		*st = x->st;
-	if (x->scratch >= 0)
-		close(x->scratch);
+	bp_kspool_close(&x->spool);
 	for (size_t i = 0; i < x->ncpu; i++)
-		if (x->cpu[i]) {
-			free(x->cpu[i]->pages);
-			free(x->cpu[i]);
-		}
-	for (size_t i = 0; i < x->nlanes; i++) {
-		free(x->lanes[i]->pages);
-		free(x->lanes[i]);
-	}
+		bp_kstream_free(x->cpu[i]);
+	for (size_t i = 0; i < x->nlanes; i++)
+		bp_kstream_free(x->lanes[i]);
 	free(x->cpu);
 	free(x->lanes);
 	bp_out_threads_free(&x->thr);

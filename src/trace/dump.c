@@ -9,6 +9,7 @@
 
 #include "trace/config.h"
 #include "trace/safe_open.h"
+#include "trace/text.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -63,21 +64,14 @@ static void header(struct line_out *o, char *line, size_t size)
 	struct bprint_thread_stats st[64] = { BPRINT_THREAD_STATS_INIT };
 	int n = bp_stats_collect(st, 64);	/* inside a reader session already */
 	unsigned long long written = 0, lost = 0;
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	size_t len;
 
 	for (int i = 0; i < n && i < 64; i++) {
 		written += st[i].written;
 		lost += st[i].discarded + st[i].overwritten;
 	}
-	put_line(o, line, size, bp_snprintf(line, size, "# tracer: bprint"));
-	put_line(o, line, size, bp_snprintf(line, size, "#"));
-	put_line(o, line, size, bp_snprintf(line, size,
-		 "# entries-written: %llu   lost: %llu   #P:%ld", written, lost, ncpu));
-	put_line(o, line, size, bp_snprintf(line, size, "#"));
-	put_line(o, line, size, bp_snprintf(line, size,
-		 "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION"));
-	put_line(o, line, size, bp_snprintf(line, size,
-		 "#              | |         |         |         |"));
+	len = bp_text_header(line, size, written, lost, sysconf(_SC_NPROCESSORS_CONF));
+	o->write(o->ctx, line, len < size ? len : size - 1);
 }
 
 static long dump(struct line_out *o, struct bprint_reader *r, enum bprint_output how)

@@ -41,7 +41,7 @@ _Static_assert(offsetof(struct bp_ring_page, commit) + 8 == BP_RING_PAGE_HDR_BYT
 	       "commit word just before the records");
 _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "written as a plain word");
 
-/* A program that traces gets init.c, its configuration and its constructor. */
+/* A program that traces gets the start-up (src/runtime/start.c) and its constructor. */
 __attribute__((used)) static const char *const link_init = &bp_init_anchor;
 
 static inline void count_drop(_Atomic uint64_t *counter)

@@ -277,46 +277,21 @@ plain:
 static void decode(struct bprint_reader *r, struct source *s, struct bprint_event *ev)
 {
 	struct bp_read_state *st = s->st;
-	const uint32_t *payload = st->ev.payload;
-	size_t words = st->ev.payload_len / 4;
-	uint32_t user = st->ev.user_bits;
-	const struct bprint_site *site = bp_site_lookup(user & BP_REC_SITE_MASK);
-	int n;
+	struct bp_record_args a = bp_record_split(st->ev.user_bits, st->ev.payload,
+						  st->ev.payload_len);
+	const struct bprint_site *site = bp_site_lookup(a.site_id);
+	struct bp_pointer_hook hook = { "Ss", print_symbol, NULL };
 
-	if ((user & BP_REC_CPU) && words > 0) {
-		st->cpu = (int32_t)payload[0];
-		payload++;
-		words--;
-	}
+	if (a.has_cpu)
+		st->cpu = a.cpu;
 	ev->ns = bp_clock_to_ns(&r->calib, st->ev.ts);
 	ev->tid = s->thread->tid;
 	ev->cpu = st->cpu;
 	ev->comm = s->thread->comm;
 	ev->site = site;
 	ev->message = r->msg;
-	if (user & BP_REC_TEXT) {
-		/* Text made at trace time; the ring guarantees nothing about its NUL. */
-		size_t len = strnlen((const char *)payload, words * 4);
-
-		if (len >= sizeof(r->msg))
-			len = sizeof(r->msg) - 1;
-		memcpy(r->msg, payload, len);
-		r->msg[len] = '\0';
-		ev->message_len = len;
-		return;
-	}
-	if (!site)
-		n = bp_snprintf(r->msg, sizeof(r->msg), "<unknown call site %u>",
-				user & BP_REC_SITE_MASK);
-	else if (site->kind == BPRINT__SITE_PUTS)
-		n = bp_snprintf(r->msg, sizeof(r->msg), "%s", site->format);
-	else {
-		struct bp_pointer_hook hook = { "Ss", print_symbol, NULL };
-
-		n = bp_bstr_printf_ext(r->msg, sizeof(r->msg), site->format, payload, words,
-				       r->symbols ? &hook : NULL);
-	}
-	ev->message_len = n >= 0 && (size_t)n < sizeof(r->msg) ? (size_t)n : strlen(r->msg);
+	ev->message_len = bp_record_message(r->msg, sizeof(r->msg), &a, site, NULL,
+					    r->symbols ? &hook : NULL, NULL);
 }
 
 int bprint_read_next(struct bprint_reader *r, struct bprint_event *ev)

@@ -10,13 +10,11 @@
 
 #include <bprint.h>
 
+#include "trace/record.h"
+
 #include <stdint.h>
 
-/* Record user bits (20): site id, and two flags. */
-#define BP_REC_SITE_BITS	18
-#define BP_REC_SITE_MASK	((1u << BP_REC_SITE_BITS) - 1)
-#define BP_REC_TEXT		(1u << 18)	/* payload: text, not a block */
-#define BP_REC_CPU		(1u << 19)	/* payload starts with the u32 CPU */
+/* Site ids fill the record's site field (trace/record.h). */
 #define BP_SITE_MAX		BP_REC_SITE_MASK
 
 /* The largest scalar-only block that may take the words path (BPRINT__SITE_WORDS). */

@@ -7,21 +7,31 @@
 
 #include <bprint.h>
 
+#include "trace/record.h"
 #include "trace/thread.h"
 
 #include <stdatomic.h>
 
-/* Defined in init.c: referring to it links init.c and its constructor. */
+/*
+ * Defined by the runtime's composition root (src/runtime/start.c), whose
+ * constructor starts the tracer: the out-of-line path refers to it, so that
+ * every program that traces links the start-up, even from the static
+ * library (which links only the objects it needs), and tools that only
+ * read traces do not.
+ */
 extern const char bp_init_anchor __attribute__((visibility("hidden")));
+
+/* Start-up, step 1: read the configuration (bp_config), select the clock. */
+void bp_tracer_configure(void);
+/* Step 2, once the backing (trace/backing.h) is in place: thread hooks,
+ * site filters, the global switch, the dumps. */
+void bp_tracer_start(void);
 
 /* The global switch, the gate's bit 0 (bprint__gate, include/bprint/internal.h). */
 static inline int bp_tracing_is_on(void)
 {
 	return (__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) & BPRINT__GATE_ON) != 0;
 }
-
-/* Largest message a reader formats; longer ones are cut. */
-#define BP_MSG_MAX 4096
 
 /* Free a read state's buffer and forget its position. */
 void bp_read_state_release(struct bp_read_state *st);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the build into a scratch prefix, then build examples/installed
 # against it twice, through CMake's find_package and through pkg-config,
-# and run both programs.  Usage: run.sh BUILD_DIR SOURCE_DIR C_COMPILER
+# and run its programs: hello traces and prints its trace (the runtime),
+# messages reads a trace file that hello left (the reading library).  Usage: run.sh BUILD_DIR SOURCE_DIR C_COMPILER
 set -euo pipefail
 build=$1 src=$2 cc=$3
 work=$(mktemp -d)
@@ -23,10 +24,17 @@ cmake --build "$work/cm" >/dev/null
 out=$(LD_LIBRARY_PATH="$lib" "$work/cm/hello")
 expected=$'hello 1 of 3 (argc 1)\nhello 2 of 3 (argc 1)\nhello 3 of 3 (argc 1)\ngoodbye'
 [ "$out" = "$expected" ] || { echo "find_package build printed:"; echo "$out"; exit 1; }
+BPRINT_FILE="$work/hello.dat" LD_LIBRARY_PATH="$lib" "$work/cm/hello" >/dev/null
+out=$(LD_LIBRARY_PATH="$lib" "$work/cm/messages" "$work/hello.dat")
+[ "$out" = "$expected" ] ||
+	{ echo "find_package reader printed:"; echo "$out"; exit 1; }
 
 # pkg-config
 export PKG_CONFIG_PATH="$lib/pkgconfig"
 "$cc" -o "$work/pc" "$src/examples/installed/hello.c" $(pkg-config --cflags --libs bprint)
 out=$(LD_LIBRARY_PATH="$lib" "$work/pc")
 [ "$out" = "$expected" ] || { echo "pkg-config build printed:"; echo "$out"; exit 1; }
-echo "installed package: find_package and pkg-config builds work"
+"$cc" -o "$work/pcm" "$src/examples/installed/messages.c" $(pkg-config --cflags --libs bprint-reader)
+out=$(LD_LIBRARY_PATH="$lib" "$work/pcm" "$work/hello.dat")
+[ "$out" = "$expected" ] || { echo "pkg-config reader printed:"; echo "$out"; exit 1; }
+echo "installed package: find_package and pkg-config builds of the runtime and the reading library work"

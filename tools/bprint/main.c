@@ -15,7 +15,8 @@
 #include "bprint_cmd.h"
 
 #include "file/layout.h"
-#include "trace/tracer.h"
+#include "trace/record.h"
+#include "trace/text.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -278,135 +279,6 @@ void filter_free(struct filter *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static const char digit_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* Decimal digits of v, right-aligned at end; returns the start. */
-static char *digits(char *end, unsigned long long v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
-/*
- * The prefix bprint_format_event(BPRINT_OUTPUT_FTRACE) puts before the
- * message, without parsing its format for every record:
- *   "%16.16s-%-7d [%03d] %5llu.%06llu: %s: "
- * into buf (room for 128 bytes).  Returns its length, or -1 when it is
- * not the common case (no CPU, a long function name): the caller then
- * uses bprint_format_event().  The tests compare the lines with the
- * process's own bprint_dump().
- */
-static int ftrace_prefix(char *buf, const struct bp_trace_event *e)
-{
-	/* What changes rarely is kept from the previous line: "comm-tid ["
-	 * with the thread, the seconds once a second. */
-	static const char unknown_comm[17] = "<...>";
-	static uint64_t last_comm[2];
-	static int32_t last_tid;
-	static char head[48];
-	static size_t head_len;
-	static uint64_t sec_ns;		/* start of that second */
-	static bool have_sec;
-	static char secs[24];
-	static size_t secs_len;
-	const struct bprint_event *ev = &e->ev;
-	const struct bp_trace_site *ts = e->tsite;
-	const char *func = ts && ts->site.func ? ts->site.func : "?";
-	size_t flen = ts && ts->site.func ? ts->func_len : 1;
-	const char *comm = ev->comm && ev->comm[0] ? ev->comm : unknown_comm;
-	uint64_t raw[2];
-	uint32_t usec;
-	char num[32], *d, *p = buf;
-	size_t n;
-
-	if (ev->cpu < 0 || ev->cpu > 999 || flen >= 40)
-		return -1;
-	/* The name's 16 bytes as they lie, NUL and what follows it included
-	 * (events of bp_trace_next() point into a 17-byte array): equal bytes
-	 * are an equal name, and unequal ones at worst rebuild the head. */
-	memcpy(raw, comm, sizeof(raw));
-	if (!head_len || ev->tid != last_tid || raw[0] != last_comm[0] || raw[1] != last_comm[1]) {
-		size_t clen = strnlen(comm, 16);
-		char *h = head;
-
-		memset(h, ' ', 16 - clen);
-		h += 16 - clen;
-		memcpy(h, comm, clen);
-		h += clen;
-		*h++ = '-';
-		d = digits(num + sizeof(num), ev->tid < 0 ? 0ull - (unsigned long long)(long long)ev->tid
-							  : (unsigned long long)ev->tid);
-		if (ev->tid < 0)
-			*--d = '-';
-		n = (size_t)(num + sizeof(num) - d);
-		memcpy(h, d, n);
-		h += n;
-		for (; n < 7; n++)
-			*h++ = ' ';
-		*h++ = ' ';
-		*h++ = '[';
-		head_len = (size_t)(h - head);
-		last_comm[0] = raw[0];
-		last_comm[1] = raw[1];
-		last_tid = ev->tid;
-	}
-	/* the seconds' digits and the 64-bit division only when they change */
-	if (!have_sec || ev->ns - sec_ns >= 1000000000u) {
-		unsigned long long sec = ev->ns / 1000000000u;
-		char *q = secs;
-
-		*q++ = ']';
-		*q++ = ' ';
-		d = digits(num + sizeof(num), sec);
-		n = (size_t)(num + sizeof(num) - d);
-		for (size_t k = n; k < 5; k++)
-			*q++ = ' ';
-		memcpy(q, d, n);
-		q += n;
-		*q++ = '.';
-		secs_len = (size_t)(q - secs);
-		sec_ns = sec * 1000000000u;
-		have_sec = true;
-	}
-	usec = (uint32_t)(ev->ns - sec_ns) / 1000u;
-	if (head_len == 26) {
-		memcpy(p, head, 26);	/* the usual width: a fixed-size copy */
-		p += 26;
-	} else {
-		memcpy(p, head, head_len);
-		p += head_len;
-	}
-	*p++ = (char)('0' + ev->cpu / 100);
-	*p++ = (char)('0' + ev->cpu / 10 % 10);
-	*p++ = (char)('0' + ev->cpu % 10);
-	if (secs_len == 9) {
-		memcpy(p, secs, 9);
-		p += 9;
-	} else {
-		memcpy(p, secs, secs_len);
-		p += secs_len;
-	}
-	/* six digits, two at a time */
-	for (int k = 4; k >= 0; k -= 2) {
-		memcpy(p + k, digit_pairs + 2 * (usec % 100), 2);
-		usec /= 100;
-	}
-	p += 6;
-	*p++ = ':';
-	*p++ = ' ';
-	memcpy(p, func, flen);
-	p += flen;
-	*p++ = ':';
-	*p++ = ' ';
-	return (int)(p - buf);
-}
-
 /* Lines go into one large buffer, written out when it is nearly full. */
 static char obuf[1 << 18];
 static size_t olen;
@@ -430,9 +302,20 @@ bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_outpu
 
 	if (sizeof(obuf) - olen < sizeof(line) + 1 && out_flush() != 0)
 		return false;
-	if (how == BPRINT_OUTPUT_FTRACE && (n = ftrace_prefix(obuf + olen, e)) >= 0) {
-		/* prefix < 128 bytes, message < BP_MSG_MAX: never cut */
-		len = (size_t)n + bp_trace_format_message(t, obuf + olen + n, BP_MSG_MAX);
+	if (how == BPRINT_OUTPUT_FTRACE) {
+		/* The prefix straight into the buffer, the message after it, cut
+		 * where bprint_format_event() would cut the same line. */
+		static struct bp_text_cache cache;
+		const struct bp_trace_site *ts = e->tsite;
+		const char *func = ts && ts->site.func ? ts->site.func : "?";
+		size_t flen = ts && ts->site.func ? ts->func_len : 1;
+		size_t room = sizeof(line) - 1;
+
+		len = bp_text_ftrace_prefix(&cache, obuf + olen, room, &e->ev, func, flen);
+		if (len < room - 1)
+			len += bp_trace_format_message(t, obuf + olen + len, room - len);
+		if (len > room - 1)
+			len = room - 1;
 		obuf[olen + len] = '\n';
 		olen += len + 1;
 		return true;

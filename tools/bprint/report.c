@@ -11,6 +11,8 @@
  */
 #include "bprint_cmd.h"
 
+#include "trace/text.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,17 +46,14 @@ static void header(FILE *out, struct bp_trace *t)
 {
 	struct bp_trace_totals tot;
 	uint64_t over = bp_trace_overwritten_estimate(t);
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t lost;
+	char buf[512];
+	size_t len;
 
 	bp_trace_totals(t, &tot);
-	fprintf(out, "# tracer: bprint\n#\n");
-	fprintf(out, "# entries-written: %llu   lost: %llu   #P:%ld\n",
-		(unsigned long long)tot.written,
-		(unsigned long long)(tot.discarded + over + tot.not_copied),
-		ncpu);
-	fprintf(out, "#\n"
-		"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
-		"#              | |         |         |         |\n");
+	lost = tot.discarded + over + tot.not_copied;
+	len = bp_text_header(buf, sizeof(buf), tot.written, lost, sysconf(_SC_NPROCESSORS_CONF));
+	fwrite(buf, 1, len < sizeof(buf) ? len : sizeof(buf) - 1, out);
 }
 
 /* Print every record that passes f; returns the exit code for the loop. */

@@ -1,0 +1,237 @@
+/*
+ * bprint/reader.h - the reading library (libbprint-reader): a trace file
+ * (docs/file-format.md), live or streamed, read without the process that
+ * wrote it.  The bprint command is built on it; so can programs that
+ * analyse traces (README, "Reading traces from your own programs").
+ *
+ *	bp_trace_open()      check the header, walk the chunks, build the
+ *	                     site and library tables, find the rings
+ *	bp_trace_next()      the next record, merged by timestamp across
+ *	                     rings, decoded into a struct bprint_event
+ *	bp_trace_refresh()   pick up what a live writer added since
+ *	bp_trace_close()
+ *
+ * The file is untrusted input.  Every offset, length, id and string is
+ * checked against the file before it is used; ring memory is read only
+ * through the ring's own validating readers (src/ring/ring.h); recorded
+ * pointers are never followed.  A damaged part is skipped (chunk walk) or
+ * ends one ring (bad ring), never the whole read, and is reported through
+ * bp_trace_problems().
+ *
+ * Memory stays bounded whatever the file's size: the tables (sites,
+ * libraries, one entry per chunk of streamed pages), and per ring one
+ * page-sized staging area and one record.  Streamed pages are read with
+ * pread(); a live ring is mapped, and the pages behind its cursor are
+ * dropped from the mapping (MADV_DONTNEED) as the cursor moves on.
+ *
+ * One struct bp_trace is used by one thread at a time.
+ */
+#ifndef BPRINT_READER_H
+#define BPRINT_READER_H
+
+#include <bprint.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes (negative), and what the bprint command maps them to. */
+#define BP_TRACE_OK		0
+#define BP_TRACE_EFORMAT	(-2)	/* not a trace file, or a damaged one (exit 2) */
+#define BP_TRACE_EIO		(-3)	/* open/read/map failed (exit 3, or 2 at open) */
+#define BP_TRACE_ENOMEM		(-4)	/* out of memory */
+
+/* The one-line reasons of bp_trace_open(), for the tests and the manual. */
+#define BP_TRACE_MSG_NOT_TRACE	"not a bprint trace file"
+#define BP_TRACE_MSG_TRUNCATED	"truncated header"
+#define BP_TRACE_MSG_BYTE_ORDER	"byte order not supported"
+
+/* The header, decoded. */
+struct bp_trace_info {
+	uint32_t major, minor;
+	uint32_t flags;			/* BP_TRACE_F_* */
+	uint32_t word_size;
+	uint32_t ring_mode;		/* enum bp_ring_mode */
+	int64_t pid;
+	uint64_t start_realtime_ns;
+	uint64_t start_mono_ns;
+	uint64_t end_hint;		/* the header's end: a hint only */
+	uint64_t file_size;		/* at open or the last refresh */
+	const char *clock_name;		/* "tsc", ..., or "unknown" */
+	char comm[17];
+	char cmdline[2049];		/* the arguments, separated by spaces */
+	/* stream files: why the drainer stopped writing early, if it did */
+	uint32_t stop_reason;		/* BP_FILE_STOP_* (docs/file-format.md), 0 = none */
+	int stop_errno;
+	uint64_t stop_record;		/* "truncated: disk full at record N" */
+	uint64_t accounts_off;		/* the accounts chunk in force, 0 = none */
+	int accounted;			/* a stream file not closed cleanly whose
+					 * accounts say what it holds (else it cannot) */
+};
+#define BP_TRACE_F_STREAM	1u	/* written by bprint record */
+#define BP_TRACE_F_CLOSED	2u	/* closed cleanly */
+
+/* A call site from the file.  site.id, .line, .kind, .format (NULL when
+ * the format was not a compile-time constant), .file and .func are set;
+ * .plan is NULL and .enabled 1. */
+struct bp_trace_site {
+	struct bprint_site site;
+	uint32_t lib;			/* library index, 0 = unknown */
+	uint32_t func_len;		/* strlen(site.func), for the printers */
+};
+
+struct bp_trace_lib {
+	uint32_t index;
+	uint64_t load_addr;
+	uint64_t lo, hi;		/* mapped range [lo, hi) */
+	uint32_t build_id_len;
+	unsigned char build_id[64];
+	const char *path;
+};
+
+/* One ring (thread x signal-nesting level) and its counters. */
+struct bp_trace_ring {
+	uint64_t key;			/* chunk index of the ring in the live file */
+	int32_t tid;
+	uint32_t level;
+	char comm[17];
+	uint32_t state;			/* 1 alive, 2 exited, 0 unknown (stream only) */
+	uint32_t page_size, npages;	/* 0 if not known yet */
+	/* from the writer: the ring's counters, the latest the file holds */
+	uint64_t written;		/* records handed to the ring (never below
+					 * read + overwritten + discarded: a writer
+					 * killed mid-commit leaves it one short) */
+	uint64_t discarded;		/* dropped by the ring (discard mode, too large) */
+	uint64_t dropped;		/* dropped before the ring (nested too deep) */
+	uint64_t lost_by_drainer;	/* stream files: never copied out */
+	uint64_t not_copied;		/* stream files not closed cleanly: written
+					 * but left in the ring when the drainer
+					 * stopped (killed, disk full) */
+	/* from this reader, so far */
+	uint64_t read;			/* records returned */
+	uint64_t overwritten;		/* records recycled before we could read them */
+	int corrupt;			/* reading it stopped on damage */
+};
+
+/* A record, decoded.  ev.message points into the reader (valid until the
+ * next call); ev.site is NULL for an id not in the site table; ev.comm
+ * points to the comm[17] of a struct bp_trace_ring (NUL-terminated, all
+ * 17 bytes readable). */
+struct bp_trace_event {
+	struct bprint_event ev;
+	const struct bp_trace_site *tsite;	/* the site's entry (NULL as ev.site) */
+	uint32_t site_id;		/* as recorded, even when unknown */
+	uint32_t level;			/* signal-nesting level of the ring */
+	size_t ring;			/* index for bp_trace_ring_at() */
+	uint64_t raw_ts;		/* as recorded, before calibration */
+	uint64_t index;			/* the ring's stored-record index */
+	uint64_t lost_before;		/* records of this ring lost just before it */
+	/* The raw payload, valid until the next call: the argument block
+	 * (docs/binary-layout.md) of ev.site's format, or the text the call
+	 * made itself when text is set. */
+	const uint32_t *block;
+	size_t block_words;
+	int text;
+	/* Set with the message: it is the whole decode of the block by its
+	 * site's format (not cut, not a block that failed its format, not an
+	 * unknown site), so another decoder of the block prints the same. */
+	int exact;
+};
+
+struct bp_trace;
+
+/* Open flags. */
+#define BP_TRACE_OPEN_DEFAULT	0u
+#define BP_TRACE_OPEN_NO_SYMBOLS 1u	/* %pS and %ps print as %p does, then the
+					 * letter: no library file is opened */
+#define BP_TRACE_OPEN_ELF_READER 2u	/* symbols with our own ELF reader even
+					 * when libdw is built in (tests) */
+
+/*
+ * Open path read-only and read its tables.  On failure returns NULL and
+ * writes a one-line reason (no file name, no newline) into err, and the
+ * BP_TRACE_E* code into *rc if rc is not NULL.  A missing or unreadable
+ * file gives strerror()'s text and BP_TRACE_EIO.
+ */
+BP_API struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size_t errlen,
+			       int *rc);
+BP_API void bp_trace_close(struct bp_trace *t);
+
+BP_API const struct bp_trace_info *bp_trace_info(const struct bp_trace *t);
+
+/* Sites, by position (sorted by id) or by id (NULL if absent). */
+BP_API size_t bp_trace_nsites(const struct bp_trace *t);
+BP_API const struct bp_trace_site *bp_trace_site_at(const struct bp_trace *t, size_t i);
+BP_API const struct bp_trace_site *bp_trace_site(const struct bp_trace *t, uint32_t id);
+/* Highest site id in the table, 0 if none. */
+BP_API uint32_t bp_trace_max_site_id(const struct bp_trace *t);
+
+BP_API size_t bp_trace_nlibs(const struct bp_trace *t);
+BP_API const struct bp_trace_lib *bp_trace_lib_at(const struct bp_trace *t, size_t i);
+
+BP_API size_t bp_trace_nrings(const struct bp_trace *t);
+BP_API const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i);
+
+/* Flags of bp_trace_next(). */
+#define BP_TRACE_NEXT_NO_MESSAGE 1u	/* leave ev.message "": format later with
+					 * bp_trace_message() (for filters) */
+
+/*
+ * The next record in timestamp order: 1 (*out filled), 0 (nothing more;
+ * for a live file, call bp_trace_refresh() and try again later) or a
+ * negative code (the reader is unusable; damage inside a ring is not
+ * reported here but ends that ring, see bp_trace_problems()).
+ *
+ * Merging: each ring has its next record in hand and the smallest
+ * timestamp goes first (ties: the ring found first).  A live ring with
+ * nothing in hand does not hold the others back, so records a live
+ * writer adds later may be older than ones already returned.
+ */
+BP_API int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags);
+
+/* Format the message of the record last returned by bp_trace_next() (if it
+ * was asked for without one); sets out->ev.message and message_len. */
+BP_API void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out);
+
+/* The same message, formatted straight into buf (at most size bytes with
+ * the NUL, and never more than the reader's own BP_MSG_MAX - 1
+ * characters, so that the text is cut where bprint_dump() cuts it).
+ * Returns its length; message_len and message are left alone. */
+BP_API size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size);
+
+/*
+ * Look again at the file: new chunks, new sites and libraries, counters,
+ * chunks that were still being written.  Rings already known keep their
+ * positions.  BP_TRACE_OK or a negative code.
+ */
+BP_API int bp_trace_refresh(struct bp_trace *t);
+
+/* Problems met so far (damage skipped, rings ended by damage): a count,
+ * and the first one's description ("" if none). */
+BP_API unsigned bp_trace_problems(const struct bp_trace *t, const char **first);
+
+/* Sum of the counters over all rings; overwritten and read as far as
+ * read.  written includes dropped, and so does discarded (as in
+ * bprint_stats()). */
+struct bp_trace_totals {
+	uint64_t written, discarded, overwritten, read, lost_by_drainer, not_copied;
+};
+BP_API void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out);
+
+/*
+ * Records known to be overwritten, without reading them: per ring, the
+ * first stored-record index available (a flight recorder's), or the
+ * drainer's count of records it never copied if that is more.  Used for
+ * headers printed before reading: with the totals' discarded and
+ * not_copied it is the sum of what reading finds lost.
+ */
+BP_API uint64_t bp_trace_overwritten_estimate(struct bp_trace *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BPRINT_READER_H */

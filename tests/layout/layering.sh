@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Layers only use the layers below them (DESIGN.md, "The house"): a file in
+# src/<layer>/ may include "<other>/..." only for a layer lower in this list.
+# runtime/ is the runtime library's composition root, above trace/ and file/.
+# Usage: layering.sh SOURCE_DIR
+set -euo pipefail
+src=$1/src
+order=(format ring trace file runtime output)
+rank() { local i; for i in "${!order[@]}"; do [ "${order[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
+
+fail=0 checked=0
+for dir in "$src"/*/; do
+	layer=$(basename "$dir")
+	own=$(rank "$layer")
+	if [ "$own" -lt 0 ]; then
+		echo "FAIL: src/$layer is not a known layer (add it to the order in $0)"
+		fail=1
+		continue
+	fi
+	for f in "$dir"*.[ch]; do
+		[ -e "$f" ] || continue
+		while IFS= read -r inc; do
+			checked=$((checked + 1))
+			to=${inc%%/*}
+			[ "$to" = bprint ] && continue	# a public header (include/bprint/)
+			r=$(rank "$to")
+			if [ "$r" -lt 0 ] || [ "$r" -gt "$own" ]; then
+				echo "FAIL: src/$layer/$(basename "$f") includes \"$inc\" (layer $to is not below $layer)"
+				fail=1
+			fi
+		done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\/[^"]*\)".*/\1/p' "$f")
+	done
+done
+[ "$checked" -gt 0 ] || { echo "FAIL: no includes found under $src"; exit 1; }
+[ $fail = 0 ] && echo "layering: $checked includes checked, none points up"
+exit $fail
