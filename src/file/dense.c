@@ -11,6 +11,7 @@
 #include "file/varint.h"
 #include "ring/ring.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #define NSLOT (1u << BP_DENSE_SLOT_BITS)
@@ -52,7 +53,7 @@ static unsigned char *put_words(unsigned char *o, const unsigned char *rec,
 
 		if ((size_t)(budget - o) < BP_VARINT_MAX && varint_len(z) > (size_t)(budget - o))
 			return NULL;
-		o = bp_varint_put(o, z);
+		o = bp_varint_put32(o, z);
 	}
 	return o;
 }
@@ -62,15 +63,20 @@ static unsigned char *put_record(unsigned char *o, const unsigned char *base,
 				 const unsigned char *rec, uint32_t len, const uint32_t *slots,
 				 uint32_t prev_head, uint32_t prev_delta)
 {
-	uint32_t head = ld32(rec), r = slots[slot_of(head)];
+	uint32_t head = ld32(rec), r;
 	const unsigned char *ref = NULL;
 	unsigned char *tag = o, *pay, *w;
 
-	if (r && ld32(base + r - 1) == head)
-		ref = base + r - 1 + BP_RING_REC_HDR_BYTES;
+	if (head == prev_head) {
+		ref = rec - len + BP_RING_REC_HDR_BYTES;	/* the slot names the record before */
+	} else {
+		r = slots[slot_of(head)];
+		if (r && ld32(base + r - 1) == head)
+			ref = base + r - 1 + BP_RING_REC_HDR_BYTES;
+	}
 	/* v = 0 for now: the bit does not change the tag's length */
 	o = bp_varint_put(o, (uint64_t)(head ^ prev_head) << 1);
-	o = bp_varint_put(o, bp_zigzag(ld32(rec + 4) - prev_delta));
+	o = bp_varint_put32(o, bp_zigzag(ld32(rec + 4) - prev_delta));
 	pay = o;
 	w = put_words(pay, rec + BP_RING_REC_HDR_BYTES, ref, len - BP_RING_REC_HDR_BYTES);
 	if (w)
@@ -81,37 +87,36 @@ static unsigned char *put_record(unsigned char *o, const unsigned char *base,
 }
 
 /*
- * A run of 16-byte records with the head word of the one before rec (at
- * rec - 16) whose three differences take a byte each: 4 bytes a record, no
- * table lookup (the reference is the record before).  Returns where the
- * run stopped; *o and *prev_delta follow it.
+ * A run of records of len bytes with the head word of the one before rec
+ * (at rec - len) whose differences take a byte each: tag 0, time, one byte
+ * a word; no table lookup (the reference is the record before).  Returns
+ * where the run stopped; *o and *prev_delta follow it.  Inline, so that
+ * the caller's len == 16 makes a loop of its own for the common record.
  */
-static const unsigned char *put_run16(const unsigned char *restrict rec,
-				      const unsigned char *end, uint32_t head,
-				      unsigned char *restrict *o, uint32_t *prev_delta)
+static inline __attribute__((always_inline)) const unsigned char *
+put_run(const unsigned char *restrict rec, const unsigned char *end, uint32_t head, uint32_t len,
+	unsigned char *restrict *o, uint32_t *prev_delta)
 {
 	unsigned char *restrict out = *o;
 	uint32_t pd = *prev_delta;
 
-	while ((size_t)(end - rec) >= 16 && ld32(rec) == head) {
-		uint32_t delta = ld32(rec + 4);
-		uint32_t zd = bp_zigzag(delta - pd);
-		uint32_t z0 = bp_zigzag(ld32(rec + 8) - ld32(rec - 8));
-		uint32_t z1 = bp_zigzag(ld32(rec + 12) - ld32(rec - 4));
+	while ((size_t)(end - rec) >= len && ld32(rec) == head) {
+		uint32_t delta = ld32(rec + 4), z = bp_zigzag(delta - pd), i;
 
-		if ((zd | z0 | z1) >= 0x80)
+		/* bytes may be written past the run: the room of a record */
+		out[0] = 0;	/* tag: same head, words */
+		out[1] = (unsigned char)z;
+		for (i = BP_RING_REC_HDR_BYTES; i < len; i += 4) {
+			uint32_t zw = bp_zigzag(ld32(rec + i) - ld32(rec + i - len));
+
+			z |= zw;
+			out[2 + (i - BP_RING_REC_HDR_BYTES) / 4] = (unsigned char)zw;
+		}
+		if (z >= 0x80)
 			break;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		st32(out, zd << 8 | z0 << 16 | z1 << 24);	/* tag 0: same head, words */
-#else
-		out[0] = 0;
-		out[1] = (unsigned char)zd;
-		out[2] = (unsigned char)z0;
-		out[3] = (unsigned char)z1;
-#endif
-		out += 4;
+		out += 2 + (len - BP_RING_REC_HDR_BYTES) / 4;
 		pd = delta;
-		rec += 16;
+		rec += len;
 	}
 	*o = out;
 	*prev_delta = pd;
@@ -125,16 +130,23 @@ size_t bp_dense_encode_page(const unsigned char *restrict page, uint32_t page_si
 	unsigned char *o = out + BP_COMPACT_ENTRY_HDR;
 	uint32_t slots[NSLOT] = { 0 };	/* record offset + 1; 0 = empty */
 	uint32_t commit, prev_head = 0, prev_delta = 0;
+	bool run = false;	/* the last record took a byte a field: try a run */
 
 	bp_entry_begin(page, page_size, out, &commit);
 	end = base + commit;
 	while (rec != end) {
+		unsigned char *at;
 		uint32_t head, len;
 
-		if ((prev_head & BP_RING_HEAD_LEN_MASK) == 4) {
-			rec = put_run16(rec, end, prev_head, &o, &prev_delta);
+		if (run) {
+			uint32_t plen = (prev_head & BP_RING_HEAD_LEN_MASK) * 4u;
+
+			if (plen == 16)
+				rec = put_run(rec, end, prev_head, 16, &o, &prev_delta);
+			else
+				rec = put_run(rec, end, prev_head, plen, &o, &prev_delta);
 			/* the slot of prev_head names the run's last record */
-			slots[slot_of(prev_head)] = (uint32_t)(rec - base) - 16 + 1;
+			slots[slot_of(prev_head)] = (uint32_t)(rec - base) - plen + 1;
 			if (rec == end)
 				break;
 		}
@@ -144,7 +156,9 @@ size_t bp_dense_encode_page(const unsigned char *restrict page, uint32_t page_si
 		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
 		if (len < BP_RING_REC_HDR_BYTES || len > (size_t)(end - rec))
 			goto raw;
+		at = o;
 		o = put_record(o, base, rec, len, slots, prev_head, prev_delta);
+		run = (size_t)(o - at) == 2 + (len - BP_RING_REC_HDR_BYTES) / 4;
 		slots[slot_of(head)] = (uint32_t)(rec - base) + 1;
 		prev_head = head;
 		prev_delta = ld32(rec + 4);

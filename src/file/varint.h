@@ -28,6 +28,33 @@ static inline unsigned char *bp_varint_put(unsigned char *o, uint64_t v)
 	return o;
 }
 
+/* bp_varint_put() of a 32-bit value, unrolled: no loop-carried branch. */
+static inline unsigned char *bp_varint_put32(unsigned char *o, uint32_t v)
+{
+	if (v < 1u << 7) {
+		o[0] = (unsigned char)v;
+		return o + 1;
+	}
+	o[0] = (unsigned char)(v | 0x80);
+	if (v < 1u << 14) {
+		o[1] = (unsigned char)(v >> 7);
+		return o + 2;
+	}
+	o[1] = (unsigned char)(v >> 7 | 0x80);
+	if (v < 1u << 21) {
+		o[2] = (unsigned char)(v >> 14);
+		return o + 3;
+	}
+	o[2] = (unsigned char)(v >> 14 | 0x80);
+	if (v < 1u << 28) {
+		o[3] = (unsigned char)(v >> 21);
+		return o + 4;
+	}
+	o[3] = (unsigned char)(v >> 21 | 0x80);
+	o[4] = (unsigned char)(v >> 28);
+	return o + 5;
+}
+
 /* A varint from [*in, end) into *v: 0, or -1 if it is cut or too long. */
 static inline int bp_varint_get(const unsigned char **in, const unsigned char *end, uint64_t *v,
 				unsigned last_max)
