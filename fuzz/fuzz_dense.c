@@ -15,6 +15,7 @@
  * Seeds: fuzz/corpus/fuzz_dense/ (fuzz/gen-corpus.py).
  */
 #include "file/dense.h"
+#include "fuzz_check.h"
 #include "ring/ring.h"
 
 #include <stdint.h>
@@ -22,12 +23,6 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                        \
-	do {                                                            \
-		if (!(c))                                               \
-			abort();                                        \
-	} while (0)
 
 /* page (commit within it) encodes, and decodes to itself. */
 static void round_trip(const unsigned char *page, uint32_t ps)
