@@ -183,6 +183,41 @@ static int get_words(const unsigned char **p, const unsigned char *end, unsigned
 	return 0;
 }
 
+/*
+ * put_run()'s records back: while the entry has tag 0 and a byte a field
+ * for records of len bytes with head, after the record before base + *off
+ * (of that head: it is their reference).  Returns where it stopped; *off
+ * and *prev_delta follow it.
+ */
+static inline __attribute__((always_inline)) const unsigned char *
+get_run(const unsigned char *p, const unsigned char *end, unsigned char *base, uint32_t *off,
+	uint32_t commit, uint32_t head, uint32_t len, uint32_t *prev_delta)
+{
+	const uint32_t nb = 2 + (len - BP_RING_REC_HDR_BYTES) / 4;
+	uint32_t at = *off, pd = *prev_delta;
+
+	while ((size_t)(end - p) >= nb && commit - at >= len && p[0] == 0) {
+		unsigned char *rec = base + at;
+		unsigned hi = 0;
+		uint32_t i;
+
+		for (i = 1; i < nb; i++)
+			hi |= p[i];
+		if (hi & 0x80)
+			break;
+		pd += bp_unzigzag(p[1]);
+		st32(rec, head);
+		st32(rec + 4, pd);
+		for (i = BP_RING_REC_HDR_BYTES; i < len; i += 4)
+			st32(rec + i, ld32(rec + i - len) + bp_unzigzag(p[2 + (i - 8) / 4]));
+		p += nb;
+		at += len;
+	}
+	*off = at;
+	*prev_delta = pd;
+	return p;
+}
+
 int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size,
 			 unsigned char *page)
 {
@@ -195,11 +230,23 @@ int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size
 	if (rc != 0)
 		return rc > 0 ? 0 : -1;
 	while (p != end) {
-		unsigned char *rec = base + off;
+		unsigned char *rec;
 		const unsigned char *ref = NULL;
 		uint64_t x, z;
 		uint32_t head, rlen, delta, r;
 
+		if (prev_head) {
+			uint32_t plen = (prev_head & BP_RING_HEAD_LEN_MASK) * 4u;
+
+			if (plen == 16)
+				p = get_run(p, end, base, &off, commit, prev_head, 16, &prev_delta);
+			else
+				p = get_run(p, end, base, &off, commit, prev_head, plen, &prev_delta);
+			slots[slot_of(prev_head)] = off - plen + 1;
+			if (p == end)
+				break;
+		}
+		rec = base + off;
 		if (bp_varint_get(&p, end, &x, BP_VARINT_LAST33) != 0)
 			return -1;
 		head = (uint32_t)(x >> 1) ^ prev_head;
