@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 	size_t n, n7, n6, n4;
 	unsigned char *in;
 	pid_t pid;
-	int st;
+	int st = -1;
 
 	if (argc != 4)
 		return 2;
