@@ -3,11 +3,12 @@
  * docs/file-format.md).
  *
  * A ring page of small records is mostly repeated head words and small
- * time deltas: the drainer of `bprint record` writes each record's head
- * word as a varint of its XOR with the previous one and its delta as a
- * varint, so that a 16-byte record takes about 10 bytes on disk.  The
- * encoder and the decoder live here, shared by the drainer and the reader,
- * so that both sides agree on one implementation of the rules.
+ * time deltas: the drainer of `bprint record` wrote (before format 1.1,
+ * which has the denser type 7) each record's head word as a varint of its
+ * XOR with the previous one and its delta as a varint, so that a 16-byte
+ * record takes about 10 bytes on disk.  The encoder and the decoder live
+ * here, so that both sides agree on one implementation of the rules; the
+ * reader keeps decoding the files of that time.
  *
  * The frame of an entry (page header, enc, raw records) is shared with the
  * dense pages of type 7 (file/dense.h), which code the records otherwise:
