@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# Writes the seed corpora of fuzz_decode, fuzz_bstr and fuzz_roundtrip into
+# Writes the seed corpora of fuzz_decode, fuzz_bstr, fuzz_roundtrip and
+# fuzz_dense into
 # fuzz/corpus/<target>/ (fuzz_tracefile's seeds are real trace files, made
 # otherwise).  Deterministic: running it again rewrites the same files.
 # The seeds only start the fuzzer off; what it finds later stays out of the
@@ -80,6 +81,35 @@ BSTR = [
 ]
 
 
+def ring_page(seq, records):
+    # a ring page (docs/ring-buffer.md): header, then (site, words, delta, payload)
+    body = b""
+    for site, delta, payload in records:
+        words = 2 + len(payload) // 4
+        body += struct.pack("<II", words | site << 12, delta) + payload
+    return struct.pack("<QQQQII", seq, 1000, 0, 0, len(body), 0) + body
+
+
+def dense_seeds():
+    # byte 0: page size index (bits 0-1), bit 7: a page to encode
+    seed = [(5, 12 * i, u64(100 + i)) for i in range(12)]
+    mixed = [(1 + i % 3, 7 * i, i32(i) + s(b"eth%d" % (i % 2))) for i in range(10)]
+    extend = [(0, 0, u64(2**33)), (5, 3, u64(1)), (5, 9, u64(2))]
+    pages = [ring_page(1, seed), ring_page(2, mixed), ring_page(3, []), ring_page(4, extend),
+             ring_page(5, [(9, 1, b"")] * 20)]
+    for i, pg in enumerate(pages):
+        write("fuzz_dense", "page-%02d" % i, bytes([0x80 | 2]) + pg)
+    # entries: an empty page, a raw page, the seed's records (tag, time, words)
+    hdr = struct.pack("<QQQQII", 7, 0, 0, 0, 0, 0)
+    write("fuzz_dense", "entry-00", bytes([0]) + hdr + struct.pack("<I", 0))
+    raw = struct.pack("<II", 4 | 5 << 12, 3) + u64(1)
+    write("fuzz_dense", "entry-01", bytes([0]) + struct.pack("<QQQQII", 8, 0, 0, 0, 16, 0) +
+          struct.pack("<I", 16 | 2**31) + raw)
+    recs = bytes([0x88, 0xc0, 0x02, 0x00, 0x02, 0x00]) + bytes([0, 2, 2, 0]) * 3
+    write("fuzz_dense", "entry-02", bytes([0]) + struct.pack("<QQQQII", 9, 0, 0, 0, 64, 0) +
+          struct.pack("<I", len(recs)) + recs)
+
+
 def main():
     for i, fmt in enumerate(FORMATS):
         write("fuzz_decode", "fmt-%02d" % i, fmt)
@@ -90,6 +120,7 @@ def main():
     for i in range(32):
         n = rng.choice([8, 16, 32, 64, 128, 256])
         write("fuzz_roundtrip", "call-%02d" % i, bytes(rng.randrange(256) for _ in range(n)))
+    dense_seeds()
 
 
 if __name__ == "__main__":

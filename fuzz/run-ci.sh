@@ -10,8 +10,8 @@
 # Longer runs:   FUZZ_SECONDS=3600 bash fuzz/run-ci.sh
 #   or by hand:  build-fuzz/fuzz/fuzz_bstr -max_total_time=3600 DIR fuzz/corpus/fuzz_bstr
 #                (new inputs go into DIR, the first directory named)
-# Seeds:  fuzz/gen-corpus.py rewrites the seeds of fuzz_decode, fuzz_bstr
-#   and fuzz_roundtrip; add a case to its lists, or drop a small file into
+# Seeds:  fuzz/gen-corpus.py rewrites the seeds of fuzz_decode, fuzz_bstr,
+#   fuzz_roundtrip and fuzz_dense; add a case to its lists, or drop a small file into
 #   fuzz/corpus/<target>/ by hand (fuzz_tracefile's are real trace files).
 #   Keep seeds small and few; when a crash is fixed, add its input as a seed.
 #   To shrink a grown corpus before committing it:
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-30}
 build=${FUZZ_BUILD:-build-fuzz}
-targets=(fuzz_decode fuzz_bstr fuzz_roundtrip fuzz_tracefile)
+targets=(fuzz_decode fuzz_bstr fuzz_roundtrip fuzz_tracefile fuzz_dense)
 
 if [ "$build" = build-fuzz ]; then
 	make fuzz

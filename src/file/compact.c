@@ -6,52 +6,11 @@
  */
 #include "file/compact.h"
 
+#include "file/dense.h"
+#include "file/varint.h"
 #include "ring/ring.h"
 
 #include <string.h>
-
-static inline unsigned char *put_varint(unsigned char *o, uint32_t v)
-{
-	if (__builtin_expect(v < 0x80, 1)) {
-		*o = (unsigned char)v;
-		return o + 1;
-	}
-	while (v >= 0x80) {
-		*o++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*o++ = (unsigned char)v;
-	return o;
-}
-
-/* A 32-bit varint from [*in, end): 0, or -1 if it is cut or too long. */
-static inline int get_varint(const unsigned char **in, const unsigned char *end, uint32_t *v)
-{
-	const unsigned char *p = *in;
-	uint32_t x = 0;
-
-	if (__builtin_expect(p != end && *p < 0x80, 1)) {
-		*v = *p;
-		*in = p + 1;
-		return 0;
-	}
-	for (unsigned shift = 0; shift < 35; shift += 7) {
-		uint32_t b;
-
-		if (p == end)
-			return -1;
-		b = *p++;
-		if (shift == 28 && b > 0x0f)
-			return -1;	/* more than 32 bits, or a 6th byte */
-		x |= (b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*in = p;
-			*v = x;
-			return 0;
-		}
-	}
-	return -1;
-}
 
 static inline uint32_t ld32(const unsigned char *p)
 {
@@ -61,18 +20,80 @@ static inline uint32_t ld32(const unsigned char *p)
 	return v;
 }
 
+void bp_entry_begin(const unsigned char *page, uint32_t page_size, unsigned char *out,
+		    uint32_t *commit)
+{
+	memcpy(out, page, BP_RING_PAGE_HDR_BYTES);
+	*commit = ld32(out + offsetof(struct bp_ring_page, commit));
+	if (*commit > page_size - BP_RING_PAGE_HDR_BYTES)
+		*commit = page_size - BP_RING_PAGE_HDR_BYTES;
+}
+
+size_t bp_entry_end(unsigned char *out, uint32_t enc)
+{
+	memcpy(out + BP_RING_PAGE_HDR_BYTES, &enc, 4);
+	return BP_COMPACT_ENTRY_HDR + enc;
+}
+
+size_t bp_entry_raw(const unsigned char *page, uint32_t commit, unsigned char *out)
+{
+	/* Records that do not tile commit: keep the bytes as they are. */
+	memcpy(out + BP_COMPACT_ENTRY_HDR, page + BP_RING_PAGE_HDR_BYTES, commit);
+	bp_entry_end(out, commit | BP_COMPACT_RAW);
+	return BP_COMPACT_ENTRY_HDR + commit;
+}
+
+int bp_entry_open(const unsigned char *in, size_t len, uint32_t page_size, unsigned char *page,
+		  const unsigned char **rec, const unsigned char **rec_end, uint32_t *commit)
+{
+	uint32_t room, enc, n;
+
+	if (page_size < BP_RING_PAGE_MIN || len < BP_COMPACT_ENTRY_HDR)
+		return -1;
+	room = page_size - BP_RING_PAGE_HDR_BYTES;
+	*commit = ld32(in + offsetof(struct bp_ring_page, commit));
+	enc = ld32(in + BP_RING_PAGE_HDR_BYTES);
+	n = enc & BP_COMPACT_LEN_MASK;
+	if (*commit > room || n != len - BP_COMPACT_ENTRY_HDR)
+		return -1;
+	memcpy(page, in, BP_RING_PAGE_HDR_BYTES);
+	*rec = in + BP_COMPACT_ENTRY_HDR;
+	*rec_end = *rec + n;
+	if (!(enc & BP_COMPACT_RAW))
+		return 0;
+	if (n != *commit)
+		return -1;
+	memcpy(page + BP_RING_PAGE_HDR_BYTES, *rec, n);
+	memset(page + BP_RING_PAGE_HDR_BYTES + n, 0, room - n);
+	return 1;
+}
+
+int bp_entry_close(unsigned char *page, uint32_t page_size, uint32_t off, uint32_t commit)
+{
+	if (off != commit)
+		return -1;
+	memset(page + BP_RING_PAGE_HDR_BYTES + off, 0, page_size - BP_RING_PAGE_HDR_BYTES - off);
+	return 0;
+}
+
+int bp_page_entry_decode(uint32_t chunk_type, const unsigned char *in, size_t len,
+			 uint32_t page_size, unsigned char *page)
+{
+	if (chunk_type == BP_CHUNK_CPAGES)
+		return bp_compact_decode_page(in, len, page_size, page);
+	if (chunk_type == BP_CHUNK_DPAGES)
+		return bp_dense_decode_page(in, len, page_size, page);
+	return -1;
+}
+
 size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_size,
 			      unsigned char *restrict out)
 {
-	const uint32_t room = page_size - BP_RING_PAGE_HDR_BYTES;
 	const unsigned char *rec = page + BP_RING_PAGE_HDR_BYTES, *end;
 	unsigned char *o = out + BP_COMPACT_ENTRY_HDR;
-	uint32_t commit, prev = 0, plen = 0, enc;
+	uint32_t commit, prev = 0, plen = 0;
 
-	memcpy(out, page, BP_RING_PAGE_HDR_BYTES);
-	commit = ld32(out + offsetof(struct bp_ring_page, commit));
-	if (commit > room)
-		commit = room;	/* damaged: stored raw, the reader rejects it */
+	bp_entry_begin(page, page_size, out, &commit);
 	end = rec + commit;
 	while (rec != end) {
 		uint32_t head, len;
@@ -105,8 +126,8 @@ size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_
 		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
 		if (len < BP_RING_REC_HDR_BYTES || len > (size_t)(end - rec))
 			goto raw;
-		o = put_varint(o, head ^ prev);
-		o = put_varint(o, ld32(rec + 4));
+		o = bp_varint_put(o, head ^ prev);
+		o = bp_varint_put(o, ld32(rec + 4));
 		if (len == 16)
 			memcpy(o, rec + 8, 8);	/* the common case, a fixed-size copy */
 		else
@@ -116,15 +137,9 @@ size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_
 		prev = head;
 		plen = len;
 	}
-	enc = (uint32_t)(o - out - BP_COMPACT_ENTRY_HDR);
-	memcpy(out + BP_RING_PAGE_HDR_BYTES, &enc, 4);
-	return BP_COMPACT_ENTRY_HDR + enc;
+	return bp_entry_end(out, (uint32_t)(o - out - BP_COMPACT_ENTRY_HDR));
 raw:
-	/* Records that do not tile commit: keep the bytes as they are. */
-	memcpy(out + BP_COMPACT_ENTRY_HDR, page + BP_RING_PAGE_HDR_BYTES, commit);
-	enc = commit | BP_COMPACT_RAW;
-	memcpy(out + BP_RING_PAGE_HDR_BYTES, &enc, 4);
-	return BP_COMPACT_ENTRY_HDR + commit;
+	return bp_entry_raw(page, commit, out);
 }
 
 size_t bp_compact_entry_len(const unsigned char *hdr, uint32_t page_size)
@@ -140,42 +155,27 @@ int bp_compact_decode_page(const unsigned char *in, size_t len, uint32_t page_si
 			   unsigned char *page)
 {
 	const unsigned char *p, *end;
-	unsigned char *rec;
-	uint32_t room, commit, enc, n, off = 0, prev = 0;
+	unsigned char *rec = page + BP_RING_PAGE_HDR_BYTES;
+	uint32_t commit, off = 0, prev = 0;
+	int rc = bp_entry_open(in, len, page_size, page, &p, &end, &commit);
 
-	if (page_size < BP_RING_PAGE_MIN || len < BP_COMPACT_ENTRY_HDR)
-		return -1;
-	room = page_size - BP_RING_PAGE_HDR_BYTES;
-	commit = ld32(in + offsetof(struct bp_ring_page, commit));
-	enc = ld32(in + BP_RING_PAGE_HDR_BYTES);
-	n = enc & BP_COMPACT_LEN_MASK;
-	if (commit > room || n != len - BP_COMPACT_ENTRY_HDR)
-		return -1;
-	memcpy(page, in, BP_RING_PAGE_HDR_BYTES);
-	rec = page + BP_RING_PAGE_HDR_BYTES;
-	p = in + BP_COMPACT_ENTRY_HDR;
-	end = p + n;
-	if (enc & BP_COMPACT_RAW) {
-		if (n != commit)
-			return -1;
-		memcpy(rec, p, n);
-		memset(rec + n, 0, room - n);
-		return 0;
-	}
+	if (rc != 0)
+		return rc > 0 ? 0 : -1;
 	while (p != end) {
-		uint32_t x, head, delta, rlen;
+		uint64_t x, delta;
+		uint32_t head, rlen;
 
-		if (get_varint(&p, end, &x) != 0)
+		if (bp_varint_get(&p, end, &x, BP_VARINT_LAST32) != 0)
 			return -1;
-		head = x ^ prev;
+		head = (uint32_t)x ^ prev;
 		rlen = (head & BP_RING_HEAD_LEN_MASK) * 4u;
 		if (rlen < BP_RING_REC_HDR_BYTES || rlen > commit - off)
 			return -1;
-		if (get_varint(&p, end, &delta) != 0 ||
+		if (bp_varint_get(&p, end, &delta, BP_VARINT_LAST32) != 0 ||
 		    (size_t)(end - p) < rlen - BP_RING_REC_HDR_BYTES)
 			return -1;
 		memcpy(rec + off, &head, 4);
-		memcpy(rec + off + 4, &delta, 4);
+		memcpy(rec + off + 4, &(uint32_t){ (uint32_t)delta }, 4);
 		if (rlen == 16)
 			memcpy(rec + off + 8, p, 8);	/* the common case, a fixed-size copy */
 		else
@@ -184,8 +184,5 @@ int bp_compact_decode_page(const unsigned char *in, size_t len, uint32_t page_si
 		off += rlen;
 		prev = head;
 	}
-	if (off != commit)
-		return -1;
-	memset(rec + off, 0, room - off);
-	return 0;
+	return bp_entry_close(page, page_size, off, commit);
 }

@@ -7,8 +7,8 @@
  *      a chunk still being allocated stops the walk until the next pass);
  *   2. copy the records that sites and libraries chunks gained;
  *   3. for every ring, encode each completed page (seq < head) as a
- *      compact page entry (compact.h), publish consumed_seq, and write the
- *      entries in batches as "compact pages" chunks, each followed by an
+ *      dense page entry (dense.h), publish consumed_seq, and write the
+ *      entries in batches as "dense pages" chunks, each followed by an
  *      update in place of the ring's entry in the accounts chunk.
  * Passes run back to back while there is work, with a short sleep when
  * there is none.  When the file's process is gone, a last pass also copies
@@ -19,7 +19,7 @@
  */
 #include "file/drain.h"
 
-#include "file/compact.h"
+#include "file/dense.h"
 #include "file/layout.h"
 #include "ring/ring.h"
 #include "trace/safe_open.h"
@@ -64,7 +64,7 @@ struct dring {
 	uint64_t batch_recs;		/* records in the batch being filled */
 	uint64_t acct_written;		/* written as the accounts last had it */
 	struct bp_ring_stats st;	/* last counters seen */
-	unsigned char *batch;		/* compact pages chunk being filled */
+	unsigned char *batch;		/* dense pages chunk being filled */
 	size_t batch_len;
 	size_t batch_used;		/* bytes of entries after the chunk header */
 	unsigned char *scratch;		/* one page, for bp_ring_copy_page() */
@@ -456,7 +456,7 @@ static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
 	pc->written = r->st.written;
 	pc->discarded = r->st.discarded;
 	pc->data_bytes = r->batch_used;
-	rc = out_chunk(d, f, r->batch, BP_CHUNK_CPAGES, size);
+	rc = out_chunk(d, f, r->batch, BP_CHUNK_DPAGES, size);
 	d->res->pages += r->nbatch;
 	if (rc == 0) {
 		r->copied += r->batch_recs;
@@ -536,7 +536,7 @@ static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint
 
 		if (bp_ring_page_info(r->mem, r->bytes, seq, &pi) != BP_RING_OK)
 			break;	/* write what was valid; the caller looks again */
-		len = bp_compact_encode_page((const unsigned char *)pg, r->page_size, e);
+		len = bp_dense_encode_page((const unsigned char *)pg, r->page_size, e);
 		nrec = count_records((const unsigned char *)pg);
 		/* R3: the encoder's reads of the page before the re-check of its seq. */
 		atomic_thread_fence(memory_order_acquire);
@@ -665,7 +665,7 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 			/* R5: our reads of the page before the writer may reuse it. */
 			atomic_store_explicit(&ctl->consumed_seq, r->next_seq, memory_order_release);
 		r->next_seq++;
-		r->batch_used += bp_compact_encode_page(dst, r->page_size,
+		r->batch_used += bp_dense_encode_page(dst, r->page_size,
 							r->batch + BP_FILE_PAGES_OFFSET +
 								r->batch_used);
 		r->nbatch++;

@@ -26,7 +26,7 @@
 
 #define BP_FILE_MAGIC		"BPTRACE"	/* 8 bytes with the NUL */
 #define BP_FILE_MAJOR		1u
-#define BP_FILE_MINOR		1u
+#define BP_FILE_MINOR		1u	/* 1.1: the accounts chunk (type 7), dense pages (type 8) */
 #define BP_FILE_LITTLE_ENDIAN	1u
 #define BP_FILE_BIG_ENDIAN	2u
 #define BP_FILE_HEADER_BYTES	4096u
@@ -80,8 +80,9 @@ enum bp_chunk_type {
 	BP_CHUNK_END = 5,
 	BP_CHUNK_CPAGES = 6,		/* compact pages, src/file/compact.h */
 	BP_CHUNK_ACCOUNTS = 7,		/* the end chunk's counters, kept up to date */
+	BP_CHUNK_DPAGES = 8,		/* dense pages (format 1.1), src/file/dense.h */
 };
-#define BP_CHUNK_TYPE_MAX	7u
+#define BP_CHUNK_TYPE_MAX	8u
 
 /* chunk state */
 #define BP_CHUNK_WRITING	0u
@@ -183,6 +184,29 @@ struct bp_file_cpages {
 	uint8_t reserved[32];
 	/* npages entries, back to back, at offset 128 */
 };
+
+/*
+ * A page entry of compact (type 6) and dense (type 8) pages chunks: the
+ * ring page's header, then enc, then enc & BP_FILE_ENTRY_LEN_MASK bytes of
+ * coded records (src/file/compact.h, src/file/dense.h).
+ */
+struct bp_file_page_entry {
+	uint64_t seq;			/* the ring page's header, as in the ring */
+	uint64_t base_ts;
+	uint64_t first_rec;
+	uint64_t discarded_before;
+	uint32_t commit;
+	uint32_t reserved;
+	uint32_t enc;			/* bytes of records; BP_FILE_ENTRY_RAW */
+	/* records */
+};
+#define BP_FILE_ENTRY_HDR_BYTES	44u
+#define BP_FILE_ENTRY_RAW	0x80000000u	/* records stored verbatim */
+#define BP_FILE_ENTRY_LEN_MASK	0x7fffffffu
+
+/* Dense records (type 8): the reference table and its hash. */
+#define BP_DENSE_SLOT_BITS	6u		/* 64 slots */
+#define BP_DENSE_HASH_MUL	0x9e3779b1u	/* slot = head * mul >> (32 - bits) */
 
 struct bp_file_end {
 	struct bp_file_chunk chunk;
@@ -290,6 +314,15 @@ BP_LAYOUT_AT(bp_file_cpages, written, 72);
 BP_LAYOUT_AT(bp_file_cpages, discarded, 80);
 BP_LAYOUT_AT(bp_file_cpages, data_bytes, 88);
 _Static_assert(sizeof(struct bp_file_cpages) == BP_FILE_PAGES_OFFSET, "compact pages chunk head");
+
+BP_LAYOUT_AT(bp_file_page_entry, base_ts, 8);
+BP_LAYOUT_AT(bp_file_page_entry, first_rec, 16);
+BP_LAYOUT_AT(bp_file_page_entry, discarded_before, 24);
+BP_LAYOUT_AT(bp_file_page_entry, commit, 32);
+BP_LAYOUT_AT(bp_file_page_entry, enc, 40);
+_Static_assert(offsetof(struct bp_file_page_entry, enc) + 4 == BP_FILE_ENTRY_HDR_BYTES,
+	       "records follow enc at 44");
+_Static_assert((BP_FILE_ENTRY_RAW & BP_FILE_ENTRY_LEN_MASK) == 0, "raw is bit 31 of enc");
 
 BP_LAYOUT_AT(bp_file_end, count, 32);
 _Static_assert(sizeof(struct bp_file_end) == BP_FILE_END_HDR_BYTES, "end chunk head");

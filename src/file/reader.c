@@ -55,7 +55,7 @@ struct pchunk {
 	uint64_t off;			/* the pages chunk */
 	uint64_t first_seq;		/* seq of its first page (sort key) */
 	uint32_t page_size, npages;
-	uint32_t type;			/* BP_CHUNK_PAGES or BP_CHUNK_CPAGES */
+	uint32_t type;			/* BP_CHUNK_PAGES, _CPAGES or _DPAGES */
 	uint64_t data_bytes;		/* compact: bytes of entries */
 };
 
@@ -614,8 +614,8 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 		return rc;
 	bad = h.page_size < BP_RING_PAGE_MIN || h.page_size > MAX_PAGE ||
 	      (h.page_size & (h.page_size - 1)) || h.npages == 0;
-	if (c->type == BP_CHUNK_CPAGES) {
-		/* same header as type 4, with data_bytes in its reserved bytes */
+	if (c->type != BP_CHUNK_PAGES) {
+		/* types 6 and 7: type 4's header, with data_bytes in its reserved bytes */
 		memcpy(&data, (const unsigned char *)&h + offsetof(struct bp_file_cpages, data_bytes),
 		       sizeof(data));
 		bad = bad || data < BP_COMPACT_ENTRY_HDR || data > c->size - BP_FILE_PAGES_OFFSET ||
@@ -738,6 +738,7 @@ static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_c
 		return add_ring(t, off, c);
 	case BP_CHUNK_PAGES:
 	case BP_CHUNK_CPAGES:
+	case BP_CHUNK_DPAGES:
 		return add_pages(t, off, c);
 	case BP_CHUNK_END:
 		return add_counters(t, off, c);
@@ -1234,7 +1235,7 @@ static void stage_publish(struct source *s, uint64_t seq, uint32_t page_size)
 }
 
 /*
- * The next entry of compact chunk pc, decoded into the staging ring as
+ * The next entry of compact or dense chunk pc, decoded into the staging ring as
  * feed_page() puts a type 4 page there.  1: fed; 0: skipped (a hole, a page
  * seen already, a damaged page, or the end of a damaged chunk); < 0: error.
  */
@@ -1265,7 +1266,7 @@ static int feed_compact(struct bp_trace *t, struct source *s, const struct pchun
 		return rc;
 	s->pg_off += len;
 	slot = stage_slot(s, seq, pc->page_size);
-	if (bp_compact_decode_page(s->cbuf, len, pc->page_size, slot) != 0) {
+	if (bp_page_entry_decode(pc->type, s->cbuf, len, pc->page_size, slot) != 0) {
 		problem(t, "thread %d: damaged page in the stream", s->info.tid);
 		s->info.corrupt = 1;
 		memset(slot, 0, pc->page_size);
@@ -1307,7 +1308,7 @@ static int feed_page(struct bp_trace *t, struct source *s)
 		}
 		if (!stage_init(s, pc->page_size))
 			return BP_TRACE_ENOMEM;
-		if (pc->type == BP_CHUNK_CPAGES) {
+		if (pc->type != BP_CHUNK_PAGES) {
 			rc = feed_compact(t, s, pc);
 			if (rc != 0)
 				return rc;

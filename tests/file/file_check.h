@@ -289,7 +289,8 @@ static int fc_load(const char *path, struct fc_file *f)
 			}
 			break;
 		}
-		case BP_CHUNK_CPAGES: {
+		case BP_CHUNK_CPAGES:
+		case BP_CHUNK_DPAGES: {
 			const struct bp_file_cpages *pc = (const void *)c;
 			struct fc_ring *fr;
 			size_t at = 0;
@@ -320,7 +321,7 @@ static int fc_load(const char *path, struct fc_file *f)
 				if (seq == 0)
 					continue;	/* a hole */
 				pg = malloc(pc->page_size);
-				if (!pg || bp_compact_decode_page(e, len, pc->page_size, pg) != 0) {
+				if (!pg || bp_page_entry_decode(ch->type, e, len, pc->page_size, pg) != 0) {
 					free(pg);
 					return fc_fail(f, "compact pages chunk: damaged entry");
 				}

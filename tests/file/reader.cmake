@@ -21,4 +21,9 @@ if(TARGET bprint_tool)
     ARGS $<TARGET_FILE:file_traced> $<TARGET_FILE:bprint_tool>
          ${CMAKE_CURRENT_BINARY_DIR}/reader_corrupt.d
     TIMEOUT 600)
+  # Stream files of every pages chunk type (4, 6, 7) read alike.
+  bp_add_test(stream_types SOURCES ${CMAKE_CURRENT_LIST_DIR}/stream_types.c
+    ARGS $<TARGET_FILE:bprint_tool> $<TARGET_FILE:file_traced>
+         ${CMAKE_CURRENT_BINARY_DIR}/stream_types.d
+    TIMEOUT 120)
 endif()

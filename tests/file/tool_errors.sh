@@ -20,7 +20,7 @@ BPRINT_FILE=good.dat "$TRACED" --threads 0 --records 10 || fail "traced failed"
 printf 'hello\nthis is text\n' > text.dat
 head -c 100 good.dat > short.dat
 cp good.dat newer.dat
-printf '\002\000\000\000' | dd of=newer.dat bs=1 seek=8 conv=notrunc 2>/dev/null
+printf '\002\000\000\000' | dd of=newer.dat bs=1 seek=8 conv=notrunc 2>/dev/null	# major 2, minor 0
 cp good.dat bigend.dat
 printf '\002' | dd of=bigend.dat bs=1 seek=12 conv=notrunc 2>/dev/null
 mkdir adir

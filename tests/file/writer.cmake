@@ -11,8 +11,11 @@ bp_set_test_warnings(writer_child)
 # bp_ring_copy_page against a live writer, both modes.
 bp_add_test(drain_copy_page SOURCES drain_copy_page.c TIMEOUT 120)
 
-# Compact page entries: round trips, truncations, bit flips, encoder speed.
-bp_add_test(compact_page SOURCES compact_page.c TIMEOUT 300)
+# Compact (type 6) and dense (type 7) page entries: round trips,
+# truncations, bit flips, encoder speed.
+bp_add_test(compact_page SOURCES page_entry.c ARGS compact TIMEOUT 300)
+add_test(NAME dense_page COMMAND compact_page dense)
+set_tests_properties(dense_page PROPERTIES TIMEOUT 300)
 
 # kill -9 at random moments; every file must decode, exactly.
 foreach(mode overwrite discard)

@@ -1,5 +1,7 @@
 /*
- * Compact page entries (src/file/compact.h), encoder against decoder.
+ * Page entries of compact (type 6, src/file/compact.h) and dense (type 8,
+ * src/file/dense.h) pages chunks, encoder against decoder: `page_entry
+ * compact` or `page_entry dense` (the tests compact_page and dense_page).
  *
  * The drainer's output is only as good as the round trip, and the reader's
  * decoder takes untrusted bytes, so: random pages of random records (odd
@@ -9,10 +11,15 @@
  * the real ring writer likewise; every truncation of an entry must be
  * rejected; an entry with a flipped bit must be rejected or decode to a
  * page that the ring's validating reader can walk.  Run under the address
- * sanitizer, any read or write out of bounds fails the test.  Last, the
- * encoder's speed on a page of 16-byte records.
+ * sanitizer, any read or write out of bounds fails the test.  Payloads
+ * are random bytes, or the payload of an earlier record of the same site
+ * with small changes (counters, constant strings: what the dense coding
+ * codes as differences).  Last, the encoder's speed on a page of 16-byte
+ * seed records, and for the dense coding the size the specification
+ * promises for them (4 bytes a record after the first).
  */
 #include "file/compact.h"
+#include "file/dense.h"
 #include "ring/ring.h"
 
 #include <stdio.h>
@@ -32,6 +39,18 @@ static uint32_t rnd(void)
 
 static unsigned long failures;
 
+struct codec {
+	const char *name;
+	size_t (*encode)(const unsigned char *restrict, uint32_t, unsigned char *restrict);
+	int (*decode)(const unsigned char *, size_t, uint32_t, unsigned char *);
+};
+
+static const struct codec codecs[] = {
+	{ "compact", bp_compact_encode_page, bp_compact_decode_page },
+	{ "dense", bp_dense_encode_page, bp_dense_decode_page },
+};
+static const struct codec *cx;
+
 #define CHECK(c, ...) do { \
 	if (!(c)) { \
 		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
@@ -42,22 +61,50 @@ static unsigned long failures;
 	} \
 } while (0)
 
+/*
+ * The payload of the record at off: that of the earlier record at from
+ * (same site; its length if not shorter) with some words a little changed,
+ * as a counter or a constant string make them.
+ */
+static void similar(unsigned char *area, uint32_t from, uint32_t off, uint32_t len)
+{
+	uint32_t flen, n;
+
+	memcpy(&flen, area + from, 4);
+	flen = (flen & BP_RING_HEAD_LEN_MASK) * 4;
+	if (flen < BP_RING_REC_HDR_BYTES)
+		return;	/* a head the generator damaged (1024 words) */
+	n = (flen < len ? flen : len) - BP_RING_REC_HDR_BYTES;
+	memcpy(area + off + BP_RING_REC_HDR_BYTES, area + from + BP_RING_REC_HDR_BYTES, n);
+	for (uint32_t i = 0; i + 4 <= n; i += 4)
+		if (rnd() % 3 == 0) {
+			uint32_t w;
+
+			memcpy(&w, area + off + BP_RING_REC_HDR_BYTES + i, 4);
+			w += rnd() % 5 == 0 ? rnd() : rnd() % 300 - 150;
+			memcpy(area + off + BP_RING_REC_HDR_BYTES + i, &w, 4);
+		}
+}
+
 /* A random page; returns its commit. */
 static uint32_t make_page(unsigned char *pg, uint32_t ps, int kind)
 {
+	uint32_t last_of[4][4];
+
 	uint32_t room = ps - BP_RING_PAGE_HDR_BYTES, off = 0, commit, site = rnd() & 0xfffff;
 	uint32_t words = 2 + rnd() % 6, type = 0;
 	uint64_t v;
 
+	memset(last_of, 0xff, sizeof(last_of));
 	for (uint32_t i = 0; i < ps; i++)
 		pg[i] = (unsigned char)rnd();	/* garbage after commit too */
 	v = 1 + rnd();
 	memcpy(pg, &v, 8);
 	while (off < room) {
-		uint32_t head, delta, len;
+		uint32_t head, delta, len, *last;
 
 		if (rnd() % 4 == 0)
-			site = rnd() & 0xfffff;
+			site = rnd() % 2 ? rnd() % 4 : rnd() & 0xfffff;	/* a few sites recur */
 		if (rnd() % 4 == 0)
 			words = 2 + (rnd() % 8 == 0 ? rnd() % BP_RING_REC_MAX_WORDS : rnd() % 12);
 		type = rnd() % 8 == 0 ? rnd() % 4 : 0;
@@ -68,8 +115,15 @@ static uint32_t make_page(unsigned char *pg, uint32_t ps, int kind)
 		delta = rnd() % 3 == 0 ? rnd() : rnd() % 3 == 0 ? rnd() % 300 : rnd() % 20;
 		memcpy(pg + BP_RING_PAGE_HDR_BYTES + off, &head, 4);
 		memcpy(pg + BP_RING_PAGE_HDR_BYTES + off + 4, &delta, 4);
+		last = &last_of[site % 4][words % 4];
+		if (*last != UINT32_MAX && rnd() % 4 != 0)
+			similar(pg + BP_RING_PAGE_HDR_BYTES, *last, off, len);
+		if (site < 4)
+			*last = off;
 		off += len;
 	}
+	if (kind == 3)
+		off = 0;	/* an empty page, as a fresh head page is */
 	commit = off;
 	if (kind == 1 && commit + 4 <= room)
 		commit += 4 * (1 + rnd() % ((room - commit) / 4));	/* records don't tile */
@@ -127,7 +181,7 @@ static void walk(const unsigned char *pg, uint32_t ps)
 static void round_trip(const unsigned char *pg, uint32_t ps, unsigned char *e,
 		       unsigned char *dec, int deep)
 {
-	size_t len = bp_compact_encode_page(pg, ps, e), elen;
+	size_t len = cx->encode(pg, ps, e), elen;
 	uint32_t commit, enc;
 	int ok;
 
@@ -136,7 +190,7 @@ static void round_trip(const unsigned char *pg, uint32_t ps, unsigned char *e,
 	      bp_compact_entry_max(ps));
 	elen = bp_compact_entry_len(e, ps);
 	CHECK(elen == len, "entry length %zu, encoded %zu", elen, len);
-	ok = bp_compact_decode_page(e, len, ps, dec) == 0;
+	ok = cx->decode(e, len, ps, dec) == 0;
 	if (commit > ps - BP_RING_PAGE_HDR_BYTES) {
 		CHECK(!ok, "a page with commit %u past the page decoded", commit);
 		return;
@@ -148,12 +202,12 @@ static void round_trip(const unsigned char *pg, uint32_t ps, unsigned char *e,
 	memcpy(&enc, e + BP_RING_PAGE_HDR_BYTES, 4);
 	/* every truncation, as cut and with enc claiming the cut length */
 	for (size_t cut = 0; cut < len; cut++) {
-		CHECK(bp_compact_decode_page(e, cut, ps, dec) != 0, "cut at %zu decoded", cut);
+		CHECK(cx->decode(e, cut, ps, dec) != 0, "cut at %zu decoded", cut);
 		if (cut >= BP_COMPACT_ENTRY_HDR) {
 			uint32_t n = (uint32_t)(cut - BP_COMPACT_ENTRY_HDR) | (enc & BP_COMPACT_RAW);
 
 			memcpy(e + BP_RING_PAGE_HDR_BYTES, &n, 4);
-			CHECK(bp_compact_decode_page(e, cut, ps, dec) != 0,
+			CHECK(cx->decode(e, cut, ps, dec) != 0,
 			      "cut at %zu with its enc decoded", cut);
 			memcpy(e + BP_RING_PAGE_HDR_BYTES, &enc, 4);
 		}
@@ -165,7 +219,7 @@ static void round_trip(const unsigned char *pg, uint32_t ps, unsigned char *e,
 
 		e[at] ^= bit;
 		elen = bp_compact_entry_len(e, ps);
-		if (elen == len && bp_compact_decode_page(e, len, ps, dec) == 0)
+		if (elen == len && cx->decode(e, len, ps, dec) == 0)
 			walk(dec, ps);
 		e[at] ^= bit;
 	}
@@ -215,6 +269,20 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Bytes of a dense entry's first record, a 16-byte one without a reference. */
+static size_t first_bytes(const unsigned char *e)
+{
+	const unsigned char *p = e + BP_COMPACT_ENTRY_HDR;
+	size_t n = 0;
+
+	for (int field = 0; field < 4; field++) {	/* tag, time, two words */
+		while (p[n] & 0x80)
+			n++;
+		n++;
+	}
+	return n;
+}
+
 static void speed(unsigned char *pg, unsigned char *e, unsigned char *dec)
 {
 	const uint32_t ps = 4096;
@@ -238,22 +306,27 @@ static void speed(unsigned char *pg, unsigned char *e, unsigned char *dec)
 	memcpy(pg + offsetof(struct bp_ring_page, commit), &commit, 4);
 	t0 = now_s();
 	for (int i = 0; i < n; i++) {
-		sink += bp_compact_encode_page(pg, ps, e);
+		sink += cx->encode(pg, ps, e);
 		__asm__ volatile("" ::: "memory");
 	}
 	t1 = now_s();
 	for (int i = 0; i < n; i++) {
-		sink += (uint64_t)bp_compact_decode_page(e, bp_compact_entry_len(e, ps), ps, dec);
+		sink += (uint64_t)cx->decode(e, bp_compact_entry_len(e, ps), ps, dec);
 		__asm__ volatile("" ::: "memory");
 	}
 	t2 = now_s();
-	printf("4 KiB page of %u 16-byte records: %zu bytes encoded, encode %.0f ns, decode %.0f ns (%llu)\n",
-	       commit / 16, bp_compact_entry_len(e, ps), (t1 - t0) / n * 1e9, (t2 - t1) / n * 1e9,
-	       (unsigned long long)(sink & 1));
+	printf("%s: 4 KiB page of %u 16-byte records: %zu bytes encoded, encode %.0f ns, decode %.0f ns (%llu)\n",
+	       cx->name, commit / 16, bp_compact_entry_len(e, ps), (t1 - t0) / n * 1e9,
+	       (t2 - t1) / n * 1e9, (unsigned long long)(sink & 1));
 	CHECK(same_page(pg, dec, ps), "speed page decoded differently");
+	/* docs/file-format.md, type 8: a seed record after the first takes 4 bytes */
+	if (cx->decode == bp_dense_decode_page)
+		CHECK(bp_compact_entry_len(e, ps) == BP_COMPACT_ENTRY_HDR + first_bytes(e) +
+							     4 * (commit / 16 - 1),
+		      "seed page: %zu bytes", bp_compact_entry_len(e, ps));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = { 256, 512, 4096, 65536 };
 	unsigned char *pg = malloc(65536), *e = malloc(bp_compact_entry_max(65536));
@@ -262,11 +335,18 @@ int main(void)
 
 	if (!pg || !e || !dec)
 		return 2;
+	for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++)
+		if (argc == 2 && !strcmp(argv[1], codecs[i].name))
+			cx = &codecs[i];
+	if (!cx) {
+		fprintf(stderr, "usage: page_entry compact|dense\n");
+		return 2;
+	}
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		int rounds = sizes[s] > 4096 ? 40 : quick ? 400 : 2000;
 
 		for (int i = 0; i < rounds; i++) {
-			make_page(pg, sizes[s], i % 10 == 0 ? 1 : i % 37 == 0 ? 2 : 0);
+			make_page(pg, sizes[s], i % 10 == 0 ? 1 : i % 37 == 0 ? 2 : i % 53 == 0 ? 3 : 0);
 			round_trip(pg, sizes[s], e, dec, sizes[s] <= 4096 && i % 4 == 0);
 		}
 		if (sizes[s] <= 4096)
@@ -286,6 +366,6 @@ int main(void)
 	free(dec);
 	if (failures)
 		return 1;
-	printf("compact_page: ok\n");
+	printf("%s page entries: ok\n", cx->name);
 	return 0;
 }
