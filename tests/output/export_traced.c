@@ -7,6 +7,7 @@
  *     j, t, L), trace_puts, a non-constant format, bytes that are not UTF-8;
  *   - several named threads, interleaved;
  *   - a gap of 200 ms (more than the 2^27 ns a ring-buffer delta holds);
+ *   - a signal handler's records (a nested ring), with a string argument;
  *   - a lost-records episode: the "flood" thread writes far more than its
  *     ring (BPRINT_BUFFER_SIZE=64K, overwrite mode) holds.
  *
@@ -19,6 +20,7 @@
 #pragma GCC diagnostic ignored "-Wformat-security"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +125,23 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void on_signal(int sig)
+{
+	trace_printk("in handler sig=%d name=%s", sig, "usr1 \"quoted\" \\");
+}
+
+static void signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	for (int i = 0; i < 3; i++) {
+		trace_printk("raising %d", i);
+		raise(SIGUSR1);
+	}
+}
+
 static long flood_n;
 
 static void *flood(void *arg)
@@ -142,6 +161,7 @@ int main(int argc, char **argv)
 	trace_printk("start: %d workers", 3);
 	everything(0);
 	long_strings();
+	signals();
 	for (int i = 0; i < 3; i++)
 		pthread_create(&w[i], NULL, worker, (void *)(intptr_t)(i + 1));
 	for (int i = 0; i < 3; i++)
