@@ -28,7 +28,7 @@ static void export_help(void)
 	       "                                  babeltrace2 and Trace Compass\n"
 	       "  -o, --output=OUT     write to OUT (created 0644, replaced if it exists);\n"
 	       "                       default: standard output, which must not be a terminal\n"
-	       "                       for trace-cmd\n"
+	       "                       for trace-cmd; for ctf, the directory (required)\n"
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
