@@ -29,17 +29,7 @@ except ImportError as e:
     print("SKIP: the bt2 module (Debian: python3-bt2) is not importable:", e)
     sys.exit(77)
 
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print("FAIL:", msg)
-
-
-def ok(msg):
-    print("ok:", msg)
+from checks import fail, finish, ok
 
 
 def run(*cmd):
@@ -267,7 +257,7 @@ def main():
                  % (m.group(1), age))
         else:
             ok("babeltrace2 exits 0 and dates the first event %s" % m.group(1))
-    sys.exit(1 if fails else 0)
+    finish()
 
 
 main()
