@@ -87,6 +87,16 @@ else:
 		echo "FAIL: the checker passed a damaged CTF trace"; exit 1
 	fi
 	echo "ok: the checker fails on a damaged copy"
+	# a trace without records: metadata alone, which babeltrace2 reads as empty
+	env BPRINT_FILE=e.bpt BPRINT_DISABLE=1 "$TRACED" 10 || exit 1
+	"$BPRINT" export --format=ctf -q -o ectf e.bpt || { echo "FAIL: empty export"; exit 1; }
+	out=$(babeltrace2 ectf 2>&1) && [ -z "$out" ] && [ "$(ls ectf)" = metadata ] ||
+		{ echo "FAIL: empty CTF trace: $out"; exit 1; }
+	echo "ok: empty trace: metadata only, babeltrace2 reads no events"
+	# an export into the same directory replaces the old one's files
+	"$BPRINT" export --format=ctf -q -o ctf e.bpt && [ "$(ls ctf)" = metadata ] ||
+		{ echo "FAIL: a second export left old stream files"; exit 1; }
+	echo "ok: exporting again into a directory replaces its streams"
 	;;
 *)
 	echo "unknown mode $MODE"; exit 1 ;;
