@@ -527,7 +527,7 @@ static int finish_streams(struct ctf *x, int rc)
  * stream_*) and open it. */
 static int open_dir(const char *dir)
 {
-	int fd;
+	int fd, listing;
 	DIR *d;
 	struct dirent *de;
 
@@ -535,8 +535,11 @@ static int open_dir(const char *dir)
 		return -1;
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	if (!(d = fdopendir(dup(fd))))
-		return fd;
+	if ((listing = dup(fd)) < 0 || !(d = fdopendir(listing))) {
+		if (listing >= 0)
+			close(listing);
+		return fd;	/* nothing listed: the streams are truncated anyway */
+	}
 	while ((de = readdir(d)))
 		if (!strcmp(de->d_name, "metadata") || !strncmp(de->d_name, "stream_", 7))
 			unlinkat(fd, de->d_name, 0);
@@ -563,11 +566,11 @@ int bp_export_ctf(struct bp_trace *t, const char *dir, struct bp_export_stats *s
 	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1)
 		rc = one_event(&x, &e, &s);
 	rc = finish_streams(&x, rc);
-	if (rc < 0 && errlen)
-		bp_snprintf(err, errlen, "%s%s%s",
-			    rc == BP_TRACE_EIO && x.err ? "write error: " :
-			    rc == BP_TRACE_ENOMEM ? "out of memory" : "reading the trace failed",
-			    rc == BP_TRACE_EIO && x.err ? strerror(x.err) : "", "");
+	if (rc < 0 && rc == BP_TRACE_EIO && x.err)
+		bp_snprintf(err, errlen, "write error: %s", strerror(x.err));
+	else if (rc < 0)
+		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_ENOMEM ? "out of memory"
+					       : "reading the trace failed");
 	s.threads = (uint32_t)x.thr.n;
 	if (st)
 		*st = s;
