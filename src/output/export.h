@@ -55,6 +55,14 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 		     char *err, size_t errlen);
 
 /*
+ * CTF 1.8 (docs/exporters.md, "CTF"): the directory dir (created, or
+ * reused: an earlier export's metadata and stream_* files in it are
+ * removed) gets `metadata` and one stream file per thread.
+ */
+int bp_export_ctf(struct bp_trace *t, const char *dir, struct bp_export_stats *st,
+		  char *err, size_t errlen);
+
+/*
  * Could libtraceevent 1.7 decode an ftrace bprint event of this format
  * exactly as bprint formats it?  (The exporter's rule; exposed for tests.)
  * No for the flags '-', ' ', '+', the lengths h, hh, j, t, L, the

@@ -27,17 +27,8 @@ import re
 import subprocess
 import sys
 
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print("FAIL:", msg)
-
-
-def ok(msg):
-    print("ok:", msg)
+import checks
+from checks import fail, ok
 
 
 def run(cmd):
@@ -187,8 +178,8 @@ def main():
 
     if kshark:
         check_kshark(dat, got, ndrops)
-    if fails:
-        print("%d failure(s)" % fails)
+    if checks.fails:
+        print("%d failure(s)" % checks.fails)
         return 1
     print("all passed")
     return 0

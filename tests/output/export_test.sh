@@ -6,6 +6,9 @@
 #             and the checker fails on a damaged copy
 #   empty     a trace without records -> a valid, empty trace.dat
 #   chrome    the same trace -> JSON with every record and thread
+#   ctf       the same trace -> a CTF directory read back by babeltrace2's
+#             own reader (check_ctf.py, the bt2 module), and the checker
+#             fails on a damaged copy
 # Exit 77 (skipped) without trace-cmd or python3.
 set -u
 MODE=$1 BPRINT=$2 TRACED=$3 WORK=$4 SRC=$5
@@ -15,7 +18,10 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 is not installed"; exit 77
 fi
-if [ "$MODE" != chrome ] && ! command -v trace-cmd >/dev/null 2>&1; then
+if [ "$MODE" = ctf ] && ! command -v babeltrace2 >/dev/null 2>&1; then
+	echo "SKIP: babeltrace2 is not installed (Debian: apt-get install babeltrace2 python3-bt2)"; exit 77
+fi
+if [ "$MODE" != chrome ] && [ "$MODE" != ctf ] && ! command -v trace-cmd >/dev/null 2>&1; then
 	echo "SKIP: trace-cmd is not installed (Debian: apt-get install trace-cmd kernelshark)"; exit 77
 fi
 
@@ -58,6 +64,39 @@ chrome)
 		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
 	cat summary.txt
 	python3 "$SRC/check_chrome.py" "$BPRINT" t.bpt t.json summary.txt || exit 1
+	;;
+ctf)
+	PY=python3
+	[ -x /usr/bin/python3 ] && PY=/usr/bin/python3	# where Debian's bt2 module is
+	trace
+	"$BPRINT" export --format=ctf -o ctf t.bpt 2>summary.txt ||
+		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
+	cat summary.txt
+	$PY "$SRC/check_ctf.py" "$BPRINT" t.bpt ctf summary.txt 20000
+	rc=$?
+	[ $rc -eq 0 ] || exit $rc
+	# the checker must catch a wrong message
+	cp -r ctf bad && $PY -c 'import glob
+for p in glob.glob("bad/stream_*"):
+    d = open(p, "rb").read()
+    if b"twostrings" in d:
+        open(p, "wb").write(d.replace(b"twostrings", b"twostrinGs", 1)); break
+else:
+    raise SystemExit("no twostrings in the streams")' || exit 1
+	if $PY "$SRC/check_ctf.py" "$BPRINT" t.bpt bad summary.txt 20000 >bad.txt 2>&1; then
+		echo "FAIL: the checker passed a damaged CTF trace"; exit 1
+	fi
+	echo "ok: the checker fails on a damaged copy"
+	# a trace without records: metadata alone, which babeltrace2 reads as empty
+	env BPRINT_FILE=e.bpt BPRINT_DISABLE=1 "$TRACED" 10 || exit 1
+	"$BPRINT" export --format=ctf -q -o ectf e.bpt || { echo "FAIL: empty export"; exit 1; }
+	out=$(babeltrace2 ectf 2>&1) && [ -z "$out" ] && [ "$(ls ectf)" = metadata ] ||
+		{ echo "FAIL: empty CTF trace: $out"; exit 1; }
+	echo "ok: empty trace: metadata only, babeltrace2 reads no events"
+	# an export into the same directory replaces the old one's files
+	"$BPRINT" export --format=ctf -q -o ctf e.bpt && [ "$(ls ctf)" = metadata ] ||
+		{ echo "FAIL: a second export left old stream files"; exit 1; }
+	echo "ok: exporting again into a directory replaces its streams"
 	;;
 *)
 	echo "unknown mode $MODE"; exit 1 ;;

@@ -7,6 +7,7 @@
  *     j, t, L), trace_puts, a non-constant format, bytes that are not UTF-8;
  *   - several named threads, interleaved;
  *   - a gap of 200 ms (more than the 2^27 ns a ring-buffer delta holds);
+ *   - a signal handler's records (a nested ring), with a string argument;
  *   - a lost-records episode: the "flood" thread writes far more than its
  *     ring (BPRINT_BUFFER_SIZE=64K, overwrite mode) holds.
  *
@@ -18,7 +19,11 @@
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #pragma GCC diagnostic ignored "-Wformat-security"
 
+#include "trace/thread.h"
+
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +128,44 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static atomic_int nested_seen;
+
+static void on_signal(int sig)
+{
+	trace_printk("in handler sig=%d name=%s", sig, "usr2 \"quoted\" \\");
+}
+
+/* Traces until a signal lands inside trace_printk(): its ring 1 exists. */
+static void *interrupted(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "interrupted");
+	for (long i = 0; !atomic_load(&nested_seen); i++) {
+		trace_printk("interrupted %ld", i);
+		if (!bp_self || atomic_load(&bp_self->ring[1].mem))
+			atomic_store(&nested_seen, 1);	/* no descriptor: tracing is off */
+	}
+	return NULL;
+}
+
+/* A signal-handler ring: SIGUSR2 at a thread busy tracing, for at most 10 s. */
+static void signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	pthread_t t;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	pthread_create(&t, NULL, interrupted, NULL);
+	for (int i = 0; i < 500000 && !atomic_load(&nested_seen); i++) {
+		pthread_kill(t, SIGUSR2);
+		if (i % 64 == 63)
+			sleep_ms(1);
+	}
+	atomic_store(&nested_seen, 1);
+	pthread_join(t, NULL);
+}
+
 static long flood_n;
 
 static void *flood(void *arg)
@@ -142,6 +185,7 @@ int main(int argc, char **argv)
 	trace_printk("start: %d workers", 3);
 	everything(0);
 	long_strings();
+	signals();
 	for (int i = 0; i < 3; i++)
 		pthread_create(&w[i], NULL, worker, (void *)(intptr_t)(i + 1));
 	for (int i = 0; i < 3; i++)

@@ -72,6 +72,8 @@ void filter_free(struct filter *f);
 bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how);
 /* Write the output buffer to stdout and flush it: 0, or -1 on error. */
 int out_flush(void);
+/* Append n bytes to the output buffer (before a line); false on error. */
+bool out_write(const char *s, size_t n);
 
 /* Print every record of t that passes f, counting them in *count.
  * Returns an exit code. */

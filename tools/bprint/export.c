@@ -24,11 +24,13 @@ static void export_help(void)
 	       "                                  KernelShark: bprint and print ftrace events\n"
 	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
 	       "                                  chrome://tracing: instant events, thread names\n"
+	       "                       ctf        CTF 1.8 trace directory (-o DIR required) for\n"
+	       "                                  babeltrace2 and Trace Compass\n"
 	       "  -o, --output=OUT     write to OUT (created with the umask's mode; a regular\n"
 	       "                       file of yours is replaced, never a symlink, a FIFO, a\n"
 	       "                       device, a directory or another user's file);\n"
 	       "                       default: standard output, which must not be a terminal\n"
-	       "                       for trace-cmd\n"
+	       "                       for trace-cmd; for ctf, the directory (required)\n"
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
@@ -36,6 +38,33 @@ static void export_help(void)
 	       "cleanly, truncated), 2 missing, foreign or damaged file (what could be read\n"
 	       "is exported), 3 read or write error, or OUT may not be written.\n",
 	       prog, DEFAULT_FILE);
+}
+
+/* --format=ctf: a directory, not a stream of bytes. */
+static int export_ctf(const char *path, const char *dir, bool quiet)
+{
+	struct bp_export_stats st;
+	struct bp_trace *t;
+	char err[256];
+	int rc;
+
+	if (!dir)
+		return usage_error("export", "--format=ctf writes a directory: give -o DIR");
+	if (!(t = open_trace(path, &rc)))
+		return rc;
+	rc = bp_export_ctf(t, dir, &st, err, sizeof(err));
+	if (rc < 0) {
+		errmsg(dir, "%s", err);
+		report_problems(path, t);
+		bp_trace_close(t);
+		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
+	}
+	if (!quiet)
+		fprintf(stderr, "%s: %llu records, %u threads (streams), %llu lost\n", dir,
+			(unsigned long long)st.records, st.threads, (unsigned long long)st.lost);
+	rc = report_problems(path, t);
+	bp_trace_close(t);
+	return rc;
 }
 
 int cmd_export(int argc, char **argv)
@@ -69,6 +98,13 @@ int cmd_export(int argc, char **argv)
 	}
 	if (!format)
 		return usage_error("export", "--format=trace-cmd or --format=chrome is required");
+	if (!strcmp(format, "ctf")) {
+		if (optind < argc)
+			path = argv[optind++];
+		if (optind < argc)
+			return usage_error("export", "unexpected argument '%s'", argv[optind]);
+		return export_ctf(path, out, quiet);
+	}
 	if (!strcmp(format, "trace-cmd") || !strcmp(format, "tracedat") || !strcmp(format, "trace.dat"))
 		tracedat = true;
 	else if (!strcmp(format, "chrome") || !strcmp(format, "json") || !strcmp(format, "perfetto"))

@@ -293,6 +293,17 @@ int out_flush(void)
 	return fflush(stdout) == 0 ? 0 : -1;
 }
 
+bool out_write(const char *s, size_t n)
+{
+	if (sizeof(obuf) - olen < n && out_flush() != 0)
+		return false;
+	if (n > sizeof(obuf))
+		return fwrite(s, 1, n, stdout) == n;
+	memcpy(obuf + olen, s, n);
+	olen += n;
+	return true;
+}
+
 bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how)
 {
 	/* The same buffer and cut as bprint_dump() (src/trace/dump.c). */

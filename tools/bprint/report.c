@@ -11,6 +11,7 @@
  */
 #include "bprint_cmd.h"
 
+#include "output/wallclock.h"
 #include "trace/text.h"
 
 #include <getopt.h>
@@ -33,6 +34,10 @@ static void report_help(void)
 	       "                      func:GLOB, fmt:GLOB, or a bare function glob (repeatable)\n"
 	       "      --from=SEC      only records at or after SEC seconds (the timestamp column)\n"
 	       "      --to=SEC        only records at or before SEC seconds\n"
+	       "      --date[=utc]    begin each line with the record's wall-clock date,\n"
+	       "                      ISO-8601 with nanoseconds, in local time (TZ) or UTC\n"
+	       "      --relative      times (seconds column, raw ns) since the file's first\n"
+	       "                      record; --from and --to still use the recorded times\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
 	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
@@ -56,6 +61,33 @@ static void header(FILE *out, struct bp_trace *t)
 	fwrite(buf, 1, len < sizeof(buf) ? len : sizeof(buf) - 1, out);
 }
 
+/* --date and --relative, for report only (tail leaves them off). */
+static struct {
+	enum { DATE_NONE, DATE_LOCAL, DATE_UTC } date;
+	bool relative, have_first;
+	uint64_t first_ns;
+	int64_t offset;			/* trace clock -> realtime */
+	struct bp_out_date_cache cache;
+} times;
+
+/* The date before the line, and the time made relative; false on error. */
+static bool apply_times(struct bp_trace_event *e)
+{
+	char date[64];
+	size_t n;
+
+	if (times.date != DATE_NONE) {
+		n = bp_out_date(&times.cache, date, sizeof(date) - 1,
+				(int64_t)e->ev.ns + times.offset, times.date == DATE_UTC);
+		date[n++] = ' ';
+		if (!out_write(date, n))
+			return false;
+	}
+	if (times.relative)
+		e->ev.ns -= times.first_ns;
+	return true;
+}
+
 /* Print every record that passes f; returns the exit code for the loop. */
 int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, long *count)
 {
@@ -64,9 +96,13 @@ int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, 
 	int rc;
 
 	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
+		if (!times.have_first) {
+			times.first_ns = e.ev.ns;
+			times.have_first = true;
+		}
 		if (filtering && !filter_pass(f, t, &e))
 			continue;
-		if (!print_event(t, &e, how))
+		if (!apply_times(&e) || !print_event(t, &e, how))
 			return EXIT_IO;
 		(*count)++;
 	}
@@ -85,6 +121,8 @@ int cmd_report(int argc, char **argv)
 		{ "site", required_argument, NULL, 's' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
+		{ "date", optional_argument, NULL, 'D' },
+		{ "relative", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,6 +145,12 @@ int cmd_report(int argc, char **argv)
 		case 's': rc = filter_option(&f, "report", "site", optarg); break;
 		case 'F': rc = filter_option(&f, "report", "from", optarg); break;
 		case 'T': rc = filter_option(&f, "report", "to", optarg); break;
+		case 'D':
+			times.date = !optarg || !strcmp(optarg, "local") ? DATE_LOCAL : DATE_UTC;
+			if (optarg && strcmp(optarg, "local") && strcmp(optarg, "utc"))
+				rc = usage_error("report", "--date takes local or utc, not '%s'", optarg);
+			break;
+		case 'R': times.relative = true; break;
 		case 'h': report_help(); filter_free(&f); return finish_output();
 		case ':': rc = usage_error("report", "option '%s' needs an argument", argv[optind - 1]); break;
 		default: rc = usage_error("report", "unknown option '%s'", argv[optind - 1]); break;
@@ -125,6 +169,12 @@ int cmd_report(int argc, char **argv)
 	if (!(t = open_trace(path, &rc))) {
 		filter_free(&f);
 		return rc;
+	}
+	if (times.date != DATE_NONE && bp_out_wallclock_offset(bp_trace_info(t), &times.offset)) {
+		errmsg(path, "the %s clock gives no dates", bp_trace_info(t)->clock_name);
+		bp_trace_close(t);
+		filter_free(&f);
+		return EXIT_USAGE;
 	}
 	if (how == BPRINT_OUTPUT_FTRACE && !no_header) {
 		header(stdout, t);

@@ -1,0 +1,55 @@
+/* Wall-clock offset of a trace (wallclock.h). */
+#include "output/wallclock.h"
+
+#include "file/reader.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int bp_out_wallclock_offset(const struct bp_trace_info *info, int64_t *offset_ns)
+{
+	const char *c = info->clock_name;
+
+	if (!c || (strcmp(c, "mono") && strcmp(c, "tsc") && strcmp(c, "mono_raw")))
+		return -1;
+	if (info->start_realtime_ns == 0 || info->start_realtime_ns > INT64_MAX ||
+	    info->start_mono_ns > INT64_MAX)
+		return -1;	/* an old or damaged header */
+	*offset_ns = (int64_t)info->start_realtime_ns - (int64_t)info->start_mono_ns;
+	return 0;
+}
+
+/* The second's text: date and time, and the zone. */
+static void date_second(struct bp_out_date_cache *c, int64_t sec, bool utc)
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+	long off;
+
+	if (!(utc ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)))
+		memset(&tm, 0, sizeof(tm));
+	c->len = strftime(c->head, sizeof(c->head), "%Y-%m-%dT%H:%M:%S", &tm);
+	off = utc ? 0 : tm.tm_gmtoff;
+	if (utc)
+		snprintf(c->zone, sizeof(c->zone), "Z");
+	else
+		snprintf(c->zone, sizeof(c->zone), "%c%02ld:%02ld", off < 0 ? '-' : '+',
+			 (off < 0 ? -off : off) / 3600 % 100, (off < 0 ? -off : off) / 60 % 60);
+	c->sec = sec;
+	c->have = true;
+}
+
+size_t bp_out_date(struct bp_out_date_cache *c, char *buf, size_t size, int64_t unix_ns,
+		   bool utc)
+{
+	int64_t sec = unix_ns / 1000000000, ns = unix_ns % 1000000000;
+	int n;
+
+	if (ns < 0)
+		sec--, ns += 1000000000;
+	if (!c->have || c->sec != sec)
+		date_second(c, sec, utc);
+	n = snprintf(buf, size, "%.*s.%09lld%s", (int)c->len, c->head, (long long)ns, c->zone);
+	return n < 0 ? 0 : (size_t)n;
+}
