@@ -1,5 +1,5 @@
 /*
- * bprint export --format=trace-cmd|chrome [-o OUT] [FILE]: a trace file in
+ * bprint export --format=trace-cmd|chrome|perfetto [-o OUT] [FILE]: a trace file in
  * another tool's format (src/output/export.h, docs/exporters.md).
  */
 #include "bprint_cmd.h"
@@ -23,10 +23,14 @@ static void export_help(void)
 	       "  -f, --format=FORMAT  trace-cmd  trace.dat (version 6) for trace-cmd report and\n"
 	       "                                  KernelShark: bprint and print ftrace events\n"
 	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
-	       "                                  chrome://tracing: instant events, thread names\n"
+	       "                                  chrome://tracing: instant events named after\n"
+	       "                                  their site, message and arguments in args\n"
+	       "                       perfetto   Perfetto's protobuf trace (.pftrace) for Perfetto\n"
+	       "                                  UI and trace_processor: a track per thread,\n"
+	       "                                  message and arguments as debug annotations\n"
 	       "  -o, --output=OUT     write to OUT (created 0644, replaced if it exists);\n"
 	       "                       default: standard output, which must not be a terminal\n"
-	       "                       for trace-cmd\n"
+	       "                       for trace-cmd and perfetto\n"
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
@@ -47,6 +51,7 @@ int cmd_export(int argc, char **argv)
 	const char *format = NULL, *out = NULL, *path = DEFAULT_FILE;
 	struct bp_export_stats st;
 	struct bp_trace *t;
+	enum { TRACEDAT, CHROME, PERFETTO } kind;
 	bool quiet = false, tracedat;
 	char err[256];
 	int c, fd = STDOUT_FILENO, rc;
@@ -65,19 +70,24 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!format)
-		return usage_error("export", "--format=trace-cmd or --format=chrome is required");
-	if (!strcmp(format, "trace-cmd") || !strcmp(format, "tracedat") || !strcmp(format, "trace.dat"))
-		tracedat = true;
-	else if (!strcmp(format, "chrome") || !strcmp(format, "json") || !strcmp(format, "perfetto"))
-		tracedat = false;
+		return usage_error("export", "--format=trace-cmd, chrome or perfetto is required");
+	if (!strcmp(format, "trace-cmd"))
+		kind = TRACEDAT;
+	else if (!strcmp(format, "chrome"))
+		kind = CHROME;
+	else if (!strcmp(format, "perfetto"))
+		kind = PERFETTO;
 	else
-		return usage_error("export", "unknown format '%s' (trace-cmd or chrome)", format);
+		return usage_error("export", "unknown format '%s' (trace-cmd, chrome or perfetto)",
+				   format);
+	tracedat = kind == TRACEDAT;
 	if (optind < argc)
 		path = argv[optind++];
 	if (optind < argc)
 		return usage_error("export", "unexpected argument '%s'", argv[optind]);
-	if (!out && tracedat && isatty(STDOUT_FILENO))
-		return usage_error("export", "a trace.dat is binary: give -o OUT or redirect the output");
+	if (!out && kind != CHROME && isatty(STDOUT_FILENO))
+		return usage_error("export", "%s is binary: give -o OUT or redirect the output",
+				   tracedat ? "a trace.dat" : "a Perfetto trace");
 	if (!(t = open_trace(path, &rc)))
 		return rc;
 	if (out) {
@@ -92,6 +102,8 @@ int cmd_export(int argc, char **argv)
 	}
 	if (tracedat)
 		rc = bp_export_tracedat(t, fd, &st, err, sizeof(err));
+	else if (kind == PERFETTO)
+		rc = bp_export_perfetto(t, f, &st, err, sizeof(err));
 	else
 		rc = bp_export_chrome(t, f, &st, err, sizeof(err));
 	if (out) {
