@@ -25,7 +25,7 @@ static bool reserve(struct pb_buf *b, size_t more)
 	return true;
 }
 
-static size_t varint_size(uint64_t v)
+size_t pb_varint_size(uint64_t v)
 {
 	size_t n = 1;
 
@@ -45,9 +45,14 @@ static void put_varint(uint8_t *p, uint64_t v)
 	*p = (uint8_t)v;
 }
 
+uint8_t *pb_reserve(struct pb_buf *b, size_t n)
+{
+	return reserve(b, n) ? b->p + b->len : NULL;
+}
+
 void pb_varint(struct pb_buf *b, uint64_t v)
 {
-	size_t n = varint_size(v);
+	size_t n = pb_varint_size(v);
 
 	if (!reserve(b, n))
 		return;
@@ -112,7 +117,7 @@ void pb_end(struct pb_buf *b, size_t at)
 	if (b->oom)
 		return;
 	body = b->len - at;
-	n = varint_size(body);
+	n = pb_varint_size(body);
 	if (!reserve(b, n))
 		return;
 	memmove(b->p + at + n, b->p + at, body);

@@ -31,6 +31,9 @@ struct pb_buf {
 #define PB_LEN 2u
 
 void pb_varint(struct pb_buf *b, uint64_t v);
+size_t pb_varint_size(uint64_t v);
+/* Room for n more bytes at b->p + b->len (not counted in len), or NULL. */
+uint8_t *pb_reserve(struct pb_buf *b, size_t n);
 void pb_uint(struct pb_buf *b, uint32_t field, uint64_t v);	/* uint32/64, enum, bool */
 void pb_int(struct pb_buf *b, uint32_t field, int64_t v);	/* int32/64: two's complement */
 void pb_double(struct pb_buf *b, uint32_t field, double v);

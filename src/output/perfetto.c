@@ -24,6 +24,7 @@
  *
  * Memory: the thread table, the site table's iids, and one packet buffer.
  */
+#include "output/args.h"
 #include "output/export.h"
 #include "output/lost.h"
 #include "output/names.h"
@@ -34,6 +35,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#ifdef BP_HAVE_ZLIB
+#include <zlib.h>
+#endif
 #include <string.h>
 
 /* Field numbers (Perfetto's protos, docs/exporters.md). */
@@ -41,7 +45,7 @@ enum {
 	TRACE_PACKET = 1,
 	TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
 	TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_TIMESTAMP_CLOCK = 58, TP_DEFAULTS = 59,
-	TP_TRACK_DESCRIPTOR = 60,
+	TP_TRACK_DESCRIPTOR = 60, TP_COMPRESSED = 50,
 	DEF_TIMESTAMP_CLOCK = 58,
 	CS_CLOCKS = 1, CS_PRIMARY = 2,
 	CLK_ID = 1, CLK_TIMESTAMP = 2, CLK_INCREMENTAL = 3,
@@ -71,7 +75,8 @@ enum {
 #define IID_LOST 1u
 #define IID_UNKNOWN 2u
 #define SITE_IID0 3u
-/* Debug annotation name iids. */
+/* Debug annotation name iids; argument k of site id is
+ * AN_FIRST_ARG + id * BP_PLAN_MAX_ARGS + k. */
 enum { AN_MSG = 1, AN_CPU, AN_LOST, AN_SITE, AN_FIRST_ARG };
 
 #define PROCESS_UUID 1u
@@ -80,8 +85,10 @@ enum { AN_MSG = 1, AN_CPU, AN_LOST, AN_SITE, AN_FIRST_ARG };
 struct px {
 	FILE *out;
 	struct pb_buf b;
+	struct pb_buf z;		/* b deflated (with zlib) */
 	struct bp_out_threads thr;
 	struct bp_out_lost lost;
+	struct bp_args_cache args;
 	int64_t pid;
 	uint32_t builtin;		/* the trace clock as a Perfetto builtin clock */
 	uint64_t last_ns;		/* clock 64's running value */
@@ -98,16 +105,51 @@ static uint32_t builtin_clock(const char *name, int *mono_based)
 	return CLOCK_BOOTTIME_ID;		/* boot; counter and unknown: counts as ns */
 }
 
+#ifdef BP_HAVE_ZLIB
+/* The packets in x->b deflated (zlib format) as one compressed_packets
+ * packet, as Perfetto's own service writes them with deflate on. */
+static int write_deflated(struct px *x)
+{
+	uLongf zn = compressBound((uLong)x->b.len);
+	struct pb_buf h = { 0 };
+	uint8_t *data;
+	size_t body;
+	int rc = 0;
+
+	x->z.len = 0;
+	if (!(data = pb_reserve(&x->z, zn)) ||
+	    compress2(data, &zn, x->b.p, (uLong)x->b.len, 6) != Z_OK)
+		return BP_TRACE_ENOMEM;
+	body = 2 + pb_varint_size(zn) + zn;	/* tag 50 takes 2 bytes */
+	pb_varint(&h, (uint64_t)TRACE_PACKET << 3 | PB_LEN);
+	pb_varint(&h, body);
+	pb_varint(&h, (uint64_t)TP_COMPRESSED << 3 | PB_LEN);
+	pb_varint(&h, zn);
+	if (h.oom)
+		rc = BP_TRACE_ENOMEM;
+	else if (fwrite(h.p, 1, h.len, x->out) != h.len || fwrite(data, 1, zn, x->out) != zn)
+		rc = BP_TRACE_EIO;
+	pb_free(&h);
+	return rc;
+}
+#endif
+
 static int flush(struct px *x, int force)
 {
+	int rc = 0;
+
 	if (x->b.oom)
 		return BP_TRACE_ENOMEM;
-	if (force || x->b.len >= FLUSH_AT) {
-		if (x->b.len && fwrite(x->b.p, 1, x->b.len, x->out) != x->b.len)
-			return BP_TRACE_EIO;
-		x->b.len = 0;
-	}
-	return 0;
+	if (!(force || x->b.len >= FLUSH_AT) || !x->b.len)
+		return 0;
+#ifdef BP_HAVE_ZLIB
+	rc = write_deflated(x);
+#else
+	if (fwrite(x->b.p, 1, x->b.len, x->out) != x->b.len)
+		rc = BP_TRACE_EIO;
+#endif
+	x->b.len = 0;
+	return rc;
 }
 
 /* Start a packet stamped ns (with the sequence and its flags). */
@@ -171,12 +213,22 @@ static void interned_name(struct pb_buf *b, uint32_t field, uint64_t iid, const 
 	pb_end(b, at);
 }
 
-static void intern_site(struct pb_buf *b, const struct bp_trace_site *ts)
+static uint64_t arg_iid(uint32_t site_id, unsigned k)
+{
+	return AN_FIRST_ARG + (uint64_t)site_id * BP_PLAN_MAX_ARGS + k;
+}
+
+static void intern_site(struct px *x, const struct bp_trace_site *ts)
 {
 	const struct bprint_site *s = &ts->site;
+	const struct bp_arg_layout *lay = bp_args_cache_get(&x->args, s->id, s->format);
 	uint64_t iid = (uint64_t)s->id + SITE_IID0;
+	struct pb_buf *b = &x->b;
 	char buf[BP_OUT_NAME_MAX];
 	size_t at;
+
+	for (unsigned k = 0; lay && k < lay->n; k++)
+		interned_name(b, ID_ANNOTATION_NAMES, arg_iid(s->id, k), lay->d[k].name);
 
 	interned_name(b, ID_EVENT_NAMES, iid, bp_out_site_name(s, buf));
 	interned_name(b, ID_CATEGORIES, iid, s->file && s->file[0] ? s->file : "bprint");
@@ -202,7 +254,7 @@ static void interned_packet(struct px *x, struct bp_trace *t)
 	for (size_t i = 0; i < sizeof(annotations) / sizeof(annotations[0]); i++)
 		interned_name(b, ID_ANNOTATION_NAMES, AN_MSG + i, annotations[i]);
 	for (size_t i = 0; i < bp_trace_nsites(t); i++)
-		intern_site(b, bp_trace_site_at(t, i));
+		intern_site(x, bp_trace_site_at(t, i));
 	pb_end(b, in);
 	pb_end(b, at);
 }
@@ -295,11 +347,43 @@ static struct bp_out_thread *thread_of(struct px *x, const struct bp_trace_event
 	return th;
 }
 
+/* One annotation per typed argument (output/args.h); returns the layout. */
+static const struct bp_arg_layout *arguments(struct px *x, const struct bp_trace_event *e)
+{
+	static const uint32_t field[] = {
+		[BP_ARGT_INT] = DA_INT, [BP_ARGT_UINT] = DA_UINT, [BP_ARGT_CHAR] = DA_STRING,
+		[BP_ARGT_DOUBLE] = DA_DOUBLE, [BP_ARGT_STR] = DA_STRING, [BP_ARGT_PTR] = DA_POINTER,
+	};
+	struct bp_arg_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_arg_layout *lay;
+	unsigned n = bp_out_record_args(&x->args, e, &lay, v);
+	struct pb_buf *b = &x->b;
+
+	for (unsigned k = 0; k < n; k++) {
+		const struct bp_arg_desc *d = &lay->d[k];
+		size_t at = pb_begin(b, TE_ANNOTATIONS);
+		char c = (char)v[k].v.u;
+
+		pb_uint(b, DA_NAME_IID, arg_iid(e->site_id, k));
+		if (d->type == BP_ARGT_DOUBLE)
+			pb_double(b, DA_DOUBLE, v[k].v.d);
+		else if (d->type == BP_ARGT_STR)
+			pb_bytes(b, DA_STRING, v[k].s, v[k].len);
+		else if (d->type == BP_ARGT_CHAR)
+			pb_bytes(b, DA_STRING, &c, 1);
+		else if (d->type < sizeof(field) / sizeof(field[0]) && field[d->type])
+			pb_uint(b, field[d->type], v[k].v.u);	/* int64 as two's complement */
+		pb_end(b, at);
+	}
+	return n ? lay : NULL;
+}
+
 static int one_record(struct px *x, const struct bp_trace_event *e, struct bp_export_stats *st)
 {
 	struct pb_buf *b = &x->b;
 	struct bp_out_thread *th = thread_of(x, e);
 	uint64_t lost = bp_out_lost_before(&x->lost, e), track;
+	const struct bp_arg_layout *lay;
 	struct ev_at at;
 	size_t da;
 
@@ -320,7 +404,8 @@ static int one_record(struct px *x, const struct bp_trace_event *e, struct bp_ex
 	pb_end(b, da);
 	if (!e->tsite)
 		annotation_uint(b, AN_SITE, DA_UINT, e->site_id);
-	if (e->ev.cpu >= 0)
+	lay = arguments(x, e);
+	if (e->ev.cpu >= 0 && !bp_out_arg_named(lay, "cpu"))
 		annotation_uint(b, AN_CPU, DA_INT, (uint64_t)e->ev.cpu);
 	instant_end(x, at);
 	st->records++;
@@ -355,6 +440,8 @@ int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st
 	if (st)
 		*st = s;
 	pb_free(&x.b);
+	pb_free(&x.z);
+	bp_args_cache_free(&x.args);
 	bp_out_threads_free(&x.thr);
 	bp_out_lost_free(&x.lost);
 	return rc;

@@ -6,7 +6,13 @@
 #             and the checker fails on a damaged copy
 #   empty     a trace without records -> a valid, empty trace.dat
 #   chrome    the same trace -> JSON with every record and thread
-# Exit 77 (skipped) without trace-cmd or python3.
+#   perfetto  the same trace -> Perfetto protobuf, decoded by protoc against
+#             perfetto.proto: every record, thread, name and annotation, 5x
+#             smaller than the JSON; and the checker fails on a wrong count
+#   tracemodel  the JSON loads in the npm package @tracerbench/trace-model
+#             (installed into the work directory), every thread named and
+#             every event counted
+# Exit 77 (skipped) without trace-cmd, python3, protoc or npm.
 set -u
 MODE=$1 BPRINT=$2 TRACED=$3 WORK=$4 SRC=$5
 unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_PAGE_SIZE BPRINT_MODE BPRINT_DUMP BPRINT_FILTER BPRINT_DISABLE
@@ -15,7 +21,14 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 is not installed"; exit 77
 fi
-if [ "$MODE" != chrome ] && ! command -v trace-cmd >/dev/null 2>&1; then
+if [ "$MODE" = perfetto ] && ! command -v protoc >/dev/null 2>&1; then
+	echo "SKIP: protoc is not installed (Debian: apt-get install protobuf-compiler)"; exit 77
+fi
+if [ "$MODE" = tracemodel ] && ! { command -v npm && command -v node; } >/dev/null 2>&1; then
+	echo "SKIP: node and npm are not installed (Debian: apt-get install nodejs npm)"; exit 77
+fi
+if [ "$MODE" != chrome ] && [ "$MODE" != perfetto ] && [ "$MODE" != tracemodel ] &&
+	! command -v trace-cmd >/dev/null 2>&1; then
 	echo "SKIP: trace-cmd is not installed (Debian: apt-get install trace-cmd kernelshark)"; exit 77
 fi
 
@@ -58,6 +71,32 @@ chrome)
 		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
 	cat summary.txt
 	python3 "$SRC/check_chrome.py" "$BPRINT" t.bpt t.json summary.txt || exit 1
+	;;
+perfetto)
+	trace
+	"$BPRINT" export --format=perfetto -o t.pftrace t.bpt 2>summary.txt ||
+		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
+	cat summary.txt
+	"$BPRINT" export --format=chrome -q -o t.json t.bpt || { echo "FAIL: bprint export"; exit 1; }
+	python3 "$SRC/check_perfetto.py" "$BPRINT" t.bpt t.pftrace summary.txt "$SRC" t.json || exit 1
+	"$BPRINT" export -f perfetto -q t.bpt | cmp - t.pftrace ||
+		{ echo "FAIL: export to a pipe differs from export to a file"; exit 1; }
+	echo "records, 5 threads, 1 lost" >bad.txt
+	if python3 "$SRC/check_perfetto.py" "$BPRINT" t.bpt t.pftrace bad.txt "$SRC" >bad.out 2>&1; then
+		echo "FAIL: the checker passed a wrong lost count"; exit 1
+	fi
+	echo "ok: the checker fails on a wrong count"
+	;;
+tracemodel)
+	trace
+	"$BPRINT" export --format=chrome -o t.json t.bpt 2>summary.txt ||
+		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
+	mkdir -p npm && (cd npm && npm init -y >/dev/null &&
+		npm install --no-audit --no-fund --silent @tracerbench/trace-model >npm.log 2>&1) ||
+		{ cat npm/npm.log; echo "SKIP: npm could not install @tracerbench/trace-model"; exit 77; }
+	"$BPRINT" report -n t.bpt >report.txt || { echo "FAIL: bprint report"; exit 1; }
+	NODE_PATH="$WORK/npm/node_modules" node "$SRC/check_trace_model.js" t.json report.txt summary.txt ||
+		exit 1
 	;;
 *)
 	echo "unknown mode $MODE"; exit 1 ;;
