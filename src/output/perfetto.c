@@ -118,7 +118,7 @@ static int write_deflated(struct px *x)
 
 	x->z.len = 0;
 	if (!(data = pb_reserve(&x->z, zn)) ||
-	    compress2(data, &zn, x->b.p, (uLong)x->b.len, 6) != Z_OK)
+	    compress2(data, &zn, x->b.p, (uLong)x->b.len, 1) != Z_OK)
 		return BP_TRACE_ENOMEM;
 	body = 2 + pb_varint_size(zn) + zn;	/* tag 50 takes 2 bytes */
 	pb_varint(&h, (uint64_t)TRACE_PACKET << 3 | PB_LEN);

@@ -12,7 +12,9 @@
 #   tracemodel  the JSON loads in the npm package @tracerbench/trace-model
 #             (installed into the work directory), every thread named and
 #             every event counted
-# Exit 77 (skipped) without trace-cmd, python3, protoc or npm.
+#   progress  a trace of 3M records: export and report show a progress line
+#             on a terminal (script(1) gives them one), and none otherwise
+# Exit 77 (skipped) without trace-cmd, python3, protoc, npm or script.
 set -u
 MODE=$1 BPRINT=$2 TRACED=$3 WORK=$4 SRC=$5
 unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_PAGE_SIZE BPRINT_MODE BPRINT_DUMP BPRINT_FILTER BPRINT_DISABLE
@@ -27,10 +29,18 @@ fi
 if [ "$MODE" = tracemodel ] && ! { command -v npm && command -v node; } >/dev/null 2>&1; then
 	echo "SKIP: node and npm are not installed (Debian: apt-get install nodejs npm)"; exit 77
 fi
-if [ "$MODE" != chrome ] && [ "$MODE" != perfetto ] && [ "$MODE" != tracemodel ] &&
+if [ "$MODE" = progress ] && ! command -v script >/dev/null 2>&1; then
+	echo "SKIP: script (util-linux) is not installed"; exit 77
+fi
+if [ "$MODE" = progress ] && [ -n "${BPRINT_TEST_QUICK:-}" ]; then
+	echo "SKIP: BPRINT_TEST_QUICK is set"; exit 77
+fi
+case $MODE in chrome|perfetto|tracemodel|progress) ;; *)
+if
 	! command -v trace-cmd >/dev/null 2>&1; then
 	echo "SKIP: trace-cmd is not installed (Debian: apt-get install trace-cmd kernelshark)"; exit 77
-fi
+fi ;;
+esac
 
 trace() {	# trace [ENV=VALUE...]: run the traced program into t.bpt
 	env BPRINT_FILE=t.bpt BPRINT_BUFFER_SIZE=64K BPRINT_MODE=overwrite "$@" "$TRACED" 20000 ||
@@ -86,6 +96,30 @@ perfetto)
 		echo "FAIL: the checker passed a wrong lost count"; exit 1
 	fi
 	echo "ok: the checker fails on a wrong count"
+	;;
+progress)
+	"$BPRINT" record -q -b 32M -M discard -o t.bpt -- "$TRACED" 3000000 ||
+		{ echo "FAIL: bprint record"; exit 1; }
+	"$BPRINT" export -f perfetto -o t.pf t.bpt 2>plain.txt || { echo "FAIL: bprint export"; exit 1; }
+	n=$(sed -n 's/^t.pf: \([0-9]*\) records.*/\1/p' plain.txt)
+	if [ "${n:-0}" -lt 2200000 ]; then
+		echo "SKIP: only ${n:-0} records were kept"; exit 77
+	fi
+	if grep -q "records read" plain.txt; then
+		echo "FAIL: a progress line on a stderr that is not a terminal"; cat -v plain.txt; exit 1
+	fi
+	echo "ok: no progress line when stderr is a file"
+	script -qec "'$BPRINT' export -f perfetto -o t.pf t.bpt" /dev/null >tty.txt ||
+		{ echo "FAIL: bprint export under script"; exit 1; }
+	grep -q "bprint: 2097152 records read" tty.txt ||
+		{ echo "FAIL: no progress line on a terminal"; cat -v tty.txt; exit 1; }
+	grep -q "$(printf '\033')\[K" tty.txt || { echo "FAIL: the progress line is not erased"; exit 1; }
+	echo "ok: export: a progress line on a terminal, erased at the end"
+	script -qec "'$BPRINT' report t.bpt >/dev/null" /dev/null >tty.txt ||
+		{ echo "FAIL: bprint report under script"; exit 1; }
+	grep -q "bprint: 2097152 records read" tty.txt ||
+		{ echo "FAIL: report: no progress line on a terminal"; cat -v tty.txt; exit 1; }
+	echo "ok: report: a progress line on a terminal"
 	;;
 tracemodel)
 	trace

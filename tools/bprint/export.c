@@ -100,12 +100,14 @@ int cmd_export(int argc, char **argv)
 			return EXIT_IO;
 		}
 	}
+	progress_start(t, !out);
 	if (tracedat)
 		rc = bp_export_tracedat(t, fd, &st, err, sizeof(err));
 	else if (kind == PERFETTO)
 		rc = bp_export_perfetto(t, f, &st, err, sizeof(err));
 	else
 		rc = bp_export_chrome(t, f, &st, err, sizeof(err));
+	progress_end(t);
 	if (out) {
 		if (tracedat ? close(fd) != 0 : fclose(f) != 0) {
 			if (rc == 0)
