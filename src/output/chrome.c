@@ -30,7 +30,6 @@
 
 #include "file/reader.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -257,12 +256,7 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 		if (fflush(out) != 0 || ferror(out))
 			rc = BP_TRACE_EIO;
 	}
-	if (rc < 0 && errlen)
-		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_EIO && ferror(out)
-			    ? "write error" : rc == BP_TRACE_ENOMEM ? "out of memory"
-			    : "reading the trace failed");
-	if (rc == BP_TRACE_EIO && ferror(out) && errno && errlen)
-		bp_snprintf(err, errlen, "write error: %s", strerror(errno));
+	bp_export_reason(rc, out, err, errlen);
 	s.threads = (uint32_t)x.thr.n;
 	if (st)
 		*st = s;

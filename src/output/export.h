@@ -61,6 +61,10 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 		       char *err, size_t errlen);
 
+/* For the exporters: the one-line reason of rc (< 0) into err, "write
+ * error: ..." when out has its error flag set. */
+void bp_export_reason(int rc, FILE *out, char *err, size_t errlen);
+
 /*
  * Could libtraceevent 1.7 decode an ftrace bprint event of this format
  * exactly as bprint formats it?  (The exporter's rule; exposed for tests.)

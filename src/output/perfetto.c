@@ -22,7 +22,11 @@
  * its absolute time on the builtin clock instead, which leaves clock 64's
  * running value alone.
  *
- * Memory: the thread table, the site table's iids, and one packet buffer.
+ * Built with zlib (BP_HAVE_ZLIB), every 64 KiB of packets go out deflated
+ * as one compressed_packets packet, as Perfetto's service writes them.
+ *
+ * Memory: the thread table, the argument layouts of the sites, and one
+ * batch of packets.
  */
 #include "output/args.h"
 #include "output/export.h"
@@ -33,7 +37,6 @@
 
 #include "file/reader.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #ifdef BP_HAVE_ZLIB
 #include <zlib.h>
@@ -118,7 +121,7 @@ static int write_deflated(struct px *x)
 
 	x->z.len = 0;
 	if (!(data = pb_reserve(&x->z, zn)) ||
-	    compress2(data, &zn, x->b.p, (uLong)x->b.len, 1) != Z_OK)
+	    compress2(data, &zn, x->b.p, (uLong)x->b.len, Z_BEST_SPEED) != Z_OK)
 		return BP_TRACE_ENOMEM;
 	body = 2 + pb_varint_size(zn) + zn;	/* tag 50 takes 2 bytes */
 	pb_varint(&h, (uint64_t)TRACE_PACKET << 3 | PB_LEN);
@@ -431,11 +434,7 @@ int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st
 			break;
 	if (rc == 0 && (rc = flush(&x, 1)) == 0 && (fflush(out) != 0 || ferror(out)))
 		rc = BP_TRACE_EIO;
-	if (rc < 0 && errlen)
-		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_EIO ? "write error"
-			    : rc == BP_TRACE_ENOMEM ? "out of memory" : "reading the trace failed");
-	if (rc == BP_TRACE_EIO && errno && errlen)
-		bp_snprintf(err, errlen, "write error: %s", strerror(errno));
+	bp_export_reason(rc, out, err, errlen);
 	s.threads = (uint32_t)x.thr.n;
 	if (st)
 		*st = s;

@@ -13,33 +13,12 @@ process_name event; the "records lost" events must add up to the
 exporter's lost count; the typed arguments of the flood records must be
 the numbers of their messages.
 """
-import codecs
 import decimal
 import json
 import re
-import subprocess
 import sys
 
-codecs.register_error("bytevalue", lambda e: (e.object[e.start:e.start + 1].decode("latin-1"), e.start + 1))
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print("FAIL:", msg)
-
-
-def ok(msg):
-    print("ok:", msg)
-
-
-def report(bprint, *args):
-    p = subprocess.run([bprint, "report"] + list(args), stdout=subprocess.PIPE)
-    if p.returncode:
-        fail("bprint report %s exited %d" % (" ".join(args), p.returncode))
-    out = p.stdout.split(b"\n")
-    return out[:-1] if out and out[-1] == b"" else out
+from export_check import fail, finish, ok, report
 
 
 def main():
@@ -117,11 +96,7 @@ def main():
         fail("lost events add up to %d, the exporter says %d" % (lost, want))
     else:
         ok("lost: %d" % lost)
-    if fails:
-        print("%d failure(s)" % fails)
-        return 1
-    print("all passed")
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -27,17 +27,7 @@ import re
 import subprocess
 import sys
 
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print("FAIL:", msg)
-
-
-def ok(msg):
-    print("ok:", msg)
+from export_check import fail, finish, ok
 
 
 def run(cmd):
@@ -187,11 +177,7 @@ def main():
 
     if kshark:
         check_kshark(dat, got, ndrops)
-    if fails:
-        print("%d failure(s)" % fails)
-        return 1
-    print("all passed")
-    return 0
+    return finish()
 
 
 class KsEntry(ctypes.Structure):
