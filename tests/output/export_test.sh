@@ -12,7 +12,7 @@
 #   tracemodel  the JSON loads in the npm package @tracerbench/trace-model
 #             (installed into the work directory), every thread named and
 #             every event counted
-#   progress  a trace of 3M records: export and report show a progress line
+#   progress  a trace of 4M records: export and report show a progress line
 #             on a terminal (script(1) gives them one), and none otherwise
 # Exit 77 (skipped) without trace-cmd, python3, protoc, npm or script.
 set -u
@@ -98,11 +98,11 @@ perfetto)
 	echo "ok: the checker fails on a wrong count"
 	;;
 progress)
-	"$BPRINT" record -q -b 32M -M discard -o t.bpt -- "$TRACED" 3000000 ||
+	"$BPRINT" record -q -b 32M -M discard -o t.bpt -- "$TRACED" 4000000 ||
 		{ echo "FAIL: bprint record"; exit 1; }
 	"$BPRINT" export -f perfetto -o t.pf t.bpt 2>plain.txt || { echo "FAIL: bprint export"; exit 1; }
 	n=$(sed -n 's/^t.pf: \([0-9]*\) records.*/\1/p' plain.txt)
-	if [ "${n:-0}" -lt 2200000 ]; then
+	if [ "${n:-0}" -lt 2097152 ]; then
 		echo "SKIP: only ${n:-0} records were kept"; exit 77
 	fi
 	if grep -q "records read" plain.txt; then
