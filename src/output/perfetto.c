@@ -34,6 +34,7 @@
 #include "output/names.h"
 #include "output/pb.h"
 #include "output/threads.h"
+#include "output/wallclock.h"
 
 #include "file/reader.h"
 
@@ -98,12 +99,11 @@ struct px {
 	uint32_t next_uuid;
 };
 
-static uint32_t builtin_clock(const char *name, int *mono_based)
+static uint32_t builtin_clock(const struct bp_trace_info *info, int64_t *realtime_offset)
 {
-	*mono_based = !strcmp(name, "mono") || !strcmp(name, "tsc");
-	if (*mono_based)
-		return CLOCK_MONOTONIC_ID;	/* tsc is calibrated to CLOCK_MONOTONIC */
-	if (!strcmp(name, "mono_raw"))
+	if (bp_out_realtime_offset(info, realtime_offset))
+		return CLOCK_MONOTONIC_ID;	/* mono, and tsc calibrated to it */
+	if (!strcmp(info->clock_name, "mono_raw"))
 		return CLOCK_MONOTONIC_RAW_ID;
 	return CLOCK_BOOTTIME_ID;		/* boot; counter and unknown: counts as ns */
 }
@@ -187,10 +187,12 @@ static void clock(struct pb_buf *b, uint32_t id, uint64_t ts, int incremental)
 static void first_packet(struct px *x, const struct bp_trace_info *info)
 {
 	struct pb_buf *b = &x->b;
-	int mono;
+	int64_t offset;
 	size_t at = pb_begin(b, TRACE_PACKET), in;
+	bool mono;
 
-	x->builtin = builtin_clock(info->clock_name, &mono);
+	x->builtin = builtin_clock(info, &offset);
+	mono = x->builtin == CLOCK_MONOTONIC_ID;
 	x->last_ns = mono ? info->start_mono_ns : 0;
 	pb_uint(b, TP_SEQ_ID, SEQ_ID);
 	pb_uint(b, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
@@ -201,7 +203,7 @@ static void first_packet(struct px *x, const struct bp_trace_info *info)
 	clock(b, CLOCK_DELTA_ID, x->last_ns, 1);
 	clock(b, x->builtin, x->last_ns, 0);
 	if (mono)	/* the same instant on both clocks: when the file was made */
-		clock(b, CLOCK_REALTIME_ID, info->start_realtime_ns, 0);
+		clock(b, CLOCK_REALTIME_ID, (uint64_t)((int64_t)x->last_ns + offset), 0);
 	pb_uint(b, CS_PRIMARY, x->builtin);
 	pb_end(b, in);
 	pb_end(b, at);

@@ -6,8 +6,9 @@
 The packets (inflated from compressed_packets with zlib when they are) are
 decoded by `protoc --decode=perfetto.protos.Trace` against our subset of
 Perfetto's protos (perfetto.proto).  Then: the first packet clears the
-sequence's incremental state and holds the clock snapshot (realtime within
-a day of now for a mono-based clock), every later packet needs it; every
+sequence's incremental state and holds the clock snapshot (for a mono-based
+clock: the file header's realtime and monotonic start, within 10 minutes
+of now), every later packet needs it; every
 record of `bprint report -r` is a TYPE_INSTANT event, in order, with its
 exact time (summing the deltas of the incremental clock), its thread's
 track, its message as the "msg" annotation and its function as interned
@@ -131,12 +132,16 @@ def main():
         return 1
     clocks = {get(c, "clock_id"): c for c in getall(snap, "clocks")}
     clock = subprocess.run([bprint, "stats", trace], stdout=subprocess.PIPE).stdout
+    head = open(trace, "rb").read(48)	# docs/file-format.md: realtime at 32, mono at 40
+    start_rt, start_mono = int.from_bytes(head[32:40], "little"), int.from_bytes(head[40:48], "little")
     if 1 in clocks:
-        rt = get(clocks[1], "timestamp") / 1e9
-        if abs(rt - time.time()) > 86400:
-            fail("realtime %f is not today" % rt)
+        rt = get(clocks[1], "timestamp")
+        if (rt, get(clocks.get(3, []), "timestamp"), get(clocks[64], "timestamp")) != (start_rt, start_mono, start_mono):
+            fail("clock snapshot %r is not the file's start (realtime %d, mono %d)" % (clocks, start_rt, start_mono))
+        elif abs(rt / 1e9 - time.time()) > 600:
+            fail("realtime %f is not within 10 minutes of now" % (rt / 1e9))
         else:
-            ok("clock snapshot: realtime %s" % time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(rt)))
+            ok("clock snapshot: the file's start, realtime %s" % time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(rt / 1e9)))
     elif b"mono" in clock or b"tsc" in clock:
         fail("no realtime clock in the snapshot of a mono-based trace")
     needs = [q for q in doc[1:] if get(q, "sequence_flags") != 2 or get(q, "trusted_packet_sequence_id") != 1]
