@@ -192,6 +192,12 @@ BP_API const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, si
  */
 BP_API int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags);
 
+/* Call fn(arg, n) after every `every` records bp_trace_next() returns (n:
+ * records returned so far); every 0 or fn NULL turns it off.  For progress
+ * lines (bprint report and export); fn must not call the reader. */
+BP_API void bp_trace_on_progress(struct bp_trace *t, uint64_t every,
+				 void (*fn)(void *arg, uint64_t records), void *arg);
+
 /* Format the message of the record last returned by bp_trace_next() (if it
  * was asked for without one); sets out->ev.message and message_len. */
 BP_API void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out);

@@ -119,6 +119,10 @@ struct list_chunk {
 
 struct bp_trace {
 	int fd;
+	/* bp_trace_on_progress() */
+	void (*progress)(void *arg, uint64_t records);
+	void *progress_arg;
+	uint64_t progress_every, progress_n;
 	uint64_t size;
 	size_t os_page;
 	struct bp_trace_info info;
@@ -1563,7 +1567,17 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	} else {
 		decode_message(t, best, out);
 	}
+	if (t->progress && ++t->progress_n % t->progress_every == 0)
+		t->progress(t->progress_arg, t->progress_n);
 	return 1;
+}
+
+void bp_trace_on_progress(struct bp_trace *t, uint64_t every,
+			  void (*fn)(void *arg, uint64_t records), void *arg)
+{
+	t->progress = every ? fn : NULL;
+	t->progress_every = every;
+	t->progress_arg = arg;
 }
 
 uint64_t bp_trace_overwritten_estimate(struct bp_trace *t)

@@ -3,27 +3,34 @@
  * (docs/exporters.md), for Perfetto UI and chrome://tracing:
  *
  *   {"displayTimeUnit":"ns","otherData":{...},"traceEvents":[
- *   {"ph":"M","name":"process_name","pid":P,"tid":P,"args":{"name":"comm"}},
- *   {"ph":"M","name":"thread_name","pid":P,"tid":T,"args":{"name":"worker"}},
- *   {"ph":"i","s":"t","name":"message","cat":"bprint","ts":12.345,"pid":P,
- *    "tid":T,"args":{"func":"f","file":"a.c","line":42,"cpu":1,"site":7}},
+ *   {"ph":"M","cat":"__metadata","name":"process_name","pid":P,"tid":P,"args":{"name":"comm"}},
+ *   {"ph":"M","cat":"__metadata","name":"thread_name","pid":P,"tid":T,"args":{"name":"worker"}},
+ *   {"ph":"i","s":"t","name":"func","cat":"a.c","ts":12.345,"pid":P,"tid":T,
+ *    "args":{"msg":"x=1 y=2","x":1,"y":2,"cpu":1,"line":42,"site":7}},
  *   ...]}
  *
- * One instant event per record, ts in microseconds with the nanoseconds as
- * three decimals; a thread_name event the first time a thread appears and
- * whenever its name changes; a "lost" instant event before a record that
- * follows lost records.  Written as read: memory is one entry per thread
- * and per ring.  Strings are escaped for JSON; bytes that are not UTF-8
- * become the code point of the same value (\u0080 to \u00ff), so any
- * message gives valid JSON.
+ * One instant event per record, named after its site (output/names.h),
+ * of the site's file as category, ts in microseconds with the nanoseconds
+ * as three decimals; the message and the typed arguments (output/args.h)
+ * in args, then the record's cpu, line and site unless an argument has
+ * that name.  A thread_name event the first time a thread appears and
+ * whenever its name changes; a "records lost" instant event (args.lost)
+ * before a record that follows lost records.  Written as read: memory is
+ * one entry per thread, per ring and per site.  Strings are escaped for
+ * JSON; bytes that are not UTF-8 become the code point of the same value
+ * (\u0080 to \u00ff), so any message gives valid JSON.  Integers beyond
+ * 2^53 (which JavaScript would round) are written as strings, pointers as
+ * "0x..." strings, non-finite doubles as "nan" or "inf".
  */
+#include "output/args.h"
 #include "output/export.h"
 #include "output/lost.h"
+#include "output/names.h"
 #include "output/threads.h"
 
 #include "file/reader.h"
 
-#include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +39,9 @@ struct cx {
 	FILE *out;
 	struct bp_out_threads thr;
 	struct bp_out_lost lost;
+	struct bp_args_cache args;
 	int64_t pid;
+	bool started;		/* an event is written */
 };
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
@@ -111,22 +120,95 @@ static void ts_us(FILE *out, uint64_t ns)
 	fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
 }
 
+/* A metadata event; the first one of the array has no comma before it. */
 static void meta(struct cx *x, const char *what, int64_t tid, const char *name)
 {
-	fprintf(x->out, ",\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
+	fprintf(x->out, "%s\n{", x->started ? "," : "");
+	x->started = true;
+	fprintf(x->out, "\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"%s\",\"pid\":%lld,"
+		"\"tid\":%lld,\"args\":{\"name\":",
 		what, (long long)x->pid, (long long)tid);
 	json_cstr(x->out, name);
 	fputs("}}", x->out);
 }
 
+/* ,"name":value for one typed argument. */
+static void json_arg(FILE *out, const struct bp_arg_desc *d, const struct bp_arg_value *v)
+{
+	const uint64_t exact = 1ull << 53;	/* JavaScript's integers */
+	char c = (char)v->v.u;
+
+	fprintf(out, ",\"%s\":", d->name);	/* [A-Za-z_][A-Za-z0-9_]*: no escaping */
+	switch (d->type) {
+	case BP_ARGT_INT:
+		fprintf(out, v->v.i > -(int64_t)exact && v->v.i < (int64_t)exact ? "%lld" : "\"%lld\"",
+			(long long)v->v.i);
+		break;
+	case BP_ARGT_UINT:
+		fprintf(out, v->v.u < exact ? "%llu" : "\"%llu\"", (unsigned long long)v->v.u);
+		break;
+	case BP_ARGT_PTR:
+		fprintf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
+		break;
+	case BP_ARGT_DOUBLE:
+		if (isfinite(v->v.d))
+			fprintf(out, "%.17g", v->v.d);
+		else
+			fputs(isnan(v->v.d) ? "\"nan\"" : v->v.d > 0 ? "\"inf\"" : "\"-inf\"", out);
+		break;
+	case BP_ARGT_STR:
+		json_str(out, v->s, v->len);
+		break;
+	default:	/* BP_ARGT_CHAR */
+		json_str(out, &c, 1);
+		break;
+	}
+}
+
+/* The "args" object of a record. */
+static void record_args(struct cx *x, const struct bp_trace_event *e)
+{
+	const struct bprint_site *site = e->ev.site;
+	struct bp_arg_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_arg_layout *lay;
+	unsigned n = bp_out_record_args(&x->args, e, &lay, v);
+	FILE *out = x->out;
+
+	fputs(",\"args\":{\"msg\":", out);
+	json_str(out, e->ev.message, e->ev.message_len);
+	for (unsigned k = 0; k < n; k++)
+		json_arg(out, &lay->d[k], &v[k]);
+	if (!n)
+		lay = NULL;
+	if (!bp_out_arg_named(lay, "cpu"))
+		fprintf(out, ",\"cpu\":%d", e->ev.cpu);
+	if (!bp_out_arg_named(lay, "line"))
+		fprintf(out, ",\"line\":%u", site ? site->line : 0u);
+	if (!bp_out_arg_named(lay, "site"))
+		fprintf(out, ",\"site\":%u", e->site_id);
+	fputs("}}", out);
+}
+
+/* ,{"ph":"i","s":"t","name":NAME,"cat":CAT,"ts":...,"pid":P,"tid":T  (no args yet) */
+static void instant(struct cx *x, const struct bp_trace_event *e, const char *name,
+		    const char *cat)
+{
+	fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":", x->out);
+	json_cstr(x->out, name);
+	fputs(",\"cat\":", x->out);
+	json_cstr(x->out, cat);
+	fputs(",\"ts\":", x->out);
+	ts_us(x->out, e->ev.ns);
+	fprintf(x->out, ",\"pid\":%lld,\"tid\":%d", (long long)x->pid, e->ev.tid);
+}
+
 static int one_record(struct cx *x, const struct bp_trace_event *e, struct bp_export_stats *st)
 {
 	const struct bprint_site *site = e->ev.site;
-	FILE *out = x->out;
 	bool fresh;
 	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
 	uint64_t lost = bp_out_lost_before(&x->lost, e);
-	char comm[17];
+	char comm[17], name[BP_OUT_NAME_MAX];
 	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
 
 	if (!th)
@@ -138,25 +220,15 @@ static int one_record(struct cx *x, const struct bp_trace_event *e, struct bp_ex
 		meta(x, "thread_name", e->ev.tid, comm[0] ? comm : "<...>");
 	}
 	if (lost) {
-		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":\"%llu records lost\","
-			"\"cat\":\"lost\",\"ts\":", (unsigned long long)lost);
-		ts_us(out, e->ev.ns);
-		fprintf(out, ",\"pid\":%lld,\"tid\":%d,\"args\":{\"lost\":%llu}}",
-			(long long)x->pid, e->ev.tid, (unsigned long long)lost);
+		instant(x, e, "records lost", "bprint");
+		fprintf(x->out, ",\"args\":{\"lost\":%llu}}", (unsigned long long)lost);
 		st->lost += lost;
 	}
-	fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":", out);
-	json_str(out, e->ev.message, e->ev.message_len);
-	fputs(",\"cat\":\"bprint\",\"ts\":", out);
-	ts_us(out, e->ev.ns);
-	fprintf(out, ",\"pid\":%lld,\"tid\":%d,\"args\":{\"func\":", (long long)x->pid, e->ev.tid);
-	json_cstr(out, site && site->func ? site->func : "?");
-	fputs(",\"file\":", out);
-	json_cstr(out, site ? site->file : "");
-	fprintf(out, ",\"line\":%u,\"cpu\":%d,\"site\":%u}}", site ? site->line : 0u, e->ev.cpu,
-		e->site_id);
+	instant(x, e, bp_out_site_name(site, name), site && site->file && site->file[0]
+		? site->file : "bprint");
+	record_args(x, e);
 	st->records++;
-	return ferror(out) ? BP_TRACE_EIO : 0;
+	return ferror(x->out) ? BP_TRACE_EIO : 0;
 }
 
 int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
@@ -174,10 +246,8 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 	json_cstr(out, info->clock_name);
 	fputs(",\"cmdline\":", out);
 	json_cstr(out, info->cmdline);
-	fprintf(out, "},\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,"
-		"\"tid\":%lld,\"args\":{\"name\":", (long long)x.pid, (long long)x.pid);
-	json_cstr(out, info->comm);
-	fputs("}}", out);
+	fputs("},\"traceEvents\":[", out);
+	meta(&x, "process_name", x.pid, info->comm);
 	while ((rc = bp_trace_next(t, &e, 0)) == 1)
 		if ((rc = one_record(&x, &e, &s)) < 0)
 			break;
@@ -186,16 +256,12 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 		if (fflush(out) != 0 || ferror(out))
 			rc = BP_TRACE_EIO;
 	}
-	if (rc < 0 && errlen)
-		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_EIO && ferror(out)
-			    ? "write error" : rc == BP_TRACE_ENOMEM ? "out of memory"
-			    : "reading the trace failed");
-	if (rc == BP_TRACE_EIO && ferror(out) && errno && errlen)
-		bp_snprintf(err, errlen, "write error: %s", strerror(errno));
+	bp_export_reason(rc, out, err, errlen);
 	s.threads = (uint32_t)x.thr.n;
 	if (st)
 		*st = s;
 	bp_out_threads_free(&x.thr);
 	bp_out_lost_free(&x.lost);
+	bp_args_cache_free(&x.args);
 	return rc;
 }

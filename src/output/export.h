@@ -10,9 +10,13 @@
  *	                      the text bprint formats
  *	bp_export_chrome()    Chrome's Trace Event Format (JSON), which
  *	                      Perfetto UI and chrome://tracing open: one instant
- *	                      event per record, process and thread names
+ *	                      event per record named after its site, the
+ *	                      message and the arguments in args
+ *	bp_export_perfetto()  Perfetto's protobuf trace: a track per thread,
+ *	                      interned names per site, the message and the
+ *	                      arguments as debug annotations
  *
- * Both read t from its current position to its end with bp_trace_next()
+ * All read t from its current position to its end with bp_trace_next()
  * (open it fresh), write as they read, and keep memory bounded by the
  * number of call sites, threads, rings and CPUs, not records: the
  * trace.dat exporter keeps each CPU's pages in a scratch file (unlinked at
@@ -53,6 +57,13 @@ int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
 
 int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 		     char *err, size_t errlen);
+
+int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
+		       char *err, size_t errlen);
+
+/* For the exporters: the one-line reason of rc (< 0) into err, "write
+ * error: ..." when out has its error flag set. */
+void bp_export_reason(int rc, FILE *out, char *err, size_t errlen);
 
 /*
  * CTF 1.8 (docs/exporters.md, "CTF"): the directory dir (created, or

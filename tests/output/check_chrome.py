@@ -5,38 +5,20 @@
 
 The JSON must parse (strict UTF-8); every record must appear, in order, as
 an instant event with its tid, its timestamp (ns / 1000, exactly), its
-message as name (bytes that are not UTF-8 as the code point of their
-value) and its function; every thread must have a thread_name event with
-its name, the process a process_name event; the "lost" events must add up
-to the exporter's lost count.
+function as name, its message as args.msg (bytes that are not UTF-8 as the
+code point of their value) and its site; there must be far fewer distinct
+names than messages; every metadata event must have "cat":"__metadata",
+every thread a thread_name event with its name, the process a
+process_name event; the "records lost" events must add up to the
+exporter's lost count; the typed arguments of the flood records must be
+the numbers of their messages.
 """
-import codecs
 import decimal
 import json
 import re
-import subprocess
 import sys
 
-codecs.register_error("bytevalue", lambda e: (e.object[e.start:e.start + 1].decode("latin-1"), e.start + 1))
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print("FAIL:", msg)
-
-
-def ok(msg):
-    print("ok:", msg)
-
-
-def report(bprint, *args):
-    p = subprocess.run([bprint, "report"] + list(args), stdout=subprocess.PIPE)
-    if p.returncode:
-        fail("bprint report %s exited %d" % (" ".join(args), p.returncode))
-    out = p.stdout.split(b"\n")
-    return out[:-1] if out and out[-1] == b"" else out
+from export_check import fail, finish, ok, report
 
 
 def main():
@@ -48,7 +30,7 @@ def main():
         return 1
     ok("valid JSON")
     evs = doc["traceEvents"]
-    recs = [e for e in evs if e.get("ph") == "i" and e.get("cat") == "bprint"]
+    recs = [e for e in evs if e.get("ph") == "i" and "msg" in e.get("args", {})]
     raw = []
     for ln in report(bprint, "-r", trace):
         m = re.match(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", ln, re.S)
@@ -67,9 +49,9 @@ def main():
     pid = None
     for e, (ns, tid, site, msg), func in zip(recs, raw, funcs):
         pid = e["pid"] if pid is None else pid
-        if (e["ts"] != decimal.Decimal(ns) / 1000 or e["tid"] != tid or e["name"] != msg or
-                e["args"]["func"] != func or e["args"]["site"] != site or e["s"] != "t" or
-                e["pid"] != pid):
+        if (e["ts"] != decimal.Decimal(ns) / 1000 or e["tid"] != tid or e["args"]["msg"] != msg or
+                e["name"] != func or e["args"]["site"] != site or e["s"] != "t" or
+                e["pid"] != pid or not e.get("cat")):
             bad += 1
             if bad <= 3:
                 print("  differs: %r vs %r" % (e, (ns, tid, site, msg, func)))
@@ -77,6 +59,21 @@ def main():
         fail("%d events differ from their records" % bad)
     else:
         ok("every record: timestamp (exact), pid, tid, message, function, site")
+    names = set(e["name"] for e in recs)
+    if len(recs) > 100 and len(names) * 10 > len(set(m for _, _, _, m in raw)):
+        fail("%d distinct names for %d distinct messages" % (len(names), len(raw)))
+    else:
+        ok("%d distinct event names" % len(names))
+    flood = [e for e in recs if re.match(r"^flood \d+ of \d+$", e["args"]["msg"])]
+    badargs = [e for e in flood
+               if [str(e["args"]["arg0"]), str(e["args"]["arg1"])] != e["args"]["msg"].split()[1::2]]
+    if not flood or badargs:
+        fail("typed arguments of %d flood records differ: %r" % (len(badargs), badargs[:2]))
+    else:
+        ok("typed arguments of %d flood records" % len(flood))
+    nometa = [e for e in evs if e.get("ph") == "M" and e.get("cat") != "__metadata"]
+    if nometa:
+        fail("metadata events without cat __metadata: %r" % nometa[:2])
     names = {}
     procs = []
     for e in evs:
@@ -93,17 +90,13 @@ def main():
         fail("process_name: %r" % procs)
     else:
         ok("process_name %r" % procs[0]["args"]["name"])
-    lost = sum(e["args"]["lost"] for e in evs if e.get("cat") == "lost")
+    lost = sum(e["args"]["lost"] for e in evs if e.get("name") == "records lost" and "lost" in e["args"])
     want = int(re.search(rb"(\d+) lost", open(summary, "rb").read()).group(1))
     if lost != want:
         fail("lost events add up to %d, the exporter says %d" % (lost, want))
     else:
         ok("lost: %d" % lost)
-    if fails:
-        print("%d failure(s)" % fails)
-        return 1
-    print("all passed")
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ except ImportError as e:
     print("SKIP: the bt2 module (Debian: python3-bt2) is not importable:", e)
     sys.exit(77)
 
-from checks import fail, finish, ok
+from export_check import fail, finish, ok
 
 
 def run(*cmd):
@@ -257,7 +257,7 @@ def main():
                  % (m.group(1), age))
         else:
             ok("babeltrace2 exits 0 and dates the first event %s" % m.group(1))
-    finish()
+    return finish()
 
 
-main()
+sys.exit(main())

@@ -27,8 +27,7 @@ import re
 import subprocess
 import sys
 
-import checks
-from checks import fail, ok
+from export_check import fail, finish, ok
 
 
 def run(cmd):
@@ -178,11 +177,7 @@ def main():
 
     if kshark:
         check_kshark(dat, got, ndrops)
-    if checks.fails:
-        print("%d failure(s)" % checks.fails)
-        return 1
-    print("all passed")
-    return 0
+    return finish()
 
 
 class KsEntry(ctypes.Structure):

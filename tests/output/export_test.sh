@@ -9,7 +9,15 @@
 #   ctf       the same trace -> a CTF directory read back by babeltrace2's
 #             own reader (check_ctf.py, the bt2 module), and the checker
 #             fails on a damaged copy
-# Exit 77 (skipped) without trace-cmd or python3.
+#   perfetto  the same trace -> Perfetto protobuf, decoded by protoc against
+#             perfetto.proto: every record, thread, name and annotation, 5x
+#             smaller than the JSON; and the checker fails on a wrong count
+#   tracemodel  the JSON loads in the npm package @tracerbench/trace-model
+#             (installed into the work directory), every thread named and
+#             every event counted
+#   progress  a trace of 4M records: export and report show a progress line
+#             on a terminal (script(1) gives them one), and none otherwise
+# Exit 77 (skipped) without trace-cmd, babeltrace2, python3, protoc, npm or script.
 set -u
 MODE=$1 BPRINT=$2 TRACED=$3 WORK=$4 SRC=$5
 unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_PAGE_SIZE BPRINT_MODE BPRINT_DUMP BPRINT_FILTER BPRINT_DISABLE
@@ -21,9 +29,24 @@ fi
 if [ "$MODE" = ctf ] && ! command -v babeltrace2 >/dev/null 2>&1; then
 	echo "SKIP: babeltrace2 is not installed (Debian: apt-get install babeltrace2 python3-bt2)"; exit 77
 fi
-if [ "$MODE" != chrome ] && [ "$MODE" != ctf ] && ! command -v trace-cmd >/dev/null 2>&1; then
-	echo "SKIP: trace-cmd is not installed (Debian: apt-get install trace-cmd kernelshark)"; exit 77
+if [ "$MODE" = perfetto ] && ! command -v protoc >/dev/null 2>&1; then
+	echo "SKIP: protoc is not installed (Debian: apt-get install protobuf-compiler)"; exit 77
 fi
+if [ "$MODE" = tracemodel ] && ! { command -v npm && command -v node; } >/dev/null 2>&1; then
+	echo "SKIP: node and npm are not installed (Debian: apt-get install nodejs npm)"; exit 77
+fi
+if [ "$MODE" = progress ] && ! command -v script >/dev/null 2>&1; then
+	echo "SKIP: script (util-linux) is not installed"; exit 77
+fi
+if [ "$MODE" = progress ] && [ -n "${BPRINT_TEST_QUICK:-}" ]; then
+	echo "SKIP: BPRINT_TEST_QUICK is set"; exit 77
+fi
+case $MODE in chrome|ctf|perfetto|tracemodel|progress) ;; *)
+if
+	! command -v trace-cmd >/dev/null 2>&1; then
+	echo "SKIP: trace-cmd is not installed (Debian: apt-get install trace-cmd kernelshark)"; exit 77
+fi ;;
+esac
 
 trace() {	# trace [ENV=VALUE...]: run the traced program into t.bpt
 	env BPRINT_FILE=t.bpt BPRINT_BUFFER_SIZE=64K BPRINT_MODE=overwrite "$@" "$TRACED" 20000 ||
@@ -97,6 +120,56 @@ else:
 	"$BPRINT" export --format=ctf -q -o ctf e.bpt && [ "$(ls ctf)" = metadata ] ||
 		{ echo "FAIL: a second export left old stream files"; exit 1; }
 	echo "ok: exporting again into a directory replaces its streams"
+	;;
+perfetto)
+	trace
+	"$BPRINT" export --format=perfetto -o t.pftrace t.bpt 2>summary.txt ||
+		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
+	cat summary.txt
+	"$BPRINT" export --format=chrome -q -o t.json t.bpt || { echo "FAIL: bprint export"; exit 1; }
+	python3 "$SRC/check_perfetto.py" "$BPRINT" t.bpt t.pftrace summary.txt "$SRC" t.json || exit 1
+	"$BPRINT" export -f perfetto -q t.bpt | cmp - t.pftrace ||
+		{ echo "FAIL: export to a pipe differs from export to a file"; exit 1; }
+	echo "records, 5 threads, 1 lost" >bad.txt
+	if python3 "$SRC/check_perfetto.py" "$BPRINT" t.bpt t.pftrace bad.txt "$SRC" >bad.out 2>&1; then
+		echo "FAIL: the checker passed a wrong lost count"; exit 1
+	fi
+	echo "ok: the checker fails on a wrong count"
+	;;
+progress)
+	"$BPRINT" record -q -b 32M -M discard -o t.bpt -- "$TRACED" 4000000 ||
+		{ echo "FAIL: bprint record"; exit 1; }
+	"$BPRINT" export -f perfetto -o t.pf t.bpt 2>plain.txt || { echo "FAIL: bprint export"; exit 1; }
+	n=$(sed -n 's/^t.pf: \([0-9]*\) records.*/\1/p' plain.txt)
+	if [ "${n:-0}" -lt 2097152 ]; then
+		echo "SKIP: only ${n:-0} records were kept"; exit 77
+	fi
+	if grep -q "records read" plain.txt; then
+		echo "FAIL: a progress line on a stderr that is not a terminal"; cat -v plain.txt; exit 1
+	fi
+	echo "ok: no progress line when stderr is a file"
+	script -qec "'$BPRINT' export -f perfetto -o t.pf t.bpt" /dev/null >tty.txt ||
+		{ echo "FAIL: bprint export under script"; exit 1; }
+	grep -q "bprint: 2097152 records read" tty.txt ||
+		{ echo "FAIL: no progress line on a terminal"; cat -v tty.txt; exit 1; }
+	grep -q "$(printf '\033')\[K" tty.txt || { echo "FAIL: the progress line is not erased"; exit 1; }
+	echo "ok: export: a progress line on a terminal, erased at the end"
+	script -qec "'$BPRINT' report t.bpt >/dev/null" /dev/null >tty.txt ||
+		{ echo "FAIL: bprint report under script"; exit 1; }
+	grep -q "bprint: 2097152 records read" tty.txt ||
+		{ echo "FAIL: report: no progress line on a terminal"; cat -v tty.txt; exit 1; }
+	echo "ok: report: a progress line on a terminal"
+	;;
+tracemodel)
+	trace
+	"$BPRINT" export --format=chrome -o t.json t.bpt 2>summary.txt ||
+		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
+	mkdir -p npm && (cd npm && npm init -y >/dev/null &&
+		npm install --no-audit --no-fund --silent @tracerbench/trace-model >npm.log 2>&1) ||
+		{ cat npm/npm.log; echo "SKIP: npm could not install @tracerbench/trace-model"; exit 77; }
+	"$BPRINT" report -n t.bpt >report.txt || { echo "FAIL: bprint report"; exit 1; }
+	NODE_PATH="$WORK/npm/node_modules" node "$SRC/check_trace_model.js" t.json report.txt summary.txt ||
+		exit 1
 	;;
 *)
 	echo "unknown mode $MODE"; exit 1 ;;

@@ -41,6 +41,12 @@ int report_problems(const char *path, struct bp_trace *t);
  * damage, else EXIT_INCOMPLETE for that, else EXIT_OK. */
 int report_file(const char *path, struct bp_trace *t);
 
+/* A progress line on stderr while t is read, when stderr is a terminal (and
+ * stdout is not, if to_stdout: the output goes there) and past a few
+ * million records (progress.c); progress_end() erases it. */
+void progress_start(struct bp_trace *t, bool to_stdout);
+void progress_end(struct bp_trace *t);
+
 /* Flush stdout and check it; returns EXIT_IO (with a message) on error. */
 int finish_output(void);
 

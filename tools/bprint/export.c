@@ -1,5 +1,5 @@
 /*
- * bprint export --format=trace-cmd|chrome [-o OUT] [FILE]: a trace file in
+ * bprint export --format=trace-cmd|chrome|perfetto [-o OUT] [FILE]: a trace file in
  * another tool's format (src/output/export.h, docs/exporters.md).
  */
 #include "bprint_cmd.h"
@@ -23,14 +23,19 @@ static void export_help(void)
 	       "  -f, --format=FORMAT  trace-cmd  trace.dat (version 6) for trace-cmd report and\n"
 	       "                                  KernelShark: bprint and print ftrace events\n"
 	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
-	       "                                  chrome://tracing: instant events, thread names\n"
+	       "                                  chrome://tracing: instant events named after\n"
+	       "                                  their site, message and arguments in args\n"
+	       "                       perfetto   Perfetto's protobuf trace (.pftrace) for Perfetto\n"
+	       "                                  UI and trace_processor: a track per thread,\n"
+	       "                                  message and arguments as debug annotations\n"
 	       "                       ctf        CTF 1.8 trace directory (-o DIR required) for\n"
 	       "                                  babeltrace2 and Trace Compass\n"
 	       "  -o, --output=OUT     write to OUT (created with the umask's mode; a regular\n"
 	       "                       file of yours is replaced, never a symlink, a FIFO, a\n"
 	       "                       device, a directory or another user's file);\n"
 	       "                       default: standard output, which must not be a terminal\n"
-	       "                       for trace-cmd; for ctf, the directory (required)\n"
+	       "                       for trace-cmd and perfetto; for ctf, the directory\n"
+	       "                       (required)\n"
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
@@ -52,7 +57,9 @@ static int export_ctf(const char *path, const char *dir, bool quiet)
 		return usage_error("export", "--format=ctf writes a directory: give -o DIR");
 	if (!(t = open_trace(path, &rc)))
 		return rc;
+	progress_start(t, false);
 	rc = bp_export_ctf(t, dir, &st, err, sizeof(err));
+	progress_end(t);
 	if (rc < 0) {
 		errmsg(dir, "%s", err);
 		report_problems(path, t);
@@ -79,6 +86,7 @@ int cmd_export(int argc, char **argv)
 	const char *format = NULL, *out = NULL, *path = DEFAULT_FILE, *why;
 	struct bp_export_stats st;
 	struct bp_trace *t;
+	enum { TRACEDAT, CHROME, PERFETTO } kind;
 	bool quiet = false, tracedat;
 	char err[256];
 	int c, fd = STDOUT_FILENO, rc;
@@ -97,7 +105,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!format)
-		return usage_error("export", "--format=trace-cmd or --format=chrome is required");
+		return usage_error("export", "--format=trace-cmd, chrome, perfetto or ctf is required");
 	if (!strcmp(format, "ctf")) {
 		if (optind < argc)
 			path = argv[optind++];
@@ -105,18 +113,23 @@ int cmd_export(int argc, char **argv)
 			return usage_error("export", "unexpected argument '%s'", argv[optind]);
 		return export_ctf(path, out, quiet);
 	}
-	if (!strcmp(format, "trace-cmd") || !strcmp(format, "tracedat") || !strcmp(format, "trace.dat"))
-		tracedat = true;
-	else if (!strcmp(format, "chrome") || !strcmp(format, "json") || !strcmp(format, "perfetto"))
-		tracedat = false;
+	if (!strcmp(format, "trace-cmd"))
+		kind = TRACEDAT;
+	else if (!strcmp(format, "chrome"))
+		kind = CHROME;
+	else if (!strcmp(format, "perfetto"))
+		kind = PERFETTO;
 	else
-		return usage_error("export", "unknown format '%s' (trace-cmd or chrome)", format);
+		return usage_error("export", "unknown format '%s' (trace-cmd, chrome, perfetto or ctf)",
+				   format);
+	tracedat = kind == TRACEDAT;
 	if (optind < argc)
 		path = argv[optind++];
 	if (optind < argc)
 		return usage_error("export", "unexpected argument '%s'", argv[optind]);
-	if (!out && tracedat && isatty(STDOUT_FILENO))
-		return usage_error("export", "a trace.dat is binary: give -o OUT or redirect the output");
+	if (!out && kind != CHROME && isatty(STDOUT_FILENO))
+		return usage_error("export", "%s is binary: give -o OUT or redirect the output",
+				   tracedat ? "a trace.dat" : "a Perfetto trace");
 	if (!(t = open_trace(path, &rc)))
 		return rc;
 	if (out) {
@@ -129,10 +142,14 @@ int cmd_export(int argc, char **argv)
 			return EXIT_IO;
 		}
 	}
+	progress_start(t, !out);
 	if (tracedat)
 		rc = bp_export_tracedat(t, fd, &st, err, sizeof(err));
+	else if (kind == PERFETTO)
+		rc = bp_export_perfetto(t, f, &st, err, sizeof(err));
 	else
 		rc = bp_export_chrome(t, f, &st, err, sizeof(err));
+	progress_end(t);
 	if (out) {
 		if (tracedat ? close(fd) != 0 : fclose(f) != 0) {
 			if (rc == 0)

@@ -6,8 +6,7 @@
  *   bprint formats FILE           the call sites (printk_formats)
  *   bprint stats FILE             counts per site and per thread
  *   bprint record [...] -- CMD    run CMD and keep its whole trace
- *   bprint export --format=F FILE the trace as trace-cmd's trace.dat or
- *                                 Chrome JSON (-o OUT)
+ *   bprint export -f FORMAT FILE  the trace in another tool's format
  *
  * The manual is docs/bprint.1.  This file holds the dispatcher and what the
  * subcommands share (bprint_cmd.h).
@@ -354,7 +353,7 @@ static const struct {
 	{ "formats", cmd_formats, "list the call sites of a trace: id, format, file:line, function" },
 	{ "stats", cmd_stats, "count records per call site and per thread" },
 	{ "record", cmd_record, "run a command and keep its whole trace in a file" },
-	{ "export", cmd_export, "write a trace as trace-cmd's trace.dat or Chrome JSON" },
+	{ "export", cmd_export, "write a trace as trace.dat, Chrome JSON or Perfetto protobuf" },
 };
 
 static void help(FILE *out)

@@ -180,7 +180,9 @@ int cmd_report(int argc, char **argv)
 		header(stdout, t);
 		fflush(stdout);
 	}
+	progress_start(t, true);
 	rc = print_records(t, &f, how, &count);
+	progress_end(t);
 	rc2 = finish_output();
 	if (rc == EXIT_OK)
 		rc = rc2;

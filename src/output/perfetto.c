@@ -1,0 +1,451 @@
+/*
+ * A trace file as Perfetto's own trace format (docs/exporters.md,
+ * "Perfetto"): a protobuf `Trace`, one `TracePacket` after another, all on
+ * one packet sequence (trusted_packet_sequence_id 1).
+ *
+ *   packet 1  SEQ_INCREMENTAL_STATE_CLEARED; defaults (timestamp clock 64);
+ *             the clock snapshot: clock 64 (incremental, the trace clock's
+ *             nanoseconds as deltas), the trace clock as a builtin clock,
+ *             and REALTIME when the trace clock is CLOCK_MONOTONIC-based
+ *   packet 2  the interned data: one event name, category (the file) and
+ *             source location per site, the debug annotation names
+ *   packet 3  the process track: TrackDescriptor { uuid 1, process }
+ *   then      a thread track (uuid 2, 3, ...) when a thread first appears
+ *             or is renamed; one TYPE_INSTANT TrackEvent per record, with
+ *             the message and the arguments as debug annotations; an
+ *             instant "records lost" event before a record that follows
+ *             lost records
+ *
+ * Every packet after the first carries SEQ_NEEDS_INCREMENTAL_STATE.  A
+ * timestamp is the delta since the previous packet's, on clock 64; a
+ * record older than the previous one (a live writer's late record) gets
+ * its absolute time on the builtin clock instead, which leaves clock 64's
+ * running value alone.
+ *
+ * Built with zlib (BP_HAVE_ZLIB), every 64 KiB of packets go out deflated
+ * as one compressed_packets packet, as Perfetto's service writes them.
+ *
+ * Memory: the thread table, the argument layouts of the sites, and one
+ * batch of packets.
+ */
+#include "output/args.h"
+#include "output/export.h"
+#include "output/lost.h"
+#include "output/names.h"
+#include "output/pb.h"
+#include "output/threads.h"
+#include "output/wallclock.h"
+
+#include "file/reader.h"
+
+#include <stdlib.h>
+#ifdef BP_HAVE_ZLIB
+#include <zlib.h>
+#endif
+#include <string.h>
+
+/* Field numbers (Perfetto's protos, docs/exporters.md). */
+enum {
+	TRACE_PACKET = 1,
+	TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11,
+	TP_INTERNED = 12, TP_SEQ_FLAGS = 13, TP_TIMESTAMP_CLOCK = 58, TP_DEFAULTS = 59,
+	TP_TRACK_DESCRIPTOR = 60, TP_COMPRESSED = 50,
+	DEF_TIMESTAMP_CLOCK = 58,
+	CS_CLOCKS = 1, CS_PRIMARY = 2,
+	CLK_ID = 1, CLK_TIMESTAMP = 2, CLK_INCREMENTAL = 3,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
+	PD_PID = 1, PD_CMDLINE = 2, PD_NAME = 6,
+	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+	TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
+	TE_TRACK = 11, TE_SOURCE_LOCATION_IID = 34,
+	DA_NAME_IID = 1, DA_BOOL = 2, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6,
+	DA_POINTER = 7,
+	ID_CATEGORIES = 1, ID_EVENT_NAMES = 2, ID_ANNOTATION_NAMES = 3, ID_SOURCE_LOCATIONS = 4,
+	IID_IID = 1, IID_NAME = 2,
+	SL_FILE = 2, SL_FUNCTION = 3, SL_LINE = 4,
+};
+
+#define SEQ_ID 1u
+#define SEQ_INCREMENTAL_STATE_CLEARED 1u
+#define SEQ_NEEDS_INCREMENTAL_STATE 2u
+#define TYPE_INSTANT 3u
+#define CLOCK_REALTIME_ID 1u
+#define CLOCK_MONOTONIC_ID 3u
+#define CLOCK_MONOTONIC_RAW_ID 5u
+#define CLOCK_BOOTTIME_ID 6u
+#define CLOCK_DELTA_ID 64u		/* ours: sequence-scoped, incremental */
+
+/* Event name and category iids; a known site's are its id + SITE_IID0. */
+#define IID_LOST 1u
+#define IID_UNKNOWN 2u
+#define SITE_IID0 3u
+/* Debug annotation name iids; argument k of site id is
+ * AN_FIRST_ARG + id * BP_PLAN_MAX_ARGS + k. */
+enum { AN_MSG = 1, AN_CPU, AN_LOST, AN_SITE, AN_FIRST_ARG };
+
+#define PROCESS_UUID 1u
+#define FLUSH_AT (64u << 10)
+
+struct px {
+	FILE *out;
+	struct pb_buf b;
+	struct pb_buf z;		/* b deflated (with zlib) */
+	struct bp_out_threads thr;
+	struct bp_out_lost lost;
+	struct bp_args_cache args;
+	int64_t pid;
+	uint32_t builtin;		/* the trace clock as a Perfetto builtin clock */
+	uint64_t last_ns;		/* clock 64's running value */
+	uint32_t next_uuid;
+};
+
+static uint32_t builtin_clock(const struct bp_trace_info *info, int64_t *realtime_offset)
+{
+	if (!strcmp(info->clock_name, "mono_raw")) {
+		*realtime_offset = 0;	/* a snapshot of its own clock, no realtime */
+		return CLOCK_MONOTONIC_RAW_ID;
+	}
+	if (bp_out_wallclock_offset(info, realtime_offset) == 0)
+		return CLOCK_MONOTONIC_ID;	/* mono, and tsc calibrated to it */
+	return CLOCK_BOOTTIME_ID;		/* boot; counter and unknown: counts as ns */
+}
+
+#ifdef BP_HAVE_ZLIB
+/* The packets in x->b deflated (zlib format) as one compressed_packets
+ * packet, as Perfetto's own service writes them with deflate on. */
+static int write_deflated(struct px *x)
+{
+	uLongf zn = compressBound((uLong)x->b.len);
+	struct pb_buf h = { 0 };
+	uint8_t *data;
+	size_t body;
+	int rc = 0;
+
+	x->z.len = 0;
+	if (!(data = pb_reserve(&x->z, zn)) ||
+	    compress2(data, &zn, x->b.p, (uLong)x->b.len, Z_BEST_SPEED) != Z_OK)
+		return BP_TRACE_ENOMEM;
+	body = 2 + pb_varint_size(zn) + zn;	/* tag 50 takes 2 bytes */
+	pb_varint(&h, (uint64_t)TRACE_PACKET << 3 | PB_LEN);
+	pb_varint(&h, body);
+	pb_varint(&h, (uint64_t)TP_COMPRESSED << 3 | PB_LEN);
+	pb_varint(&h, zn);
+	if (h.oom)
+		rc = BP_TRACE_ENOMEM;
+	else if (fwrite(h.p, 1, h.len, x->out) != h.len || fwrite(data, 1, zn, x->out) != zn)
+		rc = BP_TRACE_EIO;
+	pb_free(&h);
+	return rc;
+}
+#endif
+
+static int flush(struct px *x, int force)
+{
+	int rc = 0;
+
+	if (x->b.oom)
+		return BP_TRACE_ENOMEM;
+	if (!(force || x->b.len >= FLUSH_AT) || !x->b.len)
+		return 0;
+#ifdef BP_HAVE_ZLIB
+	rc = write_deflated(x);
+#else
+	if (fwrite(x->b.p, 1, x->b.len, x->out) != x->b.len)
+		rc = BP_TRACE_EIO;
+#endif
+	x->b.len = 0;
+	return rc;
+}
+
+/* Start a packet stamped ns (with the sequence and its flags). */
+static size_t packet(struct px *x, uint64_t ns)
+{
+	size_t at = pb_begin(&x->b, TRACE_PACKET);
+
+	if (ns >= x->last_ns) {
+		pb_uint(&x->b, TP_TIMESTAMP, ns - x->last_ns);
+		x->last_ns = ns;
+	} else {
+		pb_uint(&x->b, TP_TIMESTAMP, ns);
+		pb_uint(&x->b, TP_TIMESTAMP_CLOCK, x->builtin);
+	}
+	pb_uint(&x->b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(&x->b, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	return at;
+}
+
+static void clock(struct pb_buf *b, uint32_t id, uint64_t ts, int incremental)
+{
+	size_t at = pb_begin(b, CS_CLOCKS);
+
+	pb_uint(b, CLK_ID, id);
+	pb_uint(b, CLK_TIMESTAMP, ts);
+	if (incremental)
+		pb_uint(b, CLK_INCREMENTAL, 1);
+	pb_end(b, at);
+}
+
+/* Packet 1: the sequence's start, its defaults and the clocks. */
+static void first_packet(struct px *x, const struct bp_trace_info *info)
+{
+	struct pb_buf *b = &x->b;
+	int64_t offset;
+	size_t at = pb_begin(b, TRACE_PACKET), in;
+	bool mono;
+
+	x->builtin = builtin_clock(info, &offset);
+	mono = x->builtin == CLOCK_MONOTONIC_ID;
+	x->last_ns = mono ? info->start_mono_ns : 0;
+	pb_uint(b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(b, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	in = pb_begin(b, TP_DEFAULTS);
+	pb_uint(b, DEF_TIMESTAMP_CLOCK, CLOCK_DELTA_ID);
+	pb_end(b, in);
+	in = pb_begin(b, TP_CLOCK_SNAPSHOT);
+	clock(b, CLOCK_DELTA_ID, x->last_ns, 1);
+	clock(b, x->builtin, x->last_ns, 0);
+	if (mono)	/* the same instant on both clocks: when the file was made */
+		clock(b, CLOCK_REALTIME_ID, (uint64_t)((int64_t)x->last_ns + offset), 0);
+	pb_uint(b, CS_PRIMARY, x->builtin);
+	pb_end(b, in);
+	pb_end(b, at);
+}
+
+static void interned_name(struct pb_buf *b, uint32_t field, uint64_t iid, const char *name)
+{
+	size_t at = pb_begin(b, field);
+
+	pb_uint(b, IID_IID, iid);
+	pb_str(b, IID_NAME, name);
+	pb_end(b, at);
+}
+
+static uint64_t arg_iid(uint32_t site_id, unsigned k)
+{
+	return AN_FIRST_ARG + (uint64_t)site_id * BP_PLAN_MAX_ARGS + k;
+}
+
+static void intern_site(struct px *x, const struct bp_trace_site *ts)
+{
+	const struct bprint_site *s = &ts->site;
+	const struct bp_arg_layout *lay = bp_args_cache_get(&x->args, s->id, s->format);
+	uint64_t iid = (uint64_t)s->id + SITE_IID0;
+	struct pb_buf *b = &x->b;
+	char buf[BP_OUT_NAME_MAX];
+	size_t at;
+
+	for (unsigned k = 0; lay && k < lay->n; k++)
+		interned_name(b, ID_ANNOTATION_NAMES, arg_iid(s->id, k), lay->d[k].name);
+
+	interned_name(b, ID_EVENT_NAMES, iid, bp_out_site_name(s, buf));
+	interned_name(b, ID_CATEGORIES, iid, s->file && s->file[0] ? s->file : "bprint");
+	at = pb_begin(b, ID_SOURCE_LOCATIONS);
+	pb_uint(b, IID_IID, iid);
+	pb_str(b, SL_FILE, s->file);
+	pb_str(b, SL_FUNCTION, s->func);
+	pb_uint(b, SL_LINE, s->line);
+	pb_end(b, at);
+}
+
+/* Packet 2: every name the events refer to. */
+static void interned_packet(struct px *x, struct bp_trace *t)
+{
+	static const char *const annotations[] = { "msg", "cpu", "lost", "site" };
+	struct pb_buf *b = &x->b;
+	size_t at = packet(x, x->last_ns), in = pb_begin(b, TP_INTERNED);
+
+	interned_name(b, ID_EVENT_NAMES, IID_LOST, "records lost");
+	interned_name(b, ID_EVENT_NAMES, IID_UNKNOWN, "unknown site");
+	interned_name(b, ID_CATEGORIES, IID_LOST, "bprint");
+	interned_name(b, ID_CATEGORIES, IID_UNKNOWN, "bprint");
+	for (size_t i = 0; i < sizeof(annotations) / sizeof(annotations[0]); i++)
+		interned_name(b, ID_ANNOTATION_NAMES, AN_MSG + i, annotations[i]);
+	for (size_t i = 0; i < bp_trace_nsites(t); i++)
+		intern_site(x, bp_trace_site_at(t, i));
+	pb_end(b, in);
+	pb_end(b, at);
+}
+
+static void process_track(struct px *x, const struct bp_trace_info *info)
+{
+	struct pb_buf *b = &x->b;
+	size_t at = packet(x, x->last_ns), td = pb_begin(b, TP_TRACK_DESCRIPTOR), pd;
+
+	pb_uint(b, TD_UUID, PROCESS_UUID);
+	pd = pb_begin(b, TD_PROCESS);
+	pb_int(b, PD_PID, x->pid);
+	pb_str(b, PD_NAME, info->comm);
+	if (info->cmdline[0])
+		pb_str(b, PD_CMDLINE, info->cmdline);
+	pb_end(b, pd);
+	pb_end(b, td);
+	pb_end(b, at);
+}
+
+static void thread_track(struct px *x, const struct bp_out_thread *th, uint64_t ns)
+{
+	struct pb_buf *b = &x->b;
+	size_t at = packet(x, ns), td = pb_begin(b, TP_TRACK_DESCRIPTOR), in;
+
+	pb_uint(b, TD_UUID, (uint64_t)(uintptr_t)th->lane);
+	pb_uint(b, TD_PARENT, PROCESS_UUID);
+	in = pb_begin(b, TD_THREAD);
+	pb_int(b, THD_PID, x->pid);
+	pb_int(b, THD_TID, th->tid);
+	pb_str(b, THD_NAME, th->comm[0] ? th->comm : "<...>");
+	pb_end(b, in);
+	pb_end(b, td);
+	pb_end(b, at);
+}
+
+static void annotation_uint(struct pb_buf *b, uint64_t name, uint32_t kind, uint64_t v)
+{
+	size_t at = pb_begin(b, TE_ANNOTATIONS);
+
+	pb_uint(b, DA_NAME_IID, name);
+	pb_uint(b, kind, v);
+	pb_end(b, at);
+}
+
+/* An instant event being written: its packet and its TrackEvent. */
+struct ev_at {
+	size_t packet, event;
+};
+
+/* Start an instant event on a thread's track. */
+static struct ev_at instant(struct px *x, uint64_t ns, uint64_t track, uint64_t iid, int source)
+{
+	struct pb_buf *b = &x->b;
+	struct ev_at at;
+
+	at.packet = packet(x, ns);
+	at.event = pb_begin(b, TP_TRACK_EVENT);
+	pb_uint(b, TE_TYPE, TYPE_INSTANT);
+	pb_uint(b, TE_TRACK, track);
+	pb_uint(b, TE_NAME_IID, iid);
+	pb_uint(b, TE_CATEGORY_IIDS, iid);
+	if (source)
+		pb_uint(b, TE_SOURCE_LOCATION_IID, iid);
+	return at;
+}
+
+static void instant_end(struct px *x, struct ev_at at)
+{
+	pb_end(&x->b, at.event);
+	pb_end(&x->b, at.packet);
+}
+
+/* The thread of e, with a track described (again if it was renamed). */
+static struct bp_out_thread *thread_of(struct px *x, const struct bp_trace_event *e)
+{
+	bool fresh;
+	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
+	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
+
+	if (!th)
+		return NULL;
+	if (fresh)
+		th->lane = (void *)(uintptr_t)x->next_uuid++;
+	if (fresh || strncmp(th->comm, e->ev.comm ? e->ev.comm : "", 17)) {
+		memcpy(th->comm, e->ev.comm ? e->ev.comm : "", n);
+		th->comm[n] = '\0';
+		thread_track(x, th, e->ev.ns);
+	}
+	return th;
+}
+
+/* One annotation per typed argument (output/args.h); returns the layout. */
+static const struct bp_arg_layout *arguments(struct px *x, const struct bp_trace_event *e)
+{
+	static const uint32_t field[] = {
+		[BP_ARGT_INT] = DA_INT, [BP_ARGT_UINT] = DA_UINT, [BP_ARGT_CHAR] = DA_STRING,
+		[BP_ARGT_DOUBLE] = DA_DOUBLE, [BP_ARGT_STR] = DA_STRING, [BP_ARGT_PTR] = DA_POINTER,
+	};
+	struct bp_arg_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_arg_layout *lay;
+	unsigned n = bp_out_record_args(&x->args, e, &lay, v);
+	struct pb_buf *b = &x->b;
+
+	for (unsigned k = 0; k < n; k++) {
+		const struct bp_arg_desc *d = &lay->d[k];
+		size_t at = pb_begin(b, TE_ANNOTATIONS);
+		char c = (char)v[k].v.u;
+
+		pb_uint(b, DA_NAME_IID, arg_iid(e->site_id, k));
+		if (d->type == BP_ARGT_DOUBLE)
+			pb_double(b, DA_DOUBLE, v[k].v.d);
+		else if (d->type == BP_ARGT_STR)
+			pb_bytes(b, DA_STRING, v[k].s, v[k].len);
+		else if (d->type == BP_ARGT_CHAR)
+			pb_bytes(b, DA_STRING, &c, 1);
+		else if (d->type < sizeof(field) / sizeof(field[0]) && field[d->type])
+			pb_uint(b, field[d->type], v[k].v.u);	/* int64 as two's complement */
+		pb_end(b, at);
+	}
+	return n ? lay : NULL;
+}
+
+static int one_record(struct px *x, const struct bp_trace_event *e, struct bp_export_stats *st)
+{
+	struct pb_buf *b = &x->b;
+	struct bp_out_thread *th = thread_of(x, e);
+	uint64_t lost = bp_out_lost_before(&x->lost, e), track;
+	const struct bp_arg_layout *lay;
+	struct ev_at at;
+	size_t da;
+
+	if (!th)
+		return BP_TRACE_ENOMEM;
+	track = (uint64_t)(uintptr_t)th->lane;
+	if (lost) {
+		at = instant(x, e->ev.ns, track, IID_LOST, 0);
+		annotation_uint(b, AN_LOST, DA_UINT, lost);
+		instant_end(x, at);
+		st->lost += lost;
+	}
+	at = instant(x, e->ev.ns, track, e->tsite ? e->site_id + SITE_IID0 : IID_UNKNOWN,
+		     e->tsite != NULL);
+	da = pb_begin(b, TE_ANNOTATIONS);
+	pb_uint(b, DA_NAME_IID, AN_MSG);
+	pb_bytes(b, DA_STRING, e->ev.message, e->ev.message_len);
+	pb_end(b, da);
+	if (!e->tsite)
+		annotation_uint(b, AN_SITE, DA_UINT, e->site_id);
+	lay = arguments(x, e);
+	if (e->ev.cpu >= 0 && !bp_out_arg_named(lay, "cpu"))
+		annotation_uint(b, AN_CPU, DA_INT, (uint64_t)e->ev.cpu);
+	instant_end(x, at);
+	st->records++;
+	return flush(x, 0);
+}
+
+int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
+		       char *err, size_t errlen)
+{
+	const struct bp_trace_info *info = bp_trace_info(t);
+	struct bp_export_stats s = { 0 };
+	struct px x = { .out = out, .pid = info->pid, .next_uuid = PROCESS_UUID + 1 };
+	struct bp_trace_event e;
+	int rc;
+
+	if (errlen)
+		err[0] = '\0';
+	first_packet(&x, info);
+	interned_packet(&x, t);
+	process_track(&x, info);
+	while ((rc = bp_trace_next(t, &e, 0)) == 1)
+		if ((rc = one_record(&x, &e, &s)) < 0)
+			break;
+	if (rc == 0 && (rc = flush(&x, 1)) == 0 && (fflush(out) != 0 || ferror(out)))
+		rc = BP_TRACE_EIO;
+	bp_export_reason(rc, out, err, errlen);
+	s.threads = (uint32_t)x.thr.n;
+	if (st)
+		*st = s;
+	pb_free(&x.b);
+	pb_free(&x.z);
+	bp_args_cache_free(&x.args);
+	bp_out_threads_free(&x.thr);
+	bp_out_lost_free(&x.lost);
+	return rc;
+}
