@@ -20,8 +20,6 @@
 #include "trace/clock.h"
 #include "trace/config.h"
 #include "trace/safe_open.h"
-#include "trace/site.h"
-#include "trace/thread.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -186,14 +184,16 @@ static void *file_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 {
 	struct mapped m;
 	struct bp_file_ring *r;
+	struct bp_thread_view v;
 
 	if (chunk_alloc(BP_CHUNK_RING, bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes),
 			&m) != 0)
 		return map_anon(bytes);	/* tracing goes on, in memory only */
 	r = (struct bp_file_ring *)(void *)m.chunk;
-	r->tid = (uint32_t)t->tid;
+	bp_thread_view(t, &v);
+	r->tid = (uint32_t)v.tid;
 	r->level = level;
-	memcpy(r->comm, t->comm, sizeof(r->comm));
+	memcpy(r->comm, v.comm, sizeof(r->comm));
 	atomic_store_explicit(&r->state, BP_RING_ALIVE, memory_order_relaxed);
 	r->ring_bytes = bytes;
 	chunk_publish(&r->chunk);
@@ -237,28 +237,33 @@ static void child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, siz
 		munmap(mem, bytes);
 }
 
-static void store_thread(struct bp_thread *t, bool exited)
+static void store_thread(const struct bp_thread_view *v, bool exited)
 {
-	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
-		struct bp_file_ring *r = ring_chunk(atomic_load_explicit(&t->ring[i].mem,
-									  memory_order_acquire));
+	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
+		struct bp_file_ring *r = ring_chunk(v->ring_mem[i]);
 
 		if (!r)
 			continue;
-		memcpy(r->comm, t->comm, sizeof(r->comm));
+		memcpy(r->comm, v->comm, sizeof(r->comm));
 		if (i == 0)
-			atomic_store_explicit(&r->dropped,
-				atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
-				atomic_load_explicit(&t->no_memory, memory_order_relaxed),
-				memory_order_relaxed);
+			atomic_store_explicit(&r->dropped, v->dropped, memory_order_relaxed);
 		if (exited)
 			atomic_store_explicit(&r->state, BP_RING_EXITED, memory_order_release);
 	}
 }
 
+static void store_alive(const struct bp_thread_view *v, void *ctx)
+{
+	(void)ctx;
+	store_thread(v, false);
+}
+
 static void file_thread_exit(struct bp_thread *t)
 {
-	store_thread(t, true);
+	struct bp_thread_view v;
+
+	bp_thread_view(t, &v);
+	store_thread(&v, true);
 }
 
 static void forget_list(struct list *l)
@@ -504,17 +509,19 @@ static const struct bp_backing child_backing = {
 
 /* ---- open and exit ----------------------------------------------------- */
 
+static void replay_site(const struct bprint_site *s, void *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&list_lock);
+	append_site(s);
+	pthread_mutex_unlock(&list_lock);
+}
+
 static void file_exit(void)
 {
 	if (!hdr || getpid() != owner)
 		return;
-	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
-	     t = t->next) {
-		int state = atomic_load_explicit(&t->state, memory_order_acquire);
-
-		if (state == BP_THREAD_ALIVE)
-			store_thread(t, false);
-	}
+	bp_threads_each_alive(store_alive, NULL);
 	bp_file_calibrate();
 	atomic_fetch_or_explicit(&hdr->flags, BP_FILE_F_CLOSED, memory_order_release);
 }
@@ -612,15 +619,7 @@ int bp_file_open(const char *path)
 	pthread_mutex_unlock(&list_lock);
 	/* Install, then replay the sites registered before us (duplicates are harmless). */
 	bp_backing = &file_backing;
-	for (uint32_t id = 1, n = bp_site_count(); id < n; id++) {
-		const struct bprint_site *s = bp_site_lookup(id);
-
-		if (s) {
-			pthread_mutex_lock(&list_lock);
-			append_site(s);
-			pthread_mutex_unlock(&list_lock);
-		}
-	}
+	bp_sites_each(replay_site, NULL);
 	atexit(file_exit);
 	return 0;
 

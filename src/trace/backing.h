@@ -14,6 +14,7 @@
 #include <bprint.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct bp_thread;
 
@@ -32,5 +33,28 @@ struct bp_backing {
 
 /* NULL: anonymous memory.  Set once, before any thread traces. */
 extern const struct bp_backing *bp_backing;
+
+/*
+ * What a backing may know of a thread: the hooks pass struct bp_thread as
+ * an opaque handle, and this view is all a backing reads of it, so that
+ * the descriptor's layout stays the tracer's own (trace/thread.h).
+ * bp_thread_view() is async-signal-safe (loads only).
+ */
+#define BP_BACKING_RINGS 4		/* signal-nesting levels, BP_NEST_MAX */
+struct bp_thread_view {
+	int32_t tid;
+	const char *comm;		/* 16 bytes, NUL-padded, maybe unterminated */
+	uint64_t dropped;		/* records dropped before any ring (nested
+					 * too deep, no memory for a ring) */
+	void *ring_mem[BP_BACKING_RINGS];	/* per level, NULL while unmapped */
+};
+void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out);
+
+/* fn for every thread still alive (at exit: their last counters). */
+void bp_threads_each_alive(void (*fn)(const struct bp_thread_view *v, void *ctx), void *ctx);
+
+/* fn for every site of the registry so far, in id order, not under its
+ * lock (a backing installed late replays the sites registered before it). */
+void bp_sites_each(void (*fn)(const struct bprint_site *s, void *ctx), void *ctx);
 
 #endif /* BP_TRACE_BACKING_H */

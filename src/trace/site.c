@@ -435,3 +435,13 @@ void bp_site_reset_for_test(void)
 	nrules = 0;
 	pthread_mutex_unlock(&lock);
 }
+
+void bp_sites_each(void (*fn)(const struct bprint_site *s, void *ctx), void *ctx)
+{
+	for (uint32_t id = 1, n = bp_site_count(); id < n; id++) {
+		const struct bprint_site *s = bp_site_lookup(id);
+
+		if (s)
+			fn(s, ctx);
+	}
+}

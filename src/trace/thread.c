@@ -505,3 +505,29 @@ void bp_thread_init(void)
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(fork_prepare, fork_parent, fork_child_all);
 }
+
+/* ---- what a backing sees (trace/backing.h) ----------------------------- */
+
+_Static_assert(BP_BACKING_RINGS == BP_NEST_MAX, "a view holds every level's ring");
+
+void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out)
+{
+	out->tid = t->tid;
+	out->comm = t->comm;
+	out->dropped = atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
+		       atomic_load_explicit(&t->no_memory, memory_order_relaxed);
+	for (unsigned i = 0; i < BP_NEST_MAX; i++)
+		out->ring_mem[i] = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);
+}
+
+void bp_threads_each_alive(void (*fn)(const struct bp_thread_view *v, void *ctx), void *ctx)
+{
+	struct bp_thread_view v;
+
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next)
+		if (atomic_load_explicit(&t->state, memory_order_acquire) == BP_THREAD_ALIVE) {
+			bp_thread_view(t, &v);
+			fn(&v, ctx);
+		}
+}
