@@ -15,9 +15,9 @@
 #include "trace/site.h"
 
 #include "trace/backing.h"
+#include "trace/pattern.h"
 #include "ring/ring.h"
 
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -80,36 +80,12 @@ static struct site_entry *entry_at(uint32_t id)
 	return chunk ? chunk[id & (CHUNK_SIZE - 1)] : NULL;
 }
 
-/* Does one pattern ("file:", "line:", "func:", "fmt:" or a bare function glob) match? */
-static bool rule_matches(const char *pattern, const struct bprint_site *s)
-{
-	char where[4096 + 16];
-	const char *file = s->file ? s->file : "";
-	const char *base = strrchr(file, '/');
-
-	base = base ? base + 1 : file;
-	if (!strncmp(pattern, "file:", 5))
-		return !fnmatch(pattern + 5, file, 0) || !fnmatch(pattern + 5, base, 0);
-	if (!strncmp(pattern, "line:", 5)) {
-		snprintf(where, sizeof(where), "%s:%u", base, s->line);
-		if (!fnmatch(pattern + 5, where, 0))
-			return true;
-		snprintf(where, sizeof(where), "%s:%u", file, s->line);
-		return !fnmatch(pattern + 5, where, 0);
-	}
-	if (!strncmp(pattern, "fmt:", 4))
-		return s->format && !fnmatch(pattern + 4, s->format, 0);
-	if (!strncmp(pattern, "func:", 5))
-		pattern += 5;
-	return s->func && !fnmatch(pattern, s->func, 0);
-}
-
 static bool rules_say(const struct bprint_site *s)
 {
 	bool on = true;
 
 	for (size_t i = 0; i < nrules; i++)
-		if (rule_matches(rules[i].pattern, s))
+		if (bp_site_pattern_matches(rules[i].pattern, s))
 			on = rules[i].enable;
 	return on;
 }
@@ -370,7 +346,7 @@ static int add_rule(const char *pattern, bool enable)
 	for (uint32_t id = 1; id < n; id++) {
 		struct site_entry *e = entry_at(id);
 
-		if (!e || !rule_matches(copy, &e->copy))
+		if (!e || !bp_site_pattern_matches(copy, &e->copy))
 			continue;
 		e->copy.enabled = enable;
 		if (e->live && !e->live->enabled != !enable) {

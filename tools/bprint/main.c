@@ -15,10 +15,10 @@
 
 #include "file/layout.h"
 #include "trace/record.h"
+#include "trace/pattern.h"
 #include "trace/text.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,32 +188,15 @@ int filter_option(struct filter *f, const char *sub, const char *opt, const char
 }
 
 /* A --site argument against one site: an id, or a pattern as in
- * BPRINT_FILTER ("file:", "line:", "func:", "fmt:", a bare function glob). */
+ * BPRINT_FILTER (trace/pattern.h). */
 static bool site_matches(const char *pat, const struct bprint_site *s)
 {
-	char where[4096 + 16];
-	const char *file = s->file ? s->file : "";
-	const char *base = strrchr(file, '/');
 	char *end;
 	unsigned long id = strtoul(pat, &end, 10);
 
 	if (end != pat && !*end)
 		return id == s->id;
-	base = base ? base + 1 : file;
-	if (!strncmp(pat, "file:", 5))
-		return !fnmatch(pat + 5, file, 0) || !fnmatch(pat + 5, base, 0);
-	if (!strncmp(pat, "line:", 5)) {
-		snprintf(where, sizeof(where), "%s:%u", base, s->line);
-		if (!fnmatch(pat + 5, where, 0))
-			return true;
-		snprintf(where, sizeof(where), "%s:%u", file, s->line);
-		return !fnmatch(pat + 5, where, 0);
-	}
-	if (!strncmp(pat, "fmt:", 4))
-		return s->format && !fnmatch(pat + 4, s->format, 0);
-	if (!strncmp(pat, "func:", 5))
-		pat += 5;
-	return s->func && !fnmatch(pat, s->func, 0);
+	return bp_site_pattern_matches(pat, s);
 }
 
 static void filter_sites(struct filter *f, struct bp_trace *t)

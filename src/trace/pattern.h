@@ -1,0 +1,19 @@
+/*
+ * Call-site patterns, the one syntax of BPRINT_FILTER, bprint_enable(),
+ * bprint_disable() and `bprint report --site`:
+ *   file:GLOB        the source file, or its base name
+ *   line:FILE:LINE   FILE:LINE as a glob, with the base name or the path
+ *   func:GLOB        the function
+ *   fmt:GLOB         the format
+ *   GLOB             a bare glob: the function
+ */
+#ifndef BP_TRACE_PATTERN_H
+#define BP_TRACE_PATTERN_H
+
+#include <bprint.h>
+
+#include <stdbool.h>
+
+bool bp_site_pattern_matches(const char *pattern, const struct bprint_site *s);
+
+#endif /* BP_TRACE_PATTERN_H */
