@@ -94,12 +94,27 @@ static void make_secs(struct bp_text_cache *c, uint64_t ns)
 static char *prefix_to_func(struct bp_text_cache *c, char *p, const struct bprint_event *ev)
 {
 	const char *comm = ev->comm && ev->comm[0] ? ev->comm : "<...>";
-	size_t clen = strnlen(comm, 16);
 	uint32_t us;
 
-	if (!c->have_head || c->tid != ev->tid || c->comm_len != clen ||
-	    memcmp(c->comm, comm, clen) != 0)
-		make_head(c, comm, clen, ev->tid);
+	if (c->comm16 && ev->comm && ev->comm[0]) {
+		/* the name's 16 bytes as they lie: equal bytes, equal name */
+		uint64_t raw[2], seen[2];
+
+		memcpy(raw, comm, 16);
+		memcpy(seen, c->raw16, 16);
+		if (!c->have_head || c->tid != ev->tid || raw[0] != seen[0] || raw[1] != seen[1]) {
+			make_head(c, comm, strnlen(comm, 16), ev->tid);
+			memcpy(c->raw16, raw, 16);
+		}
+	} else {
+		size_t clen = strnlen(comm, 16);
+
+		if (!c->have_head || c->tid != ev->tid || c->comm_len != clen ||
+		    memcmp(c->comm, comm, clen) != 0) {
+			make_head(c, comm, clen, ev->tid);
+			memset(c->raw16, 0xff, 16);	/* never a raw match */
+		}
+	}
 	if (!c->have_secs || ev->ns - c->sec_ns >= 1000000000u)
 		make_secs(c, ev->ns);
 	if (c->head_len == 26) {

@@ -34,12 +34,15 @@
  * part for the last second.  Zero it before the first line.
  */
 struct bp_text_cache {
+	bool comm16;		/* set by the caller: every event's comm has 16
+				 * readable bytes (compared as two words) */
 	int32_t tid;
 	uint8_t comm_len;
 	uint8_t head_len;
 	uint8_t secs_len;
 	bool have_head, have_secs;
 	char comm[16];
+	char raw16[16];		/* comm16: the 16 bytes the head was made from */
 	char head[40];		/* 16 + '-' + 11 + " [" */
 	char secs[32];		/* "] " + up to 20 digits + '.' */
 	uint64_t sec_ns;	/* start of the cached second */

@@ -74,7 +74,8 @@ static void check_sizes(const struct bprint_event *ev, enum bprint_output how)
 int main(void)
 {
 	static struct bp_text_cache cache;	/* one cache across every event */
-	char comm[24], func[100], msg[120], want[512], got[512];
+	static struct bp_text_cache cache16 = { .comm16 = true };	/* names read as 16 bytes */
+	char comm[24] = { 0 }, func[100], msg[120], want[512], got[512];
 	struct bprint_site site;
 	int events = 0;
 
@@ -117,6 +118,9 @@ int main(void)
 			size_t plen = (size_t)n - strlen(msg);
 			size_t len = bp_text_ftrace_prefix(&cache, got, sizeof(got), &ev, f, strlen(f));
 
+			CHECK_OP(len, ==, plen);
+			CHECK(memcmp(got, want, plen) == 0 && got[plen] == '\0');
+			len = bp_text_ftrace_prefix(&cache16, got, sizeof(got), &ev, f, strlen(f));
 			CHECK_OP(len, ==, plen);
 			CHECK(memcmp(got, want, plen) == 0 && got[plen] == '\0');
 		}

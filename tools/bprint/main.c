@@ -298,7 +298,8 @@ bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_outpu
 	if (how == BPRINT_OUTPUT_FTRACE) {
 		/* The prefix straight into the buffer, the message after it, cut
 		 * where bprint_format_event() would cut the same line. */
-		static struct bp_text_cache cache;
+		/* events of bp_trace_next() point into a 17-byte comm array */
+		static struct bp_text_cache cache = { .comm16 = true };
 		const struct bp_trace_site *ts = e->tsite;
 		const char *func = ts && ts->site.func ? ts->site.func : "?";
 		size_t flen = ts && ts->site.func ? ts->func_len : 1;
