@@ -53,7 +53,7 @@ extern "C" {
  * checked by the compiler.  A format that is not a string literal still
  * works: it is formatted at trace time into a text record (slower).
  */
-#define trace_printk(fmt, ...) BPRINT__PRINTK(fmt, ##__VA_ARGS__)
+#define trace_printk(...) BPRINT__PRINTK(__VA_ARGS__)
 
 /* trace_puts(str): record a string; a literal costs no copy at all. */
 #define trace_puts(str) BPRINT__PUTS(str)
