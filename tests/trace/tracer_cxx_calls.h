@@ -14,7 +14,7 @@ enum tracer_cxx_color { TRACER_CXX_RED = 1, TRACER_CXX_BLUE = 7 };
 #define TRACER_CXX_CALLS(v, X)							\
 	X("seed %d", (int)(v))							\
 	X("two %d %u", (int)(v) - 5, (unsigned)(v) * 3u)			\
-	X("longs %ld %lld %lu", (long)(v) * -7, (long long)(v) << 20,		\
+	X("longs %ld %lld %lu", (long)(v) * -7, (long long)((unsigned long long)(v) << 20),		\
 	  (unsigned long)(v))							\
 	X("small %d %d %d %d", (char)(v), (signed char)(v), (unsigned char)(v), \
 	  (short)(v))								\
