@@ -16,16 +16,8 @@
 
 extern "C" const struct bench_row bench_c_rows[];
 
-#define CXX_LOOP(name, ...)							\
-	__attribute__((noinline)) static void cxx_##name(size_t n)		\
-	{									\
-		for (size_t i = 0; i < n; i++)					\
-			trace_printk(__VA_ARGS__);				\
-	}
-BENCH_ROWS(CXX_LOOP)
-
-#define CXX_ROW(name, ...) { #name, cxx_##name },
-static const bench_row cxx_rows[] = { BENCH_ROWS(CXX_ROW) { nullptr, nullptr } };
+BENCH_ROWS(BENCH_LOOP)
+static const bench_row cxx_rows[] = { BENCH_ROWS(BENCH_ROW) { nullptr, nullptr } };
 
 struct floor_rec {
 	uint64_t ts, value;

@@ -22,6 +22,15 @@
 	X(string_port, "%s port %d", "eth0", (int)i)				\
 	X(disabled, "disabled site %d", (int)i)
 
+/* A row's timed loop and its table entry, for the language including this. */
+#define BENCH_LOOP(name, ...)							\
+	__attribute__((noinline)) static void loop_##name(size_t n)		\
+	{									\
+		for (size_t i = 0; i < n; i++)					\
+			trace_printk(__VA_ARGS__);				\
+	}
+#define BENCH_ROW(name, ...) { #name, loop_##name },
+
 struct bench_row {
 	const char *name;
 	void (*loop)(size_t n);

@@ -172,6 +172,18 @@ add_test(NAME tracer_compile_control COMMAND ${CMAKE_COMMAND}
   -DCC=${CMAKE_C_COMPILER} -DINC=${PROJECT_SOURCE_DIR}/include
   -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_fail.c -DEXPECT=pass
   -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+# bprint.h under -Wpedantic -Werror, with gcc and clang if there (clang
+# once rejected the header's ", ##__VA_ARGS__").
+foreach(cc gcc clang)
+  find_program(TRACER_PEDANTIC_${cc} NAMES ${cc})
+  if(TRACER_PEDANTIC_${cc})
+    add_test(NAME tracer_compile_pedantic_${cc} COMMAND ${CMAKE_COMMAND}
+      -DCC=${TRACER_PEDANTIC_${cc}} -DINC=${PROJECT_SOURCE_DIR}/include
+      "-DFLAGS=-std=c11 -Wall -Wextra -Wpedantic -Werror"
+      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_fail.c -DEXPECT=pass
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+  endif()
+endforeach()
 # A C++ compiler of the same family as the C compiler (sanitizer runtimes must match).
 if(CMAKE_C_COMPILER_ID MATCHES "Clang")
   find_program(TRACER_CXX NAMES clang++ c++ g++)
