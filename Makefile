@@ -36,11 +36,11 @@ bench-peers: all
 # tells the long tests to cut their iteration counts.
 asan:
 	BPRINT_TEST_QUICK=1 $(MAKE) check BUILD=build-asan \
-	  CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DBPRINT_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug"
+	  CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DBPRINT_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug"
 
 tsan:
 	BPRINT_TEST_QUICK=1 $(MAKE) check BUILD=build-tsan \
-	  CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DBPRINT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo"
+	  CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DBPRINT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo"
 
 fuzz:
 	$(MAKE) all BUILD=build-fuzz CMAKE_ARGS="-DCMAKE_C_COMPILER=clang -DBPRINT_FUZZ=ON -DBPRINT_TESTS=OFF -DBPRINT_BENCH=OFF"

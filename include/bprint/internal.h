@@ -89,9 +89,29 @@ BP_API void bprint__register_sites(struct bprint_site *start, struct bprint_site
 BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop)
 	__attribute__((weak));
 
+/*
+ * The site's section.  g++ puts a static of an inline function, of a
+ * method defined in its class or of a lambda in a COMDAT group, and then
+ * refuses ("section type conflict") a TU whose sites are in both kinds of
+ * function: one section name cannot have two sets of flags there.  So for
+ * g++ each site names a section of its own to the compiler, "bprint_sites"
+ * and a C comment with a number, which the assembler drops: every site is
+ * in "bprint_sites" again, a COMDAT one keeps its group, and the linker
+ * keeps one copy of an inline function's site.  g++ ignores the section
+ * of a static in a function template: such a site registers at its first
+ * call.  clang++ has neither problem.
+ */
+#if defined(__cplusplus) && !defined(__clang__)
+#define BPRINT__SECTION section("bprint_sites/*" BPRINT__STR(__COUNTER__) "*/")
+#else
+#define BPRINT__SECTION section("bprint_sites")
+#endif
+#define BPRINT__STR(x) BPRINT__STR_(x)
+#define BPRINT__STR_(x) #x
+
 #define BPRINT__SITE(name, fmt, k, sig, n)					\
 	static struct bprint_site name						\
-		__attribute__((section("bprint_sites"), used)) = {		\
+		__attribute__((BPRINT__SECTION, used)) = {			\
 		BPRINT__SITE_MAGIC, BPRINT__LAYOUT, 1, k, __LINE__, 0, __FILE__, \
 		__builtin_constant_p(fmt) ? (fmt) : (const char *)0,		\
 		__func__, (const struct bp_arg_plan *)0, 0, sig, 0, n, 0 }
@@ -107,19 +127,20 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * right here (bprint__reserve(), below), and bprint__printk_words() takes
  * only what that cannot do.
  */
-#if defined(__cplusplus) || defined(BPRINT_NO_FAST_ARGS)
-#define BPRINT__PRINTK(fmt, ...)						\
+#if defined(BPRINT_NO_FAST_ARGS)
+#define BPRINT__PRINTK(...)							\
 	do {									\
-		BPRINT__SITE(bprint__site, fmt, BPRINT__SITE_PRINTK, 0u, 255u);	\
+		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
+			     BPRINT__SITE_PRINTK, 0u, 255u);			\
 		if (__builtin_expect(bprint__site.enabled, 1))			\
-			bprint__printk(&bprint__site, fmt, ##__VA_ARGS__);	\
+			bprint__printk(&bprint__site, __VA_ARGS__);		\
 	} while (0)
 #else
-#define BPRINT__PRINTK(fmt, ...)						\
+#define BPRINT__PRINTK(...)							\
 	do {									\
-		BPRINT__SITE(bprint__site, fmt, BPRINT__SITE_PRINTK,		\
-			     BPRINT__SIG(fmt, ##__VA_ARGS__),			\
-			     BPRINT__NARGS(fmt, ##__VA_ARGS__));		\
+		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
+			     BPRINT__SITE_PRINTK, BPRINT__SIG(__VA_ARGS__),	\
+			     BPRINT__NARGS(__VA_ARGS__));			\
 		/* acquire: registration's head and flags come with the value */ \
 		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
 						     __ATOMIC_ACQUIRE);		\
@@ -130,13 +151,13 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 		 */								\
 		if (__builtin_expect(bprint__on != 0, 0)) {			\
 			if (__builtin_expect(bprint__on == BPRINT__SITE_ON_FAST, 1)) { \
-				BPRINT__FAST(fmt, ##__VA_ARGS__)		\
+				BPRINT__FAST(__VA_ARGS__)			\
 			} else if (bprint__site.flags & BPRINT__SITE_WORDS) {	\
 				const uint64_t bprint__words[] = { 0		\
-					BPRINT__MAPX(BPRINT__COMMA_WORD, fmt, ##__VA_ARGS__) }; \
+					BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) }; \
 				bprint__printk_words(&bprint__site, bprint__words + 1); \
 			} else {						\
-				bprint__printk(&bprint__site, fmt, ##__VA_ARGS__); \
+				bprint__printk(&bprint__site, __VA_ARGS__);	\
 			}							\
 		}								\
 	} while (0)
@@ -194,7 +215,7 @@ struct bprint__gate {
 } __attribute__((aligned(64)));
 BP_API extern struct bprint__gate bprint__gate;
 
-#if defined(__x86_64__) && !defined(__cplusplus) && !defined(BPRINT_NO_FAST_ARGS)
+#if defined(__x86_64__) && !defined(BPRINT_NO_FAST_ARGS)
 /* What bprint__reserve() hands to bprint__commit(), in registers. */
 struct bprint__slot {
 	uint32_t *commit;
@@ -278,25 +299,25 @@ static inline void bprint__commit(const struct bprint__slot *slot)
 		*bprint__p++ = (uint32_t)bprint__a##n;				\
 	}
 
-#define BPRINT__FAST(fmt, ...)							\
+#define BPRINT__FAST(...)							\
 	struct bprint__slot bprint__slot;					\
 	uint32_t *bprint__p;							\
-	BPRINT__MAPX(BPRINT__LOCAL, fmt, ##__VA_ARGS__)				\
+	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
 	bprint__p = bprint__reserve(&bprint__site,				\
-				    BPRINT__BYTES(fmt, ##__VA_ARGS__), &bprint__slot); \
+				    BPRINT__BYTES(__VA_ARGS__), &bprint__slot);	\
 	if (__builtin_expect(bprint__p != (uint32_t *)0, 1)) {			\
-		BPRINT__MAPX(BPRINT__PUT, fmt, ##__VA_ARGS__)			\
+		BPRINT__MAPX(BPRINT__PUT, __VA_ARGS__)				\
 		bprint__commit(&bprint__slot);					\
 	} else {								\
 		const uint64_t bprint__words[] = { 0				\
-			BPRINT__MAPX(BPRINT__LOCAL_LIST, fmt, ##__VA_ARGS__) };	\
+			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
 		bprint__printk_words(&bprint__site, bprint__words + 1);		\
 	}
 #else
 /* No inline path here: every site is an ordinary words site. */
-#define BPRINT__FAST(fmt, ...)							\
+#define BPRINT__FAST(...)							\
 	const uint64_t bprint__words[] = { 0					\
-		BPRINT__MAPX(BPRINT__COMMA_WORD, fmt, ##__VA_ARGS__) };		\
+		BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) };		\
 	bprint__printk_words(&bprint__site, bprint__words + 1);
 #endif
 
@@ -308,6 +329,47 @@ static inline uint64_t bprint__double_bits(double d)
 	return u;
 }
 
+#ifdef __cplusplus
+} /* extern "C" */
+#include <type_traits>
+/*
+ * C++: the same two questions as C's _Generic below, answered by type
+ * (std::decay of the argument's declared type, never evaluating it), so
+ * that a C++ call site writes the bytes a C one writes.  Integers and
+ * enums of 4 bytes or fewer take a 4-byte slot (varargs promote them to
+ * int); float and double go as a double's bits; pointers as their
+ * address; anything else (long double, nullptr, a class, which the format
+ * check rejects) as 8 bytes of 0, like C's long double: such a site never
+ * gets the words path.
+ */
+template <class T> struct bprint__arg {
+	typedef typename std::decay<T>::type type;
+	static constexpr unsigned kind =
+		std::is_integral<type>::value || std::is_enum<type>::value ? 0u :
+		std::is_same<type, float>::value || std::is_same<type, double>::value ? 1u :
+		std::is_pointer<type>::value ? 2u : 3u;
+	static constexpr unsigned is8 = kind == 0u && sizeof(type) <= 4u ? 0u : 1u;
+};
+template <unsigned K> struct bprint__word_of {
+	template <class T> static uint64_t get(const T &) { return 0; }
+};
+template <> struct bprint__word_of<0u> {
+	template <class T> static uint64_t get(T v) { return (uint64_t)v; }
+};
+template <> struct bprint__word_of<1u> {
+	static uint64_t get(double d) { return bprint__double_bits(d); }
+};
+template <> struct bprint__word_of<2u> {
+	template <class T> static uint64_t get(T v) { return (uint64_t)(uintptr_t)v; }
+};
+template <class T> static inline uint64_t bprint__word(const T &v)
+{
+	return bprint__word_of<bprint__arg<T>::kind>::get(v);
+}
+#define BPRINT__WORD(x) bprint__word(x)
+#define BPRINT__IS8(x) bprint__arg<decltype((x))>::is8
+extern "C" {
+#else
 /*
  * One argument as a word: a double's bits, an integer's value, a pointer's
  * address.  Every branch must compile for every argument type, hence the
@@ -330,29 +392,35 @@ static inline uint64_t bprint__double_bits(double d)
 	short: 0u, unsigned short: 0u, int: 0u, unsigned int: 0u,		\
 	float: 1u, double: 1u, default: 1u)
 
+#endif /* __cplusplus */
+
 /* A word per argument: ", WORD(a1), WORD(a2), ...", nothing for none (up to 32). */
 #define BPRINT__COMMA_WORD(n, a) , BPRINT__WORD(a)
 
 /* The argument sizes as site->argsig; the payload's size in bytes. */
-#define BPRINT__SIG(fmt, ...) \
-	BPRINT__CAT(BPRINT__SIG_, BPRINT__NARGS(fmt, ##__VA_ARGS__))(__VA_ARGS__)
-#define BPRINT__BYTES(fmt, ...) \
-	(4u * (BPRINT__NARGS(fmt, ##__VA_ARGS__) + \
-	       (unsigned)__builtin_popcount(BPRINT__SIG(fmt, ##__VA_ARGS__))))
+#define BPRINT__SIG(...) \
+	BPRINT__CAT(BPRINT__SIG_, BPRINT__NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define BPRINT__BYTES(...) \
+	(4u * (BPRINT__NARGS(__VA_ARGS__) + \
+	       (unsigned)__builtin_popcount(BPRINT__SIG(__VA_ARGS__))))
 
 /*
- * m(n, a) for every argument a after fmt, n counting down from the number
- * of arguments to 1 (a name for each one's local).  (The fmt parameter is only there so
- * that ", ##__VA_ARGS__" may drop its comma in ISO C mode too, which GCC
- * refuses for a macro with no named parameter.)
+ * The ladders take the whole argument list, the format first ("...",
+ * never ", ##__VA_ARGS__", which ISO C and C++ reject under -Wpedantic):
+ * BPRINT__FIRST() is the format, BPRINT__NARGS() counts the arguments
+ * after it, and BPRINT__MAPX(m, ...) calls m(n, a) for every argument a
+ * after the format, n counting down from their number to 1 (a name for
+ * each one's local).
  */
-#define BPRINT__MAPX(m, fmt, ...) \
-	BPRINT__CAT(BPRINT__MAPX_, BPRINT__NARGS(fmt, ##__VA_ARGS__))(m, ##__VA_ARGS__)
-#define BPRINT__NARGS(fmt, ...) BPRINT__NARGS_(fmt, ##__VA_ARGS__, \
+#define BPRINT__FIRST(...) BPRINT__FIRST_(__VA_ARGS__, 0)
+#define BPRINT__FIRST_(f, ...) f
+#define BPRINT__MAPX(m, ...) \
+	BPRINT__CAT(BPRINT__MAPX_, BPRINT__NARGS(__VA_ARGS__))(m, __VA_ARGS__)
+#define BPRINT__NARGS(...) BPRINT__NARGS_(__VA_ARGS__, \
 	64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, \
 	47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, \
 	30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, \
-	13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+	13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0)
 #define BPRINT__NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, \
 	a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, \
 	a30, a31, a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, \
@@ -361,39 +429,39 @@ static inline uint64_t bprint__double_bits(double d)
 	n, ...) n
 #define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
 #define BPRINT__CAT_(a, b) a##b
-#define BPRINT__MAPX_0(m)
-#define BPRINT__MAPX_1(m, a) m(1, a)
-#define BPRINT__MAPX_2(m, a, ...) m(2, a) BPRINT__MAPX_1(m, __VA_ARGS__)
-#define BPRINT__MAPX_3(m, a, ...) m(3, a) BPRINT__MAPX_2(m, __VA_ARGS__)
-#define BPRINT__MAPX_4(m, a, ...) m(4, a) BPRINT__MAPX_3(m, __VA_ARGS__)
-#define BPRINT__MAPX_5(m, a, ...) m(5, a) BPRINT__MAPX_4(m, __VA_ARGS__)
-#define BPRINT__MAPX_6(m, a, ...) m(6, a) BPRINT__MAPX_5(m, __VA_ARGS__)
-#define BPRINT__MAPX_7(m, a, ...) m(7, a) BPRINT__MAPX_6(m, __VA_ARGS__)
-#define BPRINT__MAPX_8(m, a, ...) m(8, a) BPRINT__MAPX_7(m, __VA_ARGS__)
-#define BPRINT__MAPX_9(m, a, ...) m(9, a) BPRINT__MAPX_8(m, __VA_ARGS__)
-#define BPRINT__MAPX_10(m, a, ...) m(10, a) BPRINT__MAPX_9(m, __VA_ARGS__)
-#define BPRINT__MAPX_11(m, a, ...) m(11, a) BPRINT__MAPX_10(m, __VA_ARGS__)
-#define BPRINT__MAPX_12(m, a, ...) m(12, a) BPRINT__MAPX_11(m, __VA_ARGS__)
-#define BPRINT__MAPX_13(m, a, ...) m(13, a) BPRINT__MAPX_12(m, __VA_ARGS__)
-#define BPRINT__MAPX_14(m, a, ...) m(14, a) BPRINT__MAPX_13(m, __VA_ARGS__)
-#define BPRINT__MAPX_15(m, a, ...) m(15, a) BPRINT__MAPX_14(m, __VA_ARGS__)
-#define BPRINT__MAPX_16(m, a, ...) m(16, a) BPRINT__MAPX_15(m, __VA_ARGS__)
-#define BPRINT__MAPX_17(m, a, ...) m(17, a) BPRINT__MAPX_16(m, __VA_ARGS__)
-#define BPRINT__MAPX_18(m, a, ...) m(18, a) BPRINT__MAPX_17(m, __VA_ARGS__)
-#define BPRINT__MAPX_19(m, a, ...) m(19, a) BPRINT__MAPX_18(m, __VA_ARGS__)
-#define BPRINT__MAPX_20(m, a, ...) m(20, a) BPRINT__MAPX_19(m, __VA_ARGS__)
-#define BPRINT__MAPX_21(m, a, ...) m(21, a) BPRINT__MAPX_20(m, __VA_ARGS__)
-#define BPRINT__MAPX_22(m, a, ...) m(22, a) BPRINT__MAPX_21(m, __VA_ARGS__)
-#define BPRINT__MAPX_23(m, a, ...) m(23, a) BPRINT__MAPX_22(m, __VA_ARGS__)
-#define BPRINT__MAPX_24(m, a, ...) m(24, a) BPRINT__MAPX_23(m, __VA_ARGS__)
-#define BPRINT__MAPX_25(m, a, ...) m(25, a) BPRINT__MAPX_24(m, __VA_ARGS__)
-#define BPRINT__MAPX_26(m, a, ...) m(26, a) BPRINT__MAPX_25(m, __VA_ARGS__)
-#define BPRINT__MAPX_27(m, a, ...) m(27, a) BPRINT__MAPX_26(m, __VA_ARGS__)
-#define BPRINT__MAPX_28(m, a, ...) m(28, a) BPRINT__MAPX_27(m, __VA_ARGS__)
-#define BPRINT__MAPX_29(m, a, ...) m(29, a) BPRINT__MAPX_28(m, __VA_ARGS__)
-#define BPRINT__MAPX_30(m, a, ...) m(30, a) BPRINT__MAPX_29(m, __VA_ARGS__)
-#define BPRINT__MAPX_31(m, a, ...) m(31, a) BPRINT__MAPX_30(m, __VA_ARGS__)
-#define BPRINT__MAPX_32(m, a, ...) m(32, a) BPRINT__MAPX_31(m, __VA_ARGS__)
+#define BPRINT__MAPX_0(m, f)
+#define BPRINT__MAPX_1(m, f, a) m(1, a)
+#define BPRINT__MAPX_2(m, f, a, ...) m(2, a) BPRINT__MAPX_1(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_3(m, f, a, ...) m(3, a) BPRINT__MAPX_2(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_4(m, f, a, ...) m(4, a) BPRINT__MAPX_3(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_5(m, f, a, ...) m(5, a) BPRINT__MAPX_4(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_6(m, f, a, ...) m(6, a) BPRINT__MAPX_5(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_7(m, f, a, ...) m(7, a) BPRINT__MAPX_6(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_8(m, f, a, ...) m(8, a) BPRINT__MAPX_7(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_9(m, f, a, ...) m(9, a) BPRINT__MAPX_8(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_10(m, f, a, ...) m(10, a) BPRINT__MAPX_9(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_11(m, f, a, ...) m(11, a) BPRINT__MAPX_10(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_12(m, f, a, ...) m(12, a) BPRINT__MAPX_11(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_13(m, f, a, ...) m(13, a) BPRINT__MAPX_12(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_14(m, f, a, ...) m(14, a) BPRINT__MAPX_13(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_15(m, f, a, ...) m(15, a) BPRINT__MAPX_14(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_16(m, f, a, ...) m(16, a) BPRINT__MAPX_15(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_17(m, f, a, ...) m(17, a) BPRINT__MAPX_16(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_18(m, f, a, ...) m(18, a) BPRINT__MAPX_17(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_19(m, f, a, ...) m(19, a) BPRINT__MAPX_18(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_20(m, f, a, ...) m(20, a) BPRINT__MAPX_19(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_21(m, f, a, ...) m(21, a) BPRINT__MAPX_20(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_22(m, f, a, ...) m(22, a) BPRINT__MAPX_21(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_23(m, f, a, ...) m(23, a) BPRINT__MAPX_22(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_24(m, f, a, ...) m(24, a) BPRINT__MAPX_23(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_25(m, f, a, ...) m(25, a) BPRINT__MAPX_24(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_26(m, f, a, ...) m(26, a) BPRINT__MAPX_25(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_27(m, f, a, ...) m(27, a) BPRINT__MAPX_26(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_28(m, f, a, ...) m(28, a) BPRINT__MAPX_27(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_29(m, f, a, ...) m(29, a) BPRINT__MAPX_28(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_30(m, f, a, ...) m(30, a) BPRINT__MAPX_29(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_31(m, f, a, ...) m(31, a) BPRINT__MAPX_30(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_32(m, f, a, ...) m(32, a) BPRINT__MAPX_31(m, f, __VA_ARGS__)
 /* More than 32 arguments: no plan, so never the words path; nothing. */
 #define BPRINT__MAPX_33(m, ...)
 #define BPRINT__MAPX_34(m, ...)
@@ -427,39 +495,39 @@ static inline uint64_t bprint__double_bits(double d)
 #define BPRINT__MAPX_62(m, ...)
 #define BPRINT__MAPX_63(m, ...)
 #define BPRINT__MAPX_64(m, ...)
-#define BPRINT__SIG_0() 0u
-#define BPRINT__SIG_1(a) BPRINT__IS8(a)
-#define BPRINT__SIG_2(a, ...) (BPRINT__IS8(a) << 1 | BPRINT__SIG_1(__VA_ARGS__))
-#define BPRINT__SIG_3(a, ...) (BPRINT__IS8(a) << 2 | BPRINT__SIG_2(__VA_ARGS__))
-#define BPRINT__SIG_4(a, ...) (BPRINT__IS8(a) << 3 | BPRINT__SIG_3(__VA_ARGS__))
-#define BPRINT__SIG_5(a, ...) (BPRINT__IS8(a) << 4 | BPRINT__SIG_4(__VA_ARGS__))
-#define BPRINT__SIG_6(a, ...) (BPRINT__IS8(a) << 5 | BPRINT__SIG_5(__VA_ARGS__))
-#define BPRINT__SIG_7(a, ...) (BPRINT__IS8(a) << 6 | BPRINT__SIG_6(__VA_ARGS__))
-#define BPRINT__SIG_8(a, ...) (BPRINT__IS8(a) << 7 | BPRINT__SIG_7(__VA_ARGS__))
-#define BPRINT__SIG_9(a, ...) (BPRINT__IS8(a) << 8 | BPRINT__SIG_8(__VA_ARGS__))
-#define BPRINT__SIG_10(a, ...) (BPRINT__IS8(a) << 9 | BPRINT__SIG_9(__VA_ARGS__))
-#define BPRINT__SIG_11(a, ...) (BPRINT__IS8(a) << 10 | BPRINT__SIG_10(__VA_ARGS__))
-#define BPRINT__SIG_12(a, ...) (BPRINT__IS8(a) << 11 | BPRINT__SIG_11(__VA_ARGS__))
-#define BPRINT__SIG_13(a, ...) (BPRINT__IS8(a) << 12 | BPRINT__SIG_12(__VA_ARGS__))
-#define BPRINT__SIG_14(a, ...) (BPRINT__IS8(a) << 13 | BPRINT__SIG_13(__VA_ARGS__))
-#define BPRINT__SIG_15(a, ...) (BPRINT__IS8(a) << 14 | BPRINT__SIG_14(__VA_ARGS__))
-#define BPRINT__SIG_16(a, ...) (BPRINT__IS8(a) << 15 | BPRINT__SIG_15(__VA_ARGS__))
-#define BPRINT__SIG_17(a, ...) (BPRINT__IS8(a) << 16 | BPRINT__SIG_16(__VA_ARGS__))
-#define BPRINT__SIG_18(a, ...) (BPRINT__IS8(a) << 17 | BPRINT__SIG_17(__VA_ARGS__))
-#define BPRINT__SIG_19(a, ...) (BPRINT__IS8(a) << 18 | BPRINT__SIG_18(__VA_ARGS__))
-#define BPRINT__SIG_20(a, ...) (BPRINT__IS8(a) << 19 | BPRINT__SIG_19(__VA_ARGS__))
-#define BPRINT__SIG_21(a, ...) (BPRINT__IS8(a) << 20 | BPRINT__SIG_20(__VA_ARGS__))
-#define BPRINT__SIG_22(a, ...) (BPRINT__IS8(a) << 21 | BPRINT__SIG_21(__VA_ARGS__))
-#define BPRINT__SIG_23(a, ...) (BPRINT__IS8(a) << 22 | BPRINT__SIG_22(__VA_ARGS__))
-#define BPRINT__SIG_24(a, ...) (BPRINT__IS8(a) << 23 | BPRINT__SIG_23(__VA_ARGS__))
-#define BPRINT__SIG_25(a, ...) (BPRINT__IS8(a) << 24 | BPRINT__SIG_24(__VA_ARGS__))
-#define BPRINT__SIG_26(a, ...) (BPRINT__IS8(a) << 25 | BPRINT__SIG_25(__VA_ARGS__))
-#define BPRINT__SIG_27(a, ...) (BPRINT__IS8(a) << 26 | BPRINT__SIG_26(__VA_ARGS__))
-#define BPRINT__SIG_28(a, ...) (BPRINT__IS8(a) << 27 | BPRINT__SIG_27(__VA_ARGS__))
-#define BPRINT__SIG_29(a, ...) (BPRINT__IS8(a) << 28 | BPRINT__SIG_28(__VA_ARGS__))
-#define BPRINT__SIG_30(a, ...) (BPRINT__IS8(a) << 29 | BPRINT__SIG_29(__VA_ARGS__))
-#define BPRINT__SIG_31(a, ...) (BPRINT__IS8(a) << 30 | BPRINT__SIG_30(__VA_ARGS__))
-#define BPRINT__SIG_32(a, ...) (BPRINT__IS8(a) << 31 | BPRINT__SIG_31(__VA_ARGS__))
+#define BPRINT__SIG_0(f) 0u
+#define BPRINT__SIG_1(f, a) BPRINT__IS8(a)
+#define BPRINT__SIG_2(f, a, ...) (BPRINT__IS8(a) << 1 | BPRINT__SIG_1(f, __VA_ARGS__))
+#define BPRINT__SIG_3(f, a, ...) (BPRINT__IS8(a) << 2 | BPRINT__SIG_2(f, __VA_ARGS__))
+#define BPRINT__SIG_4(f, a, ...) (BPRINT__IS8(a) << 3 | BPRINT__SIG_3(f, __VA_ARGS__))
+#define BPRINT__SIG_5(f, a, ...) (BPRINT__IS8(a) << 4 | BPRINT__SIG_4(f, __VA_ARGS__))
+#define BPRINT__SIG_6(f, a, ...) (BPRINT__IS8(a) << 5 | BPRINT__SIG_5(f, __VA_ARGS__))
+#define BPRINT__SIG_7(f, a, ...) (BPRINT__IS8(a) << 6 | BPRINT__SIG_6(f, __VA_ARGS__))
+#define BPRINT__SIG_8(f, a, ...) (BPRINT__IS8(a) << 7 | BPRINT__SIG_7(f, __VA_ARGS__))
+#define BPRINT__SIG_9(f, a, ...) (BPRINT__IS8(a) << 8 | BPRINT__SIG_8(f, __VA_ARGS__))
+#define BPRINT__SIG_10(f, a, ...) (BPRINT__IS8(a) << 9 | BPRINT__SIG_9(f, __VA_ARGS__))
+#define BPRINT__SIG_11(f, a, ...) (BPRINT__IS8(a) << 10 | BPRINT__SIG_10(f, __VA_ARGS__))
+#define BPRINT__SIG_12(f, a, ...) (BPRINT__IS8(a) << 11 | BPRINT__SIG_11(f, __VA_ARGS__))
+#define BPRINT__SIG_13(f, a, ...) (BPRINT__IS8(a) << 12 | BPRINT__SIG_12(f, __VA_ARGS__))
+#define BPRINT__SIG_14(f, a, ...) (BPRINT__IS8(a) << 13 | BPRINT__SIG_13(f, __VA_ARGS__))
+#define BPRINT__SIG_15(f, a, ...) (BPRINT__IS8(a) << 14 | BPRINT__SIG_14(f, __VA_ARGS__))
+#define BPRINT__SIG_16(f, a, ...) (BPRINT__IS8(a) << 15 | BPRINT__SIG_15(f, __VA_ARGS__))
+#define BPRINT__SIG_17(f, a, ...) (BPRINT__IS8(a) << 16 | BPRINT__SIG_16(f, __VA_ARGS__))
+#define BPRINT__SIG_18(f, a, ...) (BPRINT__IS8(a) << 17 | BPRINT__SIG_17(f, __VA_ARGS__))
+#define BPRINT__SIG_19(f, a, ...) (BPRINT__IS8(a) << 18 | BPRINT__SIG_18(f, __VA_ARGS__))
+#define BPRINT__SIG_20(f, a, ...) (BPRINT__IS8(a) << 19 | BPRINT__SIG_19(f, __VA_ARGS__))
+#define BPRINT__SIG_21(f, a, ...) (BPRINT__IS8(a) << 20 | BPRINT__SIG_20(f, __VA_ARGS__))
+#define BPRINT__SIG_22(f, a, ...) (BPRINT__IS8(a) << 21 | BPRINT__SIG_21(f, __VA_ARGS__))
+#define BPRINT__SIG_23(f, a, ...) (BPRINT__IS8(a) << 22 | BPRINT__SIG_22(f, __VA_ARGS__))
+#define BPRINT__SIG_24(f, a, ...) (BPRINT__IS8(a) << 23 | BPRINT__SIG_23(f, __VA_ARGS__))
+#define BPRINT__SIG_25(f, a, ...) (BPRINT__IS8(a) << 24 | BPRINT__SIG_24(f, __VA_ARGS__))
+#define BPRINT__SIG_26(f, a, ...) (BPRINT__IS8(a) << 25 | BPRINT__SIG_25(f, __VA_ARGS__))
+#define BPRINT__SIG_27(f, a, ...) (BPRINT__IS8(a) << 26 | BPRINT__SIG_26(f, __VA_ARGS__))
+#define BPRINT__SIG_28(f, a, ...) (BPRINT__IS8(a) << 27 | BPRINT__SIG_27(f, __VA_ARGS__))
+#define BPRINT__SIG_29(f, a, ...) (BPRINT__IS8(a) << 28 | BPRINT__SIG_28(f, __VA_ARGS__))
+#define BPRINT__SIG_30(f, a, ...) (BPRINT__IS8(a) << 29 | BPRINT__SIG_29(f, __VA_ARGS__))
+#define BPRINT__SIG_31(f, a, ...) (BPRINT__IS8(a) << 30 | BPRINT__SIG_30(f, __VA_ARGS__))
+#define BPRINT__SIG_32(f, a, ...) (BPRINT__IS8(a) << 31 | BPRINT__SIG_31(f, __VA_ARGS__))
 #define BPRINT__SIG_33(...) 0u
 #define BPRINT__SIG_34(...) 0u
 #define BPRINT__SIG_35(...) 0u

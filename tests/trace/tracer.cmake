@@ -172,6 +172,18 @@ add_test(NAME tracer_compile_control COMMAND ${CMAKE_COMMAND}
   -DCC=${CMAKE_C_COMPILER} -DINC=${PROJECT_SOURCE_DIR}/include
   -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_fail.c -DEXPECT=pass
   -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+# bprint.h under -Wpedantic -Werror, with gcc and clang if there (clang
+# once rejected the header's ", ##__VA_ARGS__").
+foreach(cc gcc clang)
+  find_program(TRACER_PEDANTIC_${cc} NAMES ${cc})
+  if(TRACER_PEDANTIC_${cc})
+    add_test(NAME tracer_compile_pedantic_${cc} COMMAND ${CMAKE_COMMAND}
+      -DCC=${TRACER_PEDANTIC_${cc}} -DINC=${PROJECT_SOURCE_DIR}/include
+      "-DFLAGS=-std=c11 -Wall -Wextra -Wpedantic -Werror"
+      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_fail.c -DEXPECT=pass
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+  endif()
+endforeach()
 # A C++ compiler of the same family as the C compiler (sanitizer runtimes must match).
 if(CMAKE_C_COMPILER_ID MATCHES "Clang")
   find_program(TRACER_CXX NAMES clang++ c++ g++)
@@ -187,6 +199,40 @@ if(TRACER_CXX)
     "-DLINK=$<TARGET_FILE:bprint_static>;-lpthread;-ldl;-lm"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
   set_tests_properties(tracer_cxx PROPERTIES TIMEOUT 120)
+endif()
+
+# Call sites in every kind of C++ function (one TU), their records read
+# back, and the same calls compiled as C and as C++ write the same bytes.
+# Built with CMake's C++ compiler, and again with the other one of g++ and
+# clang++ when there is one (not in sanitizer builds: their runtimes differ).
+if(CMAKE_CXX_COMPILER)
+  add_library(tracer_cxx_c OBJECT tracer_cxx_c.c)
+  target_link_libraries(tracer_cxx_c PRIVATE bprint_internal)
+  bp_set_test_warnings(tracer_cxx_c)
+  add_executable(tracer_cxx_sites tracer_cxx_sites.cpp tracer_cxx_other.cpp
+    $<TARGET_OBJECTS:tracer_cxx_c>)
+  target_link_libraries(tracer_cxx_sites PRIVATE bprint_internal)
+  target_compile_options(tracer_cxx_sites PRIVATE -std=c++17 -Wall -Wextra -Wpedantic
+    -Wformat=2 -Wshadow -Werror)
+  add_test(NAME tracer_cxx_sites COMMAND tracer_cxx_sites)
+  set_tests_properties(tracer_cxx_sites PROPERTIES TIMEOUT 120)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    find_program(TRACER_CXX_OTHER NAMES g++)
+  else()
+    find_program(TRACER_CXX_OTHER NAMES clang++)
+  endif()
+  if(TRACER_CXX_OTHER AND NOT BPRINT_SANITIZE)
+    foreach(std c++11 c++20)
+      add_test(NAME tracer_cxx_sites_other_${std} COMMAND ${CMAKE_COMMAND}
+        -DCC=${TRACER_CXX_OTHER} -DINC=${PROJECT_SOURCE_DIR}/include
+        "-DFLAGS=-std=${std} -O2 -Wall -Wextra -Wpedantic -Werror"
+        "-DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_cxx_sites.cpp;${CMAKE_CURRENT_SOURCE_DIR}/tracer_cxx_other.cpp"
+        -DEXPECT=run -DOUT=${CMAKE_CURRENT_BINARY_DIR}/tracer_cxx_sites_other_${std}
+        "-DLINK=$<TARGET_OBJECTS:tracer_cxx_c>;$<TARGET_FILE:bprint_static>;-lpthread;-ldl;-lm"
+        -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+      set_tests_properties(tracer_cxx_sites_other_${std} PROPERTIES TIMEOUT 120)
+    endforeach()
+  endif()
 endif()
 
 # 10. Dumps at exit and on fatal signals (the test re-executes itself).

@@ -28,7 +28,7 @@ static unsigned long long mix(unsigned long long v)
 }
 
 struct expect {
-	char text[ROUNDS * 8][160];
+	char text[ROUNDS * 9][160];	/* one_round() traces 9 */
 	long n;
 	long next;
 };
@@ -67,6 +67,9 @@ static void one_round(unsigned long long i)
 	TRACE("ptr %p size %zu long %ld", (void *)(uintptr_t)(m & ~7ull), (size_t)i, (long)m);
 	TRACE("double %.3f %g int %d", d, d * 3, neg);
 	TRACE("star <%*d>", (int)(i % 9), neg);
+	/* %c: out of line, words packed with 1-byte slots between 4- and 8-byte ones */
+	TRACE("char %c%c %d %c %llu %c", (char)('a' + i % 26), (char)('A' + m % 26), neg,
+	      (char)(i % 3 ? '-' : ' '), m, (char)('0' + i % 10));
 	TRACE("ten %d %llu %d %llu %d %llu %d %llu %d %llu", 1, m, 2, m + 1, 3, m + 2, 4, m + 3,
 	      5, (unsigned long long)i);
 }
