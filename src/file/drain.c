@@ -114,6 +114,7 @@ struct drain {
 	uintptr_t sys_page;
 	uint32_t batch_pages;
 	bool failed;
+	bool main_taken;		/* out_path has its program */
 	bool truncated;			/* a stream file could not be written to the end */
 };
 
@@ -891,13 +892,27 @@ static bool file_gone(struct drain *d, struct dfile *f)
 	return f->pid == d->o->child && d->o->child > 0 ? child_gone(f->pid) : proc_gone(f->pid);
 }
 
+/*
+ * A path being drained, or ignored.  A drained file is removed (with
+ * remove_live), so a file at its path afterwards is another program's,
+ * unless its header names the process drained there (try_open).
+ */
 static bool known(struct drain *d, const char *path)
 {
 	for (size_t i = 0; i < d->nfiles; i++)
-		if (!strcmp(d->files[i].path, path))
+		if (!d->files[i].done && !strcmp(d->files[i].path, path))
 			return true;
 	for (size_t i = 0; i < d->nignored; i++)
 		if (!strcmp(d->ignored[i], path))
+			return true;
+	return false;
+}
+
+/* The file at path is one already drained (kept: remove_live not set). */
+static bool drained(struct drain *d, const char *path, pid_t pid)
+{
+	for (size_t i = 0; i < d->nfiles; i++)
+		if (d->files[i].done && d->files[i].pid == pid && !strcmp(d->files[i].path, path))
 			return true;
 	return false;
 }
@@ -946,6 +961,11 @@ static int try_open(struct drain *d, const char *path)
 		close(fd);
 		return 0;
 	}
+	if (drained(d, path, (pid_t)h->pid)) {
+		munmap(h, BP_FILE_HEADER_BYTES);
+		close(fd);
+		return 0;
+	}
 	if (h->start_realtime_ns + STALE_NS < d->t0_real) {
 		ignore(d, path);	/* an earlier run's */
 		munmap(h, BP_FILE_HEADER_BYTES);
@@ -962,10 +982,12 @@ static int try_open(struct drain *d, const char *path)
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->pid = (pid_t)h->pid;
-	if (f->pid == d->o->child)
+	if (!d->main_taken && !strcmp(path, d->o->live_path)) {
 		snprintf(f->out, sizeof(f->out), "%s", d->o->out_path);
-	else
+		d->main_taken = true;
+	} else {
 		snprintf(f->out, sizeof(f->out), "%s.%ld", d->o->out_path, (long)f->pid);
+	}
 	ofd = bp_open_output(f->out, BP_OPEN_REPLACE | BP_OPEN_PRIVATE, &why);
 	if (ofd < 0) {
 		fail(d, "%s: %s", f->out, why ? why : strerror(errno));
@@ -980,6 +1002,8 @@ static int try_open(struct drain *d, const char *path)
 	f->out_end = BP_FILE_HEADER_BYTES;
 	d->nfiles++;
 	d->res->files++;
+	if (d->o->on_output)
+		d->o->on_output(d->o->on_output_arg, f->out);
 	if (out_header(d, f, BP_FILE_F_STREAM) != 0)
 		return -1;
 	acct_new(d, f, 0);	/* on failure the file says it stopped */

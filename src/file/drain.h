@@ -22,9 +22,12 @@
  * full), that stream gets no more chunks: its header says where and why it
  * stopped, and its accounts follow the rings until the process is gone.
  *
- * Descendants that exec and inherit BPRINT_FILE create "live_path.<pid>";
- * with follow set, the drainer picks those up too, each into
- * "out_path.<pid>".
+ * Descendants that exec and inherit BPRINT_FILE create "live_path.<pid>"
+ * (or live_path itself once the file there was drained and removed); with
+ * follow set, the drainer picks those up too.  The first program to trace
+ * into live_path itself goes to out_path, every other one to
+ * "out_path.<pid>": a wrapper as the child (a shell script) still gives
+ * out_path the first traced program it runs.
  *
  * The drainer is the rings' only consumer: a traced program must not use
  * the in-process consuming reader (bprint_read_begin()) under it.
@@ -53,6 +56,9 @@ struct bp_drain_opts {
 	unsigned idle_us;		/* longest sleep when there is nothing to copy
 					 * (the sleeps grow to it from 20 us); 0 = 1000 */
 	unsigned batch_pages;		/* pages per output chunk, at most; 0 = 64 */
+	/* called with each stream file's name once it is created; may be NULL */
+	void (*on_output)(void *arg, const char *out_path);
+	void *on_output_arg;
 };
 
 struct bp_drain_result {

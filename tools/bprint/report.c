@@ -11,12 +11,76 @@
  */
 #include "bprint_cmd.h"
 
+#include "file/layout.h"
 #include "trace/text.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* name is base + ".PID" (digits only)? */
+static bool pid_sibling(const char *name, const char *base, size_t blen)
+{
+	const char *p = name + blen + 1;
+
+	if (strncmp(name, base, blen) || name[blen] != '.' || !*p)
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return !*p;
+}
+
+/* A trace file (it begins with the magic), opened without following links. */
+static bool is_trace(const char *path)
+{
+	char magic[8];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	bool yes = fd >= 0 && read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+		   !memcmp(magic, BP_FILE_MAGIC, 8);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
+/*
+ * `bprint record` of a wrapper leaves the other traced programs in
+ * FILE.PID beside FILE: say so, one line on stderr.
+ */
+static void note_siblings(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base);
+	char dir[4096], sib[4096 + 256], list[512];
+	size_t len = 0;
+	unsigned n = 0;
+	struct dirent *de;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path + (slash == path)) : 1,
+		 slash ? path : ".");
+	if (!(dp = opendir(dir)))
+		return;
+	list[0] = '\0';
+	while ((de = readdir(dp))) {
+		if (!pid_sibling(de->d_name, base, blen) ||
+		    snprintf(sib, sizeof(sib), "%s/%s", dir, de->d_name) >= (int)sizeof(sib) ||
+		    !is_trace(sib))
+			continue;
+		if (len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%.*s%s", n ? ", " : "",
+						(int)(base - path), path, de->d_name);
+		n++;
+	}
+	closedir(dp);
+	if (n)
+		errmsg(path, "beside it, the trace%s of %u other program%s: %s%s", n > 1 ? "s" : "",
+		       n, n > 1 ? "s" : "", list, len >= sizeof(list) ? "..." : "");
+}
 
 static void report_help(void)
 {
@@ -30,7 +94,8 @@ static void report_help(void)
 	       "  -t, --tid=TID       only records of thread TID (repeatable)\n"
 	       "  -s, --site=SITE     only records of SITE: an id (see 'bprint formats') or a\n"
 	       "                      pattern as in BPRINT_FILTER: file:GLOB, line:FILE:N,\n"
-	       "                      func:GLOB, fmt:GLOB, or a bare function glob (repeatable)\n"
+	       "                      func:GLOB, fmt:GLOB, or a bare function glob (repeatable);\n"
+	       "                      one that matches no site of FILE is an error (exit 1)\n"
 	       "      --from=SEC      only records at or after SEC seconds (the timestamp column)\n"
 	       "      --to=SEC        only records at or before SEC seconds\n"
 	       "  -h, --help          show this help\n"
@@ -126,6 +191,11 @@ int cmd_report(int argc, char **argv)
 		filter_free(&f);
 		return rc;
 	}
+	if ((rc = filter_check_sites(&f, t, "report", path)) != EXIT_OK) {
+		bp_trace_close(t);
+		filter_free(&f);
+		return rc;
+	}
 	if (how == BPRINT_OUTPUT_FTRACE && !no_header) {
 		header(stdout, t);
 		fflush(stdout);
@@ -140,6 +210,7 @@ int cmd_report(int argc, char **argv)
 		rc = report_file(path, t);
 	else
 		report_file(path, t);
+	note_siblings(path);
 	bp_trace_close(t);
 	filter_free(&f);
 	return rc;
