@@ -21,6 +21,7 @@
 
 #include "file/dense.h"
 #include "file/layout.h"
+#include "file/valid.h"
 #include "ring/ring.h"
 #include "trace/safe_open.h"
 
@@ -681,13 +682,6 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 
 /* ---- walking the live file --------------------------------------------- */
 
-static bool chunk_ok(const struct bp_file_chunk *c, uint64_t off, uint64_t file_size)
-{
-	return !memcmp(c->magic, BP_CHUNK_MAGIC, 4) && c->type >= 1 &&
-	       c->type <= BP_CHUNK_TYPE_MAX && c->size > 0 && c->size % BP_FILE_ALIGN == 0 &&
-	       c->size <= file_size - off;
-}
-
 static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const struct bp_file_chunk *c)
 {
 	unsigned char *base;
@@ -747,8 +741,8 @@ static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 
 		if (pread(f->fd, &c, sizeof(c), (off_t)f->scan_off) != (ssize_t)sizeof(c))
 			return;
-		state = atomic_load_explicit(&c.state, memory_order_relaxed);
-		if (!chunk_ok(&c, f->scan_off, size) || state == BP_CHUNK_WRITING) {
+		state = bp_chunk_state(&c);
+		if (!bp_valid_chunk(&c, f->scan_off, size) || state == BP_CHUNK_WRITING) {
 			/* Being allocated right now, or left behind by a failure. */
 			uint64_t now = now_ns(CLOCK_MONOTONIC);
 
@@ -759,7 +753,7 @@ static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 					return;
 			}
 			f->stall_since = 0;
-			f->scan_off += chunk_ok(&c, f->scan_off, size) ? c.size : BP_FILE_ALIGN;
+			f->scan_off += bp_valid_chunk(&c, f->scan_off, size) ? c.size : BP_FILE_ALIGN;
 			continue;
 		}
 		f->stall_since = 0;
@@ -935,6 +929,7 @@ static int try_open(struct drain *d, const char *path)
 	struct dfile *f;
 	int fd = open(path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);	/* no FIFO blocks us */
 	const char *why;
+	char why_buf[128];
 	struct stat st;
 	int ofd;
 
@@ -950,9 +945,7 @@ static int try_open(struct drain *d, const char *path)
 		close(fd);
 		return 0;
 	}
-	if (memcmp(h->magic, BP_FILE_MAGIC, 8) || h->major != BP_FILE_MAJOR ||
-	    h->align != BP_FILE_ALIGN || h->header_bytes != BP_FILE_HEADER_BYTES ||
-	    (atomic_load_explicit(&h->flags, memory_order_relaxed) & BP_FILE_F_STREAM) || !h->pid) {
+	if (bp_valid_header(h, BP_FILE_HEADER_BYTES, why_buf, sizeof(why_buf)) || !bp_valid_live(h)) {
 		/* Not filled in yet, or not a live file: look again later, unless it is old. */
 		if ((uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec + STALE_NS <
 		    d->t0_real)

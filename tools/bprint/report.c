@@ -11,7 +11,7 @@
  */
 #include "bprint_cmd.h"
 
-#include "file/layout.h"
+#include "file/valid.h"
 #include "trace/text.h"
 
 #include <dirent.h>
@@ -33,17 +33,17 @@ static bool pid_sibling(const char *name, const char *base, size_t blen)
 	return !*p;
 }
 
-/* A trace file (it begins with the magic), opened without following links. */
+/* A trace file (a header we read), opened without following links. */
 static bool is_trace(const char *path)
 {
-	char magic[8];
+	struct bp_file_header h;
+	char why[128];
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	bool yes = fd >= 0 && read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
-		   !memcmp(magic, BP_FILE_MAGIC, 8);
+	ssize_t n = fd >= 0 ? read(fd, &h, sizeof(h)) : -1;
 
 	if (fd >= 0)
 		close(fd);
-	return yes;
+	return n > 0 && !bp_valid_header(&h, (size_t)n, why, sizeof(why));
 }
 
 /*
