@@ -4,7 +4,8 @@
  *
  * The child gets BPRINT_FILE=FILE.live (and BPRINT_BUFFER_SIZE,
  * BPRINT_PAGE_SIZE, BPRINT_MODE, BPRINT_CLOCK when given): its rings live
- * in that file.  bprint record is the rings' consumer (src/file/drain.h):
+ * in that file.  bprint record is the rings' consumer (src/file/drain.h,
+ * supervised by supervise.h):
  * it copies every full page into FILE while the child runs, so a long run
  * in discard mode loses nothing unless the drainer falls behind, and then
  * the loss is counted.  Children of the child that exec and keep
@@ -24,8 +25,8 @@
  * is still the one that forked it (the parent may have died before).
  */
 #include "bprint_cmd.h"
+#include "supervise.h"
 
-#include "file/drain.h"
 #include "file/layout.h"
 #include "trace/clock.h"
 #include "trace/config.h"

@@ -10,6 +10,7 @@
  * them.  #P is the CPU count of the machine reading the file.
  */
 #include "bprint_cmd.h"
+#include "supervise.h"
 
 #include "file/valid.h"
 #include "trace/text.h"
@@ -20,18 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* name is base + ".PID" (digits only)? */
-static bool pid_sibling(const char *name, const char *base, size_t blen)
-{
-	const char *p = name + blen + 1;
-
-	if (strncmp(name, base, blen) || name[blen] != '.' || !*p)
-		return false;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	return !*p;
-}
 
 /* A trace file (a header we read), opened without following links. */
 static bool is_trace(const char *path)
@@ -67,7 +56,7 @@ static void note_siblings(const char *path)
 		return;
 	list[0] = '\0';
 	while ((de = readdir(dp))) {
-		if (!pid_sibling(de->d_name, base, blen) ||
+		if (!sibling_name(de->d_name, base, blen) ||
 		    snprintf(sib, sizeof(sib), "%s/%s", dir, de->d_name) >= (int)sizeof(sib) ||
 		    !is_trace(sib))
 			continue;
