@@ -40,9 +40,9 @@ struct sup {
 	const struct bp_drain_opts *o;
 	struct bp_drain_result *res;
 	struct watched *files;
-	size_t nfiles, fcap;
+	size_t nfiles;
 	char **ignored;			/* stale live files */
-	size_t nignored, icap;
+	size_t nignored;
 	uint64_t t0_real;
 	bool main_taken;		/* out_path has its program */
 	bool failed;
@@ -57,20 +57,10 @@ static uint64_t now_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void *grow_array(void *p, size_t *cap, size_t n, size_t elem)
+/* p with room for n + 1 elements (a handful of files: no spare room). */
+static void *one_more(void *p, size_t n, size_t elem)
 {
-	size_t c;
-	void *q;
-
-	if (n < *cap)
-		return p;
-	c = *cap ? 2 * *cap : 16;
-	q = realloc(p, c * elem);
-	if (!q)
-		return NULL;
-	memset((char *)q + *cap * elem, 0, (c - *cap) * elem);
-	*cap = c;
-	return q;
+	return realloc(p, (n + 1) * elem);
 }
 
 /* The first error wins; a stream beside out_path is named in it. */
@@ -152,25 +142,28 @@ static bool drained(struct sup *s, const char *path, pid_t pid)
 static void ignore(struct sup *s, const char *path)
 {
 	char *copy = strdup(path);
+	char **grown = copy ? one_more(s->ignored, s->nignored, sizeof(*grown)) : NULL;
 
-	if (!copy || !(s->ignored = grow_array(s->ignored, &s->icap, s->nignored, sizeof(char *)))) {
+	if (!grown) {
 		free(copy);
 		return;
 	}
+	s->ignored = grown;
 	s->ignored[s->nignored++] = copy;
 }
 
 /* Start draining f, found at path; -1 on a failure that ends the drain. */
 static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t pid)
 {
-	struct watched *w;
+	struct watched *w = one_more(s->files, s->nfiles, sizeof(*w));
 
-	if (!(s->files = grow_array(s->files, &s->fcap, s->nfiles, sizeof(*s->files)))) {
+	if (!w) {
 		bp_drain_free(f);
 		set_error(s, NULL, "out of memory");
 		s->failed = true;
 		return -1;
 	}
+	s->files = w;
 	w = &s->files[s->nfiles];
 	w->f = f;
 	w->pid = pid;
