@@ -5,13 +5,13 @@
  * The child gets BPRINT_FILE=FILE.live (and BPRINT_BUFFER_SIZE,
  * BPRINT_PAGE_SIZE, BPRINT_MODE, BPRINT_CLOCK when given): its rings live
  * in that file.  bprint record is the rings' consumer (src/file/drain.h,
- * supervised by supervise.h):
- * it copies every full page into FILE while the child runs, so a long run
- * in discard mode loses nothing unless the drainer falls behind, and then
- * the loss is counted.  Children of the child that exec and keep
- * BPRINT_FILE get FILE.PID of their own.  When the child has exited, the
- * drainer copies what is left, writes the final counters, marks FILE
- * closed and removes FILE.live.
+ * supervised by supervise.h): it copies every full page into FILE while
+ * the child runs, so a long run in discard mode loses nothing unless the
+ * drainer falls behind, and then the loss is counted.  Children of the
+ * child that exec and keep BPRINT_FILE are copied too: the first traced
+ * program into FILE, the others into FILE.PID, so a wrapper as CMD works.
+ * When each has exited, the drainer copies what is left, writes the final
+ * counters, marks its file closed and removes its live file.
  *
  * SIGINT, SIGTERM and SIGHUP sent to bprint record alone (kill) are passed
  * on to the child; a terminal's Ctrl-C reaches both already.  A second one
@@ -96,9 +96,11 @@ static void record_help(void)
 	       "\n"
 	       "While COMMAND runs, its trace goes to FILE.live and bprint record copies every\n"
 	       "full page of it into FILE, so that nothing is lost in discard mode unless\n"
-	       "copying falls behind (then the loss is counted and reported).  Programs that\n"
-	       "COMMAND runs and that use libbprint get FILE.PID each.  Ctrl-C stops COMMAND\n"
-	       "(a second one stops copying at once); FILE is complete when bprint record ends.\n"
+	       "copying falls behind (then the loss is counted and reported).  When COMMAND\n"
+	       "is a wrapper (a script, sh -c), the first traced program it starts goes to\n"
+	       "FILE and every other one to FILE.PID; the summary names them.  Ctrl-C stops\n"
+	       "COMMAND (a second one stops copying at once); FILE is complete when bprint\n"
+	       "record ends.\n"
 	       "If bprint record is killed, COMMAND is killed too and FILE says what it lacks.\n"
 	       "Exit status, once the trace is recorded: COMMAND's, or 128+N if signal N\n"
 	       "killed it (0 if it was stopped by the signal bprint record was sent and passed\n"
