@@ -10,9 +10,9 @@
  *      dense page entry (dense.h), publish consumed_seq, and write the
  *      entries in batches as "dense pages" chunks, each followed by an
  *      update in place of the ring's entry in the accounts chunk.
- * Passes run back to back while there is work, with a short sleep when
- * there is none.  When the file's process is gone, a last pass also copies
- * the head pages, then the end chunk and the final header go out.
+ * The caller (the command's supervisor, tools/bprint/supervise.c) runs the
+ * passes and decides when a file is finished: then a last pass also copies
+ * the head pages, and the end chunk and the final header go out.
  *
  *	live file (child)                      stream file (us)
  *	| hdr | libs | sites | ring A | ring B |  ->  | hdr | accounts | libs | sites | pages A | pages B | ... | end |
@@ -21,10 +21,10 @@
 
 #include "file/dense.h"
 #include "file/layout.h"
+#include "file/valid.h"
 #include "ring/ring.h"
 #include "trace/safe_open.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,15 +38,11 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define STALL_NS 1000000000ull		/* an unfilled chunk header is skipped after 1 s */
-#define DISCOVER_NS 10000000ull		/* look for new live files every 10 ms */
-#define STALE_NS 2000000000ull		/* live files older than the drain by this are ignored */
 #define PASS_PAGES_MAX 1024u		/* pages per ring per pass: keeps rings fair */
-#define IDLE_MIN_US 20u			/* first sleep after a pass that found work */
 
 struct dring {
 	uint64_t index;			/* chunk index in the live file */
@@ -103,18 +99,20 @@ struct dfile {
 	bool done;
 };
 
-struct drain {
-	const struct bp_drain_opts *o;
+struct drain {				/* one live file's drain: its context */
 	struct bp_drain_result *res;
-	struct dfile *files;
-	size_t nfiles, fcap;
-	char **ignored;			/* stale live files */
-	size_t nignored, icap;
-	uint64_t t0_real;
 	uintptr_t sys_page;
 	uint32_t batch_pages;
+	bool remove_live;		/* unlink the live file when it is closed */
 	bool failed;
-	bool truncated;			/* a stream file could not be written to the end */
+	bool truncated;			/* the stream file could not be written to the end */
+};
+
+/* What bp_drain_open() hands out: the context, the file, its result. */
+struct bp_drain_file {
+	struct drain d;
+	struct dfile f;
+	struct bp_drain_result res;
 };
 
 static uint64_t now_ns(clockid_t id)
@@ -195,12 +193,9 @@ static void out_stopped(struct drain *d, struct dfile *f, int err)
 	f->stop_errno = err;
 	f->stop_record = copied_total(f);
 	d->truncated = true;
-	if (!d->res->error[0] && f->pid == d->o->child)
+	if (!d->res->error[0])
 		snprintf(d->res->error, sizeof(d->res->error), "%.60s (truncated at record %llu)",
 			 strerror(err), (unsigned long long)f->stop_record);
-	else if (!d->res->error[0])
-		snprintf(d->res->error, sizeof(d->res->error), "%.160s: %.60s (truncated at record %llu)",
-			 f->out, strerror(err), (unsigned long long)f->stop_record);
 }
 
 static int out_write(struct drain *d, struct dfile *f, void *buf, size_t len)
@@ -680,13 +675,6 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 
 /* ---- walking the live file --------------------------------------------- */
 
-static bool chunk_ok(const struct bp_file_chunk *c, uint64_t off, uint64_t file_size)
-{
-	return !memcmp(c->magic, BP_CHUNK_MAGIC, 4) && c->type >= 1 &&
-	       c->type <= BP_CHUNK_TYPE_MAX && c->size > 0 && c->size % BP_FILE_ALIGN == 0 &&
-	       c->size <= file_size - off;
-}
-
 static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const struct bp_file_chunk *c)
 {
 	unsigned char *base;
@@ -746,8 +734,8 @@ static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 
 		if (pread(f->fd, &c, sizeof(c), (off_t)f->scan_off) != (ssize_t)sizeof(c))
 			return;
-		state = atomic_load_explicit(&c.state, memory_order_relaxed);
-		if (!chunk_ok(&c, f->scan_off, size) || state == BP_CHUNK_WRITING) {
+		state = bp_chunk_state(&c);
+		if (!bp_valid_chunk(&c, f->scan_off, size) || state == BP_CHUNK_WRITING) {
 			/* Being allocated right now, or left behind by a failure. */
 			uint64_t now = now_ns(CLOCK_MONOTONIC);
 
@@ -758,7 +746,7 @@ static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 					return;
 			}
 			f->stall_since = 0;
-			f->scan_off += chunk_ok(&c, f->scan_off, size) ? c.size : BP_FILE_ALIGN;
+			f->scan_off += bp_valid_chunk(&c, f->scan_off, size) ? c.size : BP_FILE_ALIGN;
 			continue;
 		}
 		f->stall_since = 0;
@@ -813,7 +801,7 @@ static void close_file(struct drain *d, struct dfile *f)
 	if (f->ofd >= 0)
 		close(f->ofd);
 	f->fd = f->ofd = -1;
-	if (d->o->remove_live)
+	if (d->remove_live)
 		unlink(f->path);
 	f->done = true;
 }
@@ -854,177 +842,117 @@ static void finish(struct drain *d, struct dfile *f)
 	close_file(d, f);
 }
 
-/* ---- finding live files ------------------------------------------------ */
+/* ---- one live file into one stream ------------------------------------ */
 
-static bool proc_gone(pid_t pid)
-{
-	char path[64], buf[512];
-	const char *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-}
-
-static bool child_gone(pid_t pid)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
-		return errno == ECHILD ? proc_gone(pid) : false;
-	return si.si_pid == pid;
-}
-
-static bool file_gone(struct drain *d, struct dfile *f)
-{
-	return f->pid == d->o->child && d->o->child > 0 ? child_gone(f->pid) : proc_gone(f->pid);
-}
-
-static bool known(struct drain *d, const char *path)
-{
-	for (size_t i = 0; i < d->nfiles; i++)
-		if (!strcmp(d->files[i].path, path))
-			return true;
-	for (size_t i = 0; i < d->nignored; i++)
-		if (!strcmp(d->ignored[i], path))
-			return true;
-	return false;
-}
-
-static void ignore(struct drain *d, const char *path)
-{
-	char *copy = strdup(path);
-
-	if (!copy || !(d->ignored = grow_array(d->ignored, &d->icap, d->nignored, sizeof(char *)))) {
-		free(copy);
-		return;
-	}
-	d->ignored[d->nignored++] = copy;
-}
-
-/* Open a live file whose header is complete; 0 = not (yet) one of ours. */
-static int try_open(struct drain *d, const char *path)
+/* The live file's header, mapped read-only, if it is a complete one. */
+static struct bp_file_header *map_header(int fd, uint64_t *mtime_ns)
 {
 	struct bp_file_header *h;
-	struct dfile *f;
-	int fd = open(path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);	/* no FIFO blocks us */
-	const char *why;
+	char why[128];
 	struct stat st;
-	int ofd;
 
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	*mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+	if (st.st_size < (off_t)BP_FILE_HEADER_BYTES)
+		return NULL;	/* being created */
+	h = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		return NULL;
+	if (bp_valid_header(h, BP_FILE_HEADER_BYTES, why, sizeof(why)) || !bp_valid_live(h)) {
+		munmap(h, BP_FILE_HEADER_BYTES);
+		return NULL;	/* not filled in yet, or not a live file */
+	}
+	return h;
+}
+
+int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_drain_live *live)
+{
+	int fd = open(live_path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);	/* no FIFO blocks us */
+	struct bp_file_header *h;
+	struct bp_drain_file *df;
+
+	*out = NULL;
+	memset(live, 0, sizeof(*live));
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)BP_FILE_HEADER_BYTES) {
-		close(fd);
-		return 0;	/* being created */
-	}
-	h = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED) {
+	if (!(h = map_header(fd, &live->mtime_ns))) {
 		close(fd);
 		return 0;
 	}
-	if (memcmp(h->magic, BP_FILE_MAGIC, 8) || h->major != BP_FILE_MAJOR ||
-	    h->align != BP_FILE_ALIGN || h->header_bytes != BP_FILE_HEADER_BYTES ||
-	    (atomic_load_explicit(&h->flags, memory_order_relaxed) & BP_FILE_F_STREAM) || !h->pid) {
-		/* Not filled in yet, or not a live file: look again later, unless it is old. */
-		if ((uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec + STALE_NS <
-		    d->t0_real)
-			ignore(d, path);
+	if (!(df = calloc(1, sizeof(*df)))) {
 		munmap(h, BP_FILE_HEADER_BYTES);
 		close(fd);
-		return 0;
-	}
-	if (h->start_realtime_ns + STALE_NS < d->t0_real) {
-		ignore(d, path);	/* an earlier run's */
-		munmap(h, BP_FILE_HEADER_BYTES);
-		close(fd);
-		return 0;
-	}
-	if (!(d->files = grow_array(d->files, &d->fcap, d->nfiles, sizeof(*d->files)))) {
-		munmap(h, BP_FILE_HEADER_BYTES);
-		close(fd);
-		fail(d, "out of memory");
 		return -1;
 	}
-	f = &d->files[d->nfiles];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->path, sizeof(f->path), "%s", path);
-	f->pid = (pid_t)h->pid;
-	if (f->pid == d->o->child)
-		snprintf(f->out, sizeof(f->out), "%s", d->o->out_path);
-	else
-		snprintf(f->out, sizeof(f->out), "%s.%ld", d->o->out_path, (long)f->pid);
-	ofd = bp_open_output(f->out, BP_OPEN_REPLACE | BP_OPEN_PRIVATE, &why);
-	if (ofd < 0) {
+	df->d.res = &df->res;
+	df->d.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	snprintf(df->f.path, sizeof(df->f.path), "%s", live_path);
+	df->f.pid = (pid_t)h->pid;
+	df->f.fd = fd;
+	df->f.ofd = -1;
+	df->f.hdr = h;
+	df->f.scan_off = BP_FILE_HEADER_BYTES;
+	df->f.out_end = BP_FILE_HEADER_BYTES;
+	live->pid = df->f.pid;
+	live->start_realtime_ns = h->start_realtime_ns;
+	*out = df;
+	return 1;
+}
+
+int bp_drain_start(struct bp_drain_file *df, const char *out_path, unsigned batch_pages)
+{
+	struct drain *d = &df->d;
+	struct dfile *f = &df->f;
+	const char *why;
+
+	d->batch_pages = batch_pages ? batch_pages : 64;
+	snprintf(f->out, sizeof(f->out), "%s", out_path);
+	f->ofd = bp_open_output(f->out, BP_OPEN_REPLACE | BP_OPEN_PRIVATE, &why);
+	if (f->ofd < 0) {
 		fail(d, "%s: %s", f->out, why ? why : strerror(errno));
-		munmap(h, BP_FILE_HEADER_BYTES);
-		close(fd);
 		return -1;
 	}
-	f->fd = fd;
-	f->ofd = ofd;
-	f->hdr = h;
-	f->scan_off = BP_FILE_HEADER_BYTES;
-	f->out_end = BP_FILE_HEADER_BYTES;
-	d->nfiles++;
-	d->res->files++;
+	df->res.files = 1;
 	if (out_header(d, f, BP_FILE_F_STREAM) != 0)
 		return -1;
 	acct_new(d, f, 0);	/* on failure the file says it stopped */
 	return 0;
 }
 
-static void discover(struct drain *d)
+long bp_drain_pass(struct bp_drain_file *df)
 {
-	const char *live = d->o->live_path;
-	const char *slash = strrchr(live, '/');
-	char dir[PATH_MAX], path[PATH_MAX + 256];
-	const char *base = slash ? slash + 1 : live;
-	size_t blen = strlen(base);
-	struct dirent *de;
-	DIR *dp;
+	long n = pass(&df->d, &df->f, false);
 
-	if (!known(d, live))
-		try_open(d, live);
-	if (!d->o->follow)
-		return;
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - live + (slash == live)), live);
-	else
-		snprintf(dir, sizeof(dir), ".");
-	dp = opendir(dir);
-	if (!dp)
-		return;
-	while ((de = readdir(dp))) {
-		const char *p = de->d_name;
-
-		if (strncmp(p, base, blen) || p[blen] != '.' || !p[blen + 1])
-			continue;
-		for (p += blen + 1; *p >= '0' && *p <= '9'; p++)
-			;
-		if (*p)
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
-			continue;
-		if (!known(d, path) && try_open(d, path) < 0)
-			break;
-	}
-	closedir(dp);
+	if (n < 0 || df->d.failed)
+		return -1;
+	out_end_hint(&df->f);
+	return n;
 }
 
-/* ---- the loop ---------------------------------------------------------- */
+int bp_drain_finish(struct bp_drain_file *df, bool remove_live)
+{
+	if (!df->f.done) {
+		df->d.remove_live = remove_live;
+		finish(&df->d, &df->f);
+	}
+	return df->d.failed || df->d.truncated ? -1 : 0;
+}
+
+const struct bp_drain_result *bp_drain_result(const struct bp_drain_file *df)
+{
+	return &df->res;
+}
+
+void bp_drain_free(struct bp_drain_file *df)
+{
+	if (!df)
+		return;
+	if (!df->f.done)
+		close_file(&df->d, &df->f);	/* remove_live is still false */
+	free(df);
+}
+/* ---- the calling thread ------------------------------------------------ */
 
 /*
  * Ask the scheduler for short time slices for this thread (the EEVDF
@@ -1035,7 +963,7 @@ static void discover(struct drain *d)
  * drainer waiting for milliseconds while their rings fill.  Older kernels
  * ignore the runtime; a policy other than the default is left alone.
  */
-static void short_slices(void)
+void bp_drain_short_slices(void)
 {
 #if defined(__linux__) && defined(SYS_sched_setattr)
 	struct {
@@ -1062,93 +990,3 @@ static void short_slices(void)
 #endif
 }
 
-int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
-{
-	struct drain d;
-	uint64_t last_discover = 0;
-	bool child_done = false, rediscovered = false;
-	unsigned idle_us = o->idle_us ? o->idle_us : 1000;
-	unsigned sleep_us = IDLE_MIN_US < idle_us ? IDLE_MIN_US : idle_us;
-
-	memset(res, 0, sizeof(*res));
-	memset(&d, 0, sizeof(d));
-	d.o = o;
-	d.res = res;
-	d.t0_real = now_ns(CLOCK_REALTIME);
-	d.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	d.batch_pages = o->batch_pages ? o->batch_pages : 64;
-	short_slices();
-	if (!o->live_path || !*o->live_path || !o->out_path || !*o->out_path) {
-		snprintf(res->error, sizeof(res->error), "no live or output path");
-		return -1;
-	}
-	for (;;) {
-		bool stopping = o->stop && *o->stop;
-		bool all_done = true;
-		long work = 0;
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
-
-		if (now - last_discover >= DISCOVER_NS || d.nfiles == 0) {
-			discover(&d);
-			last_discover = now;
-		}
-		for (size_t i = 0; i < d.nfiles && !d.failed; i++) {
-			struct dfile *f = &d.files[i];
-			long n;
-
-			if (f->done)
-				continue;
-			n = pass(&d, f, false);
-			if (n < 0)
-				break;
-			work += n;
-			if (stopping || (n == 0 && file_gone(&d, f)))
-				finish(&d, f);
-			else
-				out_end_hint(f);
-			all_done = all_done && f->done;
-		}
-		if (d.failed)
-			break;
-		if (stopping)
-			break;
-		if (o->child > 0 && !child_done && child_gone(o->child)) {
-			child_done = true;
-			continue;	/* one more pass: it may have written to the end */
-		}
-		if (child_done) {
-			if (!rediscovered) {
-				discover(&d);	/* descendants that started at the very end */
-				rediscovered = true;
-				continue;
-			}
-			if (all_done)
-				break;
-		}
-		/*
-		 * Back off from a short sleep to idle_us while there is nothing
-		 * to copy.  A writer tracing flat out fills a page in a few
-		 * microseconds and a default 1 MiB ring in about a millisecond:
-		 * a fixed idle_us sleep right after catching up lets the ring
-		 * fill and the writer discard, while an idle program still costs
-		 * only a wake-up every idle_us.
-		 */
-		if (work) {
-			sleep_us = IDLE_MIN_US < idle_us ? IDLE_MIN_US : idle_us;
-		} else {
-			usleep(sleep_us);
-			sleep_us = sleep_us < idle_us / 2 ? 2 * sleep_us : idle_us;
-		}
-	}
-	for (size_t i = 0; i < d.nfiles; i++)
-		if (!d.files[i].done)
-			finish(&d, &d.files[i]);
-	for (size_t i = 0; i < d.nignored; i++)
-		free(d.ignored[i]);
-	free(d.ignored);
-	free(d.files);
-	if (!d.failed && res->files == 0)
-		fail(&d, "no trace file appeared at %s (is the program linked with libbprint?)",
-		     o->live_path);
-	return d.failed || d.truncated ? -1 : 0;
-}

@@ -1,59 +1,40 @@
 /*
- * file/drain.h - the drainer of `bprint record`.
+ * file/drain.h - the drainer: one live trace file into one stream file.
  *
- * The traced program (started by the command with BPRINT_FILE=live_path)
- * keeps its rings in a live trace file.  bp_drain_run() maps that file,
- * becomes the consumer of every ring in it, and copies every completed
- * page into a growing stream file (docs/file-format.md, chunk type 6,
- * compact pages), with
- * the header, sites and libraries, while the program runs.  In discard
- * mode the consumer's progress (consumed_seq) is what lets the writer reuse
- * a page, so nothing is lost unless the drainer falls behind, and what is
- * lost is counted exactly by the rings' `discarded`; in overwrite mode
- * pages recycled before the drainer copied them are counted as lost (in
+ * The traced program keeps its rings in a live trace file.  The drainer
+ * maps that file, becomes the consumer of every ring in it, and copies
+ * every completed page into a growing stream file (docs/file-format.md,
+ * dense pages), with the header, sites and libraries, pass after pass,
+ * until its caller says the file is finished.  In discard mode the
+ * consumer's progress (consumed_seq) is what lets the writer reuse a page,
+ * so nothing is lost unless the drainer falls behind, and what is lost is
+ * counted exactly by the rings' `discarded`; in overwrite mode pages
+ * recycled before the drainer copied them are counted as lost (in
  * records, exactly, from the pages' first_rec).
  *
- * When the traced process has exited (or *stop is set), the drainer copies
- * what is left, including the partly filled head pages, writes the end
- * chunk with the final counters and marks the output closed.  Until then
- * the stream's accounts chunk (right after its header) holds the same
- * counters as far as the drainer has copied, so that a stream whose
- * drainer died still says what it lacks.  If a write fails (the disk is
- * full), that stream gets no more chunks: its header says where and why it
- * stopped, and its accounts follow the rings until the process is gone.
+ * Finishing copies what is left, including the partly filled head pages,
+ * writes the end chunk with the final counters and marks the output
+ * closed.  Until then the stream's accounts chunk (right after its header)
+ * holds the same counters as far as the drainer has copied, so that a
+ * stream whose drainer died still says what it lacks.  If a write fails
+ * (the disk is full), the stream gets no more chunks: its header says
+ * where and why it stopped, and its accounts follow the rings until the
+ * file is finished.
  *
- * Descendants that exec and inherit BPRINT_FILE create "live_path.<pid>";
- * with follow set, the drainer picks those up too, each into
- * "out_path.<pid>".
+ * Which live files to drain, into which stream, and when a file is
+ * finished (its process has exited) is the caller's business: `bprint
+ * record` supervises its child in tools/bprint/supervise.c.
  *
  * The drainer is the rings' only consumer: a traced program must not use
- * the in-process consuming reader (bprint_read_begin()) under it.
- *
- * bp_drain_run() asks the scheduler for short time slices for the calling
- * thread (where the kernel has them), so that it runs soon after it wakes
- * up; the setting stays with the thread.
+ * the in-process consuming reader (bprint_read_begin()) under it.  One
+ * bp_drain_file is used by one thread at a time.
  */
 #ifndef BP_FILE_DRAIN_H
 #define BP_FILE_DRAIN_H
 
-#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-struct bp_drain_opts {
-	const char *live_path;		/* what the child was given as BPRINT_FILE */
-	const char *out_path;		/* the stream file (created 0600, replaced if it exists) */
-	volatile sig_atomic_t *stop;	/* non-zero: finish now (say, from a SIGINT handler); may be NULL */
-	pid_t child;			/* the traced child: the drain ends once it has exited and
-					 * every followed file is done.  It is not reaped (waitid
-					 * with WNOWAIT): the caller collects its status.  0: run
-					 * until *stop */
-	int follow;			/* also drain live_path.<pid> into out_path.<pid> */
-	int remove_live;		/* unlink each live file once drained */
-	unsigned idle_us;		/* longest sleep when there is nothing to copy
-					 * (the sleeps grow to it from 20 us); 0 = 1000 */
-	unsigned batch_pages;		/* pages per output chunk, at most; 0 = 64 */
-};
 
 struct bp_drain_result {
 	unsigned files;			/* stream files written */
@@ -65,16 +46,61 @@ struct bp_drain_result {
 	uint64_t dropped;
 	uint64_t lost_records;		/* stored records the drainer never copied */
 	uint64_t lost_pages;
-	char error[256];		/* a one-line reason when the call returns -1 */
+	char error[256];		/* a one-line reason when a call returns -1 */
 };
 
+/* What a live file's header says, and when the file last changed. */
+struct bp_drain_live {
+	pid_t pid;
+	uint64_t start_realtime_ns;
+	uint64_t mtime_ns;		/* also set when the header is not complete yet */
+};
+
+struct bp_drain_file;
+
 /*
- * Drain until the child has exited (or *stop).  Returns 0, or -1 with
- * res->error set: the output cannot be written (or a write failed and the
- * stream is truncated, after draining to the end all the same), or no live
- * file ever appeared (the program does not use libbprint, or failed to
- * start).
+ * Open the live file at live_path if its header is complete (the rules
+ * of file/valid.h, and a live file's: no stream flag, a pid).  Returns 1
+ * with *f and *live set; 0 if it is not (yet) such a file, with
+ * live->mtime_ns set if the file exists; -1 out of memory.
  */
-int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res);
+int bp_drain_open(const char *live_path, struct bp_drain_file **f, struct bp_drain_live *live);
+
+/*
+ * Create the stream file out_path (0600; an existing file is replaced,
+ * by the rule of trace/safe_open.h) and write its header and accounts.
+ * batch_pages: pages per output chunk, at most; 0 = 64.  0, or -1 with
+ * the result's error set.
+ */
+int bp_drain_start(struct bp_drain_file *f, const char *out_path, unsigned batch_pages);
+
+/*
+ * One pass: copy what the rings completed since the last one.  Returns
+ * the pages copied (0: nothing new), or -1 when the drain cannot go on
+ * (the result's error says why).  A write that fails (disk full) is not
+ * -1: the stream stops there and bp_drain_finish() says so.
+ */
+long bp_drain_pass(struct bp_drain_file *f);
+
+/*
+ * The file's process is gone, or the caller stops: copy the rest, write
+ * the end chunk and the final header, close both files (and unlink the
+ * live file, with remove_live).  Only after bp_drain_start().  Returns 0,
+ * or -1 if the stream is incomplete (a write failed: the result's error).
+ */
+int bp_drain_finish(struct bp_drain_file *f, bool remove_live);
+
+/* The file's counters (set in full by bp_drain_finish()) and error. */
+const struct bp_drain_result *bp_drain_result(const struct bp_drain_file *f);
+
+/* Unmap and close what is left (a file not finished stays as it is). */
+void bp_drain_free(struct bp_drain_file *f);
+
+/*
+ * Ask the scheduler for short time slices for the calling thread (where
+ * the kernel has them), so that a drainer runs soon after it wakes up;
+ * the setting stays with the thread.
+ */
+void bp_drain_short_slices(void);
 
 #endif /* BP_FILE_DRAIN_H */

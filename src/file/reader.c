@@ -31,6 +31,7 @@
 
 #include "file/compact.h"
 #include "file/layout.h"
+#include "file/valid.h"
 #include "ring/ring.h"
 #include "trace/record.h"
 #include "trace/safe_open.h"
@@ -274,59 +275,21 @@ static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
 
 static int read_header(struct bp_trace *t, char *err, size_t errlen)
 {
-	static const char magic[8] = BP_FILE_MAGIC;
 	struct bp_file_header h;
 	struct bp_trace_info *in = &t->info;
 	size_t have = t->size < sizeof(h) ? (size_t)t->size : sizeof(h);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint8_t native = BP_FILE_LITTLE_ENDIAN;
-#else
-	const uint8_t native = BP_FILE_BIG_ENDIAN;
-#endif
+	const char *why;
 	uint32_t len, i;
 	int rc;
 
 	memset(&h, 0, sizeof(h));
-	if (have < sizeof(magic)) {
-		bp_snprintf(err, errlen, "%s", BP_TRACE_MSG_NOT_TRACE);
-		return BP_TRACE_EFORMAT;
-	}
-	if ((rc = rd(t, 0, &h, have)) != BP_TRACE_OK) {
+	if (have >= sizeof(h.magic) && (rc = rd(t, 0, &h, have)) != BP_TRACE_OK) {
 		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_EIO ? strerror(errno) : "cannot read");
 		return rc;
 	}
-	if (memcmp(h.magic, magic, sizeof(magic)) != 0) {
-		bp_snprintf(err, errlen, "%s", BP_TRACE_MSG_NOT_TRACE);
-		return BP_TRACE_EFORMAT;
-	}
-	if (have < sizeof(h)) {
-		bp_snprintf(err, errlen, "%s", BP_TRACE_MSG_TRUNCATED);
-		return BP_TRACE_EFORMAT;
-	}
-	if (h.byte_order != native) {
-		if (h.byte_order == BP_FILE_LITTLE_ENDIAN || h.byte_order == BP_FILE_BIG_ENDIAN)
-			bp_snprintf(err, errlen, "%s", BP_TRACE_MSG_BYTE_ORDER);
-		else
-			bp_snprintf(err, errlen, "corrupt header (byte order %u)", h.byte_order);
-		return BP_TRACE_EFORMAT;
-	}
-	if (h.major > BP_FILE_MAJOR) {
-		bp_snprintf(err, errlen,
-			    "written by a newer bprint (format %u.%u); this bprint reads %u.x",
-			    h.major, h.minor, BP_FILE_MAJOR);
-		return BP_TRACE_EFORMAT;
-	}
-	if (h.major != BP_FILE_MAJOR) {
-		bp_snprintf(err, errlen, "corrupt header (format %u.%u)", h.major, h.minor);
-		return BP_TRACE_EFORMAT;
-	}
-	if (h.word_size != 8) {
-		bp_snprintf(err, errlen, "word size %u not supported", h.word_size);
-		return BP_TRACE_EFORMAT;
-	}
-	if (h.header_bytes != BP_FILE_HEADER_BYTES || h.align != BP_FILE_ALIGN) {
-		bp_snprintf(err, errlen, "corrupt header (header_bytes %u, align %u)",
-			    h.header_bytes, h.align);
+	if ((why = bp_valid_header(&h, have, err, errlen)) != NULL) {
+		if (why != err)
+			bp_snprintf(err, errlen, "%s", why);
 		return BP_TRACE_EFORMAT;
 	}
 	in->major = h.major;
@@ -360,9 +323,10 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 static void reread_header(struct bp_trace *t)
 {
 	struct bp_file_header h;
+	char why[128];
 
 	if (t->size < sizeof(h) || rd(t, 0, &h, sizeof(h)) != BP_TRACE_OK ||
-	    memcmp(h.magic, BP_FILE_MAGIC, 8) != 0)
+	    bp_valid_header(&h, sizeof(h), why, sizeof(why)))
 		return;
 	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
 	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
@@ -723,11 +687,9 @@ static enum probe probe(struct bp_trace *t, uint64_t off, struct bp_file_chunk *
 	if (off > t->size || t->size - off < BP_FILE_ALIGN ||
 	    rd(t, off, c, sizeof(*c)) != BP_TRACE_OK)
 		return PROBE_BAD;
-	if (memcmp(c->magic, BP_CHUNK_MAGIC, 4) != 0 || c->type == 0 ||
-	    c->type > BP_CHUNK_TYPE_MAX || c->size == 0 || c->size % BP_FILE_ALIGN != 0 ||
-	    c->size > t->size - off)
+	if (!bp_valid_chunk(c, off, t->size))
 		return PROBE_BAD;
-	if (atomic_load_explicit(&c->state, memory_order_acquire) != BP_CHUNK_COMPLETE)
+	if (bp_chunk_state(c) != BP_CHUNK_COMPLETE)
 		return PROBE_PENDING;
 	return PROBE_OK;
 }

@@ -11,7 +11,7 @@
  * BPRINT_FILE: its stream must appear as OUT.<pid> and pass the same checks.
  */
 #include "file_check.h"
-#include "file/drain.h"
+#include "supervise.h"	/* tools/bprint: bp_drain_run() */
 
 #include <dirent.h>
 #include <sys/resource.h>

@@ -6,7 +6,7 @@ target_link_libraries(file_traced PRIVATE bprint_static)
 bp_set_test_warnings(file_traced)
 
 if(TARGET bprint_tool)
-  foreach(t report formats stats tail errors record outputs account)
+  foreach(t report formats stats tail errors record outputs account wrapper)
     add_test(NAME tool_${t}
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_${t}.sh $<TARGET_FILE:bprint_tool>
               $<TARGET_FILE:file_traced> ${CMAKE_CURRENT_BINARY_DIR}/tool_${t}.d

@@ -26,7 +26,9 @@ endforeach()
 
 # bp_drain_run on a child in discard mode: decoded = written - exact loss.
 bp_add_test(drain_discard SOURCES drain_discard.c
+  ${PROJECT_SOURCE_DIR}/tools/bprint/supervise.c
   ARGS $<TARGET_FILE:writer_child> 64K 0 TIMEOUT 600)
+target_include_directories(drain_discard PRIVATE ${PROJECT_SOURCE_DIR}/tools/bprint)
 add_dependencies(drain_discard writer_child)
 add_test(NAME drain_discard_paced COMMAND drain_discard $<TARGET_FILE:writer_child> 1M 200)
 add_test(NAME drain_follow COMMAND drain_discard $<TARGET_FILE:writer_child> 256K 0 spawn)

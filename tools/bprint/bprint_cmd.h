@@ -68,6 +68,9 @@ struct filter {
 /* Parse one filter option (the long option name and its argument) into f.
  * Returns 0, or prints a usage error and returns EXIT_USAGE. */
 int filter_option(struct filter *f, const char *sub, const char *opt, const char *arg);
+/* Every --site of f names a site of t?  Else a line on stderr and
+ * EXIT_USAGE (for a closed file, whose site table is complete). */
+int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path);
 /* Does the event pass (message not needed)? */
 bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_event *e);
 void filter_free(struct filter *f);

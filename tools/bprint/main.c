@@ -221,6 +221,24 @@ static void filter_sites(struct filter *f, struct bp_trace *t)
 	}
 }
 
+int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path)
+{
+	for (size_t k = 0; k < f->nsites; k++) {
+		size_t i, n = bp_trace_nsites(t);
+
+		for (i = 0; i < n; i++) {
+			const struct bp_trace_site *s = bp_trace_site_at(t, i);
+
+			if (s && site_matches(f->sites[k], &s->site))
+				break;
+		}
+		if (i == n)
+			return usage_error(sub, "--site %s: no such site in %s (see '%s formats')",
+					   f->sites[k], path, prog);
+	}
+	return EXIT_OK;
+}
+
 bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_event *e)
 {
 	if (f->have_from && e->ev.ns < f->from_ns)
@@ -371,6 +389,7 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 				if (!strcmp(argv[2], commands[i].name))
 					return commands[i].run(2, sub);
+			return usage_error(NULL, "no help for '%s': not a command", argv[2]);
 		}
 		help(stdout);
 		return finish_output();

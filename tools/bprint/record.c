@@ -4,13 +4,14 @@
  *
  * The child gets BPRINT_FILE=FILE.live (and BPRINT_BUFFER_SIZE,
  * BPRINT_PAGE_SIZE, BPRINT_MODE, BPRINT_CLOCK when given): its rings live
- * in that file.  bprint record is the rings' consumer (src/file/drain.h):
- * it copies every full page into FILE while the child runs, so a long run
- * in discard mode loses nothing unless the drainer falls behind, and then
- * the loss is counted.  Children of the child that exec and keep
- * BPRINT_FILE get FILE.PID of their own.  When the child has exited, the
- * drainer copies what is left, writes the final counters, marks FILE
- * closed and removes FILE.live.
+ * in that file.  bprint record is the rings' consumer (src/file/drain.h,
+ * supervised by supervise.h): it copies every full page into FILE while
+ * the child runs, so a long run in discard mode loses nothing unless the
+ * drainer falls behind, and then the loss is counted.  Children of the
+ * child that exec and keep BPRINT_FILE are copied too: the first traced
+ * program into FILE, the others into FILE.PID, so a wrapper as CMD works.
+ * When each has exited, the drainer copies what is left, writes the final
+ * counters, marks its file closed and removes its live file.
  *
  * SIGINT, SIGTERM and SIGHUP sent to bprint record alone (kill) are passed
  * on to the child; a terminal's Ctrl-C reaches both already.  A second one
@@ -24,8 +25,8 @@
  * is still the one that forked it (the parent may have died before).
  */
 #include "bprint_cmd.h"
+#include "supervise.h"
 
-#include "file/drain.h"
 #include "file/layout.h"
 #include "trace/clock.h"
 #include "trace/config.h"
@@ -45,6 +46,26 @@
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t stop_drain;
+
+/* The stream files written, in the order they were created: "A, B.PID". */
+struct outputs {
+	char *names;
+	size_t len;
+	unsigned n;
+};
+
+static void on_output(void *arg, const char *path)
+{
+	struct outputs *o = arg;
+	size_t add = strlen(path) + 2;
+	char *grown = realloc(o->names, o->len + add + 1);
+
+	if (!grown)
+		return;
+	o->names = grown;
+	o->len += (size_t)snprintf(o->names + o->len, add + 1, "%s%s", o->n ? ", " : "", path);
+	o->n++;
+}
 
 static void forward(int sig, siginfo_t *si, void *uc)
 {
@@ -75,14 +96,30 @@ static void record_help(void)
 	       "\n"
 	       "While COMMAND runs, its trace goes to FILE.live and bprint record copies every\n"
 	       "full page of it into FILE, so that nothing is lost in discard mode unless\n"
-	       "copying falls behind (then the loss is counted and reported).  Programs that\n"
-	       "COMMAND runs and that use libbprint get FILE.PID each.  Ctrl-C stops COMMAND\n"
-	       "(a second one stops copying at once); FILE is complete when bprint record ends.\n"
+	       "copying falls behind (then the loss is counted and reported).  When COMMAND\n"
+	       "is a wrapper (a script, sh -c), the first traced program it starts goes to\n"
+	       "FILE and every other one to FILE.PID; the summary names them.  Ctrl-C stops\n"
+	       "COMMAND (a second one stops copying at once); FILE is complete when bprint\n"
+	       "record ends.\n"
 	       "If bprint record is killed, COMMAND is killed too and FILE says what it lacks.\n"
-	       "Exit status: 0 the trace was recorded (however COMMAND ended: its status is\n"
-	       "reported on stderr), 1 bad command line, 2 the output exists and is not a\n"
-	       "trace file, 3 COMMAND could not be run or the trace not written.\n",
+	       "Exit status, once the trace is recorded: COMMAND's, or 128+N if signal N\n"
+	       "killed it (0 if it was stopped by the signal bprint record was sent and passed\n"
+	       "on).  bprint record's own errors, each with a line on stderr: 1 bad command\n"
+	       "line, 2 the output exists and is not a trace file, 3 COMMAND could not be run\n"
+	       "or the trace not written.\n",
 	       prog, DEFAULT_FILE);
+}
+
+/*
+ * The trace is written: exit as COMMAND did, 128 + the signal that killed
+ * it, as strace and time do.  COMMAND ended by the signal we were sent and
+ * passed on (kill, Ctrl-C) was stopped on request: that is a success.
+ */
+static int command_status(int status)
+{
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status) == got_signal ? EXIT_OK : 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_IO;
 }
 
 /*
@@ -118,6 +155,21 @@ static int clear_output(const char *path)
 	return EXIT_OK;
 }
 
+/* "bprint: FILE, FILE.PID: 2 rings, ..." on stderr: every file written. */
+static void summary(const struct bp_drain_result *res, const struct outputs *written)
+{
+	fprintf(stderr, "%s: %s: %llu rings, %llu records written, %llu discarded", prog,
+		written->names ? written->names : "no file", (unsigned long long)res->rings,
+		(unsigned long long)res->written,
+		(unsigned long long)(res->discarded + res->dropped));
+	if (res->lost_records)
+		fprintf(stderr, ", %llu lost (not copied in time)",
+			(unsigned long long)res->lost_records);
+	if (written->n > 1)
+		fprintf(stderr, "; %u traced programs, one file each", written->n);
+	fputc('\n', stderr);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -136,6 +188,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa;
 	struct bp_drain_opts dopt;
 	struct bp_drain_result res;
+	struct outputs written = { NULL, 0, 0 };
 	enum bp_clock_id cid;
 	char *live;
 	size_t live_len;
@@ -230,11 +283,18 @@ int cmd_record(int argc, char **argv)
 	dopt.child = pid;
 	dopt.follow = 1;
 	dopt.remove_live = 1;
+	dopt.on_output = on_output;
+	dopt.on_output_arg = &written;
 	drc = bp_drain_run(&dopt, &res);
+	if (quiet || drc != 0) {
+		free(written.names);
+		written.names = NULL;
+	}
 
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			errmsg(NULL, "waitpid: %s", strerror(errno));
+			free(written.names);
 			free(live);
 			return EXIT_IO;
 		}
@@ -250,21 +310,13 @@ int cmd_record(int argc, char **argv)
 		free(live);
 		return EXIT_IO;
 	}
-	if (!quiet) {
-		fprintf(stderr, "%s: %s: %llu rings, %llu records written, %llu discarded",
-			prog, out, (unsigned long long)res.rings, (unsigned long long)res.written,
-			(unsigned long long)(res.discarded + res.dropped));
-		if (res.lost_records)
-			fprintf(stderr, ", %llu lost (not copied in time)",
-				(unsigned long long)res.lost_records);
-		if (res.files > 1)
-			fprintf(stderr, "; %u files (%s and %s.PID)", res.files, out, out);
-		fputc('\n', stderr);
-	}
+	if (!quiet)
+		summary(&res, &written);
+	free(written.names);	/* NULL if quiet, or on the error paths above */
 	free(live);
 	if (WIFSIGNALED(status) && WTERMSIG(status) != got_signal && !quiet)
 		errmsg(argv[optind], "killed by signal %d", WTERMSIG(status));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) && !quiet)
 		errmsg(argv[optind], "exited with status %d", WEXITSTATUS(status));
-	return EXIT_OK;
+	return command_status(status);
 }

@@ -10,14 +10,67 @@
  * them.  #P is the CPU count of the machine reading the file.
  */
 #include "bprint_cmd.h"
+#include "supervise.h"
 
 #include "output/wallclock.h"
+#include "file/valid.h"
 #include "trace/text.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A trace file (a header we read), opened without following links. */
+static bool is_trace(const char *path)
+{
+	struct bp_file_header h;
+	char why[128];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, &h, sizeof(h)) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 && !bp_valid_header(&h, (size_t)n, why, sizeof(why));
+}
+
+/*
+ * `bprint record` of a wrapper leaves the other traced programs in
+ * FILE.PID beside FILE: say so, one line on stderr.
+ */
+static void note_siblings(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base);
+	char dir[4096], sib[4096 + 256], list[512];
+	size_t len = 0;
+	unsigned n = 0;
+	struct dirent *de;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path + (slash == path)) : 1,
+		 slash ? path : ".");
+	if (!(dp = opendir(dir)))
+		return;
+	list[0] = '\0';
+	while ((de = readdir(dp))) {
+		if (!sibling_name(de->d_name, base, blen) ||
+		    snprintf(sib, sizeof(sib), "%s/%s", dir, de->d_name) >= (int)sizeof(sib) ||
+		    !is_trace(sib))
+			continue;
+		if (len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%.*s%s", n ? ", " : "",
+						(int)(base - path), path, de->d_name);
+		n++;
+	}
+	closedir(dp);
+	if (n)
+		errmsg(path, "beside it, the trace%s of %u other program%s: %s%s", n > 1 ? "s" : "",
+		       n, n > 1 ? "s" : "", list, len >= sizeof(list) ? "..." : "");
+}
 
 static void report_help(void)
 {
@@ -31,7 +84,8 @@ static void report_help(void)
 	       "  -t, --tid=TID       only records of thread TID (repeatable)\n"
 	       "  -s, --site=SITE     only records of SITE: an id (see 'bprint formats') or a\n"
 	       "                      pattern as in BPRINT_FILTER: file:GLOB, line:FILE:N,\n"
-	       "                      func:GLOB, fmt:GLOB, or a bare function glob (repeatable)\n"
+	       "                      func:GLOB, fmt:GLOB, or a bare function glob (repeatable);\n"
+	       "                      one that matches no site of FILE is an error (exit 1)\n"
 	       "      --from=SEC      only records at or after SEC seconds (the timestamp column)\n"
 	       "      --to=SEC        only records at or before SEC seconds\n"
 	       "      --date[=utc]    begin each line with the record's wall-clock date,\n"
@@ -170,6 +224,11 @@ int cmd_report(int argc, char **argv)
 		filter_free(&f);
 		return rc;
 	}
+	if ((rc = filter_check_sites(&f, t, "report", path)) != EXIT_OK) {
+		bp_trace_close(t);
+		filter_free(&f);
+		return rc;
+	}
 	if (times.date != DATE_NONE && bp_out_wallclock_offset(bp_trace_info(t), &times.offset)) {
 		errmsg(path, "the %s clock gives no dates", bp_trace_info(t)->clock_name);
 		bp_trace_close(t);
@@ -192,6 +251,7 @@ int cmd_report(int argc, char **argv)
 		rc = report_file(path, t);
 	else
 		report_file(path, t);
+	note_siblings(path);
 	bp_trace_close(t);
 	filter_free(&f);
 	return rc;

@@ -1,0 +1,78 @@
+/*
+ * file/valid.c - the file-validity rules (valid.h): what the drainer and
+ * the reader accept of a header and of a chunk header.  The reasons are
+ * the one-line messages users see ("bprint: FILE: reason").
+ */
+#include "file/valid.h"
+
+#include <bprint/format.h>
+#include <bprint/reader.h>
+
+#include <stdatomic.h>
+#include <string.h>
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NATIVE_ORDER BP_FILE_LITTLE_ENDIAN
+#else
+#define NATIVE_ORDER BP_FILE_BIG_ENDIAN
+#endif
+
+/* What a header holds past its magic: the reason it is not ours, or NULL. */
+static const char *header_fields(const struct bp_file_header *h, char *buf, size_t len)
+{
+	if (h->byte_order != NATIVE_ORDER) {
+		if (h->byte_order == BP_FILE_LITTLE_ENDIAN || h->byte_order == BP_FILE_BIG_ENDIAN)
+			return BP_TRACE_MSG_BYTE_ORDER;
+		bp_snprintf(buf, len, "corrupt header (byte order %u)", h->byte_order);
+		return buf;
+	}
+	if (h->major > BP_FILE_MAJOR) {
+		bp_snprintf(buf, len, "written by a newer bprint (format %u.%u); this bprint reads %u.x",
+			    h->major, h->minor, BP_FILE_MAJOR);
+		return buf;
+	}
+	if (h->major != BP_FILE_MAJOR) {
+		bp_snprintf(buf, len, "corrupt header (format %u.%u)", h->major, h->minor);
+		return buf;
+	}
+	if (h->word_size != 8) {
+		bp_snprintf(buf, len, "word size %u not supported", h->word_size);
+		return buf;
+	}
+	if (h->header_bytes != BP_FILE_HEADER_BYTES || h->align != BP_FILE_ALIGN) {
+		bp_snprintf(buf, len, "corrupt header (header_bytes %u, align %u)", h->header_bytes,
+			    h->align);
+		return buf;
+	}
+	return NULL;
+}
+
+const char *bp_valid_header(const struct bp_file_header *h, size_t have, char *buf, size_t len)
+{
+	if (have < sizeof(h->magic) || memcmp(h->magic, BP_FILE_MAGIC, sizeof(h->magic)) != 0)
+		return BP_TRACE_MSG_NOT_TRACE;
+	/* The magic before the rest: pairs with the writer's release fence
+	 * before it stores the magic (writer.c, fill_header). */
+	atomic_thread_fence(memory_order_acquire);
+	if (have < sizeof(*h))
+		return BP_TRACE_MSG_TRUNCATED;
+	return header_fields(h, buf, len);
+}
+
+bool bp_valid_live(const struct bp_file_header *h)
+{
+	return !(atomic_load_explicit(&h->flags, memory_order_relaxed) & BP_FILE_F_STREAM) &&
+	       h->pid != 0;
+}
+
+bool bp_valid_chunk(const struct bp_file_chunk *c, uint64_t off, uint64_t file_size)
+{
+	return off <= file_size && !memcmp(c->magic, BP_CHUNK_MAGIC, 4) && c->type >= 1 &&
+	       c->type <= BP_CHUNK_TYPE_MAX && c->size > 0 && c->size % BP_FILE_ALIGN == 0 &&
+	       c->size <= file_size - off;
+}
+
+uint32_t bp_chunk_state(const struct bp_file_chunk *c)
+{
+	return atomic_load_explicit(&c->state, memory_order_acquire);
+}

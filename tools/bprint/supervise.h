@@ -1,0 +1,58 @@
+/*
+ * tools/bprint/supervise.h - `bprint record`'s supervisor: which live
+ * files its child and the child's descendants trace into, into which
+ * stream files they go, and when each is finished.  The copying itself is
+ * the drainer's (src/file/drain.h).
+ *
+ * The child gets BPRINT_FILE=live_path.  Programs it starts that keep
+ * BPRINT_FILE create "live_path.<pid>" while live_path is taken (or
+ * live_path itself once the file there was drained and removed); with
+ * follow set, those are drained too.  The first program to trace into
+ * live_path itself goes to out_path, every other one to "out_path.<pid>":
+ * a wrapper as the child (a shell script) still gives out_path the first
+ * traced program it runs.  A file is finished when its process has
+ * exited; the drain ends when the child has exited and every file is
+ * finished.
+ */
+#ifndef BPRINT_SUPERVISE_H
+#define BPRINT_SUPERVISE_H
+
+#include "file/drain.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct bp_drain_opts {
+	const char *live_path;		/* what the child was given as BPRINT_FILE */
+	const char *out_path;		/* the first stream file (0600, replaced if it exists) */
+	volatile sig_atomic_t *stop;	/* non-zero: finish now (say, from a SIGINT handler); may be NULL */
+	pid_t child;			/* the traced child: the drain ends once it has exited and
+					 * every followed file is done.  It is not reaped (waitid
+					 * with WNOWAIT): the caller collects its status.  0: run
+					 * until *stop */
+	int follow;			/* also drain the files of the child's descendants */
+	int remove_live;		/* unlink each live file once drained */
+	unsigned idle_us;		/* longest sleep when there is nothing to copy
+					 * (the sleeps grow to it from 20 us); 0 = 1000 */
+	unsigned batch_pages;		/* pages per output chunk, at most; 0 = 64 */
+	/* called with each stream file's name once it is created; may be NULL */
+	void (*on_output)(void *arg, const char *out_path);
+	void *on_output_arg;
+};
+
+/*
+ * Drain until the child has exited (or *stop); res sums every file.
+ * Returns 0, or -1 with res->error set: an output cannot be written (or a
+ * write failed and a stream is truncated, after draining to the end all
+ * the same), or no live file ever appeared (the program does not use
+ * libbprint, or failed to start).  Asks for short time slices for the
+ * calling thread (bp_drain_short_slices()).
+ */
+int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res);
+
+/* Is name (a directory entry) base followed by ".PID", digits only? */
+bool sibling_name(const char *name, const char *base, size_t blen);
+
+#endif /* BPRINT_SUPERVISE_H */
