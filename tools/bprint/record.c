@@ -42,6 +42,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/*
+ * record's defaults (README, "bprint record"): block mode and 4 MiB per
+ * thread, where the in-memory flight recorder has overwrite and 1 MiB.  A
+ * stream should keep what the program traced, as NanoLog does: the writer
+ * waits for the copier only when its buffer is full, and a 4 MiB buffer
+ * absorbs the copier's scheduling delays so that it seldom has to.
+ */
+#define RECORD_MODE "block"
+#define RECORD_BUFFER "4M"
+
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t stop_drain;
@@ -64,25 +74,33 @@ static void record_help(void)
 	       "\n"
 	       "  -o, --output=FILE      the trace file (default %s); an existing trace file\n"
 	       "                         is replaced, any other file is left alone\n"
-	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M (BPRINT_BUFFER_SIZE)\n"
+	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M (BPRINT_BUFFER_SIZE;\n"
+	       "                         default %s here, 1M in memory)\n"
 	       "  -p, --page-size=N      ring page size, a power of two from 1K to 64K\n"
 	       "                         (BPRINT_PAGE_SIZE)\n"
-	       "  -M, --mode=MODE        overwrite (flight recorder, the default) or discard\n"
-	       "                         (keep the oldest records) (BPRINT_MODE)\n"
+	       "  -M, --mode=MODE        block (the default here: a writer whose buffer is\n"
+	       "                         full waits for the copy), discard (keep the oldest\n"
+	       "                         records) or overwrite (flight recorder) (BPRINT_MODE)\n"
+	       "  -t, --block-timeout=T  block mode's longest wait, e.g. 100ms, 2s, 500us; then\n"
+	       "                         the record is discarded and counted\n"
+	       "                         (BPRINT_BLOCK_TIMEOUT, default 100ms)\n"
 	       "  -c, --clock=CLOCK      tsc, mono, mono_raw, boot or counter (BPRINT_CLOCK)\n"
 	       "  -q, --quiet            no summary on stderr at the end\n"
 	       "  -h, --help             show this help\n"
 	       "\n"
 	       "While COMMAND runs, its trace goes to FILE.live and bprint record copies every\n"
-	       "full page of it into FILE, so that nothing is lost in discard mode unless\n"
-	       "copying falls behind (then the loss is counted and reported).  Programs that\n"
+	       "full page of it into FILE.  With the defaults nothing is lost: a thread that\n"
+	       "outruns the copy waits for it (at most the block timeout, then the record is\n"
+	       "discarded and counted); in discard mode records are dropped (and counted)\n"
+	       "when copying falls behind.  Options win over the environment, which wins over\n"
+	       "these defaults.  Programs that\n"
 	       "COMMAND runs and that use libbprint get FILE.PID each.  Ctrl-C stops COMMAND\n"
 	       "(a second one stops copying at once); FILE is complete when bprint record ends.\n"
 	       "If bprint record is killed, COMMAND is killed too and FILE says what it lacks.\n"
 	       "Exit status: 0 the trace was recorded (however COMMAND ended: its status is\n"
 	       "reported on stderr), 1 bad command line, 2 the output exists and is not a\n"
 	       "trace file, 3 COMMAND could not be run or the trace not written.\n",
-	       prog, DEFAULT_FILE);
+	       prog, DEFAULT_FILE, RECORD_BUFFER);
 }
 
 /*
@@ -125,13 +143,14 @@ int cmd_record(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "page-size", required_argument, NULL, 'p' },
 		{ "mode", required_argument, NULL, 'M' },
+		{ "block-timeout", required_argument, NULL, 't' },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = DEFAULT_FILE, *bufsize = NULL, *pagesize = NULL, *mode = NULL;
-	const char *clock = NULL;
+	const char *clock = NULL, *timeout = NULL;
 	bool quiet = false;
 	struct sigaction sa;
 	struct bp_drain_opts dopt;
@@ -140,13 +159,14 @@ int cmd_record(int argc, char **argv)
 	char *live;
 	size_t live_len;
 	pid_t pid, parent;
+	char ppid[24];
 	int c, rc, drc, status;
 	size_t n;
 
 	optind = 1;
 	opterr = 0;
 	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+:o:b:p:M:c:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:b:p:M:t:c:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'b':
@@ -162,8 +182,14 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'M':
 			mode = optarg;
-			if (strcmp(mode, "overwrite") && strcmp(mode, "discard"))
-				return usage_error("record", "--mode: expected overwrite or discard");
+			if (strcmp(mode, "overwrite") && strcmp(mode, "discard") && strcmp(mode, "block"))
+				return usage_error("record", "--mode: expected block, discard or overwrite");
+			break;
+		case 't':
+			timeout = optarg;
+			n = bp_parse_duration(optarg);
+			if (!n || n > 60000000000ull)
+				return usage_error("record", "--block-timeout: expected a duration up to 60s, like 100ms");
 			break;
 		case 'c':
 			clock = optarg;
@@ -211,10 +237,12 @@ int cmd_record(int argc, char **argv)
 		signal(SIGHUP, SIG_DFL);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 			_exit(126);
-		if (setenv("BPRINT_FILE", live, 1) ||
-		    (bufsize && setenv("BPRINT_BUFFER_SIZE", bufsize, 1)) ||
+		snprintf(ppid, sizeof(ppid), "%lld", (long long)parent);
+		if (setenv("BPRINT_FILE", live, 1) || setenv("BPRINT_RECORD_PID", ppid, 1) ||
+		    setenv("BPRINT_BUFFER_SIZE", bufsize ? bufsize : RECORD_BUFFER, bufsize != NULL) ||
 		    (pagesize && setenv("BPRINT_PAGE_SIZE", pagesize, 1)) ||
-		    (mode && setenv("BPRINT_MODE", mode, 1)) ||
+		    setenv("BPRINT_MODE", mode ? mode : RECORD_MODE, mode != NULL) ||
+		    (timeout && setenv("BPRINT_BLOCK_TIMEOUT", timeout, 1)) ||
 		    (clock && setenv("BPRINT_CLOCK", clock, 1)))
 			_exit(126);
 		execvp(argv[optind], argv + optind);
