@@ -6,7 +6,8 @@
  *     --threads N   tracing threads (default 1); main only starts them
  *     --records R   records per thread (default 1000000)
  *     --timer US    a timer signal every US microseconds whose handler
- *                   traces (to a nested ring when it interrupts a trace)
+ *                   traces (to a nested ring when it interrupts a trace);
+ *                   main blocks it, so it interrupts the tracing threads
  *     --fork        each thread forks once half-way; the child traces
  *                   R / 10 records and exits, the thread waits for it
  *
@@ -88,6 +89,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&th[i], NULL, worker, NULL) != 0)
 			return 1;
+	/* The timer's signals go to the tracing threads (created before). */
+	{
+		sigset_t alrm;
+
+		sigemptyset(&alrm);
+		sigaddset(&alrm, SIGALRM);
+		pthread_sigmask(SIG_BLOCK, &alrm, NULL);
+	}
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
 	return 0;
