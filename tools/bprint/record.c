@@ -2,9 +2,10 @@
  * bprint record [OPTION]... -- CMD [ARG]...: run CMD with tracing into a
  * file.
  *
- * The child gets BPRINT_FILE=FILE.live (and BPRINT_BUFFER_SIZE,
- * BPRINT_PAGE_SIZE, BPRINT_MODE, BPRINT_CLOCK when given): its rings live
- * in that file.  bprint record is the rings' consumer (src/file/drain.h):
+ * The child gets BPRINT_FILE=FILE.live and BPRINT_RECORD_PID (and
+ * BPRINT_BUFFER_SIZE, BPRINT_MODE, record's defaults unless given or in
+ * the environment; BPRINT_PAGE_SIZE, BPRINT_BLOCK_TIMEOUT, BPRINT_CLOCK
+ * when given): its rings live in that file, with us as their consumer.  bprint record is the rings' consumer (src/file/drain.h):
  * it copies every full page into FILE while the child runs, so a long run
  * in discard mode loses nothing unless the drainer falls behind, and then
  * the loss is counted.  Children of the child that exec and keep
@@ -93,8 +94,8 @@ static void record_help(void)
 	       "outruns the copy waits for it (at most the block timeout, then the record is\n"
 	       "discarded and counted); in discard mode records are dropped (and counted)\n"
 	       "when copying falls behind.  Options win over the environment, which wins over\n"
-	       "these defaults.  Programs that\n"
-	       "COMMAND runs and that use libbprint get FILE.PID each.  Ctrl-C stops COMMAND\n"
+	       "these defaults.  Programs that COMMAND runs and that use libbprint get\n"
+	       "FILE.PID each.  Ctrl-C stops COMMAND\n"
 	       "(a second one stops copying at once); FILE is complete when bprint record ends.\n"
 	       "If bprint record is killed, COMMAND is killed too and FILE says what it lacks.\n"
 	       "Exit status: 0 the trace was recorded (however COMMAND ended: its status is\n"
