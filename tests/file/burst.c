@@ -80,22 +80,24 @@ int main(int argc, char **argv)
 	}
 	if (nthreads < 1 || nthreads > 64 || nrecords < 1)
 		return 1;
-	if (timer_us) {
-		struct itimerval it = { { 0, timer_us }, { 0, timer_us } };
-
+	if (timer_us)
 		signal(SIGALRM, on_timer);
-		setitimer(ITIMER_REAL, &it, NULL);
-	}
 	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&th[i], NULL, worker, NULL) != 0)
 			return 1;
-	/* The timer's signals go to the tracing threads (created before). */
+	/* The timer's signals go to the tracing threads (created before),
+	 * never to main: it starts once main blocks them. */
 	{
 		sigset_t alrm;
 
 		sigemptyset(&alrm);
 		sigaddset(&alrm, SIGALRM);
 		pthread_sigmask(SIG_BLOCK, &alrm, NULL);
+	}
+	if (timer_us) {
+		struct itimerval it = { { 0, timer_us }, { 0, timer_us } };
+
+		setitimer(ITIMER_REAL, &it, NULL);
 	}
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
