@@ -1094,7 +1094,6 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 
 		if (now - last_discover >= DISCOVER_NS || d.nfiles == 0) {
 			discover(&d);
-			bp_copier_place(child_done ? 0 : o->child);
 			last_discover = now;
 		}
 		for (size_t i = 0; i < d.nfiles && !d.failed; i++) {

@@ -77,12 +77,4 @@ struct bp_drain_result {
  */
 int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res);
 
-/*
- * Move the calling thread (the copier) to a CPU on which no thread of
- * process child is running, if there is one it may use; else let it run
- * anywhere it may (src/file/place.c has the policy and why).  The drain
- * loop calls it every 10 ms when o->child is set.
- */
-void bp_copier_place(pid_t child);
-
 #endif /* BP_FILE_DRAIN_H */
