@@ -142,18 +142,22 @@ run_lttng() {
 	emit "$variant" "$pass" "$threads" "$out" "$discarded" "$bytes" "${events:-}" -
 }
 
-# run_record PASS THREADS ARGS...: bprint under bprint record, discard mode
+# run_record VARIANT MODE PASS THREADS ARGS...: bprint under bprint record
 run_record() {
-	local pass=$1 threads=$2 f="$work/rec.dat" out="$work/out" st
-	shift 2
-	"$tool" record -q -o "$f" --mode discard --buffer-size "$BPRINT_BUFFER" -- \
-		"$bin/bench-peer-bprint" -t "$threads" "$@" >"$out"
+	local variant=$1 mode=$2 pass=$3 threads=$4 f="$work/rec.dat" out="$work/out" st
+	shift 4
+	"$tool" record -o "$f" --mode "$mode" --buffer-size "$BPRINT_BUFFER" -- \
+		"$bin/bench-peer-bprint" -t "$threads" "$@" >"$out" 2>"$work/rec.err"
 	"$tool" stats "$f" >"$work/stats"
 	# records per message: the sites are in loop_MSG and lat_MSG
-	awk -v p="$pass" -v t="$threads" '
+	awk -v p="$pass" -v t="$threads" -v v="$variant" '
 		/^# threads/ { exit }
 		$1 ~ /^[0-9]+$/ && $NF ~ /^(loop|lat)_/ { m = $NF; sub(/^(loop|lat)_/, "", m); n[m] += $2 }
-		END { for (m in n) print "M", p, t, m, n[m] }' "$work/stats" >>"$results"
+		END { for (m in n) print "M", p, t, m, n[m], v }' "$work/stats" >>"$results"
+	# the copier's CPU time (bprint record's own, from its summary) and the records
+	awk -v p="$pass" -v t="$threads" -v v="$variant" '
+		/copier CPU/ { for (i = 1; i < NF; i++) if ($i == "CPU") ms = $(i + 1); w = $5 }
+		END { if (ms != "") print "C", v, p, t, ms, w }' "$work/rec.err" >>"$results"
 	st=$(awk '
 		/^# records:/ { rec = $3 }
 		/^# threads/ { t = 1; next }
@@ -163,7 +167,17 @@ run_record() {
 	bytes=$(stat -c %s "$f")
 	rm -f "$f" "$f".*
 	# lost = calls - records; "reported" = overwritten + discarded + not drained
-	emit "bprint-record" "$pass" "$threads" "$out" - "$bytes" - "$st"
+	emit "$variant" "$pass" "$threads" "$out" - "$bytes" - "$st"
+}
+
+# run_defaults: record's defaults, a 2,000,000-call burst of the seed from 1 thread
+run_defaults() {
+	local f="$work/def.dat" calls rec
+	calls=$("$tool" record -q -o "$f" -- "$bin/bench-peer-bprint" -t 1 -m seed -n 2000000 -r 1 \
+		-l 0 -w 0 | awk '/^total/ { print $3 }')
+	rec=$("$tool" stats "$f" | awk '/^# records:/ { print $3 }')
+	rm -f "$f" "$f".*
+	echo "D ${calls:-0} ${rec:-0}" >>"$results"
 }
 
 # run_plain VARIANT PASS THREADS ARGS...
@@ -189,7 +203,7 @@ BUFFER_SUB=$(awk -v b="$BUFFER" 'BEGIN {
 	printf "%d", n * m / 8 }')
 
 variants="floor snprintf bprint"
-[ $have_record = 1 ] && variants="$variants bprint-record"
+[ $have_record = 1 ] && variants="$variants bprint-record bprint-block"
 [ $have_lttng = 1 ] && variants="$variants tracepoint tracef"
 
 run_variant() {
@@ -197,7 +211,8 @@ run_variant() {
 	shift 3
 	case $v in
 	floor | snprintf | bprint) run_plain "$v" "$pass" "$threads" "$@" ;;
-	bprint-record) run_record "$pass" "$threads" "$@" ;;
+	bprint-record) run_record bprint-record discard "$pass" "$threads" "$@" ;;
+	bprint-block) run_record bprint-block block "$pass" "$threads" "$@" ;;
 	tracepoint) run_lttng tracepoint 'bpeer:*' "$pass" "$threads" "$@" ;;
 	tracef) run_lttng tracef 'lttng_ust_tracef:event' "$pass" "$threads" "$@" ;;
 	esac
@@ -220,11 +235,12 @@ done
 # bytes per event on disk: one message per run
 for m in seed static_str one_int two_ints one_double complex_fmt one_string; do
 	for v in $variants; do
-		case $v in bprint-record | tracepoint | tracef) ;; *) continue ;; esac
+		case $v in bprint-record | bprint-block | tracepoint | tracef) ;; *) continue ;; esac
 		run_variant "$v" size 1 -m "$m" -n "$SIZE_CALLS" -r 1 -l 0 -w 0
 		sed -i '$ s/^L /S '"$m"' /' "$results"
 	done
 done
+[ $have_record = 1 ] && run_defaults
 elapsed=$(($(date +%s) - start_time))
 [ -n "${RESULTS_FILE:-}" ] && cp "$results" "$RESULTS_FILE"
 
@@ -265,7 +281,11 @@ $1 == "L" {
 	}
 }
 # M pass threads msg records: bprint record, records per message in the trace
-$1 == "M" && $2 != "size" { mrec["bprint-record", $3, $4] += $5; hasm["bprint-record", $3, $4] = 1 }
+$1 == "M" && $2 != "size" { mv = NF >= 6 ? $6 : "bprint-record"; mrec[mv, $3, $4] += $5; hasm[mv, $3, $4] = 1 }
+# C variant pass threads copier_cpu_ms records_written: the copier CPU
+$1 == "C" && $3 != "size" { cms[$2, $4] += $5; crec[$2, $4] += $6 }
+# D calls records: bprint record with its defaults, a 2M burst of the seed from 1 thread
+$1 == "D" { dcalls = $2; drec = $3; hasd = 1 }
 # S msg variant size 1 calls lttng_discarded bytes events [rec ...]
 $1 == "S" {
 	m = $2; v = $3; c = $6; b = $8
@@ -274,8 +294,9 @@ $1 == "S" {
 }
 END {
 	nmsg = split("seed static_str one_int two_ints one_double complex_fmt one_string", msgs, " ")
-	nvar = split("bprint-record bprint tracepoint tracef snprintf floor", vars, " ")
+	nvar = split("bprint-record bprint-block bprint tracepoint tracef snprintf floor", vars, " ")
 	name["bprint-record"] = "bprint record"; name["bprint"] = "bprint in memory"
+	name["bprint-block"] = "bprint record --mode=block"
 	name["tracepoint"] = "LTTng tracepoint"; name["tracef"] = "LTTng tracef"
 	name["snprintf"] = "snprintf + ring"; name["floor"] = "floor: rdtsc + store"
 	ref = have_record ? "bprint-record" : "bprint"
@@ -310,7 +331,14 @@ END {
 	printf "Bytes/event on disk: one run of %d events of that message alone (LTTng: files of the\n", sizec
 	printf "output directory / events babeltrace2 counts; bprint: trace file size / records).\n"
 	printf "Buffers: bprint record --buffer-size %s per thread,\n", bbuffer
-	printf "LTTng 8 sub-buffers of %s/8 per CPU, both in discard mode.  Run time %d s.\n", buffer, elapsed
+	printf "LTTng 8 sub-buffers of %s/8 per CPU, both in discard mode (bprint record --mode=block:\n", buffer
+	printf "block mode, same buffer).  Run time %d s.\n", elapsed
+	printf "Copier CPU per event (bprint record'"'"'s own CPU time / records written, summed over the passes):"
+	for (j = 1; j <= 2; j++) for (t = 1; t <= 2; t++) {
+		v = j == 1 ? "bprint-record" : "bprint-block"
+		if (crec[v, t] > 0) printf " %s %d thread%s %.1f ns;", name[v], t, (t > 1 ? "s" : ""), cms[v, t] * 1e6 / crec[v, t]
+	}
+	printf "\n"
 
 	print "\ntargets:"
 	nt = 0; nh = 0
@@ -336,6 +364,29 @@ END {
 	bb = ("tracepoint", "seed") in disk ? disk["tracepoint", "seed"] : ""
 	ok = a != "" && bb != "" && a <= bb; nt++; nh += ok
 	printf "  seed: bytes/event on disk, bprint record <= LTTng tracepoint        %s vs %s  %s\n", fmt(a, 2), fmt(bb, 2), ok ? "holds" : "FAILS"
+	a = ("bprint-record", "seed") in disk ? disk["bprint-record", "seed"] : ""
+	ok = a != "" && a <= 7.0; nt++; nh += ok
+	printf "  seed: bytes/event on disk, bprint record <= 7.0                   %s  %s\n", fmt(a, 2), ok ? "holds" : "FAILS"
+	ok = have_record; bl = ""
+	for (t = 1; t <= 2; t++) {
+		n = 0; for (i = 1; i <= nmsg; i++) n += mcalls["bprint-block", t, msgs[i]] - mrec["bprint-block", t, msgs[i]]
+		ok = ok && hasm["bprint-block", t, "seed"] && n == 0 && !inexact["bprint-block", t]
+		bl = bl sprintf(" %d thread%s: %d lost;", t, (t > 1 ? "s" : ""), n)
+	}
+	nt++; nh += ok
+	printf "  bprint record --mode=block loses nothing, 1 and 2 threads:%s  %s\n", bl, ok ? "holds" : "FAILS"
+	ok = hasd && dcalls > 0 && drec == dcalls; nt++; nh += ok
+	printf "  bprint record with its defaults keeps a 2M seed burst, 1 thread:   %d of %d  %s\n", drec, dcalls, ok ? "holds" : "FAILS"
+	ok = have_record; worst = ""; wm = ""
+	for (i = 1; i <= nmsg; i++) {
+		if (msgs[i] == "one_string") continue	# not a scalar
+		r = med("ratio" SUBSEP "floor" SUBSEP 1 SUBSEP msgs[i])
+		r = r > 0 ? 1 / r : ""
+		ok = ok && r != "" && r <= 1.25
+		if (r != "" && (worst == "" || r > worst)) { worst = r; wm = msgs[i] }
+	}
+	nt++; nh += ok
+	printf "  every scalar message, bprint record, 1 thread, <= 1.25x the floor: worst %s %sx  %s\n", wm, fmt(worst, 2), ok ? "holds" : "FAILS"
 	r = med("ratio" SUBSEP "floor" SUBSEP 1 SUBSEP "seed"); r2 = med("ratio" SUBSEP "bprint" SUBSEP 1 SUBSEP "seed")
 	if (r != "" && r2 != "" && r > 0)
 		printf "  (not a target: bprint in memory, seed, 1 thread: %.2fx the floor)\n", r2 / r

@@ -114,6 +114,10 @@ struct bp_trace_ring {
 	uint64_t read;			/* records returned */
 	uint64_t overwritten;		/* records recycled before we could read them */
 	int corrupt;			/* reading it stopped on damage */
+	/* from the writer, block mode: times it waited for the copier with
+	 * its ring full, and the nanoseconds spent waiting */
+	uint64_t block_waits;
+	uint64_t block_ns;
 };
 
 /* A record, decoded.  ev.message points into the reader (valid until the

@@ -451,6 +451,8 @@ static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
 	pc->written = r->st.written;
 	pc->discarded = r->st.discarded;
 	pc->data_bytes = r->batch_used;
+	pc->block_waits = r->st.block_waits;
+	pc->block_ns = r->st.block_ns;
 	rc = out_chunk(d, f, r->batch, BP_CHUNK_DPAGES, size);
 	d->res->pages += r->nbatch;
 	if (rc == 0) {
@@ -489,6 +491,8 @@ static bool ring_setup(struct drain *d, struct dring *r)
 		r->dead = true;
 		return false;
 	}
+	/* Block-mode writers wait for us from now on (ring.h). */
+	bp_ring_consumer_attach(r->mem, r->bytes, (uint64_t)getpid());
 	/* A drainer that restarts resumes after what its predecessor consumed. */
 	r->next_seq = r->st.consumed_seq + 1;
 	r->expect_rec = UINT64_MAX;	/* unknown until the first page, unless from the start */
@@ -616,7 +620,7 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 			r->lost_pages += oldest - r->next_seq;
 			r->next_seq = oldest;
 		}
-		if (r->st.mode == BP_RING_DISCARD && r->next_seq < head) {
+		if (r->st.mode != BP_RING_OVERWRITE && r->next_seq < head) {
 			uint64_t last = head - 1;
 			long n;
 
@@ -650,7 +654,7 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 		}
 		memcpy(&first, dst + offsetof(struct bp_ring_page, first_rec), sizeof(first));
 		nrec = count_records(dst);
-		if (r->st.mode != BP_RING_DISCARD) {	/* only overwrite mode loses pages */
+		if (r->st.mode == BP_RING_OVERWRITE) {	/* only overwrite mode loses pages */
 			if (r->expect_rec != UINT64_MAX && first > r->expect_rec)
 				r->lost_records += first - r->expect_rec;
 			r->expect_rec = first + nrec;

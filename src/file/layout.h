@@ -182,7 +182,9 @@ struct bp_file_cpages {
 	uint64_t written;
 	uint64_t discarded;
 	uint64_t data_bytes;		/* bytes of entries from offset 128 */
-	uint8_t reserved[32];
+	uint64_t block_waits;		/* the ring's block-mode waits at copy time */
+	uint64_t block_ns;		/* and the time spent in them */
+	uint8_t reserved[16];
 	/* npages entries, back to back, at offset 128 */
 };
 
@@ -314,6 +316,8 @@ BP_LAYOUT_AT(bp_file_cpages, npages, 68);
 BP_LAYOUT_AT(bp_file_cpages, written, 72);
 BP_LAYOUT_AT(bp_file_cpages, discarded, 80);
 BP_LAYOUT_AT(bp_file_cpages, data_bytes, 88);
+BP_LAYOUT_AT(bp_file_cpages, block_waits, 96);
+BP_LAYOUT_AT(bp_file_cpages, block_ns, 104);
 _Static_assert(sizeof(struct bp_file_cpages) == BP_FILE_PAGES_OFFSET, "compact pages chunk head");
 
 BP_LAYOUT_AT(bp_file_page_entry, base_ts, 8);

@@ -573,7 +573,7 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	struct bp_file_pages h;
 	struct source *s;
 	struct pchunk *pc;
-	uint64_t first = 0, data = 0;
+	uint64_t first = 0, data = 0, waits = 0, wait_ns = 0;
 	bool bad;
 	size_t i;
 	int rc;
@@ -586,6 +586,10 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 		/* types 6 and 7: type 4's header, with data_bytes in its reserved bytes */
 		memcpy(&data, (const unsigned char *)&h + offsetof(struct bp_file_cpages, data_bytes),
 		       sizeof(data));
+		memcpy(&waits, (const unsigned char *)&h + offsetof(struct bp_file_cpages, block_waits),
+		       sizeof(waits));
+		memcpy(&wait_ns, (const unsigned char *)&h + offsetof(struct bp_file_cpages, block_ns),
+		       sizeof(wait_ns));
 		bad = bad || data < BP_COMPACT_ENTRY_HDR || data > c->size - BP_FILE_PAGES_OFFSET ||
 		      (uint64_t)h.npages * BP_COMPACT_ENTRY_HDR > data;
 	} else {
@@ -617,6 +621,11 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 			s->info.written = h.written;
 		if (h.discarded >= s->info.discarded)
 			s->info.discarded = h.discarded;
+	}
+	/* Block-mode waits: only the pages chunks carry them (the latest wins). */
+	if (waits >= s->info.block_waits && wait_ns >= s->info.block_ns) {
+		s->info.block_waits = waits;
+		s->info.block_ns = wait_ns;
 	}
 	s->info.page_size = h.page_size;
 	s->dry = false;
@@ -1001,6 +1010,8 @@ static void ring_counters(struct source *s)
 	if (bp_ring_stats(s->ring, s->ring_bytes, &rs) == BP_RING_OK) {
 		s->info.written = rs.written;
 		s->info.discarded = rs.discarded;
+		s->info.block_waits = rs.block_waits;
+		s->info.block_ns = rs.block_ns;
 		s->info.page_size = rs.page_size;
 		s->info.npages = rs.npages;
 	}

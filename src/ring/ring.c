@@ -26,7 +26,10 @@ _Static_assert(offsetof(struct bp_ring_ctl, mode) == 16, "layout");
 _Static_assert(offsetof(struct bp_ring_ctl, head_seq) == 64, "writer line at 64");
 _Static_assert(offsetof(struct bp_ring_ctl, written) == 72, "layout");
 _Static_assert(offsetof(struct bp_ring_ctl, discarded) == 80, "layout");
+_Static_assert(offsetof(struct bp_ring_ctl, block_waits) == 88, "layout");
+_Static_assert(offsetof(struct bp_ring_ctl, block_ns) == 96, "layout");
 _Static_assert(offsetof(struct bp_ring_ctl, consumed_seq) == 128, "reader line at 128");
+_Static_assert(offsetof(struct bp_ring_ctl, consumer) == 136, "layout");
 _Static_assert(sizeof(struct bp_ring_page) == BP_RING_PAGE_HDR_BYTES, "page header is 40 bytes");
 _Static_assert(offsetof(struct bp_ring_page, first_rec) == 16, "layout");
 _Static_assert(offsetof(struct bp_ring_page, commit) == 32, "layout");
@@ -92,7 +95,7 @@ static int load_geom(const void *mem, size_t bytes, struct geom *g)
 	if (ctl->magic != BP_RING_MAGIC || ctl->version != BP_RING_VERSION ||
 	    ctl->ctl_bytes != BP_RING_CTL_BYTES ||
 	    ctl->page_hdr_bytes != BP_RING_PAGE_HDR_BYTES ||
-	    ctl->mode > BP_RING_DISCARD)
+	    ctl->mode > BP_RING_BLOCK)
 		return BP_RING_ECORRUPT;
 	need = bp_ring_bytes(ctl->page_size, ctl->npages);
 	if (need == 0 || need > bytes)
@@ -134,7 +137,7 @@ int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode 
 	size_t n;
 
 	if (!mem || ((uintptr_t)mem & 7u) || !page_size_ok(page_size) ||
-	    (mode != BP_RING_OVERWRITE && mode != BP_RING_DISCARD) ||
+	    (mode != BP_RING_OVERWRITE && mode != BP_RING_DISCARD && mode != BP_RING_BLOCK) ||
 	    bytes < BP_RING_CTL_BYTES)
 		return BP_RING_EINVAL;
 	n = (bytes - BP_RING_CTL_BYTES) / page_size;
@@ -184,6 +187,8 @@ int bp_ring_writer_init(struct bp_ring_writer *w, void *mem, size_t bytes)
 	if (w->discarded > w->written)
 		return BP_RING_ECORRUPT;
 	w->disc_at_page = w->discarded;
+	w->block_waits = atomic_load_explicit(&ctl->block_waits, memory_order_relaxed);
+	w->block_ns = atomic_load_explicit(&ctl->block_ns, memory_order_relaxed);
 	return BP_RING_OK;
 }
 
@@ -204,8 +209,9 @@ BP_COLD static int switch_page(struct bp_ring_writer *w, uint64_t ts)
 	struct bp_ring_page *p;
 	uint64_t consumed;
 
-	/* 0. discard mode: reuse a slot only once the consumer is done with it */
-	if (w->mode == BP_RING_DISCARD && next > w->npages) {
+	/* 0. discard and block modes: reuse a slot only once the consumer is
+	 * done with it */
+	if (w->mode != BP_RING_OVERWRITE && next > w->npages) {
 		/* W5: the consumer's reads of the old page before our stores to
 		 * it; pairs with the consumer's R5 release of consumed_seq. */
 		consumed = atomic_load_explicit(&w->ctl->consumed_seq, memory_order_acquire);
@@ -276,9 +282,11 @@ BP_COLD void *bp_ring_reserve_slow(struct bp_ring_writer *w, uint32_t payload_by
 	extend = needs_extend(w, ts);
 	need = len + (extend ? BP_RING_TIME_EXTEND_BYTES : 0u);
 
-	/* 3. no room: next page (its base is ts, so no extend there) */
+	/* 3. no room: next page (its base is ts, so no extend there); block
+	 * mode first waits, bounded, for the consumer to free its slot */
 	if (need > w->end - w->off) {
-		if (!switch_page(w, ts))
+		if (!switch_page(w, ts) &&
+		    (!w->block_max_ns || !bp_ring_wait_room(w) || !switch_page(w, ts)))
 			return drop(w);
 		extend = 0;
 	}
@@ -576,7 +584,18 @@ int bp_ring_stats(const void *mem, size_t bytes, struct bp_ring_stats *st)
 	st->written = atomic_load_explicit(&ctl->written, memory_order_relaxed);
 	st->discarded = atomic_load_explicit(&ctl->discarded, memory_order_relaxed);
 	st->consumed_seq = atomic_load_explicit(&ctl->consumed_seq, memory_order_relaxed);
+	st->block_waits = atomic_load_explicit(&ctl->block_waits, memory_order_relaxed);
+	st->block_ns = atomic_load_explicit(&ctl->block_ns, memory_order_relaxed);
+	st->consumer = atomic_load_explicit(&ctl->consumer, memory_order_relaxed);
 	return BP_RING_OK;
+}
+
+void bp_ring_consumer_attach(void *mem, size_t bytes, uint64_t pid)
+{
+	struct geom g;
+
+	if (load_geom(mem, bytes, &g) == BP_RING_OK)
+		atomic_store_explicit(&ctl_of(&g)->consumer, pid, memory_order_relaxed);
 }
 
 int bp_ring_page_info(const void *mem, size_t bytes, uint64_t seq,

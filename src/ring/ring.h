@@ -59,6 +59,8 @@
 enum bp_ring_mode {
 	BP_RING_OVERWRITE = 0,	/* flight recorder: recycle the oldest page */
 	BP_RING_DISCARD = 1,	/* drop new records until a page is consumed */
+	BP_RING_BLOCK = 2,	/* discard, but a writer that may wait (bp_ring_writer_block)
+				 * first waits for an attached consumer, bounded */
 };
 
 /* Control block, at offset 0 of the ring.  Offsets pinned in ring.c. */
@@ -76,10 +78,13 @@ struct bp_ring_ctl {
 	_Atomic uint64_t head_seq;
 	_Atomic uint64_t written;
 	_Atomic uint64_t discarded;
-	uint8_t reserved1[40];
+	_Atomic uint64_t block_waits;	/* block mode: times the writer waited */
+	_Atomic uint64_t block_ns;	/* and the nanoseconds it waited in all */
+	uint8_t reserved1[24];
 	/* reader line: written by the consumer only */
 	_Atomic uint64_t consumed_seq;
-	uint8_t reserved2[120];
+	_Atomic uint64_t consumer;	/* nonzero (the consumer's pid) while one is attached */
+	uint8_t reserved2[112];
 };
 
 /* Page header, at the start of every page. */
@@ -118,6 +123,10 @@ struct bp_ring_writer {
 	uint64_t written;		/* stored + discarded */
 	uint64_t discarded;
 	uint64_t disc_at_page;		/* discarded when this page started */
+	uint64_t block_max_ns;		/* block mode: longest wait, 0 = never wait */
+	uint64_t stalled_at;		/* consumed_seq when a wait last timed out + 1 */
+	uint64_t block_waits;
+	uint64_t block_ns;
 };
 
 /* Bytes of memory a ring of this geometry needs; 0 if the geometry is bad
@@ -138,6 +147,24 @@ int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode 
  */
 int bp_ring_writer_init(struct bp_ring_writer *w, void *mem, size_t bytes);
 
+/*
+ * Block mode: let this writer wait up to max_ns for the consumer when its
+ * ring is full (docs/ring-buffer.md, "Page switch, block mode").  0, the
+ * default after bp_ring_writer_init(), never waits: the tracer leaves it
+ * so for the rings of nested calls.
+ */
+static inline void bp_ring_writer_block(struct bp_ring_writer *w, uint64_t max_ns)
+{
+	w->block_max_ns = max_ns;
+}
+
+/*
+ * Attach (pid != 0) or detach (0) the ring's consumer, as seen by a
+ * block-mode writer: it waits only while one is attached.  The consumer
+ * calls it; a consumer that dies attached costs each writer one timeout.
+ */
+void bp_ring_consumer_attach(void *mem, size_t bytes, uint64_t pid);
+
 /* Records stored so far (written and not discarded). */
 static inline uint64_t bp_ring_stored(const struct bp_ring_writer *w)
 {
@@ -149,6 +176,17 @@ static inline uint32_t bp_ring_max_payload(const struct bp_ring_writer *w)
 {
 	return w->max_rec - BP_RING_REC_HDR_BYTES;
 }
+
+/*
+ * Block mode, ring full: wait (spin briefly, then short sleeps) until the
+ * consumer frees the next page's slot, at most w->block_max_ns.  Returns 1
+ * when the slot is free, 0 when there is no consumer, the wait timed out,
+ * or it timed out before with the consumer not moving since (a stopped or
+ * dead consumer costs one timeout, not one per record).  Counts the wait
+ * in block_waits and block_ns.  In src/ring/wait.c; the one writer call
+ * that makes system calls.
+ */
+int bp_ring_wait_room(struct bp_ring_writer *w);
 
 /* The out-of-line part of bp_ring_reserve() (page switch, time extend,
  * drops); same contract.  Not meant to be called directly. */
@@ -274,6 +312,9 @@ struct bp_ring_stats {
 	uint64_t written;
 	uint64_t discarded;
 	uint64_t consumed_seq;
+	uint64_t block_waits;		/* block mode: waits for the consumer */
+	uint64_t block_ns;		/* time spent in them */
+	uint64_t consumer;		/* attached consumer's pid, 0 = none */
 };
 
 /* Validate the ring and load its counters.  BP_RING_OK or BP_RING_ECORRUPT. */

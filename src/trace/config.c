@@ -18,6 +18,7 @@ struct bp_config bp_config = {
 	.retain_bytes = 64u << 20,
 	.page_size = BP_RING_PAGE_DEFAULT,
 	.mode = BP_RING_OVERWRITE,
+	.block_ns = 100000000u,
 	.clock = BP_CLOCK_MONO,
 	.dump = BP_DUMP_NEVER,
 };
@@ -44,6 +45,24 @@ size_t bp_parse_size(const char *s)
 	if (*end || n == 0 || n > (SIZE_MAX >> shift))
 		return 0;
 	return (size_t)n << shift;
+}
+
+uint64_t bp_parse_duration(const char *s)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "", 1000000u }, { "ms", 1000000u }, { "us", 1000u }, { "ns", 1u },
+		{ "s", 1000000000u },
+	};
+	char *end;
+	unsigned long long n;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	n = strtoull(s, &end, 10);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return n && n <= UINT64_MAX / units[i].ns ? n * units[i].ns : 0;
+	return 0;
 }
 
 static void complain(const char *var, const char *value, const char *expected)
@@ -101,8 +120,24 @@ static void load_mode(void)
 		bp_config.mode = BP_RING_OVERWRITE;
 	else if (!strcmp(v, "discard"))
 		bp_config.mode = BP_RING_DISCARD;
+	else if (!strcmp(v, "block"))
+		bp_config.mode = BP_RING_BLOCK;
 	else
-		complain("BPRINT_MODE", v, "overwrite or discard");
+		complain("BPRINT_MODE", v, "overwrite, discard or block");
+}
+
+static void load_block_timeout(void)
+{
+	const char *v = secure_getenv("BPRINT_BLOCK_TIMEOUT");
+	uint64_t ns;
+
+	if (!v)
+		return;
+	ns = bp_parse_duration(v);
+	if (!ns || ns > 60000000000ull)
+		complain("BPRINT_BLOCK_TIMEOUT", v, "a duration up to 60s, like 100ms or 500us");
+	else
+		bp_config.block_ns = ns;
 }
 
 static void load_clock(void)
@@ -145,6 +180,7 @@ void bp_config_load(void)
 	load_size();
 	load_retain();
 	load_mode();
+	load_block_timeout();
 	load_clock();
 	load_dump();
 	v = secure_getenv("BPRINT_DISABLE");
@@ -153,4 +189,6 @@ void bp_config_load(void)
 	bp_config.dump_path = secure_getenv("BPRINT_DUMP_FILE");
 	v = secure_getenv("BPRINT_FILE");
 	bp_config.file_path = v && *v ? v : NULL;
+	v = secure_getenv("BPRINT_RECORD_PID");
+	bp_config.record_pid = v && bp_config.file_path ? strtoull(v, NULL, 10) : 0;
 }

@@ -22,18 +22,24 @@ struct bp_config {
 	size_t retain_bytes;	/* BPRINT_RETAIN, exited threads' rings in all: 64 MiB */
 	uint32_t page_size;	/* BPRINT_PAGE_SIZE: 4096 */
 	uint32_t mode;		/* BPRINT_MODE: overwrite (enum bp_ring_mode) */
+	uint64_t block_ns;	/* BPRINT_BLOCK_TIMEOUT, block mode's longest wait: 100 ms */
 	uint32_t clock;		/* BPRINT_CLOCK: tsc where usable, else mono */
 	uint32_t dump;		/* BPRINT_DUMP: never */
 	int disabled;		/* BPRINT_DISABLE=1: start with tracing off */
 	const char *filter;	/* BPRINT_FILTER: none */
 	const char *dump_path;	/* BPRINT_DUMP_FILE: stderr */
 	const char *file_path;	/* BPRINT_FILE: none (rings in memory only) */
+	uint64_t record_pid;	/* BPRINT_RECORD_PID: set by bprint record, whose
+				 * drainer will consume the file's rings */
 };
 
 extern struct bp_config bp_config;
 
 /* Fill bp_config from the environment.  Called once, at start-up. */
 void bp_config_load(void);
+
+/* "100ms", "500us", "2s", "250000ns", "100" (ms): nanoseconds, or 0 if malformed. */
+uint64_t bp_parse_duration(const char *s);
 
 /* "64K", "1M", "2G", "4096": bytes, or 0 if malformed. */
 size_t bp_parse_size(const char *s);

@@ -123,6 +123,22 @@ static size_t ring_bytes(unsigned level, uint32_t *npages)
 }
 
 /*
+ * Block mode: only ring 0 waits; nested calls (signal handlers that
+ * interrupt a trace) discard when full (docs/ring-buffer.md).  A ring in
+ * the live file of bprint record has its consumer attached from the start,
+ * before the drainer finds it, so that the first pages are waited for too.
+ */
+static void block_setup(struct bp_thread_ring *r, unsigned level, void *mem, size_t bytes)
+{
+	if (bp_config.mode != BP_RING_BLOCK)
+		return;
+	if (level == 0)
+		bp_ring_writer_block(&r->w, bp_config.block_ns);
+	if (bp_config.record_pid && bp_backing && bp_backing->ring_map)
+		bp_ring_consumer_attach(mem, bytes, bp_config.record_pid);
+}
+
+/*
  * Both slow paths may run in a signal handler (a handler's first trace, or
  * its nest level's first ring), and the system calls they make can change
  * errno under the interrupted code: keep it.
@@ -142,6 +158,7 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 			memory_order_relaxed) + 1, memory_order_relaxed);
 		return NULL;
 	}
+	block_setup(r, level, mem, bytes);
 	r->bytes = bytes;
 	r->last_cpu = BP_NO_CPU;
 	/* The ring is initialised before a reader can see its pointer. */

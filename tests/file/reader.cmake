@@ -4,6 +4,10 @@
 add_executable(file_traced ${CMAKE_CURRENT_LIST_DIR}/traced.c)
 target_link_libraries(file_traced PRIVATE bprint_static)
 bp_set_test_warnings(file_traced)
+# Threads that trace the seed message flat out: bprint record's modes.
+add_executable(file_burst ${CMAKE_CURRENT_LIST_DIR}/burst.c)
+target_link_libraries(file_burst PRIVATE bprint_static Threads::Threads)
+bp_set_test_warnings(file_burst)
 
 if(TARGET bprint_tool)
   foreach(t report formats stats tail errors record outputs account wrapper)
@@ -14,6 +18,12 @@ if(TARGET bprint_tool)
     set_tests_properties(tool_${t} PROPERTIES TIMEOUT 120)
   endforeach()
   set_tests_properties(tool_account PROPERTIES TIMEOUT 300)
+  # block, discard and overwrite under bprint record, with the burst program
+  add_test(NAME tool_block
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_block.sh $<TARGET_FILE:bprint_tool>
+            $<TARGET_FILE:file_burst> ${CMAKE_CURRENT_BINARY_DIR}/tool_block.d
+            ${CMAKE_CURRENT_LIST_DIR})
+  set_tests_properties(tool_block PROPERTIES TIMEOUT 600)
 endif()
 
 if(TARGET bprint_tool)

@@ -2,16 +2,16 @@
  * bprint record [OPTION]... -- CMD [ARG]...: run CMD with tracing into a
  * file.
  *
- * The child gets BPRINT_FILE=FILE.live (and BPRINT_BUFFER_SIZE,
- * BPRINT_PAGE_SIZE, BPRINT_MODE, BPRINT_CLOCK when given): its rings live
- * in that file.  bprint record is the rings' consumer (src/file/drain.h,
- * supervised by supervise.h): it copies every full page into FILE while
- * the child runs, so a long run in discard mode loses nothing unless the
- * drainer falls behind, and then the loss is counted.  Children of the
- * child that exec and keep BPRINT_FILE are copied too: the first traced
- * program into FILE, the others into FILE.PID, so a wrapper as CMD works.
- * When each has exited, the drainer copies what is left, writes the final
- * counters, marks its file closed and removes its live file.
+ * The child gets BPRINT_FILE=FILE.live and BPRINT_RECORD_PID (and
+ * BPRINT_BUFFER_SIZE, BPRINT_MODE, record's defaults unless given or in
+ * the environment; BPRINT_PAGE_SIZE, BPRINT_BLOCK_TIMEOUT, BPRINT_CLOCK
+ * when given): its rings live in that file, with us as their consumer
+ * (src/file/drain.h, supervised by supervise.h): it copies every full
+ * page into FILE while the child runs.  Children of the child that exec
+ * and keep BPRINT_FILE are copied too: the first traced program into
+ * FILE, the others into FILE.PID, so a wrapper as CMD works.  When each
+ * has exited, the drainer copies what is left, writes the final counters,
+ * marks its file closed and removes its live file.
  *
  * SIGINT, SIGTERM and SIGHUP sent to bprint record alone (kill) are passed
  * on to the child; a terminal's Ctrl-C reaches both already.  A second one
@@ -39,9 +39,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/*
+ * record's defaults (README, "bprint record"): block mode and 4 MiB per
+ * thread, where the in-memory flight recorder has overwrite and 1 MiB.  A
+ * stream should keep what the program traced, as NanoLog does: the writer
+ * waits for the copier only when its buffer is full, and a 4 MiB buffer
+ * absorbs the copier's scheduling delays so that it seldom has to.
+ */
+#define RECORD_MODE "block"
+#define RECORD_BUFFER "4M"
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t got_signal;
@@ -85,29 +96,47 @@ static void record_help(void)
 	       "\n"
 	       "  -o, --output=FILE      the trace file (default %s); an existing trace file\n"
 	       "                         is replaced, any other file is left alone\n"
-	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M (BPRINT_BUFFER_SIZE)\n"
+	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M (BPRINT_BUFFER_SIZE;\n"
+	       "                         default %s here, 1M in memory)\n"
 	       "  -p, --page-size=N      ring page size, a power of two from 1K to 64K\n"
 	       "                         (BPRINT_PAGE_SIZE)\n"
-	       "  -M, --mode=MODE        overwrite (flight recorder, the default) or discard\n"
-	       "                         (keep the oldest records) (BPRINT_MODE)\n"
+	       "  -M, --mode=MODE        block (the default here: a writer whose buffer is\n"
+	       "                         full waits for the copy), discard (keep the oldest\n"
+	       "                         records) or overwrite (flight recorder) (BPRINT_MODE)\n"
+	       "  -t, --block-timeout=T  block mode's longest wait, e.g. 100ms, 2s, 500us; then\n"
+	       "                         the record is discarded and counted\n"
+	       "                         (BPRINT_BLOCK_TIMEOUT, default 100ms)\n"
 	       "  -c, --clock=CLOCK      tsc, mono, mono_raw, boot or counter (BPRINT_CLOCK)\n"
 	       "  -q, --quiet            no summary on stderr at the end\n"
 	       "  -h, --help             show this help\n"
 	       "\n"
 	       "While COMMAND runs, its trace goes to FILE.live and bprint record copies every\n"
-	       "full page of it into FILE, so that nothing is lost in discard mode unless\n"
-	       "copying falls behind (then the loss is counted and reported).  When COMMAND\n"
-	       "is a wrapper (a script, sh -c), the first traced program it starts goes to\n"
-	       "FILE and every other one to FILE.PID; the summary names them.  Ctrl-C stops\n"
-	       "COMMAND (a second one stops copying at once); FILE is complete when bprint\n"
-	       "record ends.\n"
+	       "full page of it into FILE.  With the defaults nothing is lost: a thread that\n"
+	       "outruns the copy waits for it (at most the block timeout, then the record is\n"
+	       "discarded and counted); in discard mode records are dropped (and counted)\n"
+	       "when copying falls behind.  Options win over the environment, which wins over\n"
+	       "these defaults.  When COMMAND is a wrapper (a script, sh -c), the first\n"
+	       "traced program it starts goes to FILE and every other one to FILE.PID; the\n"
+	       "summary names them.  Ctrl-C stops COMMAND (a second one stops copying at\n"
+	       "once); FILE is complete when bprint record ends.\n"
 	       "If bprint record is killed, COMMAND is killed too and FILE says what it lacks.\n"
 	       "Exit status, once the trace is recorded: COMMAND's, or 128+N if signal N\n"
 	       "killed it (0 if it was stopped by the signal bprint record was sent and passed\n"
 	       "on).  bprint record's own errors, each with a line on stderr: 1 bad command\n"
 	       "line, 2 the output exists and is not a trace file, 3 COMMAND could not be run\n"
 	       "or the trace not written.\n",
-	       prog, DEFAULT_FILE);
+	       prog, DEFAULT_FILE, RECORD_BUFFER);
+}
+
+/* CPU time of this process alone (the copier), not of the command. */
+static double copier_cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 /*
@@ -167,7 +196,7 @@ static void summary(const struct bp_drain_result *res, const struct outputs *wri
 			(unsigned long long)res->lost_records);
 	if (written->n > 1)
 		fprintf(stderr, "; %u traced programs, one file each", written->n);
-	fputc('\n', stderr);
+	fprintf(stderr, "; copier CPU %.1f ms\n", copier_cpu_ms());
 }
 
 int cmd_record(int argc, char **argv)
@@ -177,13 +206,14 @@ int cmd_record(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, 'b' },
 		{ "page-size", required_argument, NULL, 'p' },
 		{ "mode", required_argument, NULL, 'M' },
+		{ "block-timeout", required_argument, NULL, 't' },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = DEFAULT_FILE, *bufsize = NULL, *pagesize = NULL, *mode = NULL;
-	const char *clock = NULL;
+	const char *clock = NULL, *timeout = NULL;
 	bool quiet = false;
 	struct sigaction sa;
 	struct bp_drain_opts dopt;
@@ -193,13 +223,14 @@ int cmd_record(int argc, char **argv)
 	char *live;
 	size_t live_len;
 	pid_t pid, parent;
+	char ppid[24];
 	int c, rc, drc, status;
 	size_t n;
 
 	optind = 1;
 	opterr = 0;
 	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+:o:b:p:M:c:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:b:p:M:t:c:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'b':
@@ -215,8 +246,14 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'M':
 			mode = optarg;
-			if (strcmp(mode, "overwrite") && strcmp(mode, "discard"))
-				return usage_error("record", "--mode: expected overwrite or discard");
+			if (strcmp(mode, "overwrite") && strcmp(mode, "discard") && strcmp(mode, "block"))
+				return usage_error("record", "--mode: expected block, discard or overwrite");
+			break;
+		case 't':
+			timeout = optarg;
+			n = bp_parse_duration(optarg);
+			if (!n || n > 60000000000ull)
+				return usage_error("record", "--block-timeout: expected a duration up to 60s, like 100ms");
 			break;
 		case 'c':
 			clock = optarg;
@@ -264,10 +301,12 @@ int cmd_record(int argc, char **argv)
 		signal(SIGHUP, SIG_DFL);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 			_exit(126);
-		if (setenv("BPRINT_FILE", live, 1) ||
-		    (bufsize && setenv("BPRINT_BUFFER_SIZE", bufsize, 1)) ||
+		snprintf(ppid, sizeof(ppid), "%lld", (long long)parent);
+		if (setenv("BPRINT_FILE", live, 1) || setenv("BPRINT_RECORD_PID", ppid, 1) ||
+		    setenv("BPRINT_BUFFER_SIZE", bufsize ? bufsize : RECORD_BUFFER, bufsize != NULL) ||
 		    (pagesize && setenv("BPRINT_PAGE_SIZE", pagesize, 1)) ||
-		    (mode && setenv("BPRINT_MODE", mode, 1)) ||
+		    setenv("BPRINT_MODE", mode ? mode : RECORD_MODE, mode != NULL) ||
+		    (timeout && setenv("BPRINT_BLOCK_TIMEOUT", timeout, 1)) ||
 		    (clock && setenv("BPRINT_CLOCK", clock, 1)))
 			_exit(126);
 		execvp(argv[optind], argv + optind);

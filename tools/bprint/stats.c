@@ -38,7 +38,14 @@ struct thread_sum {
 	int32_t tid;
 	char comm[17];
 	uint64_t written, overwritten, discarded, read, lost, not_copied;
+	uint64_t waits, wait_ns;
 };
+
+/* enum bp_ring_mode's names */
+static const char *mode_name(uint32_t mode)
+{
+	return mode == 0 ? "overwrite" : mode == 1 ? "discard" : mode == 2 ? "block" : "unknown";
+}
 
 int cmd_stats(int argc, char **argv)
 {
@@ -47,7 +54,7 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool all = false;
+	bool all = false, block;
 	const char *path;
 	struct bp_trace *t;
 	const struct bp_trace_info *in;
@@ -110,7 +117,7 @@ int cmd_stats(int argc, char **argv)
 	       in->flags & BP_TRACE_F_CLOSED ? "closed cleanly" : "not closed");
 	printf("# process: %lld %s  clock: %s  mode: %s\n", (long long)in->pid,
 	       in->comm[0] ? in->comm : "?", in->clock_name,
-	       in->ring_mode ? "discard" : "overwrite");
+	       mode_name(in->ring_mode));
 	if (in->cmdline[0])
 		printf("# command: %s\n", in->cmdline);
 	printf("# records: %llu  span: %.6f s\n", (unsigned long long)total, span);
@@ -158,11 +165,16 @@ int cmd_stats(int argc, char **argv)
 		s->read += r->read;
 		s->lost += r->lost_by_drainer;
 		s->not_copied += r->not_copied;
+		s->waits += r->block_waits;
+		s->wait_ns += r->block_ns;
 	}
+	/* block mode (stream files only: only bprint record drains): the waits */
+	block = in->ring_mode == 2 && (in->flags & BP_TRACE_F_STREAM);
 	printf("#\n# threads\n");
 	if (in->flags & BP_TRACE_F_STREAM)
-		printf("%8s %-16s %12s %12s %12s %12s %12s %12s\n", "TID", "COMM", "WRITTEN",
-		       "OVERWRITTEN", "DISCARDED", "READ", "NOT-DRAINED", "NOT-COPIED");
+		printf("%8s %-16s %12s %12s %12s %12s %12s %12s%s\n", "TID", "COMM", "WRITTEN",
+		       "OVERWRITTEN", "DISCARDED", "READ", "NOT-DRAINED", "NOT-COPIED",
+		       block ? "        WAITS      WAIT-MS" : "");
 	else
 		printf("%8s %-16s %12s %12s %12s %12s\n", "TID", "COMM", "WRITTEN",
 		       "OVERWRITTEN", "DISCARDED", "READ");
@@ -174,6 +186,9 @@ int cmd_stats(int argc, char **argv)
 		if (in->flags & BP_TRACE_F_STREAM)
 			printf(" %12llu %12llu", (unsigned long long)th[k].lost,
 			       (unsigned long long)th[k].not_copied);
+		if (block)
+			printf(" %12llu %12.3f", (unsigned long long)th[k].waits,
+			       (double)th[k].wait_ns / 1e6);
 		putchar('\n');
 	}
 	free(th);

@@ -1,0 +1,112 @@
+# tool_block: `bprint record` in each mode with threads tracing flat out.
+#   - exact accounting per thread (read + overwritten + discarded ==
+#     written) in block, discard and overwrite mode with 1, 2 and 4 threads;
+#     in block mode nothing lost at all;
+#   - record's defaults keep a 2,000,000-record burst from one thread whole;
+#   - block mode with the copier stopped (SIGSTOP) for 200 ms: the writer
+#     waits, times out, and the discards are counted;
+#   - block mode never hangs: with signal handlers that trace, with fork()
+#     in the program, and when bprint record is killed.
+# BPRINT_TEST_QUICK=1 divides the record counts by 10.
+. "$(dirname "$0")/tool_lib.sh"
+BURST=$TRACED
+unset BPRINT_BLOCK_TIMEOUT BPRINT_RECORD_PID
+scale=1
+[ "${BPRINT_TEST_QUICK:-0}" = 1 ] && scale=10
+
+# stats FILE: the thread lines, "TID COMM WRITTEN OVERWRITTEN DISCARDED READ ..."
+threads() {
+	awk '/^# threads/ { t = 1; getline; next } t' "$1"
+}
+
+# exact FILE THREADS RECORDS MODE: accounting per thread; block mode loses nothing
+exact() {
+	threads "$1" | awk -v n="$2" -v r="$3" -v mode="$4" '
+		{ rows++ }
+		$3 != $4 + $5 + $6 { print "does not add up:", $0; bad = 1 }
+		$3 != r { print "written", $3, "want", r; bad = 1 }
+		mode == "block" && ($6 != r || $4 != 0 || $5 != 0) { print "lost in block mode:", $0; bad = 1 }
+		END { if (rows != n) { print rows, "thread lines, want", n; bad = 1 } exit bad }'
+}
+
+for spec in "1 1000000" "2 2000000" "4 4000000"; do
+	set -- $spec
+	t=$1 r=$(($2 / scale))
+	for mode in block discard overwrite; do
+		f=$mode-$t.dat
+		"$BPRINT" record -q -o $f --mode $mode -- "$BURST" --threads $t --records $r; rc=$?
+		[ $rc -eq 0 ] || fail "$mode, $t threads: record exit $rc"
+		"$BPRINT" stats $f > $f.stats || fail "$mode, $t threads: stats"
+		if exact $f.stats $t $r $mode; then ok "$mode, $t threads x $r"; else fail "$mode, $t threads x $r"; fi
+		rm -f $f
+	done
+done
+grep -q 'mode: block' block-1.dat.stats || fail "stats names block mode"
+grep -q 'WAITS' block-1.dat.stats || fail "stats shows the waits in block mode"
+
+# record's defaults, a 2M burst from one thread: all of it
+r=$((2000000 / scale))
+"$BPRINT" record -q -o d.dat -- "$BURST" --records $r || fail "defaults: record"
+"$BPRINT" stats d.dat > d.stats || fail "defaults: stats"
+if threads d.stats | awk -v r=$r '$6 != r || $3 != r { bad = 1 } END { exit bad || NR != 1 }'; then
+	ok "defaults keep a burst of $r"
+else
+	fail "defaults lost records of a burst of $r"; cat d.stats
+fi
+
+# the copier stopped for 200 ms: waits, a timeout, discards counted (not
+# scaled: the burst must outlast the stop)
+"$BPRINT" record -q -o s.dat --buffer-size 64K --block-timeout 50ms -- \
+	"$BURST" --records 20000000 &
+rpid=$!
+i=0
+while ! [ -f s.dat.live ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+sleep 0.05
+kill -STOP $rpid
+sleep 0.2
+kill -CONT $rpid
+wait $rpid || fail "stalled: record exit $?"
+"$BPRINT" stats s.dat > s.stats || fail "stalled: stats"
+if threads s.stats | awk '$3 != $4 + $5 + $6 || $4 != 0 || $5 == 0 || $9 < 1 { bad = 1 }
+			   END { exit bad || NR != 1 }'; then
+	ok "stalled copier: waits, discards counted"
+else
+	fail "stalled copier"; cat s.stats
+fi
+rm -f s.dat
+
+# signal handlers that trace (nested rings discard, never wait)
+"$BPRINT" record -q -o g.dat --buffer-size 64K -- "$BURST" --threads 2 \
+	--records $((1000000 / scale)) --timer 200 || fail "signals: record"
+"$BPRINT" stats g.dat > g.stats || fail "signals: stats"
+if threads g.stats | awk -v r=$((1000000 / scale)) '$3 != $4 + $5 + $6 || $4 != 0 || $3 < r { bad = 1 }
+			   END { exit bad || NR != 2 }'; then
+	ok "block mode with tracing signal handlers"
+else
+	fail "signals"; cat g.stats
+fi
+
+# fork() in the traced program: the child's rings have no consumer
+"$BPRINT" record -q -o k.dat --buffer-size 64K -- "$BURST" --threads 2 \
+	--records $((1000000 / scale)) --fork || fail "fork: record"
+"$BPRINT" stats k.dat > k.stats || fail "fork: stats"
+exact k.stats 2 $((1000000 / scale)) block && ok "block mode with fork" || fail "fork"
+
+# bprint record killed: the program does not hang (it dies with it), and
+# the file says what it holds
+"$BPRINT" record -q -o x.dat --buffer-size 64K -- "$BURST" --records 2000000000 &
+rpid=$!
+i=0
+while ! [ -f x.dat.live ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+sleep 0.1
+cpid=$(ps -o pid= --ppid $rpid | tr -d ' ')
+kill -KILL $rpid
+wait $rpid 2>/dev/null
+i=0
+while [ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+[ -n "$cpid" ] || fail "killed: no child found"
+kill -0 "$cpid" 2>/dev/null && { fail "killed: the program still runs"; kill -KILL "$cpid"; }
+"$BPRINT" stats x.dat > x.stats; rc=$?
+[ $rc -le 1 ] || fail "killed: stats exit $rc"
+threads x.stats | grep -q file_burst || fail "killed: no thread counters"
+finish
