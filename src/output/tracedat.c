@@ -490,7 +490,7 @@ static const char *clock_for(const char *bprint_clock)
 	if (!strcmp(bprint_clock, "mono") || !strcmp(bprint_clock, "mono_raw"))
 		return bprint_clock;
 	if (!strcmp(bprint_clock, "tsc"))
-		return "local";		/* TSC ticks calibrated to ns, like the kernel's */
+		return "mono";		/* calibrated to CLOCK_MONOTONIC's nanoseconds */
 	return "global";		/* boot, counter: "boot" would print raw numbers */
 }
 
