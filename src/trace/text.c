@@ -211,7 +211,7 @@ int bprint_format_event(char *buf, size_t size, const struct bprint_event *ev,
 	case BPRINT_OUTPUT_MSG:
 		return bp_snprintf(buf, size, "%s", ev->message);
 	default:
-		c.have_head = c.have_secs = false;
+		c.have_head = c.have_secs = c.comm16 = false;
 		func = ev->site && ev->site->func ? ev->site->func : "?";
 		n = bp_text_ftrace_prefix(&c, buf, size, ev, func, strlen(func));
 		put(buf, size, &n, ev->message, strlen(ev->message));
