@@ -34,7 +34,11 @@ for spec in "1 1000000" "2 2000000" "4 4000000"; do
 	t=$1 r=$(($2 / scale))
 	for mode in block discard overwrite; do
 		f=$mode-$t.dat
-		"$BPRINT" record -q -o $f --mode $mode -- "$BURST" --threads $t --records $r; rc=$?
+		# A long timeout: "nothing lost in block mode" must not hang on
+		# how soon a loaded machine (or a sanitizer build) schedules the
+		# copier; the timeout itself is the stalled copier's test below.
+		"$BPRINT" record -q -o $f --mode $mode --block-timeout 10s -- \
+			"$BURST" --threads $t --records $r; rc=$?
 		[ $rc -eq 0 ] || fail "$mode, $t threads: record exit $rc"
 		"$BPRINT" stats $f > $f.stats || fail "$mode, $t threads: stats"
 		if exact $f.stats $t $r $mode; then ok "$mode, $t threads x $r"; else fail "$mode, $t threads x $r"; fi
