@@ -152,7 +152,11 @@ int main(int argc, char **argv)
 		if (n > max_stats)
 			max_stats = n;
 		CHECK_OP(n, <=, WAVE + 2);
-		CHECK_OP(count_descriptors(), <=, WAVE + 2);
+		/* Descriptors are reused: without reuse there would be one per
+		 * thread so far (up to NTHREADS).  A thread whose first trace
+		 * finds the free list's lock busy makes a new one rather than
+		 * wait (trace/thread.c), so allow a wave's worth of those. */
+		CHECK_OP(count_descriptors(), <=, 2 * WAVE + 2);
 	}
 	atomic_store(&stop, true);
 	CHECK_EQ(pthread_join(c, NULL), 0);
