@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define BPRINT__LAYOUT 1
+#define BPRINT__LAYOUT 2
 #define BPRINT__SITE_MAGIC 0x42507331u	/* "1sPB" */
 #define BPRINT__SITE_REFUSED 0xffffffffu	/* site->id of a site of another layout */
 
@@ -59,16 +59,20 @@ struct bprint_site {
 	uint32_t line;
 	uint32_t id;			/* 0 until registered; BPRINT__SITE_REFUSED */
 	const char *file;
-	/* layout 1 */
+	/* layout 1 and 2 */
 	const char *format;		/* NULL if the format is not a compile-time constant */
 	const char *func;
 	const struct bp_arg_plan *plan;	/* set when registered; NULL: format at trace time */
 	uint32_t head;			/* BPRINT__SITE_FAST: the record's head word */
 	uint32_t argsig;		/* compile-time argument sizes: bit i set = the
 					 * i-th argument from the last takes 8 bytes */
-	uint16_t flags;			/* BPRINT__SITE_WORDS, BPRINT__SITE_FAST, set at registration */
+	uint16_t flags;			/* BPRINT__SITE_WORDS, _FAST, _CHARS, set at registration */
 	uint8_t nargs;			/* arguments after the format, as compiled; 255: unknown */
 	uint8_t reserved;
+	/* layout 2 */
+	uint32_t argchar;		/* compile-time argument types, as argsig: bit i set =
+					 * the i-th from the last is a char (if 4 bytes) or a
+					 * pointer to char (if 8) */
 } __attribute__((aligned(8)));
 
 enum bprint__site_kind {
@@ -109,12 +113,12 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__STR(x) BPRINT__STR_(x)
 #define BPRINT__STR_(x) #x
 
-#define BPRINT__SITE(name, fmt, k, sig, n)					\
+#define BPRINT__SITE(name, fmt, k, sig, n, chars)				\
 	static struct bprint_site name						\
 		__attribute__((BPRINT__SECTION, used)) = {			\
 		BPRINT__SITE_MAGIC, BPRINT__LAYOUT, 1, k, __LINE__, 0, __FILE__, \
 		__builtin_constant_p(fmt) ? (fmt) : (const char *)0,		\
-		__func__, (const struct bp_arg_plan *)0, 0, sig, 0, n, 0 }
+		__func__, (const struct bp_arg_plan *)0, 0, sig, 0, n, 0, chars }
 
 /*
  * trace_printk(fmt, ...) of <bprint.h>.  In C, arguments of a format with
@@ -131,7 +135,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__PRINTK(...)							\
 	do {									\
 		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
-			     BPRINT__SITE_PRINTK, 0u, 255u);			\
+			     BPRINT__SITE_PRINTK, 0u, 255u, 0u);		\
 		if (__builtin_expect(bprint__site.enabled, 1))			\
 			bprint__printk(&bprint__site, __VA_ARGS__);		\
 	} while (0)
@@ -140,7 +144,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 	do {									\
 		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
 			     BPRINT__SITE_PRINTK, BPRINT__SIG(__VA_ARGS__),	\
-			     BPRINT__NARGS(__VA_ARGS__));			\
+			     BPRINT__NARGS(__VA_ARGS__), BPRINT__CHARSIG(__VA_ARGS__)); \
 		/* acquire: registration's head and flags come with the value */ \
 		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
 						     __ATOMIC_ACQUIRE);		\
@@ -152,6 +156,9 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 		if (__builtin_expect(bprint__on != 0, 0)) {			\
 			if (__builtin_expect(bprint__on == BPRINT__SITE_ON_FAST, 1)) { \
 				BPRINT__FAST(__VA_ARGS__)			\
+			} else if (BPRINT__CHARSIG(__VA_ARGS__) != 0u &&	\
+				   bprint__on == BPRINT__SITE_ON_CHARS) {	\
+				BPRINT__FAST_CHARS(__VA_ARGS__)			\
 			} else if (bprint__site.flags & BPRINT__SITE_WORDS) {	\
 				const uint64_t bprint__words[] = { 0		\
 					BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) }; \
@@ -164,14 +171,18 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #endif
 
 /*
- * site->flags (internal): arguments may come as 64-bit words; and the call
- * site may pack them itself.  site->enabled is 0 (off), 1 (on) or, for a
- * site with BPRINT__SITE_FAST, BPRINT__SITE_ON_FAST: one compare tells the
- * call site both.
+ * site->flags (internal): arguments may come as 64-bit words; the call
+ * site may pack them itself, 4- and 8-byte slots as compiled (FAST); or it
+ * may, with its chars as %c bytes and its pointers to char as %s strings
+ * (CHARS).  site->enabled is 0 (off), 1 (on), or BPRINT__SITE_ON_FAST or
+ * BPRINT__SITE_ON_CHARS for a site with one of the last two: one compare
+ * tells the call site both.
  */
 #define BPRINT__SITE_WORDS 1u
 #define BPRINT__SITE_FAST 2u
+#define BPRINT__SITE_CHARS 4u
 #define BPRINT__SITE_ON_FAST 3u
+#define BPRINT__SITE_ON_CHARS 5u
 
 /* Arguments as words, in format order; only for sites with BPRINT__SITE_WORDS. */
 BP_API void bprint__printk_words(struct bprint_site *site, const uint64_t *words);
@@ -214,6 +225,81 @@ struct bprint__gate {
 	char pad[60];
 } __attribute__((aligned(64)));
 BP_API extern struct bprint__gate bprint__gate;
+
+/*
+ * Copy the string s into d up to its NUL, at most bound bytes; returns
+ * the bytes before the NUL (bound if there is none among them).  One
+ * pass, 8 bytes at a time: each word is tested for a NUL as it was loaded
+ * and stored as tested, so a string another thread changes meanwhile
+ * still gives a copy that ends at its first NUL.  Nothing at or past
+ * s + bound is read.  Words are loaded at 8-byte alignment, but for a
+ * first one that does not cross a page boundary, so a load never leaves
+ * the page of a byte it may read, as glibc's strlen() does;
+ * like it, a load may take bytes past the NUL, which a sanitizer (or the
+ * compiler's bounds warning) would call an overflow: they are told not to
+ * look here.  d holds bound bytes.
+ */
+__attribute__((no_sanitize("address", "thread")))
+static inline size_t bprint__copy_string(unsigned char *d, const char *s, size_t bound)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+
+	/* The compiler must not judge the word loads by the object s points to. */
+	__asm__("" : "+r"(s));
+	if (bound >= 8 && ((uintptr_t)s & 4095u) <= 4096u - 8u) {
+		/* a first word as it lies, not crossing its page; then on from
+		 * the next boundary (a byte read twice is tested twice) */
+		uint64_t w, zero;
+
+		__builtin_memcpy(&w, s, 8);
+		__builtin_memcpy(d, &w, 8);
+		zero = (w - ones) & ~w & highs;
+		if (zero)
+			return (size_t)__builtin_ctzll(zero) / 8u;
+		i = 8u - ((uintptr_t)s & 7u);
+	}
+	for (; i < bound && ((uintptr_t)(s + i) & 7u); i++) {
+		if (!(d[i] = (unsigned char)s[i]))
+			return i;
+	}
+	for (; i + 8 <= bound; i += 8) {
+		uint64_t w, zero;
+
+		__builtin_memcpy(&w, s + i, 8);
+		__builtin_memcpy(d + i, &w, 8);
+		zero = (w - ones) & ~w & highs;	/* its lowest flag marks the first NUL */
+		if (zero)
+			return i + (size_t)__builtin_ctzll(zero) / 8u;
+	}
+	for (; i < bound; i++) {
+		if (!(d[i] = (unsigned char)s[i]))
+			return i;
+	}
+	return bound;
+}
+
+/*
+ * One %s into d, in at most room bytes: the string, then its NUL; a NULL
+ * as the engine prints it (its precision is none: "(null)").  Returns
+ * the bytes taken, the NUL included, or 0 if they do not fit.
+ */
+static inline uint32_t bprint__put_string(unsigned char *d, uint32_t room, const char *s)
+{
+	size_t n;
+
+	if (!s) {
+		if (room < sizeof("(null)"))
+			return 0;
+		__builtin_memcpy(d, "(null)", sizeof("(null)"));
+		return sizeof("(null)");
+	}
+	n = bprint__copy_string(d, s, room);
+	if (n == room)
+		return 0;
+	d[n] = '\0';
+	return (uint32_t)n + 1u;
+}
 
 #if defined(__x86_64__) && !defined(BPRINT_NO_FAST_ARGS)
 /* What bprint__reserve() hands to bprint__commit(), in registers. */
@@ -286,6 +372,74 @@ static inline void bprint__commit(const struct bprint__slot *slot)
 	t->nest = 0;
 }
 
+/*
+ * bprint__reserve()'s twin for a record whose length is known only once
+ * its strings are copied (BPRINT__SITE_ON_CHARS): the same checks, for at
+ * least min payload bytes, and no head yet.  Returns the payload, with
+ * slot->room the bytes it may take (the page's room, at most a record's),
+ * or NULL.  bprint__commit_len() writes the head and publishes.
+ */
+struct bprint__vslot {
+	uint32_t *commit;
+	uint32_t off;			/* the record's offset in the record area */
+	uint32_t room;
+	uint64_t delta;
+};
+
+__attribute__((always_inline))
+static inline unsigned char *bprint__reserve_var(uint32_t min, struct bprint__vslot *slot)
+{
+	struct bprint__tls *t = &bprint__tls;
+	uint32_t off, room;
+	uint64_t delta;
+
+	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
+			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
+		return (unsigned char *)0;
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	off = t->off;
+	room = t->end - off;
+	if (__builtin_expect(room < min + 8u || *t->cpu != t->last_cpu, 0))
+		goto out;
+	delta = (uint64_t)__builtin_ia32_rdtsc() - t->base;
+	if (__builtin_expect(delta > 0xffffffffu, 0))
+		goto out;
+	room -= 8u;
+	slot->room = room < 4084u ? room : 4084u;	/* a record is at most 1023 words */
+	slot->commit = (uint32_t *)(void *)(t->rec - 8);
+	slot->off = off;
+	slot->delta = delta;
+	return t->rec + off + 8;
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+	return (unsigned char *)0;
+}
+
+/* Give up a reservation of bprint__reserve_var(): nothing was published. */
+__attribute__((always_inline))
+static inline void bprint__abandon(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	bprint__tls.nest = 0;
+}
+
+/* Head (length, site id from site->head, delta), then bprint__commit(). */
+__attribute__((always_inline))
+static inline void bprint__commit_len(const struct bprint_site *site, struct bprint__vslot *slot,
+				      uint32_t bytes)
+{
+	struct bprint__slot s;
+	uint32_t len = bytes + 8u;
+
+	*(bprint__u64_a4 *)(void *)(bprint__tls.rec + slot->off) =
+		slot->delta << 32 | (site->head & ~0x3ffu) | len / 4u;
+	s.commit = slot->commit;
+	s.off = slot->off + len;
+	bprint__commit(&s);
+}
+
 /* Each argument once, as a word, into a local of its own. */
 #define BPRINT__LOCAL(n, a) const uint64_t bprint__a##n = BPRINT__WORD(a);
 #define BPRINT__LOCAL_LIST(n, a) , bprint__a##n
@@ -313,12 +467,67 @@ static inline void bprint__commit(const struct bprint__slot *slot)
 			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
 		bprint__printk_words(&bprint__site, bprint__words + 1);		\
 	}
+/*
+ * One argument of a BPRINT__SITE_ON_CHARS site, n counting down to 1:
+ * a char as its %c byte, a pointer to char as its %s string, bounded so
+ * that the n - 1 slots after it (8 bytes at most each) and the padding
+ * still fit; the rest as BPRINT__PUT() stores them, at 4-byte alignment,
+ * gaps zeroed.  Only the strings make the offset a run-time value.
+ */
+#define BPRINT__PUT_CHARS(n, a)							\
+	if (BPRINT__ISCH(a) && !BPRINT__IS8(a)) {				\
+		bprint__b[bprint__o++] = (unsigned char)bprint__a##n;		\
+	} else if (BPRINT__ISCH(a)) {						\
+		uint32_t bprint__tail = bprint__o + 8u * ((n) - 1u) + 4u;	\
+		uint32_t bprint__took = bprint__tail < bprint__vs.room ?	\
+			bprint__put_string(bprint__b + bprint__o,		\
+					   bprint__vs.room - bprint__tail,	\
+					   (const char *)(uintptr_t)bprint__a##n) : 0u; \
+		bprint__fits &= bprint__took != 0u;				\
+		bprint__o += bprint__took;					\
+	} else {								\
+		while (bprint__o & 3u)						\
+			bprint__b[bprint__o++] = 0;				\
+		if (BPRINT__IS8(a)) {						\
+			*(bprint__u64_a4 *)(void *)(bprint__b + bprint__o) = bprint__a##n; \
+			bprint__o += 8u;					\
+		} else {							\
+			*(uint32_t *)(void *)(bprint__b + bprint__o) = (uint32_t)bprint__a##n; \
+			bprint__o += 4u;					\
+		}								\
+	}
+
+#define BPRINT__FAST_CHARS(...)							\
+	struct bprint__vslot bprint__vs;					\
+	unsigned char *bprint__b;						\
+	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
+	bprint__b = bprint__reserve_var(8u * BPRINT__NARGS(__VA_ARGS__) + 4u,	\
+					&bprint__vs);				\
+	if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {		\
+		uint32_t bprint__o = 0;						\
+		unsigned bprint__fits = 1;					\
+		BPRINT__MAPX(BPRINT__PUT_CHARS, __VA_ARGS__)			\
+		while (bprint__o & 3u)						\
+			bprint__b[bprint__o++] = 0;				\
+		if (__builtin_expect(bprint__fits, 1))				\
+			bprint__commit_len(&bprint__site, &bprint__vs, bprint__o); \
+		else								\
+			bprint__abandon();					\
+		if (__builtin_expect(bprint__fits, 1))				\
+			break;							\
+	}									\
+	{									\
+		const uint64_t bprint__words[] = { 0				\
+			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
+		bprint__printk_words(&bprint__site, bprint__words + 1);		\
+	}
 #else
 /* No inline path here: every site is an ordinary words site. */
 #define BPRINT__FAST(...)							\
 	const uint64_t bprint__words[] = { 0					\
 		BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) };		\
 	bprint__printk_words(&bprint__site, bprint__words + 1);
+#define BPRINT__FAST_CHARS(...) BPRINT__FAST(__VA_ARGS__)
 #endif
 
 static inline uint64_t bprint__double_bits(double d)
@@ -342,6 +551,11 @@ static inline uint64_t bprint__double_bits(double d)
  * check rejects) as 8 bytes of 0, like C's long double: such a site never
  * gets the words path.
  */
+template <class U> struct bprint__is_char {
+	static constexpr bool value = std::is_same<U, char>::value ||
+				      std::is_same<U, signed char>::value ||
+				      std::is_same<U, unsigned char>::value;
+};
 template <class T> struct bprint__arg {
 	typedef typename std::decay<T>::type type;
 	static constexpr unsigned kind =
@@ -349,6 +563,11 @@ template <class T> struct bprint__arg {
 		std::is_same<type, float>::value || std::is_same<type, double>::value ? 1u :
 		std::is_pointer<type>::value ? 2u : 3u;
 	static constexpr unsigned is8 = kind == 0u && sizeof(type) <= 4u ? 0u : 1u;
+	/* a char, or a pointer to one: %c and %s at a BPRINT__SITE_CHARS site */
+	typedef typename std::remove_cv<typename std::remove_pointer<type>::type>::type pointee;
+	static constexpr unsigned ischar =
+		(std::is_pointer<type>::value ? bprint__is_char<pointee>::value
+					      : bprint__is_char<type>::value) ? 1u : 0u;
 };
 template <unsigned K> struct bprint__word_of {
 	template <class T> static uint64_t get(const T &) { return 0; }
@@ -368,6 +587,7 @@ template <class T> static inline uint64_t bprint__word(const T &v)
 }
 #define BPRINT__WORD(x) bprint__word(x)
 #define BPRINT__IS8(x) bprint__arg<decltype((x))>::is8
+#define BPRINT__ISCH(x) bprint__arg<decltype((x))>::ischar
 extern "C" {
 #else
 /*
@@ -392,14 +612,31 @@ extern "C" {
 	short: 0u, unsigned short: 0u, int: 0u, unsigned int: 0u,		\
 	float: 1u, double: 1u, default: 1u)
 
+/*
+ * Is the argument a char, or a pointer to one (an array of char decays to
+ * one)?  A site whose chars are %c and whose pointers to char are %s
+ * (checked at registration) writes them at the call site.
+ */
+#define BPRINT__ISCH(x) _Generic((x),						\
+	char: 1u, signed char: 1u, unsigned char: 1u,				\
+	char *: 1u, signed char *: 1u, unsigned char *: 1u,			\
+	const char *: 1u, const signed char *: 1u, const unsigned char *: 1u,	\
+	default: 0u)
+
 #endif /* __cplusplus */
 
 /* A word per argument: ", WORD(a1), WORD(a2), ...", nothing for none (up to 32). */
 #define BPRINT__COMMA_WORD(n, a) , BPRINT__WORD(a)
 
-/* The argument sizes as site->argsig; the payload's size in bytes. */
-#define BPRINT__SIG(...) \
-	BPRINT__CAT(BPRINT__SIG_, BPRINT__NARGS(__VA_ARGS__))(__VA_ARGS__)
+/*
+ * The argument sizes as site->argsig, their types as site->argchar; the
+ * payload's size in bytes.  BPRINT__BITS(m, ...) is m(a) for each
+ * argument a after the format, the last one in bit 0.
+ */
+#define BPRINT__BITS(m, ...) \
+	BPRINT__CAT(BPRINT__BITS_, BPRINT__NARGS(__VA_ARGS__))(m, __VA_ARGS__)
+#define BPRINT__SIG(...) BPRINT__BITS(BPRINT__IS8, __VA_ARGS__)
+#define BPRINT__CHARSIG(...) BPRINT__BITS(BPRINT__ISCH, __VA_ARGS__)
 #define BPRINT__BYTES(...) \
 	(4u * (BPRINT__NARGS(__VA_ARGS__) + \
 	       (unsigned)__builtin_popcount(BPRINT__SIG(__VA_ARGS__))))
@@ -495,76 +732,76 @@ extern "C" {
 #define BPRINT__MAPX_62(m, ...)
 #define BPRINT__MAPX_63(m, ...)
 #define BPRINT__MAPX_64(m, ...)
-#define BPRINT__SIG_0(f) 0u
-#define BPRINT__SIG_1(f, a) BPRINT__IS8(a)
-#define BPRINT__SIG_2(f, a, ...) (BPRINT__IS8(a) << 1 | BPRINT__SIG_1(f, __VA_ARGS__))
-#define BPRINT__SIG_3(f, a, ...) (BPRINT__IS8(a) << 2 | BPRINT__SIG_2(f, __VA_ARGS__))
-#define BPRINT__SIG_4(f, a, ...) (BPRINT__IS8(a) << 3 | BPRINT__SIG_3(f, __VA_ARGS__))
-#define BPRINT__SIG_5(f, a, ...) (BPRINT__IS8(a) << 4 | BPRINT__SIG_4(f, __VA_ARGS__))
-#define BPRINT__SIG_6(f, a, ...) (BPRINT__IS8(a) << 5 | BPRINT__SIG_5(f, __VA_ARGS__))
-#define BPRINT__SIG_7(f, a, ...) (BPRINT__IS8(a) << 6 | BPRINT__SIG_6(f, __VA_ARGS__))
-#define BPRINT__SIG_8(f, a, ...) (BPRINT__IS8(a) << 7 | BPRINT__SIG_7(f, __VA_ARGS__))
-#define BPRINT__SIG_9(f, a, ...) (BPRINT__IS8(a) << 8 | BPRINT__SIG_8(f, __VA_ARGS__))
-#define BPRINT__SIG_10(f, a, ...) (BPRINT__IS8(a) << 9 | BPRINT__SIG_9(f, __VA_ARGS__))
-#define BPRINT__SIG_11(f, a, ...) (BPRINT__IS8(a) << 10 | BPRINT__SIG_10(f, __VA_ARGS__))
-#define BPRINT__SIG_12(f, a, ...) (BPRINT__IS8(a) << 11 | BPRINT__SIG_11(f, __VA_ARGS__))
-#define BPRINT__SIG_13(f, a, ...) (BPRINT__IS8(a) << 12 | BPRINT__SIG_12(f, __VA_ARGS__))
-#define BPRINT__SIG_14(f, a, ...) (BPRINT__IS8(a) << 13 | BPRINT__SIG_13(f, __VA_ARGS__))
-#define BPRINT__SIG_15(f, a, ...) (BPRINT__IS8(a) << 14 | BPRINT__SIG_14(f, __VA_ARGS__))
-#define BPRINT__SIG_16(f, a, ...) (BPRINT__IS8(a) << 15 | BPRINT__SIG_15(f, __VA_ARGS__))
-#define BPRINT__SIG_17(f, a, ...) (BPRINT__IS8(a) << 16 | BPRINT__SIG_16(f, __VA_ARGS__))
-#define BPRINT__SIG_18(f, a, ...) (BPRINT__IS8(a) << 17 | BPRINT__SIG_17(f, __VA_ARGS__))
-#define BPRINT__SIG_19(f, a, ...) (BPRINT__IS8(a) << 18 | BPRINT__SIG_18(f, __VA_ARGS__))
-#define BPRINT__SIG_20(f, a, ...) (BPRINT__IS8(a) << 19 | BPRINT__SIG_19(f, __VA_ARGS__))
-#define BPRINT__SIG_21(f, a, ...) (BPRINT__IS8(a) << 20 | BPRINT__SIG_20(f, __VA_ARGS__))
-#define BPRINT__SIG_22(f, a, ...) (BPRINT__IS8(a) << 21 | BPRINT__SIG_21(f, __VA_ARGS__))
-#define BPRINT__SIG_23(f, a, ...) (BPRINT__IS8(a) << 22 | BPRINT__SIG_22(f, __VA_ARGS__))
-#define BPRINT__SIG_24(f, a, ...) (BPRINT__IS8(a) << 23 | BPRINT__SIG_23(f, __VA_ARGS__))
-#define BPRINT__SIG_25(f, a, ...) (BPRINT__IS8(a) << 24 | BPRINT__SIG_24(f, __VA_ARGS__))
-#define BPRINT__SIG_26(f, a, ...) (BPRINT__IS8(a) << 25 | BPRINT__SIG_25(f, __VA_ARGS__))
-#define BPRINT__SIG_27(f, a, ...) (BPRINT__IS8(a) << 26 | BPRINT__SIG_26(f, __VA_ARGS__))
-#define BPRINT__SIG_28(f, a, ...) (BPRINT__IS8(a) << 27 | BPRINT__SIG_27(f, __VA_ARGS__))
-#define BPRINT__SIG_29(f, a, ...) (BPRINT__IS8(a) << 28 | BPRINT__SIG_28(f, __VA_ARGS__))
-#define BPRINT__SIG_30(f, a, ...) (BPRINT__IS8(a) << 29 | BPRINT__SIG_29(f, __VA_ARGS__))
-#define BPRINT__SIG_31(f, a, ...) (BPRINT__IS8(a) << 30 | BPRINT__SIG_30(f, __VA_ARGS__))
-#define BPRINT__SIG_32(f, a, ...) (BPRINT__IS8(a) << 31 | BPRINT__SIG_31(f, __VA_ARGS__))
-#define BPRINT__SIG_33(...) 0u
-#define BPRINT__SIG_34(...) 0u
-#define BPRINT__SIG_35(...) 0u
-#define BPRINT__SIG_36(...) 0u
-#define BPRINT__SIG_37(...) 0u
-#define BPRINT__SIG_38(...) 0u
-#define BPRINT__SIG_39(...) 0u
-#define BPRINT__SIG_40(...) 0u
-#define BPRINT__SIG_41(...) 0u
-#define BPRINT__SIG_42(...) 0u
-#define BPRINT__SIG_43(...) 0u
-#define BPRINT__SIG_44(...) 0u
-#define BPRINT__SIG_45(...) 0u
-#define BPRINT__SIG_46(...) 0u
-#define BPRINT__SIG_47(...) 0u
-#define BPRINT__SIG_48(...) 0u
-#define BPRINT__SIG_49(...) 0u
-#define BPRINT__SIG_50(...) 0u
-#define BPRINT__SIG_51(...) 0u
-#define BPRINT__SIG_52(...) 0u
-#define BPRINT__SIG_53(...) 0u
-#define BPRINT__SIG_54(...) 0u
-#define BPRINT__SIG_55(...) 0u
-#define BPRINT__SIG_56(...) 0u
-#define BPRINT__SIG_57(...) 0u
-#define BPRINT__SIG_58(...) 0u
-#define BPRINT__SIG_59(...) 0u
-#define BPRINT__SIG_60(...) 0u
-#define BPRINT__SIG_61(...) 0u
-#define BPRINT__SIG_62(...) 0u
-#define BPRINT__SIG_63(...) 0u
-#define BPRINT__SIG_64(...) 0u
+#define BPRINT__BITS_0(m, f) 0u
+#define BPRINT__BITS_1(m, f, a) m(a)
+#define BPRINT__BITS_2(m, f, a, ...) (m(a) << 1 | BPRINT__BITS_1(m, f, __VA_ARGS__))
+#define BPRINT__BITS_3(m, f, a, ...) (m(a) << 2 | BPRINT__BITS_2(m, f, __VA_ARGS__))
+#define BPRINT__BITS_4(m, f, a, ...) (m(a) << 3 | BPRINT__BITS_3(m, f, __VA_ARGS__))
+#define BPRINT__BITS_5(m, f, a, ...) (m(a) << 4 | BPRINT__BITS_4(m, f, __VA_ARGS__))
+#define BPRINT__BITS_6(m, f, a, ...) (m(a) << 5 | BPRINT__BITS_5(m, f, __VA_ARGS__))
+#define BPRINT__BITS_7(m, f, a, ...) (m(a) << 6 | BPRINT__BITS_6(m, f, __VA_ARGS__))
+#define BPRINT__BITS_8(m, f, a, ...) (m(a) << 7 | BPRINT__BITS_7(m, f, __VA_ARGS__))
+#define BPRINT__BITS_9(m, f, a, ...) (m(a) << 8 | BPRINT__BITS_8(m, f, __VA_ARGS__))
+#define BPRINT__BITS_10(m, f, a, ...) (m(a) << 9 | BPRINT__BITS_9(m, f, __VA_ARGS__))
+#define BPRINT__BITS_11(m, f, a, ...) (m(a) << 10 | BPRINT__BITS_10(m, f, __VA_ARGS__))
+#define BPRINT__BITS_12(m, f, a, ...) (m(a) << 11 | BPRINT__BITS_11(m, f, __VA_ARGS__))
+#define BPRINT__BITS_13(m, f, a, ...) (m(a) << 12 | BPRINT__BITS_12(m, f, __VA_ARGS__))
+#define BPRINT__BITS_14(m, f, a, ...) (m(a) << 13 | BPRINT__BITS_13(m, f, __VA_ARGS__))
+#define BPRINT__BITS_15(m, f, a, ...) (m(a) << 14 | BPRINT__BITS_14(m, f, __VA_ARGS__))
+#define BPRINT__BITS_16(m, f, a, ...) (m(a) << 15 | BPRINT__BITS_15(m, f, __VA_ARGS__))
+#define BPRINT__BITS_17(m, f, a, ...) (m(a) << 16 | BPRINT__BITS_16(m, f, __VA_ARGS__))
+#define BPRINT__BITS_18(m, f, a, ...) (m(a) << 17 | BPRINT__BITS_17(m, f, __VA_ARGS__))
+#define BPRINT__BITS_19(m, f, a, ...) (m(a) << 18 | BPRINT__BITS_18(m, f, __VA_ARGS__))
+#define BPRINT__BITS_20(m, f, a, ...) (m(a) << 19 | BPRINT__BITS_19(m, f, __VA_ARGS__))
+#define BPRINT__BITS_21(m, f, a, ...) (m(a) << 20 | BPRINT__BITS_20(m, f, __VA_ARGS__))
+#define BPRINT__BITS_22(m, f, a, ...) (m(a) << 21 | BPRINT__BITS_21(m, f, __VA_ARGS__))
+#define BPRINT__BITS_23(m, f, a, ...) (m(a) << 22 | BPRINT__BITS_22(m, f, __VA_ARGS__))
+#define BPRINT__BITS_24(m, f, a, ...) (m(a) << 23 | BPRINT__BITS_23(m, f, __VA_ARGS__))
+#define BPRINT__BITS_25(m, f, a, ...) (m(a) << 24 | BPRINT__BITS_24(m, f, __VA_ARGS__))
+#define BPRINT__BITS_26(m, f, a, ...) (m(a) << 25 | BPRINT__BITS_25(m, f, __VA_ARGS__))
+#define BPRINT__BITS_27(m, f, a, ...) (m(a) << 26 | BPRINT__BITS_26(m, f, __VA_ARGS__))
+#define BPRINT__BITS_28(m, f, a, ...) (m(a) << 27 | BPRINT__BITS_27(m, f, __VA_ARGS__))
+#define BPRINT__BITS_29(m, f, a, ...) (m(a) << 28 | BPRINT__BITS_28(m, f, __VA_ARGS__))
+#define BPRINT__BITS_30(m, f, a, ...) (m(a) << 29 | BPRINT__BITS_29(m, f, __VA_ARGS__))
+#define BPRINT__BITS_31(m, f, a, ...) (m(a) << 30 | BPRINT__BITS_30(m, f, __VA_ARGS__))
+#define BPRINT__BITS_32(m, f, a, ...) (m(a) << 31 | BPRINT__BITS_31(m, f, __VA_ARGS__))
+#define BPRINT__BITS_33(...) 0u
+#define BPRINT__BITS_34(...) 0u
+#define BPRINT__BITS_35(...) 0u
+#define BPRINT__BITS_36(...) 0u
+#define BPRINT__BITS_37(...) 0u
+#define BPRINT__BITS_38(...) 0u
+#define BPRINT__BITS_39(...) 0u
+#define BPRINT__BITS_40(...) 0u
+#define BPRINT__BITS_41(...) 0u
+#define BPRINT__BITS_42(...) 0u
+#define BPRINT__BITS_43(...) 0u
+#define BPRINT__BITS_44(...) 0u
+#define BPRINT__BITS_45(...) 0u
+#define BPRINT__BITS_46(...) 0u
+#define BPRINT__BITS_47(...) 0u
+#define BPRINT__BITS_48(...) 0u
+#define BPRINT__BITS_49(...) 0u
+#define BPRINT__BITS_50(...) 0u
+#define BPRINT__BITS_51(...) 0u
+#define BPRINT__BITS_52(...) 0u
+#define BPRINT__BITS_53(...) 0u
+#define BPRINT__BITS_54(...) 0u
+#define BPRINT__BITS_55(...) 0u
+#define BPRINT__BITS_56(...) 0u
+#define BPRINT__BITS_57(...) 0u
+#define BPRINT__BITS_58(...) 0u
+#define BPRINT__BITS_59(...) 0u
+#define BPRINT__BITS_60(...) 0u
+#define BPRINT__BITS_61(...) 0u
+#define BPRINT__BITS_62(...) 0u
+#define BPRINT__BITS_63(...) 0u
+#define BPRINT__BITS_64(...) 0u
 
 /* trace_puts(str) of <bprint.h>. */
 #define BPRINT__PUTS(str)							\
 	do {									\
-		BPRINT__SITE(bprint__site, str, BPRINT__SITE_PUTS, 0u, 255u); \
+		BPRINT__SITE(bprint__site, str, BPRINT__SITE_PUTS, 0u, 255u, 0u); \
 		if (__builtin_expect(bprint__site.enabled, 1))			\
 			bprint__puts(&bprint__site, str);			\
 	} while (0)
@@ -585,11 +822,11 @@ __attribute__((destructor, used)) static void bprint__unregister_object(void)
 }
 
 /*
- * What call sites compiled against BPRINT__LAYOUT 1 hold the library to
+ * What call sites compiled against BPRINT__LAYOUT 2 hold the library to
  * (LP64).  A change here is a new layout: raise BPRINT__LAYOUT with it.
  */
 #if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
-_Static_assert(BPRINT__LAYOUT == 1, "these asserts pin layout 1");
+_Static_assert(BPRINT__LAYOUT == 2, "these asserts pin layout 2");
 _Static_assert(sizeof(struct bprint_site) == 64, "bprint_site");
 _Static_assert(__builtin_offsetof(struct bprint_site, layout) == 4, "the head: layout");
 _Static_assert(__builtin_offsetof(struct bprint_site, enabled) == 6, "the head: enabled");
@@ -600,6 +837,7 @@ _Static_assert(__builtin_offsetof(struct bprint_site, plan) == 40, "bprint_site.
 _Static_assert(__builtin_offsetof(struct bprint_site, head) == 48, "bprint_site.head");
 _Static_assert(__builtin_offsetof(struct bprint_site, flags) == 56, "bprint_site.flags");
 _Static_assert(__builtin_offsetof(struct bprint_site, nargs) == 58, "bprint_site.nargs");
+_Static_assert(__builtin_offsetof(struct bprint_site, argchar) == 60, "bprint_site.argchar");
 _Static_assert(sizeof(struct bprint__tls) == 56, "bprint__tls");
 _Static_assert(__builtin_offsetof(struct bprint__tls, end) == 8, "bprint__tls.end");
 _Static_assert(__builtin_offsetof(struct bprint__tls, rec) == 16, "bprint__tls.rec");

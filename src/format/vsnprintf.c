@@ -1,10 +1,71 @@
 /*
- * bp_vsnprintf(): the first user of the decoder, arguments from a va_list.
+ * bp_vsnprintf(): the first user of the decoder, arguments from a va_list;
+ * and bp_words_snprintf(), the same loop with its arguments as words
+ * (format/words.h).  One loop, inlined for each source, so that the two
+ * cannot print differently.
  */
 #include "format/decode.h"
 #include "format/emit.h"
+#include "format/words.h"
 
-int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+/* Where the arguments come from: a va_list, or words (ap NULL). */
+struct arg_source {
+	va_list *ap;
+	const uint64_t *words;
+	size_t left;		/* words not yet taken */
+};
+
+/* The next word; 0 once they have run out (a caller's miscount, never a read past them). */
+static inline uint64_t next_word(struct arg_source *src)
+{
+	if (src->left == 0)
+		return 0;
+	src->left--;
+	return *src->words++;
+}
+
+static inline int32_t take_int(struct arg_source *src)
+{
+	return src->ap ? va_arg(*src->ap, int) : (int32_t)(uint32_t)next_word(src);
+}
+
+/* A %d-style value as BP_VA_INT() fetches it: 4-byte ones sign-extended. */
+static inline uint64_t take_integer(struct arg_source *src, uint8_t length)
+{
+	if (src->ap)
+		return BP_VA_INT(*src->ap, length);
+	return bp_int_bytes(length) == 4 ? (uint64_t)(int64_t)(int32_t)(uint32_t)next_word(src)
+					 : next_word(src);
+}
+
+static inline const void *take_pointer(struct arg_source *src)
+{
+	return src->ap ? va_arg(*src->ap, void *) : (const void *)(uintptr_t)next_word(src);
+}
+
+static inline double take_double(struct arg_source *src)
+{
+	uint64_t bits;
+	double d;
+
+	if (src->ap)
+		return va_arg(*src->ap, double);
+	bits = next_word(src);
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+/* Words carry no long double (format/words.h): such a call never comes as words. */
+static inline long double take_ldouble(struct arg_source *src)
+{
+	if (src->ap)
+		return va_arg(*src->ap, long double);
+	(void)next_word(src);
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+format_loop(char *buf, size_t size, const char *fmt, struct arg_source *src)
 {
 	struct bp_sink o = { .buf = buf, .size = size, .pos = 0 };
 	struct bp_printf_spec spec = { 0 };
@@ -22,37 +83,56 @@ int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		case BP_FMT_NONE:
 			return bp_sink_finish(&o);
 		case BP_FMT_WIDTH:
-			bp_spec_set_width(&spec, va_arg(ap, int));
+			bp_spec_set_width(&spec, take_int(src));
 			break;
 		case BP_FMT_PRECISION:
-			bp_spec_set_precision(&spec, va_arg(ap, int));
+			bp_spec_set_precision(&spec, take_int(src));
 			break;
 		case BP_FMT_INT:
-			v = bp_int_reduce(BP_VA_INT(ap, spec.length), spec, &negative);
+			v = bp_int_reduce(take_integer(src, spec.length), spec, &negative);
 			bp_emit_number(&o, v, negative, &spec);
 			break;
 		case BP_FMT_CHAR:
-			bp_emit_char(&o, (unsigned char)va_arg(ap, int), &spec);
+			bp_emit_char(&o, (unsigned char)take_int(src), &spec);
 			break;
 		case BP_FMT_STR:
-			bp_emit_string(&o, va_arg(ap, const char *), &spec);
+			bp_emit_string(&o, take_pointer(src), &spec);
 			break;
 		case BP_FMT_PTR:
-			bp_emit_pointer(&o, (uintptr_t)va_arg(ap, void *), &spec);
+			bp_emit_pointer(&o, (uintptr_t)take_pointer(src), &spec);
 			break;
 		case BP_FMT_FLOAT:
 			if (spec.length == BP_LEN_LDOUBLE)
-				bp_emit_ldouble(&o, va_arg(ap, long double), &spec);
+				bp_emit_ldouble(&o, take_ldouble(src), &spec);
 			else
-				bp_emit_double(&o, va_arg(ap, double), &spec);
+				bp_emit_double(&o, take_double(src), &spec);
 			break;
 		case BP_FMT_NRCHARS:
-			(void)va_arg(ap, void *);	/* never written through */
+			(void)take_pointer(src);	/* never written through */
 			break;
 		default:
 			break;
 		}
 	}
+}
+
+int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	va_list aq;	/* a va_list parameter may be an array's pointer: take a copy's address */
+	struct arg_source src = { .ap = &aq };
+	int n;
+
+	va_copy(aq, ap);
+	n = format_loop(buf, size, fmt, &src);
+	va_end(aq);
+	return n;
+}
+
+int bp_words_snprintf(char *buf, size_t size, const char *fmt, const uint64_t *words, size_t n)
+{
+	struct arg_source src = { .ap = NULL, .words = words, .left = n };
+
+	return format_loop(buf, size, fmt, &src);
 }
 
 int bp_snprintf(char *buf, size_t size, const char *fmt, ...)

@@ -31,6 +31,7 @@
 #include "trace/site.h"
 #include "trace/thread.h"
 #include "trace/tracer.h"
+#include "format/words.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -195,26 +196,69 @@ void bprint__printk(struct bprint_site *site, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Pack words for a scalar-only plan: 4-byte slots take the word's low half. */
-static inline void pack_words(uint32_t *p, const struct bp_arg_plan *plan, const uint64_t *words)
+/*
+ * The words path's try on the TLS window, for sites the call site cannot
+ * write itself (strings, %c, argument sizes other than the plan's): what
+ * bprint__reserve() and bprint__commit() do inline, for a record whose
+ * length is known only once its strings are copied.  The block is packed
+ * straight into the page, the head written last; nothing is visible
+ * before the commit.  Returns false, with nothing written, for anything
+ * the slow path must do (no window, no room, CPU changed, time extend,
+ * nested, not the TSC).
+ */
+static bool window_write(const struct bprint_site *site, const struct bp_arg_plan *plan,
+			 const uint64_t *words)
 {
-	unsigned n = plan->nargs;	/* a local: the stores below may alias the plan */
+#if defined(__x86_64__)
+	struct bprint__vslot slot;
+	unsigned char *p = bprint__reserve_var(plan->fixed_words * 4u, &slot);
+	uint32_t bytes;
 
-	for (unsigned i = 0; i < n; i++) {
-		if (plan->slot[i].kind == BP_ARG_INT32) {
-			*p++ = (uint32_t)words[i];
-		} else {
-			memcpy(p, &words[i], 8);
-			p += 2;
-		}
+	if (!p)
+		return false;
+	bytes = bp_words_pack(p, slot.room, plan, words);
+	if (bytes == BP_WORDS_NO_ROOM) {
+		bprint__abandon();
+		return false;
 	}
+	bprint__commit_len(site, &slot, bytes);	/* nest back to 0 */
+	return true;
+#else
+	(void)site, (void)plan, (void)words;
+	return false;
+#endif
+}
+
+/* A text record made from words: the record that cannot hold the block. */
+static void emit_words_text(struct bp_thread_ring *r, const struct bprint_site *site,
+			    uint64_t ts, const uint64_t *words)
+{
+	uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
+	const char *fmt = site->format;
+	size_t nwords = site->plan->nargs;
+	int n = bp_words_snprintf(NULL, 0, fmt, words, nwords);
+	char *p;
+
+	if (n < 0)
+		n = 0;
+	if ((uint32_t)n + 1 > max)
+		n = (int)max - 1;	/* truncated to what one record holds */
+	p = reserve(r, (uint32_t)n + 1, site->id | BP_REC_TEXT, ts);
+	if (!p)
+		return;
+	bp_words_snprintf(p, (size_t)n + 1, fmt, words, nwords);
+	bp_ring_commit(&r->w);
 }
 
 /*
- * Sites whose arguments come as words: what bprint__reserve() could not
- * write inline, and sites whose argument sizes differ from the plan's.
- * The block is the one bp_vbin_printf_plan() makes for a scalar-only
- * plan.
+ * Sites whose arguments come as words (BPRINT__SITE_WORDS): what
+ * bprint__reserve() could not write inline, sites with strings or %c, and
+ * sites whose argument sizes differ from the plan's.  The block is the
+ * one bp_vbin_printf_plan() makes.  A site the call site cannot pack
+ * tries the window first; the rest, and what the window cannot take,
+ * goes through ring 0's writer: the block is packed into a scratch
+ * buffer first (each string read once, however the reservation goes), a
+ * block too large for a record becomes a text record, like bprint__printk()'s.
  */
 void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 {
@@ -222,7 +266,6 @@ void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 	const struct bp_arg_plan *plan;
 	struct bp_thread_ring *r;
 	unsigned level;
-	uint32_t *p;
 
 	if (!bp_tracing_is_on())
 		return;
@@ -230,15 +273,36 @@ void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0))
 		return;
 	plan = site->plan;
+	if (!(site->flags & BPRINT__SITE_FAST) && __builtin_expect(t != NULL, 1) &&
+	    window_write(site, plan, words))
+		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;
 	r = enter(t, level);
 	if (r) {
-		p = reserve(r, plan->fixed_words * 4u, site->id, bp_clock_now());
-		if (p) {
-			pack_words(p, plan, words);
-			bp_ring_commit(&r->w);
+		uint64_t ts = bp_clock_now();
+		uint32_t *p;
+
+		if (plan->nstrings == 0) {
+			/* a fixed size: packed in place */
+			uint32_t bytes = plan->fixed_words * 4u;
+
+			if ((p = reserve(r, bytes, site->id, ts))) {
+				bp_words_pack((unsigned char *)p, bytes, plan, words);
+				bp_ring_commit(&r->w);
+			}
+		} else {
+			uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
+			uint32_t block[BP_RING_REC_MAX_WORDS];
+			uint32_t bytes = bp_words_pack((unsigned char *)block, max, plan, words);
+
+			if (bytes == BP_WORDS_NO_ROOM) {
+				emit_words_text(r, site, ts, words);
+			} else if ((p = reserve(r, bytes, site->id, ts))) {
+				memcpy(p, block, bytes);
+				bp_ring_commit(&r->w);
+			}
 		}
 	}
 	leave(t, level);

@@ -96,13 +96,40 @@ static char *copy_string(const char *s)
 }
 
 /*
- * Only 4- and 8-byte scalars: every slot lands at a fixed, aligned offset,
- * and each argument fits a 64-bit word (bprint__printk_words()).
+ * May the site's arguments come as words (bprint__printk_words())?  Every
+ * kind but long double travels as a word; the call site must have passed
+ * as many arguments as the plan takes (a short array would be read past
+ * its end), each string as a pointer, and a plan with no strings must fit
+ * a record.
  */
+static bool plan_takes_words(const struct bp_arg_plan *plan, const struct bprint_site *site)
+{
+	unsigned n = site->nargs;
+
+	if (n != plan->nargs || (!plan->nstrings && plan->fixed_words > BP_SITE_WORDS_MAX))
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		/* argsig: bit 0 is the last argument */
+		bool is8 = (site->argsig >> (n - 1 - i)) & 1u;
+
+		switch (plan->slot[i].kind) {
+		case BP_ARG_LDOUBLE:
+			return false;
+		case BP_ARG_STR:
+		case BP_ARG_STR_STAR:
+			if (!is8)
+				return false;
+			break;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
+/* Only 4- and 8-byte integers, pointers and doubles: what the call site packs itself. */
 static bool plan_is_scalar(const struct bp_arg_plan *plan)
 {
-	if (plan->nstrings || plan->fixed_words > BP_SITE_WORDS_MAX)
-		return false;
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		switch (plan->slot[i].kind) {
 		case BP_ARG_CHAR:
@@ -141,12 +168,60 @@ static bool plan_is_compiled(const struct bp_arg_plan *plan, const struct bprint
 	return true;
 }
 
+/*
+ * May the call site write the block itself, its chars as %c bytes and its
+ * pointers to char as %s strings (BPRINT__FAST_CHARS in
+ * include/bprint/internal.h)?  Each argument's compiled type must be the
+ * plan's: a char for %c, a pointer to char for a %s without precision,
+ * other 4-byte types for a 4-byte slot, other 8-byte ones for an 8-byte
+ * integer, a pointer or a double.
+ */
+static bool plan_is_chars(const struct bp_arg_plan *plan, const struct bprint_site *site)
+{
+	unsigned n = site->nargs;
+
+	if (n != plan->nargs || !site->argchar)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		/* argsig and argchar: bit 0 is the last argument */
+		bool is8 = (site->argsig >> (n - 1 - i)) & 1u;
+		bool ischar = (site->argchar >> (n - 1 - i)) & 1u;
+		const struct bp_arg_slot *slot = &plan->slot[i];
+
+		switch (slot->kind) {
+		case BP_ARG_CHAR:
+			if (!ischar || is8)
+				return false;
+			break;
+		case BP_ARG_STR:
+			if (!ischar || !is8 || slot->precision >= 0)
+				return false;
+			break;
+		case BP_ARG_INT32:
+			if (ischar || is8)
+				return false;
+			break;
+		case BP_ARG_STR_STAR:
+		case BP_ARG_LDOUBLE:
+		case BP_ARG_SKIP:
+			return false;
+		default:	/* the 8-byte slots */
+			if (ischar || !is8)
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
 /* What site->enabled holds for on: the inline path's value where it may run. */
 static uint8_t on_value(const struct bprint_site *site, bool on)
 {
 	if (!on)
 		return 0;
-	return site->flags & BPRINT__SITE_FAST ? BPRINT__SITE_ON_FAST : 1;
+	if (site->flags & BPRINT__SITE_FAST)
+		return BPRINT__SITE_ON_FAST;
+	return site->flags & BPRINT__SITE_CHARS ? BPRINT__SITE_ON_CHARS : 1;
 }
 
 /*
@@ -226,13 +301,18 @@ static uint32_t register_locked(struct bprint_site *site)
 	atomic_store_explicit(&next_id, id + 1, memory_order_release);
 	site->plan = e->copy.plan;
 	site->flags = 0;
-	if (site->plan && plan_is_scalar(site->plan)) {
+	if (site->plan && plan_takes_words(site->plan, site)) {
 		site->flags = BPRINT__SITE_WORDS;
-		if (BP_SITE_INLINE && plan_is_compiled(site->plan, site)) {
+		/* the id for records the words path writes on the window; FAST adds the length */
+		site->head = id << BP_RING_HEAD_USER_SHIFT;
+		if (BP_SITE_INLINE && plan_is_scalar(site->plan) &&
+		    plan_is_compiled(site->plan, site)) {
 			/* Before the flag: the inline path reads the head once it sees it. */
 			site->head = (BP_RING_REC_HDR_BYTES / 4u + site->plan->fixed_words) |
 				     id << BP_RING_HEAD_USER_SHIFT;
 			site->flags |= BPRINT__SITE_FAST;
+		} else if (BP_SITE_INLINE && plan_is_chars(site->plan, site)) {
+			site->flags |= BPRINT__SITE_CHARS;	/* the call site puts in the length */
 		}
 	}
 	e->copy.flags = site->flags;

@@ -130,6 +130,20 @@ tracer_env(tracer_fast_mono "BPRINT_BUFFER_SIZE=8M;BPRINT_CLOCK=mono")
 tracer_env(tracer_fast_smallpage "BPRINT_BUFFER_SIZE=8M;BPRINT_PAGE_SIZE=1K")
 set_tests_properties(tracer_fast tracer_fast_mono tracer_fast_smallpage PROPERTIES TIMEOUT 60)
 
+# 6c. Strings and chars without a va_list: at the call site, on the
+# window, through the ring; texts against the C library, payloads against
+# bp_bin_printf(), a string changed under the tracer, exact counters.
+tracer_exe(tracer_strings)
+target_link_libraries(tracer_strings PRIVATE Threads::Threads)
+add_test(NAME tracer_strings COMMAND tracer_strings)
+add_test(NAME tracer_strings_mono COMMAND tracer_strings)
+add_test(NAME tracer_strings_smallpage COMMAND tracer_strings)
+tracer_env(tracer_strings "BPRINT_BUFFER_SIZE=8M")
+tracer_env(tracer_strings_mono "BPRINT_BUFFER_SIZE=8M;BPRINT_CLOCK=mono")
+tracer_env(tracer_strings_smallpage "BPRINT_BUFFER_SIZE=8M;BPRINT_PAGE_SIZE=1K")
+set_tests_properties(tracer_strings tracer_strings_mono tracer_strings_smallpage
+  PROPERTIES TIMEOUT 120)
+
 # 7. Per-site filters: the API, BPRINT_FILTER at start-up, BPRINT_DISABLE.
 add_executable(tracer_filter tracer_filter.c tracer_filter_other.c)
 target_link_libraries(tracer_filter PRIVATE bprint_internal)
