@@ -56,9 +56,12 @@ extern "C" {
  * The fast path, the same in C and in C++ (C++11 on): a call whose
  * arguments are none or only 4- and 8-byte scalars (integers, enums,
  * pointers, float and double), each of the size its conversion asks for,
- * is written at the call site, without a call (x86-64, TSC clock).
- * Scalars of other sizes go out of line without va_list; %s, %.*s, %c,
- * %Lf, %n and more than 32 arguments go out of line through va_list.
+ * is written at the call site, without a call (x86-64, TSC clock); so is
+ * one that also passes chars for %c and pointers to char (or arrays of
+ * char) for %s without a precision, each string copied once.  %.8s,
+ * %.*s, an int for %c and scalars of other sizes go out of line without
+ * a va_list; %Lf, %n and more than 32 arguments go out of line through
+ * a va_list.  A record too long for the ring is cut, as text.
  */
 #define trace_printk(...) BPRINT__PRINTK(__VA_ARGS__)
 
