@@ -134,6 +134,18 @@ grep -q '^bprint [0-9]' out || fail "--version output"
 expect 2 "bprint: text.dat: exists and is not a bprint trace file (not replaced)" \
 	"$BPRINT" record -q -o text.dat -- true
 
+# export never writes over the trace it reads, by its name or another
+cp good.dat keep.dat
+ln -s keep.dat keep.link
+sum_before=$(cksum < keep.dat)
+for f in chrome perfetto trace-cmd; do
+	expect 1 "bprint export: 'keep.dat' is the trace being exported: give another -o
+Try 'bprint export --help'." "$BPRINT" export -q -f $f -o keep.dat keep.dat
+	expect 1 "" "$BPRINT" export -q -f $f -o ./keep.dat keep.link
+done
+[ "$(cksum < keep.dat)" = "$sum_before" ] || fail "export changed its input"
+"$BPRINT" report keep.dat > /dev/null || fail "the input no longer reads"
+
 # the command itself never traces into BPRINT_FILE
 BPRINT_FILE=self.dat "$BPRINT" formats good.dat > /dev/null
 [ -e self.dat ] && fail "bprint wrote BPRINT_FILE itself"

@@ -13,6 +13,7 @@ int cmd_export(int argc, char **argv);
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void export_help(void)
@@ -74,6 +75,15 @@ static int export_ctf(const char *path, const char *dir, bool quiet)
 	return rc;
 }
 
+/* Would writing out replace the input?  (Replacing it truncates what is being read.) */
+static bool same_file(const char *out, const char *in)
+{
+	struct stat a, b;
+
+	return stat(out, &a) == 0 && stat(in, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -130,6 +140,8 @@ int cmd_export(int argc, char **argv)
 	if (!out && kind != CHROME && isatty(STDOUT_FILENO))
 		return usage_error("export", "%s is binary: give -o OUT or redirect the output",
 				   tracedat ? "a trace.dat" : "a Perfetto trace");
+	if (out && same_file(out, path))
+		return usage_error("export", "'%s' is the trace being exported: give another -o", out);
 	if (!(t = open_trace(path, &rc)))
 		return rc;
 	if (out) {
