@@ -50,21 +50,6 @@ static const volatile uint32_t *cpu_id_source(void)
 	return &unknown;
 }
 
-void bp_thread_window_push(struct bp_thread *t)
-{
-	struct bp_thread_ring *r = &t->ring[0];
-	struct bp_ring_writer *w = &r->w;
-	struct bprint__tls *f = &bprint__tls;
-
-	f->off = w->off;
-	f->end = w->end;
-	f->rec = w->rec;
-	f->base = w->base_ts;
-	f->written = (uint64_t *)(void *)&w->ctl->written;
-	f->last_cpu = r->last_cpu;
-	f->cpu = t->cpu_id;
-}
-
 void bp_thread_window_close(struct bp_thread *t)
 {
 	struct bprint__tls *f = &bprint__tls;

@@ -43,6 +43,8 @@
 
 #include "ring/ring.h"
 
+#include <bprint.h>	/* struct bprint__tls, the window */
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -121,9 +123,24 @@ struct bp_thread *bp_thread_self_slow(void);
  * Point the calling thread's inline fast path (bprint__tls) at the page
  * ring 0 of t is filling, t being the caller's descriptor; after every use
  * of ring 0 out of line.  bp_thread_window_close() takes the window away
- * (ring 0 catching up first).
+ * (ring 0 catching up first).  Inline: every out-of-line call ends with
+ * it.
  */
-void bp_thread_window_push(struct bp_thread *t);
+static inline void bp_thread_window_push(struct bp_thread *t)
+{
+	struct bp_thread_ring *r = &t->ring[0];
+	struct bp_ring_writer *w = &r->w;
+	struct bprint__tls *f = &bprint__tls;
+
+	f->off = w->off;
+	f->end = w->end;
+	f->rec = w->rec;
+	f->base = w->base_ts;
+	f->written = (uint64_t *)(void *)&w->ctl->written;
+	f->last_cpu = r->last_cpu;
+	f->cpu = t->cpu_id;
+}
+
 void bp_thread_window_close(struct bp_thread *t);
 
 /* Map ring level of t on first use.  Returns NULL if it cannot. */
