@@ -229,6 +229,21 @@ static bool window_write(const struct bprint_site *site, const struct bp_arg_pla
 #endif
 }
 
+/* Pack a scalar-only plan (BPRINT__SITE_FAST): 4-byte slots take the word's low half. */
+static inline void pack_scalars(uint32_t *p, const struct bp_arg_plan *plan, const uint64_t *words)
+{
+	unsigned n = plan->nargs;	/* a local: the stores below may alias the plan */
+
+	for (unsigned i = 0; i < n; i++) {
+		if (plan->slot[i].kind == BP_ARG_INT32) {
+			*p++ = (uint32_t)words[i];
+		} else {
+			memcpy(p, &words[i], 8);
+			p += 2;
+		}
+	}
+}
+
 /* A text record made from words: the record that cannot hold the block. */
 static void emit_words_text(struct bp_thread_ring *r, const struct bprint_site *site,
 			    uint64_t ts, const uint64_t *words)
@@ -284,7 +299,13 @@ void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 		uint64_t ts = bp_clock_now();
 		uint32_t *p;
 
-		if (plan->nstrings == 0) {
+		if (site->flags & BPRINT__SITE_FAST) {
+			/* what the call site could not write: 4- and 8-byte slots only */
+			if ((p = reserve(r, plan->fixed_words * 4u, site->id, ts))) {
+				pack_scalars(p, plan, words);
+				bp_ring_commit(&r->w);
+			}
+		} else if (plan->nstrings == 0) {
 			/* a fixed size: packed in place */
 			uint32_t bytes = plan->fixed_words * 4u;
 
