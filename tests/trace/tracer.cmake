@@ -133,8 +133,9 @@ set_tests_properties(tracer_fast tracer_fast_mono tracer_fast_smallpage PROPERTI
 # 6c. Strings and chars without a va_list: at the call site, on the
 # window, through the ring; texts against the C library, payloads against
 # bp_bin_printf(), a string changed under the tracer, exact counters.
+tracer_exe(copy_string)
+add_test(NAME copy_string COMMAND copy_string)
 tracer_exe(tracer_strings)
-target_link_libraries(tracer_strings PRIVATE Threads::Threads)
 add_test(NAME tracer_strings COMMAND tracer_strings)
 add_test(NAME tracer_strings_mono COMMAND tracer_strings)
 add_test(NAME tracer_strings_smallpage COMMAND tracer_strings)
