@@ -9,6 +9,10 @@ endfunction()
 
 # 1. Stress: writers x 10^6 records, a concurrent consumer, exact accounting.
 add_executable(tracer_stress tracer_stress.c)
+if(CMAKE_CXX_COMPILER)
+  target_sources(tracer_stress PRIVATE tracer_stress_cxx.cpp)
+  target_compile_definitions(tracer_stress PRIVATE TRACER_STRESS_CXX=1)
+endif()
 target_link_libraries(tracer_stress PRIVATE bprint_internal)
 target_include_directories(tracer_stress PRIVATE ${PROJECT_SOURCE_DIR}/tests)
 bp_set_test_warnings(tracer_stress)
@@ -35,6 +39,13 @@ foreach(n 2 4)
   tracer_env(tracer_stress_scalar_lossless_${n} "BPRINT_MODE=discard;BPRINT_BUFFER_SIZE=1M")
   set_tests_properties(tracer_stress_scalar_overwrite_${n} tracer_stress_scalar_discard_${n}
     tracer_stress_scalar_lossless_${n} PROPERTIES TIMEOUT 300)
+  # every kind of call site in one run: scalar, %s, %c and C++
+  add_test(NAME tracer_stress_mixed_overwrite_${n} COMMAND tracer_stress overwrite ${n} live mixed)
+  tracer_env(tracer_stress_mixed_overwrite_${n} "BPRINT_MODE=overwrite;BPRINT_BUFFER_SIZE=64K")
+  add_test(NAME tracer_stress_mixed_discard_${n} COMMAND tracer_stress discard ${n} slow mixed)
+  tracer_env(tracer_stress_mixed_discard_${n} "BPRINT_MODE=discard;BPRINT_BUFFER_SIZE=64K")
+  set_tests_properties(tracer_stress_mixed_overwrite_${n} tracer_stress_mixed_discard_${n}
+    PROPERTIES TIMEOUT 300)
 endforeach()
 
 # A test executable from one source; extra arguments are linked libraries.

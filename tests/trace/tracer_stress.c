@@ -2,13 +2,16 @@
  * tracer_stress: N writer threads x M records each, every record's payload
  * checkable, while a consumer reads concurrently; then exact accounting.
  *
- *   tracer_stress MODE THREADS VARIANT [scalar]
+ *   tracer_stress MODE THREADS VARIANT [scalar|mixed]
  *     MODE     overwrite | discard   (must match BPRINT_MODE; checked)
  *     VARIANT  live      consumer reads as fast as it can
  *              slow      consumer reads a little, then sleeps (records lost)
  *              lossless  writers wait for the consumer: nothing may be lost
  *     scalar   the payload is a number instead of a string, so that every
  *              record takes the inline fast path of include/bprint/internal.h (x86-64)
+ *     mixed    records rotate over four call sites: the scalar one, the
+ *              string one, one of two %c, and a C++ one with a string, a
+ *              char and a number (tracer_stress_cxx.cpp)
  *
  * For every writer thread, after the final drain:
  *   written == M, read + overwritten + discarded == written, read equals
@@ -32,6 +35,20 @@
 #define MAX_THREADS 64
 #define FMT "t=%d seq=%llu s=%s"
 #define FMT_SCALAR "t=%d seq=%llu s=%llx"
+#define FMT_CHAR "t=%d seq=%llu c=%c%c"
+
+#include "tracer_stress.h"
+
+#ifndef TRACER_STRESS_CXX
+/* No C++ compiler: the same site, compiled as C. */
+void tracer_stress_cxx(int t, unsigned long long seq, const char *s, char c, unsigned long long v)
+{
+	trace_printk(FMT_CXX, t, seq, s, c, v);
+}
+#endif
+
+/* Which call site record seq of a thread comes from. */
+enum kind { K_STRING, K_SCALAR, K_CHAR, K_CXX };
 
 enum variant { LIVE, SLOW, LOSSLESS };
 
@@ -41,6 +58,19 @@ static enum variant variant;
 static unsigned mode;
 static unsigned long long lossless_lag;	/* records a writer may run ahead */
 static int scalar;				/* FMT_SCALAR */
+static int mixed;				/* every kind in turn */
+
+static enum kind kind_of(unsigned long long seq)
+{
+	if (mixed)
+		return (enum kind)(seq % 4u);
+	return scalar ? K_SCALAR : K_STRING;
+}
+
+static char char_of(int t, unsigned long long seq, unsigned k)
+{
+	return (char)('A' + (seq * 3u + (unsigned)t + k * 11u) % 26u);
+}
 
 static _Atomic int tids[MAX_THREADS];
 static _Atomic unsigned long long consumed[MAX_THREADS];
@@ -82,10 +112,20 @@ static void *writer(void *arg)
 			while (seq - atomic_load_explicit(&consumed[t], memory_order_acquire) >
 			       lossless_lag)
 				tc_sleep_us(50);
-		if (scalar)
+		switch (kind_of(seq)) {
+		case K_SCALAR:
 			trace_printk(FMT_SCALAR, t, seq, make_num(t, seq));
-		else
+			break;
+		case K_STRING:
 			trace_printk(FMT, t, seq, s);
+			break;
+		case K_CHAR:
+			trace_printk(FMT_CHAR, t, seq, char_of(t, seq, 0), char_of(t, seq, 1));
+			break;
+		case K_CXX:
+			tracer_stress_cxx(t, seq, s, char_of(t, seq, 0), make_num(t, seq));
+			break;
+		}
 	}
 	atomic_fetch_add(&writers_done, 1);
 	while (!atomic_load(&release_writers))
@@ -108,15 +148,27 @@ static void check_event(const struct bprint_event *ev)
 	unsigned long long seq;
 	int th;
 
-	if (sscanf(ev->message, "t=%d seq=%llu s=%n", &t, &seq, &n) != 2 || n == 0)
+	if (sscanf(ev->message, "t=%d seq=%llu %n", &t, &seq, &n) != 2 || n == 0)
 		FAIL("undecodable record: \"%s\"", ev->message);
 	if (t < 0 || t >= nthreads || seq >= per_thread)
 		FAIL("record out of range: \"%s\"", ev->message);
 	make_str(s, t, seq);
-	if (scalar)
+	switch (kind_of(seq)) {
+	case K_SCALAR:
 		tc_expect(expect, sizeof(expect), FMT_SCALAR, t, seq, make_num(t, seq));
-	else
+		break;
+	case K_STRING:
 		tc_expect(expect, sizeof(expect), FMT, t, seq, s);
+		break;
+	case K_CHAR:
+		tc_expect(expect, sizeof(expect), FMT_CHAR, t, seq, char_of(t, seq, 0),
+			  char_of(t, seq, 1));
+		break;
+	case K_CXX:
+		tc_expect(expect, sizeof(expect), FMT_CXX, t, seq, s, char_of(t, seq, 0),
+			  make_num(t, seq));
+		break;
+	}
 	if (strcmp(ev->message, expect) != 0)
 		FAIL("record corrupt:\n  got    \"%s\"\n  expect \"%s\"", ev->message, expect);
 	CHECK_EQ(ev->message_len, strlen(expect));
@@ -124,8 +176,13 @@ static void check_event(const struct bprint_event *ev)
 	if (th != t)
 		FAIL("record of thread %d came with tid %d (thread %d)", t, ev->tid, th);
 	CHECK(ev->site != NULL);
-	CHECK_STREQ(ev->site->format, scalar ? FMT_SCALAR : FMT);
-	CHECK_STREQ(ev->site->func, "writer");
+	{
+		static const char *const formats[] = { FMT, FMT_SCALAR, FMT_CHAR, FMT_CXX };
+		enum kind k = kind_of(seq);
+
+		CHECK_STREQ(ev->site->format, formats[k]);
+		CHECK_STREQ(ev->site->func, k == K_CXX ? "tracer_stress_cxx" : "writer");
+	}
 	if ((long long)seq <= last_seq[t])
 		FAIL("thread %d: seq %llu after %lld", t, seq, last_seq[t]);
 	last_seq[t] = (long long)seq;
@@ -178,12 +235,13 @@ int main(int argc, char **argv)
 	struct bprint_event ev = BPRINT_EVENT_INIT;
 	int n, rc;
 
-	if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "scalar"))) {
-		fprintf(stderr, "usage: %s overwrite|discard THREADS live|slow|lossless [scalar]\n",
+	if (argc != 4 && !(argc == 5 && (!strcmp(argv[4], "scalar") || !strcmp(argv[4], "mixed")))) {
+		fprintf(stderr, "usage: %s overwrite|discard THREADS live|slow|lossless [scalar|mixed]\n",
 			argv[0]);
 		return 2;
 	}
-	scalar = argc == 5;
+	scalar = argc == 5 && !strcmp(argv[4], "scalar");
+	mixed = argc == 5 && !strcmp(argv[4], "mixed");
 	mode = !strcmp(argv[1], "discard") ? BP_RING_DISCARD : BP_RING_OVERWRITE;
 	nthreads = atoi(argv[2]);
 	variant = !strcmp(argv[3], "slow") ? SLOW : !strcmp(argv[3], "lossless") ? LOSSLESS : LIVE;
