@@ -13,6 +13,10 @@
  * counter, a clock read, the CPU from the rseq area, a ring reservation,
  * the argument plan's packing loop, and a release store at commit.
  *
+ * A format that is not a compile-time constant takes the plan of the
+ * derived site that trace/fmtcache.c keeps for it, and writes under that
+ * site's id; text only when it has none.
+ *
  * A record's payload (docs/trace-format.md):
  *   [u32 cpu, if the BP_REC_CPU flag is set] then the argument block, or,
  *   with BP_REC_TEXT, the message already formatted, NUL-terminated.
@@ -28,6 +32,7 @@
  */
 #include "trace/clock.h"
 #include "trace/cpu.h"
+#include "trace/fmtcache.h"
 #include "trace/site.h"
 #include "trace/thread.h"
 #include "trace/tracer.h"
@@ -151,6 +156,10 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	/* 0: not registered yet; BPRINT__SITE_REFUSED: another layout's site */
 	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = bp_site_register(site)))
 		return;
+	plan = site->plan;
+	/* A runtime format: its derived site's plan and id, if it has one (fmtcache.h). */
+	if (__builtin_expect(!plan, 0) && !site->format)
+		plan = bp_fmtcache_plan(fmt, &id, bprint__tls.nest == 0);
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;
@@ -158,7 +167,6 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	if (!r)
 		goto out;
 	ts = bp_clock_now();
-	plan = site->plan;
 	if (__builtin_expect(plan != NULL, 1)) {
 		size_t words = plan->fixed_words;
 		uint32_t *p;
