@@ -156,10 +156,6 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	/* 0: not registered yet; BPRINT__SITE_REFUSED: another layout's site */
 	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = bp_site_register(site)))
 		return;
-	plan = site->plan;
-	/* A runtime format: its derived site's plan and id, if it has one (fmtcache.h). */
-	if (__builtin_expect(!plan, 0) && !site->format)
-		plan = bp_fmtcache_plan(fmt, &id, bprint__tls.nest == 0);
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;
@@ -167,6 +163,14 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	if (!r)
 		goto out;
 	ts = bp_clock_now();
+	plan = site->plan;
+	/*
+	 * A runtime format: its derived site's plan and id, if it has one
+	 * (fmtcache.h); looked up in the shadow of the clock read.  Only an
+	 * outermost call may learn a format: a nested one is a signal handler.
+	 */
+	if (__builtin_expect(!plan, 0) && !site->format)
+		plan = bp_fmtcache_plan(fmt, &id, level == 0);
 	if (__builtin_expect(plan != NULL, 1)) {
 		size_t words = plan->fixed_words;
 		uint32_t *p;

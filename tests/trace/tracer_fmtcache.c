@@ -6,6 +6,8 @@
  *
  *   tracer_fmtcache            the single-thread cases below
  *   tracer_fmtcache threads    4 threads, one site, 2 alternating formats
+ *   tracer_fmtcache signal     a 20 us timer signal whose handler traces
+ *                              runtime formats, into a loop that does too
  *   tracer_fmtcache file OUT   trace a fixed sequence (BPRINT_FILE set) and
  *                              write each record's expected message and
  *                              format to OUT.msg and OUT.fmt, for
@@ -30,6 +32,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -576,6 +579,116 @@ static int run_threads(void)
 	return 0;
 }
 
+/* ---- a timer signal tracing runtime formats into runtime-format calls -- */
+
+static const char sig_fmts[2][32] = { "sig %u tag=%s", "sig n=%u [%s] second" };
+static const char main_fmts[2][32] = { "main %llu s=%s", "main seq=%llu <%s> other" };
+static char sig_buf[2][32], main_buf[2][32];
+static _Atomic unsigned sig_count;
+
+static const char *tag_of(unsigned long long n)
+{
+	static const char *const tags[] = { "", "a", "bcd", "nested-signal-record" };
+
+	return tags[n % 4];
+}
+
+static void on_signal(int sig)
+{
+	unsigned n = atomic_load_explicit(&sig_count, memory_order_relaxed);
+
+	(void)sig;
+	trace_printk(sig_buf[n % 2], n, tag_of(n));
+	atomic_store_explicit(&sig_count, n + 1, memory_order_relaxed);
+}
+
+/*
+ * The handler lands inside the main loop's calls (nested: it may only
+ * look formats up, and finds the lock taken if it interrupts a learning
+ * call) and between them (it may learn).  Either way every record reads
+ * back exactly, and the counters add up to what both sources wrote.
+ */
+static int run_signal(void)
+{
+	unsigned long long n_main = (unsigned long long)tc_scale(300000), got_main = 0;
+	unsigned long long got_sig = 0, binary = 0;
+	long long last_main = -1, last_sig = -1;
+	struct bprint_thread_stats st[4] = { BPRINT_THREAD_STATS_INIT };
+	struct bprint_reader *r;
+	struct bprint_event ev = BPRINT_EVENT_INIT;
+	struct sigaction sa;
+	struct sigevent sev;
+	struct itimerspec its;
+	timer_t timer;
+	int rc;
+
+	for (int k = 0; k < 2; k++) {
+		strcpy(sig_buf[k], sig_fmts[k]);
+		strcpy(main_buf[k], main_fmts[k]);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	CHECK_EQ(sigaction(SIGPROF, &sa, NULL), 0);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+#ifdef sigev_notify_thread_id
+	sev.sigev_notify_thread_id = (pid_t)gettid();
+#else
+	sev._sigev_un._tid = (pid_t)gettid();
+#endif
+	CHECK_EQ(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
+	its.it_interval.tv_sec = 0;
+	its.it_interval.tv_nsec = 20000;
+	its.it_value = its.it_interval;
+	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
+	for (unsigned long long seq = 0; seq < n_main; seq++)
+		trace_printk(main_buf[seq % 2], seq, tag_of(seq));
+	memset(&its, 0, sizeof(its));
+	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
+	CHECK_EQ(timer_delete(timer), 0);
+	signal(SIGPROF, SIG_IGN);
+	CHECK(atomic_load(&sig_count) > 0);
+
+	r = bprint_read_begin();
+	CHECK(r != NULL);
+	while ((rc = bprint_read_next(r, &ev)) == 1) {
+		char text[128];
+		unsigned long long seq;
+		unsigned n;
+
+		if (sscanf(ev.message, "main %llu", &seq) == 1 ||
+		    sscanf(ev.message, "main seq=%llu", &seq) == 1) {
+			snprintf(text, sizeof(text), main_fmts[seq % 2], seq, tag_of(seq));
+			CHECK((long long)seq > last_main);
+			last_main = (long long)seq;
+			got_main++;
+		} else if (sscanf(ev.message, "sig %u", &n) == 1 ||
+			   sscanf(ev.message, "sig n=%u", &n) == 1) {
+			snprintf(text, sizeof(text), sig_fmts[n % 2], n, tag_of(n));
+			CHECK((long long)n > last_sig);
+			last_sig = n;
+			got_sig++;
+		} else {
+			FAIL("record \"%s\" is of no format traced", ev.message);
+		}
+		CHECK_STREQ(ev.message, text);
+		if (ev.site && ev.site->format)
+			binary++;
+	}
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(bprint_stats(st, 4), 1);
+	bprint_read_end(r);
+	printf("main records %llu, signal records %llu, %llu binary\n", got_main, got_sig, binary);
+	CHECK_EQ(st[0].written, n_main + atomic_load(&sig_count));
+	CHECK_EQ(st[0].read + st[0].overwritten + st[0].discarded, st[0].written);
+	CHECK_EQ(st[0].read, got_main + got_sig);
+	CHECK(binary > 0);
+	return 0;
+}
+
 /* ---- the trace-file round trip ---------------------------------------- */
 
 static int run_file(const char *out)
@@ -612,10 +725,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "threads"))
 		return run_threads();
+	if (argc == 2 && !strcmp(argv[1], "signal"))
+		return run_signal();
 	if (argc == 3 && !strcmp(argv[1], "file"))
 		return run_file(argv[2]);
 	if (argc == 1)
 		return run_single();
-	fprintf(stderr, "usage: %s [threads | file OUT]\n", argv[0]);
+	fprintf(stderr, "usage: %s [threads | signal | file OUT]\n", argv[0]);
 	return 2;
 }
