@@ -28,8 +28,9 @@
  * or NULL, *id untouched, when the record is to be text: a format without
  * a plan, a bound reached, the registry's lock busy (a signal handler
  * never waits), no memory.  Lock-free when fmt was seen recently.
- * may_learn false: only look up (a nested call: a signal handler does
- * not allocate).  Async-signal-safe when may_learn is false.
+ * Learning a new format allocates and registers a site, which is not
+ * async-signal-safe: may_learn false (a call nested in another of its
+ * thread, so a signal handler's) only looks up, and is.
  */
 const struct bp_arg_plan *bp_fmtcache_plan(const char *fmt, uint32_t *id, int may_learn);
 
