@@ -2,8 +2,8 @@
  * The runtime-format cache (fmtcache.h).
  *
  * Why: a call site whose format is a variable used to format its message
- * at trace time into a text record, a full printf per call (~10x the
- * floor).  Most such sites cycle through a handful of formats, so each
+ * at trace time into a text record, a full printf per call (7 to 10
+ * times the floor).  Most such sites cycle through a handful of formats, so each
  * format is parsed once: its first call registers a derived site (the
  * call site's file, line and function, a private copy of the format as
  * its format, its own id and plan; site.c) and every later call writes the
@@ -28,9 +28,9 @@
  *     BP_FMTCACHE_WAYS ways (a cache line each), the set chosen by hash of
  *     format pointer and call-site id, a way {key, known}.  A hit is one
  *     line of the table, then the known's line (its text is inline), two
- *     dependent loads; a table per call site would add the registry's
- *     chunk, entry and cache pointers in front of them, and every one of
- *     those costs a few ns here.  Key and known are stored separately; a
+ *     dependent loads; a table per call site would put the registry's
+ *     chunk, entry and cache pointers in front of them, each a dependent
+ *     load more on every call.  Key and known are stored separately; a
  *     reader may see a key with another way's known while a writer
  *     replaces them.  So a hit is decided by the known alone, which is
  *     immutable: its call site's id, then its text.  A torn pair is a miss,
@@ -43,7 +43,8 @@
  *
  * Learning takes the registry's lock with trylock: a call that finds it
  * busy (another thread learning, or the signal handler's own thread in
- * the registry) writes the text record of today instead of waiting.
+ * the registry) writes a text record, as before the cache, instead of
+ * waiting.
  */
 #include "trace/fmtcache.h"
 
@@ -143,7 +144,7 @@ static inline bool same_text(const char *fmt, const struct fmt_known *k)
 	size_t skip = (uintptr_t)fmt & 15;
 	const char *w = fmt - skip, *c = k->text - skip;
 	size_t left = skip + k->len + 1;	/* bytes from w up to k's NUL */
-	unsigned care = 0xffffu << skip & 0xffffu;
+	unsigned care = (0xffffu << skip) & 0xffffu;
 
 	for (;;) {
 		__m128i a = _mm_load_si128((const __m128i *)(const void *)w);
