@@ -15,7 +15,9 @@
  *
  * A format that is not a compile-time constant takes the plan of the
  * derived site that trace/fmtcache.c keeps for it, and writes under that
- * site's id; text only when it has none.
+ * site's id; text only when it has none.  Learning a format, on its first
+ * call, is the one exception to the above: a trylock, an allocation, a
+ * parse.
  *
  * A record's payload (docs/trace-format.md):
  *   [u32 cpu, if the BP_REC_CPU flag is set] then the argument block, or,
@@ -166,8 +168,8 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	plan = site->plan;
 	/*
 	 * A runtime format: its derived site's plan and id, if it has one
-	 * (fmtcache.h); looked up in the shadow of the clock read.  Only an
-	 * outermost call may learn a format: a nested one is a signal handler.
+	 * (fmtcache.h).  Inside the nesting level: only an outermost call
+	 * may learn a format, a nested one is a signal handler's.
 	 */
 	if (__builtin_expect(!plan, 0) && !site->format)
 		plan = bp_fmtcache_plan(fmt, &id, level == 0);
