@@ -51,7 +51,8 @@ extern "C" {
 /*
  * trace_printk(fmt, ...): record a printf-style message.  The format is
  * checked by the compiler.  A format that is not a string literal still
- * works: it is formatted at trace time into a text record (slower).
+ * works: each format it passes is parsed at its first call, and its
+ * records are binary like any other's (out of line).
  *
  * The fast path, the same in C and in C++ (C++11 on): a call whose
  * arguments are none or only 4- and 8-byte scalars (integers, enums,

@@ -13,6 +13,12 @@
  * counter, a clock read, the CPU from the rseq area, a ring reservation,
  * the argument plan's packing loop, and a release store at commit.
  *
+ * A format that is not a compile-time constant takes the plan of the
+ * derived site that trace/fmtcache.c keeps for it, and writes under that
+ * site's id; text only when it has none.  Learning a format, on its first
+ * call, is the one exception to the above: a trylock, an allocation, a
+ * parse.
+ *
  * A record's payload (docs/trace-format.md):
  *   [u32 cpu, if the BP_REC_CPU flag is set] then the argument block, or,
  *   with BP_REC_TEXT, the message already formatted, NUL-terminated.
@@ -28,6 +34,7 @@
  */
 #include "trace/clock.h"
 #include "trace/cpu.h"
+#include "trace/fmtcache.h"
 #include "trace/site.h"
 #include "trace/thread.h"
 #include "trace/tracer.h"
@@ -160,6 +167,13 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 		goto out;
 	ts = bp_clock_now();
 	plan = site->plan;
+	/*
+	 * A runtime format: its derived site's plan and id, if it has one
+	 * (fmtcache.h).  Inside the nesting level: only an outermost call
+	 * may learn a format, a nested one is a signal handler's.
+	 */
+	if (__builtin_expect(!plan, 0) && !site->format)
+		plan = bp_fmtcache_plan(fmt, &id, level == 0);
 	if (__builtin_expect(plan != NULL, 1)) {
 		size_t words = plan->fixed_words;
 		uint32_t *p;

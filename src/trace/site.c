@@ -19,6 +19,7 @@
 #include "ring/ring.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -38,8 +39,10 @@
 
 struct site_entry {
 	struct bprint_site copy;	/* strings and plan owned by the entry */
-	struct bprint_site *live;	/* the object's own site, NULL once unloaded */
+	struct bprint_site *live;	/* the object's own site, NULL once unloaded
+					 * (and for a derived site: it has none) */
 	struct bp_arg_plan plan;
+	struct bp_fmt_cache *_Atomic fmt_cache;	/* a runtime-format site's (fmtcache.c) */
 };
 
 struct rule {
@@ -53,17 +56,23 @@ static _Atomic uint32_t next_id = 1;
 static struct rule *rules;
 static size_t nrules;
 
-const struct bprint_site *bp_site_lookup(uint32_t id)
+/* Lock-free: entry id, or NULL. */
+static struct site_entry *entry_find(uint32_t id)
 {
 	struct site_entry **chunk;
-	struct site_entry *e;
 
 	if (id == 0 || id >= atomic_load_explicit(&next_id, memory_order_acquire))
 		return NULL;
 	chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS], memory_order_acquire);
 	if (!chunk)
 		return NULL;
-	e = __atomic_load_n(&chunk[id & (CHUNK_SIZE - 1)], __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&chunk[id & (CHUNK_SIZE - 1)], __ATOMIC_ACQUIRE);
+}
+
+const struct bprint_site *bp_site_lookup(uint32_t id)
+{
+	struct site_entry *e = entry_find(id);
+
 	return e ? &e->copy : NULL;
 }
 
@@ -240,21 +249,29 @@ static bool refuse_foreign(struct bprint_site *site)
 	return true;
 }
 
-/* One line on stderr for n sites refused at once; async-signal-safe. */
-static void say_refused(const struct bprint_site *first, unsigned n)
+void bp_site_warn(const char *fmt, ...)
 {
 	char line[512];
-	int len = bp_snprintf(line, sizeof(line),
-			      "bprint: %s:%u: call site compiled against bprint.h layout %u, "
-			      "this library reads layout %u: %u site%s disabled "
-			      "(rebuild against this bprint.h)\n",
-			      first->file ? first->file : "?", first->line, first->layout,
-			      BPRINT__LAYOUT, n, n == 1 ? "" : "s");
+	va_list ap;
+	int len;
 
+	va_start(ap, fmt);
+	len = bp_vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
 	if (len > (int)sizeof(line) - 1)
 		len = (int)sizeof(line) - 1;
 	if (len > 0 && write(STDERR_FILENO, line, (size_t)len) < 0)
 		return;	/* nowhere left to say it */
+}
+
+/* One line on stderr for n sites refused at once; async-signal-safe. */
+static void say_refused(const struct bprint_site *first, unsigned n)
+{
+	bp_site_warn("bprint: %s:%u: call site compiled against bprint.h layout %u, "
+		     "this library reads layout %u: %u site%s disabled "
+		     "(rebuild against this bprint.h)\n",
+		     first->file ? first->file : "?", first->line, first->layout,
+		     BPRINT__LAYOUT, n, n == 1 ? "" : "s");
 }
 
 /* With the lock held. */
@@ -323,6 +340,55 @@ static uint32_t register_locked(struct bprint_site *site)
 		bp_backing->site_added(&e->copy);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
 	return id;
+}
+
+/*
+ * A derived site (fmtcache.c): what a call site with a runtime format
+ * registers for one of its formats.  It is an ordinary entry, so readers
+ * and the trace file (site_added) see a constant-format site, but no
+ * object's site stands behind it: live stays NULL, and the call site's
+ * own enabled byte (which filters flip) decides whether it traces.
+ */
+const struct bprint_site *bp_site_derive_locked(uint32_t parent_id, const char *format)
+{
+	struct site_entry *parent = entry_at(parent_id);
+	struct bprint_site derived;
+	uint32_t id;
+
+	if (!parent)
+		return NULL;
+	derived = parent->copy;
+	derived.id = 0;
+	derived.kind = BPRINT__SITE_PRINTK;	/* a trace_puts() of a string: "%s" */
+	derived.format = format;
+	derived.plan = NULL;
+	derived.head = 0;
+	derived.argsig = 0;
+	derived.flags = 0;
+	derived.nargs = 255;	/* no call site packs words for it */
+	id = register_locked(&derived);
+	if (!id)
+		return NULL;
+	/* Under the lock, which every reader of live holds: never seen pointing at our stack. */
+	entry_at(id)->live = NULL;
+	return &entry_at(id)->copy;
+}
+
+struct bp_fmt_cache *_Atomic *bp_site_fmt_cache(uint32_t id)
+{
+	struct site_entry *e = entry_find(id);
+
+	return e ? &e->fmt_cache : NULL;
+}
+
+bool bp_site_trylock(void)
+{
+	return pthread_mutex_trylock(&lock) == 0;
+}
+
+void bp_site_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
 }
 
 uint32_t bp_site_register(struct bprint_site *site)

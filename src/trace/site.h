@@ -12,6 +12,7 @@
 
 #include "trace/record.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Site ids fill the record's site field (trace/record.h). */
@@ -28,6 +29,24 @@ const struct bprint_site *bp_site_lookup(uint32_t id);
 
 /* One past the highest id handed out. */
 uint32_t bp_site_count(void);
+
+/*
+ * Derived sites (trace/fmtcache.c).  The registry's lock, taken only with
+ * trylock (a signal handler must not wait for its own thread); with it
+ * held, register a derived site of registered site parent_id: its file,
+ * line and function with format (copied) as its format, its own id and
+ * plan.  Returns the registry's copy, or NULL (no id or memory left).
+ */
+struct bp_fmt_cache;
+bool bp_site_trylock(void);
+void bp_site_unlock(void);
+const struct bprint_site *bp_site_derive_locked(uint32_t parent_id, const char *format);
+
+/* Where registered site id keeps its runtime-format cache, or NULL. */
+struct bp_fmt_cache *_Atomic *bp_site_fmt_cache(uint32_t id);
+
+/* One line (fmt ends with its newline) on stderr; async-signal-safe. */
+void bp_site_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Apply BPRINT_FILTER (once, at start-up). */
 void bp_site_filter_load(const char *spec);

@@ -138,18 +138,25 @@ def stale_empty(fmt, vals, seen, msg):
 
 
 def formats(bprint, trace):
-    """Class name -> format, as the exporter names classes."""
+    """Class name -> format, as the exporter names classes: the function,
+    FUNC:LINE when sites share it, FUNC:LINE#ID when that is taken too (a
+    call site with a runtime format and its derived sites share a line).
+    Sites come in id order, as the exporter takes them."""
     sites = []
     for line in run(bprint, "formats", trace):
-        m = re.match(rb'\s*(\d+) : "(.*)" (\S+):(\d+) (.*)$', line)
+        m = re.match(rb'\s*(\d+) : (?:"(.*)"|\(formatted at trace time\)) (\S+):(\d+) (.*)$', line)
         if m:
             sites.append((int(m.group(1)), m.group(2), int(m.group(4)), m.group(5).decode()))
     count = collections.Counter(s[3] for s in sites)
-    out = {}
+    out, taken = {}, set()
     for sid, fmt, line, func in sites:
         name = func if count[func] == 1 else "%s:%d" % (func, line)
-        out[name] = bytes(fmt.decode("unicode_escape", "surrogateescape"), "latin-1",
-                          "surrogateescape") if b"\\" in fmt else fmt
+        if name in taken:
+            name = "%s:%d#%d" % (func, line, sid)
+        taken.add(name)
+        if fmt is not None:
+            out[name] = bytes(fmt.decode("unicode_escape", "surrogateescape"), "latin-1",
+                              "surrogateescape") if b"\\" in fmt else fmt
     return out
 
 

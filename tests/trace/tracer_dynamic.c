@@ -1,6 +1,7 @@
 /*
- * tracer_dynamic: the text fallbacks.  A format in a char array (not a
- * compile-time constant), trace_puts() of a runtime string (copied at
+ * tracer_dynamic: formats that are not plain literals.  A format in a
+ * char array (not a compile-time constant: a derived site, see
+ * tracer_fmtcache.c), trace_puts() of a runtime string (copied at
  * trace time: changing the string afterwards changes nothing) and of a
  * literal, a format with more than the plan's 32 arguments, and %s
  * strings longer than a page: cut to what one record (and the reader's

@@ -6,7 +6,9 @@
  *
  * The format is quoted with C escapes (\n, \t, \", \\, \ooo), so that a line
  * is always one line.  A trace_puts() site shows its text; a site whose
- * format was not a compile-time constant shows (formatted at trace time).
+ * format was not a compile-time constant shows (formatted at trace time),
+ * and each format it traced is a site of its own (a derived site, at the
+ * same FILE:LINE).
  */
 #include "bprint_cmd.h"
 
