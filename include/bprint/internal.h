@@ -163,6 +163,11 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 				const uint64_t bprint__words[] = { 0		\
 					BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) }; \
 				bprint__printk_words(&bprint__site, bprint__words + 1); \
+			} else if (BPRINT__RUNTIME_WORDS(__VA_ARGS__)) {	\
+				const uint64_t bprint__words[] = { 0		\
+					BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) }; \
+				bprint__printk_format_words(&bprint__site,	\
+					BPRINT__FIRST(__VA_ARGS__), bprint__words + 1); \
 			} else {						\
 				bprint__printk(&bprint__site, __VA_ARGS__);	\
 			}							\
@@ -186,6 +191,17 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 
 /* Arguments as words, in format order; only for sites with BPRINT__SITE_WORDS. */
 BP_API void bprint__printk_words(struct bprint_site *site, const uint64_t *words);
+
+/*
+ * A format that is not a compile-time constant, its arguments as words:
+ * known at compile time to be up to 32, none a long double (which a word
+ * cannot carry), so that the library never needs a va_list for it.
+ */
+BP_API void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
+					const uint64_t *words);
+#define BPRINT__RUNTIME_WORDS(...)						\
+	(!__builtin_constant_p(BPRINT__FIRST(__VA_ARGS__)) &&			\
+	 BPRINT__NARGS(__VA_ARGS__) <= 32 && BPRINT__BITS(BPRINT__ISLD, __VA_ARGS__) == 0u)
 
 /*
  * The inline fast path's state, one per thread (internal: the library
@@ -436,16 +452,15 @@ static inline void bprint__abandon(void)
 	bprint__tls.nest = 0;
 }
 
-/* Head (length, site id from site->head, delta), then bprint__commit(). */
+/* Head (length, the site id bits of head_id, delta), then bprint__commit(). */
 __attribute__((always_inline))
-static inline void bprint__commit_len(const struct bprint_site *site, struct bprint__vslot *slot,
-				      uint32_t bytes)
+static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *slot, uint32_t bytes)
 {
 	struct bprint__slot s;
 	uint32_t len = bytes + 8u;
 
 	*(bprint__u64_a4 *)(void *)(bprint__tls.rec + slot->off) =
-		slot->delta << 32 | (site->head & ~0x3ffu) | len / 4u;
+		slot->delta << 32 | (head_id & ~0x3ffu) | len / 4u;
 	s.commit = slot->commit;
 	s.off = slot->off + len;
 	bprint__commit(&s);
@@ -521,7 +536,7 @@ static inline void bprint__commit_len(const struct bprint_site *site, struct bpr
 		while (bprint__o & 3u)						\
 			bprint__b[bprint__o++] = 0;				\
 		if (__builtin_expect(bprint__fits, 1))				\
-			bprint__commit_len(&bprint__site, &bprint__vs, bprint__o); \
+			bprint__commit_len(bprint__site.head, &bprint__vs, bprint__o); \
 		else								\
 			bprint__abandon();					\
 		if (__builtin_expect(bprint__fits, 1))				\
@@ -599,6 +614,8 @@ template <class T> static inline uint64_t bprint__word(const T &v)
 #define BPRINT__WORD(x) bprint__word(x)
 #define BPRINT__IS8(x) bprint__arg<decltype((x))>::is8
 #define BPRINT__ISCH(x) bprint__arg<decltype((x))>::ischar
+#define BPRINT__ISLD(x) \
+	(std::is_same<typename std::decay<decltype((x))>::type, long double>::value ? 1u : 0u)
 extern "C" {
 #else
 /*
@@ -633,6 +650,9 @@ extern "C" {
 	char *: 1u, signed char *: 1u, unsigned char *: 1u,			\
 	const char *: 1u, const signed char *: 1u, const unsigned char *: 1u,	\
 	default: 0u)
+
+/* A long double, which no word can carry. */
+#define BPRINT__ISLD(x) _Generic((x), long double: 1u, default: 0u)
 
 #endif /* __cplusplus */
 

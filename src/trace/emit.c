@@ -220,8 +220,7 @@ void bprint__printk(struct bprint_site *site, const char *fmt, ...)
  * the slow path must do (no window, no room, CPU changed, time extend,
  * nested, not the TSC).
  */
-static bool window_write(const struct bprint_site *site, const struct bp_arg_plan *plan,
-			 const uint64_t *words)
+static bool window_write(uint32_t id, const struct bp_arg_plan *plan, const uint64_t *words)
 {
 #if defined(__x86_64__)
 	struct bprint__vslot slot;
@@ -235,10 +234,10 @@ static bool window_write(const struct bprint_site *site, const struct bp_arg_pla
 		bprint__abandon();
 		return false;
 	}
-	bprint__commit_len(site, &slot, bytes);	/* nest back to 0 */
+	bprint__commit_len(id << BP_RING_HEAD_USER_SHIFT, &slot, bytes);	/* nest back to 0 */
 	return true;
 #else
-	(void)site, (void)plan, (void)words;
+	(void)id, (void)plan, (void)words;
 	return false;
 #endif
 }
@@ -259,12 +258,10 @@ static inline void pack_scalars(uint32_t *p, const struct bp_arg_plan *plan, con
 }
 
 /* A text record made from words: the record that cannot hold the block. */
-static void emit_words_text(struct bp_thread_ring *r, const struct bprint_site *site,
-			    uint64_t ts, const uint64_t *words)
+static void emit_words_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, const char *fmt,
+			    const uint64_t *words, size_t nwords)
 {
 	uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
-	const char *fmt = site->format;
-	size_t nwords = site->plan->nargs;
 	int n = bp_words_snprintf(NULL, 0, fmt, words, nwords);
 	char *p;
 
@@ -272,11 +269,53 @@ static void emit_words_text(struct bp_thread_ring *r, const struct bprint_site *
 		n = 0;
 	if ((uint32_t)n + 1 > max)
 		n = (int)max - 1;	/* truncated to what one record holds */
-	p = reserve(r, (uint32_t)n + 1, site->id | BP_REC_TEXT, ts);
+	p = reserve(r, (uint32_t)n + 1, id | BP_REC_TEXT, ts);
 	if (!p)
 		return;
 	bp_words_snprintf(p, (size_t)n + 1, fmt, words, nwords);
 	bp_ring_commit(&r->w);
+}
+
+/*
+ * A record of site id by plan, from words, through ring 0's writer (the
+ * window could not take it): a page switch, a CPU prefix, a nested call,
+ * another clock.  The block is packed into a scratch buffer first when
+ * strings make its size unknown (each string is still read once, however
+ * the reservation goes); a block too large for a record becomes a text
+ * record of fmt, like bprint__printk()'s.  scalars: the plan has 4- and
+ * 8-byte slots only (BPRINT__SITE_FAST).
+ */
+static void ring_write(struct bp_thread_ring *r, uint32_t id, const struct bp_arg_plan *plan,
+		       const char *fmt, const uint64_t *words, bool scalars)
+{
+	uint64_t ts = bp_clock_now();
+	uint32_t *p;
+
+	if (scalars) {
+		if ((p = reserve(r, plan->fixed_words * 4u, id, ts))) {
+			pack_scalars(p, plan, words);
+			bp_ring_commit(&r->w);
+		}
+	} else if (plan->nstrings == 0) {
+		/* a fixed size: packed in place */
+		uint32_t bytes = plan->fixed_words * 4u;
+
+		if ((p = reserve(r, bytes, id, ts))) {
+			bp_words_pack((unsigned char *)p, bytes, plan, words);
+			bp_ring_commit(&r->w);
+		}
+	} else {
+		uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
+		uint32_t block[BP_RING_REC_MAX_WORDS];
+		uint32_t bytes = bp_words_pack((unsigned char *)block, max, plan, words);
+
+		if (bytes == BP_WORDS_NO_ROOM) {
+			emit_words_text(r, id, ts, fmt, words, plan->nargs);
+		} else if ((p = reserve(r, bytes, id, ts))) {
+			memcpy(p, block, bytes);
+			bp_ring_commit(&r->w);
+		}
+	}
 }
 
 /*
@@ -285,9 +324,7 @@ static void emit_words_text(struct bp_thread_ring *r, const struct bprint_site *
  * sites whose argument sizes differ from the plan's.  The block is the
  * one bp_vbin_printf_plan() makes.  A site the call site cannot pack
  * tries the window first; the rest, and what the window cannot take,
- * goes through ring 0's writer: the block is packed into a scratch
- * buffer first (each string read once, however the reservation goes), a
- * block too large for a record becomes a text record, like bprint__printk()'s.
+ * goes through ring 0's writer.
  */
 void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 {
@@ -295,6 +332,7 @@ void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 	const struct bp_arg_plan *plan;
 	struct bp_thread_ring *r;
 	unsigned level;
+	bool scalars = site->flags & BPRINT__SITE_FAST;
 
 	if (!bp_tracing_is_on())
 		return;
@@ -302,43 +340,54 @@ void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0))
 		return;
 	plan = site->plan;
-	if (!(site->flags & BPRINT__SITE_FAST) && __builtin_expect(t != NULL, 1) &&
-	    window_write(site, plan, words))
+	if (!scalars && __builtin_expect(t != NULL, 1) && window_write(site->id, plan, words))
 		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;
 	r = enter(t, level);
+	if (r)
+		ring_write(r, site->id, plan, site->format, words, scalars);
+	leave(t, level);
+}
+
+/*
+ * A runtime format with its arguments as words (BPRINT__RUNTIME_WORDS):
+ * the derived site's plan (fmtcache.h), when the words the call site
+ * compiled are the ones that plan takes, packs them as
+ * bprint__printk_words() does, under the derived site's id; anything else
+ * (no plan, a bound reached, a busy lock, arguments that do not match) is
+ * a text record formatted from the words.
+ */
+void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
+				 const uint64_t *words)
+{
+	struct bp_thread *t = bp_self;
+	const struct bp_arg_plan *plan;
+	struct bp_thread_ring *r;
+	uint32_t id = site->id;
+	unsigned level;
+
+	if (!bp_tracing_is_on())
+		return;
+	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = bp_site_register(site)))
+		return;
+	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
+		return;
+	level = bprint__tls.nest;
+	/* an outermost call may learn a format; a nested one is a signal handler's */
+	plan = bp_fmtcache_plan(fmt, &id, level == 0);
+	if (plan && !bp_site_takes_words(plan, site))
+		plan = NULL;
+	if (plan && window_write(id, plan, words))
+		return;
+	r = enter(t, level);
 	if (r) {
-		uint64_t ts = bp_clock_now();
-		uint32_t *p;
-
-		if (site->flags & BPRINT__SITE_FAST) {
-			/* what the call site could not write: 4- and 8-byte slots only */
-			if ((p = reserve(r, plan->fixed_words * 4u, site->id, ts))) {
-				pack_scalars(p, plan, words);
-				bp_ring_commit(&r->w);
-			}
-		} else if (plan->nstrings == 0) {
-			/* a fixed size: packed in place */
-			uint32_t bytes = plan->fixed_words * 4u;
-
-			if ((p = reserve(r, bytes, site->id, ts))) {
-				bp_words_pack((unsigned char *)p, bytes, plan, words);
-				bp_ring_commit(&r->w);
-			}
-		} else {
-			uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
-			uint32_t block[BP_RING_REC_MAX_WORDS];
-			uint32_t bytes = bp_words_pack((unsigned char *)block, max, plan, words);
-
-			if (bytes == BP_WORDS_NO_ROOM) {
-				emit_words_text(r, site, ts, words);
-			} else if ((p = reserve(r, bytes, site->id, ts))) {
-				memcpy(p, block, bytes);
-				bp_ring_commit(&r->w);
-			}
-		}
+		if (plan)
+			ring_write(r, id, plan, fmt, words, false);
+		else
+			emit_words_text(r, id, bp_clock_now(), fmt, words,
+					site->nargs <= BP_PLAN_MAX_ARGS ? site->nargs : 0);
 	}
 	leave(t, level);
 }

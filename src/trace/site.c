@@ -111,7 +111,7 @@ static char *copy_string(const char *s)
  * its end), each string as a pointer, and a plan with no strings must fit
  * a record.
  */
-static bool plan_takes_words(const struct bp_arg_plan *plan, const struct bprint_site *site)
+bool bp_site_takes_words(const struct bp_arg_plan *plan, const struct bprint_site *site)
 {
 	unsigned n = site->nargs;
 
@@ -318,7 +318,7 @@ static uint32_t register_locked(struct bprint_site *site)
 	atomic_store_explicit(&next_id, id + 1, memory_order_release);
 	site->plan = e->copy.plan;
 	site->flags = 0;
-	if (site->plan && plan_takes_words(site->plan, site)) {
+	if (site->plan && bp_site_takes_words(site->plan, site)) {
 		site->flags = BPRINT__SITE_WORDS;
 		/* the id for records the words path writes on the window; FAST adds the length */
 		site->head = id << BP_RING_HEAD_USER_SHIFT;

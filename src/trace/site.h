@@ -21,6 +21,13 @@
 /* The largest scalar-only block that may take the words path (BPRINT__SITE_WORDS). */
 #define BP_SITE_WORDS_MAX	64
 
+/*
+ * May plan's arguments come as the words site's call site compiled
+ * (bprint__printk_words())?  Every kind but long double travels as a
+ * word; as many as the plan takes, each string as a pointer.
+ */
+bool bp_site_takes_words(const struct bp_arg_plan *plan, const struct bprint_site *site);
+
 /* Register one site now (the lazy path); returns its id, 0 if impossible. */
 uint32_t bp_site_register(struct bprint_site *site);
 
