@@ -25,6 +25,10 @@
  * targets (issue 9's per row).
  *
  *   build/bench/bench-hotpath [calls-per-run] [runs]
+ *   build/bench/bench-hotpath --check   (ctest bench_hotpath_rows)
+ *
+ * --check reads back one call of every row and compares it with glibc's
+ * snprintf of the same call: the rows time what their labels say.
  */
 #include <bprint.h>
 
@@ -410,6 +414,75 @@ static void row_targets(int *held, int *total)
 	++*total;
 }
 
+/*
+ * --check: every row, in each language, records what it says it does.
+ * Each row's loop makes CHECK_CALLS calls (i = 0, 1, 2), read back at once
+ * and compared with glibc's snprintf of the same format and arguments;
+ * the disabled row must record nothing.  Returns the number of rows that do not.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static int expected_text(int row, size_t i, char *out, size_t size)
+{
+	(void)i;
+	switch (row) {
+#define BENCH_EXPECT(name, kind, label, ...)					\
+	case BENCH_ROW_##name:							\
+		return snprintf(out, size, __VA_ARGS__);
+	BENCH_ROWS(BENCH_EXPECT)
+#undef BENCH_EXPECT
+	}
+	return -1;
+}
+#pragma GCC diagnostic pop
+
+#define CHECK_CALLS 3
+
+static int check_rows(void)
+{
+	const struct bench_row *langs[2] = { bench_rows_c, rows_cxx };
+	const char *lang_names[2] = { "C", "C++" };
+	int bad = 0;
+
+	drain_all();
+	for (int l = 0; l < 2; l++) {
+		if (!langs[l]) {
+			printf("FAIL C++ rows: not built\n");
+			bad++;
+			continue;
+		}
+		for (int k = 0; k < BENCH_NROWS; k++) {
+			struct bprint_reader *r;
+			struct bprint_event ev = BPRINT_EVENT_INIT;
+			int disabled = langs[l][k].kind == BENCH_DISABLED;
+			char want[512] = "", got[512] = "";
+			int n = 0, same = 1, ok;
+
+			langs[l][k].loop(CHECK_CALLS);
+			r = bprint_read_begin();
+			while (bprint_read_next(r, &ev) == 1) {
+				expected_text(k, (size_t)n, want, sizeof(want));
+				if (same && strcmp(ev.message, want)) {
+					snprintf(got, sizeof(got), "%s", ev.message);
+					same = 0;
+				}
+				n++;
+			}
+			bprint_read_end(r);
+			ok = disabled ? n == 0 : n == CHECK_CALLS && same;
+			printf("%s %-4s %-14s %d records", ok ? "ok  " : "FAIL", lang_names[l],
+			       langs[l][k].name, n);
+			if (!same)
+				printf(", want \"%s\", got \"%s\"", want, got);
+			else if (n)
+				printf(", the last \"%s\"", want);
+			printf("\n");
+			bad += !ok;
+		}
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	double old_ns[64], two_ns[64], two_floor_ns[64];
@@ -422,6 +495,11 @@ int main(int argc, char **argv)
 	double m_old, m_two, ratio_old, ratio_two, m_two_floor, ratio_two_floor, bytes;
 	int held = 0, total = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "--check")) {
+		bench_rows_fill();
+		bprint_disable(BENCH_DISABLED_PATTERN);
+		return check_rows() ? 1 : 0;
+	}
 	if (argc > 1)
 		calls = strtoull(argv[1], NULL, 10);
 	if (argc > 2)
