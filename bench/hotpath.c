@@ -387,11 +387,11 @@ static void row_targets(int *held, int *total)
 		if (kinds[kind].max_ratio > 0) {
 			ok = m->c_ratio <= kinds[kind].max_ratio &&
 			     (rows_cxx && m->cxx_ratio <= kinds[kind].max_ratio);
-			printf("    %-28s <= %.2fx   C %5.2fx  C++ %5.2fx   %s\n", bench_rows_c[k].label,
+			printf("    %-28s <= %.2fx   C %6.3fx  C++ %6.3fx   %s\n", bench_rows_c[k].label,
 			       kinds[kind].max_ratio, m->c_ratio, m->cxx_ratio, verdict(ok));
 		} else {
 			ok = m->c < kinds[kind].max_ns && (rows_cxx && m->cxx < kinds[kind].max_ns);
-			printf("    %-28s <  %.2f ns  C %5.2f   C++ %5.2f    %s\n", bench_rows_c[k].label,
+			printf("    %-28s <  %.2f ns  C %6.3f ns C++ %6.3f ns %s\n", bench_rows_c[k].label,
 			       kinds[kind].max_ns, m->c, m->cxx, verdict(ok));
 		}
 		*held += ok;
@@ -405,7 +405,7 @@ static void row_targets(int *held, int *total)
 	}
 	if (rows_cxx) {
 		lang_ok = lo >= 0.90 && hi <= 1.10;
-		printf("  C++ against C, every row, within 10 %%:  %.2fx (%s) to %.2fx (%s)   %s\n",
+		printf("  C++ against C, every row, within 10 %%:  %.3fx (%s) to %.3fx (%s)   %s\n",
 		       lo, lo_row, hi, hi_row, verdict(lang_ok));
 	} else {
 		printf("  C++ against C, every row, within 10 %%:  not measured (built without C++)  FAILS\n");
