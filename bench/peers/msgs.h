@@ -28,10 +28,11 @@
 #define A_CX4(i)	16
 #define A_CX5(i)	((double)((i) & 4095) * 0.1)
 /*
- * STRING_ARG read through a volatile pointer at each call (peers.h holds
- * it): no tracer may measure or copy the string at compile time, which it
- * could not do with a real one either.
+ * STRING_ARG read through a volatile pointer at each call: no tracer may
+ * measure or copy the string at compile time, which it could not do with
+ * a real one either.
  */
+static const char *volatile peer_string __attribute__((unused)) = STRING_ARG;
 #define A_STRING(i)	((const char *)peer_string)
 
 #define ARGS_seed(i)		MSG_SEED, A_SEED(i)

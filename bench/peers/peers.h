@@ -83,9 +83,6 @@ static void peer_calibrate(void)
 	peer_tsc_per_ns = (double)(c1 - c0) / (t1 - t0);
 }
 
-/* The one_string message's argument (msgs.h's A_STRING). */
-static const char *volatile peer_string = STRING_ARG;
-
 /* ---- the loops: one timed, one with rdtsc around each call ---- */
 
 #define PEER__LOOPS(m)								\
