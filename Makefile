@@ -1,14 +1,15 @@
 # Convenience front end to the CMake build.  The README's two commands:
 #   make demo    build, then run the example that traces and prints a trace
 #   make check   build, then run every test
-# Other targets: all, install (PREFIX=/usr/local DESTDIR=), bench, asan,
-# tsan, fuzz, clean.
+# Other targets: all, install (PREFIX=/usr/local DESTDIR=), bench,
+# bench-hotpath (BENCH_ARGS="calls-per-run runs"), bench-peers, asan, tsan,
+# fuzz, clean.
 BUILD     ?= build
 PREFIX    ?= /usr/local
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 
-.PHONY: all demo check install bench bench-peers asan tsan fuzz clean
+.PHONY: all demo check install bench bench-hotpath bench-peers asan tsan fuzz clean
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -27,6 +28,9 @@ install: all
 
 bench: all
 	@for b in $(BUILD)/bench/bench-*; do echo "== $$b"; $$b || exit 1; done
+
+bench-hotpath: all
+	$(BUILD)/bench/bench-hotpath $(BENCH_ARGS)
 
 bench-peers: all
 	bash bench/peers/run.sh $(BUILD)

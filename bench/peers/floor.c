@@ -103,7 +103,7 @@ static inline void floor_f64(unsigned char *p, double v)
 	} while (0)
 #define PEER_EMIT_one_string(i)							\
 	do {									\
-		const char *s_ = floor_string;					\
+		const char *s_ = A_STRING(i);					\
 		size_t n_ = strlen(s_);						\
 		unsigned char *p_ = floor_slot((12 + n_ + 7) & ~(size_t)7);	\
 		(void)(i);							\
@@ -112,9 +112,6 @@ static inline void floor_f64(unsigned char *p, double v)
 		memcpy(p_ + 12, s_, n_);					\
 		FLOOR_DONE();							\
 	} while (0)
-
-/* Through a volatile pointer, so that strlen() runs at each call as a tracer's would. */
-static const char *volatile floor_string = STRING_ARG;
 
 #define PEER_HAVE_THREAD_INIT
 #define PEER_NAME "floor"

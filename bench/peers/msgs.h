@@ -27,6 +27,13 @@
 #define A_CX3(i)	((int)((i) & 511))
 #define A_CX4(i)	16
 #define A_CX5(i)	((double)((i) & 4095) * 0.1)
+/*
+ * STRING_ARG read through a volatile pointer at each call: no tracer may
+ * measure or copy the string at compile time, which it could not do with
+ * a real one either.
+ */
+static const char *volatile peer_string __attribute__((unused)) = STRING_ARG;
+#define A_STRING(i)	((const char *)peer_string)
 
 #define ARGS_seed(i)		MSG_SEED, A_SEED(i)
 #define ARGS_static_str(i)	MSG_STATIC
@@ -34,7 +41,7 @@
 #define ARGS_two_ints(i)	MSG_TWO_INTS, A_INT(i), A_INT2(i)
 #define ARGS_one_double(i)	MSG_DOUBLE, A_DOUBLE(i)
 #define ARGS_complex_fmt(i)	MSG_COMPLEX, A_CX1(i), A_CX2(i), A_CX3(i), A_CX4(i), A_CX5(i)
-#define ARGS_one_string(i)	MSG_STRING, STRING_ARG
+#define ARGS_one_string(i)	MSG_STRING, A_STRING(i)
 
 #define PEER_MSGS(X) X(seed) X(static_str) X(one_int) X(two_ints) X(one_double) \
 	X(complex_fmt) X(one_string)

@@ -16,6 +16,6 @@
 	lttng_ust_tracepoint(bpeer, complex_fmt, A_CX1(i), A_CX2(i), A_CX3(i), A_CX4(i), \
 			     A_CX5(i))
 #define PEER_EMIT_one_string(i)						\
-	do { (void)(i); lttng_ust_tracepoint(bpeer, one_string, STRING_ARG); } while (0)
+	lttng_ust_tracepoint(bpeer, one_string, A_STRING(i))
 
 #include "peers.h"
