@@ -243,8 +243,8 @@ struct bprint__gate {
 BP_API extern struct bprint__gate bprint__gate;
 
 /*
- * Copy the string s into d up to its NUL, at most bound bytes; returns
- * the bytes before the NUL (bound if there is none among them).  One
+ * Copy the string s into d up to and with its NUL, at most bound bytes;
+ * returns the bytes before the NUL (bound if there is none among them).  One
  * pass, 16 bytes at a time (SSE2, which every x86-64 has; 8 elsewhere):
  * each block is tested for a NUL as it was loaded and stored as tested,
  * so a string another thread changes meanwhile still gives a copy that
@@ -324,8 +324,7 @@ static inline uint32_t bprint__put_string(unsigned char *d, uint32_t room, const
 	n = bprint__copy_string(d, s, room);
 	if (n == room)
 		return 0;
-	d[n] = '\0';
-	return (uint32_t)n + 1u;
+	return (uint32_t)n + 1u;	/* the copy took the NUL along */
 }
 
 #if defined(__x86_64__) && !defined(BPRINT_NO_FAST_ARGS)
@@ -494,6 +493,25 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 		bprint__printk_words(&bprint__site, bprint__words + 1);		\
 	}
 /*
+ * Zero the bytes from offset o of b to the next multiple of 4, and move o
+ * there.  Where o is known at compile time, byte stores the compiler
+ * folds; else (after a string) one store of 4 zero bytes, which the room
+ * always holds (each argument has 8 bytes of it, the block 4 more), and
+ * which the slot after it, if any, overwrites.
+ */
+#define BPRINT__PAD4(b, o)							\
+	do {									\
+		if (__builtin_constant_p(o)) {					\
+			while ((o) & 3u)					\
+				(b)[(o)++] = 0;					\
+		} else if ((o) & 3u) {						\
+			const uint32_t bprint__zero = 0;			\
+			__builtin_memcpy((b) + (o), &bprint__zero, 4);		\
+			(o) = ((o) + 3u) & ~3u;					\
+		}								\
+	} while (0)
+
+/*
  * One argument of a BPRINT__SITE_ON_CHARS site, n counting down to 1:
  * a char as its %c byte, a pointer to char as its %s string, bounded so
  * that the n - 1 slots after it (8 bytes at most each) and the padding
@@ -512,8 +530,7 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 		bprint__fits &= bprint__took != 0u;				\
 		bprint__o += bprint__took;					\
 	} else {								\
-		while (bprint__o & 3u)						\
-			bprint__b[bprint__o++] = 0;				\
+		BPRINT__PAD4(bprint__b, bprint__o);				\
 		if (BPRINT__IS8(a)) {						\
 			*(bprint__u64_a4 *)(void *)(bprint__b + bprint__o) = bprint__a##n; \
 			bprint__o += 8u;					\
@@ -533,8 +550,7 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 		uint32_t bprint__o = 0;						\
 		unsigned bprint__fits = 1;					\
 		BPRINT__MAPX(BPRINT__PUT_CHARS, __VA_ARGS__)			\
-		while (bprint__o & 3u)						\
-			bprint__b[bprint__o++] = 0;				\
+		BPRINT__PAD4(bprint__b, bprint__o);				\
 		if (__builtin_expect(bprint__fits, 1))				\
 			bprint__commit_len(bprint__site.head, &bprint__vs, bprint__o); \
 		else								\
