@@ -411,23 +411,9 @@ static int copy_list(struct drain *d, struct dfile *f, struct dlist *l)
 static uint64_t count_records(const unsigned char *page)
 {
 	const struct bp_ring_page *h = (const void *)page;
-	uint32_t commit = atomic_load_explicit(&h->commit, memory_order_relaxed);
-	uint32_t off = 0;
-	uint64_t n = 0;
 
-	while (off + 4 <= commit) {
-		uint32_t head;
-		uint32_t len;
-
-		memcpy(&head, page + BP_RING_PAGE_HDR_BYTES + off, 4);
-		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-		if (len < BP_RING_REC_HDR_BYTES || len > commit - off)
-			break;
-		if (((head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) == BP_RING_TYPE_DATA)
-			n++;
-		off += len;
-	}
-	return n;
+	return bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES,
+				     atomic_load_explicit(&h->commit, memory_order_relaxed));
 }
 
 static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
@@ -453,6 +439,7 @@ static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
 	pc->data_bytes = r->batch_used;
 	pc->block_waits = r->st.block_waits;
 	pc->block_ns = r->st.block_ns;
+	pc->copied_before = r->copied;
 	rc = out_chunk(d, f, r->batch, BP_CHUNK_DPAGES, size);
 	d->res->pages += r->nbatch;
 	if (rc == 0) {
