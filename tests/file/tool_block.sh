@@ -6,7 +6,8 @@
 #   - block mode with the copier stopped (SIGSTOP) for 200 ms: the writer
 #     waits, times out, and the discards are counted;
 #   - block mode never hangs: with signal handlers that trace, with fork()
-#     in the program, and when bprint record is killed.
+#     in the program, when bprint record is killed, and when it is killed
+#     while writers of a program that survives it wait for it.
 # BPRINT_TEST_QUICK=1 divides the record counts by 10.
 . "$(dirname "$0")/tool_lib.sh"
 BURST=$TRACED
@@ -122,4 +123,48 @@ kill -0 "$cpid" 2>/dev/null && { fail "killed: the program still runs"; kill -KI
 "$BPRINT" stats x.dat > x.stats; rc=$?
 [ $rc -le 1 ] || fail "killed: stats exit $rc"
 threads x.stats | grep -q file_burst || fail "killed: no thread counters"
+
+# bprint record killed while the writers wait for it, the traced program
+# surviving it (a grandchild: the death signal goes to the child only):
+# each writer stops waiting within its timeout and goes on to its last
+# record, which it discards at once.  Stopped first so that the rings are
+# full and the writers in a wait when the kill comes.
+r=$((10000000 / scale))
+rm -f gc.pid
+"$BPRINT" record -q -o w.dat --buffer-size 64K --block-timeout 2s -- \
+	sh -c '"$0" "$@" & echo $! > gc.pid; wait' "$BURST" --threads 2 --records $r &
+rpid=$!
+i=0
+while ! [ -s gc.pid ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+gpid=$(cat gc.pid 2> /dev/null)
+sleep 0.1
+kill -STOP $rpid
+sleep 0.3
+t0=$(date +%s%N)
+kill -KILL $rpid
+wait $rpid 2> /dev/null
+# gone PID: not running (a zombie nobody reaped counts as gone)
+gone() {
+	[ ! -e /proc/$1/stat ] || awk '{ exit !($3 == "Z" || $3 == "X") }' /proc/$1/stat 2> /dev/null
+}
+i=0
+while [ -n "$gpid" ] && ! gone "$gpid" && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ -z "$gpid" ]; then
+	fail "killed while waiting: no traced program found"
+elif ! gone "$gpid"; then
+	fail "killed while waiting: the program still waits ${ms} ms after the kill"
+	kill -KILL "$gpid"
+else
+	# Within the 2 s timeout, plus the rest of the burst discarded at
+	# once; a writer that waited again at each page would take minutes.
+	[ $ms -lt 15000 ] || fail "killed while waiting: the program took ${ms} ms to end"
+	"$BPRINT" stats w.dat.live > w.stats 2> /dev/null
+	if threads w.stats | awk -v r=$r '$3 != r || $5 == 0 || $3 != $4 + $5 + $6 { bad = 1 }
+				   END { exit bad || NR != 2 }'; then
+		ok "killed while waiting: the writers went on (${ms} ms), discards counted"
+	else
+		fail "killed while waiting: counts"; cat w.stats
+	fi
+fi
 finish
