@@ -160,8 +160,7 @@ rpid=$!
 i=0
 while ! [ -s gc.pid ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
 gpid=$(cat gc.pid 2> /dev/null)
-sleep 0.1
-kill -STOP $rpid
+kill -STOP $rpid	# at once: the burst cannot end before (it needs the copier)
 sleep 0.3
 t0=$(date +%s%N)
 kill -KILL $rpid
