@@ -64,6 +64,14 @@ int bp_compact_decode_page(const unsigned char *in, size_t len, uint32_t page_si
 			   unsigned char *page);
 
 /*
+ * Data records (time extends are not records) in the commit bytes of
+ * records at rec, a page's record area; stops at the first record whose
+ * length breaks the page (the drainer counts what it copies, the reader
+ * what a pages chunk holds, the same way).
+ */
+uint64_t bp_page_count_records(const unsigned char *rec, uint32_t commit);
+
+/*
  * Decode an entry of a type 6 (compact) or type 8 (dense) pages chunk, as
  * bp_compact_decode_page() does.  -1 for any other chunk_type.
  */

@@ -411,23 +411,9 @@ static int copy_list(struct drain *d, struct dfile *f, struct dlist *l)
 static uint64_t count_records(const unsigned char *page)
 {
 	const struct bp_ring_page *h = (const void *)page;
-	uint32_t commit = atomic_load_explicit(&h->commit, memory_order_relaxed);
-	uint32_t off = 0;
-	uint64_t n = 0;
 
-	while (off + 4 <= commit) {
-		uint32_t head;
-		uint32_t len;
-
-		memcpy(&head, page + BP_RING_PAGE_HDR_BYTES + off, 4);
-		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-		if (len < BP_RING_REC_HDR_BYTES || len > commit - off)
-			break;
-		if (((head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) == BP_RING_TYPE_DATA)
-			n++;
-		off += len;
-	}
-	return n;
+	return bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES,
+				     atomic_load_explicit(&h->commit, memory_order_relaxed));
 }
 
 static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
@@ -453,6 +439,7 @@ static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
 	pc->data_bytes = r->batch_used;
 	pc->block_waits = r->st.block_waits;
 	pc->block_ns = r->st.block_ns;
+	pc->copied_before = r->copied;
 	rc = out_chunk(d, f, r->batch, BP_CHUNK_DPAGES, size);
 	d->res->pages += r->nbatch;
 	if (rc == 0) {
@@ -511,6 +498,28 @@ static unsigned char *slot_of(const struct dring *r, uint64_t seq)
 }
 
 /*
+ * Records in completed page seq (pi its header) of a discard or block
+ * ring: the next page's first_rec less its own.  first_rec counts the
+ * records stored before a page starts, and no record is stored into a
+ * page once the writer has left it, so the difference is exact, and it
+ * spares a second walk over every record of the page (which took as long
+ * as encoding it).  The next page is there: it is at most the head, and
+ * its slot cannot be reused before seq is consumed.  A ring the program
+ * damaged gets the walk instead.
+ */
+static uint64_t page_records(const struct dring *r, uint64_t seq,
+			     const struct bp_ring_page_info *pi, const unsigned char *page)
+{
+	struct bp_ring_page_info next;
+
+	if (bp_ring_page_info(r->mem, r->bytes, seq + 1, &next) == BP_RING_OK &&
+	    next.first_rec >= pi->first_rec &&
+	    next.first_rec - pi->first_rec <= pi->commit / BP_RING_REC_HDR_BYTES)
+		return next.first_rec - pi->first_rec;
+	return count_records(page);
+}
+
+/*
  * Discard mode: a completed page the consumer has not released never
  * changes, so it is encoded straight from the live mapping (no copy first),
  * and consumed_seq is published page by page as soon as a page is encoded,
@@ -536,7 +545,7 @@ static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint
 		if (bp_ring_page_info(r->mem, r->bytes, seq, &pi) != BP_RING_OK)
 			break;	/* write what was valid; the caller looks again */
 		len = bp_dense_encode_page((const unsigned char *)pg, r->page_size, e);
-		nrec = count_records((const unsigned char *)pg);
+		nrec = page_records(r, seq, &pi, (const unsigned char *)pg);
 		/* R3: the encoder's reads of the page before the re-check of its seq. */
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&pg->seq, memory_order_relaxed) != seq) {

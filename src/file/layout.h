@@ -184,7 +184,10 @@ struct bp_file_cpages {
 	uint64_t data_bytes;		/* bytes of entries from offset 128 */
 	uint64_t block_waits;		/* the ring's block-mode waits at copy time */
 	uint64_t block_ns;		/* and the time spent in them */
-	uint8_t reserved[16];
+	uint64_t copied_before;		/* records in the ring's earlier pages chunks
+					 * (1.1, 0 in older files): places the chunk
+					 * against the accounts' copied */
+	uint8_t reserved[8];
 	/* npages entries, back to back, at offset 128 */
 };
 
@@ -228,7 +231,7 @@ struct bp_file_end_ring {
 	uint64_t dropped;
 	uint64_t lost_records;		/* stored records the drainer never copied */
 	uint64_t lost_pages;		/* pages it never copied (overwrite mode) */
-	uint64_t copied;		/* records in the pages written so far, +1 (0 = not counted) */
+	uint64_t copied;		/* records in the ring's pages chunks written so far */
 };
 #define BP_FILE_END_RING_BYTES	64u
 
@@ -315,6 +318,7 @@ BP_LAYOUT_AT(bp_file_cpages, page_size, 64);
 BP_LAYOUT_AT(bp_file_cpages, npages, 68);
 BP_LAYOUT_AT(bp_file_cpages, written, 72);
 BP_LAYOUT_AT(bp_file_cpages, discarded, 80);
+BP_LAYOUT_AT(bp_file_cpages, copied_before, 112);
 BP_LAYOUT_AT(bp_file_cpages, data_bytes, 88);
 BP_LAYOUT_AT(bp_file_cpages, block_waits, 96);
 BP_LAYOUT_AT(bp_file_cpages, block_ns, 104);

@@ -58,6 +58,8 @@ struct pchunk {
 	uint32_t page_size, npages;
 	uint32_t type;			/* BP_CHUNK_PAGES, _CPAGES or _DPAGES */
 	uint64_t data_bytes;		/* compact: bytes of entries */
+	uint64_t copied_before;		/* the ring's records in earlier chunks (1.1) */
+	uint64_t nrec;			/* its records, UINT64_MAX until counted */
 };
 
 struct source {
@@ -573,7 +575,7 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	struct bp_file_pages h;
 	struct source *s;
 	struct pchunk *pc;
-	uint64_t first = 0, data = 0, waits = 0, wait_ns = 0;
+	uint64_t first = 0, data = 0, waits = 0, wait_ns = 0, before = 0;
 	bool bad;
 	size_t i;
 	int rc;
@@ -590,6 +592,9 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 		       sizeof(waits));
 		memcpy(&wait_ns, (const unsigned char *)&h + offsetof(struct bp_file_cpages, block_ns),
 		       sizeof(wait_ns));
+		memcpy(&before,
+		       (const unsigned char *)&h + offsetof(struct bp_file_cpages, copied_before),
+		       sizeof(before));
 		bad = bad || data < BP_COMPACT_ENTRY_HDR || data > c->size - BP_FILE_PAGES_OFFSET ||
 		      (uint64_t)h.npages * BP_COMPACT_ENTRY_HDR > data;
 	} else {
@@ -611,7 +616,8 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	/* Sorted by first seq; chunks come in order, so this is an append. */
 	for (i = s->npc; i > s->pc_i && pc[i - 1].first_seq > first; i--)
 		pc[i] = pc[i - 1];
-	pc[i] = (struct pchunk){ off, first, h.page_size, h.npages, c->type, data };
+	pc[i] = (struct pchunk){ off, first, h.page_size, h.npages, c->type, data, before,
+				 UINT64_MAX };
 	s->npc++;
 	s->info.tid = (int32_t)h.tid;
 	s->info.level = h.level;
@@ -1019,6 +1025,72 @@ static void ring_counters(struct source *s)
 
 static bool map_ring(struct bp_trace *t, struct source *s);
 
+/*
+ * The data records of pages chunk pc, counted by decoding its pages as
+ * reading would (a page that does not decode counts nothing: reading
+ * skips it too).  Bounded by the chunk's npages and data_bytes.
+ */
+static uint64_t chunk_records(struct bp_trace *t, const struct pchunk *pc)
+{
+	size_t entry_max = bp_compact_entry_max(pc->page_size);
+	unsigned char *entry = malloc(entry_max), *page = malloc(pc->page_size);
+	uint64_t pos = 0, n = 0;
+
+	for (uint32_t i = 0; entry && page && i < pc->npages; i++) {
+		uint64_t base = pc->off + BP_FILE_PAGES_OFFSET;
+		size_t len;
+
+		if (pc->type == BP_CHUNK_PAGES) {
+			uint32_t commit;
+
+			if (rd(t, base + (uint64_t)i * pc->page_size, page, pc->page_size) !=
+			    BP_TRACE_OK)
+				break;
+			commit = ld32(page + offsetof(struct bp_ring_page, commit));
+			if (ld64(page) && commit <= pc->page_size - BP_RING_PAGE_HDR_BYTES)
+				n += bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES, commit);
+			continue;
+		}
+		if (pos > pc->data_bytes || pc->data_bytes - pos < BP_COMPACT_ENTRY_HDR ||
+		    rd(t, base + pos, entry, BP_COMPACT_ENTRY_HDR) != BP_TRACE_OK)
+			break;
+		len = bp_compact_entry_len(entry, pc->page_size);
+		if (!len || len > entry_max || len > pc->data_bytes - pos)
+			break;	/* where reading stops too */
+		if (ld64(entry) && rd(t, base + pos, entry, len) == BP_TRACE_OK &&
+		    bp_page_entry_decode(pc->type, entry, len, pc->page_size, page) == 0)
+			n += bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES,
+						   ld32(page + offsetof(struct bp_ring_page, commit)));
+		pos += len;
+	}
+	free(entry);
+	free(page);
+	return n;
+}
+
+/*
+ * Records in s's pages chunks that its accounts do not count: the drainer
+ * writes a pages chunk, then the accounts (docs/file-format.md, type 7),
+ * so one killed in between leaves chunks whose copied_before is at least
+ * the accounts' copied.  Files without copied_before (0) count none of
+ * them unless the accounts count nothing, which is then exact too.
+ */
+static uint64_t records_after_accounts(struct bp_trace *t, struct source *s)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->npc; i++) {
+		struct pchunk *pc = &s->pc[i];
+
+		if (pc->copied_before < s->copied)
+			continue;
+		if (pc->nrec == UINT64_MAX)
+			pc->nrec = chunk_records(t, pc);
+		n += pc->nrec;
+	}
+	return n;
+}
+
 const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
 {
 	struct source *s;
@@ -1030,10 +1102,10 @@ const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
 		map_ring((struct bp_trace *)(uintptr_t)t, s);
 	ring_counters(s);
 	if (s->accounted) {
-		/* Written but in no page: what neither the accounts nor this
-		 * reader found (a pages chunk written after the accounts' last
-		 * update counts, too). */
-		uint64_t have = s->copied + s->info.lost_by_drainer;
+		/* Written but in no page: what neither the accounts (with the
+		 * chunks written after their last update) nor this reader found. */
+		uint64_t have = s->copied + records_after_accounts((struct bp_trace *)(uintptr_t)t, s) +
+				s->info.lost_by_drainer;
 		uint64_t stored = s->info.written > s->info.discarded
 					  ? s->info.written - s->info.discarded : 0;
 

@@ -8,15 +8,24 @@ bp_set_test_warnings(file_traced)
 add_executable(file_burst ${CMAKE_CURRENT_LIST_DIR}/burst.c)
 target_link_libraries(file_burst PRIVATE bprint_static Threads::Threads)
 bp_set_test_warnings(file_burst)
+# Rolls a stream's accounts back to before its last pages chunk: a
+# recorder killed between the two, made on purpose (tool_account).
+add_executable(file_accounts_rollback ${CMAKE_CURRENT_LIST_DIR}/accounts_rollback.c)
+target_link_libraries(file_accounts_rollback PRIVATE bprint_internal)
+bp_set_test_warnings(file_accounts_rollback)
 
 if(TARGET bprint_tool)
-  foreach(t report formats stats tail errors record outputs account wrapper)
+  foreach(t report formats stats tail errors record outputs wrapper)
     add_test(NAME tool_${t}
       COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_${t}.sh $<TARGET_FILE:bprint_tool>
               $<TARGET_FILE:file_traced> ${CMAKE_CURRENT_BINARY_DIR}/tool_${t}.d
               ${CMAKE_CURRENT_LIST_DIR})
     set_tests_properties(tool_${t} PROPERTIES TIMEOUT 120)
   endforeach()
+  add_test(NAME tool_account
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_account.sh $<TARGET_FILE:bprint_tool>
+            $<TARGET_FILE:file_traced> ${CMAKE_CURRENT_BINARY_DIR}/tool_account.d
+            ${CMAKE_CURRENT_LIST_DIR} $<TARGET_FILE:file_accounts_rollback>)
   set_tests_properties(tool_account PROPERTIES TIMEOUT 300)
   # block, discard and overwrite under bprint record, with the burst program
   add_test(NAME tool_block
