@@ -15,6 +15,9 @@
  *     --stats F       consume everything, then bprint_stats() to F as
  *                     "TID WRITTEN OVERWRITTEN DISCARDED READ" lines
  *     --spin          trace until killed
+ *     --together      every thread traces its first record, then waits
+ *                     for the others before the rest: all rings exist
+ *                     before the flood (a disk that fills meanwhile)
  *
  * Workers trace, then wait on a barrier while main consumes and takes the
  * statistics, so that no thread exits (and is reclaimed) before that.
@@ -32,9 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static int nrecords = 200, nthreads = 2, spin;
+static int nrecords = 200, nthreads = 2, spin, together;
 static long sleep_us;
-static pthread_barrier_t traced_all, stats_taken;
+static pthread_barrier_t traced_all, stats_taken, started;
 static _Atomic int ticks;	/* every thread's handler counts */
 
 /* A format that is not a literal is formatted at trace time (text records). */
@@ -77,6 +80,8 @@ static void run(int who)
 {
 	for (int i = 0; spin || i < nrecords; i++) {
 		trace_one(who, i);
+		if (together && i == 0)
+			pthread_barrier_wait(&started);
 		pause_a_bit();
 	}
 }
@@ -122,6 +127,7 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "--spin")) { spin = 1; continue; }
+		if (!strcmp(a, "--together")) { together = 1; continue; }
 		if (!v) { fprintf(stderr, "traced: %s needs a value\n", a); return 1; }
 		i++;
 		if (!strcmp(a, "--threads")) nthreads = atoi(v);
@@ -138,6 +144,7 @@ int main(int argc, char **argv)
 		return 1;
 	pthread_barrier_init(&traced_all, NULL, (unsigned)nthreads + 1);
 	pthread_barrier_init(&stats_taken, NULL, (unsigned)nthreads + 1);
+	pthread_barrier_init(&started, NULL, (unsigned)nthreads + 1);
 	if (timer_us) {
 		struct itimerval it = { { 0, timer_us }, { 0, timer_us } };
 
