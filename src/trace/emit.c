@@ -85,27 +85,38 @@ static inline void *reserve(struct bp_thread_ring *r, uint32_t payload_bytes,
 	return bp_ring_reserve(&r->w, payload_bytes, user, ts);
 }
 
+/*
+ * Reserve a text record for a message of n characters (n < 0: none),
+ * cut to what one record holds; *size is what to format into.
+ */
+static char *reserve_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, int n,
+			  size_t *size)
+{
+	uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
+
+	if (n < 0)
+		n = 0;
+	if ((uint32_t)n + 1 > max)
+		n = (int)max - 1;	/* truncated to what one record holds */
+	*size = (size_t)n + 1;
+	return reserve(r, (uint32_t)n + 1, id | BP_REC_TEXT, ts);
+}
+
 /* A text record: the message formatted now (non-constant formats, huge blocks). */
 __attribute__((format(printf, 4, 0)))
 static void emit_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts,
 		      const char *fmt, va_list ap)
 {
-	uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
 	va_list aq;
-	int n;
+	size_t size;
 	char *p;
 
 	va_copy(aq, ap);
-	n = bp_vsnprintf(NULL, 0, fmt, aq);
+	p = reserve_text(r, id, ts, bp_vsnprintf(NULL, 0, fmt, aq), &size);
 	va_end(aq);
-	if (n < 0)
-		n = 0;
-	if ((uint32_t)n + 1 > max)
-		n = (int)max - 1;	/* truncated to what one record holds */
-	p = reserve(r, (uint32_t)n + 1, id | BP_REC_TEXT, ts);
 	if (!p)
 		return;
-	bp_vsnprintf(p, (size_t)n + 1, fmt, ap);
+	bp_vsnprintf(p, size, fmt, ap);
 	bp_ring_commit(&r->w);
 }
 
@@ -261,18 +272,12 @@ static inline void pack_scalars(uint32_t *p, const struct bp_arg_plan *plan, con
 static void emit_words_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, const char *fmt,
 			    const uint64_t *words, size_t nwords)
 {
-	uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
-	int n = bp_words_snprintf(NULL, 0, fmt, words, nwords);
-	char *p;
+	size_t size;
+	char *p = reserve_text(r, id, ts, bp_words_snprintf(NULL, 0, fmt, words, nwords), &size);
 
-	if (n < 0)
-		n = 0;
-	if ((uint32_t)n + 1 > max)
-		n = (int)max - 1;	/* truncated to what one record holds */
-	p = reserve(r, (uint32_t)n + 1, id | BP_REC_TEXT, ts);
 	if (!p)
 		return;
-	bp_words_snprintf(p, (size_t)n + 1, fmt, words, nwords);
+	bp_words_snprintf(p, size, fmt, words, nwords);
 	bp_ring_commit(&r->w);
 }
 

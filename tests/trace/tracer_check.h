@@ -102,6 +102,37 @@ static inline long tc_drain(tc_event_fn fn, void *ctx)
 	return n;
 }
 
+/*
+ * Expected messages in call order (each made with tc_expect() into
+ * tc_want_add()), and the tc_event_fn that checks the records read
+ * against them, one by one (ctx: the struct tc_want).
+ */
+struct tc_want {
+	char *text;		/* cap messages of width bytes each */
+	size_t width;
+	long cap, n, next;
+};
+
+static inline char *tc_want_add(struct tc_want *w)
+{
+	if (w->n >= w->cap)
+		FAIL("more than %ld expected messages", w->cap);
+	return w->text + (size_t)w->n++ * w->width;
+}
+
+static inline void tc_want_check(const struct bprint_event *ev, void *ctx)
+{
+	struct tc_want *w = ctx;
+	const char *want;
+
+	if (w->next >= w->n)
+		FAIL("record %ld, only %ld written: \"%s\"", w->next, w->n, ev->message);
+	want = w->text + (size_t)w->next * w->width;
+	if (strcmp(ev->message, want))
+		FAIL("record %ld:\n  got    \"%s\"\n  expect \"%s\"", w->next, ev->message, want);
+	w->next++;
+}
+
 #if defined(__SANITIZE_THREAD__)
 #define TC_TSAN 1
 #elif defined(__has_feature)

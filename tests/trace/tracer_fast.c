@@ -27,30 +27,14 @@ static unsigned long long mix(unsigned long long v)
 	return v;
 }
 
-struct expect {
-	char text[ROUNDS * 9][160];	/* one_round() traces 9 */
-	long n;
-	long next;
-};
-
-static struct expect want;
+static char want_text[ROUNDS * 9][160];	/* one_round() traces 9 */
+static struct tc_want want = { want_text[0], sizeof(want_text[0]), ROUNDS * 9, 0, 0 };
 
 #define TRACE(fmt, ...)								\
 	do {									\
 		trace_printk(fmt, ##__VA_ARGS__);				\
-		tc_expect(want.text[want.n++], sizeof(want.text[0]), fmt, ##__VA_ARGS__); \
+		tc_expect(tc_want_add(&want), want.width, fmt, ##__VA_ARGS__);	\
 	} while (0)
-
-static void check_event(const struct bprint_event *ev, void *ctx)
-{
-	(void)ctx;
-	if (want.next >= want.n)
-		FAIL("record %ld, only %ld written: \"%s\"", want.next, want.n, ev->message);
-	if (strcmp(ev->message, want.text[want.next]))
-		FAIL("record %ld:\n  got    \"%s\"\n  expect \"%s\"", want.next, ev->message,
-		     want.text[want.next]);
-	want.next++;
-}
 
 static void one_round(unsigned long long i)
 {
@@ -81,7 +65,7 @@ static void note_site(const struct bprint_event *ev, void *ctx)
 {
 	(void)ctx;
 	last_site = ev->site;
-	check_event(ev, NULL);
+	tc_want_check(ev, &want);
 }
 
 #pragma GCC diagnostic push
@@ -109,13 +93,13 @@ int main(void)
 	for (long i = 0; i < rounds; i++)
 		one_round((unsigned long long)i);
 	calls = (uint64_t)want.n;
-	CHECK_EQ(tc_drain(check_event, NULL), want.n);
+	CHECK_EQ(tc_drain(tc_want_check, &want), want.n);
 	CHECK_EQ(want.next, want.n);
 
 	/* A site that is not inline still records the right thing. */
 	want.n = want.next = 0;
 	mismatched(0x500000007l);
-	tc_expect(want.text[want.n++], sizeof(want.text[0]), "mismatch %d", 7);
+	tc_expect(tc_want_add(&want), want.width, "mismatch %d", 7);
 	CHECK_EQ(tc_drain(note_site, NULL), 1);
 	CHECK(last_site != NULL);
 	CHECK(last_site->flags & BPRINT__SITE_WORDS);
@@ -129,7 +113,7 @@ int main(void)
 		toggled(i);
 	bprint_on();
 	toggled(1);
-	tc_expect(want.text[want.n++], sizeof(want.text[0]), "toggled %d", 1);
+	tc_expect(tc_want_add(&want), want.width, "toggled %d", 1);
 	CHECK_EQ(tc_drain(note_site, NULL), 1);
 #if defined(__x86_64__)
 	CHECK(last_site->flags & BPRINT__SITE_FAST);
@@ -143,7 +127,7 @@ int main(void)
 		toggled(i);
 	CHECK_EQ(bprint_enable("fmt:toggled*"), 1);
 	toggled(2);
-	tc_expect(want.text[want.n++], sizeof(want.text[0]), "toggled %d", 2);
+	tc_expect(tc_want_add(&want), want.width, "toggled %d", 2);
 	CHECK_EQ(tc_drain(NULL, NULL), 1);
 	calls++;
 

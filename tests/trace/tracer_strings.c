@@ -31,28 +31,15 @@
 #define MAX_EXPECT 20000
 #define TEXT_MAX 400
 
-static struct {
-	char text[MAX_EXPECT][TEXT_MAX];
-	long n, next;
-} want;
-
-static void check_event(const struct bprint_event *ev, void *ctx)
-{
-	(void)ctx;
-	if (want.next >= want.n)
-		FAIL("record %ld, only %ld written: \"%s\"", want.next, want.n, ev->message);
-	if (strcmp(ev->message, want.text[want.next]))
-		FAIL("record %ld:\n  got    \"%s\"\n  expect \"%s\"", want.next, ev->message,
-		     want.text[want.next]);
-	want.next++;
-}
+static char want_text[MAX_EXPECT][TEXT_MAX];
+static struct tc_want want = { want_text[0], TEXT_MAX, MAX_EXPECT, 0, 0 };
 
 static uint64_t calls;
 
 static void drain_and_check(void)
 {
 	CHECK_EQ(want.next, 0);
-	CHECK_EQ(tc_drain(check_event, NULL), want.n);
+	CHECK_EQ(tc_drain(tc_want_check, &want), want.n);
 	CHECK_EQ(want.next, want.n);
 	want.n = want.next = 0;
 }
@@ -114,8 +101,7 @@ static void compare_block(struct mark a, struct mark b, const uint32_t *block, s
 		trace_printk(fmt, __VA_ARGS__);					\
 		b_ = mark_now();						\
 		calls++;							\
-		CHECK(want.n < MAX_EXPECT);					\
-		tc_expect(want.text[want.n++], TEXT_MAX, fmt, __VA_ARGS__);	\
+		tc_expect(tc_want_add(&want), want.width, fmt, __VA_ARGS__);	\
 		compare_block(a_, b_, blk_, words_, fmt);			\
 	} while (0)
 
@@ -276,7 +262,7 @@ static void note_site(const struct bprint_event *ev, void *ctx)
 {
 	(void)ctx;
 	site_of_last = ev->site;
-	check_event(ev, NULL);
+	tc_want_check(ev, &want);
 }
 
 static void site_kinds(void)
