@@ -11,6 +11,7 @@
 
 #include <bprint.h>
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -131,6 +132,49 @@ static inline void tc_want_check(const struct bprint_event *ev, void *ctx)
 	if (strcmp(ev->message, want))
 		FAIL("record %ld:\n  got    \"%s\"\n  expect \"%s\"", w->next, ev->message, want);
 	w->next++;
+}
+
+/*
+ * A SIGPROF timer aimed at the calling thread, every interval_ns, running
+ * handler (SA_RESTART); tc_thread_timer_stop() ends it and ignores the
+ * signal from then on.
+ */
+static inline timer_t tc_thread_timer_start(void (*handler)(int), long interval_ns)
+{
+	struct sigaction sa;
+	struct sigevent sev;
+	struct itimerspec its;
+	timer_t timer;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	CHECK_EQ(sigaction(SIGPROF, &sa, NULL), 0);
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGPROF;
+#ifdef sigev_notify_thread_id
+	sev.sigev_notify_thread_id = (pid_t)gettid();
+#else
+	sev._sigev_un._tid = (pid_t)gettid();
+#endif
+	CHECK_EQ(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
+	its.it_interval.tv_sec = interval_ns / 1000000000;
+	its.it_interval.tv_nsec = interval_ns % 1000000000;
+	its.it_value = its.it_interval;
+	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
+	return timer;
+}
+
+static inline void tc_thread_timer_stop(timer_t timer)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
+	CHECK_EQ(timer_delete(timer), 0);
+	signal(SIGPROF, SIG_IGN);
 }
 
 #if defined(__SANITIZE_THREAD__)

@@ -654,9 +654,6 @@ static int run_signal(void)
 	struct bprint_thread_stats st[4] = { BPRINT_THREAD_STATS_INIT };
 	struct bprint_reader *r;
 	struct bprint_event ev = BPRINT_EVENT_INIT;
-	struct sigaction sa;
-	struct sigevent sev;
-	struct itimerspec its;
 	timer_t timer;
 	int rc;
 
@@ -666,30 +663,10 @@ static int run_signal(void)
 	}
 	on_signal(SIGPROF);	/* learn the handler's two formats, outside a handler */
 	on_signal(SIGPROF);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	CHECK_EQ(sigaction(SIGPROF, &sa, NULL), 0);
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGPROF;
-#ifdef sigev_notify_thread_id
-	sev.sigev_notify_thread_id = (pid_t)gettid();
-#else
-	sev._sigev_un._tid = (pid_t)gettid();
-#endif
-	CHECK_EQ(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
-	its.it_interval.tv_sec = 0;
-	its.it_interval.tv_nsec = 20000;
-	its.it_value = its.it_interval;
-	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
+	timer = tc_thread_timer_start(on_signal, 20000);
 	for (unsigned long long seq = 0; seq < n_main; seq++)
 		trace_printk(main_buf[seq % 2], seq, tag_of(seq));
-	memset(&its, 0, sizeof(its));
-	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
-	CHECK_EQ(timer_delete(timer), 0);
-	signal(SIGPROF, SIG_IGN);
+	tc_thread_timer_stop(timer);
 	CHECK(atomic_load(&sig_count) > 0);
 
 	r = bprint_read_begin();

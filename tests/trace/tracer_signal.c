@@ -76,9 +76,6 @@ int main(int argc, char **argv)
 	long long last_main = -1, last_sig = -1;
 	unsigned long long got_main = 0, got_sig = 0;
 	struct bprint_thread_stats st[8] = { BPRINT_THREAD_STATS_INIT };
-	struct sigaction sa;
-	struct sigevent sev;
-	struct itimerspec its;
 	timer_t timer;
 	struct bprint_reader *r;
 	struct bprint_event ev = BPRINT_EVENT_INIT;
@@ -92,25 +89,7 @@ int main(int argc, char **argv)
 	/* warm: the thread's descriptor exists before the first signal; cold: not. */
 	if (!cold)
 		trace_puts("warm-up");
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	CHECK_EQ(sigaction(SIGPROF, &sa, NULL), 0);
-
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGPROF;
-#ifdef sigev_notify_thread_id
-	sev.sigev_notify_thread_id = (pid_t)gettid();
-#else
-	sev._sigev_un._tid = (pid_t)gettid();
-#endif
-	CHECK_EQ(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
-	its.it_interval.tv_sec = 0;
-	its.it_interval.tv_nsec = 20000;
-	its.it_value = its.it_interval;
-	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
+	timer = tc_thread_timer_start(handler, 20000);
 
 	if (scalar) {
 		for (unsigned long long seq = 0; seq < n_main; seq++)
@@ -120,10 +99,7 @@ int main(int argc, char **argv)
 			trace_printk(MAIN_FMT, seq, mix(seq), main_str(seq));
 	}
 
-	memset(&its, 0, sizeof(its));
-	CHECK_EQ(timer_settime(timer, 0, &its, NULL), 0);
-	CHECK_EQ(timer_delete(timer), 0);
-	signal(SIGPROF, SIG_IGN);
+	tc_thread_timer_stop(timer);
 	printf("main records %llu, signal records %u\n", n_main, atomic_load(&sig_count));
 	CHECK(atomic_load(&sig_count) > 0);
 
