@@ -540,7 +540,41 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 		}								\
 	}
 
+/*
+ * A BPRINT__SITE_ON_CHARS site.  Without pointers to char among its
+ * arguments (known at compile time) the record's size is too, and
+ * registration put it in site->head: the scalar path's reservation, with
+ * %c bytes.  With strings, the size is known once they are copied.
+ */
 #define BPRINT__FAST_CHARS(...)							\
+	if ((BPRINT__CHARSIG(__VA_ARGS__) & BPRINT__SIG(__VA_ARGS__)) == 0u) {	\
+		BPRINT__FAST_BYTES(__VA_ARGS__)					\
+	} else {								\
+		BPRINT__FAST_STRINGS(__VA_ARGS__)				\
+	}
+
+#define BPRINT__FAST_BYTES(...)							\
+	struct bprint__slot bprint__slot;					\
+	struct bprint__vslot bprint__vs;	/* for PUT_CHARS' string branch, not taken */ \
+	unsigned char *bprint__b;						\
+	unsigned bprint__fits = 1;						\
+	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
+	bprint__vs.room = 0;							\
+	bprint__b = (unsigned char *)bprint__reserve(&bprint__site,		\
+		(bprint__site.head & 0x3ffu) * 4u - 8u, &bprint__slot);		\
+	if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {		\
+		uint32_t bprint__o = 0;						\
+		BPRINT__MAPX(BPRINT__PUT_CHARS, __VA_ARGS__)			\
+		BPRINT__PAD4(bprint__b, bprint__o);				\
+		(void)bprint__fits, (void)bprint__vs;				\
+		bprint__commit(&bprint__slot);					\
+	} else {								\
+		const uint64_t bprint__words[] = { 0				\
+			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
+		bprint__printk_words(&bprint__site, bprint__words + 1);		\
+	}
+
+#define BPRINT__FAST_STRINGS(...)						\
 	struct bprint__vslot bprint__vs;					\
 	unsigned char *bprint__b;						\
 	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
@@ -584,7 +618,7 @@ static inline uint64_t bprint__double_bits(double d)
 } /* extern "C" */
 #include <type_traits>
 /*
- * C++: the same two questions as C's _Generic below, answered by type
+ * C++: the same questions as C's _Generic below, answered by type
  * (std::decay of the argument's declared type, never evaluating it), so
  * that a C++ call site writes the bytes a C one writes.  Integers and
  * enums of 4 bytes or fewer take a 4-byte slot (varargs promote them to

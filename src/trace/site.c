@@ -329,7 +329,11 @@ static uint32_t register_locked(struct bprint_site *site)
 				     id << BP_RING_HEAD_USER_SHIFT;
 			site->flags |= BPRINT__SITE_FAST;
 		} else if (BP_SITE_INLINE && plan_is_chars(site->plan, site)) {
-			site->flags |= BPRINT__SITE_CHARS;	/* the call site puts in the length */
+			/* without strings the size is known: the call site takes it from here */
+			if (!site->plan->nstrings)
+				site->head = (BP_RING_REC_HDR_BYTES / 4u + site->plan->fixed_words) |
+					     id << BP_RING_HEAD_USER_SHIFT;
+			site->flags |= BPRINT__SITE_CHARS;
 		}
 	}
 	e->copy.flags = site->flags;
