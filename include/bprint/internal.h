@@ -495,9 +495,10 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 /*
  * Zero the bytes from offset o of b to the next multiple of 4, and move o
  * there.  Where o is known at compile time, byte stores the compiler
- * folds; else (after a string) one store of 4 zero bytes, which the room
- * always holds (each argument has 8 bytes of it, the block 4 more), and
- * which the slot after it, if any, overwrites.
+ * folds; else (after a string, or at -O0) one store of 4 zero bytes,
+ * which the slot after it overwrites, or which the room of a record with
+ * strings holds (each argument has 8 bytes of it, the block 4 more): the
+ * end of an exactly sized record (BPRINT__FAST_BYTES) must not use it.
  */
 #define BPRINT__PAD4(b, o)							\
 	do {									\
@@ -565,7 +566,10 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 	if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {		\
 		uint32_t bprint__o = 0;						\
 		BPRINT__MAPX(BPRINT__PUT_CHARS, __VA_ARGS__)			\
-		BPRINT__PAD4(bprint__b, bprint__o);				\
+		/* byte by byte: the reservation is exact, no room for a	\
+		 * 4-byte store (the compiler folds this; -O0 loops) */		\
+		while (bprint__o & 3u)						\
+			bprint__b[bprint__o++] = 0;				\
 		(void)bprint__fits, (void)bprint__vs;				\
 		bprint__commit(&bprint__slot);					\
 	} else {								\
