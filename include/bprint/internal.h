@@ -513,23 +513,16 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 	} while (0)
 
 /*
- * One argument of a BPRINT__SITE_ON_CHARS site, n counting down to 1:
- * a char as its %c byte, a pointer to char as its %s string, bounded so
- * that the n - 1 slots after it (8 bytes at most each) and the padding
- * still fit; the rest as BPRINT__PUT() stores them, at 4-byte alignment,
- * gaps zeroed.  Only the strings make the offset a run-time value.
+ * One argument of a BPRINT__SITE_ON_CHARS site, n counting down to 1.
+ * BPRINT__PUT_BYTES: a char as its %c byte, the rest as BPRINT__PUT()
+ * stores them, at 4-byte alignment, gaps zeroed.  BPRINT__PUT_CHARS: the
+ * same, and a pointer to char as its %s string, bounded so that the n - 1
+ * slots after it (8 bytes at most each) and the padding still fit.  Only
+ * the strings make the offset a run-time value.
  */
-#define BPRINT__PUT_CHARS(n, a)							\
+#define BPRINT__PUT_BYTES(n, a)							\
 	if (BPRINT__ISCH(a) && !BPRINT__IS8(a)) {				\
 		bprint__b[bprint__o++] = (unsigned char)bprint__a##n;		\
-	} else if (BPRINT__ISCH(a)) {						\
-		uint32_t bprint__tail = bprint__o + 8u * ((n) - 1u) + 4u;	\
-		uint32_t bprint__took = bprint__tail < bprint__vs.room ?	\
-			bprint__put_string(bprint__b + bprint__o,		\
-					   bprint__vs.room - bprint__tail,	\
-					   (const char *)(uintptr_t)bprint__a##n) : 0u; \
-		bprint__fits &= bprint__took != 0u;				\
-		bprint__o += bprint__took;					\
 	} else {								\
 		BPRINT__PAD4(bprint__b, bprint__o);				\
 		if (BPRINT__IS8(a)) {						\
@@ -539,6 +532,19 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 			*(uint32_t *)(void *)(bprint__b + bprint__o) = (uint32_t)bprint__a##n; \
 			bprint__o += 4u;					\
 		}								\
+	}
+
+#define BPRINT__PUT_CHARS(n, a)							\
+	if (BPRINT__ISCH(a) && BPRINT__IS8(a)) {				\
+		uint32_t bprint__tail = bprint__o + 8u * ((n) - 1u) + 4u;	\
+		uint32_t bprint__took = bprint__tail < bprint__vs.room ?	\
+			bprint__put_string(bprint__b + bprint__o,		\
+					   bprint__vs.room - bprint__tail,	\
+					   (const char *)(uintptr_t)bprint__a##n) : 0u; \
+		bprint__fits &= bprint__took != 0u;				\
+		bprint__o += bprint__took;					\
+	} else {								\
+		BPRINT__PUT_BYTES(n, a)						\
 	}
 
 /*
@@ -556,21 +562,17 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 
 #define BPRINT__FAST_BYTES(...)							\
 	struct bprint__slot bprint__slot;					\
-	struct bprint__vslot bprint__vs;	/* for PUT_CHARS' string branch, not taken */ \
 	unsigned char *bprint__b;						\
-	unsigned bprint__fits = 1;						\
 	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
-	bprint__vs.room = 0;							\
 	bprint__b = (unsigned char *)bprint__reserve(&bprint__site,		\
 		(bprint__site.head & 0x3ffu) * 4u - 8u, &bprint__slot);		\
 	if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {		\
 		uint32_t bprint__o = 0;						\
-		BPRINT__MAPX(BPRINT__PUT_CHARS, __VA_ARGS__)			\
+		BPRINT__MAPX(BPRINT__PUT_BYTES, __VA_ARGS__)			\
 		/* byte by byte: the reservation is exact, no room for a	\
 		 * 4-byte store (the compiler folds this; -O0 loops) */		\
 		while (bprint__o & 3u)						\
 			bprint__b[bprint__o++] = 0;				\
-		(void)bprint__fits, (void)bprint__vs;				\
 		bprint__commit(&bprint__slot);					\
 	} else {								\
 		const uint64_t bprint__words[] = { 0				\

@@ -35,13 +35,16 @@
 /*
  * Copy one %s into d: at most precision bytes (all if negative), then a
  * NUL, in at most room bytes.  Returns the bytes taken (the NUL
- * included), or 0 if the string and its NUL do not fit.
+ * included), or 0 if the string and its NUL do not fit.  Without a
+ * precision, the call site's own bprint__put_string().
  */
 static inline uint32_t bp_words_put_string(unsigned char *d, uint32_t room, const char *s,
 					   int32_t precision)
 {
 	size_t n;
 
+	if (precision < 0)
+		return bprint__put_string(d, room, s);
 	if (!s) {
 		s = bp_null_string(precision);	/* shorter than its precision, if any */
 		n = strlen(s);
@@ -52,7 +55,7 @@ static inline uint32_t bp_words_put_string(unsigned char *d, uint32_t room, cons
 	}
 	if (room == 0)
 		return 0;
-	if (precision >= 0 && (uint32_t)precision < room) {
+	if ((uint32_t)precision < room) {
 		n = bprint__copy_string(d, s, (size_t)precision);
 	} else {
 		n = bprint__copy_string(d, s, room);

@@ -296,17 +296,15 @@ static void ring_write(struct bp_thread_ring *r, uint32_t id, const struct bp_ar
 	uint64_t ts = bp_clock_now();
 	uint32_t *p;
 
-	if (scalars) {
-		if ((p = reserve(r, plan->fixed_words * 4u, id, ts))) {
-			pack_scalars(p, plan, words);
-			bp_ring_commit(&r->w);
-		}
-	} else if (plan->nstrings == 0) {
+	if (plan->nstrings == 0) {
 		/* a fixed size: packed in place */
 		uint32_t bytes = plan->fixed_words * 4u;
 
 		if ((p = reserve(r, bytes, id, ts))) {
-			bp_words_pack((unsigned char *)p, bytes, plan, words);
+			if (scalars)
+				pack_scalars(p, plan, words);
+			else
+				bp_words_pack((unsigned char *)p, bytes, plan, words);
 			bp_ring_commit(&r->w);
 		}
 	} else {

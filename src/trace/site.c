@@ -104,6 +104,12 @@ static char *copy_string(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* Argument i's bit in a call site's argsig or argchar (bit 0 is its last argument). */
+static inline bool arg_bit(uint32_t mask, const struct bprint_site *site, unsigned i)
+{
+	return (mask >> (site->nargs - 1u - i)) & 1u;
+}
+
 /*
  * May the site's arguments come as words (bprint__printk_words())?  Every
  * kind but long double travels as a word; the call site must have passed
@@ -118,8 +124,7 @@ bool bp_site_takes_words(const struct bp_arg_plan *plan, const struct bprint_sit
 	if (n != plan->nargs || (!plan->nstrings && plan->fixed_words > BP_SITE_WORDS_MAX))
 		return false;
 	for (unsigned i = 0; i < n; i++) {
-		/* argsig: bit 0 is the last argument */
-		bool is8 = (site->argsig >> (n - 1 - i)) & 1u;
+		bool is8 = arg_bit(site->argsig, site, i);
 
 		switch (plan->slot[i].kind) {
 		case BP_ARG_LDOUBLE:
@@ -168,8 +173,7 @@ static bool plan_is_compiled(const struct bp_arg_plan *plan, const struct bprint
 	    BP_RING_REC_MAX_WORDS * 4u)
 		return false;
 	for (unsigned i = 0; i < n; i++) {
-		/* argsig: bit 0 is the last argument */
-		bool is8 = (site->argsig >> (n - 1 - i)) & 1u;
+		bool is8 = arg_bit(site->argsig, site, i);
 
 		if (is8 != (plan->slot[i].kind != BP_ARG_INT32))
 			return false;
@@ -192,9 +196,8 @@ static bool plan_is_chars(const struct bp_arg_plan *plan, const struct bprint_si
 	if (n != plan->nargs || !site->argchar)
 		return false;
 	for (unsigned i = 0; i < n; i++) {
-		/* argsig and argchar: bit 0 is the last argument */
-		bool is8 = (site->argsig >> (n - 1 - i)) & 1u;
-		bool ischar = (site->argchar >> (n - 1 - i)) & 1u;
+		bool is8 = arg_bit(site->argsig, site, i);
+		bool ischar = arg_bit(site->argchar, site, i);
 		const struct bp_arg_slot *slot = &plan->slot[i];
 
 		switch (slot->kind) {
