@@ -240,6 +240,96 @@ BP_API int bp_format_compile(const char *fmt, struct bp_arg_plan *plan);
 BP_API size_t bp_vbin_printf_plan(uint32_t *bin, size_t words,
 				  const struct bp_arg_plan *plan, va_list ap);
 
+/*
+ * Internal (the bprint__ prefix): a block's %s slot written from a string
+ * without a va_list, by trace_printk()'s call sites (<bprint/internal.h>)
+ * and the tracer's words path.  Not API.
+ */
+/*
+ * Copy the string s into d up to and with its NUL, at most bound bytes;
+ * returns the bytes before the NUL (bound if there is none among them).  One
+ * pass, 16 bytes at a time (SSE2, which every x86-64 has; 8 elsewhere):
+ * each block is tested for a NUL as it was loaded and stored as tested,
+ * so a string another thread changes meanwhile still gives a copy that
+ * ends at its first NUL.  Nothing at or past s + bound is read.  Blocks
+ * are loaded at their own alignment, but for a first one that does not
+ * cross a page boundary, so a load never leaves the page of a byte it may
+ * read, as glibc's strlen() does; like it, a load may take bytes past the
+ * NUL, which a sanitizer (or the compiler's bounds warning) would call an
+ * overflow: they are told not to look here.  d holds bound bytes.
+ */
+#if defined(__x86_64__)
+typedef char bprint__block __attribute__((vector_size(16)));
+#define BPRINT__BLOCK 16u
+/* Non-zero if a byte of v is 0 (nul: a block of 0); then BPRINT__ZERO_AT() is the first one's index. */
+#define BPRINT__ZEROS(v) ((unsigned)__builtin_ia32_pmovmskb128((bprint__block)((v) == nul)))
+#define BPRINT__ZERO_AT(z) ((size_t)__builtin_ctzll(z))
+#else
+typedef uint64_t bprint__block;
+#define BPRINT__BLOCK 8u
+#define BPRINT__ZEROS(v) (((v) - 0x0101010101010101ull) & ~(v) & 0x8080808080808080ull)
+#define BPRINT__ZERO_AT(z) ((size_t)__builtin_ctzll(z) / 8u)	/* the lowest flag is exact */
+#endif
+
+__attribute__((no_sanitize("address", "thread")))
+static inline size_t bprint__copy_string(unsigned char *d, const char *s, size_t bound)
+{
+	const size_t k = BPRINT__BLOCK;
+	const bprint__block nul = { 0 };
+	size_t i = 0;
+	bprint__block v;
+	uint64_t zeros;
+
+	(void)nul;	/* only SSE2 compares with it */
+	/* The compiler must not judge the block loads by the object s points to. */
+	__asm__("" : "+r"(s));
+	if (bound >= k && ((uintptr_t)s & 4095u) <= 4096u - k) {
+		/* a first block as it lies, not crossing its page; then on from
+		 * the next boundary (a byte read twice is tested twice) */
+		__builtin_memcpy(&v, s, k);
+		__builtin_memcpy(d, &v, k);
+		if ((zeros = BPRINT__ZEROS(v)))
+			return BPRINT__ZERO_AT(zeros);
+		i = k - ((uintptr_t)s & (k - 1u));
+	}
+	for (; i < bound && ((uintptr_t)(s + i) & (k - 1u)); i++) {
+		if (!(d[i] = (unsigned char)s[i]))
+			return i;
+	}
+	for (; i + k <= bound; i += k) {
+		__builtin_memcpy(&v, s + i, k);
+		__builtin_memcpy(d + i, &v, k);
+		if ((zeros = BPRINT__ZEROS(v)))
+			return i + BPRINT__ZERO_AT(zeros);
+	}
+	for (; i < bound; i++) {
+		if (!(d[i] = (unsigned char)s[i]))
+			return i;
+	}
+	return bound;
+}
+
+/*
+ * One %s into d, in at most room bytes: the string, then its NUL; a NULL
+ * as the engine prints it (its precision is none: "(null)").  Returns
+ * the bytes taken, the NUL included, or 0 if they do not fit.
+ */
+static inline uint32_t bprint__put_string(unsigned char *d, uint32_t room, const char *s)
+{
+	size_t n;
+
+	if (!s) {
+		if (room < sizeof("(null)"))
+			return 0;
+		__builtin_memcpy(d, "(null)", sizeof("(null)"));
+		return sizeof("(null)");
+	}
+	n = bprint__copy_string(d, s, room);
+	if (n == room)
+		return 0;
+	return (uint32_t)n + 1u;	/* the copy took the NUL along */
+}
+
 /* The public structs' layouts, pinned (LP64 for the one with pointers). */
 #ifndef __cplusplus
 _Static_assert(sizeof(struct bp_printf_spec) == 16, "bp_printf_spec is 16 bytes");

@@ -23,7 +23,7 @@
 
 #include "format/emit.h"
 
-#include <bprint.h>	/* bprint__copy_string(), which call sites inline too */
+#include <bprint/format.h>	/* bprint__copy_string(), which call sites inline too */
 
 #include <stdbool.h>
 #include <stddef.h>
