@@ -234,7 +234,8 @@ BP_API void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *ou
 /*
  * Records known to be overwritten, without reading them: per ring, the
  * first stored-record index available (a flight recorder's), or the
- * drainer's count of records it never copied if that is more.  Used for
+ * drainer's count of records it never copied if that is more; for a
+ * stream not closed, the gaps below its last record.  Used for
  * headers printed before reading: with the totals' discarded and
  * not_copied it is the sum of what reading finds lost.
  */

@@ -60,6 +60,7 @@ struct pchunk {
 	uint64_t data_bytes;		/* compact: bytes of entries */
 	uint64_t copied_before;		/* the ring's records in earlier chunks (1.1) */
 	uint64_t nrec;			/* its records, UINT64_MAX until counted */
+	uint64_t end_rec;		/* then: the index after its last, 0 = none */
 };
 
 struct source {
@@ -617,12 +618,13 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	for (i = s->npc; i > s->pc_i && pc[i - 1].first_seq > first; i--)
 		pc[i] = pc[i - 1];
 	pc[i] = (struct pchunk){ off, first, h.page_size, h.npages, c->type, data, before,
-				 UINT64_MAX };
+				 UINT64_MAX, 0 };
 	s->npc++;
 	s->info.tid = (int32_t)h.tid;
 	s->info.level = h.level;
 	set_comm(s, h.comm);
-	if (!s->counters_final) {
+	/* The accounts are older than the pages chunks written after them. */
+	if (!s->counters_end) {
 		if (h.written >= s->info.written)
 			s->info.written = h.written;
 		if (h.discarded >= s->info.discarded)
@@ -680,8 +682,10 @@ static int add_counters(struct bp_trace *t, uint64_t off, const struct bp_file_c
 			s->info.level = r.level;
 			s->phase = 2;	/* a ring that never had a page copied */
 		}
-		s->info.written = r.written;
-		s->info.discarded = r.discarded;
+		if (end || r.written > s->info.written)
+			s->info.written = r.written;
+		if (end || r.discarded > s->info.discarded)
+			s->info.discarded = r.discarded;
 		s->info.dropped = r.dropped;
 		s->info.lost_by_drainer = r.lost_records;
 		s->info.not_copied = 0;
@@ -1025,17 +1029,31 @@ static void ring_counters(struct source *s)
 
 static bool map_ring(struct bp_trace *t, struct source *s);
 
+/* One decoded page's data records into pc: their count, and the index
+ * after its last one (first_rec counts the ring's records before it). */
+static void count_page(struct pchunk *pc, const unsigned char *page, uint32_t commit)
+{
+	uint64_t n = bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES, commit);
+
+	pc->nrec += n;
+	if (n)
+		pc->end_rec = ld64(page + offsetof(struct bp_ring_page, first_rec)) + n;
+}
+
 /*
- * The data records of pages chunk pc, counted by decoding its pages as
+ * Count the data records of pages chunk pc (pc->nrec) and find the index
+ * after its last one (pc->end_rec, 0 if none) by decoding its pages as
  * reading would (a page that does not decode counts nothing: reading
  * skips it too).  Bounded by the chunk's npages and data_bytes.
  */
-static uint64_t chunk_records(struct bp_trace *t, const struct pchunk *pc)
+static void chunk_records(struct bp_trace *t, struct pchunk *pc)
 {
 	size_t entry_max = bp_compact_entry_max(pc->page_size);
 	unsigned char *entry = malloc(entry_max), *page = malloc(pc->page_size);
-	uint64_t pos = 0, n = 0;
+	uint64_t pos = 0;
 
+	pc->nrec = 0;
+	pc->end_rec = 0;
 	for (uint32_t i = 0; entry && page && i < pc->npages; i++) {
 		uint64_t base = pc->off + BP_FILE_PAGES_OFFSET;
 		size_t len;
@@ -1048,7 +1066,7 @@ static uint64_t chunk_records(struct bp_trace *t, const struct pchunk *pc)
 				break;
 			commit = ld32(page + offsetof(struct bp_ring_page, commit));
 			if (ld64(page) && commit <= pc->page_size - BP_RING_PAGE_HDR_BYTES)
-				n += bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES, commit);
+				count_page(pc, page, commit);
 			continue;
 		}
 		if (pos > pc->data_bytes || pc->data_bytes - pos < BP_COMPACT_ENTRY_HDR ||
@@ -1059,41 +1077,58 @@ static uint64_t chunk_records(struct bp_trace *t, const struct pchunk *pc)
 			break;	/* where reading stops too */
 		if (ld64(entry) && rd(t, base + pos, entry, len) == BP_TRACE_OK &&
 		    bp_page_entry_decode(pc->type, entry, len, pc->page_size, page) == 0)
-			n += bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES,
-						   ld32(page + offsetof(struct bp_ring_page, commit)));
+			count_page(pc, page, ld32(page + offsetof(struct bp_ring_page, commit)));
 		pos += len;
 	}
 	free(entry);
 	free(page);
-	return n;
+}
+
+static struct pchunk *counted(struct bp_trace *t, struct pchunk *pc)
+{
+	if (pc->nrec == UINT64_MAX)
+		chunk_records(t, pc);
+	return pc;
 }
 
 /*
- * Records in s's pages chunks that its accounts do not count: the drainer
- * writes a pages chunk, then the accounts (docs/file-format.md, type 7),
- * so one killed in between leaves chunks whose copied_before is at least
- * the accounts' copied.  Files without copied_before (0) count none of
- * them unless the accounts count nothing, which is then exact too.
+ * Where the accounts of s leave its records, before reading: every record
+ * index below the returned one is in a pages chunk or was lost, and
+ * *after is the records of the chunks the accounts do not count.  The
+ * drainer writes a pages chunk, then the accounts (docs/file-format.md,
+ * type 7), so one killed in between leaves chunks whose copied_before is
+ * at least the accounts' copied; their records, and the pages the drainer
+ * lost among them, are then in no count but the pages' own first_rec, so
+ * the index after the last record found is the bound (reading finds the
+ * same: what is below it and not read is overwritten).  Files without
+ * copied_before (0) count no chunk as after unless the accounts count
+ * nothing, which is then exact too.
  */
-static uint64_t records_after_accounts(struct bp_trace *t, struct source *s)
+static uint64_t accounted_end(struct bp_trace *t, struct source *s, uint64_t *after)
 {
-	uint64_t n = 0;
+	uint64_t end = s->copied + s->info.lost_by_drainer;
 
-	for (size_t i = 0; i < s->npc; i++) {
-		struct pchunk *pc = &s->pc[i];
+	*after = 0;
+	for (size_t i = 0; i < s->npc; i++)
+		if (s->pc[i].copied_before >= s->copied)
+			*after += counted(t, &s->pc[i])->nrec;
+	end += *after;
+	for (size_t i = s->npc; i-- > 0;) {
+		uint64_t last = counted(t, &s->pc[i])->end_rec;
 
-		if (pc->copied_before < s->copied)
-			continue;
-		if (pc->nrec == UINT64_MAX)
-			pc->nrec = chunk_records(t, pc);
-		n += pc->nrec;
+		if (last) {
+			if (last > end)
+				end = last;
+			break;
+		}
 	}
-	return n;
+	return end;
 }
 
 const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
 {
 	struct source *s;
+	uint64_t floor;
 
 	if (i >= t->nsrc)
 		return NULL;
@@ -1101,25 +1136,27 @@ const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
 	if (s->ring_chunk && !s->map && !s->dead)
 		map_ring((struct bp_trace *)(uintptr_t)t, s);
 	ring_counters(s);
+	floor = s->info.read + s->info.overwritten;
 	if (s->accounted) {
 		/* Written but in no page: what neither the accounts (with the
 		 * chunks written after their last update) nor this reader found. */
-		uint64_t have = s->copied + records_after_accounts((struct bp_trace *)(uintptr_t)t, s) +
-				s->info.lost_by_drainer;
+		uint64_t after, have = accounted_end((struct bp_trace *)(uintptr_t)t, s, &after);
 		uint64_t stored = s->info.written > s->info.discarded
 					  ? s->info.written - s->info.discarded : 0;
 
-		if (s->info.read + s->info.overwritten > have)
-			have = s->info.read + s->info.overwritten;
+		/* the pages it lost among the chunks the accounts do not count */
+		s->info.lost_by_drainer = have - s->copied - after;
+		if (floor > have)
+			have = floor;
 		s->info.not_copied = stored > have ? stored - have : 0;
+		floor = have;
 	}
-	/* A process killed between a record's commit and the store of the
-	 * ring's written count leaves the count one short: what was read was
-	 * written. */
-	if (s->info.read + s->info.overwritten + s->info.discarded + s->info.not_copied >
-	    s->info.written)
-		s->info.written = s->info.read + s->info.overwritten + s->info.discarded +
-				  s->info.not_copied;
+	/* What was read, or lies below a record found, was written: a
+	 * process killed between a record's commit and the store of the
+	 * ring's written count leaves the count one short, and the drainer's
+	 * copy of the count may be older than the pages it copied next. */
+	if (floor + s->info.discarded + s->info.not_copied > s->info.written)
+		s->info.written = floor + s->info.discarded + s->info.not_copied;
 	return &s->info;
 }
 
@@ -1633,6 +1670,12 @@ uint64_t bp_trace_overwritten_estimate(struct bp_trace *t)
 		struct source *s = t->src[i];
 		uint64_t first = UINT64_MAX;
 
+		if (s->accounted) {	/* what reading will find below the last record */
+			uint64_t after, end = accounted_end(t, s, &after);
+
+			sum += end - s->copied - after;
+			continue;
+		}
 		if (s->npc) {
 			unsigned char h[24];
 
