@@ -164,10 +164,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 					BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) }; \
 				bprint__printk_words(&bprint__site, bprint__words + 1); \
 			} else if (BPRINT__RUNTIME_WORDS(__VA_ARGS__)) {	\
-				const uint64_t bprint__words[] = { 0		\
-					BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) }; \
-				bprint__printk_format_words(&bprint__site,	\
-					BPRINT__FIRST(__VA_ARGS__), bprint__words + 1); \
+				BPRINT__RUNTIME(__VA_ARGS__)			\
 			} else {						\
 				bprint__printk(&bprint__site, __VA_ARGS__);	\
 			}							\
@@ -199,6 +196,16 @@ BP_API void bprint__printk_words(struct bprint_site *site, const uint64_t *words
  */
 BP_API void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
 					const uint64_t *words);
+
+/*
+ * For such a site with only 4- and 8-byte scalar arguments: the head of
+ * fmt's records when the format cache knows fmt for this site and its
+ * plan is the arguments as compiled (the length and the derived site's
+ * id, as site->head of a BPRINT__SITE_ON_FAST site), so that the call
+ * site writes the record itself; else 0, and the call site hands its
+ * words to bprint__printk_format_words(), which also learns formats.
+ */
+BP_API uint32_t bprint__format_head(const struct bprint_site *site, const char *fmt);
 #define BPRINT__RUNTIME_WORDS(...)						\
 	(!__builtin_constant_p(BPRINT__FIRST(__VA_ARGS__)) &&			\
 	 BPRINT__NARGS(__VA_ARGS__) <= 32 && BPRINT__BITS(BPRINT__ISLD, __VA_ARGS__) == 0u)
@@ -257,7 +264,8 @@ typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
 
 /*
  * Reserve a record of 8 + bytes at the end of the thread's current page
- * and fill its head and time delta: rdtsc, a bump of the offset within the
+ * and fill its head (head: its length and site id, as site->head) and
+ * time delta: rdtsc, a bump of the offset within the
  * page, no call.  Returns the payload, or NULL for everything else (no
  * window, page full, CPU changed, delta over 32 bits, a nested call from a
  * signal handler, tracing off or another clock), which the caller hands to
@@ -268,8 +276,8 @@ typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
  * record that opens a page never comes here.
  */
 __attribute__((always_inline))
-static inline uint32_t *bprint__reserve(const struct bprint_site *site, uint32_t bytes,
-					struct bprint__slot *slot)
+static inline uint32_t *bprint__reserve_head(const uint32_t *head, uint32_t bytes,
+					     struct bprint__slot *slot)
 {
 	struct bprint__tls *t = &bprint__tls;
 	uint32_t off, *p;
@@ -288,7 +296,7 @@ static inline uint32_t *bprint__reserve(const struct bprint_site *site, uint32_t
 		goto out;
 	p = (uint32_t *)(void *)(t->rec + off);
 	/* head (length, site id) and delta in one store */
-	*(bprint__u64_a4 *)(void *)p = delta << 32 | site->head;
+	*(bprint__u64_a4 *)(void *)p = delta << 32 | *head;
 	slot->commit = (uint32_t *)(void *)(t->rec - 8);
 	slot->off = off + bytes + 8u;
 	return p + 2;
@@ -296,6 +304,14 @@ out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->nest = 0;
 	return (uint32_t *)0;
+}
+
+/* The record of a registered BPRINT__SITE_ON_FAST site: its head says all. */
+__attribute__((always_inline))
+static inline uint32_t *bprint__reserve(const struct bprint_site *site, uint32_t bytes,
+					struct bprint__slot *slot)
+{
+	return bprint__reserve_head(&site->head, bytes, slot);
 }
 
 /*
@@ -521,6 +537,33 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
 		bprint__printk_words(&bprint__site, bprint__words + 1);		\
 	}
+
+/*
+ * A runtime format (BPRINT__RUNTIME_WORDS): with scalar arguments only
+ * (known at compile time), the cache's head for it, and the record
+ * written here as BPRINT__FAST() writes it; anything else, and what the
+ * window cannot take, out of line.  The format is evaluated once.
+ */
+#define BPRINT__RUNTIME(...)							\
+	const char *bprint__fmt = BPRINT__FIRST(__VA_ARGS__);			\
+	struct bprint__slot bprint__slot;					\
+	uint32_t *bprint__p = (uint32_t *)0;					\
+	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
+	if (BPRINT__CHARSIG(__VA_ARGS__) == 0u) {				\
+		uint32_t bprint__h = bprint__format_head(&bprint__site, bprint__fmt); \
+		if (bprint__h)							\
+			bprint__p = bprint__reserve_head(&bprint__h,		\
+				BPRINT__BYTES(__VA_ARGS__), &bprint__slot);	\
+	}									\
+	if (__builtin_expect(bprint__p != (uint32_t *)0, 1)) {			\
+		BPRINT__MAPX(BPRINT__PUT, __VA_ARGS__)				\
+		bprint__commit(&bprint__slot);					\
+	} else {								\
+		const uint64_t bprint__words[] = { 0				\
+			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
+		bprint__printk_format_words(&bprint__site, bprint__fmt,		\
+					    bprint__words + 1);			\
+	}
 #else
 /* No inline path here: every site is an ordinary words site. */
 #define BPRINT__FAST(...)							\
@@ -528,6 +571,11 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 		BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) };		\
 	bprint__printk_words(&bprint__site, bprint__words + 1);
 #define BPRINT__FAST_CHARS(...) BPRINT__FAST(__VA_ARGS__)
+#define BPRINT__RUNTIME(...)							\
+	const uint64_t bprint__words[] = { 0					\
+		BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) };		\
+	bprint__printk_format_words(&bprint__site, BPRINT__FIRST(__VA_ARGS__),	\
+				    bprint__words + 1);
 #endif
 
 static inline uint64_t bprint__double_bits(double d)

@@ -231,7 +231,9 @@ void bprint__printk(struct bprint_site *site, const char *fmt, ...)
  * the slow path must do (no window, no room, CPU changed, time extend,
  * nested, not the TSC).
  */
-static bool window_write(uint32_t id, const struct bp_arg_plan *plan, const uint64_t *words)
+__attribute__((always_inline))
+static inline bool window_write(uint32_t id, const struct bp_arg_plan *plan,
+				const uint64_t *words)
 {
 #if defined(__x86_64__)
 	struct bprint__vslot slot;
@@ -321,37 +323,44 @@ static void ring_write(struct bp_thread_ring *r, uint32_t id, const struct bp_ar
 	}
 }
 
-/*
- * Sites whose arguments come as words (BPRINT__SITE_WORDS): what
- * bprint__reserve() could not write inline, sites with strings or %c, and
- * sites whose argument sizes differ from the plan's.  The block is the
- * one bp_vbin_printf_plan() makes.  A site the call site cannot pack
- * tries the window first; the rest, and what the window cannot take,
- * goes through ring 0's writer.
- */
-void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
+/* The rest of bprint__printk_words(): through ring 0's writer. */
+__attribute__((noinline))
+static void printk_words_ring(struct bprint_site *site, const uint64_t *words)
 {
 	struct bp_thread *t = bp_self;
-	const struct bp_arg_plan *plan;
 	struct bp_thread_ring *r;
 	unsigned level;
-	bool scalars = site->flags & BPRINT__SITE_FAST;
 
-	if (!bp_tracing_is_on())
-		return;
-	/* Only a registered site has a plan: never read another layout's. */
-	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0))
-		return;
-	plan = site->plan;
-	if (!scalars && __builtin_expect(t != NULL, 1) && window_write(site->id, plan, words))
-		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;
 	r = enter(t, level);
 	if (r)
-		ring_write(r, site->id, plan, site->format, words, scalars);
+		ring_write(r, site->id, site->plan, site->format, words,
+			   site->flags & BPRINT__SITE_FAST);
 	leave(t, level);
+}
+
+/*
+ * Sites whose arguments come as words (BPRINT__SITE_WORDS): what
+ * bprint__reserve() could not write inline, sites with strings or %c, and
+ * sites whose argument sizes differ from the plan's.  The block is the
+ * one bp_vbin_printf_plan() makes.  A site the call site cannot pack
+ * tries the window first, in this function's straight line; the rest,
+ * and what the window cannot take, goes through ring 0's writer, out of
+ * line, so that the window's try saves no registers it does not use.  A
+ * site the call site packs (FAST, CHARS) tried the window already: here
+ * it would fail for the same reason, and copy its strings once more.
+ */
+void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
+{
+	/* Only a registered site has a plan: never read another layout's. */
+	if (!bp_tracing_is_on() || __builtin_expect(site->id - 1u >= BP_SITE_MAX, 0))
+		return;
+	if (!(site->flags & (BPRINT__SITE_FAST | BPRINT__SITE_CHARS)) &&
+	    window_write(site->id, site->plan, words))
+		return;
+	printk_words_ring(site, words);
 }
 
 /*

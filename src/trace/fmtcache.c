@@ -90,6 +90,8 @@ struct fmt_known {
 	uint32_t id;				/* its derived site, 0: none (text) */
 	const struct bp_arg_plan *plan;		/* the derived site's */
 	struct fmt_known *next;			/* the call site's list */
+	uint32_t head;				/* for the call site to write its
+						 * records (bprint__format_head), or 0 */
 	size_t len;				/* strlen(text) */
 	char text[];				/* the private copy */
 };
@@ -236,8 +238,12 @@ static struct fmt_known *add_known(struct bp_fmt_cache *c, uint32_t site_id, con
 			free(k);
 			return NULL;
 		}
+		const struct bprint_site *site = bp_site_lookup(site_id);
+
 		k->id = derived->id;
 		k->plan = derived->plan;
+		if (site && k->plan)
+			k->head = bp_site_fast_head(k->plan, site, k->id);
 		count(&count_derived);
 	} else {
 		count(&count_planless);	/* too many arguments for a plan: text, as before */
@@ -309,24 +315,48 @@ out:
 	return plan;
 }
 
-const struct bp_arg_plan *bp_fmtcache_plan(const char *fmt, uint32_t *id, int may_learn)
+/* The known fmt is for call site id, if the hot lookup has it. */
+static inline const struct fmt_known *lookup(const char *fmt, uint32_t id)
 {
 	const struct fmt_set *set;
 
 	if (__builtin_expect(!fmt, 0))
 		return NULL;
-	set = set_of(fmt, *id);
+	set = set_of(fmt, id);
 	for (unsigned i = 0; i < BP_FMTCACHE_WAYS; i++) {
 		const struct fmt_known *k;
 
 		if (atomic_load_explicit(&set->way[i].key, memory_order_relaxed) != fmt)
 			continue;
 		k = atomic_load_explicit(&set->way[i].known, memory_order_acquire);
-		if (__builtin_expect(k && k->site_id == *id && same_text(fmt, k), 1))
-			return use(k, id);
+		if (__builtin_expect(k && k->site_id == id && same_text(fmt, k), 1))
+			return k;
 	}
+	return NULL;
+}
+
+const struct bp_arg_plan *bp_fmtcache_plan(const char *fmt, uint32_t *id, int may_learn)
+{
+	const struct fmt_known *k = lookup(fmt, *id);
+
+	if (__builtin_expect(k != NULL, 1))
+		return use(k, id);
 	/* Not seen, or the same pointer with other text: a rewritten or reused buffer. */
-	return may_learn ? learn(fmt, id) : NULL;
+	return may_learn && fmt ? learn(fmt, id) : NULL;
+}
+
+/*
+ * The call site's question (include/bprint/internal.h), answered here, one
+ * call from the call site: the lookup alone, which finds nothing for a
+ * site not registered (id 0 or BPRINT__SITE_REFUSED: no known has it), so
+ * that the words path registers it.  Tracing off or a nested call: the
+ * call site's reservation says no.
+ */
+uint32_t bprint__format_head(const struct bprint_site *site, const char *fmt)
+{
+	const struct fmt_known *k = lookup(fmt, site->id);
+
+	return k ? k->head : 0;
 }
 
 void bp_fmtcache_counts(struct bp_fmtcache_counts *out)

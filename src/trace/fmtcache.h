@@ -34,6 +34,9 @@
  */
 const struct bp_arg_plan *bp_fmtcache_plan(const char *fmt, uint32_t *id, int may_learn);
 
+/* bprint__format_head() (include/bprint/internal.h) is the cache's too:
+ * the hot lookup, for a call site that writes its records itself. */
+
 /* What the cache did so far (tests): lookups that missed and took the
  * lock, derived sites made, formats learnt without a plan, and formats
  * refused because a bound was reached. */

@@ -181,6 +181,14 @@ static bool plan_is_compiled(const struct bp_arg_plan *plan, const struct bprint
 	return true;
 }
 
+uint32_t bp_site_fast_head(const struct bp_arg_plan *plan, const struct bprint_site *site,
+			   uint32_t id)
+{
+	if (!BP_SITE_INLINE || !plan_is_scalar(plan) || !plan_is_compiled(plan, site))
+		return 0;
+	return (BP_RING_REC_HDR_BYTES / 4u + plan->fixed_words) | id << BP_RING_HEAD_USER_SHIFT;
+}
+
 /*
  * May the call site write the block itself, its chars as %c bytes and its
  * pointers to char as %s strings (BPRINT__FAST_CHARS in
@@ -322,14 +330,14 @@ static uint32_t register_locked(struct bprint_site *site)
 	site->plan = e->copy.plan;
 	site->flags = 0;
 	if (site->plan && bp_site_takes_words(site->plan, site)) {
+		uint32_t fast = bp_site_fast_head(site->plan, site, id);
+
 		site->flags = BPRINT__SITE_WORDS;
 		/* the id for records the words path writes on the window; FAST adds the length */
 		site->head = id << BP_RING_HEAD_USER_SHIFT;
-		if (BP_SITE_INLINE && plan_is_scalar(site->plan) &&
-		    plan_is_compiled(site->plan, site)) {
+		if (fast) {
 			/* Before the flag: the inline path reads the head once it sees it. */
-			site->head = (BP_RING_REC_HDR_BYTES / 4u + site->plan->fixed_words) |
-				     id << BP_RING_HEAD_USER_SHIFT;
+			site->head = fast;
 			site->flags |= BPRINT__SITE_FAST;
 		} else if (BP_SITE_INLINE && plan_is_chars(site->plan, site)) {
 			/* without strings the size is known: the call site takes it from here */

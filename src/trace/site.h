@@ -49,6 +49,15 @@ bool bp_site_trylock(void);
 void bp_site_unlock(void);
 const struct bprint_site *bp_site_derive_locked(uint32_t parent_id, const char *format);
 
+/*
+ * The head (length, id) of the records of id that call site site may
+ * write itself by plan (BPRINT__SITE_FAST): the plan has only 4- and
+ * 8-byte scalars, sized as the compiler saw the site's arguments.  0 if
+ * the call site cannot, or has no inline path on this machine.
+ */
+uint32_t bp_site_fast_head(const struct bp_arg_plan *plan, const struct bprint_site *site,
+			   uint32_t id);
+
 /* Where registered site id keeps its runtime-format cache, or NULL. */
 struct bp_fmt_cache *_Atomic *bp_site_fmt_cache(uint32_t id);
 

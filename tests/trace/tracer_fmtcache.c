@@ -123,6 +123,15 @@ __attribute__((noinline)) static void site_many(const char *fmt, int a)
 	line_many = __LINE__; trace_printk(fmt, a);
 }
 
+/* Scalars only: the call site writes a known format's records itself. */
+static int line_scalars;
+
+__attribute__((noinline)) static void site_scalars(const char *fmt, int a, double d,
+						   long long x)
+{
+	line_scalars = __LINE__; trace_printk(fmt, a, d, x);
+}
+
 /* Trace with site_a or site_b and expect what snprintf() makes of it. */
 static void call(void (*site)(const char *, int, const char *, unsigned long long),
 		 enum expect_kind kind, const char *fmt, int a, const char *s,
@@ -345,6 +354,51 @@ static void case_rewritten(void)
 	CHECK_EQ(distinct_binary(from), sizeof(texts) / sizeof(texts[0]) - 1);
 }
 
+/*
+ * 2b. The same, at a call site with scalar arguments only, which writes
+ * the records of a known format itself, under the head the cache hands
+ * it (bprint__format_head): a rewritten buffer must get its own head,
+ * never the one of the text it held before.  The texts take the same
+ * argument sizes (4, 8, 8 bytes) in other conversions, or fewer of them
+ * (no head: the words path).
+ */
+static void case_rewritten_scalars(void)
+{
+	static const struct {
+		const char *text;
+		enum expect_kind kind;
+	} texts[] = {
+		{ "rs %d %f %lld", BINARY },
+		{ "rs %x %e %llx", BINARY },
+		{ "rs %5d|%.2f|%llu", BINARY },
+		{ "rs %d %f %lld", BINARY },	/* back: the head of the first */
+		{ "rs %d %g %lld", BINARY },	/* one byte changed */
+		{ "rs %d %f", BINARY },		/* fewer conversions than arguments:
+						 * no head, a text record, of
+						 * the derived site as before */
+		{ "rs %d %f %lld.", BINARY },	/* longer */
+	};
+	struct bp_fmtcache_counts c0;
+	char buf[64], text[256];
+	size_t from = nwant;
+
+	bp_fmtcache_counts(&c0);
+	for (int round = 0; round < 4; round++) {
+		for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+			int a = (int)(i * 13) - round;
+			double d = 0.25 * (double)(i + 1) + round;
+			long long x = (long long)i << 33 | (long long)round;
+
+			strcpy(buf, texts[i].text);
+			site_scalars(buf, a, d, x);
+			snprintf(text, sizeof(text), texts[i].text, a, d, x);
+			add_want(text, texts[i].text, line_scalars, texts[i].kind);
+		}
+	}
+	expect_counts(&c0, distinct_binary(from), 0, "rewritten, scalars");
+	CHECK_EQ(distinct_binary(from), 6);
+}
+
 /* 3. A freed format, and another malloc()'d at the same address. */
 static void case_reused_address(void)
 {
@@ -477,6 +531,7 @@ static int run_single(void)
 	case_lookup_only();
 	case_two_sites();
 	case_rewritten();
+	case_rewritten_scalars();
 	case_reused_address();
 	case_alignment();
 	case_many_cycled();
