@@ -165,7 +165,8 @@ struct bprint_thread_stats {
 	int32_t alive;
 	uint32_t reserved;
 	uint64_t written;		/* records stored */
-	uint64_t discarded;		/* dropped: buffer full in discard mode, or nested too deep */
+	uint64_t discarded;		/* dropped: buffer full in discard mode, nested too deep,
+					 * or the site could not be registered */
 	uint64_t overwritten;		/* lost to the flight recorder before a consumer read them */
 	uint64_t read;			/* returned by the consumer */
 };

@@ -130,6 +130,23 @@ static inline void window_pull(struct bp_thread *t)
 }
 
 /*
+ * Register site now, on its first call (the lazy path), and return its
+ * id.  0, the call dropped, if it cannot be: a foreign layout's site
+ * (said once on stderr, not traced), or, counted as dropped, no id or
+ * memory left, or a signal handler that interrupted its own thread in
+ * the registry (it cannot wait for the lock).
+ */
+static uint32_t register_now(struct bprint_site *site)
+{
+	uint32_t id = bp_site_register(site);
+	struct bp_thread *t = bp_self;
+
+	if (!id && site->id != BPRINT__SITE_REFUSED && t)
+		count_drop(&t->unregistered);
+	return id;
+}
+
+/*
  * Enter the calling thread's next nesting level: a signal handler that
  * interrupts us from here on writes to the next ring.  Returns the ring
  * for this level, or NULL (counted) if there is none; call leave() after.
@@ -168,7 +185,7 @@ static void emit(struct bprint_site *site, const char *fmt, va_list ap)
 	uint64_t ts;
 
 	/* 0: not registered yet; BPRINT__SITE_REFUSED: another layout's site */
-	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = bp_site_register(site)))
+	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = register_now(site)))
 		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
@@ -354,8 +371,12 @@ static void printk_words_ring(struct bprint_site *site, const uint64_t *words)
  */
 void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 {
-	/* Only a registered site has a plan: never read another layout's. */
-	if (!bp_tracing_is_on() || __builtin_expect(site->id - 1u >= BP_SITE_MAX, 0))
+	if (!bp_tracing_is_on())
+		return;
+	/* Only a registered site has a plan: never read another layout's.
+	 * The call site saw flags that another thread's registration set
+	 * before the id: it waits for that registration here. */
+	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0) && !register_now(site))
 		return;
 	if (!(site->flags & (BPRINT__SITE_FAST | BPRINT__SITE_CHARS)) &&
 	    window_write(site->id, site->plan, words))
@@ -382,7 +403,7 @@ void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
 
 	if (!bp_tracing_is_on())
 		return;
-	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = bp_site_register(site)))
+	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = register_now(site)))
 		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;

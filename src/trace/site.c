@@ -51,6 +51,51 @@ struct rule {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The calling thread holds the lock, or is about to take it: set before
+ * the lock is taken and cleared after it is released, so that a signal
+ * handler of that thread knows it must not wait for the lock.  Any other
+ * caller may wait: the holder is another thread, whose hold is short.
+ * lock_was is the holder's own previous value (one holder at a time).
+ */
+static __thread int lock_mine __attribute__((tls_model("initial-exec")));
+static __thread int lock_was __attribute__((tls_model("initial-exec")));
+
+static void lock_registry(void)
+{
+	int was = lock_mine;
+
+	lock_mine = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&lock);
+	lock_was = was;
+}
+
+/* The lock without waiting: false if it is held (by anyone). */
+static bool trylock_registry(void)
+{
+	int was = lock_mine;
+
+	lock_mine = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (pthread_mutex_trylock(&lock) != 0) {
+		atomic_signal_fence(memory_order_seq_cst);
+		lock_mine = was;
+		return false;
+	}
+	lock_was = was;
+	return true;
+}
+
+static void unlock_registry(void)
+{
+	int was = lock_was;
+
+	pthread_mutex_unlock(&lock);
+	atomic_signal_fence(memory_order_seq_cst);
+	lock_mine = was;
+}
+
 static _Atomic(struct site_entry **) chunks[NCHUNKS];
 static _Atomic uint32_t next_id = 1;
 static struct rule *rules;
@@ -398,28 +443,33 @@ struct bp_fmt_cache *_Atomic *bp_site_fmt_cache(uint32_t id)
 
 bool bp_site_trylock(void)
 {
-	return pthread_mutex_trylock(&lock) == 0;
+	return trylock_registry();
 }
 
 void bp_site_unlock(void)
 {
-	pthread_mutex_unlock(&lock);
+	unlock_registry();
 }
 
 uint32_t bp_site_register(struct bprint_site *site)
 {
 	uint32_t id;
 
-	/* A signal handler must not wait for the lock its own thread may hold. */
-	if (pthread_mutex_trylock(&lock) != 0)
-		return 0;
+	/* A signal handler must not wait for the lock its own thread may
+	 * hold; any other caller waits for the registration in progress. */
+	if (lock_mine) {
+		if (!trylock_registry())
+			return 0;
+	} else {
+		lock_registry();
+	}
 	if (refuse_foreign(site)) {
-		pthread_mutex_unlock(&lock);
+		unlock_registry();
 		say_refused(site, 1);
 		return 0;
 	}
 	id = register_locked(site);
-	pthread_mutex_unlock(&lock);
+	unlock_registry();
 	return id;
 }
 
@@ -439,7 +489,7 @@ void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop)
 	struct bprint_site *first = NULL;
 	unsigned refused = 0;
 
-	pthread_mutex_lock(&lock);
+	lock_registry();
 	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
 		if (refuse_foreign(s)) {
 			if (!refused++)
@@ -448,14 +498,14 @@ void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop)
 		}
 		register_locked(s);
 	}
-	pthread_mutex_unlock(&lock);
+	unlock_registry();
 	if (refused)
 		say_refused(first, refused);
 }
 
 void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop)
 {
-	pthread_mutex_lock(&lock);
+	lock_registry();
 	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
 		bool ours = s->layout == BPRINT__LAYOUT && s->id != BPRINT__SITE_REFUSED;
 		struct site_entry *e = ours && s->id ? entry_at(s->id) : NULL;
@@ -463,7 +513,7 @@ void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *sto
 		if (e && e->live == s)
 			e->live = NULL;
 	}
-	pthread_mutex_unlock(&lock);
+	unlock_registry();
 }
 
 /*
@@ -493,11 +543,11 @@ static int add_rule(const char *pattern, bool enable)
 
 	if (!copy)
 		return -1;
-	pthread_mutex_lock(&lock);
+	lock_registry();
 	drop_rule(copy);
 	grown = realloc(rules, (nrules + 1) * sizeof(*rules));
 	if (!grown) {
-		pthread_mutex_unlock(&lock);
+		unlock_registry();
 		free(copy);
 		return -1;
 	}
@@ -515,7 +565,7 @@ static int add_rule(const char *pattern, bool enable)
 			changed++;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	unlock_registry();
 	return changed;
 }
 
@@ -554,23 +604,23 @@ void bp_site_filter_load(const char *spec)
 /* fork(): held across it, so that the child's registry is never half changed. */
 void bp_site_fork_prepare(void)
 {
-	pthread_mutex_lock(&lock);
+	lock_registry();
 }
 
 void bp_site_fork_release(void)
 {
-	pthread_mutex_unlock(&lock);
+	unlock_registry();
 }
 
 void bp_site_reset_for_test(void)
 {
-	pthread_mutex_lock(&lock);
+	lock_registry();
 	for (size_t i = 0; i < nrules; i++)
 		free(rules[i].pattern);
 	free(rules);
 	rules = NULL;
 	nrules = 0;
-	pthread_mutex_unlock(&lock);
+	unlock_registry();
 }
 
 void bp_sites_each(void (*fn)(const struct bprint_site *s, void *ctx), void *ctx)

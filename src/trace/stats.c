@@ -69,8 +69,7 @@ int bp_stats_collect(struct bprint_thread_stats *out, int max)
 		memcpy(s.comm, t->comm, sizeof(s.comm));
 		s.comm[sizeof(s.comm) - 1] = '\0';
 		s.alive = state == BP_THREAD_ALIVE;
-		s.discarded = atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
-			      atomic_load_explicit(&t->no_memory, memory_order_relaxed);
+		s.discarded = bp_thread_dropped(t);
 		s.written = s.discarded;
 		for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 			struct bp_thread_ring *r = &t->ring[i];

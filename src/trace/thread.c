@@ -326,6 +326,7 @@ static struct bp_thread *make_self(void)
 	t->generation++;
 	atomic_store_explicit(&t->too_deep, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->no_memory, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->unregistered, 0, memory_order_relaxed);
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 		atomic_store_explicit(&t->ring[i].consumer_read, 0, memory_order_relaxed);
 		atomic_store_explicit(&t->ring[i].consumer_overwritten, 0, memory_order_relaxed);
@@ -405,8 +406,7 @@ static void add_relaxed(_Atomic uint64_t *c, uint64_t n)
 /* With the readers' lock exclusive: t's records are dropped, counted in bp_retired. */
 static void retire(struct bp_thread *t)
 {
-	uint64_t lost = atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
-			atomic_load_explicit(&t->no_memory, memory_order_relaxed);
+	uint64_t lost = bp_thread_dropped(t);
 
 	add_relaxed(&bp_retired.written, lost);
 	add_relaxed(&bp_retired.discarded, lost);
@@ -516,8 +516,7 @@ void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out)
 {
 	out->tid = t->tid;
 	out->comm = t->comm;
-	out->dropped = atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
-		       atomic_load_explicit(&t->no_memory, memory_order_relaxed);
+	out->dropped = bp_thread_dropped(t);
 	for (unsigned i = 0; i < BP_NEST_MAX; i++)
 		out->ring_mem[i] = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);
 }

@@ -98,6 +98,8 @@ struct bp_thread {
 	const volatile uint32_t *cpu_id; /* the kernel's rseq cpu_id, or a never-matching constant */
 	_Atomic uint64_t too_deep;	/* records dropped: nested beyond BP_NEST_MAX */
 	_Atomic uint64_t no_memory;	/* records dropped: a ring could not be mapped */
+	_Atomic uint64_t unregistered;	/* records dropped: their site could not be
+					 * registered (emit.c, register_now()) */
 	uint64_t generation;		/* bumped at each claim */
 	struct bp_thread_ring ring[BP_NEST_MAX];
 	struct bp_thread *next;		/* list, immutable once pushed */
@@ -118,6 +120,14 @@ extern __thread struct bp_thread *bp_self
 
 /* The calling thread's descriptor, made on first use; NULL if out of memory. */
 struct bp_thread *bp_thread_self_slow(void);
+
+/* The records t dropped before any ring (written and discarded at once). */
+static inline uint64_t bp_thread_dropped(const struct bp_thread *t)
+{
+	return atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
+	       atomic_load_explicit(&t->no_memory, memory_order_relaxed) +
+	       atomic_load_explicit(&t->unregistered, memory_order_relaxed);
+}
 
 /*
  * Point the calling thread's inline fast path (bprint__tls) at the page

@@ -270,3 +270,9 @@ set_tests_properties(tracer_dump PROPERTIES TIMEOUT 60)
 tracer_exe(tracer_sized)
 add_test(NAME tracer_sized COMMAND tracer_sized)
 set_tests_properties(tracer_sized PROPERTIES TIMEOUT 60)
+
+# Lazy registration while the registry is busy: the first call waits for
+# another thread, a signal handler's own-thread case is dropped, counted.
+tracer_exe(tracer_register Threads::Threads)
+add_test(NAME tracer_register COMMAND tracer_register)
+set_tests_properties(tracer_register PROPERTIES TIMEOUT 60)
