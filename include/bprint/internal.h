@@ -412,20 +412,28 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 		*bprint__p++ = (uint32_t)bprint__a##n;				\
 	}
 
-#define BPRINT__FAST(...)							\
-	struct bprint__slot bprint__slot;					\
-	uint32_t *bprint__p;							\
-	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
-	bprint__p = bprint__reserve(&bprint__site,				\
-				    BPRINT__BYTES(__VA_ARGS__), &bprint__slot);	\
+/*
+ * The arguments into the record reserved at bprint__p, published; or, if
+ * none was, call (an out-of-line half) with them in bprint__words.
+ */
+#define BPRINT__PUT_OR_CALL(call, ...)						\
 	if (__builtin_expect(bprint__p != (uint32_t *)0, 1)) {			\
 		BPRINT__MAPX(BPRINT__PUT, __VA_ARGS__)				\
 		bprint__commit(&bprint__slot);					\
 	} else {								\
 		const uint64_t bprint__words[] = { 0				\
 			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
-		bprint__printk_words(&bprint__site, bprint__words + 1);		\
+		call;								\
 	}
+
+#define BPRINT__FAST(...)							\
+	struct bprint__slot bprint__slot;					\
+	uint32_t *bprint__p;							\
+	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
+	bprint__p = bprint__reserve(&bprint__site,				\
+				    BPRINT__BYTES(__VA_ARGS__), &bprint__slot);	\
+	BPRINT__PUT_OR_CALL(bprint__printk_words(&bprint__site, bprint__words + 1), \
+			    __VA_ARGS__)
 /*
  * Zero the bytes from offset o of b to the next multiple of 4, and move o
  * there.  Where o is known at compile time, byte stores the compiler
@@ -555,15 +563,8 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 			bprint__p = bprint__reserve_head(&bprint__h,		\
 				BPRINT__BYTES(__VA_ARGS__), &bprint__slot);	\
 	}									\
-	if (__builtin_expect(bprint__p != (uint32_t *)0, 1)) {			\
-		BPRINT__MAPX(BPRINT__PUT, __VA_ARGS__)				\
-		bprint__commit(&bprint__slot);					\
-	} else {								\
-		const uint64_t bprint__words[] = { 0				\
-			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
-		bprint__printk_format_words(&bprint__site, bprint__fmt,		\
-					    bprint__words + 1);			\
-	}
+	BPRINT__PUT_OR_CALL(bprint__printk_format_words(&bprint__site, bprint__fmt, \
+							bprint__words + 1), __VA_ARGS__)
 #else
 /* No inline path here: every site is an ordinary words site. */
 #define BPRINT__FAST(...)							\
