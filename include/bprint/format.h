@@ -264,12 +264,23 @@ typedef char bprint__block __attribute__((vector_size(16)));
 /* Non-zero if a byte of v is 0 (nul: a block of 0); then BPRINT__ZERO_AT() is the first one's index. */
 #define BPRINT__ZEROS(v) ((unsigned)__builtin_ia32_pmovmskb128((bprint__block)((v) == nul)))
 #define BPRINT__ZERO_AT(z) ((size_t)__builtin_ctzll(z))
+/* The block as loaded, in a register: what is stored is what is tested
+ * (the compiler may not load it again for one or the other). */
+#define BPRINT__PIN(v) __asm__("" : "+x"(v))
 #else
 typedef uint64_t bprint__block;
 #define BPRINT__BLOCK 8u
 #define BPRINT__ZEROS(v) (((v) - 0x0101010101010101ull) & ~(v) & 0x8080808080808080ull)
 #define BPRINT__ZERO_AT(z) ((size_t)__builtin_ctzll(z) / 8u)	/* the lowest flag is exact */
+#define BPRINT__PIN(v) __asm__("" : "+r"(v))
 #endif
+
+/* One byte of s, read once. */
+__attribute__((no_sanitize("address", "thread")))
+static inline unsigned char bprint__byte(const char *s)
+{
+	return *(const volatile unsigned char *)s;
+}
 
 __attribute__((no_sanitize("address", "thread")))
 static inline size_t bprint__copy_string(unsigned char *d, const char *s, size_t bound)
@@ -287,23 +298,25 @@ static inline size_t bprint__copy_string(unsigned char *d, const char *s, size_t
 		/* a first block as it lies, not crossing its page; then on from
 		 * the next boundary (a byte read twice is tested twice) */
 		__builtin_memcpy(&v, s, k);
+		BPRINT__PIN(v);
 		__builtin_memcpy(d, &v, k);
 		if ((zeros = BPRINT__ZEROS(v)))
 			return BPRINT__ZERO_AT(zeros);
 		i = k - ((uintptr_t)s & (k - 1u));
 	}
 	for (; i < bound && ((uintptr_t)(s + i) & (k - 1u)); i++) {
-		if (!(d[i] = (unsigned char)s[i]))
+		if (!(d[i] = bprint__byte(s + i)))
 			return i;
 	}
 	for (; i + k <= bound; i += k) {
 		__builtin_memcpy(&v, s + i, k);
+		BPRINT__PIN(v);
 		__builtin_memcpy(d + i, &v, k);
 		if ((zeros = BPRINT__ZEROS(v)))
 			return i + BPRINT__ZERO_AT(zeros);
 	}
 	for (; i < bound; i++) {
-		if (!(d[i] = (unsigned char)s[i]))
+		if (!(d[i] = bprint__byte(s + i)))
 			return i;
 	}
 	return bound;
@@ -314,6 +327,7 @@ static inline size_t bprint__copy_string(unsigned char *d, const char *s, size_t
  * as the engine prints it (its precision is none: "(null)").  Returns
  * the bytes taken, the NUL included, or 0 if they do not fit.
  */
+__attribute__((always_inline))
 static inline uint32_t bprint__put_string(unsigned char *d, uint32_t room, const char *s)
 {
 	size_t n;
@@ -328,6 +342,32 @@ static inline uint32_t bprint__put_string(unsigned char *d, uint32_t room, const
 	if (n == room)
 		return 0;
 	return (uint32_t)n + 1u;	/* the copy took the NUL along */
+}
+
+/*
+ * The same for a %s of precision prec (-1: none): at most prec bytes of
+ * s, then a NUL.  A NULL s with a precision returns 0 here: the engine's
+ * text for it depends on the precision, which the words path knows.
+ */
+__attribute__((always_inline))
+static inline uint32_t bprint__put_string_prec(unsigned char *d, uint32_t room, const char *s,
+					       int32_t prec)
+{
+	size_t n;
+
+	if (prec < 0)
+		return bprint__put_string(d, room, s);
+	if (!s || room == 0)
+		return 0;
+	if ((uint32_t)prec < room) {
+		n = bprint__copy_string(d, s, (size_t)prec);
+	} else {
+		n = bprint__copy_string(d, s, room);
+		if (n == room)
+			return 0;	/* no room for its NUL */
+	}
+	d[n] = '\0';
+	return (uint32_t)n + 1u;
 }
 
 /* The public structs' layouts, pinned (LP64 for the one with pointers). */

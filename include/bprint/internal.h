@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define BPRINT__LAYOUT 2
+#define BPRINT__LAYOUT 3
 #define BPRINT__SITE_MAGIC 0x42507331u	/* "1sPB" */
 #define BPRINT__SITE_REFUSED 0xffffffffu	/* site->id of a site of another layout */
 
@@ -59,7 +59,7 @@ struct bprint_site {
 	uint32_t line;
 	uint32_t id;			/* 0 until registered; BPRINT__SITE_REFUSED */
 	const char *file;
-	/* layout 1 and 2 */
+	/* layout 1 on */
 	const char *format;		/* NULL if the format is not a compile-time constant */
 	const char *func;
 	const struct bp_arg_plan *plan;	/* set when registered; NULL: format at trace time */
@@ -68,8 +68,11 @@ struct bprint_site {
 					 * i-th argument from the last takes 8 bytes */
 	uint16_t flags;			/* BPRINT__SITE_WORDS, _FAST, _CHARS, set at registration */
 	uint8_t nargs;			/* arguments after the format, as compiled; 255: unknown */
-	uint8_t reserved;
-	/* layout 2 */
+	uint8_t argstar;		/* layout 3, set at registration for BPRINT__SITE_CHARS:
+					 * bit i set = the i-th argument from the last (of the
+					 * last 8) is a %.*s string, its precision the
+					 * 4-byte argument before it */
+	/* layout 2 on */
 	uint32_t argchar;		/* compile-time argument types, as argsig: bit i set =
 					 * the i-th from the last is a char (if 4 bytes) or a
 					 * pointer to char (if 8) */
@@ -459,8 +462,10 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
  * BPRINT__PUT_BYTES: a char as its %c byte, the rest as BPRINT__PUT()
  * stores them, at 4-byte alignment, gaps zeroed.  BPRINT__PUT_CHARS: the
  * same, and a pointer to char as its %s string, bounded so that the n - 1
- * slots after it (8 bytes at most each) and the padding still fit.  Only
- * the strings make the offset a run-time value.
+ * slots after it (8 bytes at most each) and the padding still fit, and by
+ * the argument before it (bprint__star, when that is a 4-byte integer)
+ * where site->argstar says it is a %.*s.  Only the strings make the
+ * offset a run-time value.
  */
 #define BPRINT__PUT_BYTES(n, a)							\
 	if (BPRINT__ISCH(a) && !BPRINT__IS8(a)) {				\
@@ -480,13 +485,20 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 	if (BPRINT__ISCH(a) && BPRINT__IS8(a)) {				\
 		uint32_t bprint__tail = bprint__o + 8u * ((n) - 1u) + 4u;	\
 		uint32_t bprint__took = bprint__tail < bprint__vs.room ?	\
-			bprint__put_string(bprint__b + bprint__o,		\
-					   bprint__vs.room - bprint__tail,	\
-					   (const char *)(uintptr_t)bprint__a##n) : 0u; \
+			bprint__put_string_prec(bprint__b + bprint__o,		\
+				bprint__vs.room - bprint__tail,			\
+				(const char *)(uintptr_t)bprint__a##n,		\
+				(n) <= 8u && ((bprint__site.argstar >> ((n) - 1u)) & 1u) \
+					? bprint__star : -1) : 0u;		\
 		bprint__fits &= bprint__took != 0u;				\
 		bprint__o += bprint__took;					\
+		bprint__star = -1;						\
 	} else {								\
 		BPRINT__PUT_BYTES(n, a)						\
+		/* a constant -1 after all but a 4-byte integer: a string	\
+		 * after one of those tests no argstar bit */			\
+		bprint__star = !BPRINT__ISCH(a) && !BPRINT__IS8(a) ?		\
+			(int32_t)bprint__a##n : -1;				\
 	}
 
 /*
@@ -531,6 +543,8 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 	if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {		\
 		uint32_t bprint__o = 0;						\
 		unsigned bprint__fits = 1;					\
+		int32_t bprint__star = -1;					\
+		(void)bprint__star;						\
 		BPRINT__MAPX(BPRINT__PUT_CHARS, __VA_ARGS__)			\
 		BPRINT__PAD4(bprint__b, bprint__o);				\
 		if (__builtin_expect(bprint__fits, 1))				\
@@ -876,11 +890,11 @@ __attribute__((destructor, used)) static void bprint__unregister_object(void)
 }
 
 /*
- * What call sites compiled against BPRINT__LAYOUT 2 hold the library to
+ * What call sites compiled against BPRINT__LAYOUT 3 hold the library to
  * (LP64).  A change here is a new layout: raise BPRINT__LAYOUT with it.
  */
 #if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
-_Static_assert(BPRINT__LAYOUT == 2, "these asserts pin layout 2");
+_Static_assert(BPRINT__LAYOUT == 3, "these asserts pin layout 3");
 _Static_assert(sizeof(struct bprint_site) == 64, "bprint_site");
 _Static_assert(__builtin_offsetof(struct bprint_site, layout) == 4, "the head: layout");
 _Static_assert(__builtin_offsetof(struct bprint_site, enabled) == 6, "the head: enabled");
@@ -891,6 +905,7 @@ _Static_assert(__builtin_offsetof(struct bprint_site, plan) == 40, "bprint_site.
 _Static_assert(__builtin_offsetof(struct bprint_site, head) == 48, "bprint_site.head");
 _Static_assert(__builtin_offsetof(struct bprint_site, flags) == 56, "bprint_site.flags");
 _Static_assert(__builtin_offsetof(struct bprint_site, nargs) == 58, "bprint_site.nargs");
+_Static_assert(__builtin_offsetof(struct bprint_site, argstar) == 59, "bprint_site.argstar");
 _Static_assert(__builtin_offsetof(struct bprint_site, argchar) == 60, "bprint_site.argchar");
 _Static_assert(sizeof(struct bprint__tls) == 56, "bprint__tls");
 _Static_assert(__builtin_offsetof(struct bprint__tls, end) == 8, "bprint__tls.end");

@@ -35,17 +35,16 @@
 /*
  * Copy one %s into d: at most precision bytes (all if negative), then a
  * NUL, in at most room bytes.  Returns the bytes taken (the NUL
- * included), or 0 if the string and its NUL do not fit.  Without a
- * precision, the call site's own bprint__put_string().
+ * included), or 0 if the string and its NUL do not fit.  The call
+ * site's own bprint__put_string_prec(), and the engine's text for a NULL
+ * with a precision, which the call site leaves to this path.
  */
 static inline uint32_t bp_words_put_string(unsigned char *d, uint32_t room, const char *s,
 					   int32_t precision)
 {
 	size_t n;
 
-	if (precision < 0)
-		return bprint__put_string(d, room, s);
-	if (!s) {
+	if (!s && precision >= 0) {
 		s = bp_null_string(precision);	/* shorter than its precision, if any */
 		n = strlen(s);
 		if (n >= room)
@@ -53,17 +52,7 @@ static inline uint32_t bp_words_put_string(unsigned char *d, uint32_t room, cons
 		memcpy(d, s, n + 1);
 		return (uint32_t)n + 1u;
 	}
-	if (room == 0)
-		return 0;
-	if ((uint32_t)precision < room) {
-		n = bprint__copy_string(d, s, (size_t)precision);
-	} else {
-		n = bprint__copy_string(d, s, room);
-		if (n == room)
-			return 0;	/* no room for its NUL */
-	}
-	d[n] = '\0';
-	return (uint32_t)n + 1u;
+	return bprint__put_string_prec(d, room, s, precision);
 }
 
 /*

@@ -234,12 +234,24 @@ uint32_t bp_site_fast_head(const struct bp_arg_plan *plan, const struct bprint_s
 	return (BP_RING_REC_HDR_BYTES / 4u + plan->fixed_words) | id << BP_RING_HEAD_USER_SHIFT;
 }
 
+/* site->argstar for a plan_is_chars() plan: its %.*s, as the call site counts them. */
+static uint8_t star_bits(const struct bp_arg_plan *plan)
+{
+	uint8_t bits = 0;
+
+	for (unsigned i = 0; i < plan->nargs; i++)
+		if (plan->slot[i].kind == BP_ARG_STR_STAR)
+			bits |= (uint8_t)(1u << (plan->nargs - 1u - i));
+	return bits;
+}
+
 /*
  * May the call site write the block itself, its chars as %c bytes and its
  * pointers to char as %s strings (BPRINT__FAST_CHARS in
  * include/bprint/internal.h)?  Each argument's compiled type must be the
- * plan's: a char for %c, a pointer to char for a %s without precision,
- * other 4-byte types for a 4-byte slot, other 8-byte ones for an 8-byte
+ * plan's: a char for %c, a pointer to char for a %s without precision
+ * or with a '*' one (among the last 8 arguments: site->argstar), other
+ * 4-byte types for a 4-byte slot, other 8-byte ones for an 8-byte
  * integer, a pointer or a double.
  */
 static bool plan_is_chars(const struct bp_arg_plan *plan, const struct bprint_site *site)
@@ -262,11 +274,17 @@ static bool plan_is_chars(const struct bp_arg_plan *plan, const struct bprint_si
 			if (!ischar || !is8 || slot->precision >= 0)
 				return false;
 			break;
+		case BP_ARG_STR_STAR:
+			/* its precision is the slot before it, a 4-byte one; the
+			 * call site knows it by argstar, of the last 8 arguments */
+			if (!ischar || !is8 || n - i > 8u || i == 0 ||
+			    plan->slot[i - 1].kind != BP_ARG_INT32)
+				return false;
+			break;
 		case BP_ARG_INT32:
 			if (ischar || is8)
 				return false;
 			break;
-		case BP_ARG_STR_STAR:
 		case BP_ARG_LDOUBLE:
 		case BP_ARG_SKIP:
 			return false;
@@ -389,11 +407,13 @@ static uint32_t register_locked(struct bprint_site *site)
 			if (!site->plan->nstrings)
 				site->head = (BP_RING_REC_HDR_BYTES / 4u + site->plan->fixed_words) |
 					     id << BP_RING_HEAD_USER_SHIFT;
+			site->argstar = star_bits(site->plan);
 			site->flags |= BPRINT__SITE_CHARS;
 		}
 	}
 	e->copy.flags = site->flags;
 	e->copy.head = site->head;
+	e->copy.argstar = site->argstar;
 	/* Release: the call site reads head and flags after it sees the value. */
 	__atomic_store_n(&site->enabled, on_value(site, rules_say(site)), __ATOMIC_RELEASE);
 	if (bp_backing && bp_backing->site_added)

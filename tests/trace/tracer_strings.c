@@ -1,11 +1,13 @@
 /*
  * tracer_strings: %s, %.*s and %c without a va_list.
  *
- * A site whose chars are %c and whose pointers to char are plain %s is
- * written at the call site (BPRINT__SITE_ON_CHARS); other string sites
- * (a precision, an int for %c) go to bprint__printk_words(), which packs
- * them on the thread's window or, failing that, through the ring.  Every
- * record is checked three ways:
+ * A site whose chars are %c and whose pointers to char are plain %s or
+ * %.*s is written at the call site (BPRINT__SITE_ON_CHARS); other string
+ * sites (a literal precision, an int for %c) go to
+ * bprint__printk_words(), which packs them on the thread's window or,
+ * failing that, through the ring (so do a call site's records that do
+ * not fit, and a NULL with a '*' precision).  Every record is checked
+ * three ways:
  *   - its text, against the C library's snprintf() of the same call;
  *   - where the record went through the window, its payload, byte for
  *     byte, against bp_bin_printf() of the same call (the va_list packer);
@@ -125,12 +127,15 @@ static void edge_cases(void)
 	CALL("%c|%s|%d|%c|%s|%llu", c, ten, 42, uc, empty, 1234567890123ull);
 	CALL("%s", ustr);
 	CALL("%10s|%-6s|", three, five);
-	/* bprint__printk_words(): precisions, '*', an int for %c */
+	/* '*' precisions: the call site's too (a NULL goes out of line) */
+	CALL("[%.*s][%.*s][%.*s]", 0, ten, 3, ten, -1, ten);
+	CALL("[%*.*s]", 8, 2, five);
+	CALL("[%.*s][%.*s]", 6, nul, 2, nul);
+	CALL("%c[%.*s]%d", c, 4, ten, 9);
+	/* bprint__printk_words(): literal precisions, an int for %c */
 	CALL("[%.5s][%.5s][%.5s]", five, ten, three);
 	CALL("[%.0s][%.6s]", ten, nul);
 	CALL("[%.5s]", nul);
-	CALL("[%.*s][%.*s][%.*s]", 0, ten, 3, ten, -1, ten);
-	CALL("[%*.*s]", 8, 2, five);
 	CALL("int as char %c", 'a' + 1);
 	CALL("%p and %s", (void *)ten, ten);
 }
@@ -275,6 +280,13 @@ static void site_kinds(void)
 	want.n = want.next = 0;
 #if defined(__x86_64__)
 	CHECK(site_of_last->flags & BPRINT__SITE_CHARS);
+#endif
+	CALL("kind %.*s", 2, s);
+	CHECK_EQ(tc_drain(note_site, NULL), 1);
+	want.n = want.next = 0;
+#if defined(__x86_64__)
+	CHECK(site_of_last->flags & BPRINT__SITE_CHARS);
+	CHECK_EQ(site_of_last->argstar, 1u);
 #endif
 	CALL("kind %.2s", s);
 	CHECK_EQ(tc_drain(note_site, NULL), 1);
