@@ -6,7 +6,6 @@
  */
 #include "file/compact.h"
 
-#include "file/dense.h"
 #include "file/varint.h"
 #include "ring/ring.h"
 
@@ -92,16 +91,6 @@ uint64_t bp_page_count_records(const unsigned char *rec, uint32_t commit)
 		off += len;
 	}
 	return n;
-}
-
-int bp_page_entry_decode(uint32_t chunk_type, const unsigned char *in, size_t len,
-			 uint32_t page_size, unsigned char *page)
-{
-	if (chunk_type == BP_CHUNK_CPAGES)
-		return bp_compact_decode_page(in, len, page_size, page);
-	if (chunk_type == BP_CHUNK_DPAGES)
-		return bp_dense_decode_page(in, len, page_size, page);
-	return -1;
 }
 
 size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_size,

@@ -12,8 +12,8 @@
  *
  * The frame of an entry (page header, enc, raw records) is shared with the
  * dense pages of type 8 (file/dense.h), which code the records otherwise:
- * the helpers for it are here, and bp_page_entry_decode() picks the codec
- * of a chunk type.
+ * the helpers for it are here, and file/dense.h's bp_page_entry_decode()
+ * picks the codec of a chunk type.
  */
 #ifndef BP_FILE_COMPACT_H
 #define BP_FILE_COMPACT_H
@@ -70,13 +70,6 @@ int bp_compact_decode_page(const unsigned char *in, size_t len, uint32_t page_si
  * what a pages chunk holds, the same way).
  */
 uint64_t bp_page_count_records(const unsigned char *rec, uint32_t commit);
-
-/*
- * Decode an entry of a type 6 (compact) or type 8 (dense) pages chunk, as
- * bp_compact_decode_page() does.  -1 for any other chunk_type.
- */
-int bp_page_entry_decode(uint32_t chunk_type, const unsigned char *in, size_t len,
-			 uint32_t page_size, unsigned char *page);
 
 /* ---- the frame, for the codecs ---------------------------------------- */
 

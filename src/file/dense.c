@@ -277,3 +277,13 @@ int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size
 	}
 	return bp_entry_close(page, page_size, off, commit);
 }
+
+int bp_page_entry_decode(uint32_t chunk_type, const unsigned char *in, size_t len,
+			 uint32_t page_size, unsigned char *page)
+{
+	if (chunk_type == BP_CHUNK_CPAGES)
+		return bp_compact_decode_page(in, len, page_size, page);
+	if (chunk_type == BP_CHUNK_DPAGES)
+		return bp_dense_decode_page(in, len, page_size, page);
+	return -1;
+}

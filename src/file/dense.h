@@ -36,4 +36,12 @@ size_t bp_dense_encode_page(const unsigned char *restrict page, uint32_t page_si
 int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size,
 			 unsigned char *page);
 
+/*
+ * Decode an entry of a type 6 (compact) or type 8 (dense) pages chunk, as
+ * bp_compact_decode_page() or bp_dense_decode_page() does.  -1 for any
+ * other chunk_type.  Here, above both codecs.
+ */
+int bp_page_entry_decode(uint32_t chunk_type, const unsigned char *in, size_t len,
+			 uint32_t page_size, unsigned char *page);
+
 #endif /* BP_FILE_DENSE_H */

@@ -30,6 +30,7 @@
 #include "file/reader.h"
 
 #include "file/compact.h"
+#include "file/dense.h"
 #include "file/layout.h"
 #include "file/valid.h"
 #include "ring/ring.h"
@@ -1511,14 +1512,28 @@ got:
 
 /* ---- decoding ----------------------------------------------------------- */
 
+/* The library table, as the symbols read it. */
+static size_t libs_count(const void *t)
+{
+	return bp_trace_nlibs(t);
+}
+
+static const struct bp_trace_lib *libs_at(const void *t, size_t i)
+{
+	return bp_trace_lib_at(t, i);
+}
+
 /* The hook's print() for %pS and %ps: the symbols, made on first use. */
 static void print_symbol(void *ctx, char letter, uint64_t address, char *buf, size_t size)
 {
 	struct bp_trace *t = ctx;
 
-	if (!t->sym)
-		t->sym = bp_symbols_new(t, t->open_flags & BP_TRACE_OPEN_ELF_READER
-						   ? BP_SYMBOLS_OWN_READER : 0u);
+	if (!t->sym) {
+		const struct bp_symbols_libs libs = { t, libs_count, libs_at };
+
+		t->sym = bp_symbols_new(&libs, t->open_flags & BP_TRACE_OPEN_ELF_READER
+						       ? BP_SYMBOLS_OWN_READER : 0u);
+	}
 	if (t->sym)
 		bp_symbols_print(t->sym, letter, address, buf, size);
 	else

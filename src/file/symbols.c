@@ -23,9 +23,8 @@
  */
 #include "file/symbols.h"
 
-#include "file/reader.h"
-
 #include <bprint/format.h>
+#include <bprint/reader.h>
 
 #include <elf.h>
 #include <errno.h>
@@ -74,7 +73,7 @@ struct handle {
 };
 
 struct bp_symbols {
-	const struct bp_trace *t;
+	struct bp_symbols_libs libs;
 	unsigned flags;
 	uint8_t *state;			/* enum lib_state, per library position */
 	size_t nstate;
@@ -511,13 +510,13 @@ done:
 
 /* ---- the hook ---------------------------------------------------------- */
 
-struct bp_symbols *bp_symbols_new(const struct bp_trace *t, unsigned flags)
+struct bp_symbols *bp_symbols_new(const struct bp_symbols_libs *libs, unsigned flags)
 {
 	struct bp_symbols *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->t = t;
+	s->libs = *libs;
 	s->flags = flags;
 	return s;
 }
@@ -535,10 +534,10 @@ void bp_symbols_free(struct bp_symbols *s)
 
 /* The library holding address: the latest recorded one if ranges overlap
  * (an object loaded where a closed one was).  Its position, or SIZE_MAX. */
-static size_t find_lib(const struct bp_trace *t, uint64_t address)
+static size_t find_lib(const struct bp_symbols_libs *libs, uint64_t address)
 {
-	for (size_t i = bp_trace_nlibs(t); i > 0; i--) {
-		const struct bp_trace_lib *l = bp_trace_lib_at(t, i - 1);
+	for (size_t i = libs->count(libs->table); i > 0; i--) {
+		const struct bp_trace_lib *l = libs->at(libs->table, i - 1);
 
 		if (l && address >= l->lo && address < l->hi)
 			return i - 1;
@@ -572,8 +571,8 @@ void bp_symbols_print(void *ctx, char letter, uint64_t address, char *buf, size_
 
 	if (!size)
 		return;
-	i = find_lib(s->t, address);
-	n = bp_trace_nlibs(s->t);
+	i = find_lib(&s->libs, address);
+	n = s->libs.count(s->libs.table);
 	if (i != SIZE_MAX && n > s->nstate) {
 		uint8_t *g = realloc(s->state, n);
 
@@ -585,7 +584,7 @@ void bp_symbols_print(void *ctx, char letter, uint64_t address, char *buf, size_
 	}
 	if (i == SIZE_MAX || i >= s->nstate)
 		goto plain;
-	lib = bp_trace_lib_at(s->t, i);
+	lib = s->libs.at(s->libs.table, i);
 	h = handle_for(s, i, lib);
 	if (!h) {
 		if (s->state[i] != LIB_STALE && s->state[i] != LIB_MISSING)

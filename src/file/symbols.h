@@ -34,20 +34,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct bp_trace;
+struct bp_trace_lib;
 struct bp_symbols;
+
+/*
+ * Where the symbols find the libraries: a table (the trace reader's,
+ * read at each lookup, so that libraries a live file adds later are
+ * found), its size and its i-th entry.
+ */
+struct bp_symbols_libs {
+	const void *table;
+	size_t (*count)(const void *table);
+	const struct bp_trace_lib *(*at)(const void *table, size_t i);
+};
 
 #define BP_SYMBOLS_OPEN 8	/* libraries kept open at once */
 
 /* Flags of bp_symbols_new(). */
 #define BP_SYMBOLS_OWN_READER 1u	/* our own ELF reader even with libdw (tests) */
 
-/*
- * Symbols for the libraries of t, read from t's library table at each
- * lookup (so libraries a live file adds later are found).  NULL if out of
- * memory.
- */
-struct bp_symbols *bp_symbols_new(const struct bp_trace *t, unsigned flags);
+/* Symbols for the libraries of *libs (copied).  NULL if out of memory. */
+struct bp_symbols *bp_symbols_new(const struct bp_symbols_libs *libs, unsigned flags);
 void bp_symbols_free(struct bp_symbols *s);
 
 /*

@@ -1,7 +1,8 @@
 /*
- * Clock selection and calibration.  The hot path is bp_clock_now() in
- * clock.h; everything here runs at selection or when a reader needs a
- * calibration.
+ * Clock selection and calibration, and the fast path's gate, whose bit 1
+ * is the clock's (with the global switch, its bit 0).  The hot path is
+ * bp_clock_now() in clock.h; everything here runs at selection or when a
+ * reader needs a calibration.
  *
  * TSC calibration: bp_clock_select() takes one (tsc, CLOCK_MONOTONIC) pair,
  * the base.  bp_clock_calibrate() takes a fresh pair and draws the line
@@ -30,13 +31,28 @@
 struct bp_clock_state bp_clock_state = { .id = BP_CLOCK_MONO };
 
 /*
- * The inline fast path's gate (include/bprint/internal.h): on (bit 0, bprint_on()
- * and bprint_off() in init.c) and the clock is the TSC (bit 1, here).  A
- * cache line of its own: read on every call, written only by the
- * switches, so no core ever loses its copy to a write.  On, and not the
- * TSC until the clock's constructor selects it.
+ * The inline fast path's gate (include/bprint/internal.h): on (bit 0, the
+ * global switch below) and the clock is the TSC (bit 1, set by the
+ * selection).  A cache line of its own: read on every call, written only
+ * by the switches, so no core ever loses its copy to a write.  On, and
+ * not the TSC until the clock's constructor selects it.
  */
 struct bprint__gate bprint__gate = { .bits = BPRINT__GATE_ON };
+
+void bprint_on(void)
+{
+	__atomic_fetch_or(&bprint__gate.bits, BPRINT__GATE_ON, __ATOMIC_RELAXED);
+}
+
+void bprint_off(void)
+{
+	__atomic_fetch_and(&bprint__gate.bits, ~BPRINT__GATE_ON, __ATOMIC_RELAXED);
+}
+
+int bprint_is_on(void)
+{
+	return (__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) & BPRINT__GATE_ON) != 0;
+}
 
 #define PAIR_TRIES 5
 #define MIN_BASELINE_NS 1000000u	/* 1 ms */

@@ -64,13 +64,6 @@ static void *map(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void bp_read_state_release(struct bp_read_state *st)
-{
-	if (st->buf)
-		munmap(st->buf, st->cap);
-	memset(st, 0, sizeof(*st));
-}
-
 static bool source_known(const struct bprint_reader *r, const struct bp_thread_ring *ring,
 			 const void *mem)
 {

@@ -160,6 +160,13 @@ struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level)
 	return r;
 }
 
+void bp_read_state_release(struct bp_read_state *st)
+{
+	if (st->buf)
+		munmap(st->buf, st->cap);
+	memset(st, 0, sizeof(*st));
+}
+
 static void unmap_rings(struct bp_thread *t)
 {
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {

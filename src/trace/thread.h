@@ -77,6 +77,9 @@ struct bp_read_state {
 	size_t cap;
 };
 
+/* Free a read state's buffer and forget its position. */
+void bp_read_state_release(struct bp_read_state *st);
+
 struct bp_thread_ring {
 	/* writer side */
 	struct bp_ring_writer w;

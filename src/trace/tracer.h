@@ -33,9 +33,6 @@ static inline int bp_tracing_is_on(void)
 	return (__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) & BPRINT__GATE_ON) != 0;
 }
 
-/* Free a read state's buffer and forget its position. */
-void bp_read_state_release(struct bp_read_state *st);
-
 /*
  * Write every thread's records, merged, to fd with write(2) only: usable
  * from a fatal-signal handler (floating-point conversions aside, which go

@@ -19,6 +19,7 @@
  * 2 an error.
  */
 #include "file/compact.h"
+#include "file/dense.h"
 #include "file/layout.h"
 #include "file/valid.h"
 #include "ring/ring.h"

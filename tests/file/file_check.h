@@ -13,6 +13,7 @@
 #define BP_TEST_FILE_CHECK_H
 
 #include "file/compact.h"
+#include "file/dense.h"
 #include "file/layout.h"
 #include "ring/ring.h"
 #include "trace/site.h"

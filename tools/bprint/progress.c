@@ -16,7 +16,7 @@
 static struct {
 	bool shown;
 	struct timespec t0;
-} progress;
+} line;
 
 static void tick(void *arg, uint64_t records)
 {
@@ -27,25 +27,25 @@ static void tick(void *arg, uint64_t records)
 	if (records < PROGRESS_FROM)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	s = (double)(now.tv_sec - progress.t0.tv_sec) + (double)(now.tv_nsec - progress.t0.tv_nsec) / 1e9;
+	s = (double)(now.tv_sec - line.t0.tv_sec) + (double)(now.tv_nsec - line.t0.tv_nsec) / 1e9;
 	fprintf(stderr, "\r%s: %llu records read (%.1f s)", prog, (unsigned long long)records, s);
 	fflush(stderr);
-	progress.shown = true;
+	line.shown = true;
 }
 
 void progress_start(struct bp_trace *t, bool to_stdout)
 {
-	progress.shown = false;
+	line.shown = false;
 	if (!isatty(STDERR_FILENO) || (to_stdout && isatty(STDOUT_FILENO)))
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &progress.t0);
+	clock_gettime(CLOCK_MONOTONIC, &line.t0);
 	bp_trace_on_progress(t, PROGRESS_EVERY, tick, NULL);
 }
 
 void progress_end(struct bp_trace *t)
 {
 	bp_trace_on_progress(t, 0, NULL, NULL);
-	if (progress.shown)
+	if (line.shown)
 		fputs("\r\033[K", stderr);	/* erase the line */
-	progress.shown = false;
+	line.shown = false;
 }
