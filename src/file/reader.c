@@ -1622,8 +1622,10 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		best->cpu = best->args.cpu;
 	id = best->args.site_id;
 	site = bp_trace_site(t, id);
-	if (id && !site && t->live) {
-		/* A live writer files a site before its first record: look again. */
+	if (id && !site && (t->live || !(t->info.flags & BP_TRACE_F_CLOSED))) {
+		/* A writer files a site before its first record: look again,
+		 * also before the first refresh (a file not closed may have
+		 * grown since it was opened). */
 		for (size_t i = 0; i < t->nlists; i++)
 			if ((rc = parse_list(t, &t->lists[i])) < 0)
 				return rc;
