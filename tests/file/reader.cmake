@@ -46,3 +46,8 @@ if(TARGET bprint_tool)
          ${CMAKE_CURRENT_BINARY_DIR}/stream_types.d
     TIMEOUT 120)
 endif()
+
+# A live file's reader knows a site filed after it opened, before any refresh.
+bp_add_test(reader_live_site SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_live_site.c TIMEOUT 60)
+set_tests_properties(reader_live_site PROPERTIES
+  ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_live_site.dat")
