@@ -226,12 +226,18 @@ static bool plan_is_compiled(const struct bp_arg_plan *plan, const struct bprint
 	return true;
 }
 
+/* The head word of a record of id whose block is plan's fixed words: its length and id. */
+static uint32_t fixed_head(const struct bp_arg_plan *plan, uint32_t id)
+{
+	return (BP_RING_REC_HDR_BYTES / 4u + plan->fixed_words) | id << BP_RING_HEAD_USER_SHIFT;
+}
+
 uint32_t bp_site_fast_head(const struct bp_arg_plan *plan, const struct bprint_site *site,
 			   uint32_t id)
 {
 	if (!BP_SITE_INLINE || !plan_is_scalar(plan) || !plan_is_compiled(plan, site))
 		return 0;
-	return (BP_RING_REC_HDR_BYTES / 4u + plan->fixed_words) | id << BP_RING_HEAD_USER_SHIFT;
+	return fixed_head(plan, id);
 }
 
 /* site->argstar for a plan_is_chars() plan: its %.*s, as the call site counts them. */
@@ -405,8 +411,7 @@ static uint32_t register_locked(struct bprint_site *site)
 		} else if (BP_SITE_INLINE && plan_is_chars(site->plan, site)) {
 			/* without strings the size is known: the call site takes it from here */
 			if (!site->plan->nstrings)
-				site->head = (BP_RING_REC_HDR_BYTES / 4u + site->plan->fixed_words) |
-					     id << BP_RING_HEAD_USER_SHIFT;
+				site->head = fixed_head(site->plan, id);
 			site->argstar = star_bits(site->plan);
 			site->flags |= BPRINT__SITE_CHARS;
 		}

@@ -11,7 +11,10 @@
 
 #include <bprint.h>
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,6 +104,56 @@ static inline long tc_drain(tc_event_fn fn, void *ctx)
 	CHECK_EQ(rc, 0);
 	bprint_read_end(r);
 	return n;
+}
+
+/*
+ * The stress tests' run: a consumer thread and n writers (w[], arg their
+ * index), each writer adding 1 to *done as it finishes; returns once all
+ * have, with the consumer told to stop (*stop) and joined.  The writers
+ * are the caller's to join.
+ */
+static inline void tc_run_writers(pthread_t *w, int n, void *(*writer)(void *),
+				  void *(*consumer)(void *), _Atomic int *done, _Atomic bool *stop)
+{
+	pthread_t c;
+
+	CHECK_EQ(pthread_create(&c, NULL, consumer, NULL), 0);
+	for (int t = 0; t < n; t++)
+		CHECK_EQ(pthread_create(&w[t], NULL, writer, (void *)(intptr_t)t), 0);
+	while (atomic_load(done) < n)
+		tc_sleep_us(1000);
+	atomic_store(stop, true);
+	CHECK_EQ(pthread_join(c, NULL), 0);
+}
+
+/*
+ * The final drain (each record to fn) and the threads' counters, taken in
+ * one reader session so that they agree; returns bprint_stats()'s count.
+ */
+static inline int tc_drain_with_stats(tc_event_fn fn, void *ctx, struct bprint_thread_stats *st,
+				      int max)
+{
+	struct bprint_reader *r = bprint_read_begin();
+	struct bprint_event ev = BPRINT_EVENT_INIT;
+	int n, rc;
+
+	CHECK(r != NULL);
+	while ((rc = bprint_read_next(r, &ev)) == 1)
+		fn(&ev, ctx);
+	CHECK_EQ(rc, 0);
+	n = bprint_stats(st, max);
+	bprint_read_end(r);
+	return n;
+}
+
+/* Thread tid's entry among the n of st, or NULL. */
+static inline const struct bprint_thread_stats *tc_stats_of(const struct bprint_thread_stats *st,
+							    int n, int tid)
+{
+	for (int i = 0; i < n; i++)
+		if (st[i].tid == tid)
+			return &st[i];
+	return NULL;
 }
 
 /*

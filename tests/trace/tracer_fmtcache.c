@@ -615,11 +615,9 @@ static int run_threads(void)
 {
 	struct bprint_thread_stats st[NTHREADS + 8] = { BPRINT_THREAD_STATS_INIT };
 	struct bp_fmtcache_counts c0;
-	pthread_t w[NTHREADS], c;
-	struct bprint_reader *r;
-	struct bprint_event ev = BPRINT_EVENT_INIT;
+	pthread_t w[NTHREADS];
 	unsigned long long total_over = 0;
-	int n, rc;
+	int n;
 
 	strcpy(thread_buf[0], thread_fmt_1);
 	strcpy(thread_buf[1], thread_fmt_2);
@@ -627,28 +625,12 @@ static int run_threads(void)
 	for (int t = 0; t < NTHREADS; t++)
 		last_seq[t] = -1;
 	bp_fmtcache_counts(&c0);
-	CHECK_EQ(pthread_create(&c, NULL, consumer, NULL), 0);
-	for (int t = 0; t < NTHREADS; t++)
-		CHECK_EQ(pthread_create(&w[t], NULL, writer, (void *)(intptr_t)t), 0);
-	while (atomic_load(&writers_done) < NTHREADS)
-		tc_sleep_us(1000);
-	atomic_store(&stop_consumer, true);
-	CHECK_EQ(pthread_join(c, NULL), 0);
-
-	r = bprint_read_begin();
-	CHECK(r != NULL);
-	while ((rc = bprint_read_next(r, &ev)) == 1)
-		check_thread_event(&ev, NULL);
-	CHECK_EQ(rc, 0);
-	n = bprint_stats(st, NTHREADS + 8);
-	bprint_read_end(r);
+	tc_run_writers(w, NTHREADS, writer, consumer, &writers_done, &stop_consumer);
+	n = tc_drain_with_stats(check_thread_event, NULL, st, NTHREADS + 8);
 	CHECK_EQ(n, NTHREADS);
 	for (int t = 0; t < NTHREADS; t++) {
-		const struct bprint_thread_stats *s = NULL;
+		const struct bprint_thread_stats *s = tc_stats_of(st, n, atomic_load(&tids[t]));
 
-		for (int i = 0; i < n; i++)
-			if (st[i].tid == atomic_load(&tids[t]))
-				s = &st[i];
 		if (!s)
 			FAIL("no stats for thread %d", t);
 		printf("thread %d: written %llu read %llu overwritten %llu discarded %llu\n", t,

@@ -141,12 +141,14 @@ static int thread_of(int tid)
 	return -1;
 }
 
-static void check_event(const struct bprint_event *ev)
+static void check_event(const struct bprint_event *ev, void *ctx)
 {
 	char expect[128], s[32];
 	int t, n = 0;
 	unsigned long long seq;
 	int th;
+
+	(void)ctx;
 
 	if (sscanf(ev->message, "t=%d seq=%llu %n", &t, &seq, &n) != 2 || n == 0)
 		FAIL("undecodable record: \"%s\"", ev->message);
@@ -200,7 +202,7 @@ static long session(long max)
 
 	CHECK(r != NULL);
 	while (n < max && (rc = bprint_read_next(r, &ev)) == 1) {
-		check_event(&ev);
+		check_event(&ev, NULL);
 		n++;
 	}
 	CHECK(rc >= 0);
@@ -229,11 +231,9 @@ static void *consumer(void *arg)
 int main(int argc, char **argv)
 {
 	struct bprint_thread_stats st[MAX_THREADS + 8] = { BPRINT_THREAD_STATS_INIT };
-	pthread_t w[MAX_THREADS], c;
+	pthread_t w[MAX_THREADS];
 	unsigned long long total_over = 0, total_disc = 0, total_read = 0;
-	struct bprint_reader *r;
-	struct bprint_event ev = BPRINT_EVENT_INIT;
-	int n, rc;
+	int n;
 
 	if (argc != 4 && !(argc == 5 && (!strcmp(argv[4], "scalar") || !strcmp(argv[4], "mixed")))) {
 		fprintf(stderr, "usage: %s overwrite|discard THREADS live|slow|lossless [scalar|mixed]\n",
@@ -254,30 +254,14 @@ int main(int argc, char **argv)
 	for (int t = 0; t < nthreads; t++)
 		last_seq[t] = -1;
 
-	CHECK_EQ(pthread_create(&c, NULL, consumer, NULL), 0);
-	for (int t = 0; t < nthreads; t++)
-		CHECK_EQ(pthread_create(&w[t], NULL, writer, (void *)(intptr_t)t), 0);
-	while (atomic_load(&writers_done) < nthreads)
-		tc_sleep_us(1000);
-	atomic_store(&stop_consumer, true);
-	CHECK_EQ(pthread_join(c, NULL), 0);
-
+	tc_run_writers(w, nthreads, writer, consumer, &writers_done, &stop_consumer);
 	/* Final drain, and the counters taken inside the same session. */
-	r = bprint_read_begin();
-	CHECK(r != NULL);
-	while ((rc = bprint_read_next(r, &ev)) == 1)
-		check_event(&ev);
-	CHECK_EQ(rc, 0);
-	n = bprint_stats(st, MAX_THREADS + 8);
-	bprint_read_end(r);
+	n = tc_drain_with_stats(check_event, NULL, st, MAX_THREADS + 8);
 	CHECK_EQ(n, nthreads);
 
 	for (int t = 0; t < nthreads; t++) {
-		const struct bprint_thread_stats *s = NULL;
+		const struct bprint_thread_stats *s = tc_stats_of(st, n, atomic_load(&tids[t]));
 
-		for (int i = 0; i < n; i++)
-			if (st[i].tid == atomic_load(&tids[t]))
-				s = &st[i];
 		if (!s)
 			FAIL("no stats for thread %d (tid %d)", t, atomic_load(&tids[t]));
 		printf("thread %2d tid %d: written %llu read %llu overwritten %llu discarded %llu\n",
