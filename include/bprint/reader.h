@@ -70,6 +70,11 @@ struct bp_trace_info {
 	uint64_t accounts_off;		/* the accounts chunk in force, 0 = none */
 	int accounted;			/* a stream file not closed cleanly whose
 					 * accounts say what it holds (else it cannot) */
+	/* rings the traced process's file was too full for (format 1.2): their
+	 * records were kept in its memory only, and are in no file */
+	uint32_t memory_rings;
+	uint64_t memory_records;	/* records handed to them, counted as their
+					 * threads ended (0 if none ended normally) */
 };
 #define BP_TRACE_F_STREAM	1u	/* written by bprint record */
 #define BP_TRACE_F_CLOSED	2u	/* closed cleanly */

@@ -837,6 +837,9 @@ static void finish(struct drain *d, struct dfile *f)
 		d->res->lost_records += er.lost_records;
 		d->res->lost_pages += er.lost_pages;
 	}
+	d->res->memory_rings += atomic_load_explicit(&f->hdr->memory_rings, memory_order_relaxed);
+	d->res->memory_records += atomic_load_explicit(&f->hdr->memory_records,
+						       memory_order_relaxed);
 	if (f->stop_reason) {
 		/* no end chunk: the accounts and the header say where it stopped */
 		out_header(d, f, BP_FILE_F_STREAM);

@@ -46,6 +46,8 @@ struct bp_drain_result {
 	uint64_t dropped;
 	uint64_t lost_records;		/* stored records the drainer never copied */
 	uint64_t lost_pages;
+	uint64_t memory_rings;		/* rings the live file was too full for */
+	uint64_t memory_records;	/* their records: in no file */
 	char error[256];		/* a one-line reason when a call returns -1 */
 };
 

@@ -27,7 +27,8 @@
 
 #define BP_FILE_MAGIC		"BPTRACE"	/* 8 bytes with the NUL */
 #define BP_FILE_MAJOR		1u
-#define BP_FILE_MINOR		1u	/* 1.1: the accounts chunk (type 7), dense pages (type 8) */
+#define BP_FILE_MINOR		2u	/* 1.1: the accounts chunk (type 7), dense pages (type 8);
+					 * 1.2: memory_rings and memory_records */
 #define BP_FILE_LITTLE_ENDIAN	1u
 #define BP_FILE_BIG_ENDIAN	2u
 #define BP_FILE_HEADER_BYTES	4096u
@@ -62,7 +63,11 @@ struct bp_file_header {
 	uint32_t stop_reason;		/* BP_FILE_STOP_* */
 	uint32_t stop_errno;		/* the failed write's errno */
 	uint64_t stop_record;		/* records copied when the writes stopped */
-	uint8_t reserved[1872];
+	/* rings the full file had no room for (minor 2): traced in memory only */
+	_Atomic uint32_t memory_rings;	/* how many */
+	uint32_t reserved2;
+	_Atomic uint64_t memory_records;	/* records handed to them, added at thread exit */
+	uint8_t reserved[1856];
 };
 
 /* header stop_reason */
@@ -260,9 +265,11 @@ BP_LAYOUT_AT(bp_file_header, ring_mode, 148);
 BP_LAYOUT_AT(bp_file_header, cmdline, 152);
 BP_LAYOUT_AT(bp_file_header, accounts, 2200);
 BP_LAYOUT_AT(bp_file_header, stop_reason, 2208);
+BP_LAYOUT_AT(bp_file_header, memory_rings, 2224);
+BP_LAYOUT_AT(bp_file_header, memory_records, 2232);
 BP_LAYOUT_AT(bp_file_header, stop_errno, 2212);
 BP_LAYOUT_AT(bp_file_header, stop_record, 2216);
-BP_LAYOUT_AT(bp_file_header, reserved, 2224);
+BP_LAYOUT_AT(bp_file_header, reserved, 2240);
 _Static_assert(sizeof(struct bp_file_header) == BP_FILE_HEADER_BYTES, "header is 4096 bytes");
 
 BP_LAYOUT_AT(bp_file_chunk, type, 4);

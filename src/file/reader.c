@@ -266,7 +266,8 @@ static void read_calib(struct bp_trace *t, const struct bp_file_header *h,
 	}
 }
 
-/* Where the accounts are and why the writes stopped (stream files). */
+/* Where the accounts are and why the writes stopped (stream files); what
+ * the live file had no room for (either kind). */
 static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
 {
 	bool stream = atomic_load_explicit(&h->flags, memory_order_relaxed) & BP_FILE_F_STREAM;
@@ -275,6 +276,8 @@ static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
 	in->stop_errno = stream ? (int)h->stop_errno : 0;
 	in->stop_record = stream ? h->stop_record : 0;
 	in->accounts_off = stream ? h->accounts : 0;
+	in->memory_rings = atomic_load_explicit(&h->memory_rings, memory_order_relaxed);
+	in->memory_records = atomic_load_explicit(&h->memory_records, memory_order_relaxed);
 }
 
 static int read_header(struct bp_trace *t, char *err, size_t errlen)

@@ -180,6 +180,28 @@ static struct bp_file_ring *ring_chunk(void *mem)
 	return (struct bp_file_ring *)(void *)((unsigned char *)mem - BP_FILE_RING_OFFSET);
 }
 
+static bool file_ring_in_file(const void *mem)
+{
+	return ring_chunk((void *)(uintptr_t)mem) != NULL;
+}
+
+/*
+ * The file had no room for a ring: it traces in memory only.  The header
+ * counts such rings now and their records when their threads are done
+ * (memory_records), so that a reader says what the file lacks; the first
+ * one is also said on stderr.  May run in a signal handler: atomics and
+ * write(2) only.
+ */
+static void *ring_to_memory(size_t bytes)
+{
+	static const char msg[] = "bprint: the trace file is full: a thread's records are "
+				  "kept in memory only\n";
+
+	if (atomic_fetch_add_explicit(&hdr->memory_rings, 1, memory_order_relaxed) == 0)
+		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	return map_anon(bytes);
+}
+
 static void *file_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 {
 	struct mapped m;
@@ -188,7 +210,7 @@ static void *file_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 
 	if (chunk_alloc(BP_CHUNK_RING, bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes),
 			&m) != 0)
-		return map_anon(bytes);	/* tracing goes on, in memory only */
+		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
 	r = (struct bp_file_ring *)(void *)m.chunk;
 	bp_thread_view(t, &v);
 	r->tid = (uint32_t)v.tid;
@@ -237,8 +259,36 @@ static void child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, siz
 		munmap(mem, bytes);
 }
 
+/* Records of v's rings that are not in the file (ring_to_memory()). */
+static uint64_t records_in_memory(const struct bp_thread_view *v)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
+		struct bp_ring_stats st;
+
+		if (!v->ring_mem[i] || ring_chunk(v->ring_mem[i]))
+			continue;
+		if (bp_ring_stats(v->ring_mem[i], v->ring_bytes[i], &st) == BP_RING_OK)
+			n += st.written;
+		if (i == 0)
+			n += v->dropped;	/* ring 0's chunk would have held them */
+	}
+	return n;
+}
+
+/*
+ * A thread is done (its exit, or the process's): its last name and
+ * counters.  A thread that exits after the process's exit handler counted
+ * it as alive is not counted again (the file says closed then).
+ */
 static void store_thread(const struct bp_thread_view *v, bool exited)
 {
+	uint64_t in_memory = records_in_memory(v);
+
+	if (in_memory &&
+	    !(atomic_load_explicit(&hdr->flags, memory_order_acquire) & BP_FILE_F_CLOSED))
+		atomic_fetch_add_explicit(&hdr->memory_records, in_memory, memory_order_relaxed);
 	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
 		struct bp_file_ring *r = ring_chunk(v->ring_mem[i]);
 
@@ -498,6 +548,7 @@ static void file_site_added(const struct bprint_site *site)
 static const struct bp_backing file_backing = {
 	.ring_map = file_ring_map,
 	.ring_unmap = file_ring_unmap,
+	.ring_in_file = file_ring_in_file,
 	.site_added = file_site_added,
 	.thread_exit = file_thread_exit,
 	.fork_child = file_fork_child,

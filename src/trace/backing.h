@@ -13,6 +13,7 @@
 
 #include <bprint.h>
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,9 @@ struct bp_backing {
 	void *(*ring_map)(struct bp_thread *t, unsigned level, size_t bytes);
 	/* Give it back (after a consumer drained an exited thread, or in a fork child). */
 	void (*ring_unmap)(struct bp_thread *t, unsigned level, void *mem, size_t bytes);
+	/* Is mem, from ring_map, where a consumer (bprint record) will find it?
+	 * Not when ring_map fell back to anonymous memory (the file full). */
+	bool (*ring_in_file)(const void *mem);
 	/* A call site entered the registry: its copy, id set. */
 	void (*site_added)(const struct bprint_site *site);
 	/* t exited; t->comm holds its last name. */
@@ -47,6 +51,7 @@ struct bp_thread_view {
 	uint64_t dropped;		/* records dropped before any ring (nested
 					 * too deep, no memory for a ring) */
 	void *ring_mem[BP_BACKING_RINGS];	/* per level, NULL while unmapped */
+	size_t ring_bytes[BP_BACKING_RINGS];	/* their sizes */
 };
 void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out);
 

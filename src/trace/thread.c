@@ -112,14 +112,18 @@ static size_t ring_bytes(unsigned level, uint32_t *npages)
  * interrupt a trace) discard when full (docs/ring-buffer.md).  A ring in
  * the live file of bprint record has its consumer attached from the start,
  * before the drainer finds it, so that the first pages are waited for too.
+ * A ring the full file had no room for is anonymous memory that no
+ * consumer will ever see: it gets none, so it discards instead of waiting.
  */
 static void block_setup(struct bp_thread_ring *r, unsigned level, void *mem, size_t bytes)
 {
+	const struct bp_backing *b = bp_backing;
+
 	if (bp_config.mode != BP_RING_BLOCK)
 		return;
 	if (level == 0)
 		bp_ring_writer_block(&r->w, bp_config.block_ns);
-	if (bp_config.record_pid && bp_backing && bp_backing->ring_map)
+	if (bp_config.record_pid && b && b->ring_in_file && b->ring_in_file(mem))
 		bp_ring_consumer_attach(mem, bytes, bp_config.record_pid);
 }
 
@@ -524,8 +528,11 @@ void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out)
 	out->tid = t->tid;
 	out->comm = t->comm;
 	out->dropped = bp_thread_dropped(t);
-	for (unsigned i = 0; i < BP_NEST_MAX; i++)
+	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		/* acquire: the ring's size was set before its pointer was published */
 		out->ring_mem[i] = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);
+		out->ring_bytes[i] = out->ring_mem[i] ? t->ring[i].bytes : 0;
+	}
 }
 
 void bp_threads_each_alive(void (*fn)(const struct bp_thread_view *v, void *ctx), void *ctx)

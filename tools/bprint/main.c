@@ -106,11 +106,29 @@ static void report_stream_state(const char *path, struct bp_trace *t)
 		errmsg(path, "%s; the records it did not copy cannot be counted", why);
 }
 
+/* Buffers the traced process's file was too full for: in no file.  Said or not. */
+static bool report_memory_rings(const char *path, const struct bp_trace_info *in)
+{
+	if (!in->memory_rings)
+		return false;
+	if (in->memory_records)
+		errmsg(path, "incomplete: the trace file was full, %u buffers were kept in memory "
+			     "only; %llu records written are not in the file", in->memory_rings,
+		       (unsigned long long)in->memory_records);
+	else
+		errmsg(path, "incomplete: the trace file was full, %u buffers were kept in memory "
+			     "only; their records are not in the file and cannot be counted",
+		       in->memory_rings);
+	return true;
+}
+
 int report_file(const char *path, struct bp_trace *t)
 {
 	const struct bp_trace_info *in = bp_trace_info(t);
 	int rc = report_problems(path, t);
 
+	if (report_memory_rings(path, in) && rc == EXIT_OK)
+		rc = EXIT_INCOMPLETE;
 	if (in->flags & BP_TRACE_F_CLOSED && !in->stop_reason)
 		return rc;
 	if (in->flags & BP_TRACE_F_STREAM)
