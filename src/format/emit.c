@@ -471,30 +471,19 @@ static int u128_bits(u128 v)
 }
 
 /*
- * %f and %F of a finite double, without the C library.  A double is
- * m * 2^e exactly, so |v| * 10^p = m * 5^p * 2^(e+p): a 128-bit product
- * and a shift, rounded to nearest with ties to even, which is what glibc
- * prints in the default rounding mode.  Returns false, having printed
- * nothing, for what does not fit in 128 bits (huge values, a precision
- * above FIXED_MAX_PRECISION), and for infinities and NaNs.
+ * |v| * 10^p, rounded to nearest with ties to even (what glibc prints in
+ * the default rounding mode), from the bits of a finite double v.  A double
+ * is m * 2^e exactly, so |v| * 10^p = m * 5^p * 2^(e+p): a 128-bit product
+ * and a shift.  Returns false for what does not fit in 128 bits.
  */
-static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
+static inline __attribute__((always_inline)) bool
+fixed_scaled(uint64_t bits, int p, u128 *q)
 {
-	static const uint64_t e19 = 10000000000000000000ULL;
-	int p = spec.precision < 0 ? 6 : spec.precision;
-	uint64_t bits, m;
-	unsigned bexp;
+	unsigned bexp = (unsigned)(bits >> 52) & 0x7ff;
+	uint64_t m = bits & ((1ULL << 52) - 1);
 	int e, shift;
-	u128 n, q;
-	char dig[64], out[72];
-	char *d = dig + sizeof(dig), *w = out;
-	size_t ndig, nint, len, pad, zeros = 0;
+	u128 n;
 
-	memcpy(&bits, &v, sizeof(bits));
-	bexp = (unsigned)(bits >> 52) & 0x7ff;
-	m = bits & ((1ULL << 52) - 1);
-	if (bexp == 0x7ff || p > FIXED_MAX_PRECISION)
-		return false;
 	if (bexp == 0) {
 		e = -1074;
 	} else {
@@ -504,23 +493,31 @@ static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 	n = (u128)m * pow5(p);	/* < 2^53 * 2^63 */
 	shift = e + p;
 	if (n == 0) {
-		q = 0;
+		*q = 0;
 	} else if (shift >= 0) {
 		if (u128_bits(n) + shift > 127)
 			return false;
-		q = n << shift;
+		*q = n << shift;
 	} else if (-shift >= 128) {
-		q = 0;		/* n < 2^116: below half of the last unit */
+		*q = 0;		/* n < 2^116: below half of the last unit */
 	} else {
 		u128 r = n & (((u128)1 << -shift) - 1);
 		u128 half = (u128)1 << (-shift - 1);
 
-		q = n >> -shift;
-		if (r > half || (r == half && (q & 1)))
-			q++;
+		*q = n >> -shift;
+		if (r > half || (r == half && (*q & 1)))
+			(*q)++;
 	}
+	return true;
+}
 
-	/* The digits of q, at least p + 1 of them. */
+/* The digits of q, at least min of them, written backwards ending at end. */
+static inline __attribute__((always_inline)) char *
+fixed_digits(char *end, u128 q, size_t min)
+{
+	static const uint64_t e19 = 10000000000000000000ULL;
+	char *d = end;
+
 	while (q >= e19) {
 		uint64_t chunk = (uint64_t)(q % e19);
 		char *stop = d - 19;
@@ -531,12 +528,21 @@ static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 			*--d = '0';
 	}
 	d = format_digits(d, (uint64_t)q, 10, false);
-	while ((size_t)(dig + sizeof(dig) - d) < (size_t)p + 1)
+	while ((size_t)(end - d) < min)
 		*--d = '0';
-	ndig = (size_t)(dig + sizeof(dig) - d);
-	nint = ndig - (size_t)p;
+	return d;
+}
 
-	if (bits >> 63)
+/* Sign, integer digits, point and p decimals into out, from the ndig
+ * digits at d; returns the length. */
+static inline __attribute__((always_inline)) size_t
+fixed_text(char *out, bool negative, const char *d, size_t ndig, int p,
+	   struct bp_printf_spec spec)
+{
+	size_t nint = ndig - (size_t)p;
+	char *w = out;
+
+	if (negative)
 		*w++ = '-';
 	else if (spec.flags & BP_FLAG_PLUS)
 		*w++ = '+';
@@ -548,9 +554,16 @@ static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 		*w++ = '.';
 	memcpy(w, d + nint, (size_t)p);
 	w += p;
-	len = (size_t)(w - out);
+	return (size_t)(w - out);
+}
 
-	pad = width_of(spec) > len ? width_of(spec) - len : 0;
+/* The text of a number padded to the field width: '0' pads after the sign. */
+static inline __attribute__((always_inline)) void
+emit_fixed_padded(struct bp_sink *o, const char *out, size_t len, struct bp_printf_spec spec)
+{
+	size_t pad = width_of(spec) > len ? width_of(spec) - len : 0;
+	size_t zeros = 0;
+
 	if (!(spec.flags & BP_FLAG_LEFT) && (spec.flags & BP_FLAG_ZERO)) {
 		zeros = pad;
 		pad = 0;
@@ -568,6 +581,31 @@ static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 	}
 	if (spec.flags & BP_FLAG_LEFT)
 		sink_fill(o, ' ', pad);
+}
+
+/*
+ * %f and %F of a finite double, without the C library (fixed_scaled() says
+ * how).  Returns false, having printed nothing, for what does not fit in
+ * 128 bits (huge values, a precision above FIXED_MAX_PRECISION), and for
+ * infinities and NaNs.
+ */
+static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
+{
+	int p = spec.precision < 0 ? 6 : spec.precision;
+	char dig[64], out[72];
+	char *end = dig + sizeof(dig), *d;
+	uint64_t bits;
+	size_t len;
+	u128 q;
+
+	memcpy(&bits, &v, sizeof(bits));
+	if (((bits >> 52) & 0x7ff) == 0x7ff || p > FIXED_MAX_PRECISION)
+		return false;
+	if (!fixed_scaled(bits, p, &q))
+		return false;
+	d = fixed_digits(end, q, (size_t)p + 1);
+	len = fixed_text(out, bits >> 63, d, (size_t)(end - d), p, spec);
+	emit_fixed_padded(o, out, len, spec);
 	return true;
 }
 #else
