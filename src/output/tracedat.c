@@ -520,17 +520,9 @@ static int copy_stream(struct ex *x, const struct bp_kstream *s, unsigned char *
 	return 0;
 }
 
-static int finish(struct ex *x, const char *clock)
+/* Every stream's last page to the spool. */
+static int flush_streams(struct ex *x)
 {
-	struct buf h = { 0 }, cmd = { 0 }, opt = { 0 };
-	struct bp_kstream **order;
-	size_t ncpus, k = 0;
-	uint64_t off;
-	char trailer[32];
-	unsigned char *tmp;
-	int rc = 0;
-	uint16_t one = 1;
-
 	for (size_t i = 0; i < x->ncpu; i++)
 		if (x->cpu[i] && bp_kstream_flush(&x->spool, x->cpu[i]) < 0)
 			return spool_failed(x);
@@ -538,86 +530,149 @@ static int finish(struct ex *x, const char *clock)
 		if (bp_kstream_flush(&x->spool, x->lanes[i]) < 0)
 			return spool_failed(x);
 	x->st.pages = x->spool.pages;
+	return 0;
+}
+
+/* The file's CPUs: the recorded CPUs (NULL where none ran), then the lanes. */
+static struct bp_kstream **streams_in_order(struct ex *x, size_t ncpus)
+{
+	struct bp_kstream **order = calloc(ncpus, sizeof(*order));
+	size_t k = 0;
+
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < x->ncpu; i++)
+		order[k++] = x->cpu[i];
+	for (size_t i = 0; i < x->nlanes; i++)
+		order[k++] = x->lanes[i];
+	return order;
+}
+
+/* Saved cmdlines: "tid comm" for every thread with a name. */
+static void put_cmdlines(struct buf *cmd, const struct bp_out_threads *thr)
+{
+	for (size_t i = 0; i < thr->cap; i++) {
+		const struct bp_out_thread *th = &thr->slot[i];
+
+		if (!th->used || !th->comm[0])
+			continue;
+		putf(cmd, "%d ", th->tid);
+		for (const char *c = th->comm; *c; c++)
+			put(cmd, *c == '\n' ? "?" : c, 1);
+		puts_(cmd, "\n");
+	}
+}
+
+/* The options: the clock ("[mono]", the trailer) and the timestamp offset. */
+static void put_options(struct buf *opt, const char *trailer)
+{
+	put16(opt, 4);				/* TRACECLOCK */
+	put32(opt, (uint32_t)strlen(trailer) + 1);
+	put(opt, trailer, strlen(trailer) + 1);
+	put16(opt, 7);				/* OFFSET */
+	put32(opt, sizeof(TS_OFFSET));
+	put(opt, TS_OFFSET, sizeof(TS_OFFSET));
+	put16(opt, 0);
+}
+
+/* Everything before the CPU table, up to "flyrecord". */
+static void put_header(struct buf *h, const struct ex *x, const struct buf *cmd,
+		       const struct buf *opt, size_t ncpus)
+{
+	uint16_t one = 1;
+
+	put(h, "\x17\x08\x44tracing", 10);
+	put(h, "6", 2);
+	put(h, *(const char *)&one ? "\0" : "\1", 1);
+	put(h, "\x08", 1);
+	put32(h, PAGE);
+	put(h, "header_page", 12);
+	blob_text(h, header_page, false);
+	put(h, "header_event", 13);
+	blob_text(h, header_event, false);
+	put32(h, 2);
+	blob_text(h, print_format, false);
+	blob_text(h, bprint_format, false);
+	put32(h, 0);				/* event systems */
+	put32(h, (uint32_t)x->kallsyms.len);
+	put(h, x->kallsyms.p, x->kallsyms.len);
+	put32(h, (uint32_t)x->printk.len);
+	put(h, x->printk.p ? x->printk.p : "", x->printk.len);
+	blob64(h, cmd);
+	put32(h, (uint32_t)ncpus);
+	put(h, "options  ", 10);
+	put(h, opt->p, opt->len);
+	put(h, "flyrecord", 10);
+}
+
+/* The CPU table (offset and size of each CPU's pages), the clock again, and
+ * zeros up to the page where the data starts. */
+static void put_cpu_table(struct buf *h, struct bp_kstream **order, size_t ncpus,
+			  const char *trailer)
+{
+	/* the offsets need the header's final size: the table and the clock */
+	uint64_t off = h->len + 16 * ncpus + 8 + strlen(trailer);
+
+	off = (off + PAGE - 1) / PAGE * PAGE;
+	for (size_t i = 0; i < ncpus; i++) {
+		uint64_t size = order[i] ? order[i]->npages * (uint64_t)PAGE : 0;
+
+		put64(h, off);
+		put64(h, size);
+		off += size;
+	}
+	blob_text(h, trailer, false);
+	while (h->len % PAGE)
+		put(h, "", 1);
+}
+
+/* The header, then every CPU's pages in the order of the table. */
+static int write_file(struct ex *x, const struct buf *h, struct bp_kstream **order,
+		      size_t ncpus, unsigned char *tmp)
+{
+	int rc = 0;
+
+	if (write_all(x->out, h->p, h->len))
+		return fail(x, BP_TRACE_EIO, "write error: %s", strerror(errno));
+	for (size_t i = 0; i < ncpus && rc == 0; i++)
+		if (order[i])
+			rc = copy_stream(x, order[i], tmp, 16);
+	return rc;
+}
+
+/* After the last record: the header with its tables, then the pages. */
+static int finish(struct ex *x, const char *clock)
+{
+	struct buf h = { 0 }, cmd = { 0 }, opt = { 0 };
+	struct bp_kstream **order;
+	size_t ncpus;
+	char trailer[32];
+	unsigned char *tmp;
+	int rc;
+
+	if ((rc = flush_streams(x)) != 0)
+		return rc;
 	ncpus = x->ncpu + x->nlanes;
 	if (!ncpus)
 		ncpus = 1;
-	order = calloc(ncpus, sizeof(*order));
+	order = streams_in_order(x, ncpus);
 	tmp = malloc(16 * PAGE);
 	if (!order || !tmp) {
 		free(order);
 		free(tmp);
 		return fail(x, BP_TRACE_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < x->ncpu; i++)
-		order[k++] = x->cpu[i];
-	for (size_t i = 0; i < x->nlanes; i++)
-		order[k++] = x->lanes[i];
-
-	for (size_t i = 0; i < x->thr.cap; i++) {
-		const struct bp_out_thread *th = &x->thr.slot[i];
-
-		if (!th->used || !th->comm[0])
-			continue;
-		putf(&cmd, "%d ", th->tid);
-		for (const char *c = th->comm; *c; c++)
-			put(&cmd, *c == '\n' ? "?" : c, 1);
-		puts_(&cmd, "\n");
-	}
+	put_cmdlines(&cmd, &x->thr);
 	x->st.threads = (uint32_t)x->thr.n;
 	x->st.cpus = (uint32_t)ncpus;
-
-	put(&h, "\x17\x08\x44tracing", 10);
-	put(&h, "6", 2);
-	put(&h, *(const char *)&one ? "\0" : "\1", 1);
-	put(&h, "\x08", 1);
-	put32(&h, PAGE);
-	put(&h, "header_page", 12);
-	blob_text(&h, header_page, false);
-	put(&h, "header_event", 13);
-	blob_text(&h, header_event, false);
-	put32(&h, 2);
-	blob_text(&h, print_format, false);
-	blob_text(&h, bprint_format, false);
-	put32(&h, 0);				/* event systems */
-	put32(&h, (uint32_t)x->kallsyms.len);
-	put(&h, x->kallsyms.p, x->kallsyms.len);
-	put32(&h, (uint32_t)x->printk.len);
-	put(&h, x->printk.p ? x->printk.p : "", x->printk.len);
-	blob64(&h, &cmd);
-	put32(&h, (uint32_t)ncpus);
-	put(&h, "options  ", 10);
 	bp_snprintf(trailer, sizeof(trailer), "[%s]", clock);
-	put16(&opt, 4);				/* TRACECLOCK */
-	put32(&opt, (uint32_t)strlen(trailer) + 1);
-	put(&opt, trailer, strlen(trailer) + 1);
-	put16(&opt, 7);				/* OFFSET */
-	put32(&opt, sizeof(TS_OFFSET));
-	put(&opt, TS_OFFSET, sizeof(TS_OFFSET));
-	put16(&opt, 0);
-	put(&h, opt.p, opt.len);
-	put(&h, "flyrecord", 10);
-	/* the table comes next; its offsets need the header's final size */
-	off = h.len + 16 * ncpus + 8 + strlen(trailer);
-	off = (off + PAGE - 1) / PAGE * PAGE;
-	for (size_t i = 0; i < ncpus; i++) {
-		uint64_t size = order[i] ? order[i]->npages * (uint64_t)PAGE : 0;
-
-		put64(&h, off);
-		put64(&h, size);
-		off += size;
-	}
-	blob_text(&h, trailer, false);
-	while (h.len % PAGE)
-		put(&h, "", 1);
-	if (h.oom || cmd.oom || opt.oom) {
+	put_options(&opt, trailer);
+	put_header(&h, x, &cmd, &opt, ncpus);
+	put_cpu_table(&h, order, ncpus, trailer);
+	if (h.oom || cmd.oom || opt.oom)
 		rc = fail(x, BP_TRACE_ENOMEM, "out of memory");
-	} else if (write_all(x->out, h.p, h.len)) {
-		rc = fail(x, BP_TRACE_EIO, "write error: %s", strerror(errno));
-	} else {
-		for (size_t i = 0; i < ncpus && rc == 0; i++)
-			if (order[i])
-				rc = copy_stream(x, order[i], tmp, 16);
-	}
+	else
+		rc = write_file(x, &h, order, ncpus, tmp);
 	free(h.p);
 	free(cmd.p);
 	free(opt.p);
