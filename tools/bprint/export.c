@@ -84,7 +84,22 @@ static bool same_file(const char *out, const char *in)
 	       a.st_ino == b.st_ino;
 }
 
-int cmd_export(int argc, char **argv)
+enum export_kind { TRACEDAT, CHROME, PERFETTO };
+
+/* One export to a stream of bytes: what to write where, and how it went. */
+struct export_job {
+	enum export_kind kind;
+	const char *out, *path;		/* out NULL: standard output */
+	bool quiet;
+	int fd;				/* trace-cmd writes to fd, the others to f */
+	FILE *f;
+	struct bp_export_stats st;
+	char err[256];
+};
+
+/* The options into j and *format: -1 to go on, else the exit code. */
+static int parse_export_options(int argc, char **argv, const char **format,
+				struct export_job *j)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -93,106 +108,157 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *format = NULL, *out = NULL, *path = DEFAULT_FILE, *why;
-	struct bp_export_stats st;
-	struct bp_trace *t;
-	enum { TRACEDAT, CHROME, PERFETTO } kind;
-	bool quiet = false, tracedat;
-	char err[256];
-	int c, fd = STDOUT_FILENO, rc;
-	FILE *f = stdout;
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f': format = optarg; break;
-		case 'o': out = optarg; break;
-		case 'q': quiet = true; break;
+		case 'f': *format = optarg; break;
+		case 'o': j->out = optarg; break;
+		case 'q': j->quiet = true; break;
 		case 'h': export_help(); return finish_output();
 		case ':': return usage_error("export", "option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("export", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (!format)
-		return usage_error("export", "--format=trace-cmd, chrome, perfetto or ctf is required");
-	if (!strcmp(format, "ctf")) {
-		if (optind < argc)
-			path = argv[optind++];
-		if (optind < argc)
-			return usage_error("export", "unexpected argument '%s'", argv[optind]);
-		return export_ctf(path, out, quiet);
-	}
+	return -1;
+}
+
+/* The one FILE argument, if given, into *path. */
+static int take_path(int argc, char **argv, const char **path)
+{
+	if (optind < argc)
+		*path = argv[optind++];
+	if (optind < argc)
+		return usage_error("export", "unexpected argument '%s'", argv[optind]);
+	return EXIT_OK;
+}
+
+static int export_kind(const char *format, enum export_kind *kind)
+{
 	if (!strcmp(format, "trace-cmd"))
-		kind = TRACEDAT;
+		*kind = TRACEDAT;
 	else if (!strcmp(format, "chrome"))
-		kind = CHROME;
+		*kind = CHROME;
 	else if (!strcmp(format, "perfetto"))
-		kind = PERFETTO;
+		*kind = PERFETTO;
 	else
 		return usage_error("export", "unknown format '%s' (trace-cmd, chrome, perfetto or ctf)",
 				   format);
-	tracedat = kind == TRACEDAT;
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return usage_error("export", "unexpected argument '%s'", argv[optind]);
-	if (!out && kind != CHROME && isatty(STDOUT_FILENO))
+	return EXIT_OK;
+}
+
+/* Refuse binary output to a terminal, and an output that is the input. */
+static int check_output(const struct export_job *j)
+{
+	if (!j->out && j->kind != CHROME && isatty(STDOUT_FILENO))
 		return usage_error("export", "%s is binary: give -o OUT or redirect the output",
-				   tracedat ? "a trace.dat" : "a Perfetto trace");
-	if (out && same_file(out, path))
-		return usage_error("export", "'%s' is the trace being exported: give another -o", out);
-	if (!(t = open_trace(path, &rc)))
-		return rc;
-	if (out) {
-		fd = bp_open_output(out, BP_OPEN_REPLACE, &why);	/* the umask's mode */
-		if (fd < 0 || (!tracedat && !(f = fdopen(fd, "w")))) {
-			errmsg(out, "%s", fd < 0 && why ? why : strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			bp_trace_close(t);
-			return EXIT_IO;
-		}
+				   j->kind == TRACEDAT ? "a trace.dat" : "a Perfetto trace");
+	if (j->out && same_file(j->out, j->path))
+		return usage_error("export", "'%s' is the trace being exported: give another -o", j->out);
+	return EXIT_OK;
+}
+
+/* Open -o OUT, with the umask's mode: 0, or -1 with a message. */
+static int open_export_output(struct export_job *j)
+{
+	const char *why;
+
+	j->fd = bp_open_output(j->out, BP_OPEN_REPLACE, &why);
+	if (j->fd < 0 || (j->kind != TRACEDAT && !(j->f = fdopen(j->fd, "w")))) {
+		errmsg(j->out, "%s", j->fd < 0 && why ? why : strerror(errno));
+		if (j->fd >= 0)
+			close(j->fd);
+		return -1;
 	}
-	progress_start(t, !out);
-	if (tracedat)
-		rc = bp_export_tracedat(t, fd, &st, err, sizeof(err));
-	else if (kind == PERFETTO)
-		rc = bp_export_perfetto(t, f, &st, err, sizeof(err));
-	else
-		rc = bp_export_chrome(t, f, &st, err, sizeof(err));
-	progress_end(t);
-	if (out) {
-		if (tracedat ? close(fd) != 0 : fclose(f) != 0) {
+	return 0;
+}
+
+static int run_exporter(struct bp_trace *t, struct export_job *j)
+{
+	if (j->kind == TRACEDAT)
+		return bp_export_tracedat(t, j->fd, &j->st, j->err, sizeof(j->err));
+	if (j->kind == PERFETTO)
+		return bp_export_perfetto(t, j->f, &j->st, j->err, sizeof(j->err));
+	return bp_export_chrome(t, j->f, &j->st, j->err, sizeof(j->err));
+}
+
+/* Close (or flush) the output: rc, or a write error the export did not see. */
+static int close_export_output(struct export_job *j, int rc)
+{
+	bool tracedat = j->kind == TRACEDAT;
+
+	if (j->out) {
+		if (tracedat ? close(j->fd) != 0 : fclose(j->f) != 0) {
 			if (rc == 0)
-				bp_snprintf(err, sizeof(err), "write error: %s", strerror(errno));
+				bp_snprintf(j->err, sizeof(j->err), "write error: %s", strerror(errno));
 			if (rc == 0)
 				rc = BP_TRACE_EIO;
 		}
 	} else if (!tracedat && (fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
-		bp_snprintf(err, sizeof(err), "write error");
+		bp_snprintf(j->err, sizeof(j->err), "write error");
 		rc = BP_TRACE_EIO;
 	}
+	return rc;
+}
+
+static void export_summary(const struct export_job *j)
+{
+	const struct bp_export_stats *st = &j->st;
+
+	if (j->kind == TRACEDAT)
+		fprintf(stderr, "%s: %llu records (%llu bprint, %llu print events), %u threads, "
+			"%u CPUs, %llu pages, %llu lost, %llu truncated\n", j->out ? j->out : "stdout",
+			(unsigned long long)st->records, (unsigned long long)st->bprint,
+			(unsigned long long)st->print, st->threads, st->cpus,
+			(unsigned long long)st->pages, (unsigned long long)st->lost,
+			(unsigned long long)st->truncated);
+	else
+		fprintf(stderr, "%s: %llu records, %u threads, %llu lost\n",
+			j->out ? j->out : "stdout", (unsigned long long)st->records, st->threads,
+			(unsigned long long)st->lost);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_job j = { .path = DEFAULT_FILE, .fd = STDOUT_FILENO, .f = stdout };
+	const char *format = NULL;
+	struct bp_trace *t;
+	int rc;
+
+	if ((rc = parse_export_options(argc, argv, &format, &j)) >= 0)
+		return rc;
+	if (!format)
+		return usage_error("export", "--format=trace-cmd, chrome, perfetto or ctf is required");
+	if (!strcmp(format, "ctf")) {
+		if ((rc = take_path(argc, argv, &j.path)) != EXIT_OK)
+			return rc;
+		return export_ctf(j.path, j.out, j.quiet);
+	}
+	if ((rc = export_kind(format, &j.kind)) != EXIT_OK ||
+	    (rc = take_path(argc, argv, &j.path)) != EXIT_OK ||
+	    (rc = check_output(&j)) != EXIT_OK)
+		return rc;
+	if (!(t = open_trace(j.path, &rc)))
+		return rc;
+	if (j.out && open_export_output(&j) != 0) {
+		bp_trace_close(t);
+		return EXIT_IO;
+	}
+	progress_start(t, !j.out);
+	rc = run_exporter(t, &j);
+	progress_end(t);
+	rc = close_export_output(&j, rc);
 	if (rc < 0) {
-		errmsg(out ? out : path, "%s", err);
-		report_file(path, t);
+		errmsg(j.out ? j.out : j.path, "%s", j.err);
+		report_file(j.path, t);
 		bp_trace_close(t);
 		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
 	}
-	if (!quiet) {
-		if (tracedat)
-			fprintf(stderr, "%s: %llu records (%llu bprint, %llu print events), %u threads, "
-				"%u CPUs, %llu pages, %llu lost, %llu truncated\n", out ? out : "stdout",
-				(unsigned long long)st.records, (unsigned long long)st.bprint,
-				(unsigned long long)st.print, st.threads, st.cpus,
-				(unsigned long long)st.pages, (unsigned long long)st.lost,
-				(unsigned long long)st.truncated);
-		else
-			fprintf(stderr, "%s: %llu records, %u threads, %llu lost\n",
-				out ? out : "stdout", (unsigned long long)st.records, st.threads,
-				(unsigned long long)st.lost);
-	}
-	rc = report_file(path, t);
+	if (!j.quiet)
+		export_summary(&j);
+	rc = report_file(j.path, t);
 	bp_trace_close(t);
 	return rc;
 }
