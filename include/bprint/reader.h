@@ -75,6 +75,8 @@ struct bp_trace_info {
 	uint32_t memory_rings;
 	uint64_t memory_records;	/* records handed to them, counted as their
 					 * threads ended (0 if none ended normally) */
+	uint32_t missing_sites;		/* call sites it had no room for: their
+					 * records print as <unknown call site N> */
 };
 #define BP_TRACE_F_STREAM	1u	/* written by bprint record */
 #define BP_TRACE_F_CLOSED	2u	/* closed cleanly */

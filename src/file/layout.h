@@ -28,7 +28,7 @@
 #define BP_FILE_MAGIC		"BPTRACE"	/* 8 bytes with the NUL */
 #define BP_FILE_MAJOR		1u
 #define BP_FILE_MINOR		2u	/* 1.1: the accounts chunk (type 7), dense pages (type 8);
-					 * 1.2: memory_rings and memory_records */
+					 * 1.2: memory_rings, missing_sites, memory_records */
 #define BP_FILE_LITTLE_ENDIAN	1u
 #define BP_FILE_BIG_ENDIAN	2u
 #define BP_FILE_HEADER_BYTES	4096u
@@ -63,10 +63,10 @@ struct bp_file_header {
 	uint32_t stop_reason;		/* BP_FILE_STOP_* */
 	uint32_t stop_errno;		/* the failed write's errno */
 	uint64_t stop_record;		/* records copied when the writes stopped */
-	/* rings the full file had no room for (minor 2): traced in memory only */
-	_Atomic uint32_t memory_rings;	/* how many */
-	uint32_t reserved2;
-	_Atomic uint64_t memory_records;	/* records handed to them, added at thread exit */
+	/* what the full file had no room for (minor 2) */
+	_Atomic uint32_t memory_rings;	/* rings, traced in memory only */
+	_Atomic uint32_t missing_sites;	/* site records: their records' sites are unknown */
+	_Atomic uint64_t memory_records;	/* records handed to those rings, added at thread exit */
 	uint8_t reserved[1856];
 };
 
@@ -266,6 +266,7 @@ BP_LAYOUT_AT(bp_file_header, cmdline, 152);
 BP_LAYOUT_AT(bp_file_header, accounts, 2200);
 BP_LAYOUT_AT(bp_file_header, stop_reason, 2208);
 BP_LAYOUT_AT(bp_file_header, memory_rings, 2224);
+BP_LAYOUT_AT(bp_file_header, missing_sites, 2228);
 BP_LAYOUT_AT(bp_file_header, memory_records, 2232);
 BP_LAYOUT_AT(bp_file_header, stop_errno, 2212);
 BP_LAYOUT_AT(bp_file_header, stop_record, 2216);

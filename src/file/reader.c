@@ -278,6 +278,7 @@ static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
 	in->accounts_off = stream ? h->accounts : 0;
 	in->memory_rings = atomic_load_explicit(&h->memory_rings, memory_order_relaxed);
 	in->memory_records = atomic_load_explicit(&h->memory_records, memory_order_relaxed);
+	in->missing_sites = atomic_load_explicit(&h->missing_sites, memory_order_relaxed);
 }
 
 static int read_header(struct bp_trace *t, char *err, size_t errlen)

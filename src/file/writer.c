@@ -503,6 +503,12 @@ static void scan_libs(bool force)
 	dl_iterate_phdr(add_lib, NULL);
 }
 
+/* A site record the file has no room for (or no memory to build): counted. */
+static void site_missing(void)
+{
+	atomic_fetch_add_explicit(&hdr->missing_sites, 1, memory_order_relaxed);
+}
+
 static void append_site(const struct bprint_site *s)
 {
 	const char *fmt = s->format ? s->format : "";
@@ -513,11 +519,10 @@ static void append_site(const struct bprint_site *s)
 	struct bp_file_site rec;
 	unsigned char *buf;
 
-	if (total > (64u << 20))
+	if (total > (64u << 20) || !(buf = calloc(1, pad4(total)))) {
+		site_missing();
 		return;
-	buf = calloc(1, pad4(total));
-	if (!buf)
-		return;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.rec_bytes = pad4(total);
 	rec.id = s->id;
@@ -532,7 +537,8 @@ static void append_site(const struct bprint_site *s)
 	memcpy(buf + BP_FILE_SITE_BYTES, fmt, fl);
 	memcpy(buf + BP_FILE_SITE_BYTES + fl, file, il);
 	memcpy(buf + BP_FILE_SITE_BYTES + fl + il, func, nl);
-	list_append(&sites, buf, rec.rec_bytes);
+	if (list_append(&sites, buf, rec.rec_bytes) != 0)
+		site_missing();
 	free(buf);
 }
 

@@ -106,19 +106,26 @@ static void report_stream_state(const char *path, struct bp_trace *t)
 		errmsg(path, "%s; the records it did not copy cannot be counted", why);
 }
 
-/* Buffers the traced process's file was too full for: in no file.  Said or not. */
-static bool report_memory_rings(const char *path, const struct bp_trace_info *in)
+/* What the traced process's file was too full for: buffers, call sites.  Said or not. */
+static bool report_file_full(const char *path, const struct bp_trace_info *in)
 {
+	const char *full = "incomplete: the trace file was full";
+	bool one = in->memory_rings == 1;
+
+	if (in->missing_sites)
+		errmsg(path, "%s, %u call site%s not in it (%s records print as <unknown call "
+			     "site N>)", full, in->missing_sites, in->missing_sites == 1 ? " is" : "s are",
+		       in->missing_sites == 1 ? "its" : "their");
 	if (!in->memory_rings)
-		return false;
+		return in->missing_sites != 0;
 	if (in->memory_records)
-		errmsg(path, "incomplete: the trace file was full, %u buffers were kept in memory "
-			     "only; %llu records written are not in the file", in->memory_rings,
+		errmsg(path, "%s, %u buffer%s kept in memory only; %llu records written are not "
+			     "in the file", full, in->memory_rings, one ? " was" : "s were",
 		       (unsigned long long)in->memory_records);
 	else
-		errmsg(path, "incomplete: the trace file was full, %u buffers were kept in memory "
-			     "only; their records are not in the file and cannot be counted",
-		       in->memory_rings);
+		errmsg(path, "%s, %u buffer%s kept in memory only; %s records are not in the file "
+			     "and cannot be counted", full, in->memory_rings, one ? " was" : "s were",
+		       one ? "its" : "their");
 	return true;
 }
 
@@ -127,7 +134,7 @@ int report_file(const char *path, struct bp_trace *t)
 	const struct bp_trace_info *in = bp_trace_info(t);
 	int rc = report_problems(path, t);
 
-	if (report_memory_rings(path, in) && rc == EXIT_OK)
+	if (report_file_full(path, in) && rc == EXIT_OK)
 		rc = EXIT_INCOMPLETE;
 	if (in->flags & BP_TRACE_F_CLOSED && !in->stop_reason)
 		return rc;
