@@ -165,7 +165,16 @@ int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, 
 	return EXIT_OK;
 }
 
-int cmd_report(int argc, char **argv)
+/* What the command line asks of report (--date and --relative go to times). */
+struct report_opts {
+	enum bprint_output how;
+	bool no_header;
+	struct filter f;
+	const char *path;
+};
+
+/* Options and FILE into r: -1 to go on, else the exit code. */
+static int parse_report_args(int argc, char **argv, struct report_opts *r)
 {
 	static const struct option opts[] = {
 		{ "raw", no_argument, NULL, 'r' },
@@ -180,79 +189,96 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum bprint_output how = BPRINT_OUTPUT_FTRACE;
-	struct filter f = { 0 };
-	bool no_header = false;
-	const char *path = DEFAULT_FILE;
-	struct bp_trace *t;
-	long count = 0;
-	int c, rc = EXIT_OK, rc2;
+	int c, rc = EXIT_OK;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":rmnt:s:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': how = BPRINT_OUTPUT_RAW; break;
-		case 'm': how = BPRINT_OUTPUT_MSG; break;
-		case 'n': no_header = true; break;
-		case 't': rc = filter_option(&f, "report", "tid", optarg); break;
-		case 's': rc = filter_option(&f, "report", "site", optarg); break;
-		case 'F': rc = filter_option(&f, "report", "from", optarg); break;
-		case 'T': rc = filter_option(&f, "report", "to", optarg); break;
+		case 'r': r->how = BPRINT_OUTPUT_RAW; break;
+		case 'm': r->how = BPRINT_OUTPUT_MSG; break;
+		case 'n': r->no_header = true; break;
+		case 't': rc = filter_option(&r->f, "report", "tid", optarg); break;
+		case 's': rc = filter_option(&r->f, "report", "site", optarg); break;
+		case 'F': rc = filter_option(&r->f, "report", "from", optarg); break;
+		case 'T': rc = filter_option(&r->f, "report", "to", optarg); break;
 		case 'D':
 			times.date = !optarg || !strcmp(optarg, "local") ? DATE_LOCAL : DATE_UTC;
 			if (optarg && strcmp(optarg, "local") && strcmp(optarg, "utc"))
 				rc = usage_error("report", "--date takes local or utc, not '%s'", optarg);
 			break;
 		case 'R': times.relative = true; break;
-		case 'h': report_help(); filter_free(&f); return finish_output();
+		case 'h': report_help(); return finish_output();
 		case ':': rc = usage_error("report", "option '%s' needs an argument", argv[optind - 1]); break;
 		default: rc = usage_error("report", "unknown option '%s'", argv[optind - 1]); break;
 		}
-		if (rc) {
-			filter_free(&f);
+		if (rc)
 			return rc;
-		}
 	}
 	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc) {
-		filter_free(&f);
+		r->path = argv[optind++];
+	if (optind < argc)
 		return usage_error("report", "unexpected argument '%s'", argv[optind]);
-	}
-	if (!(t = open_trace(path, &rc))) {
-		filter_free(&f);
-		return rc;
-	}
-	if ((rc = filter_check_sites(&f, t, "report", path)) != EXIT_OK) {
+	return -1;
+}
+
+/* The trace, its --site patterns checked and its dates known; NULL with
+ * *rc set. */
+static struct bp_trace *open_report_trace(struct report_opts *r, int *rc)
+{
+	struct bp_trace *t = open_trace(r->path, rc);
+
+	if (!t)
+		return NULL;
+	if ((*rc = filter_check_sites(&r->f, t, "report", r->path)) != EXIT_OK) {
 		bp_trace_close(t);
-		filter_free(&f);
-		return rc;
+		return NULL;
 	}
 	if (times.date != DATE_NONE && bp_out_wallclock_offset(bp_trace_info(t), &times.offset)) {
-		errmsg(path, "the %s clock gives no dates", bp_trace_info(t)->clock_name);
+		errmsg(r->path, "the %s clock gives no dates", bp_trace_info(t)->clock_name);
 		bp_trace_close(t);
-		filter_free(&f);
-		return EXIT_USAGE;
+		*rc = EXIT_USAGE;
+		return NULL;
 	}
-	if (how == BPRINT_OUTPUT_FTRACE && !no_header) {
+	return t;
+}
+
+/* The header and the records, then what the file lacks: the exit code. */
+static int print_report(struct bp_trace *t, struct report_opts *r)
+{
+	long count = 0;
+	int rc, rc2;
+
+	if (r->how == BPRINT_OUTPUT_FTRACE && !r->no_header) {
 		header(stdout, t);
 		fflush(stdout);
 	}
 	progress_start(t, true);
-	rc = print_records(t, &f, how, &count);
+	rc = print_records(t, &r->f, r->how, &count);
 	progress_end(t);
 	rc2 = finish_output();
 	if (rc == EXIT_OK)
 		rc = rc2;
 	if (rc == EXIT_IO && rc2 == EXIT_OK)
-		errmsg(path, "read error");
+		errmsg(r->path, "read error");
 	if (rc == EXIT_OK)
-		rc = report_file(path, t);
+		rc = report_file(r->path, t);
 	else
-		report_file(path, t);
-	note_siblings(path);
-	bp_trace_close(t);
-	filter_free(&f);
+		report_file(r->path, t);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts r = { .how = BPRINT_OUTPUT_FTRACE, .path = DEFAULT_FILE };
+	struct bp_trace *t;
+	int rc = parse_report_args(argc, argv, &r);
+
+	if (rc < 0 && (t = open_report_trace(&r, &rc))) {
+		rc = print_report(t, &r);
+		note_siblings(r.path);
+		bp_trace_close(t);
+	}
+	filter_free(&r.f);
 	return rc;
 }
