@@ -162,7 +162,17 @@ static int drain(struct bp_trace *t, struct filter *f, enum bprint_output how, b
 	return rc < 0 ? EXIT_BADFILE : EXIT_OK;
 }
 
-int cmd_tail(int argc, char **argv)
+/* What the command line asks of tail. */
+struct tail_opts {
+	enum bprint_output how;
+	bool skip;			/* --new */
+	long interval;			/* ms */
+	struct filter f;
+	const char *arg;		/* FILE or PID */
+};
+
+/* Options and FILE|PID into o: -1 to go on, else the exit code. */
+static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 {
 	static const struct option opts[] = {
 		{ "raw", no_argument, NULL, 'r' },
@@ -176,66 +186,61 @@ int cmd_tail(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum bprint_output how = BPRINT_OUTPUT_FTRACE;
-	struct filter f = { 0 };
-	bool skip = false;
-	long interval = 50, pid = 0;
-	char *path = NULL, *end;
-	const char *arg;
-	struct bp_trace *t;
-	struct sigaction sa;
-	struct stat st;
+	char *end;
 	int c, rc = EXIT_OK;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":rmt:s:Ni:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': how = BPRINT_OUTPUT_RAW; break;
-		case 'm': how = BPRINT_OUTPUT_MSG; break;
-		case 'N': skip = true; break;
-		case 't': rc = filter_option(&f, "tail", "tid", optarg); break;
-		case 's': rc = filter_option(&f, "tail", "site", optarg); break;
-		case 'F': rc = filter_option(&f, "tail", "from", optarg); break;
-		case 'T': rc = filter_option(&f, "tail", "to", optarg); break;
+		case 'r': o->how = BPRINT_OUTPUT_RAW; break;
+		case 'm': o->how = BPRINT_OUTPUT_MSG; break;
+		case 'N': o->skip = true; break;
+		case 't': rc = filter_option(&o->f, "tail", "tid", optarg); break;
+		case 's': rc = filter_option(&o->f, "tail", "site", optarg); break;
+		case 'F': rc = filter_option(&o->f, "tail", "from", optarg); break;
+		case 'T': rc = filter_option(&o->f, "tail", "to", optarg); break;
 		case 'i':
-			interval = strtol(optarg, &end, 10);
-			if (end == optarg || *end || interval < 1 || interval > 60000)
+			o->interval = strtol(optarg, &end, 10);
+			if (end == optarg || *end || o->interval < 1 || o->interval > 60000)
 				rc = usage_error("tail", "--interval: expected 1 to 60000 ms");
 			break;
-		case 'h': tail_help(); filter_free(&f); return finish_output();
+		case 'h': tail_help(); return finish_output();
 		case ':': rc = usage_error("tail", "option '%s' needs an argument", argv[optind - 1]); break;
 		default: rc = usage_error("tail", "unknown option '%s'", argv[optind - 1]); break;
 		}
-		if (rc) {
-			filter_free(&f);
+		if (rc)
 			return rc;
-		}
 	}
-	if (optind >= argc) {
-		filter_free(&f);
+	if (optind >= argc)
 		return usage_error("tail", "missing FILE or PID");
-	}
-	if (optind + 1 < argc) {
-		filter_free(&f);
+	if (optind + 1 < argc)
 		return usage_error("tail", "unexpected argument '%s'", argv[optind + 1]);
-	}
-	arg = argv[optind];
-	pid = strtol(arg, &end, 10);
-	if (end != arg && !*end && pid > 0 && stat(arg, &st) != 0) {
-		if (!(path = file_of_pid(arg, pid))) {
-			filter_free(&f);
+	o->arg = argv[optind];
+	return -1;
+}
+
+/* A number that names no file is a process: *path becomes its trace file
+ * (allocated) and *pid its id.  Else *pid is 0 and arg is the file. */
+static int tail_target(const char *arg, long *pid, char **path)
+{
+	struct stat st;
+	char *end;
+
+	*pid = strtol(arg, &end, 10);
+	if (end != arg && !*end && *pid > 0 && stat(arg, &st) != 0) {
+		if (!(*path = file_of_pid(arg, *pid)))
 			return EXIT_BADFILE;
-		}
 	} else {
-		pid = 0;
+		*pid = 0;
 	}
-	t = open_trace(path ? path : arg, &rc);
-	if (!t) {
-		free(path);
-		filter_free(&f);
-		return rc;
-	}
+	return EXIT_OK;
+}
+
+/* SIGINT, SIGTERM and SIGHUP end the loop once the poll under way is printed. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -243,27 +248,59 @@ int cmd_tail(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
 
-	rc = drain(t, &f, how, skip);
+/*
+ * Print what the file holds (or skip it, --new), then poll for more until
+ * a signal or an error, or, following process pid (0: none), until it has
+ * gone and one last poll is printed.  Returns the exit code.
+ */
+static int follow(struct bp_trace *t, struct tail_opts *o, long pid, const char *name)
+{
+	int rc = drain(t, &o->f, o->how, o->skip);
+
 	while (rc == EXIT_OK && !stop) {
 		bool gone = pid && !alive(pid);
 
-		nap(gone ? 0 : interval);
+		nap(gone ? 0 : o->interval);
 		if (bp_trace_refresh(t) < 0) {
-			errmsg(path ? path : arg, "read error");
+			errmsg(name, "read error");
 			rc = EXIT_IO;
 			break;
 		}
-		rc = drain(t, &f, how, false);
+		rc = drain(t, &o->f, o->how, false);
 		if (gone)
 			break;
 	}
 	if (rc == EXIT_IO)
 		errmsg(NULL, "write error: %s", strerror(errno ? errno : EIO));
-	if (rc == EXIT_OK)
-		rc = report_problems(path ? path : arg, t);
-	bp_trace_close(t);
+	return rc;
+}
+
+int cmd_tail(int argc, char **argv)
+{
+	struct tail_opts o = { .how = BPRINT_OUTPUT_FTRACE, .interval = 50 };
+	struct bp_trace *t;
+	char *path = NULL;
+	const char *name;
+	long pid;
+	int rc;
+
+	if ((rc = parse_tail_args(argc, argv, &o)) >= 0) {
+		filter_free(&o.f);
+		return rc;
+	}
+	if ((rc = tail_target(o.arg, &pid, &path)) == EXIT_OK) {
+		name = path ? path : o.arg;
+		if ((t = open_trace(name, &rc))) {
+			catch_signals();
+			rc = follow(t, &o, pid, name);
+			if (rc == EXIT_OK)
+				rc = report_problems(name, t);
+			bp_trace_close(t);
+		}
+	}
 	free(path);
-	filter_free(&f);
+	filter_free(&o.f);
 	return rc;
 }
