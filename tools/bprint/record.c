@@ -199,7 +199,48 @@ static void summary(const struct bp_drain_result *res, const struct outputs *wri
 	fprintf(stderr, "; copier CPU %.1f ms\n", copier_cpu_ms());
 }
 
-int cmd_record(int argc, char **argv)
+/* What the command line asks of record. */
+struct record_opts {
+	const char *out, *bufsize, *pagesize, *mode, *clock, *timeout;
+	bool quiet;
+	char **cmd;			/* COMMAND and its arguments */
+};
+
+/* The argument of option c, checked: 0, or a usage error. */
+static int check_value(int c, const char *arg)
+{
+	enum bp_clock_id cid;
+	size_t n;
+
+	switch (c) {
+	case 'b':
+		if (!bp_parse_size(arg))
+			return usage_error("record", "--buffer-size: not a size: '%s'", arg);
+		break;
+	case 'p':
+		n = bp_parse_size(arg);
+		if (n < 1024 || n > 65536 || (n & (n - 1)))
+			return usage_error("record", "--page-size: expected a power of two from 1K to 64K");
+		break;
+	case 'M':
+		if (strcmp(arg, "overwrite") && strcmp(arg, "discard") && strcmp(arg, "block"))
+			return usage_error("record", "--mode: expected block, discard or overwrite");
+		break;
+	case 't':
+		n = bp_parse_duration(arg);
+		if (!n || n > 60000000000ull)
+			return usage_error("record", "--block-timeout: expected a duration up to 60s, like 100ms");
+		break;
+	case 'c':
+		if (bp_clock_parse(arg, &cid))
+			return usage_error("record", "--clock: expected tsc, mono, mono_raw, boot or counter");
+		break;
+	}
+	return 0;
+}
+
+/* Options and COMMAND into o: -1 to go on, else the exit code. */
+static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -212,72 +253,57 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = DEFAULT_FILE, *bufsize = NULL, *pagesize = NULL, *mode = NULL;
-	const char *clock = NULL, *timeout = NULL;
-	bool quiet = false;
-	struct sigaction sa;
-	struct bp_drain_opts dopt;
-	struct bp_drain_result res;
-	struct outputs written = { NULL, 0, 0 };
-	enum bp_clock_id cid;
-	char *live;
-	size_t live_len;
-	pid_t pid, parent;
-	char ppid[24];
-	int c, rc, drc, status;
-	size_t n;
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
 	/* '+': options end at the command */
 	while ((c = getopt_long(argc, argv, "+:o:b:p:M:t:c:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
-		case 'b':
-			bufsize = optarg;
-			if (!bp_parse_size(optarg))
-				return usage_error("record", "--buffer-size: not a size: '%s'", optarg);
-			break;
-		case 'p':
-			pagesize = optarg;
-			n = bp_parse_size(optarg);
-			if (n < 1024 || n > 65536 || (n & (n - 1)))
-				return usage_error("record", "--page-size: expected a power of two from 1K to 64K");
-			break;
-		case 'M':
-			mode = optarg;
-			if (strcmp(mode, "overwrite") && strcmp(mode, "discard") && strcmp(mode, "block"))
-				return usage_error("record", "--mode: expected block, discard or overwrite");
-			break;
-		case 't':
-			timeout = optarg;
-			n = bp_parse_duration(optarg);
-			if (!n || n > 60000000000ull)
-				return usage_error("record", "--block-timeout: expected a duration up to 60s, like 100ms");
-			break;
-		case 'c':
-			clock = optarg;
-			if (bp_clock_parse(optarg, &cid))
-				return usage_error("record", "--clock: expected tsc, mono, mono_raw, boot or counter");
-			break;
-		case 'q': quiet = true; break;
+		case 'o': o->out = optarg; break;
+		case 'b': o->bufsize = optarg; break;
+		case 'p': o->pagesize = optarg; break;
+		case 'M': o->mode = optarg; break;
+		case 't': o->timeout = optarg; break;
+		case 'c': o->clock = optarg; break;
+		case 'q': o->quiet = true; break;
 		case 'h': record_help(); return finish_output();
 		case ':': return usage_error("record", "option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("record", "unknown option '%s'", argv[optind - 1]);
 		}
+		if ((rc = check_value(c, optarg)) != 0)
+			return rc;
 	}
 	if (optind >= argc)
 		return usage_error("record", "missing COMMAND");
-	if (!*out)
+	if (!*o->out)
 		return usage_error("record", "--output: empty file name");
-	live_len = strlen(out) + sizeof(".live");
-	if (!(live = malloc(live_len)))
-		return usage_error("record", "out of memory");
-	snprintf(live, live_len, "%s.live", out);
-	if ((rc = clear_output(out)) != EXIT_OK || (rc = clear_output(live)) != EXIT_OK) {
-		free(live);
-		return rc;
+	o->cmd = argv + optind;
+	return -1;
+}
+
+/* FILE.live (allocated), once FILE and FILE.live are cleared; NULL with
+ * *rc set. */
+static char *prepare_outputs(const char *out, int *rc)
+{
+	size_t len = strlen(out) + sizeof(".live");
+	char *live = malloc(len);
+
+	if (!live) {
+		*rc = usage_error("record", "out of memory");
+		return NULL;
 	}
+	snprintf(live, len, "%s.live", out);
+	if ((*rc = clear_output(out)) != EXIT_OK || (*rc = clear_output(live)) != EXIT_OK) {
+		free(live);
+		return NULL;
+	}
+	return live;
+}
+
+static void forward_signals(void)
+{
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -286,76 +312,124 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* In the child: die with bprint record, trace into live, become COMMAND. */
+static _Noreturn void exec_command(const struct record_opts *o, const char *live, pid_t parent)
+{
+	char ppid[24];
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(126);
+	snprintf(ppid, sizeof(ppid), "%lld", (long long)parent);
+	if (setenv("BPRINT_FILE", live, 1) || setenv("BPRINT_RECORD_PID", ppid, 1) ||
+	    setenv("BPRINT_BUFFER_SIZE", o->bufsize ? o->bufsize : RECORD_BUFFER, o->bufsize != NULL) ||
+	    (o->pagesize && setenv("BPRINT_PAGE_SIZE", o->pagesize, 1)) ||
+	    setenv("BPRINT_MODE", o->mode ? o->mode : RECORD_MODE, o->mode != NULL) ||
+	    (o->timeout && setenv("BPRINT_BLOCK_TIMEOUT", o->timeout, 1)) ||
+	    (o->clock && setenv("BPRINT_CLOCK", o->clock, 1)))
+		_exit(126);
+	execvp(o->cmd[0], o->cmd);
+	errmsg(o->cmd[0], "%s", strerror(errno));
+	_exit(127);
+}
+
+/* Fork COMMAND: its pid, or -1 with a message. */
+static pid_t start_command(const struct record_opts *o, const char *live)
+{
+	pid_t parent, pid;
 
 	fflush(NULL);
 	parent = getpid();
 	pid = fork();
-	if (pid < 0) {
+	if (pid < 0)
 		errmsg(NULL, "fork: %s", strerror(errno));
-		free(live);
-		return EXIT_IO;
-	}
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-			_exit(126);
-		snprintf(ppid, sizeof(ppid), "%lld", (long long)parent);
-		if (setenv("BPRINT_FILE", live, 1) || setenv("BPRINT_RECORD_PID", ppid, 1) ||
-		    setenv("BPRINT_BUFFER_SIZE", bufsize ? bufsize : RECORD_BUFFER, bufsize != NULL) ||
-		    (pagesize && setenv("BPRINT_PAGE_SIZE", pagesize, 1)) ||
-		    setenv("BPRINT_MODE", mode ? mode : RECORD_MODE, mode != NULL) ||
-		    (timeout && setenv("BPRINT_BLOCK_TIMEOUT", timeout, 1)) ||
-		    (clock && setenv("BPRINT_CLOCK", clock, 1)))
-			_exit(126);
-		execvp(argv[optind], argv + optind);
-		errmsg(argv[optind], "%s", strerror(errno));
-		_exit(127);
-	}
-	child_pid = pid;
+	else if (pid == 0)
+		exec_command(o, live, parent);
+	return pid;
+}
+
+/* Copy the pages of COMMAND, and of the traced programs it starts, until
+ * each has exited: bp_drain_run()'s result. */
+static int drain_command(const struct record_opts *o, const char *live, pid_t pid,
+			 struct bp_drain_result *res, struct outputs *written)
+{
+	struct bp_drain_opts dopt;
 
 	memset(&dopt, 0, sizeof(dopt));
 	dopt.live_path = live;
-	dopt.out_path = out;
+	dopt.out_path = o->out;
 	dopt.stop = &stop_drain;
 	dopt.child = pid;
 	dopt.follow = 1;
 	dopt.remove_live = 1;
 	dopt.on_output = on_output;
-	dopt.on_output_arg = &written;
-	drc = bp_drain_run(&dopt, &res);
-	if (quiet || drc != 0) {
-		free(written.names);
-		written.names = NULL;
-	}
+	dopt.on_output_arg = written;
+	return bp_drain_run(&dopt, res);
+}
 
-	while (waitpid(pid, &status, 0) < 0)
+/* COMMAND's wait status into *status: 0, or -1 with a message. */
+static int wait_command(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR) {
 			errmsg(NULL, "waitpid: %s", strerror(errno));
-			free(written.names);
-			free(live);
-			return EXIT_IO;
+			return -1;
 		}
 	child_pid = 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) >= 126 && drc != 0) {
-		free(live);	/* exec failed: said so already */
+	return 0;
+}
+
+/* What became of the trace (drc, res) and of COMMAND: messages and the
+ * exit code. */
+static int record_result(const struct record_opts *o, int drc, const struct bp_drain_result *res,
+			 const struct outputs *written, int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) >= 126 && drc != 0)
+		return EXIT_IO;		/* exec failed: said so already */
+	if (drc != 0) {
+		errmsg(o->out, "%s", res->error[0] ? res->error : "the trace could not be written");
+		if (strstr(res->error, "no live"))
+			fprintf(stderr, "%s: is %s linked with libbprint?\n", prog, o->cmd[0]);
 		return EXIT_IO;
 	}
-	if (drc != 0) {
-		errmsg(out, "%s", res.error[0] ? res.error : "the trace could not be written");
-		if (strstr(res.error, "no live"))
-			fprintf(stderr, "%s: is %s linked with libbprint?\n", prog, argv[optind]);
+	if (!o->quiet)
+		summary(res, written);
+	if (WIFSIGNALED(status) && WTERMSIG(status) != got_signal && !o->quiet)
+		errmsg(o->cmd[0], "killed by signal %d", WTERMSIG(status));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) && !o->quiet)
+		errmsg(o->cmd[0], "exited with status %d", WEXITSTATUS(status));
+	return command_status(status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .out = DEFAULT_FILE };
+	struct outputs written = { NULL, 0, 0 };
+	struct bp_drain_result res;
+	char *live;
+	pid_t pid;
+	int rc, drc, status;
+
+	if ((rc = parse_record_args(argc, argv, &o)) >= 0)
+		return rc;
+	if (!(live = prepare_outputs(o.out, &rc)))
+		return rc;
+	forward_signals();
+	if ((pid = start_command(&o, live)) < 0) {
 		free(live);
 		return EXIT_IO;
 	}
-	if (!quiet)
-		summary(&res, &written);
-	free(written.names);	/* NULL if quiet, or on the error paths above */
+	child_pid = pid;
+	drc = drain_command(&o, live, pid, &res, &written);
+	if (wait_command(pid, &status) != 0)
+		rc = EXIT_IO;
+	else
+		rc = record_result(&o, drc, &res, &written, status);
+	free(written.names);
 	free(live);
-	if (WIFSIGNALED(status) && WTERMSIG(status) != got_signal && !quiet)
-		errmsg(argv[optind], "killed by signal %d", WTERMSIG(status));
-	else if (WIFEXITED(status) && WEXITSTATUS(status) && !quiet)
-		errmsg(argv[optind], "exited with status %d", WEXITSTATUS(status));
-	return command_status(status);
+	return rc;
 }
