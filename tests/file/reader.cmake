@@ -51,3 +51,16 @@ endif()
 bp_add_test(reader_live_site SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_live_site.c TIMEOUT 60)
 set_tests_properties(reader_live_site PROPERTIES
   ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_live_site.dat")
+
+# A live file that stops growing half-way: a thread's ring and new call
+# sites it has no room for are counted, never lost silently (tool_full).
+add_executable(file_full ${CMAKE_CURRENT_LIST_DIR}/file_full.c)
+target_link_libraries(file_full PRIVATE bprint_internal Threads::Threads)
+bp_set_test_warnings(file_full)
+if(TARGET bprint_tool)
+  add_test(NAME tool_full
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_full.sh $<TARGET_FILE:bprint_tool>
+            $<TARGET_FILE:file_full> ${CMAKE_CURRENT_BINARY_DIR}/tool_full.d
+            ${CMAKE_CURRENT_LIST_DIR})
+  set_tests_properties(tool_full PROPERTIES TIMEOUT 120)
+endif()

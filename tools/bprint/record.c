@@ -194,6 +194,10 @@ static void summary(const struct bp_drain_result *res, const struct outputs *wri
 	if (res->lost_records)
 		fprintf(stderr, ", %llu lost (not copied in time)",
 			(unsigned long long)res->lost_records);
+	if (res->memory_rings)
+		fprintf(stderr, "; the trace file was full: %llu buffer%s kept in memory only, "
+			"%llu records not in the file", (unsigned long long)res->memory_rings,
+			res->memory_rings == 1 ? "" : "s", (unsigned long long)res->memory_records);
 	if (written->n > 1)
 		fprintf(stderr, "; %u traced programs, one file each", written->n);
 	fprintf(stderr, "; copier CPU %.1f ms\n", copier_cpu_ms());

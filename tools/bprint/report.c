@@ -100,18 +100,23 @@ static void report_help(void)
 	       prog, DEFAULT_FILE);
 }
 
-/* The '#' header of bprint_dump(), with the file's counters. */
+/*
+ * The '#' header of bprint_dump(), with the file's counters; the records
+ * of buffers the file was too full for count as written and lost.
+ */
 static void header(FILE *out, struct bp_trace *t)
 {
 	struct bp_trace_totals tot;
 	uint64_t over = bp_trace_overwritten_estimate(t);
+	uint64_t in_memory = bp_trace_info(t)->memory_records;
 	uint64_t lost;
 	char buf[512];
 	size_t len;
 
 	bp_trace_totals(t, &tot);
-	lost = tot.discarded + over + tot.not_copied;
-	len = bp_text_header(buf, sizeof(buf), tot.written, lost, sysconf(_SC_NPROCESSORS_CONF));
+	lost = tot.discarded + over + tot.not_copied + in_memory;
+	len = bp_text_header(buf, sizeof(buf), tot.written + in_memory, lost,
+			     sysconf(_SC_NPROCESSORS_CONF));
 	fwrite(buf, 1, len < sizeof(buf) ? len : sizeof(buf) - 1, out);
 }
 

@@ -10,7 +10,9 @@
  * Stream files add the records the drainer could not copy: NOT-DRAINED
  * (overwritten before it got there, part of OVERWRITTEN) and NOT-COPIED
  * (still in the rings when a drainer that did not finish stopped), so that
- * read + overwritten + discarded + not-copied = written.
+ * read + overwritten + discarded + not-copied = written.  A file that was
+ * too full for some threads' buffers has no counters of theirs but the
+ * sum its header keeps: one line after the threads.
  */
 #include "bprint_cmd.h"
 
@@ -41,36 +43,34 @@ struct thread_sum {
 	uint64_t waits, wait_ns;
 };
 
+/* What reading the records found: per site id, unknown sites, the span. */
+struct site_counts {
+	uint64_t *count;		/* by site id, ncount of them */
+	uint32_t ncount;
+	uint64_t unknown, total, first, last;
+};
+
 /* enum bp_ring_mode's names */
 static const char *mode_name(uint32_t mode)
 {
 	return mode == 0 ? "overwrite" : mode == 1 ? "discard" : mode == 2 ? "block" : "unknown";
 }
 
-int cmd_stats(int argc, char **argv)
+/* Options into *all and *path.  -1 to go on, else the exit status. */
+static int parse_stats_args(int argc, char **argv, bool *all, const char **path)
 {
 	static const struct option opts[] = {
 		{ "all-sites", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool all = false, block;
-	const char *path;
-	struct bp_trace *t;
-	const struct bp_trace_info *in;
-	struct bp_trace_event e;
-	uint64_t *count = NULL, unknown = 0, total = 0, first = 0, last = 0;
-	uint32_t ncount = 0;
-	struct thread_sum *th = NULL;
-	size_t nth = 0;
-	double span;
-	int c, rc, next;
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ah", opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': all = true; break;
+		case 'a': *all = true; break;
 		case 'h': stats_help(); return finish_output();
 		default: return usage_error("stats", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -79,39 +79,50 @@ int cmd_stats(int argc, char **argv)
 		return usage_error("stats", "missing FILE");
 	if (optind + 1 < argc)
 		return usage_error("stats", "unexpected argument '%s'", argv[optind + 1]);
-	path = argv[optind];
-	if (!(t = open_trace(path, &rc)))
-		return rc;
+	*path = argv[optind];
+	return -1;
+}
+
+/* One more record of site id: the table grows to the file's largest id. */
+static bool count_site(struct bp_trace *t, struct site_counts *sc, uint32_t id)
+{
+	if (id >= sc->ncount) {
+		uint32_t n = bp_trace_max_site_id(t) + 1;
+		uint64_t *grown = realloc(sc->count, n * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		memset(grown + sc->ncount, 0, (n - sc->ncount) * sizeof(*grown));
+		sc->count = grown;
+		sc->ncount = n;
+	}
+	sc->count[id]++;
+	return true;
+}
+
+/* Read every record into sc.  bp_trace_next()'s last result, or 2: out of memory. */
+static int count_records(struct bp_trace *t, struct site_counts *sc)
+{
+	struct bp_trace_event e;
+	int next;
 
 	while ((next = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
-		if (!total || e.ev.ns < first)
-			first = e.ev.ns;
-		if (e.ev.ns > last)
-			last = e.ev.ns;
-		total++;
-		if (!e.ev.site) {
-			unknown++;
-			continue;
-		}
-		if (e.site_id >= ncount) {
-			uint32_t n = bp_trace_max_site_id(t) + 1;
-			uint64_t *grown = realloc(count, n * sizeof(*grown));
-
-			if (!grown) {
-				errmsg(NULL, "out of memory");
-				free(count);
-				bp_trace_close(t);
-				return EXIT_IO;
-			}
-			memset(grown + ncount, 0, (n - ncount) * sizeof(*grown));
-			count = grown;
-			ncount = n;
-		}
-		count[e.site_id]++;
+		if (!sc->total || e.ev.ns < sc->first)
+			sc->first = e.ev.ns;
+		if (e.ev.ns > sc->last)
+			sc->last = e.ev.ns;
+		sc->total++;
+		if (!e.ev.site)
+			sc->unknown++;
+		else if (!count_site(t, sc, e.site_id))
+			return 2;
 	}
-	span = total > 1 ? (double)(last - first) / 1e9 : 0.0;
+	return next;
+}
 
-	in = bp_trace_info(t);
+static void print_summary(const char *path, const struct bp_trace_info *in, uint64_t total,
+			  double span)
+{
 	printf("# file: %s (%s, %s)\n", path,
 	       in->flags & BP_TRACE_F_STREAM ? "stream" : "live",
 	       in->flags & BP_TRACE_F_CLOSED ? "closed cleanly" : "not closed");
@@ -121,11 +132,15 @@ int cmd_stats(int argc, char **argv)
 	if (in->cmdline[0])
 		printf("# command: %s\n", in->cmdline);
 	printf("# records: %llu  span: %.6f s\n", (unsigned long long)total, span);
+}
+
+static void print_sites(struct bp_trace *t, const struct site_counts *sc, double span, bool all)
+{
 	printf("#\n# sites\n");
 	printf("%8s %12s %14s  %s\n", "ID", "COUNT", "RATE/s", "FILE:LINE FUNCTION");
 	for (size_t i = 0; i < bp_trace_nsites(t); i++) {
 		const struct bp_trace_site *s = bp_trace_site_at(t, i);
-		uint64_t n = s && s->site.id < ncount ? count[s->site.id] : 0;
+		uint64_t n = s && s->site.id < sc->ncount ? sc->count[s->site.id] : 0;
 
 		if (!s || (!n && !all))
 			continue;
@@ -136,27 +151,38 @@ int cmd_stats(int argc, char **argv)
 			printf("%8u %12llu %14s  %s:%u %s\n", s->site.id, (unsigned long long)n, "-",
 			       s->site.file, s->site.line, s->site.func);
 	}
-	if (unknown)
-		printf("%8s %12llu %14s  (unknown call sites)\n", "?", (unsigned long long)unknown, "-");
+	if (sc->unknown)
+		printf("%8s %12llu %14s  (unknown call sites)\n", "?",
+		       (unsigned long long)sc->unknown, "-");
+}
 
-	/* one line per thread: its rings (nesting levels) summed */
+/* The sum of thread tid's rings in th[0..*nth), made if new; NULL: out of memory. */
+static struct thread_sum *thread_of(struct thread_sum **th, size_t *nth, int32_t tid)
+{
+	struct thread_sum *grown;
+
+	for (size_t k = 0; k < *nth; k++)
+		if ((*th)[k].tid == tid)
+			return &(*th)[k];
+	if (!(grown = realloc(*th, (*nth + 1) * sizeof(*grown))))
+		return NULL;
+	*th = grown;
+	memset(&grown[*nth], 0, sizeof(*grown));
+	grown[*nth].tid = tid;
+	return &grown[(*nth)++];
+}
+
+/* One entry per thread: its rings (nesting levels) summed.  The count made. */
+static size_t sum_threads(struct bp_trace *t, struct thread_sum **th)
+{
+	size_t nth = 0;
+
 	for (size_t i = 0; i < bp_trace_nrings(t); i++) {
 		const struct bp_trace_ring *r = bp_trace_ring_at(t, i);
-		struct thread_sum *s = NULL;
+		struct thread_sum *s = thread_of(th, &nth, r->tid);
 
-		for (size_t k = 0; k < nth; k++)
-			if (th[k].tid == r->tid)
-				s = &th[k];
-		if (!s) {
-			struct thread_sum *grown = realloc(th, (nth + 1) * sizeof(*grown));
-
-			if (!grown)
-				break;
-			th = grown;
-			s = &th[nth++];
-			memset(s, 0, sizeof(*s));
-			s->tid = r->tid;
-		}
+		if (!s)
+			break;
 		if (r->level == 0 || !s->comm[0])
 			memcpy(s->comm, r->comm, sizeof(s->comm));
 		s->written += r->written + r->dropped;
@@ -168,10 +194,17 @@ int cmd_stats(int argc, char **argv)
 		s->waits += r->block_waits;
 		s->wait_ns += r->block_ns;
 	}
+	return nth;
+}
+
+static void print_threads(const struct bp_trace_info *in, const struct thread_sum *th, size_t nth)
+{
+	bool stream = in->flags & BP_TRACE_F_STREAM;
 	/* block mode (stream files only: only bprint record drains): the waits */
-	block = in->ring_mode == 2 && (in->flags & BP_TRACE_F_STREAM);
+	bool block = in->ring_mode == 2 && stream;
+
 	printf("#\n# threads\n");
-	if (in->flags & BP_TRACE_F_STREAM)
+	if (stream)
 		printf("%8s %-16s %12s %12s %12s %12s %12s %12s%s\n", "TID", "COMM", "WRITTEN",
 		       "OVERWRITTEN", "DISCARDED", "READ", "NOT-DRAINED", "NOT-COPIED",
 		       block ? "        WAITS      WAIT-MS" : "");
@@ -183,7 +216,7 @@ int cmd_stats(int argc, char **argv)
 		       th[k].comm[0] ? th[k].comm : "<...>", (unsigned long long)th[k].written,
 		       (unsigned long long)th[k].overwritten, (unsigned long long)th[k].discarded,
 		       (unsigned long long)th[k].read);
-		if (in->flags & BP_TRACE_F_STREAM)
+		if (stream)
 			printf(" %12llu %12llu", (unsigned long long)th[k].lost,
 			       (unsigned long long)th[k].not_copied);
 		if (block)
@@ -191,8 +224,41 @@ int cmd_stats(int argc, char **argv)
 			       (double)th[k].wait_ns / 1e6);
 		putchar('\n');
 	}
+	/* buffers the file was too full for: no ring of theirs is in it */
+	if (in->memory_rings)
+		printf("# not in the file (it was full): %u buffer%s kept in memory only, "
+		       "%llu records\n", in->memory_rings, in->memory_rings == 1 ? "" : "s",
+		       (unsigned long long)in->memory_records);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	bool all = false;
+	const char *path = NULL;
+	struct bp_trace *t;
+	struct site_counts sc = { 0 };
+	struct thread_sum *th = NULL;
+	size_t nth;
+	double span;
+	int rc, next;
+
+	if ((rc = parse_stats_args(argc, argv, &all, &path)) >= 0)
+		return rc;
+	if (!(t = open_trace(path, &rc)))
+		return rc;
+	if ((next = count_records(t, &sc)) == 2) {
+		errmsg(NULL, "out of memory");
+		free(sc.count);
+		bp_trace_close(t);
+		return EXIT_IO;
+	}
+	span = sc.total > 1 ? (double)(sc.last - sc.first) / 1e9 : 0.0;
+	print_summary(path, bp_trace_info(t), sc.total, span);
+	print_sites(t, &sc, span, all);
+	nth = sum_threads(t, &th);
+	print_threads(bp_trace_info(t), th, nth);
 	free(th);
-	free(count);
+	free(sc.count);
 	rc = finish_output();
 	if (next < 0 && rc == EXIT_OK) {
 		errmsg(path, "read error");

@@ -278,6 +278,8 @@ static void finish(struct sup *s, struct watched *w)
 	s->res->dropped += r->dropped;
 	s->res->lost_records += r->lost_records;
 	s->res->lost_pages += r->lost_pages;
+	s->res->memory_rings += r->memory_rings;
+	s->res->memory_records += r->memory_records;
 	bp_drain_free(w->f);
 	w->f = NULL;
 	w->done = true;
