@@ -511,28 +511,6 @@ fixed_scaled(uint64_t bits, int p, u128 *q)
 	return true;
 }
 
-/* The digits of q, at least min of them, written backwards ending at end. */
-static inline __attribute__((always_inline)) char *
-fixed_digits(char *end, u128 q, size_t min)
-{
-	static const uint64_t e19 = 10000000000000000000ULL;
-	char *d = end;
-
-	while (q >= e19) {
-		uint64_t chunk = (uint64_t)(q % e19);
-		char *stop = d - 19;
-
-		q /= e19;
-		d = format_digits(d, chunk, 10, false);
-		while (d > stop)
-			*--d = '0';
-	}
-	d = format_digits(d, (uint64_t)q, 10, false);
-	while ((size_t)(end - d) < min)
-		*--d = '0';
-	return d;
-}
-
 /* Sign, integer digits, point and p decimals into out, from the ndig
  * digits at d; returns the length. */
 static inline __attribute__((always_inline)) size_t
@@ -591,11 +569,12 @@ emit_fixed_padded(struct bp_sink *o, const char *out, size_t len, struct bp_prin
  */
 static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 {
+	static const uint64_t e19 = 10000000000000000000ULL;
 	int p = spec.precision < 0 ? 6 : spec.precision;
 	char dig[64], out[72];
-	char *end = dig + sizeof(dig), *d;
+	char *d = dig + sizeof(dig);
 	uint64_t bits;
-	size_t len;
+	size_t ndig, len;
 	u128 q;
 
 	memcpy(&bits, &v, sizeof(bits));
@@ -603,8 +582,23 @@ static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 		return false;
 	if (!fixed_scaled(bits, p, &q))
 		return false;
-	d = fixed_digits(end, q, (size_t)p + 1);
-	len = fixed_text(out, bits >> 63, d, (size_t)(end - d), p, spec);
+
+	/* The digits of q, at least p + 1 of them. */
+	while (q >= e19) {
+		uint64_t chunk = (uint64_t)(q % e19);
+		char *stop = d - 19;
+
+		q /= e19;
+		d = format_digits(d, chunk, 10, false);
+		while (d > stop)
+			*--d = '0';
+	}
+	d = format_digits(d, (uint64_t)q, 10, false);
+	while ((size_t)(dig + sizeof(dig) - d) < (size_t)p + 1)
+		*--d = '0';
+	ndig = (size_t)(dig + sizeof(dig) - d);
+
+	len = fixed_text(out, bits >> 63, d, ndig, p, spec);
 	emit_fixed_padded(o, out, len, spec);
 	return true;
 }
