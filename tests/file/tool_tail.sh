@@ -50,6 +50,16 @@ wait $tpid || fail "traced (pid) failed"
 [ "$(wc -l < reportpid.out)" -eq 400 ] || fail "report (pid): $(wc -l < reportpid.out) records"
 per_thread_same tailpid.out reportpid.out "tail PID"
 
+# --site that matches no site (yet): not an error, but said
+"$BPRINT" tail --raw --site nosuch_func live.dat > nosite.out 2> nosite.err &
+bpid=$!
+sleep 0.3
+kill -INT $bpid
+wait $bpid || fail "tail --site nosuch_func exit"
+[ -s nosite.out ] && fail "tail --site nosuch_func printed records"
+grep -q 'live.dat: --site nosuch_func matches no call site yet: waiting for one' nosite.err ||
+	fail "tail --site nosuch_func said: $(cat nosite.err)"
+
 # --new skips what is there already
 "$BPRINT" tail --new --raw live.dat > new.out &
 bpid=$!

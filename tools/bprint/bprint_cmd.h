@@ -71,6 +71,8 @@ int filter_option(struct filter *f, const char *sub, const char *opt, const char
 /* Every --site of f names a site of t?  Else a line on stderr and
  * EXIT_USAGE (for a closed file, whose site table is complete). */
 int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path);
+/* tail: a --site that matches nothing yet may still appear; say so on stderr. */
+void filter_note_sites(struct filter *f, struct bp_trace *t, const char *path);
 /* Does the event pass (message not needed)? */
 bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_event *e);
 void filter_free(struct filter *f);

@@ -246,7 +246,8 @@ static void filter_sites(struct filter *f, struct bp_trace *t)
 	}
 }
 
-int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path)
+/* The first --site of f that matches no site of t yet, or NULL. */
+static const char *unmatched_site(const struct filter *f, struct bp_trace *t)
 {
 	for (size_t k = 0; k < f->nsites; k++) {
 		size_t i, n = bp_trace_nsites(t);
@@ -258,10 +259,27 @@ int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, co
 				break;
 		}
 		if (i == n)
-			return usage_error(sub, "--site %s: no such site in %s (see '%s formats')",
-					   f->sites[k], path, prog);
+			return f->sites[k];
 	}
+	return NULL;
+}
+
+int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path)
+{
+	const char *pat = unmatched_site(f, t);
+
+	if (pat)
+		return usage_error(sub, "--site %s: no such site in %s (see '%s formats')", pat,
+				   path, prog);
 	return EXIT_OK;
+}
+
+void filter_note_sites(struct filter *f, struct bp_trace *t, const char *path)
+{
+	const char *pat = unmatched_site(f, t);
+
+	if (pat)
+		errmsg(path, "--site %s matches no call site yet: waiting for one", pat);
 }
 
 bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_event *e)

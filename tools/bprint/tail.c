@@ -293,6 +293,7 @@ int cmd_tail(int argc, char **argv)
 	if ((rc = tail_target(o.arg, &pid, &path)) == EXIT_OK) {
 		name = path ? path : o.arg;
 		if ((t = open_trace(name, &rc))) {
+			filter_note_sites(&o.f, t, name);
 			catch_signals();
 			rc = follow(t, &o, pid, name);
 			if (rc == EXIT_OK)
