@@ -571,14 +571,16 @@ static bool emit_fixed(struct bp_sink *o, double v, struct bp_printf_spec spec)
 {
 	static const uint64_t e19 = 10000000000000000000ULL;
 	int p = spec.precision < 0 ? 6 : spec.precision;
+	uint64_t bits;
+	unsigned bexp;
+	u128 q;
 	char dig[64], out[72];
 	char *d = dig + sizeof(dig);
-	uint64_t bits;
 	size_t ndig, len;
-	u128 q;
 
 	memcpy(&bits, &v, sizeof(bits));
-	if (((bits >> 52) & 0x7ff) == 0x7ff || p > FIXED_MAX_PRECISION)
+	bexp = (unsigned)(bits >> 52) & 0x7ff;
+	if (bexp == 0x7ff || p > FIXED_MAX_PRECISION)
 		return false;
 	if (!fixed_scaled(bits, p, &q))
 		return false;
