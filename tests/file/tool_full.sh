@@ -4,8 +4,8 @@
 #   - a thread's ring, kept in memory: its RECORDS records;
 #   - the call sites of new runtime formats: their records print as
 #     <unknown call site N>, one per missing site.
-# Read from the live file itself (BPRINT_FILE) and from bprint record's
-# stream file.
+# Read from the live file itself (BPRINT_FILE: report, stats and tail) and
+# from bprint record's stream file.
 . "$(dirname "$0")/tool_lib.sh"
 FULL=$TRACED
 R=20000
@@ -38,6 +38,14 @@ BPRINT_FILE=live.dat "$FULL" $R > live.out 2> live.err || fail "live: exit $?"
 grep -q 'formats 1000' live.out || fail "live: $(cat live.out)"
 grep -q 'trace file is full' live.err || fail "live: the program said nothing: $(cat live.err)"
 check live live.dat
+"$BPRINT" tail --raw live.dat > live.tail 2> live.terr &
+bpid=$!
+sleep 0.3
+kill -INT $bpid
+wait $bpid; rc=$?
+[ $rc -eq 1 ] || fail "live: tail exit $rc, want 1"
+cmp -s live.rerr live.terr || fail "live: tail said: $(cat live.terr)"
+[ "$(wc -l < live.tail)" -eq 1001 ] || fail "live: tail printed $(wc -l < live.tail) records"
 [ $fails -eq $f0 ] && ok "live file: what it had no room for is counted"
 
 f0=$fails

@@ -40,6 +40,9 @@ int report_problems(const char *path, struct bp_trace *t);
  * its writes stopped early (a line on stderr); returns EXIT_BADFILE for
  * damage, else EXIT_INCOMPLETE for that, else EXIT_OK. */
 int report_file(const char *path, struct bp_trace *t);
+/* What the traced process's file was too full for (buffers, call sites), on
+ * stderr: true if anything. */
+bool report_file_full(const char *path, const struct bp_trace_info *in);
 
 /* A progress line on stderr while t is read, when stderr is a terminal (and
  * stdout is not, if to_stdout: the output goes there) and past a few

@@ -106,8 +106,7 @@ static void report_stream_state(const char *path, struct bp_trace *t)
 		errmsg(path, "%s; the records it did not copy cannot be counted", why);
 }
 
-/* What the traced process's file was too full for: buffers, call sites.  Said or not. */
-static bool report_file_full(const char *path, const struct bp_trace_info *in)
+bool report_file_full(const char *path, const struct bp_trace_info *in)
 {
 	const char *full = "incomplete: the trace file was full";
 	bool one = in->memory_rings == 1;

@@ -298,6 +298,8 @@ int cmd_tail(int argc, char **argv)
 			rc = follow(t, &o, pid, name);
 			if (rc == EXIT_OK)
 				rc = report_problems(name, t);
+			if (report_file_full(name, bp_trace_info(t)) && rc == EXIT_OK)
+				rc = EXIT_INCOMPLETE;
 			bp_trace_close(t);
 		}
 	}
