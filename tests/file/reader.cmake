@@ -14,25 +14,22 @@ add_executable(file_accounts_rollback ${CMAKE_CURRENT_LIST_DIR}/accounts_rollbac
 target_link_libraries(file_accounts_rollback PRIVATE bprint_internal)
 bp_set_test_warnings(file_accounts_rollback)
 
+# tool_NAME.sh BPRINT PROGRAM WORKDIR SRCDIR [ARGS...], the traced PROGRAM a target.
+function(bp_tool_test name program timeout)
+  add_test(NAME tool_${name}
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_${name}.sh $<TARGET_FILE:bprint_tool>
+            $<TARGET_FILE:${program}> ${CMAKE_CURRENT_BINARY_DIR}/tool_${name}.d
+            ${CMAKE_CURRENT_LIST_DIR} ${ARGN})
+  set_tests_properties(tool_${name} PROPERTIES TIMEOUT ${timeout})
+endfunction()
+
 if(TARGET bprint_tool)
   foreach(t report formats stats tail errors record outputs wrapper)
-    add_test(NAME tool_${t}
-      COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_${t}.sh $<TARGET_FILE:bprint_tool>
-              $<TARGET_FILE:file_traced> ${CMAKE_CURRENT_BINARY_DIR}/tool_${t}.d
-              ${CMAKE_CURRENT_LIST_DIR})
-    set_tests_properties(tool_${t} PROPERTIES TIMEOUT 120)
+    bp_tool_test(${t} file_traced 120)
   endforeach()
-  add_test(NAME tool_account
-    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_account.sh $<TARGET_FILE:bprint_tool>
-            $<TARGET_FILE:file_traced> ${CMAKE_CURRENT_BINARY_DIR}/tool_account.d
-            ${CMAKE_CURRENT_LIST_DIR} $<TARGET_FILE:file_accounts_rollback>)
-  set_tests_properties(tool_account PROPERTIES TIMEOUT 300)
+  bp_tool_test(account file_traced 300 $<TARGET_FILE:file_accounts_rollback>)
   # block, discard and overwrite under bprint record, with the burst program
-  add_test(NAME tool_block
-    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_block.sh $<TARGET_FILE:bprint_tool>
-            $<TARGET_FILE:file_burst> ${CMAKE_CURRENT_BINARY_DIR}/tool_block.d
-            ${CMAKE_CURRENT_LIST_DIR})
-  set_tests_properties(tool_block PROPERTIES TIMEOUT 600)
+  bp_tool_test(block file_burst 600)
 endif()
 
 if(TARGET bprint_tool)
@@ -58,9 +55,5 @@ add_executable(file_full ${CMAKE_CURRENT_LIST_DIR}/file_full.c)
 target_link_libraries(file_full PRIVATE bprint_internal Threads::Threads)
 bp_set_test_warnings(file_full)
 if(TARGET bprint_tool)
-  add_test(NAME tool_full
-    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_full.sh $<TARGET_FILE:bprint_tool>
-            $<TARGET_FILE:file_full> ${CMAKE_CURRENT_BINARY_DIR}/tool_full.d
-            ${CMAKE_CURRENT_LIST_DIR})
-  set_tests_properties(tool_full PROPERTIES TIMEOUT 120)
+  bp_tool_test(full file_full 120)
 endif()

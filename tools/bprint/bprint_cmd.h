@@ -68,9 +68,12 @@ struct filter {
 	size_t site_ok_nsites;
 };
 
-/* Parse one filter option (the long option name and its argument) into f.
- * Returns 0, or prints a usage error and returns EXIT_USAGE. */
-int filter_option(struct filter *f, const char *sub, const char *opt, const char *arg);
+/* Parse one filter option (its short name, one of FILTER_OPTIONS, and its
+ * argument) into f.  Returns 0, or prints a usage error and returns
+ * EXIT_USAGE. */
+int filter_option(struct filter *f, const char *sub, int c, const char *arg);
+/* The filters' short options, as getopt returns them: --tid, --site, --from, --to. */
+#define FILTER_OPTIONS case 't': case 's': case 'F': case 'T'
 /* Every --site of f names a site of t?  Else a line on stderr and
  * EXIT_USAGE (for a closed file, whose site table is complete). */
 int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path);

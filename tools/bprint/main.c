@@ -169,8 +169,10 @@ static int parse_seconds(const char *s, uint64_t *ns)
 	return 0;
 }
 
-int filter_option(struct filter *f, const char *sub, const char *opt, const char *arg)
+int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 {
+	const char *opt = c == 't' ? "tid" : c == 's' ? "site" : c == 'F' ? "from" : "to";
+
 	if (!strcmp(opt, "tid")) {
 		char *end;
 		long v = strtol(arg, &end, 10);

@@ -203,10 +203,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *r)
 		case 'r': r->how = BPRINT_OUTPUT_RAW; break;
 		case 'm': r->how = BPRINT_OUTPUT_MSG; break;
 		case 'n': r->no_header = true; break;
-		case 't': rc = filter_option(&r->f, "report", "tid", optarg); break;
-		case 's': rc = filter_option(&r->f, "report", "site", optarg); break;
-		case 'F': rc = filter_option(&r->f, "report", "from", optarg); break;
-		case 'T': rc = filter_option(&r->f, "report", "to", optarg); break;
+		FILTER_OPTIONS: rc = filter_option(&r->f, "report", c, optarg); break;
 		case 'D':
 			times.date = !optarg || !strcmp(optarg, "local") ? DATE_LOCAL : DATE_UTC;
 			if (optarg && strcmp(optarg, "local") && strcmp(optarg, "utc"))

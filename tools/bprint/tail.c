@@ -196,10 +196,7 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 		case 'r': o->how = BPRINT_OUTPUT_RAW; break;
 		case 'm': o->how = BPRINT_OUTPUT_MSG; break;
 		case 'N': o->skip = true; break;
-		case 't': rc = filter_option(&o->f, "tail", "tid", optarg); break;
-		case 's': rc = filter_option(&o->f, "tail", "site", optarg); break;
-		case 'F': rc = filter_option(&o->f, "tail", "from", optarg); break;
-		case 'T': rc = filter_option(&o->f, "tail", "to", optarg); break;
+		FILTER_OPTIONS: rc = filter_option(&o->f, "tail", c, optarg); break;
 		case 'i':
 			o->interval = strtol(optarg, &end, 10);
 			if (end == optarg || *end || o->interval < 1 || o->interval > 60000)
