@@ -29,6 +29,12 @@ check() {
 	"$BPRINT" stats "$f" > $name.stats 2> $name.serr; rc=$?
 	[ $rc -eq 1 ] || fail "$name: stats exit $rc, want 1"
 	cmp -s $name.rerr $name.serr || fail "$name: stats and report differ: $(cat $name.serr)"
+	for x in trace-cmd chrome perfetto ctf; do
+		rm -rf $name.$x
+		"$BPRINT" export -q --format=$x -o $name.$x "$f" 2> $name.$x.err; rc=$?
+		[ $rc -eq 1 ] || fail "$name: export --format=$x exit $rc, want 1"
+		cmp -s $name.rerr $name.$x.err || fail "$name: export --format=$x said: $(cat $name.$x.err)"
+	done
 	grep -q "^# not in the file (it was full): 1 buffer kept in memory only, $R records" \
 		$name.stats || fail "$name: stats' threads: $(tail -3 $name.stats)"
 }

@@ -63,14 +63,14 @@ static int export_ctf(const char *path, const char *dir, bool quiet)
 	progress_end(t);
 	if (rc < 0) {
 		errmsg(dir, "%s", err);
-		report_problems(path, t);
+		report_file(path, t);
 		bp_trace_close(t);
 		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
 	}
 	if (!quiet)
 		fprintf(stderr, "%s: %llu records, %u threads (streams), %llu lost\n", dir,
 			(unsigned long long)st.records, st.threads, (unsigned long long)st.lost);
-	rc = report_problems(path, t);
+	rc = report_file(path, t);
 	bp_trace_close(t);
 	return rc;
 }
