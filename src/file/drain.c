@@ -593,13 +593,87 @@ static bool batch_due(struct dring *r, uint64_t ready)
 	return true;
 }
 
+/* What one step of drain_ring() left: go on, stop this pass, or fail. */
+enum drain_step { DRAIN_NEXT, DRAIN_STOP, DRAIN_FAIL };
+
+/*
+ * Discard and block modes: the completed pages from next_seq up to the
+ * head's predecessor, a batch at a time, straight into a chunk
+ * (write_direct()), once a batch is due or at the end.
+ */
+static enum drain_step drain_direct(struct drain *d, struct dfile *f, struct dring *r,
+				    uint64_t head, bool final, long *copied)
+{
+	uint64_t last = head - 1;
+	long n;
+
+	if (!final && !batch_due(r, head - r->next_seq))
+		return DRAIN_STOP;
+	if (flush_ring(d, f, r) != 0)
+		return DRAIN_FAIL;
+	if (last - r->next_seq + 1 > r->batch_cap)
+		last = r->next_seq + r->batch_cap - 1;
+	n = write_direct(d, f, r, last);
+	if (n < 0)
+		return DRAIN_FAIL;
+	if (n == 0)
+		return DRAIN_STOP;
+	*copied += n;
+	return DRAIN_NEXT;
+}
+
+/*
+ * Page next_seq copied out (overwrite mode, or the head page at the end)
+ * and encoded into the ring's batch; a page recycled under us is counted
+ * lost, an empty head page ends the pass.
+ */
+static enum drain_step drain_page(struct drain *d, struct dfile *f, struct dring *r,
+				  uint64_t head, long *copied)
+{
+	struct bp_ring_ctl *ctl = r->mem;
+	unsigned char *dst = r->scratch;
+	uint64_t first, nrec;
+	int rc = bp_ring_copy_page(r->mem, r->bytes, r->next_seq, dst);
+
+	if (rc == BP_RING_ENOENT) {
+		if (r->next_seq == head)
+			return DRAIN_STOP;	/* an empty head page */
+		r->lost_pages++;
+		r->next_seq++;
+		return bp_ring_stats(r->mem, r->bytes, &r->st) == BP_RING_OK ? DRAIN_NEXT
+									   : DRAIN_STOP;
+	}
+	if (rc != BP_RING_OK) {
+		r->dead = true;
+		return DRAIN_STOP;
+	}
+	memcpy(&first, dst + offsetof(struct bp_ring_page, first_rec), sizeof(first));
+	nrec = count_records(dst);
+	if (r->st.mode == BP_RING_OVERWRITE) {	/* only overwrite mode loses pages */
+		if (r->expect_rec != UINT64_MAX && first > r->expect_rec)
+			r->lost_records += first - r->expect_rec;
+		r->expect_rec = first + nrec;
+	}
+	r->batch_recs += nrec;
+	if (r->next_seq < head)
+		/* R5: our reads of the page before the writer may reuse it. */
+		atomic_store_explicit(&ctl->consumed_seq, r->next_seq, memory_order_release);
+	r->next_seq++;
+	r->batch_used += bp_dense_encode_page(dst, r->page_size,
+					      r->batch + BP_FILE_PAGES_OFFSET + r->batch_used);
+	r->nbatch++;
+	(*copied)++;
+	if (r->nbatch == r->batch_cap && flush_ring(d, f, r) != 0)
+		return DRAIN_FAIL;
+	return DRAIN_NEXT;
+}
+
 /*
  * Copy what ring r has completed (and, final, its head page).  Returns the
  * pages copied, or -1 on an output error.
  */
 static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool final)
 {
-	struct bp_ring_ctl *ctl = r->mem;
 	long copied = 0;
 
 	if (r->dead || (!r->ready && !ring_setup(d, r)))
@@ -613,9 +687,7 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 	while (copied < (long)PASS_PAGES_MAX) {
 		uint64_t head = r->st.head_seq;
 		uint64_t oldest = head >= r->npages ? head - r->npages + 1 : 1;
-		unsigned char *dst = r->scratch;
-		uint64_t first, nrec;
-		int rc;
+		enum drain_step step;
 
 		if (r->next_seq > head || (r->next_seq == head && !final)) {
 			/* caught up: has the writer moved on meanwhile? */
@@ -629,57 +701,14 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 			r->lost_pages += oldest - r->next_seq;
 			r->next_seq = oldest;
 		}
-		if (r->st.mode != BP_RING_OVERWRITE && r->next_seq < head) {
-			uint64_t last = head - 1;
-			long n;
-
-			if (!final && !batch_due(r, head - r->next_seq))
-				break;
-			if (flush_ring(d, f, r) != 0)
-				return -1;
-			if (last - r->next_seq + 1 > r->batch_cap)
-				last = r->next_seq + r->batch_cap - 1;
-			n = write_direct(d, f, r, last);
-			if (n < 0)
-				return -1;
-			if (n == 0)
-				break;
-			copied += n;
-			continue;
-		}
-		rc = bp_ring_copy_page(r->mem, r->bytes, r->next_seq, dst);
-		if (rc == BP_RING_ENOENT) {
-			if (r->next_seq == head)
-				break;	/* an empty head page */
-			r->lost_pages++;
-			r->next_seq++;
-			if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
-				break;
-			continue;
-		}
-		if (rc != BP_RING_OK) {
-			r->dead = true;
-			break;
-		}
-		memcpy(&first, dst + offsetof(struct bp_ring_page, first_rec), sizeof(first));
-		nrec = count_records(dst);
-		if (r->st.mode == BP_RING_OVERWRITE) {	/* only overwrite mode loses pages */
-			if (r->expect_rec != UINT64_MAX && first > r->expect_rec)
-				r->lost_records += first - r->expect_rec;
-			r->expect_rec = first + nrec;
-		}
-		r->batch_recs += nrec;
-		if (r->next_seq < head)
-			/* R5: our reads of the page before the writer may reuse it. */
-			atomic_store_explicit(&ctl->consumed_seq, r->next_seq, memory_order_release);
-		r->next_seq++;
-		r->batch_used += bp_dense_encode_page(dst, r->page_size,
-							r->batch + BP_FILE_PAGES_OFFSET +
-								r->batch_used);
-		r->nbatch++;
-		copied++;
-		if (r->nbatch == r->batch_cap && flush_ring(d, f, r) != 0)
+		if (r->st.mode != BP_RING_OVERWRITE && r->next_seq < head)
+			step = drain_direct(d, f, r, head, final, &copied);
+		else
+			step = drain_page(d, f, r, head, &copied);
+		if (step == DRAIN_FAIL)
 			return -1;
+		if (step == DRAIN_STOP)
+			break;
 	}
 	if (flush_ring(d, f, r) != 0)
 		return -1;
