@@ -1425,92 +1425,118 @@ static int feed_page(struct bp_trace *t, struct source *s)
 	return 0;
 }
 
-/* Get s's next record in hand, if there is one. */
-static int fill(struct bp_trace *t, struct source *s)
+/* What one step of fill() found (a negative: BP_TRACE_ENOMEM or _EIO). */
+enum fill_step { FILL_AGAIN = 0, FILL_GOT = 1, FILL_STOP = 2 };
+
+/* Phase 0: the next record of the pages chunks a stream file holds. */
+static int fill_streamed(struct bp_trace *t, struct source *s)
 {
 	int rc;
 
-	while (!s->has && !s->dead && !s->dry) {
-		if (s->phase == 0) {
-			if (s->stage) {
-				rc = bp_ring_next(s->stage, bp_ring_bytes(s->stage_ps, 2), &s->scur,
-						  &s->ev, s->buf, sizeof(s->buf));
-				if (rc == 1)
-					goto got;
-				if (rc < 0) {
-					problem(t, "thread %d: damaged page in the stream",
-						s->info.tid);
-					s->info.corrupt = 1;
-					/* the rest of the stream may still be good */
-					free(s->stage);
-					s->stage = NULL;
-					continue;
-				}
-			}
-			rc = feed_page(t, s);
-			if (rc < 0) {
-				if (rc == BP_TRACE_ENOMEM || rc == BP_TRACE_EIO)
-					return rc;
-				problem(t, "thread %d: pages chunk outside the file", s->info.tid);
-				s->info.corrupt = 1;
-				s->pc_i = s->npc;
-			}
-			if (rc == 0)
-				s->phase = 1;
-			continue;
+	if (s->stage) {
+		rc = bp_ring_next(s->stage, bp_ring_bytes(s->stage_ps, 2), &s->scur, &s->ev, s->buf,
+				  sizeof(s->buf));
+		if (rc == 1)
+			return FILL_GOT;
+		if (rc < 0) {
+			problem(t, "thread %d: damaged page in the stream", s->info.tid);
+			s->info.corrupt = 1;
+			/* the rest of the stream may still be good */
+			free(s->stage);
+			s->stage = NULL;
+			return FILL_AGAIN;
 		}
-		if (s->phase == 1) {
-			if (!s->ring_chunk || !map_ring(t, s)) {
-				s->phase = 2;
-				continue;
-			}
-			if (!s->cur_ready) {
-				ring_counters(s);
-				if (!s->info.npages ||
-				    bp_ring_cursor_init(s->ring, s->ring_bytes, &s->cur,
-							BP_RING_CURSOR_SNAPSHOT) != BP_RING_OK) {
-					/* not formatted (yet), or never: empty for now */
-					s->dry = true;
-					break;
-				}
-				s->cur_ready = true;
-			}
-			rc = bp_ring_next(s->ring, s->ring_bytes, &s->cur, &s->ev, s->buf,
-					  sizeof(s->buf));
-			if (rc == 1) {
-				if (s->ev.page_seq != s->last_page) {
-					uint64_t batch = DROP_BATCH / (s->info.page_size | 1u) + 1;
+	}
+	rc = feed_page(t, s);
+	if (rc < 0) {
+		if (rc == BP_TRACE_ENOMEM || rc == BP_TRACE_EIO)
+			return rc;
+		problem(t, "thread %d: pages chunk outside the file", s->info.tid);
+		s->info.corrupt = 1;
+		s->pc_i = s->npc;
+	}
+	if (rc == 0)
+		s->phase = 1;
+	return FILL_AGAIN;
+}
 
-					if (!s->drop_from || s->ev.page_seq < s->drop_from) {
-						s->drop_from = s->ev.page_seq;
-					} else if (s->ev.page_seq - s->drop_from >= batch) {
-						drop_behind(t, s, s->drop_from, s->ev.page_seq);
-						s->drop_from = s->ev.page_seq;
-					}
-					s->last_page = s->ev.page_seq;
-				}
-				if (s->ev.index < s->next_index)
-					continue;	/* returned from a streamed page */
-				goto got;
-			}
-			if (rc < 0) {
-				problem(t, "thread %d: damaged ring", s->info.tid);
-				s->info.corrupt = 1;
-				s->dead = true;
-				break;
-			}
-			s->dry = true;	/* caught up: a live writer may add more */
+/* A record of a new ring page: the pages read behind it go back, in batches. */
+static void ring_page_reached(struct bp_trace *t, struct source *s)
+{
+	uint64_t batch = DROP_BATCH / (s->info.page_size | 1u) + 1;
+
+	if (s->ev.page_seq == s->last_page)
+		return;
+	if (!s->drop_from || s->ev.page_seq < s->drop_from) {
+		s->drop_from = s->ev.page_seq;
+	} else if (s->ev.page_seq - s->drop_from >= batch) {
+		drop_behind(t, s, s->drop_from, s->ev.page_seq);
+		s->drop_from = s->ev.page_seq;
+	}
+	s->last_page = s->ev.page_seq;
+}
+
+/* Phase 1: the next record of the ring chunk itself (after a stream's pages). */
+static int fill_ring(struct bp_trace *t, struct source *s)
+{
+	int rc;
+
+	if (!s->ring_chunk || !map_ring(t, s)) {
+		s->phase = 2;
+		return FILL_AGAIN;
+	}
+	if (!s->cur_ready) {
+		ring_counters(s);
+		if (!s->info.npages ||
+		    bp_ring_cursor_init(s->ring, s->ring_bytes, &s->cur, BP_RING_CURSOR_SNAPSHOT) !=
+			    BP_RING_OK) {
+			/* not formatted (yet), or never: empty for now */
+			s->dry = true;
+			return FILL_STOP;
+		}
+		s->cur_ready = true;
+	}
+	rc = bp_ring_next(s->ring, s->ring_bytes, &s->cur, &s->ev, s->buf, sizeof(s->buf));
+	if (rc == 1) {
+		ring_page_reached(t, s);
+		/* below next_index: returned from a streamed page already */
+		return s->ev.index < s->next_index ? FILL_AGAIN : FILL_GOT;
+	}
+	if (rc < 0) {
+		problem(t, "thread %d: damaged ring", s->info.tid);
+		s->info.corrupt = 1;
+		s->dead = true;
+		return FILL_STOP;
+	}
+	s->dry = true;	/* caught up: a live writer may add more */
+	return FILL_STOP;
+}
+
+/* Get s's next record in hand, if there is one. */
+static int fill(struct bp_trace *t, struct source *s)
+{
+	while (!s->has && !s->dead && !s->dry) {
+		int rc;
+
+		if (s->phase == 0) {
+			rc = fill_streamed(t, s);
+		} else if (s->phase == 1) {
+			rc = fill_ring(t, s);
+		} else {
+			s->dry = true;
 			break;
 		}
-		s->dry = true;
-		break;
+		if (rc < 0)
+			return rc;
+		if (rc == FILL_STOP)
+			break;
+		if (rc == FILL_GOT) {
+			if (s->ev.index > s->next_index)
+				s->info.overwritten += s->ev.index - s->next_index;
+			s->next_index = s->ev.index + 1;
+			s->has = true;
+		}
 	}
-	return BP_TRACE_OK;
-got:
-	if (s->ev.index > s->next_index)
-		s->info.overwritten += s->ev.index - s->next_index;
-	s->next_index = s->ev.index + 1;
-	s->has = true;
 	return BP_TRACE_OK;
 }
 
