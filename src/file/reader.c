@@ -1624,46 +1624,52 @@ size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size)
 	return format_message(t, t->cur, buf, size < BP_MSG_MAX ? size : BP_MSG_MAX, NULL);
 }
 
-int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
+/* The source whose record in hand is the oldest, filling each first; NULL when all are dry. */
+static int oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 {
-	struct source *best = NULL;
-	const struct bp_trace_site *site;
-	size_t bi = 0;
-	uint32_t id;
 	int rc;
 
+	*best = NULL;
 	for (size_t i = 0; i < t->nsrc; i++) {
 		struct source *s = t->src[i];
 
 		if (!s->has && (rc = fill(t, s)) < 0)
 			return rc;
-		if (s->has && (!best || s->ev.ts < best->ev.ts)) {
-			best = s;
-			bi = i;
+		if (s->has && (!*best || s->ev.ts < (*best)->ev.ts)) {
+			*best = s;
+			*bi = i;
 		}
 	}
-	t->cur = best;
-	if (!best)
-		return 0;
-	best->has = false;
-	best->info.read++;
-	best->args = bp_record_split(best->ev.user_bits, best->buf, best->ev.payload_len);
-	if (best->args.has_cpu)
-		best->cpu = best->args.cpu;
-	id = best->args.site_id;
-	site = bp_trace_site(t, id);
-	if (id && !site && (t->live || !(t->info.flags & BP_TRACE_F_CLOSED))) {
-		/* A writer files a site before its first record: look again,
-		 * also before the first refresh (a file not closed may have
-		 * grown since it was opened). */
-		for (size_t i = 0; i < t->nlists; i++)
-			if ((rc = parse_list(t, &t->lists[i])) < 0)
-				return rc;
-		if (!bp_trace_site(t, id) && measure(t) == BP_TRACE_OK &&
-		    (revisit_pending(t) < 0 || walk(t) < 0))
-			return BP_TRACE_EIO;
-		site = bp_trace_site(t, id);
-	}
+	return BP_TRACE_OK;
+}
+
+/*
+ * The site of a record's id.  A writer files a site before its first
+ * record: in a file not closed (or live) an id not known yet makes the
+ * reader look at the site lists again, also before the first refresh (the
+ * file may have grown since it was opened).
+ */
+static int site_of(struct bp_trace *t, uint32_t id, const struct bp_trace_site **site)
+{
+	int rc;
+
+	*site = bp_trace_site(t, id);
+	if (!id || *site || (!t->live && (t->info.flags & BP_TRACE_F_CLOSED)))
+		return BP_TRACE_OK;
+	for (size_t i = 0; i < t->nlists; i++)
+		if ((rc = parse_list(t, &t->lists[i])) < 0)
+			return rc;
+	if (!bp_trace_site(t, id) && measure(t) == BP_TRACE_OK &&
+	    (revisit_pending(t) < 0 || walk(t) < 0))
+		return BP_TRACE_EIO;
+	*site = bp_trace_site(t, id);
+	return BP_TRACE_OK;
+}
+
+/* out from the record of source bi (best) just taken, its site and id. */
+static void put_event(struct bp_trace *t, struct source *best, size_t bi,
+		      const struct bp_trace_site *site, uint32_t id, struct bp_trace_event *out)
+{
 	out->ev.size = sizeof(out->ev);
 	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
 	out->ev.tid = best->info.tid;
@@ -1688,6 +1694,30 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	out->block = best->args.words;
 	out->block_words = best->args.nwords;
 	out->text = best->args.text;
+}
+
+int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
+{
+	struct source *best;
+	const struct bp_trace_site *site;
+	size_t bi = 0;
+	uint32_t id;
+	int rc;
+
+	if ((rc = oldest_source(t, &best, &bi)) < 0)
+		return rc;
+	t->cur = best;
+	if (!best)
+		return 0;
+	best->has = false;
+	best->info.read++;
+	best->args = bp_record_split(best->ev.user_bits, best->buf, best->ev.payload_len);
+	if (best->args.has_cpu)
+		best->cpu = best->args.cpu;
+	id = best->args.site_id;
+	if ((rc = site_of(t, id, &site)) < 0)
+		return rc;
+	put_event(t, best, bi, site, id, out);
 	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
 		t->msg[0] = '\0';
 		out->ev.message = t->msg;
