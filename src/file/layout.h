@@ -265,11 +265,11 @@ BP_LAYOUT_AT(bp_file_header, ring_mode, 148);
 BP_LAYOUT_AT(bp_file_header, cmdline, 152);
 BP_LAYOUT_AT(bp_file_header, accounts, 2200);
 BP_LAYOUT_AT(bp_file_header, stop_reason, 2208);
+BP_LAYOUT_AT(bp_file_header, stop_errno, 2212);
+BP_LAYOUT_AT(bp_file_header, stop_record, 2216);
 BP_LAYOUT_AT(bp_file_header, memory_rings, 2224);
 BP_LAYOUT_AT(bp_file_header, missing_sites, 2228);
 BP_LAYOUT_AT(bp_file_header, memory_records, 2232);
-BP_LAYOUT_AT(bp_file_header, stop_errno, 2212);
-BP_LAYOUT_AT(bp_file_header, stop_record, 2216);
 BP_LAYOUT_AT(bp_file_header, reserved, 2240);
 _Static_assert(sizeof(struct bp_file_header) == BP_FILE_HEADER_BYTES, "header is 4096 bytes");
 
