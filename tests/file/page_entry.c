@@ -37,7 +37,8 @@ static uint32_t rnd(void)
 	return (uint32_t)(rng >> 16);
 }
 
-static unsigned long failures;
+#define CHECK_KEEP_GOING 20
+#include "check.h"
 
 struct codec {
 	const char *name;
@@ -51,15 +52,6 @@ static const struct codec codecs[] = {
 };
 static const struct codec *cx;
 
-#define CHECK(c, ...) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		if (++failures > 20) \
-			exit(1); \
-	} \
-} while (0)
 
 /*
  * The payload of the record at off: that of the earlier record at from
@@ -186,28 +178,28 @@ static void round_trip(const unsigned char *pg, uint32_t ps, unsigned char *e,
 	int ok;
 
 	memcpy(&commit, pg + offsetof(struct bp_ring_page, commit), 4);
-	CHECK(len <= bp_compact_entry_max(ps), "entry of %zu bytes, max %zu", len,
+	CHECK_MSG(len <= bp_compact_entry_max(ps), "entry of %zu bytes, max %zu", len,
 	      bp_compact_entry_max(ps));
 	elen = bp_compact_entry_len(e, ps);
-	CHECK(elen == len, "entry length %zu, encoded %zu", elen, len);
+	CHECK_MSG(elen == len, "entry length %zu, encoded %zu", elen, len);
 	ok = cx->decode(e, len, ps, dec) == 0;
 	if (commit > ps - BP_RING_PAGE_HDR_BYTES) {
-		CHECK(!ok, "a page with commit %u past the page decoded", commit);
+		CHECK_MSG(!ok, "a page with commit %u past the page decoded", commit);
 		return;
 	}
-	CHECK(ok, "page (commit %u) did not decode", commit);
-	CHECK(ok && same_page(pg, dec, ps), "page (commit %u) decoded differently", commit);
+	CHECK_MSG(ok, "page (commit %u) did not decode", commit);
+	CHECK_MSG(ok && same_page(pg, dec, ps), "page (commit %u) decoded differently", commit);
 	if (!deep)
 		return;
 	memcpy(&enc, e + BP_RING_PAGE_HDR_BYTES, 4);
 	/* every truncation, as cut and with enc claiming the cut length */
 	for (size_t cut = 0; cut < len; cut++) {
-		CHECK(cx->decode(e, cut, ps, dec) != 0, "cut at %zu decoded", cut);
+		CHECK_MSG(cx->decode(e, cut, ps, dec) != 0, "cut at %zu decoded", cut);
 		if (cut >= BP_COMPACT_ENTRY_HDR) {
 			uint32_t n = (uint32_t)(cut - BP_COMPACT_ENTRY_HDR) | (enc & BP_COMPACT_RAW);
 
 			memcpy(e + BP_RING_PAGE_HDR_BYTES, &n, 4);
-			CHECK(cx->decode(e, cut, ps, dec) != 0,
+			CHECK_MSG(cx->decode(e, cut, ps, dec) != 0,
 			      "cut at %zu with its enc decoded", cut);
 			memcpy(e + BP_RING_PAGE_HDR_BYTES, &enc, 4);
 		}
@@ -257,7 +249,7 @@ static void writer_pages(uint32_t ps, unsigned char *e, unsigned char *dec, unsi
 					copied++;
 				}
 	}
-	CHECK(copied > 100, "only %llu writer pages", (unsigned long long)copied);
+	CHECK_MSG(copied > 100, "only %llu writer pages", (unsigned long long)copied);
 	free(ring);
 }
 
@@ -318,10 +310,10 @@ static void speed(unsigned char *pg, unsigned char *e, unsigned char *dec)
 	printf("%s: 4 KiB page of %u 16-byte records: %zu bytes encoded, encode %.0f ns, decode %.0f ns (%llu)\n",
 	       cx->name, commit / 16, bp_compact_entry_len(e, ps), (t1 - t0) / n * 1e9,
 	       (t2 - t1) / n * 1e9, (unsigned long long)(sink & 1));
-	CHECK(same_page(pg, dec, ps), "speed page decoded differently");
+	CHECK_MSG(same_page(pg, dec, ps), "speed page decoded differently");
 	/* docs/file-format.md, type 8: a seed record after the first takes 4 bytes */
 	if (cx->decode == bp_dense_decode_page)
-		CHECK(bp_compact_entry_len(e, ps) == BP_COMPACT_ENTRY_HDR + first_bytes(e) +
+		CHECK_MSG(bp_compact_entry_len(e, ps) == BP_COMPACT_ENTRY_HDR + first_bytes(e) +
 							     4 * (commit / 16 - 1),
 		      "seed page: %zu bytes", bp_compact_entry_len(e, ps));
 }
@@ -358,13 +350,13 @@ int main(int argc, char **argv)
 		uint32_t n = (uint32_t)bp_compact_enc_max(4096) + 1;
 
 		memcpy(e + BP_RING_PAGE_HDR_BYTES, &n, 4);
-		CHECK(bp_compact_entry_len(e, 4096) == 0, "oversized enc accepted");
+		CHECK_MSG(bp_compact_entry_len(e, 4096) == 0, "oversized enc accepted");
 	}
 	speed(pg, e, dec);
 	free(pg);
 	free(e);
 	free(dec);
-	if (failures)
+	if (check_summary(cx->name))
 		return 1;
 	printf("%s page entries: ok\n", cx->name);
 	return 0;

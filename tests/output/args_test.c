@@ -13,17 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fails;
-
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);             \
-			printf(__VA_ARGS__);                                    \
-			printf("\n");                                           \
-			fails++;                                                \
-		}                                                               \
-	} while (0)
+#define CHECK_KEEP_GOING 1000
+#include "check.h"
 
 /* What one value should be. */
 struct want {
@@ -45,27 +36,27 @@ struct want {
 static void check_value(const char *fmt, unsigned i, const struct bp_arg_desc *d,
 			const struct bp_arg_value *v, const struct want *w)
 {
-	CHECK(d->type == w->type, "\"%s\" arg %u: type %u, want %u", fmt, i, d->type, w->type);
-	CHECK(d->type == BP_ARGT_STR || d->size == w->size, "\"%s\" arg %u: size %u, want %u",
+	CHECK_MSG(d->type == w->type, "\"%s\" arg %u: type %u, want %u", fmt, i, d->type, w->type);
+	CHECK_MSG(d->type == BP_ARGT_STR || d->size == w->size, "\"%s\" arg %u: size %u, want %u",
 	      fmt, i, d->size, w->size);
-	CHECK(d->base == w->base, "\"%s\" arg %u: base %u, want %u", fmt, i, d->base, w->base);
-	CHECK(!strcmp(d->name, w->name), "\"%s\" arg %u: name %s, want %s", fmt, i, d->name,
+	CHECK_MSG(d->base == w->base, "\"%s\" arg %u: base %u, want %u", fmt, i, d->base, w->base);
+	CHECK_MSG(!strcmp(d->name, w->name), "\"%s\" arg %u: name %s, want %s", fmt, i, d->name,
 	      w->name);
 	switch (w->type) {
 	case BP_ARGT_INT:
-		CHECK(v->v.i == w->i, "\"%s\" arg %u: %lld, want %lld", fmt, i,
+		CHECK_MSG(v->v.i == w->i, "\"%s\" arg %u: %lld, want %lld", fmt, i,
 		      (long long)v->v.i, (long long)w->i);
 		break;
 	case BP_ARGT_DOUBLE:
-		CHECK(v->v.d == w->d, "\"%s\" arg %u: %g, want %g", fmt, i, v->v.d, w->d);
+		CHECK_MSG(v->v.d == w->d, "\"%s\" arg %u: %g, want %g", fmt, i, v->v.d, w->d);
 		break;
 	case BP_ARGT_STR:
-		CHECK(v->s && v->len == strlen(w->s) && !memcmp(v->s, w->s, v->len),
+		CHECK_MSG(v->s && v->len == strlen(w->s) && !memcmp(v->s, w->s, v->len),
 		      "\"%s\" arg %u: \"%.*s\", want \"%s\"", fmt, i, (int)v->len,
 		      v->s ? v->s : "", w->s);
 		break;
 	default:
-		CHECK(v->v.u == w->u, "\"%s\" arg %u: %llu, want %llu", fmt, i,
+		CHECK_MSG(v->v.u == w->u, "\"%s\" arg %u: %llu, want %llu", fmt, i,
 		      (unsigned long long)v->v.u, (unsigned long long)w->u);
 	}
 }
@@ -79,25 +70,25 @@ static void check_block(const char *fmt, const uint32_t *bin, size_t words,
 	uint32_t *copy;
 
 	if (bp_args_compile(fmt, &lay) != 0) {
-		CHECK(0, "\"%s\" does not compile", fmt);
+		CHECK_MSG(0, "\"%s\" does not compile", fmt);
 		return;
 	}
-	CHECK(lay.n == n, "\"%s\": %u values, want %u", fmt, lay.n, n);
+	CHECK_MSG(lay.n == n, "\"%s\": %u values, want %u", fmt, lay.n, n);
 	if (lay.n != n)
 		return;
-	CHECK(bp_args_decode(&lay, bin, words, v) == (int)n, "\"%s\": block refused", fmt);
+	CHECK_MSG(bp_args_decode(&lay, bin, words, v) == (int)n, "\"%s\": block refused", fmt);
 	for (unsigned i = 0; i < n; i++)
 		check_value(fmt, i, &lay.d[i], &v[i], &want[i]);
 	for (size_t w = 0; w < words; w++) {
 		copy = malloc(w ? w * 4 : 1);
 		memcpy(copy, bin, w * 4);
-		CHECK(bp_args_decode(&lay, w ? copy : NULL, w, v) == -1,
+		CHECK_MSG(bp_args_decode(&lay, w ? copy : NULL, w, v) == -1,
 		      "\"%s\": block cut to %zu of %zu words accepted", fmt, w, words);
 		free(copy);
 	}
 	copy = calloc(words + 1, 4);
 	memcpy(copy, bin, words * 4);
-	CHECK(bp_args_decode(&lay, copy, words + 1, v) == -1, "\"%s\": a word too many accepted",
+	CHECK_MSG(bp_args_decode(&lay, copy, words + 1, v) == -1, "\"%s\": a word too many accepted",
 	      fmt);
 	free(copy);
 }
@@ -196,16 +187,16 @@ static void refused(void)
 
 	/* a string whose NUL is missing, filling the whole block */
 	memcpy(bin, "abcdefghijklmnop", 16);
-	CHECK(bp_args_compile("%s", &lay) == 0, "\"%%s\" does not compile");
-	CHECK(bp_args_decode(&lay, bin, 4, v) == -1, "unterminated string accepted");
+	CHECK_MSG(bp_args_compile("%s", &lay) == 0, "\"%%s\" does not compile");
+	CHECK_MSG(bp_args_decode(&lay, bin, 4, v) == -1, "unterminated string accepted");
 	/* no arguments: only the empty block */
-	CHECK(bp_args_compile("plain text", &lay) == 0 && lay.n == 0, "plain text");
-	CHECK(bp_args_decode(&lay, NULL, 0, v) == 0, "empty block refused");
-	CHECK(bp_args_decode(&lay, bin, 1, v) == -1, "extra word accepted");
+	CHECK_MSG(bp_args_compile("plain text", &lay) == 0 && lay.n == 0, "plain text");
+	CHECK_MSG(bp_args_decode(&lay, NULL, 0, v) == 0, "empty block refused");
+	CHECK_MSG(bp_args_decode(&lay, bin, 1, v) == -1, "extra word accepted");
 	/* too many slots for a plan; no format */
-	CHECK(bp_args_compile("%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d",
+	CHECK_MSG(bp_args_compile("%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d",
 			      &lay) == -1, "33 slots compiled");
-	CHECK(bp_args_compile(NULL, &lay) == -1, "NULL format compiled");
+	CHECK_MSG(bp_args_compile(NULL, &lay) == -1, "NULL format compiled");
 }
 
 static void cache(void)
@@ -215,13 +206,13 @@ static void cache(void)
 
 	for (uint32_t id = 1; id <= 1000; id++) {
 		a = bp_args_cache_get(&c, id * 7919u, id % 2 ? "%d %s" : "%u");
-		CHECK(a && a->n == (id % 2 ? 2u : 1u), "site %u: wrong layout", id);
+		CHECK_MSG(a && a->n == (id % 2 ? 2u : 1u), "site %u: wrong layout", id);
 	}
 	a = bp_args_cache_get(&c, 7919u, "%u");	/* cached: the first format stays */
 	b = bp_args_cache_get(&c, 7919u, "%d %s");
-	CHECK(a && a == b && a->n == 2, "cache returned a new layout");
-	CHECK(bp_args_cache_get(&c, 5, NULL) == NULL, "no format gave a layout");
-	CHECK(bp_args_cache_get(&c, 5, "%d") == NULL, "a failed site was compiled again");
+	CHECK_MSG(a && a == b && a->n == 2, "cache returned a new layout");
+	CHECK_MSG(bp_args_cache_get(&c, 5, NULL) == NULL, "no format gave a layout");
+	CHECK_MSG(bp_args_cache_get(&c, 5, "%d") == NULL, "a failed site was compiled again");
 	bp_args_cache_free(&c);
 }
 
@@ -231,9 +222,8 @@ int main(void)
 	names();
 	refused();
 	cache();
-	if (fails)
-		printf("%d failure(s)\n", fails);
-	else
-		printf("args: all passed\n");
-	return fails != 0;
+	if (check_summary("args"))
+		return 1;
+	printf("args: all passed\n");
+	return 0;
 }

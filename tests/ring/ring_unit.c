@@ -7,7 +7,7 @@
  * including the exact accounting read + overwritten + discarded == written.
  */
 #include "ring/ring.h"
-#include "ring/check.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  */
 #include "trace/text.h"
 
-#include "ring/check.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
