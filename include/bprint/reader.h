@@ -248,6 +248,95 @@ BP_API void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *ou
  */
 BP_API uint64_t bp_trace_overwritten_estimate(struct bp_trace *t);
 
+/* ---- Fields by name ----------------------------------------------------------
+ *
+ * Each call site's layout (docs/fields.md): its format's value conversions
+ * as named, typed fields, in the order the argument block stores them, so
+ * that a program reads "dur_us" of a record without formatting its text.
+ * The reader computes a site's layout once, on first use, and keeps it
+ * until bp_trace_close(); the pointers it hands out stay valid until then.
+ *
+ * Names: each value conversion (all but literal text, %% and %n) is named
+ * after the last word of the literal text between the previous conversion
+ * and itself (a word: letters, digits and '_', not starting with a digit),
+ * so "dur_us=%lld", "dur_us: %lld" and "dur_us %lld" all give dur_us.
+ * Without such a word, or when the word is taken by an earlier field or
+ * has the form argN, the field is argN (N counting the value conversions
+ * from 0), and argN is always an alias.  A '*' width or precision is a
+ * field of its own, its conversion's name + "_width" / "_precision".
+ */
+
+enum bp_field_type {
+	BP_FIELD_SIGNED = 1,	/* %d %i, and '*' width/precision values: .i */
+	BP_FIELD_UNSIGNED,	/* %u %x %X %o: .u */
+	BP_FIELD_FLOAT,		/* %f %F %e %E %g %G %a %A (L too, as the nearest double): .d */
+	BP_FIELD_STRING,	/* %s: .s/.len (points into the record, valid until the next
+				 * bp_trace_next) */
+	BP_FIELD_CHAR,		/* %c: .u is the byte */
+	BP_FIELD_POINTER,	/* %p and its extensions (%pS...): .u, the address, never
+				 * followed */
+};
+
+struct bp_trace_field {
+	const char *name;	/* unique in the site; [A-Za-z_][A-Za-z0-9_]* */
+	uint8_t type;		/* enum bp_field_type */
+	uint8_t size;		/* integers: 1, 2, 4 or 8 (the conversion's length: %hhd is
+				 * 1); CHAR 1; FLOAT/POINTER 8; STRING 0 */
+	uint8_t base;		/* 10, 16 or 8 for integers; 16 for pointers; 0 otherwise */
+	char conv;		/* the conversion character; '*' for a width/precision value */
+	uint32_t conversion;	/* N of argN: the index of its conversion among the
+				 * format's value conversions */
+};
+
+struct bp_trace_layout {
+	uint32_t site_id;
+	uint32_t nfields;
+	const struct bp_trace_field *fields;	/* in the order the argument block stores them */
+	uint32_t flags;				/* BP_LAYOUT_SYMBOLS: the format has %pS/%ps */
+};
+#define BP_LAYOUT_SYMBOLS 1u
+
+/* The layout of a site id (computed on first use, kept until close); NULL
+ * for an id not in the site table, a site without a format, or a format
+ * that has no plan (recorded as text).  A trace_puts() site has no fields. */
+BP_API const struct bp_trace_layout *bp_trace_layout(struct bp_trace *t, uint32_t site_id);
+
+/* Index of a field by name, or by its alias argN (N = .conversion of a
+ * conversion's own value); -1 if none. */
+BP_API int bp_trace_field_index(const struct bp_trace_layout *lay, const char *name);
+
+struct bp_field_value {
+	union {
+		int64_t i;
+		uint64_t u;
+		double d;
+	} v;
+	const char *s;		/* STRING: bytes (no NUL inside, not NUL-terminated) */
+	size_t len;
+};
+
+/*
+ * The values of the event last returned by bp_trace_next() (or any event
+ * whose block is still valid), decoded from its argument block, never from
+ * text: fills vals[0 .. lay->nfields) and returns nfields (at most nvals
+ * values are stored; the whole block is checked all the same); -1 if the
+ * event carries text (ev->text), has an unknown site, or its block does
+ * not hold what its format packs (bounded by block_words: the file is
+ * untrusted).  Integers come back reduced as printf reduces them (%hhd of
+ * 300 is 44); a long double as the nearest double.
+ */
+BP_API int bp_trace_event_fields(struct bp_trace *t, const struct bp_trace_event *ev,
+				 struct bp_field_value *vals, size_t nvals);
+
+#if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct bp_trace_field) == 16, "bp_trace_field is 16 bytes");
+_Static_assert(__builtin_offsetof(struct bp_trace_field, conversion) == 12,
+	       "bp_trace_field.conversion");
+_Static_assert(sizeof(struct bp_trace_layout) == 24, "bp_trace_layout is 24 bytes");
+_Static_assert(__builtin_offsetof(struct bp_trace_layout, flags) == 16, "bp_trace_layout.flags");
+_Static_assert(sizeof(struct bp_field_value) == 24, "bp_field_value is 24 bytes");
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,7 @@
 #include "file/compact.h"
 #include "file/dense.h"
 #include "file/layout.h"
+#include "file/site_layout.h"
 #include "file/valid.h"
 #include "ring/ring.h"
 #include "trace/record.h"
@@ -107,13 +108,11 @@ struct source {
 };
 
 /* A site as the reader keeps it: the public part first (by_id points at
- * it), then the format decoded once, on its first record, so that the
- * report loop does not decode the same format for every record. */
+ * it), then its layout (file/site_layout.h), made on first use. */
 struct site_entry {
 	struct bp_trace_site ts;
-	struct bp_parsed_format *pf;	/* NULL until used, or if parsing failed */
-	bool pf_tried;
-	bool symbols;			/* the format has "pS" or "ps": the hook may apply */
+	struct bp_site_layout *layout;	/* NULL until used, or if out of memory */
+	bool layout_tried;
 };
 
 struct list_chunk {
@@ -911,7 +910,7 @@ void bp_trace_close(struct bp_trace *t)
 			struct site_entry *e = (struct site_entry *)(void *)t->by_id[i];
 
 			if (e)
-				bp_format_parsed_free(e->pf);
+				bp_site_layout_free(e->layout);
 			free(e);
 		}
 	free(t->by_id);
@@ -1578,27 +1577,38 @@ void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *ou
 		memset(out, 0, sizeof(*out));
 }
 
+const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t id)
+{
+	struct site_entry *e = id < t->cap_id ? (struct site_entry *)(void *)t->by_id[id] : NULL;
+
+	if (!e || !e->ts.site.format)
+		return NULL;
+	if (!e->layout_tried) {
+		e->layout = bp_site_layout_new(id, e->ts.site.kind, e->ts.site.format);
+		e->layout_tried = true;
+	}
+	return e->layout;
+}
+
+const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t)
+{
+	return t->open_flags & BP_TRACE_OPEN_NO_SYMBOLS ? NULL : &t->hook;
+}
+
 /* The message of s's last record into buf (size >= 1): its length. */
 static size_t format_message(struct bp_trace *t, struct source *s, char *buf, size_t size,
 			     int *exact)
 {
 	const struct bp_trace_site *ts = bp_trace_site(t, s->args.site_id);
-	const struct bprint_site *site = ts ? &ts->site : NULL;
-	struct site_entry *e = (struct site_entry *)(void *)(uintptr_t)ts;
-	const struct bp_pointer_hook *hook =
-		t->open_flags & BP_TRACE_OPEN_NO_SYMBOLS ? NULL : &t->hook;
+	const struct bp_site_layout *l = bp_trace_site_layout(t, s->args.site_id);
+	const struct bp_pointer_hook *hook = bp_trace_pointer_hook(t);
 
-	if (site && site->format && site->kind != BPRINT__SITE_PUTS && !e->pf_tried) {
-		e->pf = bp_format_parse(site->format);	/* NULL: decode as we go */
-		e->pf_tried = true;
-		/* A conversion the hook takes is a 'p' followed by one of its
-		 * letters: a format without those pairs never needs it, and
-		 * without it %p tokens skip the letter check. */
-		e->symbols = strstr(site->format, "pS") || strstr(site->format, "ps");
-	}
-	if (e && !e->symbols)
+	/* Without a %pS or %ps the hook never applies, and without it %p
+	 * tokens skip the letter check. */
+	if (l && !(l->pub.flags & BP_LAYOUT_SYMBOLS))
 		hook = NULL;
-	return bp_record_message(buf, size, &s->args, site, e ? e->pf : NULL, hook, exact);
+	return bp_record_message(buf, size, &s->args, ts ? &ts->site : NULL, l ? l->pf : NULL,
+				 hook, exact);
 }
 
 static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace_event *out)
