@@ -47,9 +47,11 @@ void bp_agg_free(struct bp_agg *a)
 
 bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen, union bp_dist_value v)
 {
-	struct bp_group *g = bp_groups_get(&a->groups, key, keylen);
+	struct bp_group *g = a->last;
 	struct bp_dist *d;
 
+	if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
+		g = a->last = bp_groups_get(&a->groups, key, keylen);
 	if (!g)
 		return false;
 	d = g->data;
@@ -253,7 +255,7 @@ static void bar_line(void *arg, const struct bp_bucket *b)
 
 static void group_text(const struct bp_agg *a, const struct bp_group *g, FILE *out, bool bars)
 {
-	const struct bp_dist *d = g->data;
+	struct bp_dist *d = g->data;
 	char buf[64];
 
 	key_text(a, g, out);
@@ -368,7 +370,7 @@ static void bucket_json(void *arg, const struct bp_bucket *b)
 
 static void group_json(const struct bp_agg *a, const struct bp_group *g, FILE *out)
 {
-	const struct bp_dist *d = g->data;
+	struct bp_dist *d = g->data;
 	struct json_buckets jb = { .a = a, .out = out, .first = true };
 
 	fputs("{\"key\":", out);
@@ -461,7 +463,7 @@ static void csv_value(const struct bp_agg *a, FILE *out, long double v)
 
 static void group_csv(const struct bp_agg *a, const struct bp_group *g, FILE *out)
 {
-	const struct bp_dist *d = g->data;
+	struct bp_dist *d = g->data;
 	char item[4096];
 
 	for (size_t i = 0; i < a->nkeys; i++) {

@@ -20,6 +20,7 @@ struct bp_agg {
 	struct bp_dist_pool pool;
 	struct bp_groups groups;	/* data: struct bp_dist */
 	struct bp_group **sorted;	/* by bp_agg_finish() */
+	struct bp_group *last;		/* the group added to last: runs of one key */
 	enum bp_dist_kind kind;		/* of every group's values */
 	const char *const *key_names;	/* a name per key item */
 	size_t nkeys;

@@ -11,6 +11,7 @@
 #include "analysis/dist.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,38 @@ static uint64_t counts_at(const struct bp_counts *c, int64_t i)
 	return i >= c->lo && i < c->lo + (int64_t)c->n ? c->c[i - c->lo] : 0;
 }
 
+/* A value as an unsigned key that sorts as the value does: the sign bit
+ * of a signed integer flipped; a double's bits, all flipped if negative,
+ * else with the sign bit set (IEEE 754 orders like that; NaN never comes). */
+static uint64_t sort_key(enum bp_dist_kind kind, union bp_dist_value v)
+{
+	if (kind == BP_DIST_SIGNED)
+		return v.u ^ (1ull << 63);
+	if (kind == BP_DIST_FLOAT) {
+		uint64_t bits;
+
+		memcpy(&bits, &v.d, 8);
+		return bits >> 63 ? ~bits : bits | 1ull << 63;
+	}
+	return v.u;
+}
+
+static union bp_dist_value from_sort_key(enum bp_dist_kind kind, uint64_t k)
+{
+	union bp_dist_value v;
+
+	if (kind == BP_DIST_SIGNED) {
+		v.u = k ^ (1ull << 63);
+	} else if (kind == BP_DIST_FLOAT) {
+		uint64_t bits = k >> 63 ? k & ~(1ull << 63) : ~k;
+
+		memcpy(&v.d, &bits, 8);
+	} else {
+		v.u = k;
+	}
+	return v;
+}
+
 /* ---- the sketch --------------------------------------------------------- */
 
 static long double log_gamma(void)
@@ -154,23 +187,37 @@ static bool to_sketch(struct bp_dist_pool *p, struct bp_dist *d)
 	bool ok = true;
 
 	for (size_t k = 0; k < d->nv; k++)
-		ok &= sketch_add(d, bp_dist_ld(d->kind, d->v[k]));
+		ok &= sketch_add(d, bp_dist_ld(d->kind, from_sort_key(d->kind, d->v[k].u)));
 	p->exact_left += d->nv;
 	free(d->v);
-	d->v = NULL, d->nv = d->capv = 0;
+	d->v = NULL, d->nv = d->capv = 0, d->nfixed = 0;
 	d->sketch = p->sketched = true;
 	return ok;
 }
 
 /* ---- the histogram ------------------------------------------------------ */
 
-/* floor(log2(x)) for x >= 1 or x > 0 */
+/* floor(log2(x)) for x > 0 */
 static int64_t log2_index(long double x)
 {
 	int e;
 
 	frexpl(x, &e);
 	return (int64_t)e - 1;
+}
+
+/* The log2 bucket of an integer value, without a long double: the common
+ * case (a count, a duration). */
+static bool int_bucket_add(struct bp_dist *d, enum bp_dist_kind kind, union bp_dist_value v)
+{
+	uint64_t m = kind == BP_DIST_SIGNED && v.i < 0 ? (uint64_t)0 - (uint64_t)v.i : v.u;
+
+	if (!m) {
+		d->h_zero++;
+		return true;
+	}
+	return counts_add(kind == BP_DIST_SIGNED && v.i < 0 ? &d->h_neg : &d->h_pos,
+			  63 - __builtin_clzll(m), 4096);
 }
 
 static bool bucket_add(const struct bp_dist_pool *p, struct bp_dist *d, long double x)
@@ -207,20 +254,19 @@ static bool keep_exact(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_
 			return false;
 		d->v = grown, d->capv = cap;
 	}
-	d->v[d->nv++] = v;
+	d->v[d->nv++].u = sort_key(d->kind, v);
 	if (p->exact_left)
 		p->exact_left--;
-	d->sorted = false;
+	d->nfixed = 0;	/* the ranks found are no longer in place */
 	return true;
 }
 
 bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v)
 {
-	long double x = bp_dist_ld(d->kind, v);
-	bool ok;
+	bool ints = d->kind != BP_DIST_FLOAT, ok;
 
 	d->count++;
-	if (d->kind == BP_DIST_FLOAT && isnan(v.d)) {
+	if (!ints && isnan(v.d)) {
 		d->nan++;
 		return true;
 	}
@@ -228,53 +274,106 @@ bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value 
 		d->min = v;
 	if (d->count - d->nan == 1 || less(d->kind, d->max, v))
 		d->max = v;
-	d->sum += x;
-	if (d->kind == BP_DIST_SIGNED)
-		d->isum += v.i;
-	else if (d->kind == BP_DIST_UNSIGNED)
-		d->isum += (__int128)v.u;
-	ok = bucket_add(p, d, x);
+	if (ints) {	/* exact in 128 bits: no long double on the common path */
+		d->isum += d->kind == BP_DIST_SIGNED ? (__int128)v.i : (__int128)v.u;
+		ok = p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, d->kind, v) :
+						    bucket_add(p, d, bp_dist_ld(d->kind, v));
+	} else {
+		d->sum += v.d;
+		ok = bucket_add(p, d, v.d);
+	}
 	if (!d->sketch && (p->exact_left || d->nv < BP_DIST_EXACT_SMALL))
 		return keep_exact(p, d, v) && ok;
 	if (!d->sketch && !to_sketch(p, d))
 		ok = false;
-	return sketch_add(d, x) && ok;
+	return sketch_add(d, bp_dist_ld(d->kind, v)) && ok;
 }
 
 /* ---- queries ------------------------------------------------------------ */
 
-static int cmp_signed(const void *a, const void *b)
-{
-	int64_t x = ((const union bp_dist_value *)a)->i, y = ((const union bp_dist_value *)b)->i;
-
-	return (x > y) - (x < y);
-}
-
-static int cmp_unsigned(const void *a, const void *b)
+static int cmp_key(const void *a, const void *b)
 {
 	uint64_t x = ((const union bp_dist_value *)a)->u, y = ((const union bp_dist_value *)b)->u;
 
 	return (x > y) - (x < y);
 }
 
-static int cmp_float(const void *a, const void *b)
+static void swap_keys(union bp_dist_value *a, ptrdiff_t i, ptrdiff_t j)
 {
-	double x = ((const union bp_dist_value *)a)->d, y = ((const union bp_dist_value *)b)->d;
+	uint64_t x = a[i].u;
 
-	return (x > y) - (x < y);
+	a[i].u = a[j].u, a[j].u = x;
+}
+
+/*
+ * Put the key of rank k (0-based) of a[lo .. hi] in place, smaller or
+ * equal keys before it and greater or equal after (Hoare's selection,
+ * median of three): linear on average, where sorting every value cost a
+ * third of a hist run.  Past a depth that only adversarial input reaches,
+ * the rest is sorted.
+ */
+static void select_rank(union bp_dist_value *a, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t k)
+{
+	for (int depth = 0; hi - lo > 16; depth++) {
+		ptrdiff_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		uint64_t pivot;
+
+		if (depth > 64) {
+			qsort(a + lo, (size_t)(hi - lo + 1), sizeof(*a), cmp_key);
+			return;
+		}
+		if (a[mid].u < a[lo].u)
+			swap_keys(a, mid, lo);
+		if (a[hi].u < a[lo].u)
+			swap_keys(a, hi, lo);
+		if (a[hi].u < a[mid].u)
+			swap_keys(a, hi, mid);
+		pivot = a[mid].u;
+		while (i <= j) {
+			while (a[i].u < pivot)
+				i++;
+			while (a[j].u > pivot)
+				j--;
+			if (i <= j)
+				swap_keys(a, i++, j--);
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;	/* between the two halves: equal to the pivot */
+	}
+	for (ptrdiff_t i = lo + 1; i <= hi; i++)	/* a few left: insertion */
+		for (ptrdiff_t j = i; j > lo && a[j - 1].u > a[j].u; j--)
+			swap_keys(a, j, j - 1);
+}
+
+/* The key of rank k, selected within the ranks already in place around it. */
+static uint64_t key_at_rank(struct bp_dist *d, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)d->nv - 1;
+	unsigned at = 0;
+
+	for (; at < d->nfixed && d->fixed[at] <= k; at++) {
+		if (d->fixed[at] == k)
+			return d->v[k].u;
+		lo = (ptrdiff_t)d->fixed[at] + 1;
+	}
+	if (at < d->nfixed)
+		hi = (ptrdiff_t)d->fixed[at] - 1;
+	select_rank(d->v, lo, hi, (ptrdiff_t)k);
+	if (d->nfixed < BP_DIST_FIXED) {	/* keep the list sorted */
+		memmove(&d->fixed[at + 1], &d->fixed[at], (d->nfixed - at) * sizeof(d->fixed[0]));
+		d->fixed[at] = k;
+		d->nfixed++;
+	}
+	return d->v[k].u;
 }
 
 void bp_dist_finish(struct bp_dist *d)
 {
-	int (*const cmp[])(const void *, const void *) = {
-		[BP_DIST_SIGNED] = cmp_signed,
-		[BP_DIST_UNSIGNED] = cmp_unsigned,
-		[BP_DIST_FLOAT] = cmp_float,
-	};
-
-	if (!d->sorted && d->nv)
-		qsort(d->v, d->nv, sizeof(*d->v), cmp[d->kind]);
-	d->sorted = true;
+	(void)d;	/* the quantiles select what they need when asked */
 }
 
 long double bp_dist_mean(const struct bp_dist *d)
@@ -321,7 +420,7 @@ static long double sketch_rank(const struct bp_dist *d, uint64_t r)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-long double bp_dist_quantile(const struct bp_dist *d, double q)
+long double bp_dist_quantile(struct bp_dist *d, double q)
 {
 	uint64_t n = d->count - d->nan, r;
 	long double x;
@@ -333,7 +432,7 @@ long double bp_dist_quantile(const struct bp_dist *d, double q)
 	r = r < 1 ? 1 : r > n ? n : r;
 	if (d->sketch)
 		return sketch_rank(d, r);
-	return bp_dist_ld(d->kind, d->v[r - 1]);
+	return bp_dist_ld(d->kind, from_sort_key(d->kind, key_at_rank(d, r - 1)));
 }
 
 /* ---- the histogram, bucket by bucket ------------------------------------- */

@@ -6,8 +6,9 @@
  *
  *	bp_dist_init()      an empty distribution of integers or doubles
  *	bp_dist_add_*()     one value
- *	bp_dist_finish()    ready to query (sorts what it kept)
- *	bp_dist_quantile()  the value at rank ceil(q * count)
+ *	bp_dist_finish()    ready to query
+ *	bp_dist_quantile()  the value at rank ceil(q * count), selected in
+ *	                    place (linear on average: no sort)
  *	bp_dist_buckets()   the histogram, bucket by bucket
  *
  * Percentiles are exact while every group's values fit in a budget shared
@@ -34,6 +35,7 @@
 #define BP_DIST_EXACT_SMALL	128u		/* a group this small stays exact */
 #define BP_DIST_ALPHA		0.0095		/* the sketch's relative error (< 1 %) */
 #define BP_DIST_MAX_BUCKETS	100000u		/* linear buckets of one group, at most */
+#define BP_DIST_FIXED		8		/* ranks selected, remembered */
 
 /* What the values are. */
 enum bp_dist_kind {
@@ -75,9 +77,10 @@ struct bp_dist {
 	uint64_t count;			/* values added, NaN included */
 	uint64_t nan;
 	union bp_dist_value min, max;
-	long double sum;		/* exact for integers up to 2^64 */
+	long double sum;		/* doubles: the sum */
 	__int128 isum;			/* integers: the exact sum */
-	/* exact values, or NULL once sketched */
+	/* exact values as keys that sort as the values do (.u), or NULL once
+	 * sketched */
 	union bp_dist_value *v;
 	size_t nv, capv;
 	bool sketch;
@@ -87,7 +90,9 @@ struct bp_dist {
 	struct bp_counts h_pos, h_neg;	/* log2: exponent; linear: index */
 	uint64_t h_zero;		/* log2: values in (-1, 1) */
 	bool h_overflow;		/* linear: more than BP_DIST_MAX_BUCKETS */
-	bool sorted;
+	/* ranks of v already in place (selected), ascending */
+	unsigned nfixed;
+	size_t fixed[BP_DIST_FIXED];
 };
 
 void bp_dist_pool_init(struct bp_dist_pool *p, enum bp_bucket_kind buckets, double width);
@@ -106,7 +111,7 @@ void bp_dist_finish(struct bp_dist *d);
 /* The q-quantile (0 < q <= 1): the value at rank ceil(q * n) of the n
  * values sorted (NaN left out), as a long double; exact unless d->sketch.
  * 0 if there are no values. */
-long double bp_dist_quantile(const struct bp_dist *d, double q);
+long double bp_dist_quantile(struct bp_dist *d, double q);
 
 /* The mean, 0 if there are no values. */
 long double bp_dist_mean(const struct bp_dist *d);

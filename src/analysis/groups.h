@@ -46,6 +46,24 @@ void bp_key_item_json(const unsigned char *key, size_t len, size_t i, FILE *out)
 /* Item i as a number, for sorting; false for a string or no value. */
 bool bp_key_item_number(const unsigned char *key, size_t len, size_t i, long double *x);
 
+/* Are keys a and b (n bytes each) equal?  Keys are short: compared a word
+ * at a time in line, where a call to memcmp() costs more than the compare. */
+static inline bool bp_key_equal(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	uint64_t x, y;
+
+	for (; n >= 8; a += 8, b += 8, n -= 8) {
+		__builtin_memcpy(&x, a, 8);
+		__builtin_memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	for (; n; a++, b++, n--)
+		if (*a != *b)
+			return false;
+	return true;
+}
+
 struct bp_group {
 	unsigned char *key;
 	size_t keylen;

@@ -126,6 +126,14 @@ static void run(enum bp_dist_kind kind, size_t n, bool sketch)
 			CHECK_MSG(fabsl(got - want) <= fabsl(want) * 0.01L,
 				  "kind %d n %zu q %g: %Lg, want %Lg within 1%%", kind, n, q, got, want);
 	}
+	/* asked again, in the other order: the ranks selected stay right */
+	for (size_t k = sizeof(qs) / sizeof(qs[0]); k-- > 0;) {
+		double q = (double)qs[k] / 1e6;
+		long double got = bp_dist_quantile(&d, q), want = ref_quantile(ref, n, qs[k]);
+
+		CHECK_MSG(d.sketch ? fabsl(got - want) <= fabsl(want) * 0.01L : got == want,
+			  "again, kind %d n %zu q %g: %Lg, want %Lg", kind, n, q, got, want);
+	}
 	bp_dist_buckets(&pool, &d, sum_bucket, &bs);
 	CHECK_MSG(bs.total == n, "buckets hold %llu of %zu", (unsigned long long)bs.total, n);
 	CHECK(bs.contiguous);

@@ -29,7 +29,7 @@ except ImportError as e:
     print("SKIP: the bt2 module (Debian: python3-bt2) is not importable:", e)
     sys.exit(77)
 
-from export_check import fail, finish, ok
+from export_check import LOSS, fail, finish, ok, unraw
 
 
 def run(*cmd):
@@ -37,7 +37,8 @@ def run(*cmd):
     if p.returncode:
         fail("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr[:300]))
     lines = p.stdout.split(b"\n")
-    return lines[:-1] if lines and lines[-1] == b"" else lines
+    lines = lines[:-1] if lines and lines[-1] == b"" else lines
+    return [ln for ln in lines if not LOSS.search(ln)]
 
 
 def b(s):
@@ -215,7 +216,7 @@ def main():
     raw = collections.defaultdict(list)
     for line in run(bprint, "report", "--raw", trace):
         ns, tid, _cpu, _site, msg = line.split(b" ", 4)
-        raw[int(tid)].append((int(ns), msg))
+        raw[int(tid)].append((int(ns), unraw(msg)))
     for tid, evs in per_tid.items():
         if [t for t, _ in evs] != sorted(t for t, _ in evs):
             fail("thread %d: events out of time order" % tid)

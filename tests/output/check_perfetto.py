@@ -26,7 +26,7 @@ import sys
 import time
 import zlib
 
-from export_check import fail, finish, ok, report
+from export_check import fail, finish, ok, report, unraw
 
 
 def varint(d, i):
@@ -187,7 +187,7 @@ def main():
     raw = []
     for ln in report(bprint, "-r", trace):
         m = re.match(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", ln, re.S)
-        raw.append((int(m.group(1)), int(m.group(2)), m.group(5)))
+        raw.append((int(m.group(1)), int(m.group(2)), unraw(m.group(5))))
     funcs, comms = [], []
     for ln in report(bprint, "-n", trace):
         m = re.match(rb"^ *(.*)-(\d+) +\[[^]]*\] +\d+\.\d+: (\S+): ", ln, re.S)

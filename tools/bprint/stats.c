@@ -30,9 +30,7 @@ static void stats_help(void)
 	       "  -a, --all-sites  list the sites that recorded nothing too\n"
 	       "  -h, --help       show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
-	       "cleanly, truncated), 2 missing, foreign or damaged file,\n"
-	       "3 read or write error.\n",
+	       EXIT_STATUS_HELP,
 	       prog);
 }
 
