@@ -14,16 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A site, looked at once: counted or not, and where its fields are. */
+struct site_bind {
+	enum { SITE_UNSEEN, SITE_SKIPPED, SITE_COUNTED } state;
+	const struct bp_trace_layout *lay;
+	int16_t idx[ANALYZE_MAX_KEYS + 1];	/* the -k fields, then -v */
+};
+
 struct hist {
 	struct analyze_opts o;
 	struct bp_sites *sites;
 	const char *value;		/* -v, or NULL */
 	struct bp_agg agg;
 	bool kind_set;
-	/* per site id: 0 not looked at, 1 skipped, 2 counted */
-	unsigned char *state;
-	size_t nstate;
-	int16_t (*idx)[ANALYZE_MAX_KEYS + 1];	/* the -k fields, then -v */
+	struct site_bind *bind;		/* per site id */
+	size_t nbind;
 	struct bp_key key;
 	struct bp_field_value *vals;
 	size_t nvals;
@@ -164,47 +169,48 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 	return EXIT_OK;
 }
 
-/* Look at site id once: is it counted, and where are its fields? */
-static bool site_counted(struct hist *h, struct bp_trace *t, uint32_t id,
-			 const struct bp_trace_layout **lay)
+/* Site id, looked at on its first record: counted (its bind), or NULL. */
+static const struct site_bind *site_counted(struct hist *h, struct bp_trace *t, uint32_t id)
 {
 	const char *names[ANALYZE_MAX_KEYS + 1];
 	size_t n = h->o.nkeys;
+	struct site_bind *b;
 
-	if (id >= h->nstate) {
-		size_t len = (size_t)id + 1 > h->nstate * 2 ? (size_t)id + 1 : h->nstate * 2;
-		unsigned char *st = realloc(h->state, len);
-		int16_t (*idx)[ANALYZE_MAX_KEYS + 1] = realloc(h->idx, len * sizeof(*idx));
+	if (id < h->nbind && h->bind[id].state == SITE_COUNTED)
+		return &h->bind[id];
+	if (id >= h->nbind) {
+		size_t len = (size_t)id + 1 > h->nbind * 2 ? (size_t)id + 1 : h->nbind * 2;
+		struct site_bind *grown = realloc(h->bind, len * sizeof(*grown));
 
-		if (st)
-			h->state = st;
-		if (idx)
-			h->idx = idx;
-		if (!st || !idx)
-			return false;
-		memset(h->state + h->nstate, 0, len - h->nstate);
-		h->nstate = len;
+		if (!grown)
+			return NULL;
+		memset(grown + h->nbind, 0, (len - h->nbind) * sizeof(*grown));
+		h->bind = grown, h->nbind = len;
 	}
-	if (h->state[id] == 1)
-		return false;
+	b = &h->bind[id];
+	if (b->state == SITE_SKIPPED)
+		return NULL;
 	memcpy(names, h->o.keys, n * sizeof(names[0]));
 	if (h->value)
 		names[n++] = h->value;
-	if (h->state[id] == 2) {
-		*lay = bp_trace_layout(t, id);
-		return true;
-	}
-	h->state[id] = 1;
-	if (!bp_sites_match(h->sites, t, id) || !analyze_bind(t, id, names, n, h->idx[id], lay))
-		return false;
+	b->state = SITE_SKIPPED;
+	if (!bp_sites_match(h->sites, t, id) || !analyze_bind(t, id, names, n, b->idx, &b->lay))
+		return NULL;
 	if (h->value) {
-		uint8_t type = (*lay)->fields[h->idx[id][h->o.nkeys]].type;
+		uint8_t type = b->lay->fields[b->idx[h->o.nkeys]].type;
 
 		if (type == BP_FIELD_STRING || type == BP_FIELD_CHAR)
-			return false;
+			return NULL;
 	}
-	h->state[id] = 2;
-	return true;
+	if (b->lay->nfields > h->nvals) {
+		struct bp_field_value *grown = realloc(h->vals, b->lay->nfields * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		h->vals = grown, h->nvals = b->lay->nfields;
+	}
+	b->state = SITE_COUNTED;
+	return b;
 }
 
 /* A field's value as the distribution's kind. */
@@ -227,20 +233,11 @@ static union bp_dist_value as_kind(enum bp_dist_kind kind, uint8_t type,
 static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
 {
 	struct hist *h = ctx;
-	const struct bp_trace_layout *lay;
+	const struct site_bind *b = site_counted(h, t, e->site_id);
 	union bp_dist_value v = { 0 };
 	int n;
 
-	if (!site_counted(h, t, e->site_id, &lay))
-		return EXIT_OK;
-	if (lay->nfields > h->nvals) {
-		struct bp_field_value *grown = realloc(h->vals, lay->nfields * sizeof(*grown));
-
-		if (!grown)
-			return out_of_memory();
-		h->vals = grown, h->nvals = lay->nfields;
-	}
-	if ((n = bp_trace_event_fields(t, e, h->vals, h->nvals)) < 0)
+	if (!b || (n = bp_trace_event_fields(t, e, h->vals, h->nvals)) < 0)
 		return EXIT_OK;
 	if (h->o.where && !bp_where_match_fields(h->o.where, t, e->site_id, h->vals, (size_t)n))
 		return EXIT_OK;
@@ -251,12 +248,12 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 		h->kind_set = true;
 	}
 	bp_key_reset(&h->key);
-	if (!analyze_key(&h->key, lay, h->idx[e->site_id], h->o.nkeys, h->vals))
+	if (!analyze_key(&h->key, b->lay, b->idx, h->o.nkeys, h->vals))
 		return out_of_memory();
 	if (h->value) {
-		int16_t k = h->idx[e->site_id][h->o.nkeys];
+		int16_t k = b->idx[h->o.nkeys];
 
-		v = as_kind(h->agg.kind, lay->fields[k].type, &h->vals[k]);
+		v = as_kind(h->agg.kind, b->lay->fields[k].type, &h->vals[k]);
 	}
 	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v))
 		return out_of_memory();
@@ -296,8 +293,7 @@ int cmd_hist(int argc, char **argv)
 	bp_sites_free(h.sites);
 	analyze_free(&h.o);
 	bp_key_free(&h.key);
-	free(h.state);
-	free(h.idx);
+	free(h.bind);
 	free(h.vals);
 	return rc;
 }
