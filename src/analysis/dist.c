@@ -24,6 +24,8 @@ void bp_dist_pool_init(struct bp_dist_pool *p, enum bp_bucket_kind buckets, doub
 	};
 }
 
+static void counts_free(struct bp_counts *c);
+
 void bp_dist_init(struct bp_dist *d, enum bp_dist_kind kind)
 {
 	*d = (struct bp_dist){ .kind = kind };
@@ -32,10 +34,10 @@ void bp_dist_init(struct bp_dist *d, enum bp_dist_kind kind)
 void bp_dist_free(struct bp_dist *d)
 {
 	free(d->v);
-	free(d->sk_pos.c);
-	free(d->sk_neg.c);
-	free(d->h_pos.c);
-	free(d->h_neg.c);
+	counts_free(&d->sk_pos);
+	counts_free(&d->sk_neg);
+	counts_free(&d->h_pos);
+	counts_free(&d->h_neg);
 	*d = (struct bp_dist){ .kind = d->kind };
 }
 
@@ -66,32 +68,79 @@ static bool less(enum bp_dist_kind kind, union bp_dist_value a, union bp_dist_va
 
 /* ---- counts over an index range ----------------------------------------- */
 
-/* Count one at index i, growing the range; false if it would pass max
- * entries or memory ran out. */
+/* Counts are 32 bits (half the memory of a sketch of many groups) until
+ * one would pass 2^32 - 1: then the range moves to 64-bit counts. */
+static uint64_t count_of(const struct bp_counts *c, size_t k)
+{
+	return c->big ? c->big[k] : c->c[k];
+}
+
+static bool widen(struct bp_counts *c)
+{
+	if (!(c->big = malloc(c->n * sizeof(*c->big))))
+		return false;
+	for (size_t k = 0; k < c->n; k++)
+		c->big[k] = c->c[k];
+	free(c->c);
+	c->c = NULL;
+	return true;
+}
+
+/* Move the range to [lo, lo + n) (n entries, zeroed where new). */
+static bool regrow(struct bp_counts *c, int64_t lo, size_t n)
+{
+	size_t at = c->n ? (size_t)(c->lo - lo) : 0, w = c->big ? 8 : 4;
+	void *grown = calloc(n, w), *old = c->big ? (void *)c->big : (void *)c->c;
+
+	if (!grown)
+		return false;
+	if (c->n)
+		memcpy((char *)grown + at * w, old, c->n * w);
+	free(old);
+	if (c->big)
+		c->big = grown;
+	else
+		c->c = grown;
+	c->lo = lo, c->n = n;
+	return true;
+}
+
+/* Count one at index i, growing the range (by an eighth again, in the
+ * direction it grew: a sketch's range settles after a few values, and ten
+ * thousand groups' slack adds up); false if it would pass max entries or
+ * memory ran out. */
 static bool counts_add(struct bp_counts *c, int64_t i, size_t max)
 {
 	if (c->n == 0 || i < c->lo || i >= c->lo + (int64_t)c->n) {
 		int64_t lo = c->n && c->lo < i ? c->lo : i;
 		int64_t hi = c->n && c->lo + (int64_t)c->n > i + 1 ? c->lo + (int64_t)c->n : i + 1;
 		size_t n = (size_t)(hi - lo), extra;
-		uint64_t *grown;
 
 		if (n > max)
 			return false;
-		/* room beyond what is needed now, in the direction it grew */
-		extra = n / 2 < max - n ? n / 2 : max - n;
+		extra = n / 8 + 4 < max - n ? n / 8 + 4 : max - n;
 		if (c->n && i < c->lo)
 			lo -= (int64_t)extra;
-		n += extra;
-		if (!(grown = calloc(n, sizeof(*grown))))
+		if (!regrow(c, lo, n + extra))
 			return false;
-		if (c->n)
-			memcpy(grown + (c->lo - lo), c->c, c->n * sizeof(*grown));
-		free(c->c);
-		c->c = grown, c->lo = lo, c->n = n;
 	}
-	c->c[i - c->lo]++;
+	if (c->big) {
+		c->big[i - c->lo]++;
+		return true;
+	}
+	if (c->c[i - c->lo] == BP_DIST_COUNT32_MAX && !widen(c))
+		return false;
+	if (c->big)
+		c->big[i - c->lo]++;
+	else
+		c->c[i - c->lo]++;
 	return true;
+}
+
+static void counts_free(struct bp_counts *c)
+{
+	free(c->c);
+	free(c->big);
 }
 
 /* The lowest and highest indexes with a count, false if none. */
@@ -99,9 +148,9 @@ static bool counts_span(const struct bp_counts *c, int64_t *lo, int64_t *hi)
 {
 	size_t a = 0, b = c->n;
 
-	while (a < b && !c->c[a])
+	while (a < b && !count_of(c, a))
 		a++;
-	while (b > a && !c->c[b - 1])
+	while (b > a && !count_of(c, b - 1))
 		b--;
 	if (a == b)
 		return false;
@@ -111,7 +160,7 @@ static bool counts_span(const struct bp_counts *c, int64_t *lo, int64_t *hi)
 
 static uint64_t counts_at(const struct bp_counts *c, int64_t i)
 {
-	return i >= c->lo && i < c->lo + (int64_t)c->n ? c->c[i - c->lo] : 0;
+	return i >= c->lo && i < c->lo + (int64_t)c->n ? count_of(c, (size_t)(i - c->lo)) : 0;
 }
 
 /* A value as an unsigned key that sorts as the value does: the sign bit
@@ -153,10 +202,11 @@ static long double log_gamma(void)
 	return logl((1 + (long double)BP_DIST_ALPHA) / (1 - (long double)BP_DIST_ALPHA));
 }
 
-/* The sketch bucket of x > 0: gamma^(i-1) < x <= gamma^i. */
+/* The sketch bucket of x > 0: gamma^(i-1) < x <= gamma^i, the logarithm in
+ * double precision (its error, 1e-16 relative, is far inside alpha). */
 static int64_t sketch_index(long double x, long double lg)
 {
-	return (int64_t)ceill(logl(x) / lg);
+	return (int64_t)ceil(log((double)x) / (double)lg);
 }
 
 /* The value that stands for bucket i: within alpha of all of it. */

@@ -31,11 +31,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BP_DIST_EXACT_VALUES	(2u << 20)	/* values kept exactly, all groups */
-#define BP_DIST_EXACT_SMALL	128u		/* a group this small stays exact */
+#define BP_DIST_EXACT_VALUES	(1u << 20)	/* values kept exactly, all groups */
+#define BP_DIST_EXACT_SMALL	64u		/* a group this small stays exact */
 #define BP_DIST_ALPHA		0.0095		/* the sketch's relative error (< 1 %) */
 #define BP_DIST_MAX_BUCKETS	100000u		/* linear buckets of one group, at most */
 #define BP_DIST_FIXED		8		/* ranks selected, remembered */
+#ifndef BP_DIST_COUNT32_MAX	/* a test sets it low, to see counts widen */
+#define BP_DIST_COUNT32_MAX	UINT32_MAX	/* the largest 32-bit bucket count */
+#endif
 
 /* What the values are. */
 enum bp_dist_kind {
@@ -65,11 +68,13 @@ struct bp_dist_pool {
 	double width;		/* linear buckets' width (> 0) */
 };
 
-/* Counts over a range of integer indexes [lo, lo + n), grown on demand. */
+/* Counts over a range of integer indexes [lo, lo + n), grown on demand:
+ * 32-bit (c) until one would pass 2^32 - 1, then 64-bit (big). */
 struct bp_counts {
 	int64_t lo;
 	size_t n;
-	uint64_t *c;
+	uint32_t *c;
+	uint64_t *big;
 };
 
 struct bp_dist {
