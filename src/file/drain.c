@@ -19,10 +19,13 @@
  */
 #include "file/drain.h"
 
+#include "file/array.h"
 #include "file/dense.h"
 #include "file/layout.h"
+#include "file/mapping.h"
 #include "file/valid.h"
 #include "ring/ring.h"
+#include "trace/clock.h"
 #include "trace/safe_open.h"
 
 #include <errno.h>
@@ -46,8 +49,7 @@
 
 struct dring {
 	uint64_t index;			/* chunk index in the live file */
-	unsigned char *map;
-	size_t map_len;
+	struct bp_mapping map;		/* the ring chunk, read-write */
 	struct bp_file_ring *rc;
 	void *mem;
 	size_t bytes;
@@ -71,8 +73,7 @@ struct dring {
 
 struct dlist {
 	uint32_t type;
-	unsigned char *map;
-	size_t map_len;
+	struct bp_mapping map;		/* the list chunk, read-only */
 	const struct bp_file_list *l;
 	uint64_t size;
 	uint32_t copied;
@@ -101,7 +102,6 @@ struct dfile {
 
 struct drain {				/* one live file's drain: its context */
 	struct bp_drain_result *res;
-	uintptr_t sys_page;
 	uint32_t batch_pages;
 	bool remove_live;		/* unlink the live file when it is closed */
 	bool failed;
@@ -115,14 +115,6 @@ struct bp_drain_file {
 	struct bp_drain_result res;
 };
 
-static uint64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 __attribute__((format(printf, 2, 3)))
 static void fail(struct drain *d, const char *fmt, ...)
 {
@@ -134,36 +126,6 @@ static void fail(struct drain *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d->res->error, sizeof(d->res->error), fmt, ap);
 	va_end(ap);
-}
-
-static void *grow_array(void *p, size_t *cap, size_t n, size_t elem)
-{
-	size_t c;
-	void *q;
-
-	if (n < *cap)
-		return p;
-	c = *cap ? 2 * *cap : 16;
-	q = realloc(p, c * elem);
-	if (!q)
-		return NULL;
-	memset((char *)q + *cap * elem, 0, (c - *cap) * elem);
-	*cap = c;
-	return q;
-}
-
-/* Map [off, off + len) of fd, whatever the system page size. */
-static void *map_range(struct drain *d, int fd, uint64_t off, uint64_t len, int prot,
-		       unsigned char **base, size_t *map_len)
-{
-	uint64_t moff = off & ~(uint64_t)(d->sys_page - 1);
-	void *p = mmap(NULL, (size_t)(off - moff + len), prot, MAP_SHARED, fd, (off_t)moff);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	*base = p;
-	*map_len = (size_t)(off - moff + len);
-	return (unsigned char *)p + (off - moff);
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -584,7 +546,7 @@ static bool batch_due(struct dring *r, uint64_t ready)
 		r->waiting_since = 0;
 		return true;
 	}
-	now = now_ns(CLOCK_MONOTONIC);
+	now = bp_clock_read_ns(CLOCK_MONOTONIC);
 	if (!r->waiting_since)
 		r->waiting_since = now;
 	if (now - r->waiting_since < BATCH_WAIT_NS)
@@ -719,26 +681,26 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 
 static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const struct bp_file_chunk *c)
 {
-	unsigned char *base;
-	size_t len;
-	void *p;
+	struct bp_mapping map;
+	unsigned char *p;
+	void *grown;
 
+	(void)d;
 	if (c->type == BP_CHUNK_RING) {
 		struct dring *r;
 
 		if (c->size <= BP_FILE_RING_OFFSET ||
-		    !(f->rings = grow_array(f->rings, &f->rcap, f->nrings, sizeof(*f->rings))))
+		    !(grown = bp_array_grow(f->rings, &f->rcap, f->nrings + 1, sizeof(*f->rings))))
 			return;
-		p = map_range(d, f->fd, off, c->size, PROT_READ | PROT_WRITE, &base, &len);
-		if (!p)
+		f->rings = grown;
+		if (!(p = bp_map_range(f->fd, off, c->size, PROT_READ | PROT_WRITE, &map)))
 			return;
 		r = &f->rings[f->nrings++];
 		memset(r, 0, sizeof(*r));
 		r->index = c->index;
-		r->map = base;
-		r->map_len = len;
-		r->rc = p;
-		r->mem = (unsigned char *)p + BP_FILE_RING_OFFSET;
+		r->map = map;
+		r->rc = (struct bp_file_ring *)(void *)p;
+		r->mem = p + BP_FILE_RING_OFFSET;
 		r->bytes = r->rc->ring_bytes <= c->size - BP_FILE_RING_OFFSET
 				   ? (size_t)r->rc->ring_bytes : 0;
 		if (!r->bytes)
@@ -746,16 +708,15 @@ static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const stru
 	} else if (c->type == BP_CHUNK_SITES || c->type == BP_CHUNK_LIBS) {
 		struct dlist *l;
 
-		if (!(f->lists = grow_array(f->lists, &f->lcap, f->nlists, sizeof(*f->lists))))
+		if (!(grown = bp_array_grow(f->lists, &f->lcap, f->nlists + 1, sizeof(*f->lists))))
 			return;
-		p = map_range(d, f->fd, off, c->size, PROT_READ, &base, &len);
-		if (!p)
+		f->lists = grown;
+		if (!(p = bp_map_range(f->fd, off, c->size, PROT_READ, &map)))
 			return;
 		l = &f->lists[f->nlists++];
 		l->type = c->type;
-		l->map = base;
-		l->map_len = len;
-		l->l = p;
+		l->map = map;
+		l->l = (const struct bp_file_list *)(const void *)p;
 		l->size = c->size;
 		l->copied = 0;
 	}
@@ -779,7 +740,7 @@ static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 		state = bp_chunk_state(&c);
 		if (!bp_valid_chunk(&c, f->scan_off, size) || state == BP_CHUNK_WRITING) {
 			/* Being allocated right now, or left behind by a failure. */
-			uint64_t now = now_ns(CLOCK_MONOTONIC);
+			uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC);
 
 			if (!final) {
 				if (!f->stall_since)
@@ -824,12 +785,12 @@ static long pass(struct drain *d, struct dfile *f, bool final)
 static void close_file(struct drain *d, struct dfile *f)
 {
 	for (size_t i = 0; i < f->nrings; i++) {
-		munmap(f->rings[i].map, f->rings[i].map_len);
+		bp_unmap(&f->rings[i].map);
 		free(f->rings[i].batch);
 		free(f->rings[i].scratch);
 	}
 	for (size_t i = 0; i < f->nlists; i++)
-		munmap(f->lists[i].map, f->lists[i].map_len);
+		bp_unmap(&f->lists[i].map);
 	free(f->rings);
 	free(f->lists);
 	f->rings = NULL;
@@ -931,7 +892,6 @@ int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_d
 		return -1;
 	}
 	df->d.res = &df->res;
-	df->d.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	snprintf(df->f.path, sizeof(df->f.path), "%s", live_path);
 	df->f.pid = (pid_t)h->pid;
 	df->f.fd = fd;

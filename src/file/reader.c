@@ -29,9 +29,12 @@
  */
 #include "file/reader.h"
 
+#include "file/array.h"
+#include "file/bytes.h"
 #include "file/compact.h"
 #include "file/dense.h"
 #include "file/layout.h"
+#include "file/mapping.h"
 #include "file/valid.h"
 #include "ring/ring.h"
 #include "trace/record.h"
@@ -69,9 +72,7 @@ struct source {
 	/* the ring chunk, if any */
 	uint64_t ring_chunk;		/* offset, 0 = none */
 	uint64_t ring_bytes;
-	unsigned char *map;		/* mapping of the chunk, NULL until used */
-	size_t map_len;
-	size_t map_skew;		/* chunk start - mapping start */
+	struct bp_mapping map;		/* of the chunk, none until used */
 	const unsigned char *ring;	/* ring memory inside the mapping */
 	struct bp_ring_cursor cur;
 	bool cur_ready;
@@ -175,21 +176,6 @@ static void problem(struct bp_trace *t, const char *fmt, ...)
 	}
 }
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 8;
-	void *q;
-
-	if (need <= *cap)
-		return p;
-	while (n < need)
-		n *= 2;
-	q = realloc(p, n * elem);
-	if (q)
-		*cap = n;
-	return q;
-}
-
 /* Read n bytes at off, which must lie inside the file as last measured. */
 static int rd(struct bp_trace *t, uint64_t off, void *buf, size_t n)
 {
@@ -211,22 +197,6 @@ static int rd(struct bp_trace *t, uint64_t off, void *buf, size_t n)
 		off += (uint64_t)r;
 	}
 	return BP_TRACE_OK;
-}
-
-static uint32_t ld32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t ld64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 static void copy_name(char *dst, const char *src, size_t n)
@@ -354,7 +324,7 @@ static struct source *source_for(struct bp_trace *t, uint64_t key, bool create)
 			return t->src[i];
 	if (!create)
 		return NULL;
-	grown = grow(t->src, &t->capsrc, t->nsrc + 1, sizeof(*t->src));
+	grown = bp_array_grow(t->src, &t->capsrc, t->nsrc + 1, sizeof(*t->src));
 	if (!grown)
 		return NULL;
 	t->src = grown;
@@ -405,11 +375,11 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 		return 0;	/* the first copy wins */
 	if (h.id >= t->cap_id) {
 		size_t cap = t->cap_id;
-		struct bp_trace_site **grown = grow(t->by_id, &cap, (size_t)h.id + 1, sizeof(*grown));
+		struct bp_trace_site **grown = bp_array_grow(t->by_id, &cap, (size_t)h.id + 1,
+							     sizeof(*grown));
 
 		if (!grown)
 			return BP_TRACE_ENOMEM;
-		memset(grown + t->cap_id, 0, (cap - t->cap_id) * sizeof(*grown));
 		t->by_id = grown;
 		t->cap_id = (uint32_t)cap;
 	}
@@ -460,7 +430,7 @@ static int add_lib(struct bp_trace *t, const unsigned char *rec, uint32_t bytes)
 	for (size_t i = 0; i < t->nlibs; i++)
 		if (t->libs[i].index == h.index)
 			return 0;
-	l = grow(t->libs, &t->caplibs, t->nlibs + 1, sizeof(*l));
+	l = bp_array_grow(t->libs, &t->caplibs, t->nlibs + 1, sizeof(*l));
 	if (!l || !(copy = strdup(path)))
 		return BP_TRACE_ENOMEM;
 	t->libs = l;
@@ -504,7 +474,7 @@ static int parse_list(struct bp_trace *t, struct list_chunk *lc)
 
 		if ((rc = rd(t, at, rec, 4)) != BP_TRACE_OK)
 			break;
-		bytes = ld32(rec);
+		bytes = bp_ld32(rec);
 		if (bytes < head || (bytes & 3u) || bytes > used - lc->parsed) {
 			problem(t, "chunk at %llu: bad record at byte %u",
 				(unsigned long long)lc->off, lc->parsed);
@@ -535,7 +505,7 @@ static int parse_list(struct bp_trace *t, struct list_chunk *lc)
 
 static int add_list(struct bp_trace *t, uint64_t off, uint64_t size, uint32_t type)
 {
-	struct list_chunk *l = grow(t->lists, &t->caplists, t->nlists + 1, sizeof(*l));
+	struct list_chunk *l = bp_array_grow(t->lists, &t->caplists, t->nlists + 1, sizeof(*l));
 
 	if (!l)
 		return BP_TRACE_ENOMEM;
@@ -615,7 +585,7 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	s = source_for(t, h.ring_index, true);
 	if (!s)
 		return BP_TRACE_ENOMEM;
-	pc = grow(s->pc, &s->cappc, s->npc + 1, sizeof(*pc));
+	pc = bp_array_grow(s->pc, &s->cappc, s->npc + 1, sizeof(*pc));
 	if (!pc)
 		return BP_TRACE_ENOMEM;
 	s->pc = pc;
@@ -891,8 +861,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 
 static void source_free(struct source *s)
 {
-	if (s->map)
-		munmap(s->map, s->map_len);
+	bp_unmap(&s->map);
 	free(s->stage);
 	free(s->cbuf);
 	free(s->pc);
@@ -1042,7 +1011,7 @@ static void count_page(struct pchunk *pc, const unsigned char *page, uint32_t co
 
 	pc->nrec += n;
 	if (n)
-		pc->end_rec = ld64(page + offsetof(struct bp_ring_page, first_rec)) + n;
+		pc->end_rec = bp_ld64(page + offsetof(struct bp_ring_page, first_rec)) + n;
 }
 
 /*
@@ -1069,8 +1038,8 @@ static void chunk_records(struct bp_trace *t, struct pchunk *pc)
 			if (rd(t, base + (uint64_t)i * pc->page_size, page, pc->page_size) !=
 			    BP_TRACE_OK)
 				break;
-			commit = ld32(page + offsetof(struct bp_ring_page, commit));
-			if (ld64(page) && commit <= pc->page_size - BP_RING_PAGE_HDR_BYTES)
+			commit = bp_ld32(page + offsetof(struct bp_ring_page, commit));
+			if (bp_ld64(page) && commit <= pc->page_size - BP_RING_PAGE_HDR_BYTES)
 				count_page(pc, page, commit);
 			continue;
 		}
@@ -1080,9 +1049,9 @@ static void chunk_records(struct bp_trace *t, struct pchunk *pc)
 		len = bp_compact_entry_len(entry, pc->page_size);
 		if (!len || len > entry_max || len > pc->data_bytes - pos)
 			break;	/* where reading stops too */
-		if (ld64(entry) && rd(t, base + pos, entry, len) == BP_TRACE_OK &&
+		if (bp_ld64(entry) && rd(t, base + pos, entry, len) == BP_TRACE_OK &&
 		    bp_page_entry_decode(pc->type, entry, len, pc->page_size, page) == 0)
-			count_page(pc, page, ld32(page + offsetof(struct bp_ring_page, commit)));
+			count_page(pc, page, bp_ld32(page + offsetof(struct bp_ring_page, commit)));
 		pos += len;
 	}
 	free(entry);
@@ -1138,7 +1107,7 @@ const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i)
 	if (i >= t->nsrc)
 		return NULL;
 	s = t->src[i];
-	if (s->ring_chunk && !s->map && !s->dead)
+	if (s->ring_chunk && !s->map.base && !s->dead)
 		map_ring((struct bp_trace *)(uintptr_t)t, s);
 	ring_counters(s);
 	floor = s->info.read + s->info.overwritten;
@@ -1191,26 +1160,22 @@ void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out)
 
 static bool map_ring(struct bp_trace *t, struct source *s)
 {
-	uint64_t start = s->ring_chunk & ~(uint64_t)(t->os_page - 1);
-	uint64_t len = s->ring_chunk - start + BP_FILE_RING_OFFSET + s->ring_bytes;
-	void *m;
+	const unsigned char *chunk;
 
-	if (s->map)
+	if (s->map.base)
 		return true;
-	if (len > SIZE_MAX || start + len > t->size) {
+	if (s->ring_chunk + BP_FILE_RING_OFFSET + s->ring_bytes > t->size) {
 		s->dead = true;
 		return false;
 	}
-	m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, t->fd, (off_t)start);
-	if (m == MAP_FAILED) {
+	chunk = bp_map_range(t->fd, s->ring_chunk, BP_FILE_RING_OFFSET + s->ring_bytes, PROT_READ,
+			     &s->map);
+	if (!chunk) {
 		problem(t, "ring of thread %d: cannot map it: %s", s->info.tid, strerror(errno));
 		s->dead = true;
 		return false;
 	}
-	s->map = m;
-	s->map_len = (size_t)len;
-	s->map_skew = (size_t)(s->ring_chunk - start);
-	s->ring = s->map + s->map_skew + BP_FILE_RING_OFFSET;
+	s->ring = chunk + BP_FILE_RING_OFFSET;
 	return true;
 }
 
@@ -1228,8 +1193,8 @@ static void drop_range(struct source *s, uintptr_t pg, uintptr_t lo, uintptr_t h
 
 	if (lo < keep_ctl)
 		lo = keep_ctl;
-	if (hi > (uintptr_t)s->map + s->map_len)
-		hi = (uintptr_t)s->map + s->map_len;
+	if (hi > (uintptr_t)s->map.base + s->map.len)
+		hi = (uintptr_t)s->map.base + s->map.len;
 	/* [lo, hi) minus [clo, chi): at most two pieces */
 	if (clo > lo && clo < hi) {
 		madvise((void *)lo, clo - lo, MADV_DONTNEED);
@@ -1347,7 +1312,7 @@ static int feed_compact(struct bp_trace *t, struct source *s, const struct pchun
 	len = bp_compact_entry_len(s->cbuf, pc->page_size);
 	if (!len || len > pc->data_bytes - s->pg_off)
 		goto bad_chunk;
-	seq = ld64(s->cbuf);
+	seq = bp_ld64(s->cbuf);
 	s->pg_i++;
 	if (seq == 0 || seq <= s->fed_seq) {
 		s->pg_off += len;
@@ -1408,7 +1373,7 @@ static int feed_page(struct bp_trace *t, struct source *s)
 		if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET + (uint64_t)s->pg_i * pc->page_size,
 			     s->buf, 8)) != BP_TRACE_OK)
 			return rc;
-		seq = ld64((const unsigned char *)s->buf);
+		seq = bp_ld64((const unsigned char *)s->buf);
 		s->pg_i++;
 		if (seq == 0)
 			s->pg_i = skip_hole(t, pc, s->pg_i);	/* a hole costs one lseek */
@@ -1757,7 +1722,7 @@ uint64_t bp_trace_overwritten_estimate(struct bp_trace *t)
 			unsigned char h[24];
 
 			if (rd(t, s->pc[0].off + BP_FILE_PAGES_OFFSET, h, sizeof(h)) == BP_TRACE_OK)
-				first = ld64(h + 16);
+				first = bp_ld64(h + 16);
 		} else if (s->ring_chunk && map_ring(t, s)) {
 			struct bp_ring_stats rs;
 			struct bp_ring_page_info pi;
