@@ -68,24 +68,6 @@ int bp_entry_close(unsigned char *page, uint32_t page_size, uint32_t off, uint32
 	return 0;
 }
 
-uint64_t bp_page_count_records(const unsigned char *rec, uint32_t commit)
-{
-	uint32_t off = 0;
-	uint64_t n = 0;
-
-	while (off + 4 <= commit) {
-		uint32_t head = bp_ld32(rec + off);
-		uint32_t len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-
-		if (len < BP_RING_REC_HDR_BYTES || len > commit - off)
-			break;
-		if (((head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) == BP_RING_TYPE_DATA)
-			n++;
-		off += len;
-	}
-	return n;
-}
-
 size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_size,
 			      unsigned char *restrict out)
 {

@@ -369,15 +369,6 @@ static int copy_list(struct drain *d, struct dfile *f, struct dlist *l)
 
 /* ---- rings ------------------------------------------------------------- */
 
-/* Data records in a copied page (time extends are not records). */
-static uint64_t count_records(const unsigned char *page)
-{
-	const struct bp_ring_page *h = (const void *)page;
-
-	return bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES,
-				     atomic_load_explicit(&h->commit, memory_order_relaxed));
-}
-
 static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
 {
 	struct bp_file_cpages *pc = (void *)r->batch;
@@ -452,13 +443,6 @@ static bool ring_setup(struct drain *d, struct dring *r)
 	return true;
 }
 
-/* Where page seq sits in the live ring (geometry validated by bp_ring_stats). */
-static unsigned char *slot_of(const struct dring *r, uint64_t seq)
-{
-	return (unsigned char *)r->mem + BP_RING_CTL_BYTES +
-	       (size_t)((seq - 1) % r->npages) * r->page_size;
-}
-
 /*
  * Records in completed page seq (pi its header) of a discard or block
  * ring: the next page's first_rec less its own.  first_rec counts the
@@ -478,7 +462,7 @@ static uint64_t page_records(const struct dring *r, uint64_t seq,
 	    next.first_rec >= pi->first_rec &&
 	    next.first_rec - pi->first_rec <= pi->commit / BP_RING_REC_HDR_BYTES)
 		return next.first_rec - pi->first_rec;
-	return count_records(page);
+	return bp_ring_page_records(page, r->page_size);
 }
 
 /*
@@ -494,11 +478,10 @@ static uint64_t page_records(const struct dring *r, uint64_t seq,
  */
 static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint64_t last)
 {
-	struct bp_ring_ctl *ctl = r->mem;
 	uint64_t seq, n = 0;
 
 	for (seq = r->next_seq; seq <= last; seq++) {
-		const struct bp_ring_page *pg = (const void *)slot_of(r, seq);
+		const struct bp_ring_page *pg = bp_ring_page_slot(r->mem, r->bytes, seq);
 		struct bp_ring_page_info pi;
 		unsigned char *e = r->batch + BP_FILE_PAGES_OFFSET + r->batch_used;
 		uint64_t nrec;
@@ -517,8 +500,8 @@ static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint
 			nrec = 0;
 		}
 		r->batch_recs += nrec;
-		/* R5: the encoder's reads before the writer may reuse the page. */
-		atomic_store_explicit(&ctl->consumed_seq, seq, memory_order_release);
+		/* the encoder's reads before the writer may reuse the page (R5) */
+		bp_ring_consumed(r->mem, r->bytes, seq);
 		r->batch_used += len;
 		r->nbatch++;
 		n++;
@@ -592,7 +575,6 @@ static enum drain_step drain_direct(struct drain *d, struct dfile *f, struct dri
 static enum drain_step drain_page(struct drain *d, struct dfile *f, struct dring *r,
 				  uint64_t head, long *copied)
 {
-	struct bp_ring_ctl *ctl = r->mem;
 	unsigned char *dst = r->scratch;
 	uint64_t first, nrec;
 	int rc = bp_ring_copy_page(r->mem, r->bytes, r->next_seq, dst);
@@ -610,7 +592,7 @@ static enum drain_step drain_page(struct drain *d, struct dfile *f, struct dring
 		return DRAIN_STOP;
 	}
 	memcpy(&first, dst + offsetof(struct bp_ring_page, first_rec), sizeof(first));
-	nrec = count_records(dst);
+	nrec = bp_ring_page_records(dst, r->page_size);
 	if (r->st.mode == BP_RING_OVERWRITE) {	/* only overwrite mode loses pages */
 		if (r->expect_rec != UINT64_MAX && first > r->expect_rec)
 			r->lost_records += first - r->expect_rec;
@@ -618,8 +600,8 @@ static enum drain_step drain_page(struct drain *d, struct dfile *f, struct dring
 	}
 	r->batch_recs += nrec;
 	if (r->next_seq < head)
-		/* R5: our reads of the page before the writer may reuse it. */
-		atomic_store_explicit(&ctl->consumed_seq, r->next_seq, memory_order_release);
+		/* our reads of the page before the writer may reuse it (R5) */
+		bp_ring_consumed(r->mem, r->bytes, r->next_seq);
 	r->next_seq++;
 	r->batch_used += bp_dense_encode_page(dst, r->page_size,
 					      r->batch + BP_FILE_PAGES_OFFSET + r->batch_used);

@@ -9,11 +9,11 @@
  * file.  Its records come from two places, in this order:
  *
  *   1. its pages chunks (stream files), sorted by the seq of their first
- *      page.  Each page is pread() into a private two-page ring (a
- *      "staging ring": control block, two page slots) whose head is set to
- *      that page's seq, and read back with bp_ring_next(): the copied pages
- *      get exactly the checks of a live ring, and the cursor counts the
- *      records that no page holds (first_rec gaps) as overwritten;
+ *      page.  Each page is pread() (and decoded, for compact and dense
+ *      chunks) into a private page and read with the ring's page iterator
+ *      (bp_ring_page_begin/next): the copied pages get exactly the checks
+ *      of a live ring, and the records that no page holds (first_rec gaps)
+ *      count as overwritten;
  *   2. its ring chunk, if the file has one: mapped read-only and read with
  *      a snapshot cursor, skipping records whose index was already returned
  *      from the pages.  Pages behind the cursor are dropped from the
@@ -86,10 +86,12 @@ struct source {
 	uint64_t pg_off;		/* compact: offset of that page's entry */
 	unsigned char *cbuf;		/* compact: one entry, as read */
 	uint32_t cbuf_ps;		/* page size cbuf was made for */
-	uint64_t fed_seq;		/* last page seq fed to the staging ring */
-	unsigned char *stage;		/* staging ring, 256 + 2 * page_size */
-	uint32_t stage_ps;
-	struct bp_ring_cursor scur;
+	uint64_t fed_seq;		/* seq of the last page read */
+	unsigned char *page;		/* the page being read, decoded */
+	uint32_t page_ps;		/* its size */
+	struct bp_ring_page_iter it;	/* reads it (ring/ring.h) */
+	bool in_page;			/* it has records left */
+	uint64_t expect_rec;		/* the next page's first_rec may not be below */
 	struct source *first_of_tid;	/* the thread's first ring: its name */
 	/* reading state */
 	int phase;			/* 0 pages, 1 ring, 2 done */
@@ -862,7 +864,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 static void source_free(struct source *s)
 {
 	bp_unmap(&s->map);
-	free(s->stage);
+	free(s->page);
 	free(s->cbuf);
 	free(s->pc);
 	free(s);
@@ -1005,9 +1007,9 @@ static bool map_ring(struct bp_trace *t, struct source *s);
 
 /* One decoded page's data records into pc: their count, and the index
  * after its last one (first_rec counts the ring's records before it). */
-static void count_page(struct pchunk *pc, const unsigned char *page, uint32_t commit)
+static void count_page(struct pchunk *pc, const unsigned char *page)
 {
-	uint64_t n = bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES, commit);
+	uint64_t n = bp_ring_page_records(page, pc->page_size);
 
 	pc->nrec += n;
 	if (n)
@@ -1033,14 +1035,11 @@ static void chunk_records(struct bp_trace *t, struct pchunk *pc)
 		size_t len;
 
 		if (pc->type == BP_CHUNK_PAGES) {
-			uint32_t commit;
-
 			if (rd(t, base + (uint64_t)i * pc->page_size, page, pc->page_size) !=
 			    BP_TRACE_OK)
 				break;
-			commit = bp_ld32(page + offsetof(struct bp_ring_page, commit));
-			if (bp_ld64(page) && commit <= pc->page_size - BP_RING_PAGE_HDR_BYTES)
-				count_page(pc, page, commit);
+			if (bp_ld64(page))
+				count_page(pc, page);
 			continue;
 		}
 		if (pos > pc->data_bytes || pc->data_bytes - pos < BP_COMPACT_ENTRY_HDR ||
@@ -1051,7 +1050,7 @@ static void chunk_records(struct bp_trace *t, struct pchunk *pc)
 			break;	/* where reading stops too */
 		if (bp_ld64(entry) && rd(t, base + pos, entry, len) == BP_TRACE_OK &&
 		    bp_page_entry_decode(pc->type, entry, len, pc->page_size, page) == 0)
-			count_page(pc, page, bp_ld32(page + offsetof(struct bp_ring_page, commit)));
+			count_page(pc, page);
 		pos += len;
 	}
 	free(entry);
@@ -1233,30 +1232,17 @@ static void drop_behind(struct bp_trace *t, struct source *s, uint64_t from, uin
 			   (data + (first + count - np) * ps + pg - 1) & ~(pg - 1), clo, chi);
 }
 
-/* Staging ring for streamed pages of page_size. */
-static bool stage_init(struct source *s, uint32_t page_size)
+/* A page buffer for streamed pages of page_size; pages of another size
+ * start over (their records are not compared with the earlier ones'). */
+static bool page_init(struct source *s, uint32_t page_size)
 {
-	size_t bytes = bp_ring_bytes(page_size, 2);
-	struct bp_ring_ctl *ctl;
-
-	if (s->stage && s->stage_ps == page_size)
+	if (s->page && s->page_ps == page_size)
 		return true;
-	free(s->stage);
-	s->stage = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-	if (!s->stage)
-		return false;
-	memset(s->stage, 0, bytes);
-	ctl = (struct bp_ring_ctl *)(void *)s->stage;
-	ctl->magic = BP_RING_MAGIC;
-	ctl->version = BP_RING_VERSION;
-	ctl->ctl_bytes = BP_RING_CTL_BYTES;
-	ctl->page_size = page_size;
-	ctl->npages = 2;
-	ctl->mode = BP_RING_OVERWRITE;
-	ctl->page_hdr_bytes = BP_RING_PAGE_HDR_BYTES;
-	s->stage_ps = page_size;
-	/* a new cursor: record indexes continue from the pages' first_rec */
-	return bp_ring_cursor_init(s->stage, bytes, &s->scur, BP_RING_CURSOR_SNAPSHOT) == BP_RING_OK;
+	free(s->page);
+	s->page = malloc(page_size);
+	s->page_ps = s->page ? page_size : 0;
+	s->expect_rec = 0;
+	return s->page != NULL;
 }
 
 /* Bytes a compact entry of a page_size page may take in cbuf. */
@@ -1270,34 +1256,34 @@ static bool cbuf_init(struct source *s, uint32_t page_size)
 	return s->cbuf != NULL;
 }
 
-/* The staging ring's slot for page seq (the two slots alternate). */
-static unsigned char *stage_slot(const struct source *s, uint64_t seq, uint32_t page_size)
+/* A page whose first records come after another's records: damage. */
+static void page_damaged(struct bp_trace *t, struct source *s)
 {
-	return s->stage + BP_RING_CTL_BYTES + (size_t)((seq - 1) % 2) * page_size;
+	problem(t, "thread %d: damaged page in the stream", s->info.tid);
+	s->info.corrupt = 1;
+	s->in_page = false;
+	s->expect_rec = 0;	/* the rest of the stream may still be good */
 }
 
-/*
- * Page seq is in its slot: make it the ring's head.  The other slot is
- * "being recycled" (seq 0), so the cursor resyncs to seq.
- */
-static void stage_publish(struct source *s, uint64_t seq, uint32_t page_size)
+/* Page seq is in s->page: read it from now on.  1, or 0 if it is damaged. */
+static int page_start(struct bp_trace *t, struct source *s, uint64_t seq, uint32_t page_size)
 {
-	atomic_store_explicit(&((struct bp_ring_page *)(void *)stage_slot(s, seq + 1,
-									   page_size))->seq,
-			      0, memory_order_relaxed);
-	atomic_store_explicit(&((struct bp_ring_ctl *)(void *)s->stage)->head_seq, seq,
-			      memory_order_relaxed);
 	s->fed_seq = seq;
+	if (bp_ring_page_begin(&s->it, s->page, page_size, s->expect_rec) != BP_RING_OK) {
+		page_damaged(t, s);
+		return 0;
+	}
+	s->in_page = true;
+	return 1;
 }
 
 /*
- * The next entry of compact or dense chunk pc, decoded into the staging ring as
- * feed_page() puts a type 4 page there.  1: fed; 0: skipped (a hole, a page
+ * The next entry of compact or dense chunk pc, decoded into s->page as
+ * feed_page() reads a type 4 page there.  1: fed; 0: skipped (a hole, a page
  * seen already, a damaged page, or the end of a damaged chunk); < 0: error.
  */
 static int feed_compact(struct bp_trace *t, struct source *s, const struct pchunk *pc)
 {
-	unsigned char *slot;
 	size_t len;
 	uint64_t seq;
 	int rc;
@@ -1321,15 +1307,12 @@ static int feed_compact(struct bp_trace *t, struct source *s, const struct pchun
 	if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET + s->pg_off, s->cbuf, len)) != BP_TRACE_OK)
 		return rc;
 	s->pg_off += len;
-	slot = stage_slot(s, seq, pc->page_size);
-	if (bp_page_entry_decode(pc->type, s->cbuf, len, pc->page_size, slot) != 0) {
+	if (bp_page_entry_decode(pc->type, s->cbuf, len, pc->page_size, s->page) != 0) {
 		problem(t, "thread %d: damaged page in the stream", s->info.tid);
 		s->info.corrupt = 1;
-		memset(slot, 0, pc->page_size);
 		return 0;
 	}
-	stage_publish(s, seq, pc->page_size);
-	return 1;
+	return page_start(t, s, seq, pc->page_size);
 bad_chunk:
 	problem(t, "thread %d: damaged compact pages chunk", s->info.tid);
 	s->info.corrupt = 1;
@@ -1347,13 +1330,12 @@ static uint32_t skip_hole(struct bp_trace *t, const struct pchunk *pc, uint32_t 
 	return at >= pc->npages ? pc->npages : at > next ? (uint32_t)at : next;
 }
 
-/* Put the next streamed page into the staging ring.  false: none left. */
+/* Read the next streamed page into s->page.  1: one; 0: none left; < 0: error. */
 static int feed_page(struct bp_trace *t, struct source *s)
 {
 	while (s->pc_i < s->npc) {
 		struct pchunk *pc = &s->pc[s->pc_i];
 		uint64_t seq;
-		unsigned char *slot;
 		int rc;
 
 		if (s->pg_i >= pc->npages) {
@@ -1362,7 +1344,7 @@ static int feed_page(struct bp_trace *t, struct source *s)
 			s->pg_off = 0;
 			continue;
 		}
-		if (!stage_init(s, pc->page_size))
+		if (!page_init(s, pc->page_size))
 			return BP_TRACE_ENOMEM;
 		if (pc->type != BP_CHUNK_PAGES) {
 			rc = feed_compact(t, s, pc);
@@ -1379,13 +1361,12 @@ static int feed_page(struct bp_trace *t, struct source *s)
 			s->pg_i = skip_hole(t, pc, s->pg_i);	/* a hole costs one lseek */
 		if (seq == 0 || seq <= s->fed_seq)
 			continue;	/* a page seen already, or never written */
-		slot = stage_slot(s, seq, pc->page_size);
 		if ((rc = rd(t, pc->off + BP_FILE_PAGES_OFFSET +
 				       (uint64_t)(s->pg_i - 1) * pc->page_size,
-			     slot, pc->page_size)) != BP_TRACE_OK)
+			     s->page, pc->page_size)) != BP_TRACE_OK)
 			return rc;
-		stage_publish(s, seq, pc->page_size);
-		return 1;
+		if (page_start(t, s, seq, pc->page_size))
+			return 1;
 	}
 	return 0;
 }
@@ -1398,19 +1379,16 @@ static int fill_streamed(struct bp_trace *t, struct source *s)
 {
 	int rc;
 
-	if (s->stage) {
-		rc = bp_ring_next(s->stage, bp_ring_bytes(s->stage_ps, 2), &s->scur, &s->ev, s->buf,
-				  sizeof(s->buf));
+	if (s->in_page) {
+		rc = bp_ring_page_next(&s->it, &s->ev, s->buf, sizeof(s->buf));
 		if (rc == 1)
 			return FILL_GOT;
 		if (rc < 0) {
-			problem(t, "thread %d: damaged page in the stream", s->info.tid);
-			s->info.corrupt = 1;
-			/* the rest of the stream may still be good */
-			free(s->stage);
-			s->stage = NULL;
+			page_damaged(t, s);
 			return FILL_AGAIN;
 		}
+		s->in_page = false;
+		s->expect_rec = s->it.next_rec;
 	}
 	rc = feed_page(t, s);
 	if (rc < 0) {
