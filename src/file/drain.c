@@ -707,20 +707,16 @@ static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const stru
 /* Step 1: new chunks.  final: the writer is gone, skip what it left unfinished. */
 static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 {
+	struct bp_chunk_walk w = { f->fd, f->scan_off, 0 };
+	struct bp_file_chunk c;
+	enum bp_chunk_seen seen;
 	struct stat st;
-	uint64_t size;
 
 	if (fstat(f->fd, &st) != 0)
 		return;
-	size = (uint64_t)st.st_size;
-	while (f->scan_off + BP_CHUNK_HDR_BYTES <= size) {
-		struct bp_file_chunk c;
-		uint32_t state;
-
-		if (pread(f->fd, &c, sizeof(c), (off_t)f->scan_off) != (ssize_t)sizeof(c))
-			return;
-		state = bp_chunk_state(&c);
-		if (!bp_valid_chunk(&c, f->scan_off, size) || state == BP_CHUNK_WRITING) {
+	w.file_size = (uint64_t)st.st_size;
+	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
+		if (seen == BP_CHUNK_SEEN_NONE || seen == BP_CHUNK_SEEN_WRITING) {
 			/* Being allocated right now, or left behind by a failure. */
 			uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC);
 
@@ -728,17 +724,15 @@ static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 				if (!f->stall_since)
 					f->stall_since = now;
 				if (now - f->stall_since < STALL_NS)
-					return;
+					break;
 			}
-			f->stall_since = 0;
-			f->scan_off += bp_valid_chunk(&c, f->scan_off, size) ? c.size : BP_FILE_ALIGN;
-			continue;
+		} else if (seen == BP_CHUNK_SEEN_COMPLETE) {
+			add_chunk(d, f, w.off, &c);
 		}
 		f->stall_since = 0;
-		if (state == BP_CHUNK_COMPLETE)
-			add_chunk(d, f, f->scan_off, &c);
-		f->scan_off += c.size;
+		bp_chunk_walk_pass(&w, seen, &c);
 	}
+	f->scan_off = w.off;
 }
 
 /* One pass over f; returns the pages copied, -1 on an output error. */

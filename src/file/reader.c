@@ -676,20 +676,6 @@ static int add_counters(struct bp_trace *t, uint64_t off, const struct bp_file_c
 	return BP_TRACE_OK;
 }
 
-enum probe { PROBE_BAD, PROBE_PENDING, PROBE_OK };
-
-static enum probe probe(struct bp_trace *t, uint64_t off, struct bp_file_chunk *c)
-{
-	if (off > t->size || t->size - off < BP_FILE_ALIGN ||
-	    rd(t, off, c, sizeof(*c)) != BP_TRACE_OK)
-		return PROBE_BAD;
-	if (!bp_valid_chunk(c, off, t->size))
-		return PROBE_BAD;
-	if (bp_chunk_state(c) != BP_CHUNK_COMPLETE)
-		return PROBE_PENDING;
-	return PROBE_OK;
-}
-
 static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
 {
 	switch (c->type) {
@@ -742,32 +728,28 @@ static uint64_t next_data(struct bp_trace *t, uint64_t off)
 /* Walk from t->walk_pos to the end of the file. */
 static int walk(struct bp_trace *t)
 {
-	uint64_t off = t->walk_pos, bad_from = UINT64_MAX;
+	struct bp_chunk_walk w = { t->fd, t->walk_pos, t->size };
+	uint64_t bad_from = UINT64_MAX;
 	struct bp_file_chunk c;
+	enum bp_chunk_seen seen;
 	int rc;
 
-	while (off <= t->size && t->size - off >= BP_FILE_ALIGN) {
-		switch (probe(t, off, &c)) {
-		case PROBE_OK:
-			if ((rc = accept_chunk(t, off, &c)) < 0)
-				return rc;
-			off += c.size;
-			bad_from = UINT64_MAX;
-			break;
-		case PROBE_PENDING:
-			remember_pending(t, off);
-			off += c.size;
-			bad_from = UINT64_MAX;
-			break;
-		default:
+	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
+		if (seen == BP_CHUNK_SEEN_NONE) {
 			if (bad_from == UINT64_MAX)
-				bad_from = off;
-			off = next_data(t, off + BP_FILE_ALIGN);
-			break;
+				bad_from = w.off;
+			w.off = next_data(t, w.off + BP_FILE_ALIGN);
+			continue;
 		}
+		if (seen == BP_CHUNK_SEEN_COMPLETE && (rc = accept_chunk(t, w.off, &c)) < 0)
+			return rc;
+		if (seen != BP_CHUNK_SEEN_COMPLETE)
+			remember_pending(t, w.off);
+		bp_chunk_walk_pass(&w, seen, &c);
+		bad_from = UINT64_MAX;
 	}
 	/* Resume at the trailing run of offsets that held no chunk (yet). */
-	t->walk_pos = bad_from != UINT64_MAX ? bad_from : off;
+	t->walk_pos = bad_from != UINT64_MAX ? bad_from : w.off;
 	return BP_TRACE_OK;
 }
 
@@ -795,14 +777,14 @@ static int revisit_pending(struct bp_trace *t)
 
 	while (i < t->npending) {
 		uint64_t off = t->pending[i];
-		enum probe p = probe(t, off, &c);
+		enum bp_chunk_seen seen = bp_chunk_look(t->fd, off, t->size, &c);
 
-		if (p == PROBE_PENDING) {
+		if (seen == BP_CHUNK_SEEN_WRITING || seen == BP_CHUNK_SEEN_SKIP) {
 			i++;
 			continue;
 		}
 		t->pending[i] = t->pending[--t->npending];
-		if (p == PROBE_OK && (rc = accept_chunk(t, off, &c)) < 0)
+		if (seen == BP_CHUNK_SEEN_COMPLETE && (rc = accept_chunk(t, off, &c)) < 0)
 			return rc;
 	}
 	return BP_TRACE_OK;
