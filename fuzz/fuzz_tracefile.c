@@ -1,5 +1,5 @@
 /*
- * fuzz_tracefile: the trace-file reader (src/file/reader.c) on arbitrary
+ * fuzz_tracefile: the trace-file reader (src/file/reading.h) on arbitrary
  * bytes.  The input becomes a file (memfd), which is opened and read the
  * way `bprint report` and `bprint stats` read it: every table, every
  * record with its message, the counters, a refresh, and the records again.

@@ -20,9 +20,14 @@
  *
  * Memory stays bounded whatever the file's size: the tables (sites,
  * libraries, one entry per chunk of streamed pages), and per ring one
- * page-sized staging area and one record.  Streamed pages are read with
+ * page and one record.  Streamed pages are read with
  * pread(); a live ring is mapped, and the pages behind its cursor are
  * dropped from the mapping (MADV_DONTNEED) as the cursor moves on.
+ *
+ * What the file holds (its catalogue: tables, rings, counters) is found at
+ * open, and again only by bp_trace_refresh() or when a record names a
+ * site the tables lack in a file not closed (its writer files a site
+ * before the site's first record); the accessors below only read it.
  *
  * One struct bp_trace is used by one thread at a time.
  */
@@ -99,7 +104,9 @@ struct bp_trace_lib {
 	const char *path;
 };
 
-/* One ring (thread x signal-nesting level) and its counters. */
+/* One ring (thread x signal-nesting level) and its counters: the writer's
+ * as the file had them at open or at the last refresh, this reader's as
+ * far as it read. */
 struct bp_trace_ring {
 	uint64_t key;			/* chunk index of the ring in the live file */
 	int32_t tid;
@@ -246,7 +253,7 @@ BP_API void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *ou
  * headers printed before reading: with the totals' discarded and
  * not_copied it is the sum of what reading finds lost.
  */
-BP_API uint64_t bp_trace_overwritten_estimate(struct bp_trace *t);
+BP_API uint64_t bp_trace_overwritten_estimate(const struct bp_trace *t);
 
 #ifdef __cplusplus
 }
