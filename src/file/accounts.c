@@ -9,6 +9,8 @@
  */
 #include "file/reading.h"
 
+#include "trace/sized.h"
+
 #include <string.h>
 
 /* The writer's counters of s's ring, if it is mapped and no counters
@@ -132,19 +134,24 @@ unsigned bp_trace_problems(const struct bp_trace *t, const char **first)
 	return t->problems;
 }
 
-void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out)
+int bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out)
 {
-	memset(out, 0, sizeof(*out));
+	struct bp_trace_totals sum = { .size = sizeof(sum) };
+
+	if (!out || out->size < BP_TRACE_TOTALS_SIZE_1)
+		return BP_TRACE_EINVAL;
 	for (size_t i = 0; i < t->nsrc; i++) {
 		const struct bp_trace_ring *r = &t->src[i]->info;
 
-		out->written += r->written + r->dropped;
-		out->discarded += r->discarded + r->dropped;
-		out->overwritten += r->overwritten;
-		out->read += r->read;
-		out->lost_by_drainer += r->lost_by_drainer;
-		out->not_copied += r->not_copied;
+		sum.written += r->written + r->dropped;
+		sum.discarded += r->discarded + r->dropped;
+		sum.overwritten += r->overwritten;
+		sum.read += r->read;
+		sum.lost_by_drainer += r->lost_by_drainer;
+		sum.not_copied += r->not_copied;
 	}
+	bp_sized_put(out, out->size, &sum, sizeof(sum));
+	return BP_TRACE_OK;
 }
 
 uint64_t bp_trace_overwritten_estimate(const struct bp_trace *t)

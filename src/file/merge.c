@@ -147,7 +147,7 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
 
 void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
 {
-	if (t->cur)
+	if (t->cur && out->size >= BP_TRACE_EVENT_SIZE_1)
 		decode_message(t, t->cur, out);
 }
 
@@ -202,6 +202,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	uint32_t id;
 	int rc;
 
+	if (!out || out->size < BP_TRACE_EVENT_SIZE_1)
+		return BP_TRACE_EINVAL;	/* what fits in its size is all of it, for now */
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
 	t->cur = best;

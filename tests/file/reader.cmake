@@ -57,3 +57,6 @@ bp_set_test_warnings(file_full)
 if(TARGET bprint_tool)
   bp_tool_test(full file_full 120)
 endif()
+
+# The reading library's caller-allocated structs begin with their size.
+bp_add_test(reader_sized SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_sized.c ARGS sized TIMEOUT 60)

@@ -87,7 +87,7 @@ int report_problems(const char *path, struct bp_trace *t)
 static void report_stream_state(const char *path, struct bp_trace *t)
 {
 	const struct bp_trace_info *in = bp_trace_info(t);
-	struct bp_trace_totals tot;
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
 	char why[160];
 
 	bp_trace_totals(t, &tot);

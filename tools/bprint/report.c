@@ -106,7 +106,7 @@ static void report_help(void)
  */
 static void header(FILE *out, struct bp_trace *t)
 {
-	struct bp_trace_totals tot;
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
 	uint64_t over = bp_trace_overwritten_estimate(t);
 	uint64_t in_memory = bp_trace_info(t)->memory_records;
 	uint64_t lost;
@@ -150,7 +150,7 @@ static bool apply_times(struct bp_trace_event *e)
 /* Print every record that passes f; returns the exit code for the loop. */
 int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, long *count)
 {
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	bool filtering = f->ntids || f->nsites || f->have_from || f->have_to;
 	int rc;
 

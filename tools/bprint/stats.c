@@ -103,7 +103,7 @@ static bool count_site(struct bp_trace *t, struct site_counts *sc, uint32_t id)
 /* Read every record into sc.  bp_trace_next()'s last result, or 2: out of memory. */
 static int count_records(struct bp_trace *t, struct site_counts *sc)
 {
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int next;
 
 	while ((next = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
