@@ -265,6 +265,11 @@ struct bp_trace_totals {
 /* Fill *out (out->size set by the caller): BP_TRACE_OK or BP_TRACE_EINVAL. */
 BP_API int bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out);
 
+/* The same for ring i alone (bp_trace_ring_at(t, i)'s counters, with
+ * dropped in written and discarded): BP_TRACE_EINVAL if there is no ring
+ * i.  The totals are the sum of these. */
+BP_API int bp_trace_ring_totals(const struct bp_trace *t, size_t i, struct bp_trace_totals *out);
+
 /*
  * Records known to be overwritten, without reading them: per ring, the
  * first stored-record index available (a flight recorder's), or the

@@ -134,22 +134,37 @@ unsigned bp_trace_problems(const struct bp_trace *t, const char **first)
 	return t->problems;
 }
 
+/* Ring r's counters added to sum, as the totals count them: what was
+ * dropped before the ring was written, and discarded. */
+static void add_ring(struct bp_trace_totals *sum, const struct bp_trace_ring *r)
+{
+	sum->written += r->written + r->dropped;
+	sum->discarded += r->discarded + r->dropped;
+	sum->overwritten += r->overwritten;
+	sum->read += r->read;
+	sum->lost_by_drainer += r->lost_by_drainer;
+	sum->not_copied += r->not_copied;
+}
+
 int bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out)
 {
 	struct bp_trace_totals sum = { .size = sizeof(sum) };
 
 	if (!out || out->size < BP_TRACE_TOTALS_SIZE_1)
 		return BP_TRACE_EINVAL;
-	for (size_t i = 0; i < t->nsrc; i++) {
-		const struct bp_trace_ring *r = &t->src[i]->info;
+	for (size_t i = 0; i < t->nsrc; i++)
+		add_ring(&sum, &t->src[i]->info);
+	bp_sized_put(out, out->size, &sum, sizeof(sum));
+	return BP_TRACE_OK;
+}
 
-		sum.written += r->written + r->dropped;
-		sum.discarded += r->discarded + r->dropped;
-		sum.overwritten += r->overwritten;
-		sum.read += r->read;
-		sum.lost_by_drainer += r->lost_by_drainer;
-		sum.not_copied += r->not_copied;
-	}
+int bp_trace_ring_totals(const struct bp_trace *t, size_t i, struct bp_trace_totals *out)
+{
+	struct bp_trace_totals sum = { .size = sizeof(sum) };
+
+	if (!out || out->size < BP_TRACE_TOTALS_SIZE_1 || i >= t->nsrc)
+		return BP_TRACE_EINVAL;
+	add_ring(&sum, &t->src[i]->info);
 	bp_sized_put(out, out->size, &sum, sizeof(sum));
 	return BP_TRACE_OK;
 }
