@@ -74,7 +74,7 @@ static void file_full(const struct bp_trace_info *in, struct bp_trace_verdict *v
 static void stream_state(struct bp_trace *t, const struct bp_trace_info *in,
 			 struct bp_trace_verdict *v)
 {
-	struct bp_trace_totals tot = { 0 };
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
 	char why[160];
 
 	bp_trace_totals(t, &tot);

@@ -237,7 +237,7 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 	const struct bp_trace_info *info = bp_trace_info(t);
 	struct bp_export_stats s = { 0 };
 	struct cx x = { .out = out, .pid = info->pid };
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int rc;
 
 	if (errlen)

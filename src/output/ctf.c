@@ -565,7 +565,7 @@ int bp_export_ctf(struct bp_trace *t, const char *dir, struct bp_export_stats *s
 {
 	struct ctf x = { .t = t };
 	struct bp_export_stats s = { 0 };
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int rc;
 
 	if (errlen)

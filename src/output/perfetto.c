@@ -425,7 +425,7 @@ int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st
 	const struct bp_trace_info *info = bp_trace_info(t);
 	struct bp_export_stats s = { 0 };
 	struct px x = { .out = out, .pid = info->pid, .next_uuid = PROCESS_UUID + 1 };
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int rc;
 
 	if (errlen)

@@ -685,7 +685,7 @@ int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
 		       char *err, size_t errlen)
 {
 	struct ex *x = calloc(1, sizeof(*x));
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int rc;
 
 	if (errlen)

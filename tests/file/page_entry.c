@@ -139,34 +139,18 @@ static int same_page(const unsigned char *orig, const unsigned char *dec, uint32
 	return 1;
 }
 
-/* Walk a decoded page with the ring's validating reader, as the reader does. */
+/* Walk a decoded page with the ring's page iterator, as the reader does. */
 static void walk(const unsigned char *pg, uint32_t ps)
 {
-	static unsigned char *stage;
-	static uint32_t stage_ps;
 	static uint32_t buf[BP_RING_REC_MAX_WORDS];
-	size_t bytes = bp_ring_bytes(ps, 2);
-	struct bp_ring_cursor c;
+	struct bp_ring_page_iter it;
 	struct bp_ring_event ev;
-	struct bp_ring_ctl *ctl;
 	uint64_t seq;
 
-	if (stage_ps != ps) {
-		free(stage);
-		stage = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-		stage_ps = ps;
-	}
-	if (!stage || bp_ring_init(stage, bytes, ps, BP_RING_OVERWRITE) != BP_RING_OK)
-		exit(2);
 	memcpy(&seq, pg, 8);
-	if (!seq)
+	if (!seq || bp_ring_page_begin(&it, pg, ps, 0) != BP_RING_OK)
 		return;
-	memcpy(stage + BP_RING_CTL_BYTES + (size_t)((seq - 1) % 2) * ps, pg, ps);
-	ctl = (void *)stage;
-	atomic_store_explicit(&ctl->head_seq, seq, memory_order_relaxed);
-	if (bp_ring_cursor_init(stage, bytes, &c, BP_RING_CURSOR_SNAPSHOT) != BP_RING_OK)
-		return;
-	for (int i = 0; i < 4096 && bp_ring_next(stage, bytes, &c, &ev, buf, sizeof(buf)) == 1; i++)
+	for (int i = 0; i < 4096 && bp_ring_page_next(&it, &ev, buf, sizeof(buf)) == 1; i++)
 		;
 }
 

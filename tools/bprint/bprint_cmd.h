@@ -10,10 +10,6 @@
 
 #include <bprint/query.h>
 
-#ifndef BP_TRACE_EVENT_INIT	/* until reader.h's structs carry their size */
-#define BP_TRACE_EVENT_INIT { 0 }
-#define BP_TRACE_TOTALS_INIT { 0 }
-#endif
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -157,7 +157,7 @@ static void nap(long ms)
 /* Print (or, skipping, just read) what is there now. */
 static int drain(struct bp_trace *t, struct filter *f, enum bprint_output how, bool skip)
 {
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	long count = 0;
 	int rc;
 
