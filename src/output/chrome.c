@@ -11,8 +11,8 @@
  *
  * One instant event per record, named after its site (output/names.h),
  * of the site's file as category, ts in microseconds with the nanoseconds
- * as three decimals; the message and the typed arguments (output/args.h)
- * in args, then the record's cpu, line and site unless an argument has
+ * as three decimals; the message and the typed arguments (the site
+ * layout's fields, docs/fields.md) in args, then the record's cpu, line and site unless an argument has
  * that name.  A thread_name event the first time a thread appears and
  * whenever its name changes; a "records lost" instant event (args.lost)
  * before a record that follows lost records.  Written as read: memory is
@@ -22,7 +22,6 @@
  * 2^53 (which JavaScript would round) are written as strings, pointers as
  * "0x..." strings, non-finite doubles as "nan" or "inf".
  */
-#include "output/args.h"
 #include "output/export.h"
 #include "output/lost.h"
 #include "output/names.h"
@@ -39,7 +38,7 @@ struct cx {
 	FILE *out;
 	struct bp_out_threads thr;
 	struct bp_out_lost lost;
-	struct bp_args_cache args;
+	struct bp_trace *t;
 	int64_t pid;
 	bool started;		/* an event is written */
 };
@@ -132,34 +131,36 @@ static void meta(struct cx *x, const char *what, int64_t tid, const char *name)
 	fputs("}}", x->out);
 }
 
-/* ,"name":value for one typed argument. */
-static void json_arg(FILE *out, const struct bp_arg_desc *d, const struct bp_arg_value *v)
+/* ,"name":value for typed argument k. */
+static void json_arg(FILE *out, const struct bp_trace_layout *lay, unsigned k,
+		     const struct bp_field_value *v)
 {
 	const uint64_t exact = 1ull << 53;	/* JavaScript's integers */
-	char c = (char)v->v.u;
+	char c = (char)v->v.u, alias[BP_OUT_FIELD_NAME_MAX];
 
-	fprintf(out, ",\"%s\":", d->name);	/* [A-Za-z_][A-Za-z0-9_]*: no escaping */
-	switch (d->type) {
-	case BP_ARGT_INT:
+	/* [A-Za-z_][A-Za-z0-9_]*: no escaping */
+	fprintf(out, ",\"%s\":", bp_out_field_name(lay, k, alias));
+	switch (lay->fields[k].type) {
+	case BP_FIELD_SIGNED:
 		fprintf(out, v->v.i > -(int64_t)exact && v->v.i < (int64_t)exact ? "%lld" : "\"%lld\"",
 			(long long)v->v.i);
 		break;
-	case BP_ARGT_UINT:
+	case BP_FIELD_UNSIGNED:
 		fprintf(out, v->v.u < exact ? "%llu" : "\"%llu\"", (unsigned long long)v->v.u);
 		break;
-	case BP_ARGT_PTR:
+	case BP_FIELD_POINTER:
 		fprintf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
 		break;
-	case BP_ARGT_DOUBLE:
+	case BP_FIELD_FLOAT:
 		if (isfinite(v->v.d))
 			fprintf(out, "%.17g", v->v.d);
 		else
 			fputs(isnan(v->v.d) ? "\"nan\"" : v->v.d > 0 ? "\"inf\"" : "\"-inf\"", out);
 		break;
-	case BP_ARGT_STR:
+	case BP_FIELD_STRING:
 		json_str(out, v->s, v->len);
 		break;
-	default:	/* BP_ARGT_CHAR */
+	default:	/* BP_FIELD_CHAR */
 		json_str(out, &c, 1);
 		break;
 	}
@@ -169,15 +170,15 @@ static void json_arg(FILE *out, const struct bp_arg_desc *d, const struct bp_arg
 static void record_args(struct cx *x, const struct bp_trace_event *e)
 {
 	const struct bprint_site *site = e->ev.site;
-	struct bp_arg_value v[BP_PLAN_MAX_ARGS];
-	const struct bp_arg_layout *lay;
-	unsigned n = bp_out_record_args(&x->args, e, &lay, v);
+	struct bp_field_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_trace_layout *lay;
+	unsigned n = bp_out_record_args(x->t, e, &lay, v);
 	FILE *out = x->out;
 
 	fputs(",\"args\":{\"msg\":", out);
 	json_str(out, e->ev.message, e->ev.message_len);
 	for (unsigned k = 0; k < n; k++)
-		json_arg(out, &lay->d[k], &v[k]);
+		json_arg(out, lay, k, &v[k]);
 	if (!n)
 		lay = NULL;
 	if (!bp_out_arg_named(lay, "cpu"))
@@ -236,7 +237,7 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 {
 	const struct bp_trace_info *info = bp_trace_info(t);
 	struct bp_export_stats s = { 0 };
-	struct cx x = { .out = out, .pid = info->pid };
+	struct cx x = { .out = out, .t = t, .pid = info->pid };
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int rc;
 
@@ -262,6 +263,5 @@ int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
 		*st = s;
 	bp_out_threads_free(&x.thr);
 	bp_out_lost_free(&x.lost);
-	bp_args_cache_free(&x.args);
 	return rc;
 }

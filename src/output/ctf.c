@@ -5,7 +5,9 @@
  *
  * The metadata is written first, from the site table: one event class per
  * site (its function's name, made unique), with a string `msg` and one
- * typed field per argument (output/args.h), and one class for the records
+ * typed field per field of the site's layout (docs/fields.md), written
+ * `_NAME` as LTTng writes its fields (readers drop the '_', so that no
+ * name is a TSDL keyword), and one class for the records
  * whose block cannot give those fields.  Then the records, as read: each
  * thread's events go into its stream's packet buffer; a packet is written
  * (appended to its file) when it is full, when the thread's name changes
@@ -16,8 +18,8 @@
  * All fields are byte-aligned (align = 8), in the writer's byte order.
  */
 #include "output/export.h"
-#include "output/args.h"
 #include "output/lost.h"
+#include "output/names.h"
 #include "output/threads.h"
 #include "output/wallclock.h"
 
@@ -49,7 +51,7 @@ struct ctf_stream {
 
 struct ctf_class {
 	uint32_t site_id;
-	const struct bp_arg_layout *lay;	/* NULL: msg only */
+	const struct bp_trace_layout *lay;	/* NULL: msg only */
 };
 
 struct ctf {
@@ -58,10 +60,9 @@ struct ctf {
 	unsigned char uuid[16];
 	struct ctf_class *cls;
 	size_t ncls;			/* one per site; id ncls is the fallback */
-	struct bp_args_cache args;
 	struct bp_out_threads thr;
 	struct bp_out_lost lost;
-	struct bp_arg_value val[BP_PLAN_MAX_ARGS];
+	struct bp_field_value val[BP_PLAN_MAX_ARGS];
 	int err;			/* errno of the first write error */
 };
 
@@ -162,17 +163,18 @@ static void write_trace(FILE *f, const struct ctf *x, const struct bp_trace_info
 }
 
 /* The TSDL type of one argument. */
-static void field_type(FILE *f, const struct bp_arg_desc *d)
+static void field_type(FILE *f, const struct bp_trace_field *d)
 {
 	switch (d->type) {
-	case BP_ARGT_INT:
-	case BP_ARGT_UINT:
-	case BP_ARGT_CHAR:
-	case BP_ARGT_PTR:
+	case BP_FIELD_SIGNED:
+	case BP_FIELD_UNSIGNED:
+	case BP_FIELD_CHAR:
+	case BP_FIELD_POINTER:
 		fprintf(f, "integer { size = %u; align = 8; signed = %s; base = %u; }",
-			d->size * 8u, d->type == BP_ARGT_INT ? "true" : "false", d->base);
+			d->size * 8u, d->type == BP_FIELD_SIGNED ? "true" : "false",
+			d->base ? d->base : 10u);
 		break;
-	case BP_ARGT_DOUBLE:
+	case BP_FIELD_FLOAT:
 		fputs("floating_point { exp_dig = 11; mant_dig = 53; align = 8; }", f);
 		break;
 	default:
@@ -243,16 +245,18 @@ static bool class_names(struct bp_trace *t, char **names, size_t n)
 	return ok;
 }
 
-static void write_class(FILE *f, size_t id, const char *name, const struct bp_arg_layout *lay,
+static void write_class(FILE *f, size_t id, const char *name, const struct bp_trace_layout *lay,
 			bool fallback)
 {
+	char alias[BP_OUT_FIELD_NAME_MAX];
+
 	fprintf(f, "event {\n\tname = ");
 	tsdl_str(f, name, 127);
 	fprintf(f, ";\n\tid = %zu;\n\tstream_id = 0;\n\tfields := struct {\n\t\tstring msg;\n", id);
-	for (unsigned i = 0; lay && i < lay->n; i++) {
+	for (unsigned i = 0; lay && i < lay->nfields; i++) {
 		fputs("\t\t", f);
-		field_type(f, &lay->d[i]);
-		fprintf(f, " %s;\n", lay->d[i].name);
+		field_type(f, &lay->fields[i]);
+		fprintf(f, " _%s;\n", bp_out_field_name(lay, i, alias));
 	}
 	if (fallback)
 		fputs("\t\tuint32_t site;\n", f);
@@ -285,7 +289,7 @@ static int write_metadata(struct ctf *x)
 		const struct bp_trace_site *ts = bp_trace_site_at(x->t, i);
 
 		x->cls[i].site_id = ts->site.id;
-		x->cls[i].lay = bp_args_cache_get(&x->args, ts->site.id, ts->site.format);
+		x->cls[i].lay = bp_trace_layout(x->t, ts->site.id);
 		write_class(f, i, names[i], x->cls[i].lay, false);
 	}
 	x->ncls = n;
@@ -432,35 +436,35 @@ static size_t class_of(struct ctf *x, const struct bp_trace_event *e)
 	}
 	if (lo == x->ncls || x->cls[lo].site_id != e->site_id || !e->ev.site)
 		return x->ncls;
-	if (!x->cls[lo].lay || x->cls[lo].lay->n == 0)
+	if (!x->cls[lo].lay || x->cls[lo].lay->nfields == 0)
 		return lo;
-	if (e->text || bp_args_decode(x->cls[lo].lay, e->block, e->block_words, x->val) < 0)
+	if (bp_trace_event_fields(x->t, e, x->val, BP_PLAN_MAX_ARGS) < 0)
 		return x->ncls;
 	return lo;
 }
 
-static size_t args_bytes(const struct bp_arg_layout *lay, const struct bp_arg_value *v)
+static size_t args_bytes(const struct bp_trace_layout *lay, const struct bp_field_value *v)
 {
 	size_t n = 0;
 
-	for (unsigned i = 0; i < lay->n; i++)
-		n += lay->d[i].type == BP_ARGT_STR ? v[i].len + 1 : lay->d[i].size;
+	for (unsigned i = 0; i < lay->nfields; i++)
+		n += lay->fields[i].type == BP_FIELD_STRING ? v[i].len + 1 : lay->fields[i].size;
 	return n;
 }
 
-static void put_args(struct ctf_stream *s, const struct bp_arg_layout *lay,
-		     const struct bp_arg_value *v)
+static void put_args(struct ctf_stream *s, const struct bp_trace_layout *lay,
+		     const struct bp_field_value *v)
 {
-	for (unsigned i = 0; i < lay->n; i++) {
-		const struct bp_arg_desc *d = &lay->d[i];
+	for (unsigned i = 0; i < lay->nfields; i++) {
+		const struct bp_trace_field *d = &lay->fields[i];
 		uint8_t u8 = (uint8_t)v[i].v.u;
 		uint16_t u16 = (uint16_t)v[i].v.u;
 		uint32_t u32 = (uint32_t)v[i].v.u;
 
-		if (d->type == BP_ARGT_STR) {
+		if (d->type == BP_FIELD_STRING) {
 			put(s, v[i].s, v[i].len);
 			put(s, "", 1);
-		} else if (d->type == BP_ARGT_DOUBLE || d->size == 8) {
+		} else if (d->type == BP_FIELD_FLOAT || d->size == 8) {
 			put(s, &v[i].v, 8);
 		} else {
 			put(s, d->size == 1 ? (void *)&u8 : d->size == 2 ? (void *)&u16
@@ -589,7 +593,6 @@ int bp_export_ctf(struct bp_trace *t, const char *dir, struct bp_export_stats *s
 		*st = s;
 	close(x.dirfd);
 	free(x.cls);
-	bp_args_cache_free(&x.args);
 	bp_out_threads_free(&x.thr);
 	bp_out_lost_free(&x.lost);
 	return rc;

@@ -27,8 +27,8 @@ const char *bp_out_site_name(const struct bprint_site *site, char *buf)
 	return buf;
 }
 
-unsigned bp_out_record_args(struct bp_args_cache *c, const struct bp_trace_event *e,
-			    const struct bp_arg_layout **lay, struct bp_arg_value *vals)
+unsigned bp_out_record_args(struct bp_trace *t, const struct bp_trace_event *e,
+			    const struct bp_trace_layout **lay, struct bp_field_value *vals)
 {
 	const struct bprint_site *s = e->ev.site;
 	int n;
@@ -36,16 +36,27 @@ unsigned bp_out_record_args(struct bp_args_cache *c, const struct bp_trace_event
 	*lay = NULL;
 	if (!s || !s->format || e->text || !e->block)
 		return 0;
-	if (!(*lay = bp_args_cache_get(c, e->site_id, s->format)))
+	if (!(*lay = bp_trace_layout(t, e->site_id)))
 		return 0;
-	n = bp_args_decode(*lay, e->block, e->block_words, vals);
+	n = bp_trace_event_fields(t, e, vals, BP_PLAN_MAX_ARGS);
 	return n > 0 ? (unsigned)n : 0;
 }
 
-bool bp_out_arg_named(const struct bp_arg_layout *lay, const char *name)
+bool bp_out_arg_named(const struct bp_trace_layout *lay, const char *name)
 {
-	for (unsigned i = 0; lay && i < lay->n; i++)
-		if (!strcmp(lay->d[i].name, name))
+	for (unsigned i = 0; lay && i < lay->nfields; i++)
+		if (!strcmp(lay->fields[i].name, name))
 			return true;
 	return false;
+}
+
+const char *bp_out_field_name(const struct bp_trace_layout *lay, unsigned k, char *buf)
+{
+	const struct bp_trace_field *f = &lay->fields[k];
+
+	if (strcmp(f->name, "msg"))
+		return f->name;
+	/* only a conversion's own value can be called msg: argN is its alias */
+	bp_snprintf(buf, BP_OUT_FIELD_NAME_MAX, "arg%u", (unsigned)f->conversion);
+	return buf;
 }

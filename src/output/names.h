@@ -3,19 +3,19 @@
  * JSON) call a record and carry with it: its site's function, so that
  * grouping by name groups by call site, or a short form of the format when
  * the site has no function (never the message: one name per site, not one
- * per record); and its typed arguments (output/args.h), under their names,
- * beside the record's own fields.
+ * per record); and its typed arguments, the fields of its site's layout
+ * (file/site_layout.h, docs/fields.md) under their names, beside the
+ * record's own fields.
  */
 #ifndef BP_OUTPUT_NAMES_H
 #define BP_OUTPUT_NAMES_H
 
-#include "output/args.h"
+#include <bprint/reader.h>
 
 #include <stdbool.h>
 #include <stddef.h>
 
 struct bprint_site;
-struct bp_trace_event;
 
 #define BP_OUT_NAME_MAX 48	/* a short format's bytes, with the NUL */
 
@@ -31,11 +31,20 @@ const char *bp_out_site_name(const struct bprint_site *site, char *buf);
  * text record, an unknown site or format, a block that does not hold its
  * format's values).
  */
-unsigned bp_out_record_args(struct bp_args_cache *c, const struct bp_trace_event *e,
-			    const struct bp_arg_layout **lay, struct bp_arg_value *vals);
+unsigned bp_out_record_args(struct bp_trace *t, const struct bp_trace_event *e,
+			    const struct bp_trace_layout **lay, struct bp_field_value *vals);
 
-/* Whether an argument of lay is called name: the record's own fields
+/* Whether a field of lay is called name: the record's own fields
  * ("cpu", "line", "site") give way to arguments of the same name. */
-bool bp_out_arg_named(const struct bp_arg_layout *lay, const char *name);
+bool bp_out_arg_named(const struct bp_trace_layout *lay, const char *name);
+
+/*
+ * The name field k of lay goes by in an export: its own, but for a field
+ * named "msg" (the exports' name for the message), which goes by its
+ * alias argN.  buf holds BP_OUT_FIELD_NAME_MAX bytes; the result is buf
+ * or the field's name.
+ */
+#define BP_OUT_FIELD_NAME_MAX 16
+const char *bp_out_field_name(const struct bp_trace_layout *lay, unsigned k, char *buf);
 
 #endif

@@ -25,10 +25,8 @@
  * Built with zlib (BP_HAVE_ZLIB), every 64 KiB of packets go out deflated
  * as one compressed_packets packet, as Perfetto's service writes them.
  *
- * Memory: the thread table, the argument layouts of the sites, and one
- * batch of packets.
+ * Memory: the thread table and one batch of packets.
  */
-#include "output/args.h"
 #include "output/export.h"
 #include "output/lost.h"
 #include "output/names.h"
@@ -92,7 +90,7 @@ struct px {
 	struct pb_buf z;		/* b deflated (with zlib) */
 	struct bp_out_threads thr;
 	struct bp_out_lost lost;
-	struct bp_args_cache args;
+	struct bp_trace *t;
 	int64_t pid;
 	uint32_t builtin;		/* the trace clock as a Perfetto builtin clock */
 	uint64_t last_ns;		/* clock 64's running value */
@@ -228,14 +226,15 @@ static uint64_t arg_iid(uint32_t site_id, unsigned k)
 static void intern_site(struct px *x, const struct bp_trace_site *ts)
 {
 	const struct bprint_site *s = &ts->site;
-	const struct bp_arg_layout *lay = bp_args_cache_get(&x->args, s->id, s->format);
+	const struct bp_trace_layout *lay = bp_trace_layout(x->t, s->id);
 	uint64_t iid = (uint64_t)s->id + SITE_IID0;
 	struct pb_buf *b = &x->b;
-	char buf[BP_OUT_NAME_MAX];
+	char buf[BP_OUT_NAME_MAX], alias[BP_OUT_FIELD_NAME_MAX];
 	size_t at;
 
-	for (unsigned k = 0; lay && k < lay->n; k++)
-		interned_name(b, ID_ANNOTATION_NAMES, arg_iid(s->id, k), lay->d[k].name);
+	for (unsigned k = 0; lay && k < lay->nfields; k++)
+		interned_name(b, ID_ANNOTATION_NAMES, arg_iid(s->id, k),
+			      bp_out_field_name(lay, k, alias));
 
 	interned_name(b, ID_EVENT_NAMES, iid, bp_out_site_name(s, buf));
 	interned_name(b, ID_CATEGORIES, iid, s->file && s->file[0] ? s->file : "bprint");
@@ -354,29 +353,30 @@ static struct bp_out_thread *thread_of(struct px *x, const struct bp_trace_event
 	return th;
 }
 
-/* One annotation per typed argument (output/args.h); returns the layout. */
-static const struct bp_arg_layout *arguments(struct px *x, const struct bp_trace_event *e)
+/* One annotation per typed argument (the site layout's fields); returns the layout. */
+static const struct bp_trace_layout *arguments(struct px *x, const struct bp_trace_event *e)
 {
 	static const uint32_t field[] = {
-		[BP_ARGT_INT] = DA_INT, [BP_ARGT_UINT] = DA_UINT, [BP_ARGT_CHAR] = DA_STRING,
-		[BP_ARGT_DOUBLE] = DA_DOUBLE, [BP_ARGT_STR] = DA_STRING, [BP_ARGT_PTR] = DA_POINTER,
+		[BP_FIELD_SIGNED] = DA_INT, [BP_FIELD_UNSIGNED] = DA_UINT,
+		[BP_FIELD_CHAR] = DA_STRING, [BP_FIELD_FLOAT] = DA_DOUBLE,
+		[BP_FIELD_STRING] = DA_STRING, [BP_FIELD_POINTER] = DA_POINTER,
 	};
-	struct bp_arg_value v[BP_PLAN_MAX_ARGS];
-	const struct bp_arg_layout *lay;
-	unsigned n = bp_out_record_args(&x->args, e, &lay, v);
+	struct bp_field_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_trace_layout *lay;
+	unsigned n = bp_out_record_args(x->t, e, &lay, v);
 	struct pb_buf *b = &x->b;
 
 	for (unsigned k = 0; k < n; k++) {
-		const struct bp_arg_desc *d = &lay->d[k];
+		const struct bp_trace_field *d = &lay->fields[k];
 		size_t at = pb_begin(b, TE_ANNOTATIONS);
 		char c = (char)v[k].v.u;
 
 		pb_uint(b, DA_NAME_IID, arg_iid(e->site_id, k));
-		if (d->type == BP_ARGT_DOUBLE)
+		if (d->type == BP_FIELD_FLOAT)
 			pb_double(b, DA_DOUBLE, v[k].v.d);
-		else if (d->type == BP_ARGT_STR)
+		else if (d->type == BP_FIELD_STRING)
 			pb_bytes(b, DA_STRING, v[k].s, v[k].len);
-		else if (d->type == BP_ARGT_CHAR)
+		else if (d->type == BP_FIELD_CHAR)
 			pb_bytes(b, DA_STRING, &c, 1);
 		else if (d->type < sizeof(field) / sizeof(field[0]) && field[d->type])
 			pb_uint(b, field[d->type], v[k].v.u);	/* int64 as two's complement */
@@ -390,7 +390,7 @@ static int one_record(struct px *x, const struct bp_trace_event *e, struct bp_ex
 	struct pb_buf *b = &x->b;
 	struct bp_out_thread *th = thread_of(x, e);
 	uint64_t lost = bp_out_lost_before(&x->lost, e), track;
-	const struct bp_arg_layout *lay;
+	const struct bp_trace_layout *lay;
 	struct ev_at at;
 	size_t da;
 
@@ -424,7 +424,7 @@ int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st
 {
 	const struct bp_trace_info *info = bp_trace_info(t);
 	struct bp_export_stats s = { 0 };
-	struct px x = { .out = out, .pid = info->pid, .next_uuid = PROCESS_UUID + 1 };
+	struct px x = { .out = out, .t = t, .pid = info->pid, .next_uuid = PROCESS_UUID + 1 };
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int rc;
 
@@ -444,7 +444,6 @@ int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st
 		*st = s;
 	pb_free(&x.b);
 	pb_free(&x.z);
-	bp_args_cache_free(&x.args);
 	bp_out_threads_free(&x.thr);
 	bp_out_lost_free(&x.lost);
 	return rc;

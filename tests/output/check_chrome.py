@@ -66,7 +66,7 @@ def main():
         ok("%d distinct event names" % len(names))
     flood = [e for e in recs if re.match(r"^flood \d+ of \d+$", e["args"]["msg"])]
     badargs = [e for e in flood
-               if [str(e["args"]["arg0"]), str(e["args"]["arg1"])] != e["args"]["msg"].split()[1::2]]
+               if [str(e["args"]["flood"]), str(e["args"]["of"])] != e["args"]["msg"].split()[1::2]]
     if not flood or badargs:
         fail("typed arguments of %d flood records differ: %r" % (len(badargs), badargs[:2]))
     else:

@@ -209,7 +209,7 @@ def main():
         ok("every record: time (exact), thread track and its name, message, function")
     flood = [e for e in events if re.match(rb"^flood \d+ of \d+$", e[2])]
     badargs = [e[2] for e in flood
-               if [str(get(e[4].get("arg0", []), "int_value")), str(get(e[4].get("arg1", []), "int_value"))]
+               if [str(get(e[4].get("flood", []), "int_value")), str(get(e[4].get("of", []), "int_value"))]
                != e[2].decode().split()[1::2]]
     if not flood or badargs:
         fail("typed arguments of %d flood records differ: %r" % (len(badargs), badargs[:2]))
