@@ -557,8 +557,7 @@ bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title)
 	};
 	bool ok = true;
 
-	snprintf(xlabel, sizeof(xlabel), "%s%s", a->value_name ? a->value_name : "value",
-		 a->time_ns ? " (ns)" : "");
+	snprintf(xlabel, sizeof(xlabel), "%s", a->value_name ? a->value_name : "value");
 	for (size_t i = 0; i < ns; i++) {
 		const struct bp_group *g = a->sorted[i];
 		FILE *mem = fmemopen(names[i], sizeof(names[i]), "w");

@@ -60,6 +60,10 @@ static void tick_label(char *buf, size_t size, long double v, bool time_ns)
 		snprintf(buf, size, "%.3Lg%s", v, tu[k]);
 		return;
 	}
+	if (a < 100000 && v == rintl(v)) {	/* 1024, not 1.02k */
+		snprintf(buf, size, "%.0Lf", v);
+		return;
+	}
 	while (k < 6 && a >= 1000)
 		a /= 1000, v /= 1000, k++;
 	snprintf(buf, size, "%.3Lg%s", v, si[k]);
