@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define CLIENTS 3
@@ -94,19 +95,18 @@ static void *client(void *arg)
 /* Serve r: its status and how long it took. */
 static int serve(const struct request *r, unsigned *seed)
 {
-	switch (r->cmd[1]) {
-	case 'E':	/* GET */
+	if (!strcmp(r->cmd, "GET")) {
 		work(2 + next_rand(seed) % 6);
 		if (next_rand(seed) % 1000 == 0)
 			work(400);	/* a lock held elsewhere */
 		return r->key % 10 ? 200 : 404;
-	case 'C':	/* SCAN */
+	}
+	if (!strcmp(r->cmd, "SCAN")) {
 		work(40 + next_rand(seed) % 80 + (r->key % 3 ? 0 : 150));
 		return 200;
-	default:	/* SET */
-		work(8 + next_rand(seed) % 12);
-		return 201;
 	}
+	work(8 + next_rand(seed) % 12);	/* SET */
+	return 201;
 }
 
 static void *worker(void *arg)
