@@ -311,6 +311,7 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	read_stop(in, &h);
 	read_calib(t, &h, &t->calib);
 	in->clock_name = bp_clock_name((enum bp_clock_id)t->calib.clock_id);
+	in->clock = in->clock_name ? t->calib.clock_id : BP_CLOCK_NR;
 	if (!in->clock_name)
 		in->clock_name = "unknown";
 	copy_name(in->comm, h.comm, sizeof(h.comm));
@@ -1577,17 +1578,21 @@ void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *ou
 		memset(out, 0, sizeof(*out));
 }
 
-const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t id)
+/* The layout of a site entry (NULL: none), made on its first use. */
+static const struct bp_site_layout *entry_layout(struct site_entry *e)
 {
-	struct site_entry *e = id < t->cap_id ? (struct site_entry *)(void *)t->by_id[id] : NULL;
-
 	if (!e || !e->ts.site.format)
 		return NULL;
 	if (!e->layout_tried) {
-		e->layout = bp_site_layout_new(id, e->ts.site.kind, e->ts.site.format);
+		e->layout = bp_site_layout_new(e->ts.site.id, e->ts.site.kind, e->ts.site.format);
 		e->layout_tried = true;
 	}
 	return e->layout;
+}
+
+const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t id)
+{
+	return entry_layout(id < t->cap_id ? (struct site_entry *)(void *)t->by_id[id] : NULL);
 }
 
 const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t)
@@ -1599,15 +1604,16 @@ const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t)
 static size_t format_message(struct bp_trace *t, struct source *s, char *buf, size_t size,
 			     int *exact)
 {
-	const struct bp_trace_site *ts = bp_trace_site(t, s->args.site_id);
-	const struct bp_site_layout *l = bp_trace_site_layout(t, s->args.site_id);
+	uint32_t id = s->args.site_id;
+	struct site_entry *e = id < t->cap_id ? (struct site_entry *)(void *)t->by_id[id] : NULL;
+	const struct bp_site_layout *l = entry_layout(e);
 	const struct bp_pointer_hook *hook = bp_trace_pointer_hook(t);
 
 	/* Without a %pS or %ps the hook never applies, and without it %p
 	 * tokens skip the letter check. */
 	if (l && !(l->pub.flags & BP_LAYOUT_SYMBOLS))
 		hook = NULL;
-	return bp_record_message(buf, size, &s->args, ts ? &ts->site : NULL, l ? l->pf : NULL,
+	return bp_record_message(buf, size, &s->args, e ? &e->ts.site : NULL, l ? l->pf : NULL,
 				 hook, exact);
 }
 
