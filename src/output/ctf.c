@@ -160,7 +160,6 @@ static void field_type(struct bp_out_buf *f, const struct bp_trace_field *d)
 	switch (d->type) {
 	case BP_FIELD_SIGNED:
 	case BP_FIELD_UNSIGNED:
-	case BP_FIELD_CHAR:
 	case BP_FIELD_POINTER:
 		bp_out_putf(f, "integer { size = %u; align = 8; signed = %s; base = %u; }",
 			d->size * 8u, d->type == BP_FIELD_SIGNED ? "true" : "false",
@@ -169,7 +168,7 @@ static void field_type(struct bp_out_buf *f, const struct bp_trace_field *d)
 	case BP_FIELD_FLOAT:
 		bp_out_puts(f, "floating_point { exp_dig = 11; mant_dig = 53; align = 8; }");
 		break;
-	default:
+	default:	/* strings, and %c as a string of its one byte */
 		bp_out_puts(f, "string");
 	}
 }
@@ -423,7 +422,8 @@ static size_t args_bytes(const struct bp_trace_layout *lay, const struct bp_fiel
 	size_t n = 0;
 
 	for (unsigned i = 0; i < lay->nfields; i++)
-		n += lay->fields[i].type == BP_FIELD_STRING ? v[i].len + 1 : lay->fields[i].size;
+		n += lay->fields[i].type == BP_FIELD_STRING ? v[i].len + 1
+		     : lay->fields[i].type == BP_FIELD_CHAR ? 2 : lay->fields[i].size;
 	return n;
 }
 
@@ -438,6 +438,9 @@ static void put_args(struct ctf_stream *s, const struct bp_trace_layout *lay,
 
 		if (d->type == BP_FIELD_STRING) {
 			put(s, v[i].s, v[i].len);
+			put(s, "", 1);
+		} else if (d->type == BP_FIELD_CHAR) {
+			put(s, &u8, u8 != 0);	/* a NUL byte: the empty string */
 			put(s, "", 1);
 		} else if (d->type == BP_FIELD_FLOAT || d->size == 8) {
 			put(s, &v[i].v, 8);
