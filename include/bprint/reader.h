@@ -82,6 +82,9 @@ struct bp_trace_info {
 					 * threads ended (0 if none ended normally) */
 	uint32_t missing_sites;		/* call sites it had no room for: their
 					 * records print as <unknown call site N> */
+	uint32_t clock;			/* the clock's id as the file stores it (calib's
+					 * clock_id): 0 tsc, 1 mono, 2 mono_raw, 3 boot,
+					 * 4 counter; 5 for one this reader does not know */
 };
 #define BP_TRACE_F_STREAM	1u	/* written by bprint record */
 #define BP_TRACE_F_CLOSED	2u	/* closed cleanly */

@@ -149,6 +149,7 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	read_stop(in, &h);
 	read_calib(t, &h, &t->calib);
 	in->clock_name = bp_clock_name((enum bp_clock_id)t->calib.clock_id);
+	in->clock = in->clock_name ? t->calib.clock_id : BP_CLOCK_NR;
 	if (!in->clock_name)
 		in->clock_name = "unknown";
 	read_command(in, &h);

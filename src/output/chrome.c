@@ -12,33 +12,28 @@
  * One instant event per record, named after its site (output/names.h),
  * of the site's file as category, ts in microseconds with the nanoseconds
  * as three decimals; the message and the typed arguments (the site
- * layout's fields, docs/fields.md) in args, then the record's cpu, line and site unless an argument has
- * that name.  A thread_name event the first time a thread appears and
+ * layout's fields, docs/fields.md) in args, then the record's cpu, line
+ * and site unless an argument has that name.  A thread_name event the first time a thread appears and
  * whenever its name changes; a "records lost" instant event (args.lost)
- * before a record that follows lost records.  Written as read: memory is
- * one entry per thread, per ring and per site.  Strings are escaped for
+ * before a record that follows lost records.  Written as read, through
+ * the frame's buffer (output/frame.h), 64 KiB at a time.  Strings are escaped for
  * JSON; bytes that are not UTF-8 become the code point of the same value
  * (\u0080 to \u00ff), so any message gives valid JSON.  Integers beyond
  * 2^53 (which JavaScript would round) are written as strings, pointers as
  * "0x..." strings, non-finite doubles as "nan" or "inf".
  */
-#include "output/export.h"
-#include "output/lost.h"
+#include "output/frame.h"
 #include "output/names.h"
-#include "output/threads.h"
-
-#include "file/reader.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define FLUSH_AT (64u << 10)	/* bytes written to the output at a time */
+
 struct cx {
-	FILE *out;
-	struct bp_out_threads thr;
-	struct bp_out_lost lost;
-	struct bp_trace *t;
+	struct bp_out_buf *out;	/* the frame's */
 	int64_t pid;
 	bool started;		/* an event is written */
 };
@@ -76,86 +71,116 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-static void json_str(FILE *out, const char *str, size_t n)
+static void json_u04x(struct bp_out_buf *out, unsigned c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char u[6] = { '\\', 'u', '0', '0', hex[c >> 4 & 15], hex[c & 15] };
+
+	bp_out_put(out, u, sizeof(u));
+}
+
+static void json_str(struct bp_out_buf *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
-	putc('"', out);
+	bp_out_byte(out, '"');
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
 		size_t len;
 
 		if (c == '"' || c == '\\') {
-			putc('\\', out);
-			putc(c, out);
+			bp_out_byte(out, '\\');
+			bp_out_byte(out, c);
 			i++;
 		} else if (c == '\n') {
-			fputs("\\n", out);
+			bp_out_puts(out, "\\n");
 			i++;
 		} else if (c == '\t') {
-			fputs("\\t", out);
+			bp_out_puts(out, "\\t");
 			i++;
 		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(out, "\\u%04x", c);
+			json_u04x(out, c);
 			i++;
 		} else if ((len = utf8_len(s + i, n - i)) > 0) {
-			fwrite(s + i, 1, len, out);
+			bp_out_put(out, s + i, len);
 			i += len;
 		} else {
-			fprintf(out, "\\u%04x", c);	/* not UTF-8: the byte's value */
+			json_u04x(out, c);	/* not UTF-8: the byte's value */
 			i++;
 		}
 	}
-	putc('"', out);
+	bp_out_byte(out, '"');
 }
 
-static void json_cstr(FILE *out, const char *s)
+static void json_cstr(struct bp_out_buf *out, const char *s)
 {
 	json_str(out, s ? s : "", s ? strlen(s) : 0);
 }
 
-static void ts_us(FILE *out, uint64_t ns)
+static void ts_us(struct bp_out_buf *out, uint64_t ns)
 {
-	fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+	char frac[4] = { '.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10),
+			 (char)('0' + ns % 10) };
+
+	bp_out_u64(out, ns / 1000);
+	bp_out_put(out, frac, sizeof(frac));
 }
 
 /* A metadata event; the first one of the array has no comma before it. */
 static void meta(struct cx *x, const char *what, int64_t tid, const char *name)
 {
-	fprintf(x->out, "%s\n{", x->started ? "," : "");
+	struct bp_out_buf *out = x->out;
+
+	bp_out_puts(out, x->started ? ",\n{" : "\n{");
 	x->started = true;
-	fprintf(x->out, "\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"%s\",\"pid\":%lld,"
-		"\"tid\":%lld,\"args\":{\"name\":",
-		what, (long long)x->pid, (long long)tid);
-	json_cstr(x->out, name);
-	fputs("}}", x->out);
+	bp_out_puts(out, "\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"");
+	bp_out_puts(out, what);
+	bp_out_puts(out, "\",\"pid\":");
+	bp_out_i64(out, x->pid);
+	bp_out_puts(out, ",\"tid\":");
+	bp_out_i64(out, tid);
+	bp_out_puts(out, ",\"args\":{\"name\":");
+	json_cstr(out, name);
+	bp_out_puts(out, "}}");
 }
 
 /* ,"name":value for typed argument k. */
-static void json_arg(FILE *out, const struct bp_trace_layout *lay, unsigned k,
+static void json_arg(struct bp_out_buf *out, const struct bp_trace_layout *lay, unsigned k,
 		     const struct bp_field_value *v)
 {
 	const uint64_t exact = 1ull << 53;	/* JavaScript's integers */
 	char c = (char)v->v.u, alias[BP_OUT_FIELD_NAME_MAX];
+	bool quote;
 
 	/* [A-Za-z_][A-Za-z0-9_]*: no escaping */
-	fprintf(out, ",\"%s\":", bp_out_field_name(lay, k, alias));
+	bp_out_puts(out, ",\"");
+	bp_out_puts(out, bp_out_field_name(lay, k, alias));
+	bp_out_puts(out, "\":");
 	switch (lay->fields[k].type) {
 	case BP_FIELD_SIGNED:
-		fprintf(out, v->v.i > -(int64_t)exact && v->v.i < (int64_t)exact ? "%lld" : "\"%lld\"",
-			(long long)v->v.i);
+		quote = !(v->v.i > -(int64_t)exact && v->v.i < (int64_t)exact);
+		if (quote)
+			bp_out_byte(out, '"');
+		bp_out_i64(out, v->v.i);
+		if (quote)
+			bp_out_byte(out, '"');
 		break;
 	case BP_FIELD_UNSIGNED:
-		fprintf(out, v->v.u < exact ? "%llu" : "\"%llu\"", (unsigned long long)v->v.u);
+		quote = v->v.u >= exact;
+		if (quote)
+			bp_out_byte(out, '"');
+		bp_out_u64(out, v->v.u);
+		if (quote)
+			bp_out_byte(out, '"');
 		break;
 	case BP_FIELD_POINTER:
-		fprintf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
+		bp_out_putf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
 		break;
 	case BP_FIELD_FLOAT:
 		if (isfinite(v->v.d))
-			fprintf(out, "%.17g", v->v.d);
+			bp_out_putf(out, "%.17g", v->v.d);
 		else
-			fputs(isnan(v->v.d) ? "\"nan\"" : v->v.d > 0 ? "\"inf\"" : "\"-inf\"", out);
+			bp_out_puts(out, isnan(v->v.d) ? "\"nan\"" : v->v.d > 0 ? "\"inf\"" : "\"-inf\"");
 		break;
 	case BP_FIELD_STRING:
 		json_str(out, v->s, v->len);
@@ -167,101 +192,101 @@ static void json_arg(FILE *out, const struct bp_trace_layout *lay, unsigned k,
 }
 
 /* The "args" object of a record. */
-static void record_args(struct cx *x, const struct bp_trace_event *e)
+static void record_args(struct bp_export *fx, const struct bp_trace_event *e)
 {
 	const struct bprint_site *site = e->ev.site;
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
 	const struct bp_trace_layout *lay;
-	unsigned n = bp_out_record_args(x->t, e, &lay, v);
-	FILE *out = x->out;
+	unsigned n = bp_out_record_args(fx->t, e, &lay, v);
+	struct bp_out_buf *out = &fx->out;
 
-	fputs(",\"args\":{\"msg\":", out);
+	bp_out_puts(out, ",\"args\":{\"msg\":");
 	json_str(out, e->ev.message, e->ev.message_len);
 	for (unsigned k = 0; k < n; k++)
 		json_arg(out, lay, k, &v[k]);
 	if (!n)
 		lay = NULL;
-	if (!bp_out_arg_named(lay, "cpu"))
-		fprintf(out, ",\"cpu\":%d", e->ev.cpu);
-	if (!bp_out_arg_named(lay, "line"))
-		fprintf(out, ",\"line\":%u", site ? site->line : 0u);
-	if (!bp_out_arg_named(lay, "site"))
-		fprintf(out, ",\"site\":%u", e->site_id);
-	fputs("}}", out);
+	if (!bp_out_arg_named(lay, "cpu")) {
+		bp_out_puts(out, ",\"cpu\":");
+		bp_out_i64(out, e->ev.cpu);
+	}
+	if (!bp_out_arg_named(lay, "line")) {
+		bp_out_puts(out, ",\"line\":");
+		bp_out_u64(out, site ? site->line : 0u);
+	}
+	if (!bp_out_arg_named(lay, "site")) {
+		bp_out_puts(out, ",\"site\":");
+		bp_out_u64(out, e->site_id);
+	}
+	bp_out_puts(out, "}}");
 }
 
 /* ,{"ph":"i","s":"t","name":NAME,"cat":CAT,"ts":...,"pid":P,"tid":T  (no args yet) */
 static void instant(struct cx *x, const struct bp_trace_event *e, const char *name,
 		    const char *cat)
 {
-	fputs(",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":", x->out);
-	json_cstr(x->out, name);
-	fputs(",\"cat\":", x->out);
-	json_cstr(x->out, cat);
-	fputs(",\"ts\":", x->out);
-	ts_us(x->out, e->ev.ns);
-	fprintf(x->out, ",\"pid\":%lld,\"tid\":%d", (long long)x->pid, e->ev.tid);
+	struct bp_out_buf *out = x->out;
+
+	bp_out_puts(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"name\":");
+	json_cstr(out, name);
+	bp_out_puts(out, ",\"cat\":");
+	json_cstr(out, cat);
+	bp_out_puts(out, ",\"ts\":");
+	ts_us(out, e->ev.ns);
+	bp_out_puts(out, ",\"pid\":");
+	bp_out_i64(out, x->pid);
+	bp_out_puts(out, ",\"tid\":");
+	bp_out_i64(out, e->ev.tid);
 }
 
-static int one_record(struct cx *x, const struct bp_trace_event *e, struct bp_export_stats *st)
+static int chrome_begin(struct bp_export *fx)
 {
-	const struct bprint_site *site = e->ev.site;
-	bool fresh;
-	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
-	uint64_t lost = bp_out_lost_before(&x->lost, e);
-	char comm[17], name[BP_OUT_NAME_MAX];
-	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
+	struct cx *x = fx->own;
+	struct bp_out_buf *out = &fx->out;
 
-	if (!th)
-		return BP_TRACE_ENOMEM;
-	memcpy(comm, e->ev.comm ? e->ev.comm : "", n);
-	comm[n] = '\0';
-	if (fresh || strcmp(th->comm, comm)) {
-		memcpy(th->comm, comm, n + 1);
-		meta(x, "thread_name", e->ev.tid, comm[0] ? comm : "<...>");
-	}
-	if (lost) {
+	x->out = out;
+	x->pid = fx->info->pid;
+	bp_out_puts(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tracer\":\"bprint\",\"clock\":");
+	json_cstr(out, fx->info->clock_name);
+	bp_out_puts(out, ",\"cmdline\":");
+	json_cstr(out, fx->info->cmdline);
+	bp_out_puts(out, "},\"traceEvents\":[");
+	meta(x, "process_name", x->pid, fx->info->comm);
+	return 0;
+}
+
+static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
+			 const struct bp_export_rec *r)
+{
+	struct cx *x = fx->own;
+	const struct bprint_site *site = e->ev.site;
+	char name[BP_OUT_NAME_MAX];
+
+	if (r->fresh || r->renamed)
+		meta(x, "thread_name", e->ev.tid, r->th->comm[0] ? r->th->comm : "<...>");
+	if (r->lost) {
 		instant(x, e, "records lost", "bprint");
-		fprintf(x->out, ",\"args\":{\"lost\":%llu}}", (unsigned long long)lost);
-		st->lost += lost;
+		bp_out_puts(x->out, ",\"args\":{\"lost\":");
+		bp_out_u64(x->out, r->lost);
+		bp_out_puts(x->out, "}}");
 	}
 	instant(x, e, bp_out_site_name(site, name), site && site->file && site->file[0]
 		? site->file : "bprint");
-	record_args(x, e);
-	st->records++;
-	return ferror(x->out) ? BP_TRACE_EIO : 0;
+	record_args(fx, e);
+	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
 }
 
-int bp_export_chrome(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
-		     char *err, size_t errlen)
+static int chrome_end(struct bp_export *fx, int rc)
 {
-	const struct bp_trace_info *info = bp_trace_info(t);
-	struct bp_export_stats s = { 0 };
-	struct cx x = { .out = out, .t = t, .pid = info->pid };
-	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
-	int rc;
-
-	if (errlen)
-		err[0] = '\0';
-	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tracer\":\"bprint\",\"clock\":");
-	json_cstr(out, info->clock_name);
-	fputs(",\"cmdline\":", out);
-	json_cstr(out, info->cmdline);
-	fputs("},\"traceEvents\":[", out);
-	meta(&x, "process_name", x.pid, info->comm);
-	while ((rc = bp_trace_next(t, &e, 0)) == 1)
-		if ((rc = one_record(&x, &e, &s)) < 0)
-			break;
-	if (rc == 0) {
-		fputs("\n]}\n", out);
-		if (fflush(out) != 0 || ferror(out))
-			rc = BP_TRACE_EIO;
-	}
-	bp_export_reason(rc, out, err, errlen);
-	s.threads = (uint32_t)x.thr.n;
-	if (st)
-		*st = s;
-	bp_out_threads_free(&x.thr);
-	bp_out_lost_free(&x.lost);
+	if (rc == 0)
+		bp_out_puts(&fx->out, "\n]}\n");
 	return rc;
 }
+
+const struct bp_exporter bp_exporter_chrome = {
+	.format = BP_EXPORT_CHROME,
+	.size = sizeof(struct cx),
+	.begin = chrome_begin,
+	.record = chrome_record,
+	.end = chrome_end,
+};

@@ -17,13 +17,11 @@
  *
  * All fields are byte-aligned (align = 8), in the writer's byte order.
  */
-#include "output/export.h"
-#include "output/lost.h"
+#include "output/frame.h"
 #include "output/names.h"
-#include "output/threads.h"
 #include "output/wallclock.h"
 
-#include "file/reader.h"
+#include "file/site_layout.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -41,8 +39,7 @@
 struct ctf_stream {
 	int32_t tid;
 	char comm[17];
-	unsigned char *buf;
-	size_t len, cap;
+	struct bp_out_buf buf;		/* the packet's events */
 	uint64_t begin, end;		/* first and last timestamp of the packet */
 	uint64_t seq, discarded;	/* packets written, records lost so far */
 	uint64_t events;		/* in the packet */
@@ -55,37 +52,33 @@ struct ctf_class {
 };
 
 struct ctf {
-	struct bp_trace *t;
-	int dirfd;
+	struct bp_export *fx;		/* fx->fd: the directory */
 	unsigned char uuid[16];
 	struct ctf_class *cls;
 	size_t ncls;			/* one per site; id ncls is the fallback */
-	struct bp_out_threads thr;
-	struct bp_out_lost lost;
 	struct bp_field_value val[BP_PLAN_MAX_ARGS];
-	int err;			/* errno of the first write error */
 };
 
 /* ---- metadata ---- */
 
 /* A TSDL string literal: printable ASCII, '"' and '\' escaped, others '_'. */
-static void tsdl_str(FILE *f, const char *s, size_t max)
+static void tsdl_str(struct bp_out_buf *f, const char *s, size_t max)
 {
-	putc('"', f);
+	bp_out_byte(f, '"');
 	for (size_t i = 0; s && s[i] && i < max; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '"' || c == '\\')
-			putc('\\', f);
-		putc(c >= 0x20 && c < 0x7f ? c : '_', f);
+			bp_out_byte(f, '\\');
+		bp_out_byte(f, c >= 0x20 && c < 0x7f ? c : '_');
 	}
-	putc('"', f);
+	bp_out_byte(f, '"');
 }
 
-static void uuid_str(FILE *f, const unsigned char *u)
+static void uuid_str(struct bp_out_buf *f, const unsigned char *u)
 {
 	for (int i = 0; i < 16; i++)
-		fprintf(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+		bp_out_putf(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
 }
 
 /* A version-4-style uuid from the trace's identity: the same file, the same uuid. */
@@ -109,76 +102,74 @@ static const char *const trace_head =
 	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
 	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n\n";
 
-static void write_clock(FILE *f, const struct bp_trace_info *info)
+static void write_clock(struct bp_out_buf *f, const struct bp_trace_info *info)
 {
 	int64_t off;
 
-	fputs("clock {\n\tname = bprint;\n\tdescription = ", f);
+	bp_out_puts(f, "clock {\n\tname = bprint;\n\tdescription = ");
 	tsdl_str(f, info->clock_name, 32);
-	fputs(";\n\tfreq = 1000000000;\n\tprecision = 1;\n", f);
+	bp_out_puts(f, ";\n\tfreq = 1000000000;\n\tprecision = 1;\n");
 	if (bp_out_wallclock_offset(info, &off) == 0) {
 		int64_t sec = off / 1000000000, ns = off % 1000000000;
 
 		if (ns < 0)
 			sec--, ns += 1000000000;
-		fprintf(f, "\toffset_s = %lld;\n\toffset = %lld;\n\tabsolute = true;\n",
+		bp_out_putf(f, "\toffset_s = %lld;\n\toffset = %lld;\n\tabsolute = true;\n",
 			(long long)sec, (long long)ns);
 	}
-	fputs("};\n\n"
+	bp_out_puts(f, "};\n\n"
 	      "typealias integer { size = 64; align = 8; signed = false;"
-	      " map = clock.bprint.value; } := clock_u64;\n\n", f);
+	      " map = clock.bprint.value; } := clock_u64;\n\n");
 }
 
-static void write_trace(FILE *f, const struct ctf *x, const struct bp_trace_info *info)
+static void write_trace(struct bp_out_buf *f, const struct ctf *x, const struct bp_trace_info *info)
 {
-	fputs("/* CTF 1.8 */\n\n", f);
-	fputs(trace_head, f);
-	fputs("trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"", f);
+	bp_out_puts(f, "/* CTF 1.8 */\n\n");
+	bp_out_puts(f, trace_head);
+	bp_out_puts(f, "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
 	uuid_str(f, x->uuid);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	fputs("\";\n\tbyte_order = be;\n", f);
+	bp_out_puts(f, "\";\n\tbyte_order = be;\n");
 #else
-	fputs("\";\n\tbyte_order = le;\n", f);
+	bp_out_puts(f, "\";\n\tbyte_order = le;\n");
 #endif
-	fputs("\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
-	      "\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n", f);
-	fprintf(f, "env {\n\ttracer_name = \"bprint\";\n\tpid = %lld;\n\tprocname = ",
+	bp_out_puts(f, "\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
+	      "\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n");
+	bp_out_putf(f, "env {\n\ttracer_name = \"bprint\";\n\tpid = %lld;\n\tprocname = ",
 		(long long)info->pid);
 	tsdl_str(f, info->comm, 16);
-	fputs(";\n\tcmdline = ", f);
+	bp_out_puts(f, ";\n\tcmdline = ");
 	tsdl_str(f, info->cmdline, 1024);
-	fputs(";\n\tclock = ", f);
+	bp_out_puts(f, ";\n\tclock = ");
 	tsdl_str(f, info->clock_name, 32);
-	fputs(";\n};\n\n", f);
+	bp_out_puts(f, ";\n};\n\n");
 	write_clock(f, info);
-	fputs("stream {\n\tid = 0;\n"
+	bp_out_puts(f, "stream {\n\tid = 0;\n"
 	      "\tpacket.context := struct {\n"
 	      "\t\tclock_u64 timestamp_begin;\n\t\tclock_u64 timestamp_end;\n"
 	      "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
 	      "\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
 	      "\t\tint32_t tid;\n\t\tstring thread_name;\n\t};\n"
 	      "\tevent.header := struct {\n\t\tuint32_t id;\n\t\tclock_u64 timestamp;\n\t};\n"
-	      "\tevent.context := struct {\n\t\tint32_t cpu;\n\t\tuint8_t level;\n\t};\n};\n\n",
-	      f);
+	      "\tevent.context := struct {\n\t\tint32_t cpu;\n\t\tuint8_t level;\n\t};\n};\n\n");
 }
 
 /* The TSDL type of one argument. */
-static void field_type(FILE *f, const struct bp_trace_field *d)
+static void field_type(struct bp_out_buf *f, const struct bp_trace_field *d)
 {
 	switch (d->type) {
 	case BP_FIELD_SIGNED:
 	case BP_FIELD_UNSIGNED:
-	case BP_FIELD_CHAR:
 	case BP_FIELD_POINTER:
-		fprintf(f, "integer { size = %u; align = 8; signed = %s; base = %u; }",
+		bp_out_putf(f, "integer { size = %u; align = 8; signed = %s; base = %u; }",
 			d->size * 8u, d->type == BP_FIELD_SIGNED ? "true" : "false",
 			d->base ? d->base : 10u);
 		break;
 	case BP_FIELD_FLOAT:
-		fputs("floating_point { exp_dig = 11; mant_dig = 53; align = 8; }", f);
+		bp_out_puts(f, "floating_point { exp_dig = 11; mant_dig = 53; align = 8; }");
 		break;
-	default:
-		fputs("string", f);
+	default:	/* strings, and %c as a string of its one byte */
+		bp_out_puts(f, "string");
 	}
 }
 
@@ -245,90 +236,78 @@ static bool class_names(struct bp_trace *t, char **names, size_t n)
 	return ok;
 }
 
-static void write_class(FILE *f, size_t id, const char *name, const struct bp_trace_layout *lay,
+static void write_class(struct bp_out_buf *f, size_t id, const char *name, const struct bp_trace_layout *lay,
 			bool fallback)
 {
 	char alias[BP_OUT_FIELD_NAME_MAX];
 
-	fprintf(f, "event {\n\tname = ");
+	bp_out_putf(f, "event {\n\tname = ");
 	tsdl_str(f, name, 127);
-	fprintf(f, ";\n\tid = %zu;\n\tstream_id = 0;\n\tfields := struct {\n\t\tstring msg;\n", id);
+	bp_out_putf(f, ";\n\tid = %zu;\n\tstream_id = 0;\n\tfields := struct {\n\t\tstring msg;\n", id);
 	for (unsigned i = 0; lay && i < lay->nfields; i++) {
-		fputs("\t\t", f);
+		bp_out_puts(f, "\t\t");
 		field_type(f, &lay->fields[i]);
-		fprintf(f, " _%s;\n", bp_out_field_name(lay, i, alias));
+		bp_out_putf(f, " _%s;\n", bp_out_field_name(lay, i, alias));
 	}
 	if (fallback)
-		fputs("\t\tuint32_t site;\n", f);
-	fputs("\t};\n};\n\n", f);
+		bp_out_puts(f, "\t\tuint32_t site;\n");
+	bp_out_puts(f, "\t};\n};\n\n");
 }
 
-/* The classes and the whole metadata file; 0 or a BP_TRACE_E* code. */
-static int write_metadata(struct ctf *x)
+/* The classes, into the metadata text m; false if out of memory. */
+static bool write_classes(struct ctf *x, struct bp_out_buf *m)
 {
-	const struct bp_trace_info *info = bp_trace_info(x->t);
-	size_t n = bp_trace_nsites(x->t);
+	struct bp_trace *t = x->fx->t;
+	size_t n = bp_trace_nsites(t);
 	char **names = calloc(n + 1, sizeof(*names));
-	int fd = openat(x->dirfd, "metadata",
-			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	int rc = 0;
+	bool ok = names && (x->cls = calloc(n + 1, sizeof(*x->cls))) && class_names(t, names, n);
 
-	x->cls = calloc(n + 1, sizeof(*x->cls));
-	if (!f || !names || !x->cls) {
-		rc = f ? BP_TRACE_ENOMEM : BP_TRACE_EIO;
-		x->err = f ? 0 : errno;
-		goto out;
-	}
-	if (!class_names(x->t, names, n)) {
-		rc = BP_TRACE_ENOMEM;
-		goto out;
-	}
-	write_trace(f, x, info);
-	for (size_t i = 0; i < n; i++) {
-		const struct bp_trace_site *ts = bp_trace_site_at(x->t, i);
+	for (size_t i = 0; ok && i < n; i++) {
+		const struct bp_trace_site *ts = bp_trace_site_at(t, i);
 
 		x->cls[i].site_id = ts->site.id;
-		x->cls[i].lay = bp_trace_layout(x->t, ts->site.id);
-		write_class(f, i, names[i], x->cls[i].lay, false);
+		x->cls[i].lay = bp_trace_layout(t, ts->site.id);
+		write_class(m, i, names[i], x->cls[i].lay, false);
 	}
-	x->ncls = n;
-	write_class(f, n, name_taken((const char *const *)names, n, "bprint_text")
-			  ? "bprint_text#" : "bprint_text", NULL, true);
-out:
-	if (f && (fflush(f) != 0 || ferror(f)) && !rc)
-		rc = BP_TRACE_EIO, x->err = errno;
-	if (f ? fclose(f) != 0 : (fd >= 0 && close(fd) != 0))
-		if (!rc)
-			rc = BP_TRACE_EIO, x->err = errno;
+	if (ok) {
+		x->ncls = n;
+		write_class(m, n, name_taken((const char *const *)names, n, "bprint_text")
+				  ? "bprint_text#" : "bprint_text", NULL, true);
+	}
 	for (size_t i = 0; names && i < n; i++)
 		free(names[i]);
 	free(names);
+	return ok && !m->oom;
+}
+
+/* The whole metadata file; 0 or a BP_TRACE_E* code. */
+static int write_metadata(struct ctf *x)
+{
+	struct bp_out_buf m = { 0 };
+	int fd = openat(x->fx->fd, "metadata",
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	int rc = 0;
+
+	if (fd < 0)
+		return x->fx->err = errno, BP_TRACE_EIO;
+	write_trace(&m, x, x->fx->info);
+	if (!write_classes(x, &m))
+		rc = BP_TRACE_ENOMEM;
+	else
+		rc = bp_export_write(x->fx, fd, m.p, m.len);
+	if (close(fd) != 0 && !rc)
+		rc = BP_TRACE_EIO, x->fx->err = errno;
+	bp_out_free(&m);
 	return rc;
 }
 
 /* ---- streams ---- */
 
-static bool buf_reserve(struct ctf_stream *s, size_t more)
-{
-	size_t cap = s->cap ? s->cap : PACKET_TARGET + 8192;
-	unsigned char *b;
-
-	if (s->len + more <= s->cap)
-		return true;
-	while (cap < s->len + more)
-		cap *= 2;
-	if (!(b = realloc(s->buf, cap)))
-		return false;
-	s->buf = b;
-	s->cap = cap;
-	return true;
-}
-
+/* Append to the packet, into room reserved for the whole event before. */
 static void put(struct ctf_stream *s, const void *p, size_t n)
 {
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
+	memcpy(s->buf.p + s->buf.len, p, n);
+	s->buf.len += n;
 }
 
 /* Write the packet in hand (possibly empty: begin = end = ts) and start the next. */
@@ -347,7 +326,7 @@ static int flush_packet(struct ctf *x, struct ctf_stream *s)
 	memcpy(head + hn, x->uuid, 16), hn += 16;
 	memcpy(head + hn, &sid, 4), hn += 4;
 	memcpy(head + hn, &inst, 8), hn += 8;
-	bits = (uint64_t)(hn + sizeof(ctx) + 4 + comm + 1 + s->len) * 8;
+	bits = (uint64_t)(hn + sizeof(ctx) + 4 + comm + 1 + s->buf.len) * 8;
 	ctx[0] = s->begin, ctx[1] = s->end, ctx[2] = bits, ctx[3] = bits;
 	ctx[4] = s->seq, ctx[5] = s->discarded;
 	memcpy(head + hn, ctx, sizeof(ctx)), hn += sizeof(ctx);
@@ -355,37 +334,34 @@ static int flush_packet(struct ctf *x, struct ctf_stream *s)
 	memcpy(head + hn, s->comm, comm), hn += comm;
 	head[hn++] = '\0';
 	bp_snprintf(path, sizeof(path), "stream_%d", s->tid);
-	/* new in the directory the first time (open_dir removed old ones):
-	 * never through a link someone put there since */
-	fd = openat(x->dirfd, path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+	/* new in the directory the first time (bp_export_ctf_dir() removed old
+	 * ones): never through a link someone put there since */
+	fd = openat(x->fx->fd, path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
 		    (s->created ? 0 : O_CREAT | O_EXCL), 0666);
 	if (fd < 0)
-		return x->err = errno, BP_TRACE_EIO;
+		return x->fx->err = errno, BP_TRACE_EIO;
 	s->created = true;
 	iov[0] = (struct iovec){ head, hn };
-	iov[1] = (struct iovec){ s->buf, s->len };
+	iov[1] = (struct iovec){ s->buf.p, s->buf.len };
 	w = writev(fd, iov, 2);
-	if (w != (ssize_t)(hn + s->len)) {
-		x->err = w < 0 ? errno : ENOSPC;
+	if (w != (ssize_t)(hn + s->buf.len)) {
+		x->fx->err = w < 0 ? errno : ENOSPC;
 		close(fd);
 		return BP_TRACE_EIO;
 	}
 	if (close(fd) != 0)
-		return x->err = errno, BP_TRACE_EIO;
+		return x->fx->err = errno, BP_TRACE_EIO;
 	s->seq++;
-	s->len = 0;
+	s->buf.len = 0;
 	s->events = 0;
 	return 0;
 }
 
-static struct ctf_stream *stream_of(struct ctf *x, const struct bp_trace_event *e)
+/* The stream of a thread, made on its first record. */
+static struct ctf_stream *stream_of(struct bp_out_thread *th, const struct bp_trace_event *e)
 {
-	bool fresh;
-	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
 	struct ctf_stream *s;
 
-	if (!th)
-		return NULL;
 	if (!th->lane) {
 		if (!(s = calloc(1, sizeof(*s))))
 			return NULL;
@@ -396,27 +372,24 @@ static struct ctf_stream *stream_of(struct ctf *x, const struct bp_trace_event *
 }
 
 /* Start a packet for e when lost records or a new thread name say so. */
-static int packet_for(struct ctf *x, struct ctf_stream *s, const struct bp_trace_event *e,
-		      uint64_t ts, uint64_t lost)
+static int packet_for(struct ctf *x, struct ctf_stream *s, const struct bp_export_rec *r,
+		      uint64_t ts)
 {
-	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
-	bool renamed = strncmp(s->comm, e->ev.comm ? e->ev.comm : "", 16) != 0;
 	int rc;
 
-	if ((lost || renamed) && s->events) {
+	if ((r->lost || r->renamed) && s->events) {
 		if ((rc = flush_packet(x, s)) < 0)
 			return rc;
-	} else if (lost && s->seq == 0) {
+	} else if (r->lost && s->seq == 0) {
 		/* the first packet's counter reads as lost before it: start at 0 */
 		s->begin = s->end = ts;
-		memcpy(s->comm, e->ev.comm ? e->ev.comm : "", n);
-		s->comm[n] = '\0';
+		memcpy(s->comm, r->th->comm, sizeof(s->comm));
 		if ((rc = flush_packet(x, s)) < 0)
 			return rc;
 	}
-	memcpy(s->comm, e->ev.comm ? e->ev.comm : "", n);
-	s->comm[n] = '\0';
-	s->discarded += lost;
+	if (r->renamed)
+		memcpy(s->comm, r->th->comm, sizeof(s->comm));
+	s->discarded += r->lost;
 	return 0;
 }
 
@@ -438,7 +411,8 @@ static size_t class_of(struct ctf *x, const struct bp_trace_event *e)
 		return x->ncls;
 	if (!x->cls[lo].lay || x->cls[lo].lay->nfields == 0)
 		return lo;
-	if (bp_trace_event_fields(x->t, e, x->val, BP_PLAN_MAX_ARGS) < 0)
+	if (e->text || bp_site_layout_decode(bp_site_layout_of(x->cls[lo].lay), e->block,
+					     e->block_words, x->val, BP_PLAN_MAX_ARGS) < 0)
 		return x->ncls;
 	return lo;
 }
@@ -448,7 +422,8 @@ static size_t args_bytes(const struct bp_trace_layout *lay, const struct bp_fiel
 	size_t n = 0;
 
 	for (unsigned i = 0; i < lay->nfields; i++)
-		n += lay->fields[i].type == BP_FIELD_STRING ? v[i].len + 1 : lay->fields[i].size;
+		n += lay->fields[i].type == BP_FIELD_STRING ? v[i].len + 1
+		     : lay->fields[i].type == BP_FIELD_CHAR ? 2 : lay->fields[i].size;
 	return n;
 }
 
@@ -464,6 +439,9 @@ static void put_args(struct ctf_stream *s, const struct bp_trace_layout *lay,
 		if (d->type == BP_FIELD_STRING) {
 			put(s, v[i].s, v[i].len);
 			put(s, "", 1);
+		} else if (d->type == BP_FIELD_CHAR) {
+			put(s, &u8, u8 != 0);	/* a NUL byte: the empty string */
+			put(s, "", 1);
 		} else if (d->type == BP_FIELD_FLOAT || d->size == 8) {
 			put(s, &v[i].v, 8);
 		} else {
@@ -473,10 +451,12 @@ static void put_args(struct ctf_stream *s, const struct bp_trace_layout *lay,
 	}
 }
 
-static int one_event(struct ctf *x, const struct bp_trace_event *e, struct bp_export_stats *st)
+static int ctf_record(struct bp_export *fx, const struct bp_trace_event *e,
+		      const struct bp_export_rec *r)
 {
-	struct ctf_stream *s = stream_of(x, e);
-	uint64_t lost = bp_out_lost_before(&x->lost, e), ts;
+	struct ctf *x = fx->own;
+	struct ctf_stream *s = stream_of(r->th, e);
+	uint64_t ts;
 	size_t cls, msg, need;
 	uint32_t id;
 	int32_t cpu = e->ev.cpu;
@@ -486,14 +466,14 @@ static int one_event(struct ctf *x, const struct bp_trace_event *e, struct bp_ex
 	if (!s)
 		return BP_TRACE_ENOMEM;
 	ts = e->ev.ns < s->end ? s->end : e->ev.ns;	/* a live writer can go back */
-	if ((rc = packet_for(x, s, e, ts, lost)) < 0)
+	if ((rc = packet_for(x, s, r, ts)) < 0)
 		return rc;
 	cls = class_of(x, e);
 	msg = strnlen(e->ev.message, e->ev.message_len);
 	need = 4 + 8 + 4 + 1 + msg + 1 + 4;
 	if (cls < x->ncls && x->cls[cls].lay)
 		need += args_bytes(x->cls[cls].lay, x->val);
-	if (!buf_reserve(s, need))
+	if (!bp_out_room(&s->buf, need))
 		return BP_TRACE_ENOMEM;
 	if (!s->events)
 		s->begin = ts;
@@ -510,33 +490,46 @@ static int one_event(struct ctf *x, const struct bp_trace_event *e, struct bp_ex
 	else if (cls == x->ncls)
 		put(s, &e->site_id, 4);
 	s->events++;
-	st->records++;
-	st->lost += lost;
-	return s->len >= PACKET_TARGET ? flush_packet(x, s) : 0;
+	return s->buf.len >= PACKET_TARGET ? flush_packet(x, s) : 0;
 }
 
-/* Write every packet still in hand; free the streams. */
-static int finish_streams(struct ctf *x, int rc)
+static int ctf_begin(struct bp_export *fx)
 {
-	for (size_t i = 0; i < x->thr.cap; i++) {
-		struct ctf_stream *s = x->thr.slot[i].used ? x->thr.slot[i].lane : NULL;
+	struct ctf *x = fx->own;
+
+	x->fx = fx;
+	make_uuid(fx->info, x->uuid);
+	return write_metadata(x);
+}
+
+/* Write every packet still in hand (rc 0); free the streams. */
+static int ctf_end(struct bp_export *fx, int rc)
+{
+	struct ctf *x = fx->own;
+
+	for (size_t i = 0; i < fx->thr.cap; i++) {
+		struct ctf_stream *s = fx->thr.slot[i].used ? fx->thr.slot[i].lane : NULL;
 
 		if (s && s->events && rc == 0)
 			rc = flush_packet(x, s);
 		if (s)
-			free(s->buf);
+			bp_out_free(&s->buf);
 		free(s);
 	}
+	free(x->cls);
 	return rc;
 }
 
-/*
- * Make dir (the umask's mode) or reuse one of ours, removing what an
- * earlier export left (metadata, stream_*), and open it.  As for every
- * output (docs/file-format.md, "Opening files"): never through a symbolic
- * link, never another user's directory.
- */
-static int open_dir(const char *dir)
+const struct bp_exporter bp_exporter_ctf = {
+	.format = BP_EXPORT_CTF,
+	.size = sizeof(struct ctf),
+	.begin = ctf_begin,
+	.record = ctf_record,
+	.end = ctf_end,
+};
+
+/* (export.h) */
+int bp_export_ctf_dir(const char *dir)
 {
 	int fd, listing;
 	struct stat st;
@@ -562,38 +555,4 @@ static int open_dir(const char *dir)
 			unlinkat(fd, de->d_name, 0);
 	closedir(d);
 	return fd;
-}
-
-int bp_export_ctf(struct bp_trace *t, const char *dir, struct bp_export_stats *st, char *err,
-		  size_t errlen)
-{
-	struct ctf x = { .t = t };
-	struct bp_export_stats s = { 0 };
-	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
-	int rc;
-
-	if (errlen)
-		err[0] = '\0';
-	if ((x.dirfd = open_dir(dir)) < 0) {
-		bp_snprintf(err, errlen, "%s", strerror(errno));
-		return BP_TRACE_EIO;
-	}
-	make_uuid(bp_trace_info(t), x.uuid);
-	rc = write_metadata(&x);
-	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1)
-		rc = one_event(&x, &e, &s);
-	rc = finish_streams(&x, rc);
-	if (rc < 0 && rc == BP_TRACE_EIO && x.err)
-		bp_snprintf(err, errlen, "write error: %s", strerror(x.err));
-	else if (rc < 0)
-		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_ENOMEM ? "out of memory"
-					       : "reading the trace failed");
-	s.threads = (uint32_t)x.thr.n;
-	if (st)
-		*st = s;
-	close(x.dirfd);
-	free(x.cls);
-	bp_out_threads_free(&x.thr);
-	bp_out_lost_free(&x.lost);
-	return rc;
 }

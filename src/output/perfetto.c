@@ -27,14 +27,12 @@
  *
  * Memory: the thread table and one batch of packets.
  */
-#include "output/export.h"
-#include "output/lost.h"
+#include "output/frame.h"
 #include "output/names.h"
 #include "output/pb.h"
-#include "output/threads.h"
 #include "output/wallclock.h"
 
-#include "file/reader.h"
+#include "trace/clock.h"
 
 #include <stdlib.h>
 #ifdef BP_HAVE_ZLIB
@@ -85,12 +83,9 @@ enum { AN_MSG = 1, AN_CPU, AN_LOST, AN_SITE, AN_FIRST_ARG };
 #define FLUSH_AT (64u << 10)
 
 struct px {
-	FILE *out;
-	struct pb_buf b;
-	struct pb_buf z;		/* b deflated (with zlib) */
-	struct bp_out_threads thr;
-	struct bp_out_lost lost;
-	struct bp_trace *t;
+	struct bp_export *fx;
+	struct bp_out_buf *b;		/* the frame's: a batch of packets */
+	struct bp_out_buf z;		/* b deflated (with zlib) */
 	int64_t pid;
 	uint32_t builtin;		/* the trace clock as a Perfetto builtin clock */
 	uint64_t last_ns;		/* clock 64's running value */
@@ -99,7 +94,7 @@ struct px {
 
 static uint32_t builtin_clock(const struct bp_trace_info *info, int64_t *realtime_offset)
 {
-	if (!strcmp(info->clock_name, "mono_raw")) {
+	if (info->clock == BP_CLOCK_MONO_RAW) {
 		*realtime_offset = 0;	/* a snapshot of its own clock, no realtime */
 		return CLOCK_MONOTONIC_RAW_ID;
 	}
@@ -113,15 +108,15 @@ static uint32_t builtin_clock(const struct bp_trace_info *info, int64_t *realtim
  * packet, as Perfetto's own service writes them with deflate on. */
 static int write_deflated(struct px *x)
 {
-	uLongf zn = compressBound((uLong)x->b.len);
-	struct pb_buf h = { 0 };
+	uLongf zn = compressBound((uLong)x->b->len);
+	struct bp_out_buf h = { 0 };
 	uint8_t *data;
 	size_t body;
 	int rc = 0;
 
 	x->z.len = 0;
-	if (!(data = pb_reserve(&x->z, zn)) ||
-	    compress2(data, &zn, x->b.p, (uLong)x->b.len, Z_BEST_SPEED) != Z_OK)
+	if (!(data = bp_out_reserve(&x->z, zn)) ||
+	    compress2(data, &zn, x->b->p, (uLong)x->b->len, Z_BEST_SPEED) != Z_OK)
 		return BP_TRACE_ENOMEM;
 	body = 2 + pb_varint_size(zn) + zn;	/* tag 50 takes 2 bytes */
 	pb_varint(&h, (uint64_t)TRACE_PACKET << 3 | PB_LEN);
@@ -130,9 +125,9 @@ static int write_deflated(struct px *x)
 	pb_varint(&h, zn);
 	if (h.oom)
 		rc = BP_TRACE_ENOMEM;
-	else if (fwrite(h.p, 1, h.len, x->out) != h.len || fwrite(data, 1, zn, x->out) != zn)
-		rc = BP_TRACE_EIO;
-	pb_free(&h);
+	else if ((rc = bp_export_write(x->fx, x->fx->fd, h.p, h.len)) == 0)
+		rc = bp_export_write(x->fx, x->fx->fd, data, zn);
+	bp_out_free(&h);
 	return rc;
 }
 #endif
@@ -141,38 +136,37 @@ static int flush(struct px *x, int force)
 {
 	int rc = 0;
 
-	if (x->b.oom)
+	if (x->b->oom)
 		return BP_TRACE_ENOMEM;
-	if (!(force || x->b.len >= FLUSH_AT) || !x->b.len)
+	if (!(force || x->b->len >= FLUSH_AT) || !x->b->len)
 		return 0;
 #ifdef BP_HAVE_ZLIB
 	rc = write_deflated(x);
+	x->b->len = 0;
 #else
-	if (fwrite(x->b.p, 1, x->b.len, x->out) != x->b.len)
-		rc = BP_TRACE_EIO;
+	rc = bp_export_write_out(x->fx);
 #endif
-	x->b.len = 0;
 	return rc;
 }
 
 /* Start a packet stamped ns (with the sequence and its flags). */
 static size_t packet(struct px *x, uint64_t ns)
 {
-	size_t at = pb_begin(&x->b, TRACE_PACKET);
+	size_t at = pb_begin(x->b, TRACE_PACKET);
 
 	if (ns >= x->last_ns) {
-		pb_uint(&x->b, TP_TIMESTAMP, ns - x->last_ns);
+		pb_uint(x->b, TP_TIMESTAMP, ns - x->last_ns);
 		x->last_ns = ns;
 	} else {
-		pb_uint(&x->b, TP_TIMESTAMP, ns);
-		pb_uint(&x->b, TP_TIMESTAMP_CLOCK, x->builtin);
+		pb_uint(x->b, TP_TIMESTAMP, ns);
+		pb_uint(x->b, TP_TIMESTAMP_CLOCK, x->builtin);
 	}
-	pb_uint(&x->b, TP_SEQ_ID, SEQ_ID);
-	pb_uint(&x->b, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	pb_uint(x->b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(x->b, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	return at;
 }
 
-static void clock(struct pb_buf *b, uint32_t id, uint64_t ts, int incremental)
+static void snapshot_clock(struct bp_out_buf *b, uint32_t id, uint64_t ts, int incremental)
 {
 	size_t at = pb_begin(b, CS_CLOCKS);
 
@@ -186,7 +180,7 @@ static void clock(struct pb_buf *b, uint32_t id, uint64_t ts, int incremental)
 /* Packet 1: the sequence's start, its defaults and the clocks. */
 static void first_packet(struct px *x, const struct bp_trace_info *info)
 {
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	int64_t offset;
 	size_t at = pb_begin(b, TRACE_PACKET), in;
 	bool mono;
@@ -200,16 +194,16 @@ static void first_packet(struct px *x, const struct bp_trace_info *info)
 	pb_uint(b, DEF_TIMESTAMP_CLOCK, CLOCK_DELTA_ID);
 	pb_end(b, in);
 	in = pb_begin(b, TP_CLOCK_SNAPSHOT);
-	clock(b, CLOCK_DELTA_ID, x->last_ns, 1);
-	clock(b, x->builtin, x->last_ns, 0);
+	snapshot_clock(b, CLOCK_DELTA_ID, x->last_ns, 1);
+	snapshot_clock(b, x->builtin, x->last_ns, 0);
 	if (mono)	/* the same instant on both clocks: when the file was made */
-		clock(b, CLOCK_REALTIME_ID, (uint64_t)((int64_t)x->last_ns + offset), 0);
+		snapshot_clock(b, CLOCK_REALTIME_ID, (uint64_t)((int64_t)x->last_ns + offset), 0);
 	pb_uint(b, CS_PRIMARY, x->builtin);
 	pb_end(b, in);
 	pb_end(b, at);
 }
 
-static void interned_name(struct pb_buf *b, uint32_t field, uint64_t iid, const char *name)
+static void interned_name(struct bp_out_buf *b, uint32_t field, uint64_t iid, const char *name)
 {
 	size_t at = pb_begin(b, field);
 
@@ -226,9 +220,9 @@ static uint64_t arg_iid(uint32_t site_id, unsigned k)
 static void intern_site(struct px *x, const struct bp_trace_site *ts)
 {
 	const struct bprint_site *s = &ts->site;
-	const struct bp_trace_layout *lay = bp_trace_layout(x->t, s->id);
+	const struct bp_trace_layout *lay = bp_trace_layout(x->fx->t, s->id);
 	uint64_t iid = (uint64_t)s->id + SITE_IID0;
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	char buf[BP_OUT_NAME_MAX], alias[BP_OUT_FIELD_NAME_MAX];
 	size_t at;
 
@@ -250,7 +244,7 @@ static void intern_site(struct px *x, const struct bp_trace_site *ts)
 static void interned_packet(struct px *x, struct bp_trace *t)
 {
 	static const char *const annotations[] = { "msg", "cpu", "lost", "site" };
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	size_t at = packet(x, x->last_ns), in = pb_begin(b, TP_INTERNED);
 
 	interned_name(b, ID_EVENT_NAMES, IID_LOST, "records lost");
@@ -267,7 +261,7 @@ static void interned_packet(struct px *x, struct bp_trace *t)
 
 static void process_track(struct px *x, const struct bp_trace_info *info)
 {
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	size_t at = packet(x, x->last_ns), td = pb_begin(b, TP_TRACK_DESCRIPTOR), pd;
 
 	pb_uint(b, TD_UUID, PROCESS_UUID);
@@ -283,7 +277,7 @@ static void process_track(struct px *x, const struct bp_trace_info *info)
 
 static void thread_track(struct px *x, const struct bp_out_thread *th, uint64_t ns)
 {
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	size_t at = packet(x, ns), td = pb_begin(b, TP_TRACK_DESCRIPTOR), in;
 
 	pb_uint(b, TD_UUID, (uint64_t)(uintptr_t)th->lane);
@@ -297,7 +291,7 @@ static void thread_track(struct px *x, const struct bp_out_thread *th, uint64_t 
 	pb_end(b, at);
 }
 
-static void annotation_uint(struct pb_buf *b, uint64_t name, uint32_t kind, uint64_t v)
+static void annotation_uint(struct bp_out_buf *b, uint64_t name, uint32_t kind, uint64_t v)
 {
 	size_t at = pb_begin(b, TE_ANNOTATIONS);
 
@@ -314,7 +308,7 @@ struct ev_at {
 /* Start an instant event on a thread's track. */
 static struct ev_at instant(struct px *x, uint64_t ns, uint64_t track, uint64_t iid, int source)
 {
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	struct ev_at at;
 
 	at.packet = packet(x, ns);
@@ -330,27 +324,8 @@ static struct ev_at instant(struct px *x, uint64_t ns, uint64_t track, uint64_t 
 
 static void instant_end(struct px *x, struct ev_at at)
 {
-	pb_end(&x->b, at.event);
-	pb_end(&x->b, at.packet);
-}
-
-/* The thread of e, with a track described (again if it was renamed). */
-static struct bp_out_thread *thread_of(struct px *x, const struct bp_trace_event *e)
-{
-	bool fresh;
-	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
-	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
-
-	if (!th)
-		return NULL;
-	if (fresh)
-		th->lane = (void *)(uintptr_t)x->next_uuid++;
-	if (fresh || strncmp(th->comm, e->ev.comm ? e->ev.comm : "", 17)) {
-		memcpy(th->comm, e->ev.comm ? e->ev.comm : "", n);
-		th->comm[n] = '\0';
-		thread_track(x, th, e->ev.ns);
-	}
-	return th;
+	pb_end(x->b, at.event);
+	pb_end(x->b, at.packet);
 }
 
 /* One annotation per typed argument (the site layout's fields); returns the layout. */
@@ -363,8 +338,8 @@ static const struct bp_trace_layout *arguments(struct px *x, const struct bp_tra
 	};
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
 	const struct bp_trace_layout *lay;
-	unsigned n = bp_out_record_args(x->t, e, &lay, v);
-	struct pb_buf *b = &x->b;
+	unsigned n = bp_out_record_args(x->fx->t, e, &lay, v);
+	struct bp_out_buf *b = x->b;
 
 	for (unsigned k = 0; k < n; k++) {
 		const struct bp_trace_field *d = &lay->fields[k];
@@ -385,23 +360,27 @@ static const struct bp_trace_layout *arguments(struct px *x, const struct bp_tra
 	return n ? lay : NULL;
 }
 
-static int one_record(struct px *x, const struct bp_trace_event *e, struct bp_export_stats *st)
+static int perfetto_record(struct bp_export *fx, const struct bp_trace_event *e,
+			   const struct bp_export_rec *r)
 {
-	struct pb_buf *b = &x->b;
-	struct bp_out_thread *th = thread_of(x, e);
-	uint64_t lost = bp_out_lost_before(&x->lost, e), track;
+	struct px *x = fx->own;
+	struct bp_out_buf *b = x->b;
+	struct bp_out_thread *th = r->th;
 	const struct bp_trace_layout *lay;
 	struct ev_at at;
+	uint64_t track;
 	size_t da;
 
-	if (!th)
-		return BP_TRACE_ENOMEM;
+	/* a thread's track when it first appears, and again when renamed */
+	if (r->fresh)
+		th->lane = (void *)(uintptr_t)x->next_uuid++;
+	if (r->fresh || r->renamed)
+		thread_track(x, th, e->ev.ns);
 	track = (uint64_t)(uintptr_t)th->lane;
-	if (lost) {
+	if (r->lost) {
 		at = instant(x, e->ev.ns, track, IID_LOST, 0);
-		annotation_uint(b, AN_LOST, DA_UINT, lost);
+		annotation_uint(b, AN_LOST, DA_UINT, r->lost);
 		instant_end(x, at);
-		st->lost += lost;
 	}
 	at = instant(x, e->ev.ns, track, e->tsite ? e->site_id + SITE_IID0 : IID_UNKNOWN,
 		     e->tsite != NULL);
@@ -415,36 +394,37 @@ static int one_record(struct px *x, const struct bp_trace_event *e, struct bp_ex
 	if (e->ev.cpu >= 0 && !bp_out_arg_named(lay, "cpu"))
 		annotation_uint(b, AN_CPU, DA_INT, (uint64_t)e->ev.cpu);
 	instant_end(x, at);
-	st->records++;
 	return flush(x, 0);
 }
 
-int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
-		       char *err, size_t errlen)
+static int perfetto_begin(struct bp_export *fx)
 {
-	const struct bp_trace_info *info = bp_trace_info(t);
-	struct bp_export_stats s = { 0 };
-	struct px x = { .out = out, .t = t, .pid = info->pid, .next_uuid = PROCESS_UUID + 1 };
-	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
-	int rc;
+	struct px *x = fx->own;
 
-	if (errlen)
-		err[0] = '\0';
-	first_packet(&x, info);
-	interned_packet(&x, t);
-	process_track(&x, info);
-	while ((rc = bp_trace_next(t, &e, 0)) == 1)
-		if ((rc = one_record(&x, &e, &s)) < 0)
-			break;
-	if (rc == 0 && (rc = flush(&x, 1)) == 0 && (fflush(out) != 0 || ferror(out)))
-		rc = BP_TRACE_EIO;
-	bp_export_reason(rc, out, err, errlen);
-	s.threads = (uint32_t)x.thr.n;
-	if (st)
-		*st = s;
-	pb_free(&x.b);
-	pb_free(&x.z);
-	bp_out_threads_free(&x.thr);
-	bp_out_lost_free(&x.lost);
+	x->fx = fx;
+	x->b = &fx->out;
+	x->pid = fx->info->pid;
+	x->next_uuid = PROCESS_UUID + 1;
+	first_packet(x, fx->info);
+	interned_packet(x, fx->t);
+	process_track(x, fx->info);
+	return 0;
+}
+
+static int perfetto_end(struct bp_export *fx, int rc)
+{
+	struct px *x = fx->own;
+
+	if (rc == 0)
+		rc = flush(x, 1);
+	bp_out_free(&x->z);
 	return rc;
 }
+
+const struct bp_exporter bp_exporter_perfetto = {
+	.format = BP_EXPORT_PERFETTO,
+	.size = sizeof(struct px),
+	.begin = perfetto_begin,
+	.record = perfetto_record,
+	.end = perfetto_end,
+};

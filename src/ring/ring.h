@@ -63,6 +63,11 @@ enum bp_ring_mode {
 				 * first waits for an attached consumer, bounded */
 };
 
+/* "overwrite", "discard", "block" (mode.c); NULL for a value that is no mode. */
+const char *bp_ring_mode_name(uint32_t mode);
+/* The mode named name: 0 and *mode, or -1 for a name that is none. */
+int bp_ring_mode_parse(const char *name, enum bp_ring_mode *mode);
+
 /* Control block, at offset 0 of the ring.  Offsets pinned in ring.c. */
 struct bp_ring_ctl {
 	/* static line: written once by bp_ring_init() */

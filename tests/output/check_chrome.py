@@ -18,7 +18,7 @@ import json
 import re
 import sys
 
-from export_check import fail, finish, ok, report, unraw
+from export_check import check_names, fail, finish, layouts, ok, report, unraw
 
 
 def main():
@@ -71,6 +71,14 @@ def main():
         fail("typed arguments of %d flood records differ: %r" % (len(badargs), badargs[:2]))
     else:
         ok("typed arguments of %d flood records" % len(flood))
+    fields = layouts(bprint, trace)
+    named = []
+    for e, (_, _, site, _) in zip(recs, raw):
+        own = {"cpu", "line", "site"} - set(fields.get(site, []))
+        keys = [k for k in e["args"] if k != "msg" and k not in own]
+        if keys:
+            named.append((site, keys))
+    check_names("args", named, fields)
     nometa = [e for e in evs if e.get("ph") == "M" and e.get("cat") != "__metadata"]
     if nometa:
         fail("metadata events without cat __metadata: %r" % nometa[:2])

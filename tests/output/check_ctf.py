@@ -29,7 +29,9 @@ except ImportError as e:
     print("SKIP: the bt2 module (Debian: python3-bt2) is not importable:", e)
     sys.exit(77)
 
-from export_check import LOSS, fail, finish, ok, unraw
+from export_check import LOSS, check_names, fail, finish, layouts, ok, unraw
+
+site_of_class = {}
 
 
 def run(*cmd):
@@ -107,7 +109,7 @@ def c_format(fmt, values):
         if conv in "diouxX":
             s = c_int(v, flags, width, prec, conv)
         elif conv in "cs":
-            body = bytes([v]) if conv == "c" else b(v)
+            body = b(v)	# %c is a string of its byte too
             fill = b" " * max(0, (width or 0) - len(body))
             out += body + fill if "-" in flags else fill + body
             continue
@@ -155,9 +157,22 @@ def formats(bprint, trace):
         if name in taken:
             name = "%s:%d#%d" % (func, line, sid)
         taken.add(name)
+        site_of_class[name] = sid
         if fmt is not None:
             out[name] = bytes(fmt.decode("unicode_escape", "surrogateescape"), "latin-1",
                               "surrogateescape") if b"\\" in fmt else fmt
+    return out
+
+
+def field_types(bprint, trace):
+    """(site id, field name) -> TYPE, as `bprint formats` lists them."""
+    out, site = {}, None
+    for line in run(bprint, "formats", trace):
+        if line.startswith(b"\t") and site is not None:
+            name, typ = line[1:].split(b" ")[:2]
+            out[(site, name.decode())] = typ.decode()
+        elif line[:1].isdigit():
+            site = int(line.split(b" ")[0])
     return out
 
 
@@ -168,6 +183,8 @@ def main():
     msgs, per_tid, names, levels = [], collections.defaultdict(list), {}, 0
     discarded, disc_by_tid, checked, unchecked = 0, collections.Counter(), 0, set()
     last, stale = {}, 0
+    named, chars = [], 0
+    layout_types = field_types(bprint, trace)
     for m in bt2.TraceCollectionMessageIterator(ctf):
         if type(m) is bt2._DiscardedEventsMessageConst:
             discarded += m.count
@@ -185,6 +202,10 @@ def main():
         fields = [f for k, f in e.payload_field.items() if k != "msg"]
         if e.name.startswith("bprint_text") or not fields:
             continue
+        named.append((site_of_class.get(e.name), [k for k in e.payload_field if k != "msg"]))
+        chars += sum(1 for k, f in e.payload_field.items()
+                     if isinstance(f, bt2._StringFieldConst) and layout_types.get(
+                         (site_of_class.get(e.name), k)) == "char" and len(b(f)) == 1)
         fmt = fmts.get(e.name)
         if fmt is None:
             fail("event class %s is no site's" % e.name)
@@ -206,6 +227,11 @@ def main():
         else:
             checked += 1
 
+    check_names("fields", named, layouts(bprint, trace))
+    if chars < 10:
+        fail("only %d %%c fields read as one-character strings" % chars)
+    else:
+        ok("%d %%c fields read as one-character strings" % chars)
     want = run(bprint, "report", "--msg-only", trace)
     if collections.Counter(msgs) == collections.Counter(want):
         ok("%d msg fields, the multiset of bprint report --msg-only" % len(msgs))

@@ -26,7 +26,7 @@ import sys
 import time
 import zlib
 
-from export_check import fail, finish, ok, report, unraw
+from export_check import check_names, layouts, fail, finish, ok, report, unraw
 
 
 def varint(d, i):
@@ -175,7 +175,9 @@ def main():
                 tids[get(td, "uuid")] = get(th, "tid")
         te = get(q, "track_event")
         if te:
+            order = [annames.get(get(a, "name_iid")) for a in getall(te, "debug_annotations")]
             ann = {annames.get(get(a, "name_iid")): a for a in getall(te, "debug_annotations")}
+            ann[None] = order
             name = names.get(get(te, "name_iid"))
             if get(te, "type") != 3:
                 fail("event of type %r" % get(te, "type"))
@@ -187,7 +189,7 @@ def main():
     raw = []
     for ln in report(bprint, "-r", trace):
         m = re.match(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", ln, re.S)
-        raw.append((int(m.group(1)), int(m.group(2)), unraw(m.group(5))))
+        raw.append((int(m.group(1)), int(m.group(2)), unraw(m.group(5)), int(m.group(4))))
     funcs, comms = [], []
     for ln in report(bprint, "-n", trace):
         m = re.match(rb"^ *(.*)-(\d+) +\[[^]]*\] +\d+\.\d+: (\S+): ", ln, re.S)
@@ -198,7 +200,12 @@ def main():
     else:
         ok("%d records, %d events" % (len(raw), len(events)))
     bad = 0
-    for (ts, tid, msg, name, ann, comm), (ns, rtid, rmsg), func, rcomm in zip(events, raw, funcs, comms):
+    fields, named = layouts(bprint, trace), []
+    for (ts, tid, msg, name, ann, comm), (ns, rtid, rmsg, site), func, rcomm in zip(events, raw, funcs, comms):
+        own = {"msg", "site"} | ({"cpu"} - set(fields.get(site, [])))
+        keys = [k for k in ann[None] if k not in own]
+        if keys:
+            named.append((site, keys))
         if ts != ns or tid != rtid or msg != rmsg or name != func or comm != rcomm:
             bad += 1
             if bad <= 3:
@@ -207,6 +214,7 @@ def main():
         fail("%d events differ from their records" % bad)
     else:
         ok("every record: time (exact), thread track and its name, message, function")
+    check_names("debug annotations", named, fields)
     flood = [e for e in events if re.match(rb"^flood \d+ of \d+$", e[2])]
     badargs = [e[2] for e in flood
                if [str(get(e[4].get("flood", []), "int_value")), str(get(e[4].get("of", []), "int_value"))]

@@ -41,6 +41,35 @@ def unraw(msg):
     return re.sub(rb"\\([nr\\])", lambda m: {b"n": b"\n", b"r": b"\r", b"\\": b"\\"}[m.group(1)], msg)
 
 
+def layouts(bprint, trace):
+    """Site id -> the names of its fields, in order, as `bprint formats`
+    lists them (a tab, then NAME TYPE CONVERSION after the site's line):
+    the names the exports must give its arguments (docs/fields.md)."""
+    p = subprocess.run([bprint, "formats", trace], stdout=subprocess.PIPE)
+    if p.returncode:
+        fail("bprint formats exited %d" % p.returncode)
+    out, site = {}, None
+    for ln in p.stdout.split(b"\n"):
+        if ln.startswith(b"\t") and site is not None:
+            out[site].append(ln[1:].split(b" ")[0].decode())
+        elif ln[:1].isdigit():
+            site = int(ln.split(b" ")[0])
+            out[site] = []
+    return out
+
+
+def check_names(what, records, want):
+    """records: (site id, [argument names]) of every record with typed
+    arguments; each must have exactly its site's fields (want), in order."""
+    bad = [(s, got, want.get(s)) for s, got in records if got != want.get(s)]
+    if bad or len(records) < 100:
+        fail("%s: %d of %d records name their arguments otherwise than bprint formats: %r"
+             % (what, len(bad), len(records), bad[:3]))
+    else:
+        ok("%s: %d records name their arguments as bprint formats names the fields"
+           % (what, len(records)))
+
+
 def finish():
     """The exit status: 1 after any failure."""
     if fails:

@@ -44,35 +44,6 @@ static void export_help(void)
 	       prog, DEFAULT_FILE);
 }
 
-/* --format=ctf: a directory, not a stream of bytes. */
-static int export_ctf(const char *path, const char *dir, bool quiet)
-{
-	struct bp_export_stats st;
-	struct bp_trace *t;
-	char err[256];
-	int rc;
-
-	if (!dir)
-		return usage_error("export", "--format=ctf writes a directory: give -o DIR");
-	if (!(t = open_trace(path, &rc)))
-		return rc;
-	progress_start(t, false);
-	rc = bp_export_ctf(t, dir, &st, err, sizeof(err));
-	progress_end(t);
-	if (rc < 0) {
-		errmsg(dir, "%s", err);
-		report_file(path, t);
-		bp_trace_close(t);
-		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
-	}
-	if (!quiet)
-		fprintf(stderr, "%s: %llu records, %u threads (streams), %llu lost\n", dir,
-			(unsigned long long)st.records, st.threads, (unsigned long long)st.lost);
-	rc = report_file(path, t);
-	bp_trace_close(t);
-	return rc;
-}
-
 /* Would writing out replace the input?  (Replacing it truncates what is being read.) */
 static bool same_file(const char *out, const char *in)
 {
@@ -82,15 +53,12 @@ static bool same_file(const char *out, const char *in)
 	       a.st_ino == b.st_ino;
 }
 
-enum export_kind { TRACEDAT, CHROME, PERFETTO };
-
-/* One export to a stream of bytes: what to write where, and how it went. */
+/* One export: what to write where, and how it went. */
 struct export_job {
-	enum export_kind kind;
+	enum bp_export_format kind;
 	const char *out, *path;		/* out NULL: standard output */
 	bool quiet;
-	int fd;				/* trace-cmd writes to fd, the others to f */
-	FILE *f;
+	int fd;				/* the output file, or ctf's directory */
 	struct bp_export_stats st;
 	char err[256];
 };
@@ -133,15 +101,9 @@ static int take_path(int argc, char **argv, const char **path)
 	return EXIT_OK;
 }
 
-static int export_kind(const char *format, enum export_kind *kind)
+static int export_kind(const char *format, enum bp_export_format *kind)
 {
-	if (!strcmp(format, "trace-cmd"))
-		*kind = TRACEDAT;
-	else if (!strcmp(format, "chrome"))
-		*kind = CHROME;
-	else if (!strcmp(format, "perfetto"))
-		*kind = PERFETTO;
-	else
+	if (bp_export_format_parse(format, kind) != 0)
 		return usage_error("export", "unknown format '%s' (trace-cmd, chrome, perfetto or ctf)",
 				   format);
 	return EXIT_OK;
@@ -150,52 +112,38 @@ static int export_kind(const char *format, enum export_kind *kind)
 /* Refuse binary output to a terminal, and an output that is the input. */
 static int check_output(const struct export_job *j)
 {
-	if (!j->out && j->kind != CHROME && isatty(STDOUT_FILENO))
+	if (j->kind == BP_EXPORT_CTF)
+		return j->out ? EXIT_OK
+			      : usage_error("export", "--format=ctf writes a directory: give -o DIR");
+	if (!j->out && j->kind != BP_EXPORT_CHROME && isatty(STDOUT_FILENO))
 		return usage_error("export", "%s is binary: give -o OUT or redirect the output",
-				   j->kind == TRACEDAT ? "a trace.dat" : "a Perfetto trace");
+				   j->kind == BP_EXPORT_TRACECMD ? "a trace.dat" : "a Perfetto trace");
 	if (j->out && same_file(j->out, j->path))
 		return usage_error("export", "'%s' is the trace being exported: give another -o", j->out);
 	return EXIT_OK;
 }
 
-/* Open -o OUT, with the umask's mode: 0, or -1 with a message. */
+/* Open -o OUT (ctf: the directory), with the umask's mode: 0, or -1 with a message. */
 static int open_export_output(struct export_job *j)
 {
-	const char *why;
+	const char *why = NULL;
 
-	j->fd = bp_open_output(j->out, BP_OPEN_REPLACE, &why);
-	if (j->fd < 0 || (j->kind != TRACEDAT && !(j->f = fdopen(j->fd, "w")))) {
-		errmsg(j->out, "%s", j->fd < 0 && why ? why : strerror(errno));
-		if (j->fd >= 0)
-			close(j->fd);
+	if (j->kind == BP_EXPORT_CTF)
+		j->fd = bp_export_ctf_dir(j->out);
+	else
+		j->fd = bp_open_output(j->out, BP_OPEN_REPLACE, &why);
+	if (j->fd < 0) {
+		errmsg(j->out, "%s", why ? why : strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-static int run_exporter(struct bp_trace *t, struct export_job *j)
-{
-	if (j->kind == TRACEDAT)
-		return bp_export_tracedat(t, j->fd, &j->st, j->err, sizeof(j->err));
-	if (j->kind == PERFETTO)
-		return bp_export_perfetto(t, j->f, &j->st, j->err, sizeof(j->err));
-	return bp_export_chrome(t, j->f, &j->st, j->err, sizeof(j->err));
-}
-
-/* Close (or flush) the output: rc, or a write error the export did not see. */
+/* Close the output: rc, or a write error the export did not see. */
 static int close_export_output(struct export_job *j, int rc)
 {
-	bool tracedat = j->kind == TRACEDAT;
-
-	if (j->out) {
-		if (tracedat ? close(j->fd) != 0 : fclose(j->f) != 0) {
-			if (rc == 0)
-				bp_snprintf(j->err, sizeof(j->err), "write error: %s", strerror(errno));
-			if (rc == 0)
-				rc = BP_TRACE_EIO;
-		}
-	} else if (!tracedat && (fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
-		bp_snprintf(j->err, sizeof(j->err), "write error");
+	if (j->out && close(j->fd) != 0 && rc == 0) {
+		bp_snprintf(j->err, sizeof(j->err), "write error: %s", strerror(errno));
 		rc = BP_TRACE_EIO;
 	}
 	return rc;
@@ -205,7 +153,7 @@ static void export_summary(const struct export_job *j)
 {
 	const struct bp_export_stats *st = &j->st;
 
-	if (j->kind == TRACEDAT)
+	if (j->kind == BP_EXPORT_TRACECMD)
 		fprintf(stderr, "%s: %llu records (%llu bprint, %llu print events), %u threads, "
 			"%u CPUs, %llu pages, %llu lost, %llu truncated\n", j->out ? j->out : "stdout",
 			(unsigned long long)st->records, (unsigned long long)st->bprint,
@@ -213,14 +161,14 @@ static void export_summary(const struct export_job *j)
 			(unsigned long long)st->pages, (unsigned long long)st->lost,
 			(unsigned long long)st->truncated);
 	else
-		fprintf(stderr, "%s: %llu records, %u threads, %llu lost\n",
+		fprintf(stderr, "%s: %llu records, %u threads%s, %llu lost\n",
 			j->out ? j->out : "stdout", (unsigned long long)st->records, st->threads,
-			(unsigned long long)st->lost);
+			j->kind == BP_EXPORT_CTF ? " (streams)" : "", (unsigned long long)st->lost);
 }
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_job j = { .path = DEFAULT_FILE, .fd = STDOUT_FILENO, .f = stdout };
+	struct export_job j = { .path = DEFAULT_FILE, .fd = STDOUT_FILENO };
 	const char *format = NULL;
 	struct bp_trace *t;
 	int rc;
@@ -229,11 +177,6 @@ int cmd_export(int argc, char **argv)
 		return rc;
 	if (!format)
 		return usage_error("export", "--format=trace-cmd, chrome, perfetto or ctf is required");
-	if (!strcmp(format, "ctf")) {
-		if ((rc = take_path(argc, argv, &j.path)) != EXIT_OK)
-			return rc;
-		return export_ctf(j.path, j.out, j.quiet);
-	}
 	if ((rc = export_kind(format, &j.kind)) != EXIT_OK ||
 	    (rc = take_path(argc, argv, &j.path)) != EXIT_OK ||
 	    (rc = check_output(&j)) != EXIT_OK)
@@ -241,11 +184,13 @@ int cmd_export(int argc, char **argv)
 	if (!(t = open_trace(j.path, &rc)))
 		return rc;
 	if (j.out && open_export_output(&j) != 0) {
+		if (j.kind == BP_EXPORT_CTF)
+			report_file(j.path, t);
 		bp_trace_close(t);
 		return EXIT_IO;
 	}
 	progress_start(t, !j.out);
-	rc = run_exporter(t, &j);
+	rc = bp_export(t, j.kind, j.fd, &j.st, j.err, sizeof(j.err));
 	progress_end(t);
 	rc = close_export_output(&j, rc);
 	if (rc < 0) {

@@ -28,6 +28,7 @@
 #include "supervise.h"
 
 #include "file/layout.h"
+#include "ring/ring.h"
 #include "trace/clock.h"
 #include "trace/config.h"
 #include "trace/safe_open.h"
@@ -214,6 +215,7 @@ struct record_opts {
 static int check_value(int c, const char *arg)
 {
 	enum bp_clock_id cid;
+	enum bp_ring_mode mode;
 	size_t n;
 
 	switch (c) {
@@ -227,7 +229,7 @@ static int check_value(int c, const char *arg)
 			return usage_error("record", "--page-size: expected a power of two from 1K to 64K");
 		break;
 	case 'M':
-		if (strcmp(arg, "overwrite") && strcmp(arg, "discard") && strcmp(arg, "block"))
+		if (bp_ring_mode_parse(arg, &mode) != 0)
 			return usage_error("record", "--mode: expected block, discard or overwrite");
 		break;
 	case 't':

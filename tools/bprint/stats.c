@@ -16,6 +16,8 @@
  */
 #include "bprint_cmd.h"
 
+#include "ring/ring.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,10 +50,10 @@ struct site_counts {
 	uint64_t unknown, total, first, last;
 };
 
-/* enum bp_ring_mode's names */
+/* enum bp_ring_mode's name, or "unknown" */
 static const char *mode_name(uint32_t mode)
 {
-	return mode == 0 ? "overwrite" : mode == 1 ? "discard" : mode == 2 ? "block" : "unknown";
+	return bp_ring_mode_name(mode) ? bp_ring_mode_name(mode) : "unknown";
 }
 
 /* Options into *all and *path.  -1 to go on, else the exit status. */
@@ -201,7 +203,7 @@ static void print_threads(const struct bp_trace_info *in, const struct thread_su
 {
 	bool stream = in->flags & BP_TRACE_F_STREAM;
 	/* block mode (stream files only: only bprint record drains): the waits */
-	bool block = in->ring_mode == 2 && stream;
+	bool block = in->ring_mode == BP_RING_BLOCK && stream;
 
 	printf("#\n# threads\n");
 	if (stream)

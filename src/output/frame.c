@@ -1,0 +1,151 @@
+/*
+ * The exporters' frame (frame.h): bp_export(), its loop, and what every
+ * exporter shares (writing, the reasons of failures, the format names).
+ */
+#include "output/frame.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct bp_exporter *const exporters[BP_EXPORT_NR] = {
+	[BP_EXPORT_TRACECMD] = &bp_exporter_tracedat,
+	[BP_EXPORT_CHROME] = &bp_exporter_chrome,
+	[BP_EXPORT_PERFETTO] = &bp_exporter_perfetto,
+	[BP_EXPORT_CTF] = &bp_exporter_ctf,
+};
+
+static const char *const format_names[BP_EXPORT_NR] = {
+	[BP_EXPORT_TRACECMD] = "trace-cmd",
+	[BP_EXPORT_CHROME] = "chrome",
+	[BP_EXPORT_PERFETTO] = "perfetto",
+	[BP_EXPORT_CTF] = "ctf",
+};
+
+const char *bp_export_format_name(enum bp_export_format f)
+{
+	return (unsigned)f < BP_EXPORT_NR ? format_names[f] : NULL;
+}
+
+int bp_export_format_parse(const char *name, enum bp_export_format *f)
+{
+	for (unsigned i = 0; name && i < BP_EXPORT_NR; i++)
+		if (!strcmp(name, format_names[i])) {
+			*f = (enum bp_export_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+int bp_export_write(struct bp_export *x, int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!x->err)
+				x->err = w < 0 ? errno : ENOSPC;
+			return BP_TRACE_EIO;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int bp_export_write_out(struct bp_export *x)
+{
+	int rc;
+
+	if (x->out.oom)
+		return BP_TRACE_ENOMEM;
+	rc = bp_export_write(x, x->fd, x->out.p, x->out.len);
+	x->out.len = 0;
+	return rc;
+}
+
+int bp_export_fail(struct bp_export *x, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->errlen && (!x->errmsg[0] || rc == BP_TRACE_EIO)) {
+		va_start(ap, fmt);
+		bp_vsnprintf(x->errmsg, x->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* The frame's part of a record: its thread (and name), its losses. */
+static int one_record(struct bp_export *x, const struct bp_exporter *ops,
+		      const struct bp_trace_event *e)
+{
+	struct bp_export_rec r = { .lost = bp_out_lost_before(&x->lost, e) };
+	const char *comm = e->ev.comm ? e->ev.comm : "";
+	int rc;
+
+	if (!(r.th = bp_out_thread_get(&x->thr, e->ev.tid, &r.fresh)))
+		return BP_TRACE_ENOMEM;
+	/* a name is its first 16 bytes, as th->comm holds it */
+	if (strncmp(r.th->comm, comm, 16)) {
+		size_t n = strnlen(comm, 16);
+
+		r.renamed = true;
+		memcpy(r.th->comm, comm, n);
+		r.th->comm[n] = '\0';
+	}
+	if ((rc = ops->record(x, e, &r)) < 0)
+		return rc;
+	x->st.records++;
+	x->st.lost += r.lost;
+	return 0;
+}
+
+/* The reason of rc when the exporter gave none. */
+static void reason(struct bp_export *x, int rc)
+{
+	if (rc == BP_TRACE_EIO)
+		bp_export_fail(x, rc, x->err ? "write error: %s" : "write error", strerror(x->err));
+	else
+		bp_export_fail(x, rc, "%s", rc == BP_TRACE_ENOMEM ? "out of memory"
+					    : "reading the trace failed");
+}
+
+int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_export_stats *st,
+	      char *err, size_t errlen)
+{
+	const struct bp_exporter *ops = (unsigned)f < BP_EXPORT_NR ? exporters[f] : NULL;
+	struct bp_export x = { .t = t, .info = bp_trace_info(t), .fd = fd, .errmsg = err,
+			       .errlen = errlen };
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
+	int rc;
+
+	if (errlen)
+		err[0] = '\0';
+	if (!ops)
+		return bp_export_fail(&x, BP_TRACE_EFORMAT, "no such export format");
+	if (!(x.own = calloc(1, ops->size)))
+		return bp_export_fail(&x, BP_TRACE_ENOMEM, "out of memory");
+	rc = ops->begin(&x);
+	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1)
+		rc = one_record(&x, ops, &e);
+	rc = ops->end(&x, rc);
+	if (rc == 0 && x.out.len)
+		rc = bp_export_write_out(&x);
+	if (rc < 0)
+		reason(&x, rc);
+	x.st.threads = (uint32_t)x.thr.n;
+	if (st)
+		*st = x.st;
+	free(x.own);
+	bp_out_free(&x.out);
+	bp_out_threads_free(&x.thr);
+	bp_out_lost_free(&x.lost);
+	return rc;
+}
