@@ -27,10 +27,12 @@
 #ifndef BP_OUTPUT_EXPORT_H
 #define BP_OUTPUT_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct bp_trace;
+struct bp_trace_event;
 
 enum bp_export_format {
 	BP_EXPORT_TRACECMD,
@@ -69,6 +71,21 @@ struct bp_export_stats {
  */
 int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_export_stats *st,
 	      char *err, size_t errlen);
+
+/*
+ * What else an export does (bp_export_with()).  chosen, if set, is asked
+ * of every record before it is exported: a record it refuses is left out,
+ * and the records lost before it are shown before the next record of its
+ * ring that is exported (or nowhere, if there is none).
+ */
+struct bp_export_opts {
+	bool (*chosen)(void *arg, struct bp_trace *t, const struct bp_trace_event *e);
+	void *arg;
+};
+
+int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
+		   const struct bp_export_opts *opts, struct bp_export_stats *st, char *err,
+		   size_t errlen);
 
 /*
  * The directory of a CTF export: made (the umask's mode) or reused, an

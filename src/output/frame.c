@@ -82,11 +82,41 @@ int bp_export_fail(struct bp_export *x, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/* Losses before records left out, per ring: shown before the next record
+ * of the ring that is exported. */
+struct carried {
+	uint64_t *lost;
+	size_t n;
+};
+
+/* Records lost before e, with those carried over from records of its ring
+ * left out before it; 0 if out of memory (then they are not carried). */
+static uint64_t lost_before(struct bp_export *x, struct carried *c, const struct bp_trace_event *e,
+			    bool chosen)
+{
+	uint64_t lost = bp_out_lost_before(&x->lost, e);
+
+	if (e->ring >= c->n && (lost || c->n)) {
+		size_t n = e->ring + 1 > 2 * c->n ? e->ring + 1 : 2 * c->n;
+		uint64_t *grown = realloc(c->lost, n * sizeof(*grown));
+
+		if (!grown)
+			return chosen ? lost : 0;
+		memset(grown + c->n, 0, (n - c->n) * sizeof(*grown));
+		c->lost = grown, c->n = n;
+	}
+	if (e->ring < c->n) {
+		lost += c->lost[e->ring];
+		c->lost[e->ring] = chosen ? 0 : lost;
+	}
+	return chosen ? lost : 0;
+}
+
 /* The frame's part of a record: its thread (and name), its losses. */
 static int one_record(struct bp_export *x, const struct bp_exporter *ops,
-		      const struct bp_trace_event *e)
+		      const struct bp_trace_event *e, uint64_t lost)
 {
-	struct bp_export_rec r = { .lost = bp_out_lost_before(&x->lost, e) };
+	struct bp_export_rec r = { .lost = lost };
 	const char *comm = e->ev.comm ? e->ev.comm : "";
 	int rc;
 
@@ -120,10 +150,18 @@ static void reason(struct bp_export *x, int rc)
 int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_export_stats *st,
 	      char *err, size_t errlen)
 {
+	return bp_export_with(t, f, fd, NULL, st, err, errlen);
+}
+
+int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
+		   const struct bp_export_opts *opts, struct bp_export_stats *st, char *err,
+		   size_t errlen)
+{
 	const struct bp_exporter *ops = (unsigned)f < BP_EXPORT_NR ? exporters[f] : NULL;
 	struct bp_export x = { .t = t, .info = bp_trace_info(t), .fd = fd, .errmsg = err,
 			       .errlen = errlen };
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
+	struct carried carried = { 0 };
 	int rc;
 
 	if (errlen)
@@ -133,8 +171,13 @@ int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_exp
 	if (!(x.own = calloc(1, ops->size)))
 		return bp_export_fail(&x, BP_TRACE_ENOMEM, "out of memory");
 	rc = ops->begin(&x);
-	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1)
-		rc = one_record(&x, ops, &e);
+	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1) {
+		bool chosen = !opts || !opts->chosen || opts->chosen(opts->arg, t, &e);
+		uint64_t lost = lost_before(&x, &carried, &e, chosen);
+
+		rc = chosen ? one_record(&x, ops, &e, lost) : 0;
+	}
+	free(carried.lost);
 	rc = ops->end(&x, rc);
 	if (rc == 0 && x.out.len)
 		rc = bp_export_write_out(&x);

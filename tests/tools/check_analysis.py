@@ -177,6 +177,37 @@ elif not any(row["req"] for row in rows) or not {"ns", "tid", "message", "lost_b
 else:
     ok("report --csv: %d rows, a column per field name of every site" % len(rows))
 
+# export --where: the records report --where gives, and the losses carried
+def chrome_records(*args):
+    bprint("export", "-q", "-f", "chrome", "-o", "w.json", *args)
+    evs = json.load(open("w.json"))["traceEvents"]
+    return [e for e in evs if e.get("ph") == "i" and "msg" in e.get("args", {})], \
+        sum(e["args"].get("lost", 0) for e in evs if e.get("name") == "records lost")
+
+
+recs_w, _ = chrome_records("--where", "cmd~S*,argc>=0", TRACE)
+want = sum(1 for r in recs if r["cmd"].startswith("S") and r["argc"] >= 0)
+if len(recs_w) != want or any(not e["args"]["msg"].startswith("cmd S") for e in recs_w):
+    fail("export --where: %d records, want %d" % (len(recs_w), want))
+else:
+    ok("export --where: %d records, those the expression chooses" % want)
+subprocess.run([TRACED, "20000"], env=dict(os.environ, BPRINT_FILE="ow.dat", BPRINT_BUFFER_SIZE="64K"),
+               check=True)
+# the main thread's ring overwrote; its last record (EDGE, argc 0) is chosen
+main_tid = int(bprint("report", "--raw", "-s", "fmt:cmd*", "ow.dat").stdout.split()[1])
+_, lost_all = chrome_records("-t", str(main_tid), "ow.dat")
+kept, lost_some = chrome_records("-t", str(main_tid), "--where", "argc>=0", "ow.dat")
+raw = bprint("report", "--raw", "-t", str(main_tid), "ow.dat").stdout
+report_loss = sum(int(m) for m in re.findall(rb" 0 \[(\d+) records? lost", raw))
+chosen = bprint("report", "--raw", "-t", str(main_tid), "--where", "argc>=0", "ow.dat").stdout
+chosen_recs = [ln for ln in chosen.splitlines() if not re.search(rb" 0 \[\d+ records? lost", ln)]
+if lost_all == 0 or lost_some != lost_all or report_loss != lost_all or len(kept) != len(chosen_recs):
+    fail("export --where of an overwritten ring: lost %d (unfiltered %d, report's lines %d), "
+         "%d records (report %d)" % (lost_some, lost_all, report_loss, len(kept), len(chosen_recs)))
+else:
+    ok("export --where of an overwritten ring: its %d lost records still shown, before the next "
+       "record chosen; report's loss lines count as many" % lost_all)
+
 # ---- spans, from report --raw -------------------------------------------------
 RAW_LINE = re.compile(r"^(\d+) (\d+) (-?\d+) (\d+) (.*)$")
 begins, ends, enters = [], [], []

@@ -37,6 +37,12 @@ static void export_help(void)
 	       "                       default: standard output, which must not be a terminal\n"
 	       "                       for trace-cmd and perfetto; for ctf, the directory\n"
 	       "                       (required)\n"
+	       "  -t, --tid=TID        only records of thread TID (repeatable)\n"
+	       "  -s, --site=SITE      only records of SITE: an id or a pattern, as report's\n"
+	       "      --from=SEC, --to=SEC  only records in that window of time\n"
+	       "  -w, --where=EXPR     only records whose fields satisfy EXPR (as report's);\n"
+	       "                       records lost before one left out are shown before the\n"
+	       "                       next one of its thread\n"
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
@@ -58,6 +64,7 @@ struct export_job {
 	enum bp_export_format kind;
 	const char *out, *path;		/* out NULL: standard output */
 	bool quiet;
+	struct filter f;		/* --tid, --site, --from, --to, --where */
 	int fd;				/* the output file, or ctf's directory */
 	struct bp_export_stats st;
 	char err[256];
@@ -71,15 +78,24 @@ static int parse_export_options(int argc, char **argv, const char **format,
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "site", required_argument, NULL, 's' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "where", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:qt:s:w:h", opts, NULL)) != -1) {
 		switch (c) {
+		FILTER_OPTIONS:
+			if ((rc = filter_option(&j->f, "export", c, optarg)) != 0)
+				return rc;
+			break;
 		case 'f': *format = optarg; break;
 		case 'o': j->out = optarg; break;
 		case 'q': j->quiet = true; break;
@@ -166,14 +182,22 @@ static void export_summary(const struct export_job *j)
 			j->kind == BP_EXPORT_CTF ? " (streams)" : "", (unsigned long long)st->lost);
 }
 
-int cmd_export(int argc, char **argv)
+/* The filters of export: a record they let through. */
+static bool chosen(void *arg, struct bp_trace *t, const struct bp_trace_event *e)
 {
-	struct export_job j = { .path = DEFAULT_FILE, .fd = STDOUT_FILENO };
+	return filter_pass(arg, t, e);
+}
+
+static int run_export(int argc, char **argv, struct export_job *jp)
+{
+	struct export_job j = *jp;
 	const char *format = NULL;
 	struct bp_trace *t;
 	int rc;
 
-	if ((rc = parse_export_options(argc, argv, &format, &j)) >= 0)
+	rc = parse_export_options(argc, argv, &format, &j);
+	jp->f = j.f;	/* for the caller to free */
+	if (rc >= 0)
 		return rc;
 	if (!format)
 		return usage_error("export", "--format=trace-cmd, chrome, perfetto or ctf is required");
@@ -183,6 +207,10 @@ int cmd_export(int argc, char **argv)
 		return rc;
 	if (!(t = open_trace(j.path, &rc)))
 		return rc;
+	if ((rc = filter_check_sites(&j.f, t, "export", j.path)) != EXIT_OK) {
+		bp_trace_close(t);
+		return rc;
+	}
 	if (j.out && open_export_output(&j) != 0) {
 		if (j.kind == BP_EXPORT_CTF)
 			report_file(j.path, t);
@@ -190,7 +218,12 @@ int cmd_export(int argc, char **argv)
 		return EXIT_IO;
 	}
 	progress_start(t, !j.out);
-	rc = bp_export(t, j.kind, j.fd, &j.st, j.err, sizeof(j.err));
+	{
+		struct bp_export_opts opts = { .chosen = chosen, .arg = &j.f };
+
+		rc = bp_export_with(t, j.kind, j.fd, filter_active(&j.f) ? &opts : NULL, &j.st, j.err,
+				    sizeof(j.err));
+	}
 	progress_end(t);
 	rc = close_export_output(&j, rc);
 	if (rc < 0) {
@@ -203,5 +236,14 @@ int cmd_export(int argc, char **argv)
 		export_summary(&j);
 	rc = report_file(j.path, t);
 	bp_trace_close(t);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_job j = { .path = DEFAULT_FILE, .fd = STDOUT_FILENO };
+	int rc = run_export(argc, argv, &j);
+
+	filter_free(&j.f);
 	return rc;
 }

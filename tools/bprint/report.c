@@ -12,6 +12,7 @@
 #include "bprint_cmd.h"
 #include "supervise.h"
 
+#include "output/lost.h"
 #include "output/wallclock.h"
 #include "file/valid.h"
 #include "trace/text.h"
@@ -173,11 +174,16 @@ static bool loss_shown(struct filter *f, const struct bp_trace_event *e)
  * before one; returns the exit code for the loop. */
 int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, long *count)
 {
+	/* where each ring was: tail calls again for every poll */
+	static struct bp_out_lost lost;
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	bool filtering = filter_active(f);
 	int rc;
 
 	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
+		/* every kind of loss, as the exports count it (the reader's own
+		 * lost_before leaves out the records a flight recorder overwrote) */
+		e.lost_before = bp_out_lost_before(&lost, &e);
 		if (!times.have_first) {
 			times.first_ns = e.ev.ns;
 			times.have_first = true;
@@ -186,14 +192,16 @@ int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, 
 			struct bp_trace_event at = e;
 
 			if (!apply_times(&at) || !print_loss(&at, how))
-				return EXIT_IO;
+				break;
 		}
 		if (filtering && !filter_pass(f, t, &e))
 			continue;
 		if (!apply_times(&e) || !print_event(t, &e, how))
-			return EXIT_IO;
+			break;
 		(*count)++;
 	}
+	if (rc == 1)
+		return EXIT_IO;	/* a write failed */
 	if (rc < 0)
 		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
 	return EXIT_OK;
