@@ -269,7 +269,8 @@ static void group_text(const struct bp_agg *a, const struct bp_group *g, FILE *o
 	value_text(a, buf, sizeof(buf), bp_dist_mean(d), false);
 	fprintf(out, "  mean %s", buf);
 	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
-		value_text(a, buf, sizeof(buf), bp_dist_quantile(d, quantiles[q].q), !d->sketch);
+		/* a sketched percentile of integers rounded, as in JSON and CSV */
+		value_text(a, buf, sizeof(buf), bp_dist_quantile(d, quantiles[q].q), true);
 		fprintf(out, "  %s %s", quantiles[q].text, buf);
 	}
 	value_text(a, buf, sizeof(buf), bp_dist_ld(d->kind, d->max), true);

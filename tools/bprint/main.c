@@ -110,16 +110,38 @@ int finish_output(void)
 
 /* ---- filters ------------------------------------------------------------ */
 
-static int parse_seconds(const char *s, uint64_t *ns)
+/*
+ * SEC as nanoseconds.  Digits with an optional fraction of up to nine
+ * digits are taken exactly (a double holds no nanoseconds past 2^53 ns,
+ * 104 days), other numbers through strtod().  *last is the last nanosecond
+ * SEC stands for: with the six decimals that report (and latency --top)
+ * print, the whole microsecond, so that --to 12.000123 keeps the record
+ * printed as 12.000123 (at 12.000123456); else SEC itself.
+ */
+static int parse_seconds(const char *s, uint64_t *ns, uint64_t *last)
 {
+	size_t whole = strspn(s, "0123456789"), frac = 0;
 	char *end;
 	double v;
 
+	if (s[whole] == '.')
+		frac = strspn(s + whole + 1, "0123456789");
+	if (whole + frac && whole <= 10 && frac <= 9 && !s[whole + (s[whole] == '.') + frac]) {
+		uint64_t sec = 0, sub = 0;
+
+		for (size_t i = 0; i < whole; i++)
+			sec = sec * 10 + (uint64_t)(s[i] - '0');
+		for (size_t i = 0; i < 9; i++)
+			sub = sub * 10 + (i < frac ? (uint64_t)(s[whole + 1 + i] - '0') : 0);
+		*ns = sec * 1000000000u + sub;
+		*last = *ns + (frac == 6 ? 999 : 0);
+		return 0;
+	}
 	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || *end || errno || !(v >= 0) || v > 1.8e10)
 		return -1;
-	*ns = (uint64_t)(v * 1e9 + 0.5);
+	*last = *ns = (uint64_t)(v * 1e9 + 0.5);
 	return 0;
 }
 
@@ -152,15 +174,15 @@ int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 			return usage_error(sub, "--where: %s", err);
 		return 0;
 	default: {
-		uint64_t ns;
+		uint64_t ns, last;
 		const char *opt = c == 'F' ? "from" : "to";
 
-		if (parse_seconds(arg, &ns))
+		if (parse_seconds(arg, &ns, &last))
 			return usage_error(sub, "--%s: not a time in seconds: '%s'", opt, arg);
 		if (c == 'F')
 			f->have_from = true, f->from_ns = ns;
 		else
-			f->have_to = true, f->to_ns = ns;
+			f->have_to = true, f->to_ns = last;
 		return 0;
 	}
 	}
