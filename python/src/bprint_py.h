@@ -54,6 +54,9 @@ extern PyTypeObject *bpy_info_type, *bpy_site_type, *bpy_field_type, *bpy_thread
  * "bprint: "), with exit_status and, if not NULL, partial (a new reference
  * is taken).  Returns NULL. */
 PyObject *bpy_raise(PyObject *path, int exit_status, const char *what, PyObject *partial);
+/* The same with errno err (0: none) as the error's errno. */
+PyObject *bpy_raise_errno(PyObject *path, int exit_status, int err, const char *what,
+			  PyObject *partial);
 
 /* A string of bytes from the file (not trusted to be UTF-8): decoded with
  * surrogateescape, so that every byte comes back with str.encode("utf-8",

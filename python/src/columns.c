@@ -339,6 +339,8 @@ static bool put_row(struct fill *f, struct bpy_table *tb, const struct bpy_plan 
 	if (f->message) {
 		size_t len = bp_trace_format_message(f->r->t, f->msg, sizeof(f->msg));
 
+		/* as bprint report prints it: up to a NUL (Event.message) */
+		len = strnlen(f->msg, len);
 		if (!(((PyObject **)c[BPY_MESSAGE].data)[row] = bpy_str(f->msg, len)))
 			return false;
 	}

@@ -80,7 +80,8 @@ static PyObject *event_message(BpyEvent *ev, void *closure)
 		if (!buf)
 			return PyErr_NoMemory();
 		len = bp_trace_event_message(ev->reader->t, &ev->e, buf, 4096);
-		ev->message = bpy_str(buf, len);
+		/* as bprint report prints it: a C string, up to a %c of NUL */
+		ev->message = bpy_str(buf, strnlen(buf, len));
 		PyMem_Free(buf);
 		if (!ev->message)
 			return NULL;
@@ -128,7 +129,8 @@ static PyGetSetDef event_getset[] = {
 	  "the values by field name (a dict): int, float, or str (a %c as one\n"
 	  "character); empty for a record of text or of an unknown site", NULL },
 	{ "message", (getter)event_message, NULL,
-	  "the message as bprint report prints it (formatted when first asked for)", NULL },
+	  "the message as bprint report prints it (formatted when first asked for;\n"
+	  "like the command's, it ends at a NUL byte that a %c put in it)", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -6,15 +6,28 @@
  */
 #include "bprint_py.h"
 
+#include <string.h>
+
 PyObject *bpy_error_class;
 PyTypeObject *bpy_info_type, *bpy_site_type, *bpy_field_type, *bpy_thread_type;
 
 PyObject *bpy_raise(PyObject *path, int exit_status, const char *what, PyObject *partial)
 {
+	return bpy_raise_errno(path, exit_status, 0, what, partial);
+}
+
+PyObject *bpy_raise_errno(PyObject *path, int exit_status, int err, const char *what,
+			  PyObject *partial)
+{
 	PyObject *cls = bpy_error_class ? bpy_error_class : PyExc_OSError;
-	PyObject *exc = PyObject_CallFunction(cls, "OsO", Py_None, what, path ? path : Py_None);
+	PyObject *text = bpy_str(what, strlen(what));
+	PyObject *no = err ? PyLong_FromLong(err) : Py_NewRef(Py_None);
+	PyObject *exc = text && no ? PyObject_CallFunction(cls, "OOO", no, text,
+							   path ? path : Py_None) : NULL;
 	PyObject *status = PyLong_FromLong(exit_status);
 
+	Py_XDECREF(text);
+	Py_XDECREF(no);
 	if (!exc || !status ||
 	    PyObject_SetAttrString(exc, "exit_status", status) < 0 ||
 	    PyObject_SetAttrString(exc, "partial", partial ? partial : Py_None) < 0) {

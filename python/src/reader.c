@@ -124,7 +124,7 @@ static BpyReader *open_reader(PyObject *path)
 	PyObject *fs = NULL;
 	BpyReader *r;
 	char err[256];
-	int rc = 0;
+	int rc = 0, saved;
 
 	if (!PyUnicode_FSConverter(path, &fs))
 		return NULL;
@@ -144,12 +144,17 @@ static BpyReader *open_reader(PyObject *path)
 	}
 	err[0] = '\0';
 	Py_BEGIN_ALLOW_THREADS
+	errno = 0;
 	r->t = bp_trace_open(PyBytes_AS_STRING(fs), BP_TRACE_OPEN_DEFAULT, err, sizeof(err), &rc);
+	saved = errno;
 	Py_END_ALLOW_THREADS
 	Py_DECREF(fs);
 	if (!r->t) {
-		/* the command's exit status: 3 out of memory, else 2 */
-		bpy_raise(r->path, rc == BP_TRACE_ENOMEM ? BPY_EXIT_IO : BPY_EXIT_BADFILE, err, NULL);
+		/* the command's exit status: 3 out of memory, else 2; the errno
+		 * of a file that did not open (its strerror() is the reason) */
+		bpy_raise_errno(r->path, rc == BP_TRACE_ENOMEM ? BPY_EXIT_IO : BPY_EXIT_BADFILE,
+				rc == BP_TRACE_EIO && saved && !strcmp(err, strerror(saved)) ? saved : 0,
+				err, NULL);
 		Py_DECREF(r);
 		return NULL;
 	}
