@@ -32,29 +32,27 @@ enum bpy_kind bpy_kind_of(int ftype)
 	}
 }
 
-static int add_column(struct bpy_table *tb, const char *name, const char *field,
-		      enum bpy_kind kind, int ftype)
+/* ---- filling ---- */
+
+static int add_column(struct bpy_table *tb, const char *field, enum bpy_kind kind)
 {
 	struct bpy_column *grown = realloc(tb->col, (tb->ncols + 1) * sizeof(*grown));
 	struct bpy_column *c;
 
 	if (!grown)
-		return -1;
+		return tb->failed = true, -1;
 	tb->col = grown;
-	c = &tb->col[tb->ncols];
+	c = &tb->col[tb->ncols++];
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
-	c->ftype = ftype;
-	c->name = strdup(name);
 	c->field = field ? strdup(field) : NULL;
-	c->data = malloc((tb->cap ? tb->cap : 1) * item_size(kind));
+	/* objects start NULL: None at the end where nothing was put */
+	c->data = kind == BPY_OBJ ? calloc(tb->cap, sizeof(PyObject *)) :
+				    malloc(tb->cap * item_size(kind));
 	if (kind == BPY_OBJ)
 		c->cache = calloc(1, sizeof(*c->cache));
-	tb->ncols++;
-	if (!c->name || (field && !c->field) || !c->data || (kind == BPY_OBJ && !c->cache))
-		return -1;
-	if (kind == BPY_OBJ)
-		memset(c->data, 0, (tb->cap ? tb->cap : 1) * sizeof(PyObject *));
+	if ((field && !c->field) || !c->data || (kind == BPY_OBJ && !c->cache))
+		return tb->failed = true, -1;
 	return (int)(tb->ncols - 1);
 }
 
@@ -62,21 +60,20 @@ int bpy_table_init(struct bpy_table *tb, bool message, size_t cap)
 {
 	memset(tb, 0, sizeof(*tb));
 	tb->cap = cap ? cap : 1;
-	if (add_column(tb, "ts", NULL, BPY_I64, 0) < 0 || add_column(tb, "tid", NULL, BPY_I32, 0) < 0 ||
-	    add_column(tb, "cpu", NULL, BPY_I32, 0) < 0 || add_column(tb, "site", NULL, BPY_U32, 0) < 0 ||
-	    (message && add_column(tb, "message", NULL, BPY_OBJ, BP_FIELD_STRING) < 0))
-		return tb->failed = true, -1;
+	if (add_column(tb, NULL, BPY_I64) < 0 || add_column(tb, NULL, BPY_I32) < 0 ||
+	    add_column(tb, NULL, BPY_I32) < 0 || add_column(tb, NULL, BPY_U32) < 0 ||
+	    (message && add_column(tb, NULL, BPY_OBJ) < 0))
+		return -1;
 	tb->nrec = tb->ncols;
 	return 0;
 }
 
-int bpy_table_add_field(struct bpy_table *tb, const char *name, const char *field, int ftype)
+int bpy_table_column(struct bpy_table *tb, const char *field, enum bpy_kind kind)
 {
-	int i = add_column(tb, name, field, bpy_kind_of(ftype), ftype);
-
-	if (i < 0)
-		tb->failed = true;
-	return i;
+	for (size_t c = tb->nrec; c < tb->ncols; c++)
+		if (tb->col[c].kind == kind && !strcmp(tb->col[c].field, field))
+			return (int)c;
+	return add_column(tb, field, kind);
 }
 
 bool bpy_table_grow(struct bpy_table *tb)
@@ -145,8 +142,8 @@ static int npy_type(enum bpy_kind k)
 	return types[k];
 }
 
-/* An array over *data (rows of kind k), which it then owns; *data is NULL
- * after, whatever happens. */
+/* An array over *data (rows of kind k; objects all set), which it then
+ * owns; *data is NULL after, whatever happens. */
 static PyObject *array_of(void **data, size_t rows, enum bpy_kind k)
 {
 	size_t sz = rows ? rows * item_size(k) : 1;
@@ -158,7 +155,7 @@ static PyObject *array_of(void **data, size_t rows, enum bpy_kind k)
 		d = *data;
 	*data = NULL;
 	if (!(owner = PyCapsule_New(d, "bprint.column", free_column))) {
-		free(d);
+		free(d);	/* (an object column's references are lost) */
 		return NULL;
 	}
 	if (k == BPY_OBJ && PyCapsule_SetContext(owner, (void *)(uintptr_t)rows) < 0) {
@@ -176,7 +173,7 @@ static PyObject *array_of(void **data, size_t rows, enum bpy_kind k)
 	return arr;
 }
 
-/* numpy.ma.MaskedArray(data, mask=mask) */
+/* numpy.ma.MaskedArray(data, mask=mask, copy=False) */
 static PyObject *masked(PyObject *data, PyObject *mask)
 {
 	static PyObject *cls;
@@ -201,6 +198,7 @@ static PyObject *masked(PyObject *data, PyObject *mask)
 	return r;
 }
 
+/* Column c's array (masked if some row lacks it); c's buffers go to it. */
 static PyObject *column_array(struct bpy_table *tb, struct bpy_column *c)
 {
 	PyObject *arr, *mask, *r;
@@ -223,17 +221,120 @@ static PyObject *column_array(struct bpy_table *tb, struct bpy_column *c)
 	return r;
 }
 
+/* Row r of column c as a Python object; NULL (no exception) if c lacks it. */
+static PyObject *value_at(const struct bpy_column *c, size_t r)
+{
+	if (r >= c->next || (c->mask && c->mask[r]))
+		return NULL;
+	switch (c->kind) {
+	case BPY_I64: return PyLong_FromLongLong(((int64_t *)c->data)[r]);
+	case BPY_U64: return PyLong_FromUnsignedLongLong(((uint64_t *)c->data)[r]);
+	case BPY_F64: return PyFloat_FromDouble(((double *)c->data)[r]);
+	default: return Py_XNewRef(((PyObject **)c->data)[r]);
+	}
+}
+
+/* The columns of one field with n kinds, cols[0..n), as one column of
+ * objects: into *out (a new column of the table's rows, not in the table). */
+static bool merge(struct bpy_table *tb, struct bpy_column **cols, size_t n,
+		  struct bpy_column *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = BPY_OBJ;
+	out->field = cols[0]->field;
+	out->next = tb->rows;
+	if (!(out->data = calloc(tb->rows ? tb->rows : 1, sizeof(PyObject *))))
+		return PyErr_NoMemory(), false;
+	for (size_t r = 0; r < tb->rows; r++) {
+		PyObject *v = NULL;
+
+		for (size_t k = 0; k < n && !v; k++)
+			if (!(v = value_at(cols[k], r)) && PyErr_Occurred())
+				return false;
+		((PyObject **)out->data)[r] = v;
+		if (!v && !out->mask && !(out->mask = calloc(tb->rows, 1)))
+			return PyErr_NoMemory(), false;
+		if (!v)
+			out->mask[r] = 1;
+	}
+	return true;
+}
+
+/* The name of a field's column: '_' appended while it is taken. */
+static PyObject *column_name(PyObject *d, const char *field)
+{
+	static const char *const record_names[] = { "ts", "tid", "cpu", "site", "message", "date" };
+	PyObject *name = PyUnicode_FromString(field);
+
+	for (;;) {
+		bool taken = false;
+
+		if (!name)
+			return NULL;
+		for (size_t i = 0; i < sizeof(record_names) / sizeof(record_names[0]); i++)
+			taken |= PyUnicode_CompareWithASCIIString(name, record_names[i]) == 0;
+		if (!taken && !PyDict_Contains(d, name))
+			return name;
+		Py_SETREF(name, PyUnicode_FromFormat("%U_", name));
+	}
+}
+
+/* The field columns of tb into d, each field once. */
+static bool field_columns(struct bpy_table *tb, PyObject *d)
+{
+	struct bpy_column **group = calloc(tb->ncols, sizeof(*group));
+	bool ok = group != NULL;
+
+	for (size_t c = tb->nrec; ok && c < tb->ncols; c++) {
+		struct bpy_column merged, *col = &tb->col[c];
+		PyObject *name, *arr;
+		size_t n = 0;
+
+		if (!col->field)
+			continue;	/* merged into an earlier one */
+		for (size_t k = c; k < tb->ncols; k++)
+			if (tb->col[k].field && !strcmp(tb->col[k].field, col->field))
+				group[n++] = &tb->col[k];
+		if (n > 1) {
+			if (!(ok = merge(tb, group, n, &merged))) {
+				free(merged.data);
+				free(merged.mask);
+				break;
+			}
+			col = &merged;
+		}
+		name = column_name(d, col->field);
+		arr = name ? column_array(tb, col) : NULL;
+		ok = arr && PyDict_SetItem(d, name, arr) == 0;
+		Py_XDECREF(name);
+		Py_XDECREF(arr);
+		for (size_t k = 1; k < n; k++) {	/* done: forget the others' field */
+			free(group[k]->field);
+			group[k]->field = NULL;
+		}
+		if (n > 1)
+			free(merged.mask);	/* (column_array took data, and mask if used) */
+	}
+	free(group);
+	if (!group)
+		PyErr_NoMemory();
+	return ok;
+}
+
 PyObject *bpy_table_finish(struct bpy_table *tb)
 {
+	static const char *const names[] = { "ts", "tid", "cpu", "site", "message" };
 	PyObject *d = tb->failed ? PyErr_NoMemory() : PyDict_New();
 
-	for (size_t i = 0; d && i < tb->ncols; i++) {
+	for (size_t i = 0; d && i < tb->nrec; i++) {
 		PyObject *arr = column_array(tb, &tb->col[i]);
 
-		if (!arr || PyDict_SetItemString(d, tb->col[i].name, arr) < 0)
+		if (!arr || PyDict_SetItemString(d, names[i], arr) < 0)
 			Py_CLEAR(d);
 		Py_XDECREF(arr);
 	}
+	if (d && !field_columns(tb, d))
+		Py_CLEAR(d);
 	bpy_table_free(tb);
 	return d;
 }
@@ -252,7 +353,6 @@ void bpy_table_free(struct bpy_table *tb)
 		}
 		free(c->data);
 		free(c->mask);
-		free(c->name);
 		free(c->field);
 	}
 	free(tb->col);

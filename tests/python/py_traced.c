@@ -79,7 +79,8 @@ static void *serve(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	for (long i = 0; i < w->n; i++) {
 		unsigned k = (unsigned)(i * 7 + w->id) % 4;
-		unsigned long long dur = (unsigned long long)((i * 7919 + w->id * 104729) % 5000) + 1;
+		unsigned long long x = (unsigned long long)((i * 7919 + w->id * 104729) % 5000);
+		unsigned long long dur = 1 + x * x / 2500;	/* 1 to 10000, most short */
 		int status = (i % 17) == 0 ? 500 : (i % 5) == 0 ? 404 : 200;
 
 		trace_printk("req method=%s path=%s dur_us=%llu status=%d bytes=%zu", methods[k],

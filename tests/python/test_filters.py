@@ -23,7 +23,7 @@ bptest.traced("srv.bpt", "server", N)
 t = bprint.open("srv.bpt")
 everything = list(t)
 sites = {s.id: s for s in t.sites}
-req = next(s for s in t.sites if s.format.startswith("req "))
+req = next(s for s in t.sites if (s.format or "").startswith("req "))
 
 
 def rows(events):
@@ -137,7 +137,7 @@ for expr in EXPRESSIONS:
 # where= and site= together, from open() and from the call
 with bprint.open("srv.bpt", where="status==500") as t2:
     got = rows(t2.events(site="fmt:req*", where="dur_us>2500"))
-    want = rows(e for e in everything if sites[e.site].format.startswith("req ")
+    want = rows(e for e in everything if (sites[e.site].format or "").startswith("req ")
                 and reference(e, parse("status==500,dur_us>2500")))
     c.check(len(want) > 0, "the combined filters keep some records")
     c.equal(got, want, "open(where=) and events(site=, where=) all hold")

@@ -104,7 +104,7 @@ rc, out, err = bptest.report_messages("v.bpt")
 c.equal(rc, 0, "bprint report exits 0")
 c.equal(bptest.joined(ev.message for ev in events), out, "the messages are bprint report's")
 c.check("\n" in events[[i for i, e in enumerate(events)
-                        if sites[e.site].format.startswith("s=")][0]].message,
+                        if (sites[e.site].format or "").startswith("s=")][0]].message,
         "a message holds its newline")
 
 # Columns: each site's own, exact, with the dtype of the field's type.
