@@ -65,6 +65,8 @@ WANT = {
     "w=%*d": [("w_width", "int32", -12), ("w", "int32", 34)],
     "ts=%d tid=%d msg=%s": [("ts", "int32", 1), ("tid", "int32", 2),
                             ("msg", "string", "field names like the columns")],
+    "mixed=%d": [("mixed", "int32", -5)],
+    "mixed=%s": [("mixed", "string", "five")],
     "a trace_puts text": [],
     "dyn=%d of 7": [("dyn", "int32", 5)],
 }
@@ -138,6 +140,11 @@ c.equal(int(numpy.ma.count_masked(cols["min"])), len(events) - 1, "masked where 
 c.equal(list(cols["ts"]), [e.ts for e in events], "ts: the events'")
 c.equal(list(cols["tid"]), [e.tid for e in events], "tid: the events'")
 c.equal(list(cols["site"]), [e.site for e in events], "site: the events'")
+mixed = [(i, e.fields["mixed"]) for i, e in enumerate(events) if "mixed" in e.fields]
+c.equal(str(cols["mixed"].dtype), "object", "a name with an int and a string: objects")
+c.equal([(i, cols["mixed"].data[i]) for i, _ in mixed], [(i, v) for i, v in mixed],
+        "each row of the merged column its own value and type")
+c.equal(int(numpy.ma.count_masked(cols["mixed"])), len(events) - 2, "masked elsewhere")
 
 # The same through pandas: integers stay exact where missing (nullable).
 try:
