@@ -6,7 +6,9 @@ in the same order, from iteration and from to_numpy(); the counters of
 report's header against Trace.info; each thread against `bprint stats`;
 each site's fields against `bprint formats`; the dates of to_pandas(dates=
 True) against `bprint report --raw --date=utc`, to the nanosecond.  The
-same for the stream file `bprint record` writes of the same program.
+same for the stream file `bprint record` writes of the same program.  A
+wrapper's record (FILE and FILE.PID): FILE's Info.siblings are the files
+report names beside it, and each opens as a trace of its own program.
 """
 import datetime
 import re
@@ -104,4 +106,18 @@ rc, _, err = bptest.bprint_cmd("record", "-o", "rec.bpt", "--", bptest.TRACED, "
 c.equal(rc, 0, "bprint record of the server: %s" % err.strip())
 t = check_file("rec.bpt", "stream file")
 c.equal((t.info.stream, t.info.mode), (True, "block"), "a stream, block mode")
+
+# A wrapper's record: the first traced program in FILE, the others in FILE.PID.
+script = "%s server 100; %s server 50; %s values" % ((bptest.TRACED,) * 3)
+rc, _, err = bptest.bprint_cmd("record", "-q", "-o", "wr.bpt", "--", "sh", "-c", script)
+c.equal(rc, 0, "bprint record of a wrapper: %s" % err.strip())
+rc, _, err = bptest.bprint_cmd("report", "wr.bpt")
+said = re.search(r"beside it, the traces? of \d+ other programs?: (.*)", err)
+t = bprint.open("wr.bpt")
+c.equal(list(t.info.siblings), sorted(said.group(1).split(", ")) if said else [],
+        "info.siblings are the traces report names beside FILE")
+c.equal(len(t.info.siblings), 2, "two other programs")
+for path in ("wr.bpt",) + t.info.siblings:
+    c.equal(bptest.joined(e.message for e in bprint.open(path)), bptest.report_messages(path)[1],
+            "%s: the trace of one program, read as report reads it" % path)
 c.finish()
