@@ -9,7 +9,8 @@
  *	trace.c    Trace: a file opened by bprint.open(); info, sites, threads
  *	events.c   Events (the iterator) and Event (one record, decoded lazily)
  *	values.c   field values as Python objects; strings decoded once
- *	columns.c  to_numpy(): the columns filled in C
+ *	columns.c  to_numpy(): one pass, each site's fields into columns
+ *	table.c    the columns: buffers grown in C, handed to numpy (table.h)
  *
  * Objects and ownership: a Trace owns the Reader of its last complete
  * pass (or of its opening); every pass (an iteration, a to_numpy() call)
@@ -155,7 +156,8 @@ void bpy_strcache_clear(struct bpy_strcache *c);
 PyObject *bpy_trace_to_numpy(BpyTrace *tr, PyObject *args, PyObject *kwargs);
 extern const char bpy_to_numpy_doc[];
 
-/* numpy's C API, imported once by the module (module.c). */
+/* numpy's C API, imported once when the module is (table.c, the one file
+ * that includes numpy's headers). */
 int bpy_import_numpy(void);
 
 #endif /* BPRINT_PY_H */
