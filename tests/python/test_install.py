@@ -20,7 +20,7 @@ build, prefix = os.environ["BPRINT_BUILD_DIR"], os.environ["BPRINT_INSTALL_PREFI
 rel = os.environ["BPRINT_PYTHON_INSTALL_DIR"]
 
 subprocess.run(["cmake", "--install", build, "--prefix", os.path.join(work, "prefix")],
-               stdout=subprocess.DEVNULL, check=True)
+               stdout=subprocess.DEVNULL, env=bptest.child_env(), check=True)
 pkg = os.path.join(work, "prefix", rel, "bprint")
 c.check(os.path.exists(os.path.join(pkg, "__init__.py")), "installed: %s/__init__.py" % pkg)
 c.check(any(f.startswith("_bprint.") and f.endswith(".so") for f in os.listdir(pkg)),
