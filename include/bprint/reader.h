@@ -243,6 +243,13 @@ BP_API void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out);
  * Returns its length; message_len and message are left alone. */
 BP_API size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size);
 
+/* The same message for any event whose block is still valid (as for
+ * bp_trace_event_fields()): a copy of an event bp_trace_next() returned,
+ * with .block pointing to a copy of its block, formats later, after the
+ * reader has moved on.  Uses ev's site_id, block, block_words and text. */
+BP_API size_t bp_trace_event_message(struct bp_trace *t, const struct bp_trace_event *ev,
+				     char *buf, size_t size);
+
 /*
  * Look again at the file: new chunks, new sites and libraries, counters,
  * chunks that were still being written.  Rings already known keep their

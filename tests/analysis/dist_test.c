@@ -115,6 +115,8 @@ static void run(enum bp_dist_kind kind, size_t n, bool sketch)
 	CHECK_MSG(bp_dist_ld(kind, d.max) == ref[n - 1], "max");
 	if (kind != BP_DIST_FLOAT)
 		CHECK_MSG(d.isum == isum, "integer sum");
+	else
+		CHECK_MSG(d.sum == sum, "sum %Lg, want %Lg (added in the same order)", d.sum, sum);
 	for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
 		double q = (double)qs[k] / 1e6;
 		long double got = bp_dist_quantile(&d, q), want = ref_quantile(ref, n, qs[k]);
