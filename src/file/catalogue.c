@@ -342,7 +342,9 @@ int catalogue_update(struct bp_trace *t, uint32_t want_site)
 			return rc;
 	}
 	tables_sort_sites(t);
-	if (taken || !want_site)
+	if (taken || !want_site) {
 		accounts_update(t);
+		t->merge_all = true;	/* new sources, or sources with more */
+	}
 	return BP_TRACE_OK;
 }

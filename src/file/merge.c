@@ -2,6 +2,8 @@
  * The merge (reading.h): every source keeps its next record in hand, and
  * bp_trace_next() returns the oldest of them (ties: the source found
  * first), then refills that source from its pages chunks or its ring.
+ * The sources with a record in hand are in a heap (trace/merge.h, the
+ * in-process reader's too), so that a record costs O(log sources).
  * The record becomes an event: its site, its thread's name, its CPU, and
  * its message, formatted with the site's format (parsed once, on the
  * site's first record) and the file's symbols for %pS and %ps.
@@ -41,21 +43,82 @@ static int fill(struct bp_trace *t, struct source *s)
 	return BP_TRACE_OK;
 }
 
-/* The source whose record in hand is the oldest, filling each first; NULL when all are dry. */
+/* Source i, filled: into the merge if it has a record in hand. */
+static int fill_and_join(struct bp_trace *t, size_t i)
+{
+	struct source *s = t->src[i];
+	int rc;
+
+	if (!s->has && (rc = fill(t, s)) < 0)
+		return rc;
+	if (s->has)
+		bp_merge_push(&t->merge, s->ev.ts, i);
+	return BP_TRACE_OK;
+}
+
+/*
+ * Every source filled (in index order, as they were found) and the merge
+ * made again: after the catalogue changed or a refresh woke the sources.
+ */
+static int fill_all(struct bp_trace *t)
+{
+	struct bp_merge_entry *e = t->merge.e;
+	int rc;
+
+	if (t->nsrc > t->merge_cap) {
+		e = realloc(t->merge.e, t->nsrc * sizeof(*e));
+		if (!e)
+			return BP_TRACE_ENOMEM;
+		t->merge.e = e;
+		t->merge_cap = t->nsrc;
+	}
+	t->merge.n = 0;
+	for (size_t i = 0; i < t->nsrc; i++)
+		if ((rc = fill_and_join(t, i)) < 0)
+			return rc;
+	t->merge_all = false;
+	return BP_TRACE_OK;
+}
+
+/*
+ * The source whose record in hand is the oldest (ties: the one found
+ * first), out of the merge; NULL when all are dry.  Between two changes
+ * of the catalogue, only the source of the record last taken lacks one
+ * (a source that was filled has a record in hand, or is dry or dead until
+ * then): it is filled again, and goes first without going through the
+ * heap when its record is still the oldest (one ring, or a run of one).
+ */
 static int oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 {
+	size_t taken = t->taken;
 	int rc;
 
 	*best = NULL;
-	for (size_t i = 0; i < t->nsrc; i++) {
-		struct source *s = t->src[i];
-
-		if (!s->has && (rc = fill(t, s)) < 0)
+	t->taken = SIZE_MAX;
+	if (t->merge_all) {
+		if ((rc = fill_all(t)) < 0)
 			return rc;
-		if (s->has && (!*best || s->ev.ts < (*best)->ev.ts)) {
-			*best = s;
-			*bi = i;
+	} else if (taken != SIZE_MAX) {
+		struct source *s = t->src[taken];
+		struct bp_merge_entry x;
+
+		if ((rc = fill(t, s)) < 0)
+			return rc;
+		if (s->has) {
+			x = (struct bp_merge_entry){ s->ev.ts, taken };
+			if (!t->merge.n || bp_merge_before(&x, &t->merge.e[0])) {
+				*best = s;
+				*bi = taken;
+				t->taken = taken;
+				return BP_TRACE_OK;
+			}
+			bp_merge_push(&t->merge, x.ts, taken);
 		}
+	}
+	if (bp_merge_top(&t->merge, bi)) {
+		bp_merge_pop(&t->merge);
+		*best = t->src[*bi];
+		t->taken = *bi;
 	}
 	return BP_TRACE_OK;
 }

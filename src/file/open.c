@@ -223,6 +223,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 		return NULL;
 	}
 	t->os_page = pg > 0 ? (size_t)pg : 4096u;
+	t->taken = SIZE_MAX;
 	t->open_flags = flags;
 	t->hook = (struct bp_pointer_hook){ "Ss", reader_print_symbol, t };
 	t->fd = bp_open_input(path, &why);	/* a regular file, opened without blocking */
@@ -258,6 +259,7 @@ void bp_trace_close(struct bp_trace *t)
 		source_free(t->src[i]);
 	free(t->src);
 	tables_free(t);
+	free(t->merge.e);
 	bp_symbols_free(t->sym);
 	if (t->fd >= 0)
 		close(t->fd);
@@ -282,6 +284,7 @@ int bp_trace_refresh(struct bp_trace *t)
 		    (s->ring.chunk_off || s->stream.chunk < s->stream.nchunks))
 			s->phase = s->stream.chunk < s->stream.nchunks ? SOURCE_STREAMED : SOURCE_RING;
 	}
+	t->merge_all = true;	/* every source may have more now */
 	return BP_TRACE_OK;
 }
 

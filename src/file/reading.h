@@ -28,6 +28,7 @@
 #include "file/reader.h"
 #include "ring/ring.h"
 #include "trace/clock.h"
+#include "trace/merge.h"
 #include "trace/record.h"
 
 #include <stdbool.h>
@@ -184,6 +185,11 @@ struct bp_trace {
 	void (*progress)(void *arg, uint64_t records);
 	void *progress_arg;
 	uint64_t progress_every, progress_n;
+	/* the merge (merge.c): the sources with a record in hand */
+	struct bp_merge merge;
+	size_t merge_cap;
+	bool merge_all;			/* sources were added or woken: fill them all */
+	size_t taken;			/* the source of the record last taken, or SIZE_MAX */
 	/* the record last returned */
 	struct source *cur;
 	char msg[BP_MSG_MAX];
