@@ -32,6 +32,10 @@ static int fill(struct bp_trace *t, struct source *s)
 		if (rc == SOURCE_STOP)
 			break;
 		if (rc == SOURCE_GOT) {
+			if (!s->any_read) {
+				s->any_read = true;
+				s->first_gap = s->ev.index - s->next_index;
+			}
 			if (s->ev.index > s->next_index) {
 				s->info.overwritten += s->ev.index - s->next_index;
 				accounts_settle(s);
@@ -134,8 +138,16 @@ static int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
 	int rc;
 
 	*site = tables_site(t, id);
-	if (!id || *site || (!t->live && (t->info.flags & BP_TRACE_F_CLOSED)))
+	if (!id || *site)
 		return BP_TRACE_OK;
+	if (!t->live && (t->info.flags & BP_TRACE_F_CLOSED)) {
+		/* every site is filed before its first record, unless the file was full */
+		if (!t->info.missing_sites && !t->unknown_site_said) {
+			t->unknown_site_said = true;
+			reader_problem(t, "records of call site %u, which the file does not have", id);
+		}
+		return BP_TRACE_OK;
+	}
 	if ((rc = catalogue_update(t, id)) < 0)
 		return rc;
 	*site = tables_site(t, id);
@@ -270,8 +282,11 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
 	t->cur = best;
-	if (!best)
+	if (!best) {
+		if (!t->read_checked)
+			accounts_check_read(t);
 		return 0;
+	}
 	best->has = false;
 	best->info.read++;
 	accounts_settle(best);

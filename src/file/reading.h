@@ -118,6 +118,11 @@ struct source {
 	uint64_t copied;		/* accounts: records in its pages chunks */
 	uint64_t acct_have;		/* accounts: every index below is in a chunk or lost */
 	uint64_t first_kept;		/* the first stored-record index the file holds */
+	uint64_t claimed;		/* written, as the file says (reading may find more) */
+	uint64_t first_gap;		/* records overwritten before the first one read */
+	uint64_t oldest_rec;		/* first_rec of the oldest page the file holds, or UINT64_MAX */
+	bool any_read;			/* a record was read: first_gap is set */
+	bool uncounted_said;		/* not in the end chunk: said */
 	/* the record in hand */
 	struct bp_ring_event ev;
 	struct bp_record_args args;	/* ev's payload in buf, split */
@@ -159,8 +164,13 @@ struct bp_trace {
 	struct bp_trace_info info;
 	struct bp_clock_calib calib;	/* the header's slot in force */
 	bool live;			/* refreshed: a writer may still be adding */
+	bool writer_gone;		/* it is not: what the rings hold is final */
 	/* the catalogue: chunk walk */
 	uint64_t walk_pos;		/* resume here */
+	uint64_t gaps_judged;		/* offsets below: gaps in the walk said already */
+	bool accounts_found;		/* the accounts chunk the header names */
+	bool read_checked;		/* accounts_check_read() ran */
+	bool unknown_site_said;		/* a closed file's record of a site it lacks */
 	uint64_t pending[MAX_PENDING];	/* chunks not complete yet, to look at again */
 	size_t npending;
 	struct list_chunk *lists;
@@ -251,6 +261,7 @@ enum source_step {
 
 /* accounts.c */
 void accounts_update(struct bp_trace *t);
+void accounts_check_read(struct bp_trace *t);
 void accounts_ring_counters(struct source *s);
 
 /*

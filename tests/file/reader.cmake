@@ -60,3 +60,14 @@ endif()
 
 # The reading library's caller-allocated structs begin with their size.
 bp_add_test(reader_sized SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_sized.c ARGS sized TIMEOUT 60)
+
+# The stream chunks' checksum is CRC32C, whichever way it is computed.
+bp_add_test(crc32c_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/crc32c_test.c TIMEOUT 60)
+
+# Every damaged file says so: thousands of mutants of every kind of file.
+if(TARGET bprint_tool)
+  bp_add_test(reader_mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_mutants.c
+    ARGS $<TARGET_FILE:file_traced> $<TARGET_FILE:bprint_tool>
+         ${CMAKE_CURRENT_BINARY_DIR}/reader_mutants.d
+    TIMEOUT 900)
+endif()
