@@ -16,6 +16,7 @@
 /* Get s's next record in hand, if there is one. */
 static int fill(struct bp_trace *t, struct source *s)
 {
+	t->work++;
 	while (!s->has && !s->dead && !s->dry) {
 		int rc;
 
@@ -55,8 +56,10 @@ static int fill_and_join(struct bp_trace *t, size_t i)
 
 	if (!s->has && (rc = fill(t, s)) < 0)
 		return rc;
-	if (s->has)
+	if (s->has) {
 		bp_merge_push(&t->merge, s->ev.ts, i);
+		t->work++;
+	}
 	return BP_TRACE_OK;
 }
 
@@ -117,10 +120,12 @@ static int oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 				return BP_TRACE_OK;
 			}
 			bp_merge_push(&t->merge, x.ts, taken);
+			t->work++;
 		}
 	}
 	if (bp_merge_top(&t->merge, bi)) {
 		bp_merge_pop(&t->merge);
+		t->work++;
 		*best = t->src[*bi];
 		t->taken = *bi;
 	}
@@ -316,4 +321,9 @@ void bp_trace_on_progress(struct bp_trace *t, uint64_t every,
 	t->progress = every ? fn : NULL;
 	t->progress_every = every;
 	t->progress_arg = arg;
+}
+
+uint64_t bp_trace_work(const struct bp_trace *t)
+{
+	return t->work;
 }

@@ -200,6 +200,7 @@ struct bp_trace {
 	size_t merge_cap;
 	bool merge_all;			/* sources were added or woken: fill them all */
 	size_t taken;			/* the source of the record last taken, or SIZE_MAX */
+	uint64_t work;			/* bp_trace_work() */
 	/* the record last returned */
 	struct source *cur;
 	char msg[BP_MSG_MAX];

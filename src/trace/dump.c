@@ -8,6 +8,7 @@
 #include "trace/tracer.h"
 
 #include "trace/config.h"
+#include "trace/reader.h"
 #include "trace/safe_open.h"
 #include "trace/text.h"
 
@@ -18,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-struct bprint_reader *bp_reader_begin_unlocked(void);
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 static int dump_fd = STDERR_FILENO;

@@ -29,6 +29,7 @@
  * (dladdr() takes the loader's lock).  Offline readers use the trace
  * file's library map instead (src/file/symbols.h).
  */
+#include "trace/reader.h"
 #include "trace/tracer.h"
 
 #include "trace/clock.h"
@@ -67,6 +68,7 @@ struct bprint_reader {
 	struct bp_merge merge;		/* room for cap entries */
 	size_t taken;			/* the source of the record last returned */
 	uint64_t looked_at;		/* the clock when every ring was last looked at */
+	uint64_t work;			/* bp_reader_work() */
 	struct bp_clock_calib calib;
 	char msg[BP_MSG_MAX];
 };
@@ -269,6 +271,7 @@ static void join(struct bprint_reader *r, size_t i)
 	if (s->st->has_peek && !s->merged && !s->dead) {
 		bp_merge_push(&r->merge, s->st->ev.ts, i);
 		s->merged = true;
+		r->work++;
 	}
 }
 
@@ -282,6 +285,7 @@ static void look_again(struct bprint_reader *r)
 		fill(&r->src[i], r->symbols);
 		join(r, i);
 	}
+	r->work += r->nsrc;
 	r->looked_at = now;
 }
 
@@ -294,12 +298,14 @@ static struct source *oldest(struct bprint_reader *r)
 		fill(&r->src[r->taken], r->symbols);
 		join(r, r->taken);
 		r->taken = NO_SOURCE;
+		r->work++;
 	}
 	if (bp_merge_top_ts(&r->merge) > r->looked_at)
 		look_again(r);
 	if (!bp_merge_top(&r->merge, &i))
 		return NULL;
 	bp_merge_pop(&r->merge);
+	r->work++;
 	r->src[i].merged = false;
 	r->taken = i;
 	return &r->src[i];
@@ -422,8 +428,6 @@ struct bprint_reader *bprint_snapshot_begin(void)
 	return begin(false, true);
 }
 
-/* The crash dump's reader: snapshot, no blocking on locks. */
-struct bprint_reader *bp_reader_begin_unlocked(void);
 struct bprint_reader *bp_reader_begin_unlocked(void)
 {
 	return begin(false, false);
@@ -454,4 +458,9 @@ void bprint_read_end(struct bprint_reader *r)
 		bp_thread_reclaim();
 	else
 		bp_thread_retain_enforce();
+}
+
+uint64_t bp_reader_work(const struct bprint_reader *r)
+{
+	return r->work;
 }

@@ -71,3 +71,8 @@ if(TARGET bprint_tool)
          ${CMAKE_CURRENT_BINARY_DIR}/reader_mutants.d
     TIMEOUT 900)
 endif()
+
+# Reading many threads' records is linear in records, in both readers.
+bp_add_test(reader_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_scale.c TIMEOUT 300)
+set_tests_properties(reader_scale PROPERTIES
+  ENVIRONMENT "BPRINT_PAGE_SIZE=1K;BPRINT_BUFFER_SIZE=4K;BPRINT_RETAIN=1G")
