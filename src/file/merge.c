@@ -37,8 +37,9 @@ static int fill(struct bp_trace *t, struct source *s)
 				s->any_read = true;
 				s->first_gap = s->ev.index - s->next_index;
 			}
-			if (s->ev.index > s->next_index) {
-				s->info.overwritten += s->ev.index - s->next_index;
+			s->gap_before = s->ev.index - s->next_index;
+			if (s->gap_before) {
+				s->info.overwritten += s->gap_before;
 				accounts_settle(s);
 			}
 			s->next_index = s->ev.index + 1;
@@ -268,10 +269,15 @@ static void put_event(struct bp_trace *t, struct source *best, size_t bi,
 	out->ring = bi;
 	out->raw_ts = best->ev.ts;
 	out->index = best->ev.index;
-	out->lost_before = best->ev.discarded_before;
+	out->lost_before = best->ev.discarded_before + best->gap_before;
 	out->block = best->args.words;
 	out->block_words = best->args.nwords;
 	out->text = best->args.text;
+	if (out->size >= BP_TRACE_EVENT_SIZE_2)
+		out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
+				 (!best->gap_before ? 0u
+				  : best->stream.nchunks ? BP_TRACE_LOST_NOT_COPIED
+							 : BP_TRACE_LOST_OVERWRITTEN);
 }
 
 int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)

@@ -112,6 +112,7 @@ struct source {
 	bool dead;			/* ended by damage */
 	bool has;			/* a record in hand: ev, buf */
 	uint64_t next_index;		/* the index the next record should have */
+	uint64_t gap_before;		/* records missing before the one in hand */
 	int32_t cpu;			/* of its last record that said */
 	/* accounts (accounts.c) */
 	enum source_counters counters;

@@ -76,3 +76,11 @@ endif()
 bp_add_test(reader_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_scale.c TIMEOUT 300)
 set_tests_properties(reader_scale PROPERTIES
   ENVIRONMENT "BPRINT_PAGE_SIZE=1K;BPRINT_BUFFER_SIZE=4K;BPRINT_RETAIN=1G")
+
+# lost_before counts every kind of loss, and lost_kind says which.
+if(TARGET bprint_tool)
+  bp_add_test(reader_lost SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_lost.c
+    ARGS $<TARGET_FILE:file_traced> $<TARGET_FILE:file_burst> $<TARGET_FILE:bprint_tool>
+         ${CMAKE_CURRENT_BINARY_DIR}/reader_lost.d
+    TIMEOUT 300)
+endif()
