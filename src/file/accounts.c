@@ -115,6 +115,8 @@ void accounts_update(struct bp_trace *t)
 			s->info.lost_by_drainer = s->acct_have - s->copied - after;
 		}
 		s->first_kept = first_kept(s);
+		if (s->ring.mem)
+			s->ring_end = ring_end_index(s);
 		accounts_settle(s);
 	}
 }

@@ -120,6 +120,7 @@ struct source {
 	uint64_t acct_have;		/* accounts: every index below is in a chunk or lost */
 	uint64_t first_kept;		/* the first stored-record index the file holds */
 	uint64_t claimed;		/* written, as the file says (reading may find more) */
+	uint64_t ring_end;		/* the index after its ring's last record, at the update */
 	uint64_t first_gap;		/* records overwritten before the first one read */
 	uint64_t oldest_rec;		/* first_rec of the oldest page the file holds, or UINT64_MAX */
 	bool any_read;			/* a record was read: first_gap is set */
@@ -253,6 +254,8 @@ void stream_free(struct stream_source *ss);
 bool ring_map(struct bp_trace *t, struct source *s);
 int ring_next(struct bp_trace *t, struct source *s);
 bool ring_first_kept(const struct source *s, uint64_t *first);
+/* The index after the last record s's mapped ring holds (0 if none). */
+uint64_t ring_end_index(const struct source *s);
 
 /* What one step of reading a source found (a negative: BP_TRACE_ENOMEM or _EIO). */
 enum source_step {
@@ -276,6 +279,9 @@ static inline void accounts_settle(struct source *s)
 {
 	struct bp_trace_ring *in = &s->info;
 	uint64_t floor = in->read + in->overwritten;
+
+	if (s->ring_end > floor)
+		floor = s->ring_end;	/* records there, read or not yet */
 
 	if (s->counters == COUNTERS_ACCOUNTS) {
 		/* Written but in no page: what neither the accounts (with the

@@ -9,6 +9,7 @@
 #include "file/reading.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -184,4 +185,22 @@ bool ring_first_kept(const struct source *s, uint64_t *first)
 			break;
 	}
 	return true;
+}
+
+uint64_t ring_end_index(const struct source *s)
+{
+	const struct ring_source *rs = &s->ring;
+	struct bp_ring_stats st;
+	struct bp_ring_page_info pi;
+	unsigned char *page;
+	uint64_t end = 0;
+
+	if (bp_ring_stats(rs->mem, rs->bytes, &st) != BP_RING_OK || !st.head_seq ||
+	    bp_ring_page_info(rs->mem, rs->bytes, st.head_seq, &pi) != BP_RING_OK ||
+	    !(page = malloc(st.page_size)))
+		return 0;
+	if (bp_ring_copy_page(rs->mem, rs->bytes, st.head_seq, page) == BP_RING_OK)
+		end = pi.first_rec + bp_ring_page_records(page, st.page_size);
+	free(page);
+	return end;
 }

@@ -464,3 +464,53 @@ uint64_t bp_reader_work(const struct bprint_reader *r)
 {
 	return r->work;
 }
+
+/* The first stored-record index ring mem still holds (its oldest page's). */
+static uint64_t oldest_index(const void *mem, size_t bytes)
+{
+	struct bp_ring_stats st;
+	struct bp_ring_page_info pi;
+	uint64_t seq;
+
+	if (bp_ring_stats(mem, bytes, &st) != BP_RING_OK || !st.head_seq)
+		return 0;
+	seq = st.head_seq >= st.npages ? st.head_seq - st.npages + 1 : 1;
+	for (uint32_t k = 0; k < st.npages && seq + k <= st.head_seq; k++)
+		if (bp_ring_page_info(mem, bytes, seq + k, &pi) == BP_RING_OK)
+			return pi.first_rec;
+	return 0;
+}
+
+void bp_reader_header(const struct bprint_reader *r, uint64_t *written, uint64_t *lost)
+{
+	(void)r;
+	*written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed);
+	*lost = atomic_load_explicit(&bp_retired.discarded, memory_order_relaxed) +
+		atomic_load_explicit(&bp_retired.overwritten, memory_order_relaxed);
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next) {
+		int state = atomic_load_explicit(&t->state, memory_order_acquire);
+		uint64_t dropped = bp_thread_dropped(t);
+
+		if (state != BP_THREAD_ALIVE && state != BP_THREAD_DEAD)
+			continue;
+		*written += dropped;
+		*lost += dropped;
+		for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+			struct bp_thread_ring *ring = &t->ring[i];
+			void *mem = atomic_load_explicit(&ring->mem, memory_order_acquire);
+			uint64_t got, missed, next, oldest;
+			struct bp_ring_stats rs;
+
+			if (!mem || bp_ring_stats(mem, ring->bytes, &rs) != BP_RING_OK)
+				continue;
+			/* what a consumer took is not lost; what nobody will see is */
+			got = atomic_load_explicit(&ring->consumer_read, memory_order_relaxed);
+			missed = atomic_load_explicit(&ring->consumer_overwritten, memory_order_relaxed);
+			next = got + missed;
+			oldest = oldest_index(mem, ring->bytes);
+			*written += rs.written;
+			*lost += rs.discarded + missed + (oldest > next ? oldest - next : 0);
+		}
+	}
+}

@@ -20,4 +20,14 @@ struct bprint_reader *bp_reader_begin_unlocked(void);
  */
 uint64_t bp_reader_work(const struct bprint_reader *r);
 
+/*
+ * The counters of a dump's header, as `bprint stats` counts them on the
+ * process's trace file: every record written (dropped before a ring
+ * included), and lost: discarded, dropped, and overwritten: recycled
+ * before anyone read them (missed by a consumer, or below the oldest
+ * page a snapshot starts at), with the threads BPRINT_RETAIN dropped.
+ * Async-signal-safe, no lock (the caller is in a reader session).
+ */
+void bp_reader_header(const struct bprint_reader *r, uint64_t *written, uint64_t *lost);
+
 #endif /* BP_TRACE_READER_H */

@@ -103,20 +103,28 @@ static void list_spans(struct file *f, size_t off, size_t size, uint32_t type)
 	}
 }
 
-/* A live ring chunk: its header, the ring's control block, every page header. */
-static void ring_spans(struct file *f, size_t off)
+/*
+ * A live ring chunk: its header, the ring's control block, every page
+ * header.  But in a file not closed, the seq of the page after the head
+ * (the oldest, once the ring wrapped): a writer killed while it switched
+ * to that page left it 0, which a mutant could only repeat.
+ */
+static void ring_spans(struct file *f, size_t off, bool closed)
 {
 	const unsigned char *ring = f->p + off + BP_FILE_RING_OFFSET;
 	uint32_t ps, np;
+	uint64_t head;
 
 	add_span(f, off + 32, BP_FILE_RING_OFFSET - 32);
 	add_span(f, off + BP_FILE_RING_OFFSET, BP_RING_CTL_BYTES);
 	memcpy(&ps, ring + 8, 4);
 	memcpy(&np, ring + 12, 4);
+	memcpy(&head, ring + 64, 8);
 	for (uint32_t i = 0; ps >= BP_RING_PAGE_MIN && i < np && i < 4096; i++) {
 		size_t page = off + BP_FILE_RING_OFFSET + BP_RING_CTL_BYTES + (size_t)i * ps;
 
-		add_span(f, page, 8);		/* seq */
+		if (closed || i != head % np)
+			add_span(f, page, 8);	/* seq */
 		add_span(f, page + 16, 8);	/* first_rec */
 		add_span(f, page + 32, 4);	/* commit */
 	}
@@ -125,6 +133,7 @@ static void ring_spans(struct file *f, size_t off)
 static void map_file(struct file *f)
 {
 	size_t off = BP_FILE_HEADER_BYTES;
+	uint32_t flags;
 
 	add_span(f, 0, 128);			/* magic .. calibration */
 	add_span(f, 144, 8);			/* cmdline_len, ring_mode */
@@ -139,7 +148,7 @@ static void map_file(struct file *f)
 		if (f->stream)
 			add_span(f, off, (size_t)c.size);	/* checksummed: all of it */
 		else if (c.type == BP_CHUNK_RING)
-			ring_spans(f, off);
+			ring_spans(f, off, (memcpy(&flags, f->p + 20, 4), flags & BP_FILE_F_CLOSED));
 		else if (c.type == BP_CHUNK_SITES || c.type == BP_CHUNK_LIBS)
 			list_spans(f, off, (size_t)c.size, c.type);
 		add_span(f, off, BP_CHUNK_HDR_BYTES);
