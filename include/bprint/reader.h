@@ -88,6 +88,7 @@ struct bp_trace_info {
 };
 #define BP_TRACE_F_STREAM	1u	/* written by bprint record */
 #define BP_TRACE_F_CLOSED	2u	/* closed cleanly */
+#define BP_TRACE_F_CRC		4u	/* a stream whose chunks carry checksums (1.3) */
 
 /* A call site from the file.  site.id, .line, .kind, .format (NULL when
  * the format was not a compile-time constant), .file and .func are set;
@@ -161,7 +162,8 @@ struct bp_trace_event {
 	size_t ring;			/* index for bp_trace_ring_at() */
 	uint64_t raw_ts;		/* as recorded, before calibration */
 	uint64_t index;			/* the ring's stored-record index */
-	uint64_t lost_before;		/* records of this ring lost just before it */
+	uint64_t lost_before;		/* records of this ring lost just before it, of
+					 * the kinds lost_kind says (its last field) */
 	/* The raw payload, valid until the next call: the argument block
 	 * (docs/binary-layout.md) of ev.site's format, or the text the call
 	 * made itself when text is set. */
@@ -172,9 +174,21 @@ struct bp_trace_event {
 	 * site's format (not cut, not a block that failed its format, not an
 	 * unknown site), so another decoder of the block prints the same. */
 	int exact;
+	/* What lost_before counts (0 when it is 0): BP_TRACE_LOST_* bits.
+	 * Records lost after a ring's last record (a stream's records not
+	 * copied when its drainer stopped) are in the totals only. */
+	uint32_t lost_kind;
+	uint32_t reserved1;
 };
 #define BP_TRACE_EVENT_INIT { .size = sizeof(struct bp_trace_event) }
 #define BP_TRACE_EVENT_SIZE_1 136	/* the first sized version's, the smallest taken */
+#define BP_TRACE_EVENT_SIZE_2 144	/* with lost_kind */
+
+#define BP_TRACE_LOST_OVERWRITTEN 1u	/* recycled by the ring before they were read */
+#define BP_TRACE_LOST_DISCARDED	2u	/* dropped by the ring (full in discard or block
+					 * mode, or too large for a page) */
+#define BP_TRACE_LOST_NOT_COPIED 4u	/* a stream: recycled by the ring before bprint
+					 * record copied them (its drainer fell behind) */
 
 struct bp_trace;
 
@@ -292,8 +306,10 @@ BP_API uint64_t bp_trace_overwritten_estimate(const struct bp_trace *t);
 
 /* The caller-allocated structs' layouts, pinned (LP64). */
 #if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct bp_trace_event) == BP_TRACE_EVENT_SIZE_1,
+_Static_assert(sizeof(struct bp_trace_event) == BP_TRACE_EVENT_SIZE_2,
 	       "bp_trace_event grows only at the end");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, lost_kind) == BP_TRACE_EVENT_SIZE_1,
+	       "bp_trace_event.lost_kind");
 _Static_assert(__builtin_offsetof(struct bp_trace_event, size) == 0, "size first");
 _Static_assert(__builtin_offsetof(struct bp_trace_event, ev) == 8, "bp_trace_event.ev");
 _Static_assert(__builtin_offsetof(struct bp_trace_event, tsite) == 64, "bp_trace_event.tsite");

@@ -22,7 +22,7 @@ void accounts_ring_counters(struct source *s)
 	if (!s->ring.mem || s->counters != COUNTERS_RING)
 		return;
 	if (bp_ring_stats(s->ring.mem, s->ring.bytes, &rs) == BP_RING_OK) {
-		s->info.written = rs.written;
+		s->info.written = s->claimed = rs.written;
 		s->info.discarded = rs.discarded;
 		s->info.block_waits = rs.block_waits;
 		s->info.block_ns = rs.block_ns;
@@ -81,7 +81,7 @@ static uint64_t accounted_end(struct bp_trace *t, struct source *s, uint64_t *af
  * copied if that is more; for a stream not closed, the gaps below its
  * last record.
  */
-static uint64_t first_kept(const struct source *s)
+static uint64_t first_kept(struct source *s)
 {
 	uint64_t first = UINT64_MAX;
 
@@ -91,6 +91,9 @@ static uint64_t first_kept(const struct source *s)
 		first = s->stream.chunks[0].first_rec;
 	else if (s->ring.mem && !ring_first_kept(s, &first))
 		return 0;	/* an empty ring, or not one: nothing to count */
+	s->oldest_rec = first;
+	if (first == UINT64_MAX - 1)
+		first = UINT64_MAX;	/* the oldest page is damaged: not known */
 	return first == UINT64_MAX || first < s->info.lost_by_drainer ? s->info.lost_by_drainer
 								    : first;
 }
@@ -100,6 +103,7 @@ void accounts_update(struct bp_trace *t)
 	for (size_t i = 0; i < t->nsrc; i++) {
 		struct source *s = t->src[i];
 
+		s->oldest_rec = UINT64_MAX;
 		if (s->ring.chunk_off && !s->ring.map.base && !s->dead)
 			ring_map(t, s);
 		accounts_ring_counters(s);
@@ -111,7 +115,53 @@ void accounts_update(struct bp_trace *t)
 			s->info.lost_by_drainer = s->acct_have - s->copied - after;
 		}
 		s->first_kept = first_kept(s);
+		if (s->ring.mem)
+			s->ring_end = ring_end_index(s);
 		accounts_settle(s);
+	}
+}
+
+/*
+ * Once every record was read: what the writer says it wrote against what
+ * was found (read, overwritten below the records found, discarded).  In a
+ * file whose writer is done (closed cleanly, or a stream's end chunk) the
+ * two are equal, or the count one short (a writer killed between a
+ * record's commit and the count's store); in a stream not finished the
+ * records found cannot be more than that.  Anything else: the file lost
+ * records or its counters were damaged.
+ */
+/* Records of s missing between two records read: none in a ring whose
+ * writer is done (its pages run from the oldest to the head), only those
+ * the drainer lost (lost_records) in a finished stream. */
+static uint64_t mid_gaps(const struct source *s)
+{
+	return s->any_read ? s->info.overwritten - s->first_gap : 0;
+}
+
+void accounts_check_read(struct bp_trace *t)
+{
+	bool stream = t->info.flags & BP_TRACE_F_STREAM;
+
+	t->read_checked = true;
+	for (size_t i = 0; i < t->nsrc; i++) {
+		const struct source *s = t->src[i];
+		const struct bp_trace_ring *in = &s->info;
+		uint64_t found = in->read + in->overwritten + in->discarded;
+		bool done = stream ? s->counters == COUNTERS_END : t->writer_gone;
+
+		if (s->dead || in->corrupt || in->state == BP_RING_RELEASED || (!done && !stream))
+			continue;
+		if ((done && found < s->claimed) || found > s->claimed + 1)
+			reader_problem(t, "thread %d: %llu records written, %llu found", in->tid,
+				       (unsigned long long)s->claimed, (unsigned long long)found);
+		else if (done && mid_gaps(s) > (stream ? in->lost_by_drainer : 0))
+			reader_problem(t, "thread %d: %llu records missing between the ones read",
+				       in->tid, (unsigned long long)mid_gaps(s));
+		else if (done && !stream && s->oldest_rec == UINT64_MAX - 1)
+			reader_problem(t, "thread %d: the oldest page of its ring is damaged", in->tid);
+		else if (done && !stream && s->any_read && s->first_gap != s->oldest_rec)
+			reader_problem(t, "thread %d: %llu records missing before the first one read",
+				       in->tid, (unsigned long long)(s->first_gap - s->oldest_rec));
 	}
 }
 

@@ -18,6 +18,7 @@
 
 #include "file/array.h"
 #include "file/compact.h"
+#include "file/crc32c.h"
 #include "file/valid.h"
 
 #include <errno.h>
@@ -109,6 +110,8 @@ static void pages_counters(struct source *s, const struct bp_file_cpages *h, boo
 	uint64_t waits = compact ? h->block_waits : 0, wait_ns = compact ? h->block_ns : 0;
 
 	if (s->counters != COUNTERS_END) {
+		if (h->written >= s->claimed)
+			s->claimed = h->written;
 		if (h->written >= s->info.written)
 			s->info.written = h->written;
 		if (h->discarded >= s->info.discarded)
@@ -136,6 +139,10 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 		reader_problem(t, "pages chunk at %llu: bad geometry", (unsigned long long)off);
 		return BP_TRACE_OK;
 	}
+	if (h.discarded > h.written)
+		reader_problem(t, "pages chunk at %llu: %llu records discarded of %llu written",
+			       (unsigned long long)off, (unsigned long long)h.discarded,
+			       (unsigned long long)h.written);
 	if ((rc = reader_pread(t, off + BP_FILE_PAGES_OFFSET, first, sizeof(first))) != BP_TRACE_OK)
 		return rc;
 	s = catalogue_source(t, h.ring_index, true);
@@ -171,6 +178,13 @@ static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring 
 
 	if (!r->ring_index)
 		return BP_TRACE_OK;	/* an accounts slot not filled */
+	if (r->discarded > r->written || r->copied > r->written - r->discarded ||
+	    r->lost_records > r->written - r->discarded - r->copied)
+		reader_problem(t, "%s chunk: ring %llu counts more records (%llu copied, %llu lost, "
+			       "%llu discarded) than were written (%llu)", end ? "end" : "accounts",
+			       (unsigned long long)r->ring_index, (unsigned long long)r->copied,
+			       (unsigned long long)r->lost_records, (unsigned long long)r->discarded,
+			       (unsigned long long)r->written);
 	s = catalogue_source(t, r->ring_index, true);
 	if (!s)
 		return BP_TRACE_ENOMEM;
@@ -181,6 +195,8 @@ static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring 
 		s->info.level = r->level;
 		s->phase = SOURCE_DONE;	/* a ring that never had a page copied */
 	}
+	if (end || r->written > s->claimed)
+		s->claimed = r->written;
 	if (end || r->written > s->info.written)
 		s->info.written = r->written;
 	if (end || r->discarded > s->info.discarded)
@@ -225,8 +241,40 @@ static int add_counters(struct bp_trace *t, uint64_t off, const struct bp_file_c
 	return BP_TRACE_OK;
 }
 
+/* A stream of 1.3 or later: the chunk's bytes against its crc (valid.h). */
+static int check_crc(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	enum { PIECE = 64 * 1024 };
+	uint32_t crc = bp_chunk_crc_start(c);
+	unsigned char *buf;
+	int rc = BP_TRACE_OK;
+
+	if (bp_chunk_crc_body(c) && c->size > BP_CHUNK_HDR_BYTES) {
+		if (!(buf = malloc(PIECE)))
+			return BP_TRACE_ENOMEM;
+		for (uint64_t at = BP_CHUNK_HDR_BYTES; at < c->size && rc == BP_TRACE_OK;) {
+			size_t n = c->size - at < PIECE ? (size_t)(c->size - at) : PIECE;
+
+			if ((rc = reader_pread(t, off + at, buf, n)) == BP_TRACE_OK)
+				crc = bp_crc32c(crc, buf, n);
+			at += n;
+		}
+		free(buf);
+		if (rc == BP_TRACE_ENOMEM || rc == BP_TRACE_EIO)
+			return rc;
+	}
+	if (rc != BP_TRACE_OK || crc != c->crc)
+		reader_problem(t, "chunk at %llu (type %u): checksum mismatch, its contents are damaged",
+			       (unsigned long long)off, c->type);
+	return BP_TRACE_OK;
+}
+
 static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
 {
+	int rc;
+
+	if (bp_file_has_crc(t->info.flags, t->info.minor) && (rc = check_crc(t, off, c)) < 0)
+		return rc;
 	switch (c->type) {
 	case BP_CHUNK_SITES:
 	case BP_CHUNK_LIBS:
@@ -241,7 +289,10 @@ static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_c
 		return add_counters(t, off, c);
 	case BP_CHUNK_ACCOUNTS:
 		/* only the one in force; older ones were moved to a bigger chunk */
-		return off == t->info.accounts_off ? add_counters(t, off, c) : BP_TRACE_OK;
+		if (off != t->info.accounts_off)
+			return BP_TRACE_OK;
+		t->accounts_found = true;
+		return add_counters(t, off, c);
 	default:
 		return BP_TRACE_OK;
 	}
@@ -258,34 +309,122 @@ static void remember_pending(struct bp_trace *t, uint64_t off)
 		t->pending[t->npending++] = off;
 }
 
+/*
+ * Where a chunk should begin (at off), bytes c are not a chunk header the
+ * reader takes.  A hole is what a live file may have (an allocation that
+ * failed or was not filled yet); anything else, or a hole in a stream
+ * (written without holes), is damage.  Called once the run of such
+ * offsets is known to end before a chunk, or the file is closed: at the
+ * tail of a file still being written, a header may be half filled in.
+ */
+static void judge_gap(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	static const char *const why[] = {
+		[BP_CHUNK_FLAW_NONE] = "no chunk",
+		[BP_CHUNK_FLAW_ZERO] = "nothing (a hole in a stream)",
+		[BP_CHUNK_FLAW_MAGIC] = "no chunk header",
+		[BP_CHUNK_FLAW_TYPE] = "a chunk of an unknown type",
+		[BP_CHUNK_FLAW_SIZE] = "a chunk of a bad size",
+		[BP_CHUNK_FLAW_PAST_END] = "a chunk that goes past the end of the file (truncated)",
+	};
+	enum bp_chunk_flaw f = bp_chunk_flaw(c, off, t->size);
+
+	if (off < t->gaps_judged)
+		return;	/* said already, at an earlier refresh */
+	t->gaps_judged = off + BP_FILE_ALIGN;
+	if (f == BP_CHUNK_FLAW_ZERO && !(t->info.flags & BP_TRACE_F_STREAM))
+		return;
+	reader_problem(t, "at %llu, where a chunk should begin: %s", (unsigned long long)off, why[f]);
+}
+
+/*
+ * May what is at the file's tail, where a chunk should begin, be judged
+ * now?  Yes in a closed file.  In a stream still being written (or whose
+ * drainer was killed in a write) the last chunk may be cut short; in a
+ * live file a header may be half filled in: anything but the magic with
+ * a bad type or size is left for a later look.
+ */
+static bool tail_settled(const struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	enum bp_chunk_flaw f = bp_chunk_flaw(c, off, t->size);
+
+	if (t->info.flags & BP_TRACE_F_CLOSED)
+		return true;
+	/* a stream's header says where its drainer had written up to */
+	return (t->info.flags & BP_TRACE_F_STREAM) &&
+	       (off < t->info.end_hint || f == BP_CHUNK_FLAW_MAGIC || f == BP_CHUNK_FLAW_TYPE ||
+		f == BP_CHUNK_FLAW_SIZE);
+}
+
+/*
+ * A chunk not complete: in a stream, damage (a drainer writes every chunk
+ * whole and complete); in a live file, one being written (looked at
+ * again later) or abandoned, unless its state is none of those, or it is
+ * a ring chunk whose ring is formatted (the tracer formats a ring only in
+ * a chunk complete).
+ */
+static int judge_pending(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	uint32_t state = bp_chunk_state(c), magic = 0;
+	int rc;
+
+	if (t->info.flags & BP_TRACE_F_STREAM) {
+		reader_problem(t, "chunk at %llu: state %u in a stream", (unsigned long long)off,
+			       state);
+		return BP_TRACE_OK;
+	}
+	if (state != BP_CHUNK_WRITING && state != BP_CHUNK_ABANDONED) {
+		reader_problem(t, "chunk at %llu: state %u", (unsigned long long)off, state);
+		return BP_TRACE_OK;
+	}
+	if (c->type == BP_CHUNK_RING && c->size > BP_FILE_RING_OFFSET + 4) {
+		if ((rc = reader_pread(t, off + BP_FILE_RING_OFFSET, &magic, 4)) < 0 &&
+		    rc != BP_TRACE_EFORMAT)
+			return rc;
+		if (magic == BP_RING_MAGIC) {
+			reader_problem(t, "ring chunk at %llu: a ring in a chunk of state %u",
+				       (unsigned long long)off, state);
+			return BP_TRACE_OK;
+		}
+	}
+	remember_pending(t, off);
+	return BP_TRACE_OK;
+}
+
 /* Walk from t->walk_pos to the end of the file: *taken, the chunks accepted. */
 static int walk(struct bp_trace *t, size_t *taken)
 {
 	struct bp_chunk_walk w = { t->fd, t->walk_pos, t->size };
 	uint64_t bad_from = UINT64_MAX;
-	struct bp_file_chunk c;
+	struct bp_file_chunk c, bad;
 	enum bp_chunk_seen seen;
 	int rc;
 
 	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
 		if (seen == BP_CHUNK_SEEN_NONE) {
-			if (bad_from == UINT64_MAX)
+			if (bad_from == UINT64_MAX) {
 				bad_from = w.off;
+				bad = c;
+			}
 			w.off = reader_next_data(t, w.off + BP_FILE_ALIGN);
 			continue;
 		}
+		if (bad_from != UINT64_MAX)
+			judge_gap(t, bad_from, &bad);
 		if (seen == BP_CHUNK_SEEN_COMPLETE) {
 			if ((rc = accept_chunk(t, w.off, &c)) < 0)
 				return rc;
 			(*taken)++;
-		} else {
-			remember_pending(t, w.off);
+		} else if ((rc = judge_pending(t, w.off, &c)) < 0) {
+			return rc;
 		}
 		bp_chunk_walk_pass(&w, seen, &c);
 		bad_from = UINT64_MAX;
 	}
 	/* Resume at the trailing run of offsets that held no chunk (yet). */
 	t->walk_pos = bad_from != UINT64_MAX ? bad_from : w.off;
+	if (bad_from != UINT64_MAX && tail_settled(t, bad_from, &bad))
+		judge_gap(t, bad_from, &bad);
 	return BP_TRACE_OK;
 }
 
@@ -312,6 +451,22 @@ static int revisit_pending(struct bp_trace *t, size_t *taken)
 		}
 	}
 	return BP_TRACE_OK;
+}
+
+/* A stream with its end chunk lists every ring there: one the accounts
+ * (or pages chunks) have and the end chunk has not is damage. */
+static void check_counted(struct bp_trace *t)
+{
+	bool end = false;
+
+	for (size_t i = 0; i < t->nsrc && !end; i++)
+		end = t->src[i]->counters == COUNTERS_END;
+	for (size_t i = 0; end && i < t->nsrc; i++)
+		if (t->src[i]->counters != COUNTERS_END && !t->src[i]->uncounted_said) {
+			t->src[i]->uncounted_said = true;
+			reader_problem(t, "ring %llu is not in the end chunk",
+				       (unsigned long long)t->src[i]->info.key);
+		}
 }
 
 /* The file's size, as it is now. */
@@ -342,7 +497,11 @@ int catalogue_update(struct bp_trace *t, uint32_t want_site)
 			return rc;
 	}
 	tables_sort_sites(t);
-	if (taken || !want_site)
+	if (taken)
+		check_counted(t);
+	if (taken || !want_site) {
 		accounts_update(t);
+		t->merge_all = true;	/* new sources, or sources with more */
+	}
 	return BP_TRACE_OK;
 }

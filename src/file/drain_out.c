@@ -10,6 +10,8 @@
  */
 #include "file/drain_file.h"
 
+#include "file/valid.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -96,8 +98,8 @@ static int out_chunk(struct bp_drain_file *df, void *buf, uint32_t type, uint64_
 	c->type = type;
 	c->size = size;
 	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_relaxed);
-	c->reserved = 0;
 	c->index = ++df->out.index;
+	c->crc = bp_chunk_crc(buf, size);	/* here, in the copier: never on the call path */
 	return out_write(df, buf, (size_t)size);
 }
 
@@ -107,7 +109,8 @@ int drain_out_header(struct bp_drain_file *df, uint32_t flags)
 	struct bp_file_header h;
 
 	memcpy(&h, df->hdr, sizeof(h));
-	atomic_store_explicit(&h.flags, flags, memory_order_relaxed);
+	h.minor = BP_FILE_MINOR;	/* what we write: chunks with checksums */
+	atomic_store_explicit(&h.flags, flags | BP_FILE_F_CRC, memory_order_relaxed);
 	atomic_store_explicit(&h.end, o->end, memory_order_relaxed);
 	h.accounts = o->acct_off;
 	h.stop_reason = o->stop_reason;

@@ -2,6 +2,8 @@
  * The merge (reading.h): every source keeps its next record in hand, and
  * bp_trace_next() returns the oldest of them (ties: the source found
  * first), then refills that source from its pages chunks or its ring.
+ * The sources with a record in hand are in a heap (trace/merge.h, the
+ * in-process reader's too), so that a record costs O(log sources).
  * The record becomes an event: its site, its thread's name, its CPU, and
  * its message, formatted with the site's format (parsed once, on the
  * site's first record) and the file's symbols for %pS and %ps.
@@ -15,6 +17,7 @@
 /* Get s's next record in hand, if there is one. */
 static int fill(struct bp_trace *t, struct source *s)
 {
+	t->work++;
 	while (!s->has && !s->dead && !s->dry) {
 		int rc;
 
@@ -31,8 +34,13 @@ static int fill(struct bp_trace *t, struct source *s)
 		if (rc == SOURCE_STOP)
 			break;
 		if (rc == SOURCE_GOT) {
-			if (s->ev.index > s->next_index) {
-				s->info.overwritten += s->ev.index - s->next_index;
+			if (!s->any_read) {
+				s->any_read = true;
+				s->first_gap = s->ev.index - s->next_index;
+			}
+			s->gap_before = s->ev.index - s->next_index;
+			if (s->gap_before) {
+				s->info.overwritten += s->gap_before;
 				accounts_settle(s);
 			}
 			s->next_index = s->ev.index + 1;
@@ -42,21 +50,86 @@ static int fill(struct bp_trace *t, struct source *s)
 	return BP_TRACE_OK;
 }
 
-/* The source whose record in hand is the oldest, filling each first; NULL when all are dry. */
+/* Source i, filled: into the merge if it has a record in hand. */
+static int fill_and_join(struct bp_trace *t, size_t i)
+{
+	struct source *s = t->src[i];
+	int rc;
+
+	if (!s->has && (rc = fill(t, s)) < 0)
+		return rc;
+	if (s->has) {
+		bp_merge_push(&t->merge, s->ev.ts, i);
+		t->work++;
+	}
+	return BP_TRACE_OK;
+}
+
+/*
+ * Every source filled (in index order, as they were found) and the merge
+ * made again: after the catalogue changed or a refresh woke the sources.
+ */
+static int fill_all(struct bp_trace *t)
+{
+	struct bp_merge_entry *e = t->merge.e;
+	int rc;
+
+	if (t->nsrc > t->merge_cap) {
+		e = realloc(t->merge.e, t->nsrc * sizeof(*e));
+		if (!e)
+			return BP_TRACE_ENOMEM;
+		t->merge.e = e;
+		t->merge_cap = t->nsrc;
+	}
+	t->merge.n = 0;
+	for (size_t i = 0; i < t->nsrc; i++)
+		if ((rc = fill_and_join(t, i)) < 0)
+			return rc;
+	t->merge_all = false;
+	return BP_TRACE_OK;
+}
+
+/*
+ * The source whose record in hand is the oldest (ties: the one found
+ * first), out of the merge; NULL when all are dry.  Between two changes
+ * of the catalogue, only the source of the record last taken lacks one
+ * (a source that was filled has a record in hand, or is dry or dead until
+ * then): it is filled again, and goes first without going through the
+ * heap when its record is still the oldest (one ring, or a run of one).
+ */
 static int oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 {
+	size_t taken = t->taken;
 	int rc;
 
 	*best = NULL;
-	for (size_t i = 0; i < t->nsrc; i++) {
-		struct source *s = t->src[i];
-
-		if (!s->has && (rc = fill(t, s)) < 0)
+	t->taken = SIZE_MAX;
+	if (t->merge_all) {
+		if ((rc = fill_all(t)) < 0)
 			return rc;
-		if (s->has && (!*best || s->ev.ts < (*best)->ev.ts)) {
-			*best = s;
-			*bi = i;
+	} else if (taken != SIZE_MAX) {
+		struct source *s = t->src[taken];
+		struct bp_merge_entry x;
+
+		if ((rc = fill(t, s)) < 0)
+			return rc;
+		if (s->has) {
+			x = (struct bp_merge_entry){ s->ev.ts, taken };
+			if (!t->merge.n || bp_merge_before(&x, &t->merge.e[0])) {
+				*best = s;
+				*bi = taken;
+				t->taken = taken;
+				return BP_TRACE_OK;
+			}
+			bp_merge_push(&t->merge, x.ts, taken);
+			t->work++;
 		}
+	}
+	if (bp_merge_top(&t->merge, bi)) {
+		bp_merge_pop(&t->merge);
+		t->work++;
+		*best = t->src[*bi];
+		t->taken = *bi;
 	}
 	return BP_TRACE_OK;
 }
@@ -72,8 +145,16 @@ static int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
 	int rc;
 
 	*site = tables_site(t, id);
-	if (!id || *site || (!t->live && (t->info.flags & BP_TRACE_F_CLOSED)))
+	if (!id || *site)
 		return BP_TRACE_OK;
+	if (!t->live && (t->info.flags & BP_TRACE_F_CLOSED)) {
+		/* every site is filed before its first record, unless the file was full */
+		if (!t->info.missing_sites && !t->unknown_site_said) {
+			t->unknown_site_said = true;
+			reader_problem(t, "records of call site %u, which the file does not have", id);
+		}
+		return BP_TRACE_OK;
+	}
 	if ((rc = catalogue_update(t, id)) < 0)
 		return rc;
 	*site = tables_site(t, id);
@@ -188,10 +269,15 @@ static void put_event(struct bp_trace *t, struct source *best, size_t bi,
 	out->ring = bi;
 	out->raw_ts = best->ev.ts;
 	out->index = best->ev.index;
-	out->lost_before = best->ev.discarded_before;
+	out->lost_before = best->ev.discarded_before + best->gap_before;
 	out->block = best->args.words;
 	out->block_words = best->args.nwords;
 	out->text = best->args.text;
+	if (out->size >= BP_TRACE_EVENT_SIZE_2)
+		out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
+				 (!best->gap_before ? 0u
+				  : best->stream.nchunks ? BP_TRACE_LOST_NOT_COPIED
+							 : BP_TRACE_LOST_OVERWRITTEN);
 }
 
 int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
@@ -207,8 +293,11 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
 	t->cur = best;
-	if (!best)
+	if (!best) {
+		if (!t->read_checked)
+			accounts_check_read(t);
 		return 0;
+	}
 	best->has = false;
 	best->info.read++;
 	accounts_settle(best);
@@ -238,4 +327,9 @@ void bp_trace_on_progress(struct bp_trace *t, uint64_t every,
 	t->progress = every ? fn : NULL;
 	t->progress_every = every;
 	t->progress_arg = arg;
+}
+
+uint64_t bp_trace_work(const struct bp_trace *t)
+{
+	return t->work;
 }

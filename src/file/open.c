@@ -10,9 +10,13 @@
 #include "trace/safe_open.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 void reader_problem(struct bp_trace *t, const char *fmt, ...)
@@ -119,6 +123,29 @@ static void read_command(struct bp_trace_info *in, const struct bp_file_header *
 	in->cmdline[i] = '\0';
 }
 
+/* Fields of a header that passed bp_valid_header() that cannot be. */
+static void check_header(struct bp_trace *t, const struct bp_file_header *h)
+{
+	uint32_t flags = t->info.flags;
+	bool stream = flags & BP_FILE_F_STREAM;
+
+	if (flags & ~(BP_FILE_F_STREAM | BP_FILE_F_CLOSED | BP_FILE_F_CRC))
+		reader_problem(t, "header: unknown flags %#x", flags);
+	if (h->cmdline_len > BP_FILE_CMDLINE_MAX)
+		reader_problem(t, "header: a command line of %u bytes", h->cmdline_len);
+	if (h->ring_mode > BP_RING_BLOCK)
+		reader_problem(t, "header: ring mode %u", h->ring_mode);
+	if (stream && h->stop_reason > BP_FILE_STOP_IO)
+		reader_problem(t, "header: stop reason %u", h->stop_reason);
+	if ((flags & BP_FILE_F_CRC) && (!stream || h->minor < BP_FILE_MINOR_CRC))
+		reader_problem(t, "header: checksums in a %s file of format 1.%u",
+			       stream ? "stream" : "live", h->minor);
+	if (stream && h->minor >= BP_FILE_MINOR_CRC && !(flags & BP_FILE_F_CRC))
+		reader_problem(t, "header: a stream of format 1.%u without its checksums", h->minor);
+	if (!bp_clock_name((enum bp_clock_id)t->calib.clock_id))
+		reader_problem(t, "header: unknown clock %u", t->calib.clock_id);
+}
+
 static int read_header(struct bp_trace *t, char *err, size_t errlen)
 {
 	struct bp_file_header h;
@@ -153,6 +180,7 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	if (!in->clock_name)
 		in->clock_name = "unknown";
 	read_command(in, &h);
+	check_header(t, &h);
 	return BP_TRACE_OK;
 }
 
@@ -187,6 +215,64 @@ static void check_tail(struct bp_trace *t)
 			       (unsigned long long)(t->size - from));
 }
 
+/*
+ * The header's end against the file: a stream's drainer writes it after
+ * the chunks before it; a live file's writer grows the file before it
+ * fills a chunk, unless the disk was full (then the header counts what it
+ * had no room for).  Less file than that: it was cut.  And the accounts
+ * the header names must be there.
+ */
+static void check_size(struct bp_trace *t)
+{
+	const struct bp_trace_info *in = &t->info;
+	bool stream = in->flags & BP_TRACE_F_STREAM;
+
+	if (in->end_hint > t->size && (stream || (!in->memory_rings && !in->missing_sites)))
+		reader_problem(t, "truncated: %llu bytes, where the header says %llu",
+			       (unsigned long long)t->size, (unsigned long long)in->end_hint);
+	if (in->accounts_off && !t->accounts_found)
+		reader_problem(t, "the accounts the header names (at %llu) are not there",
+			       (unsigned long long)in->accounts_off);
+	/* a drainer of 1.3 writes its accounts first, unless that write failed */
+	if (stream && (in->flags & BP_TRACE_F_CRC) && !in->accounts_off && !in->stop_reason)
+		reader_problem(t, "header: a stream of format 1.%u without its accounts", in->minor);
+}
+
+/*
+ * Is the live file's writer gone, so that what its rings hold is final?
+ * It is if it closed the file, or if its process is not running with the
+ * file mapped (a program killed: no process of that pid, or one that
+ * does not map this file, the pid reused).  Asked at open and at every
+ * refresh; a file whose process cannot be looked at counts as written.
+ */
+static bool writer_gone(const struct bp_trace *t)
+{
+	char path[64], line[512];
+	struct stat st;
+	bool mapped = false;
+	FILE *maps;
+
+	if ((t->info.flags & BP_TRACE_F_CLOSED) || (t->info.flags & BP_TRACE_F_STREAM))
+		return true;
+	if (t->info.pid <= 0 || t->info.pid > INT32_MAX || fstat(t->fd, &st) != 0)
+		return false;
+	if (kill((pid_t)t->info.pid, 0) != 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%lld/maps", (long long)t->info.pid);
+	if (!(maps = fopen(path, "re")))
+		return false;
+	while (!mapped && fgets(line, sizeof(line), maps)) {
+		unsigned maj, min;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3)
+			mapped = ino == (unsigned long long)st.st_ino &&
+				 maj == major(st.st_dev) && min == minor(st.st_dev);
+	}
+	fclose(maps);
+	return !mapped;
+}
+
 /* ---- open, close, refresh ---------------------------------------------- */
 
 /* The header and the catalogue of t's file; err says why not. */
@@ -201,8 +287,10 @@ static int open_file(struct bp_trace *t, char *err, size_t errlen)
 	if ((rc = read_header(t, err, errlen)) != BP_TRACE_OK)
 		return rc;
 	t->walk_pos = BP_FILE_HEADER_BYTES;
+	t->writer_gone = writer_gone(t);
 	rc = catalogue_update(t, 0);
 	check_tail(t);
+	check_size(t);
 	if (rc != BP_TRACE_OK)
 		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_ENOMEM ? strerror(ENOMEM)
 				      : rc == BP_TRACE_EIO ? strerror(errno) : "corrupt file");
@@ -224,6 +312,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 		return NULL;
 	}
 	t->os_page = pg > 0 ? (size_t)pg : 4096u;
+	t->taken = SIZE_MAX;
 	t->open_flags = flags;
 	t->hook = (struct bp_pointer_hook){ "Ss", reader_print_symbol, t };
 	t->fd = bp_open_input(path, &why);	/* a regular file, opened without blocking */
@@ -259,6 +348,7 @@ void bp_trace_close(struct bp_trace *t)
 		source_free(t->src[i]);
 	free(t->src);
 	tables_free(t);
+	free(t->merge.e);
 	bp_symbols_free(t->sym);
 	if (t->fd >= 0)
 		close(t->fd);
@@ -273,6 +363,7 @@ int bp_trace_refresh(struct bp_trace *t)
 	if ((rc = reader_measure(t)) != BP_TRACE_OK)
 		return rc;
 	reread_header(t);
+	t->writer_gone = writer_gone(t);
 	if ((rc = catalogue_update(t, 0)) < 0)
 		return rc;
 	for (size_t i = 0; i < t->nsrc; i++) {
@@ -283,6 +374,7 @@ int bp_trace_refresh(struct bp_trace *t)
 		    (s->ring.chunk_off || s->stream.chunk < s->stream.nchunks))
 			s->phase = s->stream.chunk < s->stream.nchunks ? SOURCE_STREAMED : SOURCE_RING;
 	}
+	t->merge_all = true;	/* every source may have more now */
 	return BP_TRACE_OK;
 }
 

@@ -31,4 +31,11 @@ const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t i
  * with BP_TRACE_OPEN_NO_SYMBOLS (they print as %p then the letter). */
 const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t);
 
+/*
+ * The merge's work so far: sources filled and moved in or out of its
+ * heap.  Linear in the records read whatever the number of rings, which
+ * the tests check by comparing counts, not times.
+ */
+uint64_t bp_trace_work(const struct bp_trace *t);
+
 #endif /* BP_FILE_READER_H */

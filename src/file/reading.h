@@ -28,6 +28,7 @@
 #include "file/reader.h"
 #include "ring/ring.h"
 #include "trace/clock.h"
+#include "trace/merge.h"
 #include "trace/record.h"
 
 #include <stdbool.h>
@@ -111,12 +112,19 @@ struct source {
 	bool dead;			/* ended by damage */
 	bool has;			/* a record in hand: ev, buf */
 	uint64_t next_index;		/* the index the next record should have */
+	uint64_t gap_before;		/* records missing before the one in hand */
 	int32_t cpu;			/* of its last record that said */
 	/* accounts (accounts.c) */
 	enum source_counters counters;
 	uint64_t copied;		/* accounts: records in its pages chunks */
 	uint64_t acct_have;		/* accounts: every index below is in a chunk or lost */
 	uint64_t first_kept;		/* the first stored-record index the file holds */
+	uint64_t claimed;		/* written, as the file says (reading may find more) */
+	uint64_t ring_end;		/* the index after its ring's last record, at the update */
+	uint64_t first_gap;		/* records overwritten before the first one read */
+	uint64_t oldest_rec;		/* first_rec of the oldest page the file holds, or UINT64_MAX */
+	bool any_read;			/* a record was read: first_gap is set */
+	bool uncounted_said;		/* not in the end chunk: said */
 	/* the record in hand */
 	struct bp_ring_event ev;
 	struct bp_record_args args;	/* ev's payload in buf, split */
@@ -157,8 +165,13 @@ struct bp_trace {
 	struct bp_trace_info info;
 	struct bp_clock_calib calib;	/* the header's slot in force */
 	bool live;			/* refreshed: a writer may still be adding */
+	bool writer_gone;		/* it is not: what the rings hold is final */
 	/* the catalogue: chunk walk */
 	uint64_t walk_pos;		/* resume here */
+	uint64_t gaps_judged;		/* offsets below: gaps in the walk said already */
+	bool accounts_found;		/* the accounts chunk the header names */
+	bool read_checked;		/* accounts_check_read() ran */
+	bool unknown_site_said;		/* a closed file's record of a site it lacks */
 	uint64_t pending[MAX_PENDING];	/* chunks not complete yet, to look at again */
 	size_t npending;
 	struct list_chunk *lists;
@@ -183,6 +196,12 @@ struct bp_trace {
 	void (*progress)(void *arg, uint64_t records);
 	void *progress_arg;
 	uint64_t progress_every, progress_n;
+	/* the merge (merge.c): the sources with a record in hand */
+	struct bp_merge merge;
+	size_t merge_cap;
+	bool merge_all;			/* sources were added or woken: fill them all */
+	size_t taken;			/* the source of the record last taken, or SIZE_MAX */
+	uint64_t work;			/* bp_trace_work() */
 	/* the record last returned */
 	struct source *cur;
 	char msg[BP_MSG_MAX];
@@ -234,6 +253,8 @@ void stream_free(struct stream_source *ss);
 bool ring_map(struct bp_trace *t, struct source *s);
 int ring_next(struct bp_trace *t, struct source *s);
 bool ring_first_kept(const struct source *s, uint64_t *first);
+/* The index after the last record s's mapped ring holds (0 if none). */
+uint64_t ring_end_index(const struct source *s);
 
 /* What one step of reading a source found (a negative: BP_TRACE_ENOMEM or _EIO). */
 enum source_step {
@@ -244,6 +265,7 @@ enum source_step {
 
 /* accounts.c */
 void accounts_update(struct bp_trace *t);
+void accounts_check_read(struct bp_trace *t);
 void accounts_ring_counters(struct source *s);
 
 /*
@@ -256,6 +278,9 @@ static inline void accounts_settle(struct source *s)
 {
 	struct bp_trace_ring *in = &s->info;
 	uint64_t floor = in->read + in->overwritten;
+
+	if (s->ring_end > floor)
+		floor = s->ring_end;	/* records there, read or not yet */
 
 	if (s->counters == COUNTERS_ACCOUNTS) {
 		/* Written but in no page: what neither the accounts (with the

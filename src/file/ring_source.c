@@ -9,6 +9,7 @@
 #include "file/reading.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -144,10 +145,20 @@ int ring_next(struct bp_trace *t, struct source *s)
 	return SOURCE_STOP;
 }
 
+/* Does the slot of page seq hold seq 0 (a page the writer was recycling)? */
+static bool oldest_recycled(const struct ring_source *rs, uint64_t seq)
+{
+	const struct bp_ring_page *p = bp_ring_page_slot(rs->mem, rs->bytes, seq);
+
+	return p && atomic_load_explicit(&p->seq, memory_order_acquire) == 0;
+}
+
 /*
  * The first stored-record index s's mapped ring still holds (a flight
- * recorder's oldest page) into *first, UINT64_MAX if no page is found;
- * false if the ring is empty or not a ring (it holds nothing to count).
+ * recorder's oldest page) into *first, UINT64_MAX if no page is found,
+ * UINT64_MAX - 1 if the oldest page's slot holds another page (damage,
+ * once the writer is gone); false if the ring is empty or not a ring (it
+ * holds nothing to count).
  */
 bool ring_first_kept(const struct source *s, uint64_t *first)
 {
@@ -161,10 +172,35 @@ bool ring_first_kept(const struct source *s, uint64_t *first)
 		return false;
 	seq = st.head_seq >= st.npages ? st.head_seq - st.npages + 1 : 1;
 	/* at most npages probes (head may be UINT64_MAX in a damaged ring) */
-	for (uint32_t k = 0; k < st.npages && seq + k <= st.head_seq; k++)
+	for (uint32_t k = 0; k < st.npages && seq + k <= st.head_seq; k++) {
 		if (bp_ring_page_info(rs->mem, rs->bytes, seq + k, &pi) == BP_RING_OK) {
 			*first = pi.first_rec;
 			break;
 		}
+		/* Not there: its slot may be being recycled (seq 0) while the
+		 * writer runs, or was when it died; any other seq is damage. */
+		if (!oldest_recycled(rs, seq + k))
+			*first = UINT64_MAX - 1;
+		if (*first == UINT64_MAX - 1)
+			break;
+	}
 	return true;
+}
+
+uint64_t ring_end_index(const struct source *s)
+{
+	const struct ring_source *rs = &s->ring;
+	struct bp_ring_stats st;
+	struct bp_ring_page_info pi;
+	unsigned char *page;
+	uint64_t end = 0;
+
+	if (bp_ring_stats(rs->mem, rs->bytes, &st) != BP_RING_OK || !st.head_seq ||
+	    bp_ring_page_info(rs->mem, rs->bytes, st.head_seq, &pi) != BP_RING_OK ||
+	    !(page = malloc(st.page_size)))
+		return 0;
+	if (bp_ring_copy_page(rs->mem, rs->bytes, st.head_seq, page) == BP_RING_OK)
+		end = pi.first_rec + bp_ring_page_records(page, st.page_size);
+	free(page);
+	return end;
 }

@@ -325,7 +325,8 @@ else:
 # --follow: a live program, by its pid, until it ends
 live = subprocess.Popen([TRACED, str(N), "slow"], env=dict(os.environ, BPRINT_FILE="live.dat"))
 i = 0
-while not os.path.exists("live.dat") and i < 500:
+# a header and its first chunk written, as tail's test waits for them
+while (not os.path.exists("live.dat") or os.path.getsize("live.dat") < 8192) and i < 500:
     time.sleep(0.01)
     i += 1
 p = subprocess.run([BPRINT, "hist", "--follow", "-v", "dur_us", "-k", "cmd", "--json", str(live.pid)],

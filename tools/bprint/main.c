@@ -273,11 +273,16 @@ bool out_write(const char *s, size_t n)
 	return true;
 }
 
-/* Why the records before e were lost, in words, or NULL if unknown. */
+/* Why the records before e were lost, in words (stats' words), or NULL. */
 static const char *lost_why(const struct bp_trace_event *e)
 {
-	(void)e;
-	return NULL;
+	static const char *const why[8] = {
+		NULL, "overwritten", "discarded", "overwritten, discarded", "not copied",
+		"overwritten, not copied", "discarded, not copied",
+		"overwritten, discarded, not copied",
+	};
+
+	return why[e->lost_kind & 7u];
 }
 
 bool print_loss(const struct bp_trace_event *e, enum bprint_output how)

@@ -12,7 +12,6 @@
 #include "bprint_cmd.h"
 #include "supervise.h"
 
-#include "output/lost.h"
 #include "output/wallclock.h"
 #include "file/valid.h"
 #include "trace/text.h"
@@ -174,16 +173,11 @@ static bool loss_shown(struct filter *f, const struct bp_trace_event *e)
  * before one; returns the exit code for the loop. */
 int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, long *count)
 {
-	/* where each ring was: tail calls again for every poll */
-	static struct bp_out_lost lost;
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	bool filtering = filter_active(f);
 	int rc;
 
 	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
-		/* every kind of loss, as the exports count it (the reader's own
-		 * lost_before leaves out the records a flight recorder overwrote) */
-		e.lost_before = bp_out_lost_before(&lost, &e);
 		if (!times.have_first) {
 			times.first_ns = e.ev.ns;
 			times.have_first = true;
