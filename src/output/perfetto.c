@@ -223,14 +223,14 @@ static void intern_site(struct px *x, const struct bp_trace_site *ts)
 	const struct bp_trace_layout *lay = bp_trace_layout(x->fx->t, s->id);
 	uint64_t iid = (uint64_t)s->id + SITE_IID0;
 	struct bp_out_buf *b = x->b;
-	char buf[BP_OUT_NAME_MAX], alias[BP_OUT_FIELD_NAME_MAX];
+	char alias[BP_OUT_FIELD_NAME_MAX];
 	size_t at;
 
 	for (unsigned k = 0; lay && k < lay->nfields; k++)
 		interned_name(b, ID_ANNOTATION_NAMES, arg_iid(s->id, k),
 			      bp_out_field_name(lay, k, alias));
 
-	interned_name(b, ID_EVENT_NAMES, iid, bp_out_site_name(s, buf));
+	interned_name(b, ID_EVENT_NAMES, iid, bp_out_event_name(&x->fx->names, s->id));
 	interned_name(b, ID_CATEGORIES, iid, s->file && s->file[0] ? s->file : "bprint");
 	at = pb_begin(b, ID_SOURCE_LOCATIONS);
 	pb_uint(b, IID_IID, iid);
@@ -344,10 +344,13 @@ static const struct bp_trace_layout *arguments(struct px *x, const struct bp_tra
 	for (unsigned k = 0; k < n; k++) {
 		const struct bp_trace_field *d = &lay->fields[k];
 		size_t at = pb_begin(b, TE_ANNOTATIONS);
-		char c = (char)v[k].v.u;
+		char c = (char)v[k].v.u, sym[BP_OUT_SYMBOL_MAX], letter = bp_out_symbol_letter(lay, k);
 
 		pb_uint(b, DA_NAME_IID, arg_iid(e->site_id, k));
-		if (d->type == BP_FIELD_FLOAT)
+		if (letter)	/* %pS: the symbol, as report prints it */
+			pb_bytes(b, DA_STRING, sym,
+				 bp_out_symbol(x->fx->t, letter, v[k].v.u, sym, sizeof(sym)));
+		else if (d->type == BP_FIELD_FLOAT)
 			pb_double(b, DA_DOUBLE, v[k].v.d);
 		else if (d->type == BP_FIELD_STRING)
 			pb_bytes(b, DA_STRING, v[k].s, v[k].len);

@@ -26,7 +26,7 @@ import sys
 import time
 import zlib
 
-from export_check import check_names, layouts, fail, finish, ok, report
+from export_check import check_names, event_names, layouts, fail, finish, ok, report
 
 
 def varint(d, i):
@@ -200,8 +200,9 @@ def main():
     else:
         ok("%d records, %d events" % (len(raw), len(events)))
     bad = 0
-    fields, named = layouts(bprint, trace), []
+    fields, named, enames = layouts(bprint, trace), [], event_names(bprint, trace)
     for (ts, tid, msg, name, ann, comm), (ns, rtid, rmsg, site), func, rcomm in zip(events, raw, funcs, comms):
+        func = enames.get(site, "unknown site")
         own = {"msg", "site"} | ({"cpu"} - set(fields.get(site, [])))
         keys = [k for k in ann[None] if k not in own]
         if keys:
@@ -213,7 +214,7 @@ def main():
     if bad:
         fail("%d events differ from their records" % bad)
     else:
-        ok("every record: time (exact), thread track and its name, message, function")
+        ok("every record: time (exact), thread track and its name, message, event name")
     check_names("debug annotations", named, fields)
     flood = [e for e in events if re.match(rb"^flood \d+ of \d+$", e[2])]
     badargs = [e[2] for e in flood

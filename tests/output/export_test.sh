@@ -7,8 +7,10 @@
 #   empty     a trace without records -> a valid, empty trace.dat
 #   chrome    the same trace -> JSON with every record and thread
 #   ctf       the same trace -> a CTF directory read back by babeltrace2's
-#             own reader (check_ctf.py, the bt2 module), and the checker
-#             fails on a damaged copy
+#             own reader (check_ctf.py, the bt2 module: records, fields,
+#             and the metadata against LTTng-UST's), converted by
+#             sink.ctf.fs and read back the same, trimmed, shown by
+#             sink.text.details; and the checker fails on a damaged copy
 #   perfetto  the same trace -> Perfetto protobuf, decoded by protoc against
 #             perfetto.proto: every record, thread, name and annotation, 5x
 #             smaller than the JSON; and the checker fails on a wrong count
@@ -110,6 +112,29 @@ else:
 		echo "FAIL: the checker passed a damaged CTF trace"; exit 1
 	fi
 	echo "ok: the checker fails on a damaged copy"
+	# babeltrace2's other components take it: convert to sink.ctf.fs and read
+	# back, trimming (the env key "clock" made both stop), sink.text.details
+	babeltrace2 ctf >orig.txt 2>/dev/null || { echo "FAIL: babeltrace2 ctf"; exit 1; }
+	babeltrace2 convert ctf --component=sink.ctf.fs --params='path="rt"' >conv.out 2>&1 ||
+		{ cat conv.out; echo "FAIL: babeltrace2 convert to sink.ctf.fs"; exit 1; }
+	babeltrace2 rt >rt.txt 2>/dev/null && cmp -s orig.txt rt.txt ||
+		{ echo "FAIL: the converted trace reads otherwise"; exit 1; }
+	echo "ok: converted by sink.ctf.fs, the copy reads the same ($(wc -l <rt.txt) events)"
+	babeltrace2 --clock-seconds ctf >secs.txt 2>/dev/null
+	b=$(LC_ALL=C sed -n '100s/^\[\([0-9.]*\)\].*/\1/p' secs.txt)
+	e=$(LC_ALL=C sed -n '2000s/^\[\([0-9.]*\)\].*/\1/p' secs.txt)
+	babeltrace2 ctf --begin="$b" --end="$e" -o ctf -w trim >trim.out 2>&1 ||
+		{ cat trim.out; echo "FAIL: babeltrace2 --begin --end -o ctf"; exit 1; }
+	babeltrace2 --clock-seconds trim 2>/dev/null | LC_ALL=C sed 's/ (+[^)]*)//' >trimmed.txt
+	# the times as strings: same width, and awk's doubles would round the ns
+	LC_ALL=C awk -v b="$b" -v e="$e" '{ t = substr($1, 2, length($1) - 2) "" }
+		t >= b "" && t <= e ""' secs.txt | LC_ALL=C sed 's/ (+[^)]*)//' >want.txt
+	[ -s want.txt ] && cmp -s want.txt trimmed.txt ||
+		{ echo "FAIL: trimmed to [$b, $e]: $(wc -l <trimmed.txt) events, want $(wc -l <want.txt)"; exit 1; }
+	echo "ok: trimmed to [$b, $e] and written as CTF: $(wc -l <trimmed.txt) events, the same"
+	babeltrace2 ctf -c sink.text.details >details.txt 2>&1 && grep -q procname details.txt ||
+		{ tail -3 details.txt; echo "FAIL: sink.text.details"; exit 1; }
+	echo "ok: sink.text.details"
 	# a trace without records: metadata alone, which babeltrace2 reads as empty
 	env BPRINT_FILE=e.bpt BPRINT_DISABLE=1 "$TRACED" 10 || exit 1
 	"$BPRINT" export --format=ctf -q -o ectf e.bpt || { echo "FAIL: empty export"; exit 1; }
