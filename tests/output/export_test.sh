@@ -153,8 +153,13 @@ perfetto)
 	cat summary.txt
 	"$BPRINT" export --format=chrome -q -o t.json t.bpt || { echo "FAIL: bprint export"; exit 1; }
 	python3 "$SRC/check_perfetto.py" "$BPRINT" t.bpt t.pftrace summary.txt "$SRC" t.json || exit 1
-	"$BPRINT" export -f perfetto -q t.bpt | cmp - t.pftrace ||
+	# ids random per export; BPRINT_EXPORT_SEED makes them reproducible
+	BPRINT_EXPORT_SEED=7 "$BPRINT" export -f perfetto -q -o s1.pftrace t.bpt &&
+	BPRINT_EXPORT_SEED=7 "$BPRINT" export -f perfetto -q t.bpt | cmp - s1.pftrace ||
 		{ echo "FAIL: export to a pipe differs from export to a file"; exit 1; }
+	cmp -s s1.pftrace t.pftrace &&
+		{ echo "FAIL: two exports have the same ids"; exit 1; }
+	echo "ok: ids random per export, reproducible with BPRINT_EXPORT_SEED"
 	echo "records, 5 threads, 1 lost" >bad.txt
 	if python3 "$SRC/check_perfetto.py" "$BPRINT" t.bpt t.pftrace bad.txt "$SRC" >bad.out 2>&1; then
 		echo "FAIL: the checker passed a wrong lost count"; exit 1
