@@ -106,6 +106,8 @@ static int one_record(struct bp_export *x, const struct bp_exporter *ops,
 		return rc;
 	x->st.records++;
 	x->st.lost += r.lost;
+	r.th->records++;
+	r.th->lost += r.lost;
 	return 0;
 }
 

@@ -58,7 +58,6 @@
 #define ID_BPRINT	6u
 #define EV_HDR		24u		/* common fields, ip, fmt */
 #define MAX_CPU		4096
-#define TS_OFFSET	"-500"
 #define FUNC_BASE	0x0000100000000000ull
 #define FMT_BASE	0x0000200000000000ull
 
@@ -483,15 +482,58 @@ static void put_cmdlines(struct bp_out_buf *cmd, const struct bp_out_threads *th
 	}
 }
 
-/* The options: the clock ("[mono]", the trailer) and the timestamp offset. */
-static void put_options(struct bp_out_buf *opt, const char *trailer)
+static int by_tid(const void *a, const void *b)
 {
+	int32_t x = (*(const struct bp_out_thread *const *)a)->tid;
+	int32_t y = (*(const struct bp_out_thread *const *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* CPUSTAT's text, which trace-cmd report --stat prints as it is: per
+ * thread (bprint's rings are per thread), its records and those lost
+ * before them, in tid order. */
+static void put_thread_stats(struct bp_out_buf *b, const struct bp_out_threads *thr)
+{
+	const struct bp_out_thread **v = malloc((thr->n + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v) {
+		b->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < thr->cap; i++)
+		if (thr->slot[i].used)
+			v[n++] = &thr->slot[i];
+	qsort(v, n, sizeof(*v), by_tid);
+	bp_out_puts(b, "bprint: per thread, the records exported and the records lost before them\n");
+	for (size_t i = 0; i < n; i++) {
+		bp_out_putf(b, "thread: %d", v[i]->tid);
+		if (v[i]->comm[0])
+			bp_out_putf(b, " (%s)", v[i]->comm);
+		bp_out_putf(b, "\nrecords: %llu\nlost: %llu\n", (unsigned long long)v[i]->records,
+			    (unsigned long long)v[i]->lost);
+	}
+	bp_out_byte(b, 0);
+	free(v);
+}
+
+/* The options: the clock ("[mono]", the trailer) and the threads' counts.
+ * No OFFSET: the data holds the exact nanoseconds. */
+static void put_options(struct bp_out_buf *opt, const char *trailer,
+			const struct bp_out_threads *thr)
+{
+	struct bp_out_buf stats = { 0 };
+
 	bp_out_put16(opt, 4);				/* TRACECLOCK */
 	bp_out_put32(opt, (uint32_t)strlen(trailer) + 1);
 	bp_out_put(opt, trailer, strlen(trailer) + 1);
-	bp_out_put16(opt, 7);				/* OFFSET */
-	bp_out_put32(opt, sizeof(TS_OFFSET));
-	bp_out_put(opt, TS_OFFSET, sizeof(TS_OFFSET));
+	put_thread_stats(&stats, thr);
+	bp_out_put16(opt, 2);				/* CPUSTAT */
+	bp_out_put32(opt, (uint32_t)stats.len);
+	bp_out_put(opt, stats.p, stats.len);
+	opt->oom |= stats.oom;
+	bp_out_free(&stats);
 	bp_out_put16(opt, 0);
 }
 
@@ -584,7 +626,7 @@ static int finish(struct ex *x)
 	put_cmdlines(&cmd, &fx->thr);
 	fx->st.cpus = (uint32_t)ncpus;
 	bp_snprintf(trailer, sizeof(trailer), "[%s]", clock_for(fx->info->clock));
-	put_options(&opt, trailer);
+	put_options(&opt, trailer, &fx->thr);
 	put_header(&fx->out, x, &cmd, &opt, ncpus);
 	put_cpu_table(&fx->out, order, ncpus, trailer);
 	if (cmd.oom || opt.oom)

@@ -6,11 +6,12 @@
 
 Checks, each of which fails the test:
   - every record line agrees: comm, tid, CPU (when bprint knows it),
-    timestamp to the microsecond, function, message; as a multiset and, per
-    thread, in order;
+    timestamp to the microsecond (trace-cmd rounds bprint's nanoseconds to
+    the nearest), function, message; as a multiset and, per thread, in order;
   - no [FAILED TO PARSE], no (NO FORMAT FOUND), nothing on trace-cmd's stderr;
-  - `trace-cmd report -t` (ns) + 500 equals bprint's raw ns (the OFFSET
-    option is -500 ns so that the µs rounding agrees with bprint's cut);
+  - `trace-cmd report -t` (ns) equals bprint's raw ns, every record;
+  - `trace-cmd report --stat` lists every thread with its records and the
+    records lost before them, adding up to the exporter's counts;
   - the EVENTS DROPPED counts add up to the exporter's lost count (and are
     not 0 with --expect-lost);
   - with --expect-extend, `trace-cmd report --debug` shows TIME EXTEND events
@@ -57,14 +58,19 @@ def main():
     kshark = "--kshark" in sys.argv
 
     want = []
-    for ln in lines(run([bprint, "report", "-n", trace]).stdout):
+    raw = []
+    for ln in lines(run([bprint, "report", "-r", trace]).stdout):
+        m = BP_RAW.match(ln)
+        if m:
+            raw.append((int(m.group(2)), int(m.group(1))))
+    for ln, (_, ns) in zip(lines(run([bprint, "report", "-n", trace]).stdout), raw):
         m = BP_LINE.match(ln)
         if not m:
             fail("bprint report line not understood: %r" % ln[:120])
             continue
         comm, tid, cpu, sec, usec, func, msg = m.groups()
         want.append((comm, int(tid), None if cpu == b"???" else int(cpu),
-                     int(sec) * 1000000 + int(usec), func, msg))
+                     (ns + 500) // 1000, func, msg))
 
     p = run(["trace-cmd", "report", dat])
     if p.stderr.strip():
@@ -139,20 +145,17 @@ def main():
         ok("%d threads, each in order" % len(pw))
 
     # nanoseconds
-    raw = []
-    for ln in lines(run([bprint, "report", "-r", trace]).stdout):
-        m = BP_RAW.match(ln)
-        if m:
-            raw.append((int(m.group(2)), int(m.group(1))))
     tns = []
     for ln in lines(run(["trace-cmd", "report", "-t", dat]).stdout):
         m = TC_LINE.match(ln)
         if m:
-            tns.append((int(m.group(2)), int(m.group(4)) * 1000000000 + int(m.group(5)) + 500))
-    if sorted(raw) != sorted(tns):
-        fail("nanosecond timestamps differ (trace-cmd report -t + 500 vs bprint report -r)")
+            tns.append((int(m.group(2)), int(m.group(4)) * 1000000000 + int(m.group(5))))
+    if sorted(raw) != sorted(tns) or not raw:
+        fail("nanosecond timestamps differ (trace-cmd report -t vs bprint report -r)")
     else:
-        ok("nanosecond timestamps agree (-t shows ns - 500)")
+        ok("nanosecond timestamps: trace-cmd report -t equals bprint report -r, %d records"
+           % len(raw))
+    check_stat(dat, want, summary)
 
     exported_lost = int(re.search(rb"(\d+) lost", open(summary, "rb").read()).group(1))
     if dropped != exported_lost:
@@ -182,6 +185,19 @@ def main():
     if kshark:
         check_kshark(dat, got, ndrops)
     return finish()
+
+
+def check_stat(dat, want, summary):
+    """trace-cmd report --stat: each thread's records and losses."""
+    out = run(["trace-cmd", "report", "--stat", dat]).stdout
+    got = {int(t): (int(r), int(l)) for t, r, l in
+           re.findall(rb"thread: (\d+)[^\n]*\nrecords: (\d+)\nlost: (\d+)\n", out)}
+    per = collections.Counter(r[1] for r in want)
+    lost = int(re.search(rb"(\d+) lost", open(summary, "rb").read()).group(1))
+    if {t: r for t, (r, _) in got.items()} != dict(per) or sum(l for _, l in got.values()) != lost:
+        fail("--stat: %r; want records %r and %d lost" % (got, dict(per), lost))
+    else:
+        ok("--stat: %d threads, their records and the %d lost" % (len(got), lost))
 
 
 class KsEntry(ctypes.Structure):

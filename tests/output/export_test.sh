@@ -66,9 +66,17 @@ tracecmd)
 	"$BPRINT" export -f trace-cmd -q t.bpt | cmp - t.dat ||
 		{ echo "FAIL: export to a pipe differs from export to a file"; exit 1; }
 	echo "ok: the same bytes through a pipe"
+	# KernelShark opens only *.dat: export says so for another name
+	"$BPRINT" export -f trace-cmd -o t.trace-cmd t.bpt 2>warn.txt && cmp -s t.dat t.trace-cmd &&
+		grep -q "warning: t.trace-cmd: KernelShark opens only files named \*.dat" warn.txt &&
+		! grep -q warning summary.txt ||
+		{ cat warn.txt; echo "FAIL: no warning for a name without .dat (or one for t.dat)"; exit 1; }
+	echo "ok: a warning for -o t.trace-cmd, none for -o t.dat"
 	# the checker must catch a wrong message
-	python3 -c 'import sys; d = open("t.dat", "rb").read(); assert d.count(b"twostrings") > 0
-open("bad.dat", "wb").write(d.replace(b"twostrings", b"twostrinGs", 1))'
+	# (a string argument stored in a bprint event's block)
+	python3 -c 'import sys; d = open("t.dat", "rb").read(); assert d.count(b"only a string") > 0
+open("bad.dat", "wb").write(d.replace(b"only a string", b"only a strinG", 1))' ||
+		{ echo "FAIL: no string to damage in t.dat"; exit 1; }
 	if python3 "$SRC/check_tracedat.py" "$BPRINT" t.bpt bad.dat summary.txt >bad.txt 2>&1; then
 		echo "FAIL: the checker passed a damaged trace.dat"; exit 1
 	fi

@@ -23,6 +23,7 @@ static void export_help(void)
 	       "\n"
 	       "  -f, --format=FORMAT  trace-cmd  trace.dat (version 6) for trace-cmd report and\n"
 	       "                                  KernelShark: bprint and print ftrace events\n"
+	       "                                  (KernelShark opens only names ending in .dat)\n"
 	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
 	       "                                  chrome://tracing: instant events named after\n"
 	       "                                  their site, message and arguments in args\n"
@@ -44,6 +45,13 @@ static void export_help(void)
 	       "cleanly, truncated), 2 missing, foreign or damaged file (what could be read\n"
 	       "is exported), 3 read or write error, or OUT may not be written.\n",
 	       prog, DEFAULT_FILE);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
 }
 
 /* Would writing out replace the input?  (Replacing it truncates what is being read.) */
@@ -183,6 +191,9 @@ int cmd_export(int argc, char **argv)
 	    (rc = take_path(argc, argv, &j.path)) != EXIT_OK ||
 	    (rc = check_output(&j)) != EXIT_OK)
 		return rc;
+	if (j.kind == BP_EXPORT_TRACECMD && j.out && !j.quiet && !has_suffix(j.out, ".dat"))
+		fprintf(stderr, "%s: warning: %s: KernelShark opens only files named *.dat\n", prog,
+			j.out);
 	if (!(t = open_trace(j.path, &rc)))
 		return rc;
 	if (j.out && open_export_output(&j) != 0) {
