@@ -97,6 +97,12 @@ chrome)
 		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
 	cat summary.txt
 	python3 "$SRC/check_chrome.py" "$BPRINT" t.bpt t.json summary.txt || exit 1
+	# bprint --help names every export format
+	line=$("$BPRINT" --help | grep '^  export ')
+	for f in trace.dat Chrome Perfetto CTF; do
+		case $line in *"$f"*) ;; *) echo "FAIL: bprint --help's export line lacks $f: $line"; exit 1;; esac
+	done
+	echo "ok: bprint --help names every export format"
 	;;
 ctf)
 	PY=python3
@@ -186,17 +192,24 @@ progress)
 		echo "FAIL: a progress line on a stderr that is not a terminal"; cat -v plain.txt; exit 1
 	fi
 	echo "ok: no progress line when stderr is a file"
-	script -qec "'$BPRINT' export -f perfetto -o t.pf t.bpt" /dev/null >tty.txt ||
-		{ echo "FAIL: bprint export under script"; exit 1; }
-	grep -q "bprint: 2097152 records read" tty.txt ||
+	# shown after BPRINT_PROGRESS_AFTER ms (default 1000): at once here, so
+	# that the test does not depend on how fast the machine is
+	line="bprint: [0-9]* of $n records read ([0-9]*%), [0-9.]* s, about [0-9.]* s left"
+	BPRINT_PROGRESS_AFTER=0 script -qec "'$BPRINT' export -f perfetto -o t.pf t.bpt" /dev/null \
+		>tty.txt || { echo "FAIL: bprint export under script"; exit 1; }
+	tr '\r' '\n' <tty.txt | grep -q "^$line" ||
 		{ echo "FAIL: no progress line on a terminal"; cat -v tty.txt; exit 1; }
 	grep -q "$(printf '\033')\[K" tty.txt || { echo "FAIL: the progress line is not erased"; exit 1; }
-	echo "ok: export: a progress line on a terminal, erased at the end"
-	script -qec "'$BPRINT' report t.bpt >/dev/null" /dev/null >tty.txt ||
+	echo "ok: export: a progress line on a terminal with its percentage and time left, erased"
+	BPRINT_PROGRESS_AFTER=0 script -qec "'$BPRINT' report t.bpt >/dev/null" /dev/null >tty.txt ||
 		{ echo "FAIL: bprint report under script"; exit 1; }
-	grep -q "bprint: 2097152 records read" tty.txt ||
+	tr '\r' '\n' <tty.txt | grep -q "^$line" ||
 		{ echo "FAIL: report: no progress line on a terminal"; cat -v tty.txt; exit 1; }
 	echo "ok: report: a progress line on a terminal"
+	BPRINT_PROGRESS_AFTER=3600000 script -qec "'$BPRINT' export -f chrome -o t.json t.bpt" \
+		/dev/null >tty.txt || { echo "FAIL: bprint export under script"; exit 1; }
+	! grep -q "records read" tty.txt || { echo "FAIL: a line before its time"; exit 1; }
+	echo "ok: no line before BPRINT_PROGRESS_AFTER"
 	;;
 tracemodel)
 	trace
