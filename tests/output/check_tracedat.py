@@ -29,7 +29,7 @@ import re
 import subprocess
 import sys
 
-from export_check import fail, finish, ok
+from export_check import event_names, fail, finish, layouts, ok
 
 
 def run(cmd):
@@ -40,7 +40,7 @@ def run(cmd):
 
 
 BP_LINE = re.compile(rb"^ *(.*)-(\d+) +\[(\d+|\?\?\?)\] +(\d+)\.(\d{6}): (\S+): (.*)$", re.S)
-TC_LINE = re.compile(rb"^ *(.*)-(\d+) +\[(\d+)\] +(\d+)\.(\d+): (bprint|print): +(\S+): (.*)$", re.S)
+TC_LINE = re.compile(rb"^ *(.*)-(\d+) +\[(\d+)\] +(\d+)\.(\d+): (\S+): +(.*)$", re.S)
 TC_DROP = re.compile(rb"^CPU:(\d+) \[(?:(\d+) )?EVENTS DROPPED\]$")
 BP_RAW = re.compile(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", re.S)
 
@@ -72,6 +72,7 @@ def main():
         want.append((comm, int(tid), None if cpu == b"???" else int(cpu),
                      (ns + 500) // 1000, func, msg))
 
+    ev2func, site_events = site_event_names(bprint, trace)
     p = run(["trace-cmd", "report", dat])
     if p.stderr.strip():
         fail("trace-cmd report wrote on stderr: %r" % p.stderr[:300])
@@ -93,9 +94,16 @@ def main():
         if not m:
             fail("trace-cmd report line not understood: %r" % ln[:200])
             continue
-        comm, tid, cpu, sec, usec, kind, func, msg = m.groups()
+        comm, tid, cpu, sec, usec, event, rest = m.groups()
         if len(usec) != 6:
             fail("not a microsecond timestamp: %r" % ln[:100])
+        if event == b"print":	# "%ps: %s": the function, the text
+            kind, (func, msg) = b"print", rest.split(b": ", 1)
+        elif event.decode() in ev2func:
+            kind, func, msg = b"site", ev2func[event.decode()].encode(), rest
+        else:
+            fail("an event of no site: %r" % ln[:200])
+            continue
         kinds[kind] += 1
         got.append((comm, int(tid), int(cpu), int(sec) * 1000000 + int(usec), func, msg))
 
@@ -115,7 +123,7 @@ def main():
     if len(got) != len(want):
         fail("%d records in trace-cmd report, %d in bprint report" % (len(got), len(want)))
     else:
-        ok("%d records (%d bprint events, %d print events)" % (len(got), kinds[b"bprint"], kinds[b"print"]))
+        ok("%d records (%d site events, %d print events)" % (len(got), kinds[b"site"], kinds[b"print"]))
     # CPUs: bprint's where it knows them; lanes are numbered after them
     norm = lambda rows: collections.Counter((r[0], r[1], r[3], r[4], r[5]) for r in rows)
     a, b = norm(want), norm(got)
@@ -156,6 +164,7 @@ def main():
         ok("nanosecond timestamps: trace-cmd report -t equals bprint report -r, %d records"
            % len(raw))
     check_stat(dat, want, summary)
+    check_raw(bprint, trace, dat, site_events)
 
     exported_lost = int(re.search(rb"(\d+) lost", open(summary, "rb").read()).group(1))
     if dropped != exported_lost:
@@ -185,6 +194,60 @@ def main():
     if kshark:
         check_kshark(dat, got, ndrops)
     return finish()
+
+
+def site_event_names(bprint, trace):
+    """The names of the sites' events as the exporter makes them: every
+    export's event name (function, function:LINE, ...) in the characters
+    ftrace allows, the site id appended to the later of two that clash.
+    Returns {event name: function} and {event name: site id}."""
+    names = event_names(bprint, trace)
+    clean = {sid: re.sub(r"[^A-Za-z0-9_]", "_", n[:1]) + re.sub(r"[^A-Za-z0-9_]", "_", n[1:])
+             for sid, n in names.items()}
+    out, taken = {}, set()
+    for sid in sorted(clean, key=lambda s: (clean[s], s)):
+        name = clean[sid] if clean[sid] not in taken else "%s_%d" % (clean[sid], sid)
+        taken.add(clean[sid])
+        out[name] = sid
+    funcs = {}
+    p = subprocess.run([bprint, "formats", trace], stdout=subprocess.PIPE)
+    for line in p.stdout.split(b"\n"):
+        m = re.match(rb"(\d+) : .* \S+:\d+ (.+)$", line)
+        if m:
+            funcs[int(m.group(1))] = m.group(2).decode()
+    return {n: funcs[sid] for n, sid in out.items()}, out
+
+
+def check_raw(bprint, trace, dat, site_events):
+    """trace-cmd report -R: a site's event shows every field of the site,
+    by name and in order, then msg; the flood records' values are the
+    numbers of their messages."""
+    fields = layouts(bprint, trace)
+    bad, n, flood = 0, 0, 0
+    for ln in lines(run(["trace-cmd", "report", "-R", dat]).stdout):
+        m = TC_LINE.match(ln)
+        if not m or m.group(6) == b"print":
+            continue
+        rest, pos, n = m.group(7), 0, n + 1
+        for name in fields.get(site_events.get(m.group(6).decode()), []) + ["msg"]:
+            at = rest.find((" " if pos else "") .encode() + name.encode() + b"=", pos)
+            if at < 0 or (pos == 0 and at != 0):
+                bad += 1
+                if bad <= 3:
+                    print("  -R lacks %s: %r" % (name, ln[:200]))
+                break
+            pos = at + len(name) + 1
+        f = re.match(rb"flood=(\d+) of=(\d+) msg=flood (\d+) of (\d+)$", rest)
+        if f:
+            flood += 1
+            if f.group(1, 2) != f.group(3, 4):
+                bad += 1
+    if bad or not n or not flood:
+        fail("trace-cmd report -R: %d of %d site events without their fields (%d flood)"
+             % (bad, n, flood))
+    else:
+        ok("trace-cmd report -R: %d site events show their fields by name (%d flood records' "
+           "values are their messages' numbers)" % (n, flood))
 
 
 def check_stat(dat, want, summary):

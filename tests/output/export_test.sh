@@ -73,9 +73,9 @@ tracecmd)
 		{ cat warn.txt; echo "FAIL: no warning for a name without .dat (or one for t.dat)"; exit 1; }
 	echo "ok: a warning for -o t.trace-cmd, none for -o t.dat"
 	# the checker must catch a wrong message
-	# (a string argument stored in a bprint event's block)
-	python3 -c 'import sys; d = open("t.dat", "rb").read(); assert d.count(b"only a string") > 0
-open("bad.dat", "wb").write(d.replace(b"only a string", b"only a strinG", 1))' ||
+	# (a message, as the site's event holds it)
+	python3 -c 'import sys; d = open("t.dat", "rb").read(); assert d.count(b"start: 3 workers") > 0
+open("bad.dat", "wb").write(d.replace(b"start: 3 workers", b"start: 3 workerZ", 1))' ||
 		{ echo "FAIL: no string to damage in t.dat"; exit 1; }
 	if python3 "$SRC/check_tracedat.py" "$BPRINT" t.bpt bad.dat summary.txt >bad.txt 2>&1; then
 		echo "FAIL: the checker passed a damaged trace.dat"; exit 1

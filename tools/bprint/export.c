@@ -1,5 +1,5 @@
 /*
- * bprint export --format=trace-cmd|chrome|perfetto [-o OUT] [FILE]: a trace file in
+ * bprint export --format=trace-cmd|chrome|perfetto|ctf [-o OUT] [FILE]: a trace file in
  * another tool's format (src/output/export.h, docs/exporters.md).
  */
 #include "bprint_cmd.h"
@@ -22,7 +22,8 @@ static void export_help(void)
 	       "Write the records of a trace FILE (default %s) in another tool's format.\n"
 	       "\n"
 	       "  -f, --format=FORMAT  trace-cmd  trace.dat (version 6) for trace-cmd report and\n"
-	       "                                  KernelShark: bprint and print ftrace events\n"
+	       "                                  KernelShark: an event per call site, its\n"
+	       "                                  arguments as fields (trace-cmd report -R)\n"
 	       "                                  (KernelShark opens only names ending in .dat)\n"
 	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
 	       "                                  chrome://tracing: instant events named after\n"
@@ -164,9 +165,9 @@ static void export_summary(const struct export_job *j)
 	const struct bp_export_stats *st = &j->st;
 
 	if (j->kind == BP_EXPORT_TRACECMD)
-		fprintf(stderr, "%s: %llu records (%llu bprint, %llu print events), %u threads, "
+		fprintf(stderr, "%s: %llu records (%llu site events, %llu print events), %u threads, "
 			"%u CPUs, %llu pages, %llu lost, %llu truncated\n", j->out ? j->out : "stdout",
-			(unsigned long long)st->records, (unsigned long long)st->bprint,
+			(unsigned long long)st->records, (unsigned long long)st->site_events,
 			(unsigned long long)st->print, st->threads, st->cpus,
 			(unsigned long long)st->pages, (unsigned long long)st->lost,
 			(unsigned long long)st->truncated);
