@@ -29,6 +29,7 @@
  */
 #include "output/tracedat.h"
 
+#include "file/site_layout.h"
 #include "trace/clock.h"
 
 #include <errno.h>
@@ -137,12 +138,13 @@ static size_t field_text(struct ex *x, const struct bp_trace_layout *lay, unsign
 static size_t site_event(struct ex *x, const struct td_event *ev, const struct bp_trace_event *e)
 {
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
-	const struct bp_trace_layout *lay;
+	const struct bp_trace_layout *lay = ev->lay;
 	unsigned char *pl = x->payload;
-	unsigned n = bp_out_record_args(x->fx->t, e, &lay, v);
+	unsigned n = lay->nfields;
 	size_t end = ev->fixed;
 
-	if (lay != ev->lay || n != ev->lay->nfields || e->text)
+	if (e->text || bp_site_layout_decode(bp_site_layout_of(lay), e->block, e->block_words, v,
+					     BP_PLAN_MAX_ARGS) != (int)n)
 		return 0;
 	put_common(pl, ev->id, e->ev.tid);
 	memset(pl + 8, 0, ev->fixed - 8u);
