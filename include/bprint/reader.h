@@ -20,9 +20,14 @@
  *
  * Memory stays bounded whatever the file's size: the tables (sites,
  * libraries, one entry per chunk of streamed pages), and per ring one
- * page-sized staging area and one record.  Streamed pages are read with
+ * page and one record.  Streamed pages are read with
  * pread(); a live ring is mapped, and the pages behind its cursor are
  * dropped from the mapping (MADV_DONTNEED) as the cursor moves on.
+ *
+ * What the file holds (its catalogue: tables, rings, counters) is found at
+ * open, and again only by bp_trace_refresh() or when a record names a
+ * site the tables lack in a file not closed (its writer files a site
+ * before the site's first record); the accessors below only read it.
  *
  * One struct bp_trace is used by one thread at a time.
  */
@@ -102,7 +107,9 @@ struct bp_trace_lib {
 	const char *path;
 };
 
-/* One ring (thread x signal-nesting level) and its counters. */
+/* One ring (thread x signal-nesting level) and its counters: the writer's
+ * as the file had them at open or at the last refresh, this reader's as
+ * far as it read. */
 struct bp_trace_ring {
 	uint64_t key;			/* chunk index of the ring in the live file */
 	int32_t tid;
@@ -130,12 +137,24 @@ struct bp_trace_ring {
 	uint64_t block_ns;
 };
 
+/*
+ * The structs the caller allocates (struct bp_trace_event, struct
+ * bp_trace_totals) begin with their size, as bprint.h's do, so that they
+ * may grow at the end: set it (BP_TRACE_EVENT_INIT, BP_TRACE_TOTALS_INIT
+ * in C; in C++ value-initialise and set size), and the library writes
+ * only what fits in that many bytes.  A size below the first version's
+ * (0: not set) gets BP_TRACE_EINVAL.
+ */
+#define BP_TRACE_EINVAL		(-5)	/* a caller's struct without its size */
+
 /* A record, decoded.  ev.message points into the reader (valid until the
  * next call); ev.site is NULL for an id not in the site table; ev.comm
  * points to the comm[17] of a struct bp_trace_ring (NUL-terminated, all
  * 17 bytes readable). */
 struct bp_trace_event {
-	struct bprint_event ev;
+	uint32_t size;			/* the caller's sizeof(struct bp_trace_event) */
+	uint32_t reserved;
+	struct bprint_event ev;		/* ev.size is the library's */
 	const struct bp_trace_site *tsite;	/* the site's entry (NULL as ev.site) */
 	uint32_t site_id;		/* as recorded, even when unknown */
 	uint32_t level;			/* signal-nesting level of the ring */
@@ -154,6 +173,8 @@ struct bp_trace_event {
 	 * unknown site), so another decoder of the block prints the same. */
 	int exact;
 };
+#define BP_TRACE_EVENT_INIT { .size = sizeof(struct bp_trace_event) }
+#define BP_TRACE_EVENT_SIZE_1 136	/* the first sized version's, the smallest taken */
 
 struct bp_trace;
 
@@ -237,9 +258,20 @@ BP_API unsigned bp_trace_problems(const struct bp_trace *t, const char **first);
  * read.  written includes dropped, and so does discarded (as in
  * bprint_stats()). */
 struct bp_trace_totals {
+	uint32_t size;			/* the caller's sizeof(struct bp_trace_totals) */
+	uint32_t reserved;
 	uint64_t written, discarded, overwritten, read, lost_by_drainer, not_copied;
 };
-BP_API void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out);
+#define BP_TRACE_TOTALS_INIT { .size = sizeof(struct bp_trace_totals) }
+#define BP_TRACE_TOTALS_SIZE_1 56	/* the first sized version's, the smallest taken */
+
+/* Fill *out (out->size set by the caller): BP_TRACE_OK or BP_TRACE_EINVAL. */
+BP_API int bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out);
+
+/* The same for ring i alone (bp_trace_ring_at(t, i)'s counters, with
+ * dropped in written and discarded): BP_TRACE_EINVAL if there is no ring
+ * i.  The totals are the sum of these. */
+BP_API int bp_trace_ring_totals(const struct bp_trace *t, size_t i, struct bp_trace_totals *out);
 
 /*
  * Records known to be overwritten, without reading them: per ring, the
@@ -249,7 +281,27 @@ BP_API void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *ou
  * headers printed before reading: with the totals' discarded and
  * not_copied it is the sum of what reading finds lost.
  */
-BP_API uint64_t bp_trace_overwritten_estimate(struct bp_trace *t);
+BP_API uint64_t bp_trace_overwritten_estimate(const struct bp_trace *t);
+
+/* The caller-allocated structs' layouts, pinned (LP64). */
+#if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct bp_trace_event) == BP_TRACE_EVENT_SIZE_1,
+	       "bp_trace_event grows only at the end");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, size) == 0, "size first");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, ev) == 8, "bp_trace_event.ev");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, tsite) == 64, "bp_trace_event.tsite");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, ring) == 80, "bp_trace_event.ring");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, lost_before) == 104,
+	       "bp_trace_event.lost_before");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, exact) == 132, "bp_trace_event.exact");
+_Static_assert(sizeof(struct bp_trace_totals) == BP_TRACE_TOTALS_SIZE_1,
+	       "bp_trace_totals grows only at the end");
+_Static_assert(__builtin_offsetof(struct bp_trace_totals, size) == 0, "size first");
+_Static_assert(__builtin_offsetof(struct bp_trace_totals, written) == 8,
+	       "bp_trace_totals.written");
+_Static_assert(__builtin_offsetof(struct bp_trace_totals, not_copied) == 48,
+	       "bp_trace_totals.not_copied");
+#endif
 
 /* ---- Fields by name ----------------------------------------------------------
  *

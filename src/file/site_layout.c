@@ -366,21 +366,37 @@ void bp_site_layout_free(struct bp_site_layout *l)
 }
 
 /* One value from the block; false if the block does not hold it. */
+/* An integer as printf reduces it to its conversion's length ("%hhd" of
+ * 300 is 44), sign-extended for signed fields. */
+static inline uint64_t reduce(uint8_t type, uint8_t size, uint64_t raw)
+{
+	bool is_signed = type == BP_FIELD_SIGNED;
+
+	switch (size) {
+	case 1:
+		return is_signed ? (uint64_t)(int64_t)(int8_t)raw : (uint8_t)raw;
+	case 2:
+		return is_signed ? (uint64_t)(int64_t)(int16_t)raw : (uint16_t)raw;
+	case 4:
+		return is_signed ? (uint64_t)(int64_t)(int32_t)raw : (uint32_t)raw;
+	default:
+		return raw;
+	}
+}
+
 static bool read_value(const struct bp_trace_field *f, uint8_t slot, struct bp_block_in *b,
 		       struct bp_field_value *v)
 {
-	static const uint8_t length_of_size[] = {
-		[1] = BP_LEN_HH, [2] = BP_LEN_H, [4] = BP_LEN_NONE, [8] = BP_LEN_LL,
-	};
 	const unsigned char *p;
-	uint64_t raw = 0;
+	uint64_t raw;
 	long double ld = 0;
-	bool negative;
 
-	*v = (struct bp_field_value){ .v.u = 0 };
+	v->s = NULL;
+	v->len = 0;
 	switch (slot) {
 	case BP_ARG_STR:
 	case BP_ARG_STR_STAR:
+		v->v.u = 0;
 		return (v->s = block_get_string(b, &v->len)) != NULL;
 	case BP_ARG_CHAR:
 		if (!(p = block_get(b, 1, 1)))
@@ -413,17 +429,7 @@ static bool read_value(const struct bp_trace_field *f, uint8_t slot, struct bp_b
 		memcpy(&raw, p, 8);
 		break;
 	}
-	if (f->type == BP_FIELD_POINTER) {
-		v->v.u = raw;
-	} else {
-		struct bp_printf_spec spec = {
-			.flags = f->type == BP_FIELD_SIGNED ? BP_FLAG_SIGNED : 0,
-			.length = length_of_size[f->size],
-		};
-		uint64_t mag = bp_int_reduce(raw, spec, &negative);
-
-		v->v.u = negative ? (uint64_t)0 - mag : mag;
-	}
+	v->v.u = f->type == BP_FIELD_POINTER ? raw : reduce(f->type, f->size, raw);
 	return true;
 }
 

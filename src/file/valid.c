@@ -8,8 +8,10 @@
 #include <bprint/format.h>
 #include <bprint/reader.h>
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define NATIVE_ORDER BP_FILE_LITTLE_ENDIAN
@@ -75,4 +77,22 @@ bool bp_valid_chunk(const struct bp_file_chunk *c, uint64_t off, uint64_t file_s
 uint32_t bp_chunk_state(const struct bp_file_chunk *c)
 {
 	return atomic_load_explicit(&c->state, memory_order_acquire);
+}
+
+enum bp_chunk_seen bp_chunk_look(int fd, uint64_t off, uint64_t file_size,
+				 struct bp_file_chunk *c)
+{
+	ssize_t n;
+	uint32_t state;
+
+	if (off > file_size || file_size - off < BP_FILE_ALIGN)
+		return BP_CHUNK_SEEN_END;
+	do
+		n = pread(fd, c, sizeof(*c), (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*c) || !bp_valid_chunk(c, off, file_size))
+		return BP_CHUNK_SEEN_NONE;
+	state = bp_chunk_state(c);
+	return state == BP_CHUNK_COMPLETE ? BP_CHUNK_SEEN_COMPLETE
+	       : state == BP_CHUNK_WRITING ? BP_CHUNK_SEEN_WRITING : BP_CHUNK_SEEN_SKIP;
 }

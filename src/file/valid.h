@@ -41,4 +41,51 @@ bool bp_valid_chunk(const struct bp_file_chunk *c, uint64_t off, uint64_t file_s
  */
 uint32_t bp_chunk_state(const struct bp_file_chunk *c);
 
+/* ---- walking the chunks ------------------------------------------------ */
+
+/* What a walker finds at an offset of a trace file. */
+enum bp_chunk_seen {
+	BP_CHUNK_SEEN_END,		/* no room for a chunk from here to the file's end */
+	BP_CHUNK_SEEN_NONE,		/* no chunk header a reader may take: damage, a
+					 * header being filled in, or a read error */
+	BP_CHUNK_SEEN_WRITING,		/* a valid header of a chunk still being written */
+	BP_CHUNK_SEEN_COMPLETE,		/* complete: what it holds may be read */
+	BP_CHUNK_SEEN_SKIP,		/* abandoned (or a state this bprint does not know):
+					 * skip it whole */
+};
+
+/*
+ * Look at offset off of fd (a file of file_size bytes, as measured): what
+ * is there, and in *c a copy of the chunk header (meaningful unless END or
+ * NONE).  The state is loaded with acquire (bp_chunk_state()), so that a
+ * COMPLETE chunk's contents may be read after it.
+ */
+enum bp_chunk_seen bp_chunk_look(int fd, uint64_t off, uint64_t file_size,
+				 struct bp_file_chunk *c);
+
+/*
+ * The walk over a file's chunks that the drainer and the reader both make
+ * (docs/file-format.md, "Chunks"): look at off, act on what is seen, pass
+ * it.  Passing a valid chunk header (WRITING, COMPLETE, SKIP) goes to its
+ * end; passing NONE goes one align on, resynchronising after damage (a
+ * reader may jump further: a hole holds no chunk).
+ */
+struct bp_chunk_walk {
+	int fd;
+	uint64_t off;			/* where the next look is */
+	uint64_t file_size;		/* as last measured */
+};
+
+static inline enum bp_chunk_seen bp_chunk_walk_look(const struct bp_chunk_walk *w,
+						    struct bp_file_chunk *c)
+{
+	return bp_chunk_look(w->fd, w->off, w->file_size, c);
+}
+
+static inline void bp_chunk_walk_pass(struct bp_chunk_walk *w, enum bp_chunk_seen seen,
+				      const struct bp_file_chunk *c)
+{
+	w->off += seen == BP_CHUNK_SEEN_NONE || seen == BP_CHUNK_SEEN_END ? BP_FILE_ALIGN : c->size;
+}
+
 #endif /* BP_FILE_VALID_H */

@@ -143,7 +143,7 @@ int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_exp
 	const struct bp_exporter *ops = (unsigned)f < BP_EXPORT_NR ? exporters[f] : NULL;
 	struct bp_export x = { .t = t, .info = bp_trace_info(t), .fd = fd, .errmsg = err,
 			       .errlen = errlen };
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int rc;
 
 	if (errlen)

@@ -1,4 +1,4 @@
-# Tests of the trace-file reader (src/file/reader.c) and of the bprint
+# Tests of the trace-file reader (src/file/reading.h) and of the bprint
 # command (tools/bprint): reader_* and tool_*.  file_traced is the traced
 # program they read the files of.
 add_executable(file_traced ${CMAKE_CURRENT_LIST_DIR}/traced.c)
@@ -57,3 +57,6 @@ bp_set_test_warnings(file_full)
 if(TARGET bprint_tool)
   bp_tool_test(full file_full 120)
 endif()
+
+# The reading library's caller-allocated structs begin with their size.
+bp_add_test(reader_sized SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_sized.c ARGS sized TIMEOUT 60)

@@ -140,7 +140,7 @@ static struct rec *read_all(const char *path, size_t *n)
 {
 	char err[256];
 	struct bp_trace *t = bp_trace_open(path, BP_TRACE_OPEN_NO_SYMBOLS, err, sizeof(err), NULL);
-	struct bp_trace_event ev;
+	struct bp_trace_event ev = BP_TRACE_EVENT_INIT;
 	struct rec *r = NULL;
 	size_t cap = 0;
 	const char *first;

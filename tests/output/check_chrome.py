@@ -19,7 +19,7 @@ import json
 import re
 import sys
 
-from export_check import check_names, event_names, fail, finish, layouts, ok, report
+from export_check import check_names, event_names, fail, finish, layouts, ok, report, unraw
 
 
 def main():
@@ -35,7 +35,7 @@ def main():
     raw = []
     for ln in report(bprint, "-r", trace):
         m = re.match(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", ln, re.S)
-        raw.append((int(m.group(1)), int(m.group(2)), int(m.group(4)), m.group(5).decode("utf-8", "bytevalue")))
+        raw.append((int(m.group(1)), int(m.group(2)), int(m.group(4)), unraw(m.group(5)).decode("utf-8", "bytevalue")))
     funcs = []
     comms = {}
     for ln in report(bprint, "-n", trace):

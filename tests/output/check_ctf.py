@@ -29,7 +29,7 @@ except ImportError as e:
     print("SKIP: the bt2 module (Debian: python3-bt2) is not importable:", e)
     sys.exit(77)
 
-from export_check import check_names, fail, finish, layouts, ok
+from export_check import LOSS, check_names, fail, finish, layouts, ok, unraw
 
 site_of_class = {}
 
@@ -39,7 +39,8 @@ def run(*cmd):
     if p.returncode:
         fail("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr[:300]))
     lines = p.stdout.split(b"\n")
-    return lines[:-1] if lines and lines[-1] == b"" else lines
+    lines = lines[:-1] if lines and lines[-1] == b"" else lines
+    return [ln for ln in lines if not LOSS.search(ln)]
 
 
 def b(s):
@@ -299,7 +300,7 @@ def main():
     raw = collections.defaultdict(list)
     for line in run(bprint, "report", "--raw", trace):
         ns, tid, cpu, _site, msg = line.split(b" ", 4)
-        raw[int(tid)].append((int(ns), msg, int(cpu)))
+        raw[int(tid)].append((int(ns), unraw(msg), int(cpu)))
     for tid, evs in per_tid.items():
         if [t for t, _, _ in evs] != sorted(t for t, _, _ in evs):
             fail("thread %d: events out of time order" % tid)

@@ -26,7 +26,7 @@ import sys
 import time
 import zlib
 
-from export_check import check_names, event_names, layouts, fail, finish, ok, report
+from export_check import check_names, event_names, layouts, fail, finish, ok, report, unraw
 
 
 def varint(d, i):
@@ -201,7 +201,7 @@ def main():
     raw = []
     for ln in report(bprint, "-r", trace):
         m = re.match(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", ln, re.S)
-        raw.append((int(m.group(1)), int(m.group(2)), m.group(5), int(m.group(4))))
+        raw.append((int(m.group(1)), int(m.group(2)), unraw(m.group(5)), int(m.group(4))))
     funcs, comms = [], []
     for ln in report(bprint, "-n", trace):
         m = re.match(rb"^ *(.*)-(\d+) +\[[^]]*\] +\d+\.\d+: (\S+): ", ln, re.S)

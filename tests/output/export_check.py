@@ -1,5 +1,7 @@
 """What the exporters' checkers share: ok/fail lines and their count, and
-`bprint report` run as a list of byte lines.  Bytes that are not UTF-8
+`bprint report` run as a list of byte lines (its lines that say where
+records were lost left out: the exports show losses their own way), with
+--raw's escapes of the message undone by unraw().  Bytes that are not UTF-8
 decode as the code point of their value ("bytevalue"), as the exporters
 write them."""
 import codecs
@@ -26,7 +28,18 @@ def report(bprint, *args):
     if p.returncode:
         fail("bprint report %s exited %d" % (" ".join(args), p.returncode))
     out = p.stdout.split(b"\n")
-    return out[:-1] if out and out[-1] == b"" else out
+    out = out[:-1] if out and out[-1] == b"" else out
+    return [ln for ln in out if not LOSS.search(ln)]
+
+
+# report's line where records were lost: "... 0 [12 records lost...]" (raw),
+# "...: [12 records lost...]" (ftrace), "[12 records lost...]" (msg-only)
+LOSS = re.compile(rb"^(\d+ -?\d+ -?\d+ 0 |.*: |)\[\d+ records? lost[^]]*\]$")
+
+
+def unraw(msg):
+    """A --raw message as the record holds it: \\n, \\r and \\\\ undone."""
+    return re.sub(rb"\\([nr\\])", lambda m: {b"n": b"\n", b"r": b"\r", b"\\": b"\\"}[m.group(1)], msg)
 
 
 def layouts(bprint, trace):

@@ -203,7 +203,7 @@ static void check_record(struct bp_trace *t, const struct bp_trace_event *ev,
 
 static int read_back(const char *path)
 {
-	struct bp_trace_event ev;
+	struct bp_trace_event ev = BP_TRACE_EVENT_INIT;
 	char err[256];
 	size_t k = 0;
 	struct bp_trace *t = bp_trace_open(path, 0, err, sizeof(err), NULL);

@@ -42,9 +42,7 @@ static void export_help(void)
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
-	       "cleanly, truncated), 2 missing, foreign or damaged file (what could be read\n"
-	       "is exported), 3 read or write error, or OUT may not be written.\n",
+	       EXIT_STATUS_HELP,
 	       prog, DEFAULT_FILE);
 }
 

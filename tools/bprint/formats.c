@@ -33,9 +33,7 @@ static void formats_help(void)
 	       "  -l, --libraries  list the libraries (index, load address, build-id, path) too\n"
 	       "  -h, --help       show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
-	       "cleanly, truncated), 2 missing, foreign or damaged file,\n"
-	       "3 write error.\n",
+	       EXIT_STATUS_HELP,
 	       prog);
 }
 

@@ -64,10 +64,11 @@ static void tick(void *arg, uint64_t records)
 /* The records the file holds, as far as its counters say before reading. */
 static uint64_t records_held(struct bp_trace *t)
 {
-	struct bp_trace_totals tot;
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
 	uint64_t lost;
 
-	bp_trace_totals(t, &tot);
+	if (bp_trace_totals(t, &tot) != 0)
+		return 0;
 	lost = tot.discarded + tot.not_copied + bp_trace_overwritten_estimate(t);
 	return tot.written > lost ? tot.written - lost : 0;
 }
