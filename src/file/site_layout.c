@@ -309,29 +309,20 @@ static void take_token(struct walk *w, struct bp_printf_spec *spec, uint32_t off
 	*skip_letter = false;
 }
 
-/* Decode the format once: the tokens, and with a plan the fields. */
+/* Decode the format once: with a plan, the fields and their names. */
 static bool walk_format(struct walk *w)
 {
-	struct bp_site_layout *l = w->l;
 	struct bp_printf_spec spec = { 0 };
-	size_t max = strlen(w->fmt) + 1, n = 0;
 	bool skip_letter = false;
-	struct bp_layout_token *shrunk;
 
-	if (!(l->tokens = malloc(max * sizeof(*l->tokens))))
-		return false;
-	for (uint32_t off = 0;; n++) {
+	for (uint32_t off = 0;;) {
 		uint32_t used = (uint32_t)bp_format_decode(w->fmt + off, &spec);
 
-		l->tokens[n] = (struct bp_layout_token){ spec, off, used };
 		take_token(w, &spec, off, used, &skip_letter);
 		if (spec.type == BP_FMT_NONE || w->oom)
 			break;
 		off += used;
 	}
-	l->ntokens = n + 1;
-	if ((shrunk = realloc(l->tokens, l->ntokens * sizeof(*l->tokens))))
-		l->tokens = shrunk;
 	return !w->oom;
 }
 
@@ -370,7 +361,6 @@ void bp_site_layout_free(struct bp_site_layout *l)
 	if (!l)
 		return;
 	bp_format_parsed_free(l->pf);
-	free(l->tokens);
 	free(l->names);
 	free(l);
 }

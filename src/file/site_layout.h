@@ -3,8 +3,7 @@
  * what a site's format means (docs/fields.md): the format decoded once
  * (for messages), its argument plan, its fields by name and type (the
  * public bp_trace_layout of <bprint/reader.h>), which fields are symbols
- * (%pS, %ps), and the decoder's tokens, for the exporters that need more
- * of the format (trace.dat's libtraceevent rule).
+ * (%pS, %ps), and each field's conversion text (for `bprint formats`).
  *
  * The reader makes a site's layout on first use and frees it at close;
  * everything that reads a record's values goes through it: report's
@@ -25,12 +24,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One token of the format as the decoder gave it, and where its text is. */
-struct bp_layout_token {
-	struct bp_printf_spec spec;
-	uint32_t offset, len;		/* the token's characters in the format */
-};
-
 struct bp_site_layout {
 	struct bp_trace_layout pub;	/* first: what bp_trace_layout() hands out */
 	bool has_plan;			/* the format compiled into a plan (else its
@@ -47,8 +40,6 @@ struct bp_site_layout {
 	} text[BP_PLAN_MAX_ARGS];	/* per field: its conversion's characters in the
 					 * format ("%-*.*x", "%pS"), for `bprint formats` */
 	struct bp_trace_field field[BP_PLAN_MAX_ARGS];
-	size_t ntokens;			/* with the final BP_FMT_NONE token */
-	struct bp_layout_token *tokens;
 	char *names;			/* the fields' names, one allocation */
 };
 

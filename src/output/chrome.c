@@ -18,9 +18,12 @@
  * before a record that follows lost records.  Written as read, through
  * the frame's buffer (output/frame.h), 64 KiB at a time.  Strings are escaped for
  * JSON; bytes that are not UTF-8 become the code point of the same value
- * (\u0080 to \u00ff), so any message gives valid JSON.  Integers beyond
- * 2^53 (which JavaScript would round) are written as strings, pointers as
- * "0x..." strings, non-finite doubles as "nan" or "inf".
+ * (\u0080 to \u00ff), so any message gives valid JSON.  An argument has
+ * one JSON type in every record: integers are numbers, their exact digits
+ * even beyond 2^53 (JavaScript readers round those, Python and
+ * trace_processor do not), pointers "0x..." strings (%pS: the symbol),
+ * doubles numbers (only the non-finite ones, which JSON cannot write, as
+ * "nan", "inf", "-inf").
  */
 #include "output/frame.h"
 #include "output/names.h"
@@ -144,41 +147,45 @@ static void meta(struct cx *x, const char *what, int64_t tid, const char *name)
 	bp_out_puts(out, "}}");
 }
 
+/* A finite double, exact (17 digits), always with a '.' or an exponent so
+ * that JSON readers take it for a real, never an integer. */
+static void json_double(struct bp_out_buf *out, double d)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%.17g", d);
+
+	if (n > 0 && (size_t)n < sizeof(tmp) - 2 && !strpbrk(tmp, ".e"))
+		tmp[n++] = '.', tmp[n++] = '0';
+	bp_out_put(out, tmp, n > 0 ? (size_t)n : 0);
+}
+
 /* ,"name":value for typed argument k. */
-static void json_arg(struct bp_out_buf *out, const struct bp_trace_layout *lay, unsigned k,
+static void json_arg(struct bp_export *fx, const struct bp_trace_layout *lay, unsigned k,
 		     const struct bp_field_value *v)
 {
-	const uint64_t exact = 1ull << 53;	/* JavaScript's integers */
-	char c = (char)v->v.u, alias[BP_OUT_FIELD_NAME_MAX];
-	bool quote;
+	struct bp_out_buf *out = &fx->out;
+	char c = (char)v->v.u, alias[BP_OUT_FIELD_NAME_MAX], sym[BP_OUT_SYMBOL_MAX], letter;
 
 	/* [A-Za-z_][A-Za-z0-9_]*: no escaping */
 	bp_out_puts(out, ",\"");
 	bp_out_puts(out, bp_out_field_name(lay, k, alias));
 	bp_out_puts(out, "\":");
 	switch (lay->fields[k].type) {
-	case BP_FIELD_SIGNED:
-		quote = !(v->v.i > -(int64_t)exact && v->v.i < (int64_t)exact);
-		if (quote)
-			bp_out_byte(out, '"');
+	case BP_FIELD_SIGNED:	/* always a number: exact digits, whatever JavaScript rounds */
 		bp_out_i64(out, v->v.i);
-		if (quote)
-			bp_out_byte(out, '"');
 		break;
 	case BP_FIELD_UNSIGNED:
-		quote = v->v.u >= exact;
-		if (quote)
-			bp_out_byte(out, '"');
 		bp_out_u64(out, v->v.u);
-		if (quote)
-			bp_out_byte(out, '"');
 		break;
 	case BP_FIELD_POINTER:
-		bp_out_putf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
+		if ((letter = bp_out_symbol_letter(lay, k)))	/* %pS: as report prints it */
+			json_str(out, sym, bp_out_symbol(fx->t, letter, v->v.u, sym, sizeof(sym)));
+		else
+			bp_out_putf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
 		break;
 	case BP_FIELD_FLOAT:
 		if (isfinite(v->v.d))
-			bp_out_putf(out, "%.17g", v->v.d);
+			json_double(out, v->v.d);
 		else
 			bp_out_puts(out, isnan(v->v.d) ? "\"nan\"" : v->v.d > 0 ? "\"inf\"" : "\"-inf\"");
 		break;
@@ -203,7 +210,7 @@ static void record_args(struct bp_export *fx, const struct bp_trace_event *e)
 	bp_out_puts(out, ",\"args\":{\"msg\":");
 	json_str(out, e->ev.message, e->ev.message_len);
 	for (unsigned k = 0; k < n; k++)
-		json_arg(out, lay, k, &v[k]);
+		json_arg(fx, lay, k, &v[k]);
 	if (!n)
 		lay = NULL;
 	if (!bp_out_arg_named(lay, "cpu")) {
@@ -260,8 +267,6 @@ static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
 {
 	struct cx *x = fx->own;
 	const struct bprint_site *site = e->ev.site;
-	char name[BP_OUT_NAME_MAX];
-
 	if (r->fresh || r->renamed)
 		meta(x, "thread_name", e->ev.tid, r->th->comm[0] ? r->th->comm : "<...>");
 	if (r->lost) {
@@ -270,8 +275,8 @@ static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
 		bp_out_u64(x->out, r->lost);
 		bp_out_puts(x->out, "}}");
 	}
-	instant(x, e, bp_out_site_name(site, name), site && site->file && site->file[0]
-		? site->file : "bprint");
+	instant(x, e, bp_out_event_name(&fx->names, e->tsite ? e->site_id : 0),
+		site && site->file && site->file[0] ? site->file : "bprint");
 	record_args(fx, e);
 	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
 }

@@ -3,10 +3,9 @@
  * (docs/exporters.md), through one entry:
  *
  *	trace-cmd  trace-cmd's trace.dat, version 6, which trace-cmd report
- *	           and KernelShark read: every record an ftrace bprint event
- *	           (format address and argument block) or, when libtraceevent
- *	           could not decode its format, an ftrace print event holding
- *	           the text bprint formats
+ *	           and KernelShark read: every record an event of its call
+ *	           site, its arguments as fields and its message, or an
+ *	           ftrace print event holding the text bprint formats
  *	chrome     Chrome's Trace Event Format (JSON), which Perfetto UI and
  *	           chrome://tracing open: one instant event per record named
  *	           after its site, the message and the arguments in args
@@ -50,7 +49,7 @@ int bp_export_format_parse(const char *name, enum bp_export_format *f);
 /* What an export wrote (any pointer may be NULL). */
 struct bp_export_stats {
 	uint64_t records;	/* records exported */
-	uint64_t bprint;	/* trace.dat: as bprint events (argument blocks) */
+	uint64_t site_events;	/* trace.dat: as their site's event (fields, message) */
 	uint64_t print;		/* trace.dat: as print events (text) */
 	uint64_t truncated;	/* trace.dat: messages cut to fit a page */
 	uint64_t lost;		/* records known lost before exported ones: the
@@ -95,15 +94,5 @@ int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
  * -1 with errno set.
  */
 int bp_export_ctf_dir(const char *dir);
-
-/*
- * Could libtraceevent 1.7 decode an ftrace bprint event of this format
- * exactly as bprint formats it?  (The trace.dat exporter's rule, which it
- * reads from the site layout's tokens; exposed for tests.)  No for the
- * flags '-', ' ', '+', the lengths h, hh, j, t, L, the conversions c, n
- * and floating point, %p with a width, precision or flag or followed by a
- * letter or digit, invalid tokens, and control characters other than tab.
- */
-int bp_export_decodable(const char *fmt);
 
 #endif /* BP_OUTPUT_EXPORT_H */

@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct bp_exporter *const exporters[BP_EXPORT_NR] = {
@@ -134,7 +136,25 @@ static int one_record(struct bp_export *x, const struct bp_exporter *ops,
 		return rc;
 	x->st.records++;
 	x->st.lost += r.lost;
+	r.th->records++;
+	r.th->lost += r.lost;
 	return 0;
+}
+
+/* A random seed, or BPRINT_EXPORT_SEED's number (reproducible exports). */
+static uint64_t export_seed(void)
+{
+	const char *env = secure_getenv("BPRINT_EXPORT_SEED");
+	uint64_t seed = 0;
+	struct timespec ts;
+
+	if (env && *env)
+		return strtoull(env, NULL, 0);
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 48;
+	}
+	return seed;
 }
 
 /* The reason of rc when the exporter gave none. */
@@ -168,8 +188,11 @@ int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
 		err[0] = '\0';
 	if (!ops)
 		return bp_export_fail(&x, BP_TRACE_EFORMAT, "no such export format");
-	if (!(x.own = calloc(1, ops->size)))
+	x.seed = export_seed();
+	if (!(x.own = calloc(1, ops->size)) || bp_out_names_make(&x.names, t) != 0) {
+		free(x.own);
 		return bp_export_fail(&x, BP_TRACE_ENOMEM, "out of memory");
+	}
 	rc = ops->begin(&x);
 	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1) {
 		bool chosen = !opts || !opts->chosen || opts->chosen(opts->arg, t, &e);
@@ -187,6 +210,7 @@ int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
 	if (st)
 		*st = x.st;
 	free(x.own);
+	bp_out_names_free(&x.names);
 	bp_out_free(&x.out);
 	bp_out_threads_free(&x.thr);
 	bp_out_lost_free(&x.lost);

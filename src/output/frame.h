@@ -9,9 +9,10 @@
  *	        error (rc < 0: free only); returns rc or a new error
  *
  * run by bp_export() (export.h) in one loop over bp_trace_next(), with one
- * common state, struct bp_export: the trace and its header, the output fd
- * and its byte buffer, the threads seen, the records lost per ring, the
- * counts of struct bp_export_stats, the first error.  The exporter's own
+ * common state, struct bp_export: the trace and its header, the sites'
+ * event names, the output fd and its byte buffer, the threads seen, the
+ * records lost per ring, the counts of struct bp_export_stats, a random
+ * seed, the first error.  The exporter's own
  * state is x->own (ops->size bytes, zeroed); the site layouts are the
  * reader's (bp_trace_layout()).
  *
@@ -30,6 +31,7 @@
 #include "output/buf.h"
 #include "output/export.h"
 #include "output/lost.h"
+#include "output/names.h"
 #include "output/threads.h"
 
 #include "file/reader.h"
@@ -43,9 +45,11 @@ struct bp_export {
 	const struct bp_trace_info *info;	/* info->clock: the clock, an enum */
 	int fd;				/* the output: a file, or ctf's directory */
 	struct bp_out_buf out;		/* bytes for fd (bp_export_write_out()) */
+	struct bp_out_names names;	/* the sites' event names */
 	struct bp_out_threads thr;
 	struct bp_out_lost lost;
 	struct bp_export_stats st;	/* records, lost and threads kept by the frame */
+	uint64_t seed;			/* random for each export, or BPRINT_EXPORT_SEED */
 	int err;			/* errno of the first write error */
 	char *errmsg;
 	size_t errlen;

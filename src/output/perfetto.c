@@ -1,7 +1,8 @@
 /*
  * A trace file as Perfetto's own trace format (docs/exporters.md,
  * "Perfetto"): a protobuf `Trace`, one `TracePacket` after another, all on
- * one packet sequence (trusted_packet_sequence_id 1).
+ * one packet sequence (trusted_packet_sequence_id: random per export,
+ * above the reserved and service-assigned ids).
  *
  *   packet 1  SEQ_INCREMENTAL_STATE_CLEARED; defaults (timestamp clock 64);
  *             the clock snapshot: clock 64 (incremental, the trace clock's
@@ -9,14 +10,17 @@
  *             and REALTIME when the trace clock is CLOCK_MONOTONIC-based
  *   packet 2  the interned data: one event name, category (the file) and
  *             source location per site, the debug annotation names
- *   packet 3  the process track: TrackDescriptor { uuid 1, process }
- *   then      a thread track (uuid 2, 3, ...) when a thread first appears
+ *   packet 3  the process track: TrackDescriptor { uuid, process }
+ *   then      a thread track when a thread first appears
  *             or is renamed; one TYPE_INSTANT TrackEvent per record, with
  *             the message and the arguments as debug annotations; an
  *             instant "records lost" event before a record that follows
  *             lost records
  *
- * Every packet after the first carries SEQ_NEEDS_INCREMENTAL_STATE.  A
+ * Track uuids are random 64-bit numbers, drawn for each export (from the
+ * frame's seed: BPRINT_EXPORT_SEED makes them reproducible) and kept for
+ * the whole file.  Every packet after the first carries
+ * SEQ_NEEDS_INCREMENTAL_STATE.  A
  * timestamp is the delta since the previous packet's, on clock 64; a
  * record older than the previous one (a live writer's late record) gets
  * its absolute time on the builtin clock instead, which leaves clock 64's
@@ -61,7 +65,11 @@ enum {
 	SL_FILE = 2, SL_FUNCTION = 3, SL_LINE = 4,
 };
 
-#define SEQ_ID 1u
+/* Sequence ids 0 (none) and 1 (the tracing service's own packets) are
+ * reserved, and the service numbers its sequences 2, 3, ...: ours is
+ * random above those, so that a bprint trace merged with another (or
+ * with a second bprint trace) keeps its sequence apart. */
+#define SEQ_ID_MIN 0x10000u
 #define SEQ_INCREMENTAL_STATE_CLEARED 1u
 #define SEQ_NEEDS_INCREMENTAL_STATE 2u
 #define TYPE_INSTANT 3u
@@ -79,7 +87,6 @@ enum {
  * AN_FIRST_ARG + id * BP_PLAN_MAX_ARGS + k. */
 enum { AN_MSG = 1, AN_CPU, AN_LOST, AN_SITE, AN_FIRST_ARG };
 
-#define PROCESS_UUID 1u
 #define FLUSH_AT (64u << 10)
 
 struct px {
@@ -89,8 +96,31 @@ struct px {
 	int64_t pid;
 	uint32_t builtin;		/* the trace clock as a Perfetto builtin clock */
 	uint64_t last_ns;		/* clock 64's running value */
-	uint32_t next_uuid;
+	uint64_t rng;			/* splitmix64 state, from the frame's seed */
+	uint32_t seq_id;		/* trusted_packet_sequence_id, random per export */
+	uint64_t process_uuid;		/* random, as every track uuid */
 };
+
+/* splitmix64: the ids of one export, from its seed. */
+static uint64_t next_random(struct px *x)
+{
+	uint64_t z = (x->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A track uuid: random 64 bits, never 0 (no uuid), as the proto asks
+ * ("unlikely to clash": a counter would clash with another trace's). */
+static uint64_t random_uuid(struct px *x)
+{
+	uint64_t u;
+
+	while (!(u = next_random(x)))
+		;
+	return u;
+}
 
 static uint32_t builtin_clock(const struct bp_trace_info *info, int64_t *realtime_offset)
 {
@@ -161,7 +191,7 @@ static size_t packet(struct px *x, uint64_t ns)
 		pb_uint(x->b, TP_TIMESTAMP, ns);
 		pb_uint(x->b, TP_TIMESTAMP_CLOCK, x->builtin);
 	}
-	pb_uint(x->b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(x->b, TP_SEQ_ID, x->seq_id);
 	pb_uint(x->b, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	return at;
 }
@@ -188,7 +218,7 @@ static void first_packet(struct px *x, const struct bp_trace_info *info)
 	x->builtin = builtin_clock(info, &offset);
 	mono = x->builtin == CLOCK_MONOTONIC_ID;
 	x->last_ns = mono ? info->start_mono_ns : 0;
-	pb_uint(b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(b, TP_SEQ_ID, x->seq_id);
 	pb_uint(b, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	in = pb_begin(b, TP_DEFAULTS);
 	pb_uint(b, DEF_TIMESTAMP_CLOCK, CLOCK_DELTA_ID);
@@ -223,14 +253,14 @@ static void intern_site(struct px *x, const struct bp_trace_site *ts)
 	const struct bp_trace_layout *lay = bp_trace_layout(x->fx->t, s->id);
 	uint64_t iid = (uint64_t)s->id + SITE_IID0;
 	struct bp_out_buf *b = x->b;
-	char buf[BP_OUT_NAME_MAX], alias[BP_OUT_FIELD_NAME_MAX];
+	char alias[BP_OUT_FIELD_NAME_MAX];
 	size_t at;
 
 	for (unsigned k = 0; lay && k < lay->nfields; k++)
 		interned_name(b, ID_ANNOTATION_NAMES, arg_iid(s->id, k),
 			      bp_out_field_name(lay, k, alias));
 
-	interned_name(b, ID_EVENT_NAMES, iid, bp_out_site_name(s, buf));
+	interned_name(b, ID_EVENT_NAMES, iid, bp_out_event_name(&x->fx->names, s->id));
 	interned_name(b, ID_CATEGORIES, iid, s->file && s->file[0] ? s->file : "bprint");
 	at = pb_begin(b, ID_SOURCE_LOCATIONS);
 	pb_uint(b, IID_IID, iid);
@@ -264,7 +294,7 @@ static void process_track(struct px *x, const struct bp_trace_info *info)
 	struct bp_out_buf *b = x->b;
 	size_t at = packet(x, x->last_ns), td = pb_begin(b, TP_TRACK_DESCRIPTOR), pd;
 
-	pb_uint(b, TD_UUID, PROCESS_UUID);
+	pb_uint(b, TD_UUID, x->process_uuid);
 	pd = pb_begin(b, TD_PROCESS);
 	pb_int(b, PD_PID, x->pid);
 	pb_str(b, PD_NAME, info->comm);
@@ -281,7 +311,7 @@ static void thread_track(struct px *x, const struct bp_out_thread *th, uint64_t 
 	size_t at = packet(x, ns), td = pb_begin(b, TP_TRACK_DESCRIPTOR), in;
 
 	pb_uint(b, TD_UUID, (uint64_t)(uintptr_t)th->lane);
-	pb_uint(b, TD_PARENT, PROCESS_UUID);
+	pb_uint(b, TD_PARENT, x->process_uuid);
 	in = pb_begin(b, TD_THREAD);
 	pb_int(b, THD_PID, x->pid);
 	pb_int(b, THD_TID, th->tid);
@@ -344,10 +374,13 @@ static const struct bp_trace_layout *arguments(struct px *x, const struct bp_tra
 	for (unsigned k = 0; k < n; k++) {
 		const struct bp_trace_field *d = &lay->fields[k];
 		size_t at = pb_begin(b, TE_ANNOTATIONS);
-		char c = (char)v[k].v.u;
+		char c = (char)v[k].v.u, sym[BP_OUT_SYMBOL_MAX], letter = bp_out_symbol_letter(lay, k);
 
 		pb_uint(b, DA_NAME_IID, arg_iid(e->site_id, k));
-		if (d->type == BP_FIELD_FLOAT)
+		if (letter)	/* %pS: the symbol, as report prints it */
+			pb_bytes(b, DA_STRING, sym,
+				 bp_out_symbol(x->fx->t, letter, v[k].v.u, sym, sizeof(sym)));
+		else if (d->type == BP_FIELD_FLOAT)
 			pb_double(b, DA_DOUBLE, v[k].v.d);
 		else if (d->type == BP_FIELD_STRING)
 			pb_bytes(b, DA_STRING, v[k].s, v[k].len);
@@ -373,7 +406,7 @@ static int perfetto_record(struct bp_export *fx, const struct bp_trace_event *e,
 
 	/* a thread's track when it first appears, and again when renamed */
 	if (r->fresh)
-		th->lane = (void *)(uintptr_t)x->next_uuid++;
+		th->lane = (void *)(uintptr_t)random_uuid(x);
 	if (r->fresh || r->renamed)
 		thread_track(x, th, e->ev.ns);
 	track = (uint64_t)(uintptr_t)th->lane;
@@ -404,7 +437,9 @@ static int perfetto_begin(struct bp_export *fx)
 	x->fx = fx;
 	x->b = &fx->out;
 	x->pid = fx->info->pid;
-	x->next_uuid = PROCESS_UUID + 1;
+	x->rng = fx->seed;
+	x->seq_id = SEQ_ID_MIN + (uint32_t)(next_random(x) % (0x100000000ull - SEQ_ID_MIN));
+	x->process_uuid = random_uuid(x);
 	first_packet(x, fx->info);
 	interned_packet(x, fx->t);
 	process_track(x, fx->info);

@@ -15,6 +15,8 @@ struct bp_out_thread {
 	int32_t tid;
 	bool used;
 	char comm[17];
+	uint64_t records;	/* exported so far (the frame counts) */
+	uint64_t lost;		/* records of its rings lost before them */
 	void *lane;		/* the exporter's own, NULL until it sets one */
 };
 

@@ -5,6 +5,7 @@ records were lost left out: the exports show losses their own way), with
 decode as the code point of their value ("bytevalue"), as the exporters
 write them."""
 import codecs
+import collections
 import re
 import subprocess
 
@@ -55,6 +56,29 @@ def layouts(bprint, trace):
         elif ln[:1].isdigit():
             site = int(ln.split(b" ")[0])
             out[site] = []
+    return out
+
+
+def event_names(bprint, trace):
+    """Site id -> the event name every export gives its records
+    (docs/exporters.md, "Names"): the function; FUNC:LINE when sites share
+    it; FUNC:LINE#ID when that is taken too (a call site with a runtime
+    format and its derived sites share a line).  Sites in id order, as the
+    exporters take them; only sites with a function are named here."""
+    p = subprocess.run([bprint, "formats", trace], stdout=subprocess.PIPE)
+    sites = []
+    for line in p.stdout.split(b"\n"):
+        m = re.match(rb'(\d+) : (?:".*"|\(formatted at trace time\)) (\S+):(\d+) (.+)$', line)
+        if m:
+            sites.append((int(m.group(1)), int(m.group(3)), m.group(4).decode()))
+    count = collections.Counter(func for _, _, func in sites)
+    out, taken = {}, set()
+    for sid, line, func in sites:
+        name = func if count[func] == 1 else "%s:%d" % (func, line)
+        if name in taken:
+            name = "%s:%d#%d" % (func, line, sid)
+        taken.add(name)
+        out[sid] = name
     return out
 
 

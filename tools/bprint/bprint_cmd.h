@@ -54,9 +54,10 @@ int report_file(const char *path, struct bp_trace *t);
  * closed, and needs no note saying so). */
 int report_trouble(const char *path, struct bp_trace *t);
 
-/* A progress line on stderr while t is read, when stderr is a terminal (and
- * stdout is not, if to_stdout: the output goes there) and past a few
- * million records (progress.c); progress_end() erases it. */
+/* A progress line on stderr while t is read (records read, percentage,
+ * time left), when stderr is a terminal (and stdout is not, if to_stdout:
+ * the output goes there), once the read has run for a second
+ * (progress.c); progress_end() erases it. */
 void progress_start(struct bp_trace *t, bool to_stdout);
 void progress_end(struct bp_trace *t);
 

@@ -1,5 +1,5 @@
 /*
- * bprint export --format=trace-cmd|chrome|perfetto [-o OUT] [FILE]: a trace file in
+ * bprint export --format=trace-cmd|chrome|perfetto|ctf [-o OUT] [FILE]: a trace file in
  * another tool's format (src/output/export.h, docs/exporters.md).
  */
 #include "bprint_cmd.h"
@@ -22,7 +22,9 @@ static void export_help(void)
 	       "Write the records of a trace FILE (default %s) in another tool's format.\n"
 	       "\n"
 	       "  -f, --format=FORMAT  trace-cmd  trace.dat (version 6) for trace-cmd report and\n"
-	       "                                  KernelShark: bprint and print ftrace events\n"
+	       "                                  KernelShark: an event per call site, its\n"
+	       "                                  arguments as fields (trace-cmd report -R)\n"
+	       "                                  (KernelShark opens only names ending in .dat)\n"
 	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
 	       "                                  chrome://tracing: instant events named after\n"
 	       "                                  their site, message and arguments in args\n"
@@ -48,6 +50,13 @@ static void export_help(void)
 	       "\n"
 	       EXIT_STATUS_HELP,
 	       prog, DEFAULT_FILE);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
 }
 
 /* Would writing out replace the input?  (Replacing it truncates what is being read.) */
@@ -170,9 +179,9 @@ static void export_summary(const struct export_job *j)
 	const struct bp_export_stats *st = &j->st;
 
 	if (j->kind == BP_EXPORT_TRACECMD)
-		fprintf(stderr, "%s: %llu records (%llu bprint, %llu print events), %u threads, "
+		fprintf(stderr, "%s: %llu records (%llu site events, %llu print events), %u threads, "
 			"%u CPUs, %llu pages, %llu lost, %llu truncated\n", j->out ? j->out : "stdout",
-			(unsigned long long)st->records, (unsigned long long)st->bprint,
+			(unsigned long long)st->records, (unsigned long long)st->site_events,
 			(unsigned long long)st->print, st->threads, st->cpus,
 			(unsigned long long)st->pages, (unsigned long long)st->lost,
 			(unsigned long long)st->truncated);
@@ -205,6 +214,9 @@ static int run_export(int argc, char **argv, struct export_job *jp)
 	    (rc = take_path(argc, argv, &j.path)) != EXIT_OK ||
 	    (rc = check_output(&j)) != EXIT_OK)
 		return rc;
+	if (j.kind == BP_EXPORT_TRACECMD && j.out && !j.quiet && !has_suffix(j.out, ".dat"))
+		fprintf(stderr, "%s: warning: %s: KernelShark opens only files named *.dat\n", prog,
+			j.out);
 	if (!(t = open_trace(j.path, &rc)))
 		return rc;
 	if ((rc = filter_check_sites(&j.f, t, "export", j.path)) != EXIT_OK) {

@@ -375,7 +375,7 @@ static const struct {
 	{ "formats", cmd_formats, "list the call sites of a trace: id, format, file:line, function" },
 	{ "stats", cmd_stats, "count records per call site and per thread" },
 	{ "record", cmd_record, "run a command and keep its whole trace in a file" },
-	{ "export", cmd_export, "write a trace as trace.dat, Chrome JSON or Perfetto protobuf" },
+	{ "export", cmd_export, "write a trace as trace.dat, Chrome JSON, Perfetto protobuf or CTF" },
 	{ "hist", cmd_hist, "aggregate a field's values per key: percentiles and a histogram" },
 	{ "latency", cmd_latency, "pair two call sites' records into spans: their durations" },
 };
