@@ -314,7 +314,8 @@ struct bp_group *bp_groups_get(struct bp_groups *g, const unsigned char *key, si
 		free(gr);
 		return NULL;
 	}
-	memcpy(gr->key, key, len);
+	if (len)	/* no -k: an empty key, which may be NULL */
+		memcpy(gr->key, key, len);
 	gr->keylen = len, gr->hash = h;
 	gr->data = g->data_size ? (void *)(gr + 1) : NULL;
 	slot = slot_of(g->slots, g->cap, h, key, len);
