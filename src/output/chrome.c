@@ -281,6 +281,29 @@ static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
 	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
 }
 
+/* A span as a complete event ("ph":"X") on the from-record's thread,
+ * lasting until the to-record; its args say the to-record's thread. */
+static int chrome_span(struct bp_export *fx, const struct bp_export_span *sp)
+{
+	struct cx *x = fx->own;
+	struct bp_out_buf *out = x->out;
+
+	bp_out_puts(out, ",\n{\"ph\":\"X\",\"name\":");
+	json_cstr(out, bp_out_event_name(&fx->names, sp->site));
+	bp_out_puts(out, ",\"cat\":\"span\",\"ts\":");
+	ts_us(out, sp->from_ns);
+	bp_out_puts(out, ",\"dur\":");
+	ts_us(out, sp->to_ns - sp->from_ns);
+	bp_out_puts(out, ",\"pid\":");
+	bp_out_i64(out, x->pid);
+	bp_out_puts(out, ",\"tid\":");
+	bp_out_i64(out, sp->from_tid);
+	bp_out_puts(out, ",\"args\":{\"to_tid\":");
+	bp_out_i64(out, sp->to_tid);
+	bp_out_puts(out, "}}");
+	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
+}
+
 static int chrome_end(struct bp_export *fx, int rc)
 {
 	if (rc == 0)
@@ -294,4 +317,5 @@ const struct bp_exporter bp_exporter_chrome = {
 	.begin = chrome_begin,
 	.record = chrome_record,
 	.end = chrome_end,
+	.span = chrome_span,
 };

@@ -58,6 +58,7 @@ struct bp_export_stats {
 	uint32_t threads;	/* distinct thread ids */
 	uint32_t cpus;		/* trace.dat: CPU blocks */
 	uint64_t pages;		/* trace.dat: data pages */
+	uint64_t spans;		/* spans drawn (bp_export_span()) */
 };
 
 /*
@@ -77,10 +78,34 @@ int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_exp
  * and the records lost before it are shown before the next record of its
  * ring that is exported (or nowhere, if there is none).
  */
+struct bp_export;
+
+/* A span to draw as a slice (perfetto, chrome): from one record to a
+ * later one, named after the from-record's site. */
+struct bp_export_span {
+	uint64_t from_ns, to_ns;
+	int32_t from_tid, to_tid;
+	uint32_t site;			/* the from-record's site id */
+	bool nests;			/* paired within its thread: it nests with the
+					 * thread's other such spans (its own track) */
+};
+
 struct bp_export_opts {
 	bool (*chosen)(void *arg, struct bp_trace *t, const struct bp_trace_event *e);
 	void *arg;
+	/* if set, shown every record (chosen or not) after it is exported:
+	 * it may draw spans with bp_export_span(); 0 or a BP_TRACE_E* code */
+	int (*observe)(void *arg, struct bp_trace *t, const struct bp_trace_event *e,
+		       struct bp_export *x);
+	void *observe_arg;
 };
+
+/* Draw s in the export under way (a format without slices draws nothing):
+ * 0, or a BP_TRACE_E* code. */
+int bp_export_span(struct bp_export *x, const struct bp_export_span *s);
+
+/* Does format f draw spans? */
+bool bp_export_has_spans(enum bp_export_format f);
 
 int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
 		   const struct bp_export_opts *opts, struct bp_export_stats *st, char *err,

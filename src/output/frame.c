@@ -167,6 +167,22 @@ static void reason(struct bp_export *x, int rc)
 					    : "reading the trace failed");
 }
 
+int bp_export_span(struct bp_export *x, const struct bp_export_span *s)
+{
+	int rc;
+
+	if (!x->ops->span || s->to_ns < s->from_ns)
+		return 0;
+	if ((rc = x->ops->span(x, s)) == 0)
+		x->st.spans++;
+	return rc;
+}
+
+bool bp_export_has_spans(enum bp_export_format f)
+{
+	return (unsigned)f < BP_EXPORT_NR && exporters[f]->span;
+}
+
 int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_export_stats *st,
 	      char *err, size_t errlen)
 {
@@ -179,7 +195,7 @@ int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
 {
 	const struct bp_exporter *ops = (unsigned)f < BP_EXPORT_NR ? exporters[f] : NULL;
 	struct bp_export x = { .t = t, .info = bp_trace_info(t), .fd = fd, .errmsg = err,
-			       .errlen = errlen };
+			       .errlen = errlen, .ops = ops };
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	struct carried carried = { 0 };
 	int rc;
@@ -199,6 +215,8 @@ int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
 		uint64_t lost = lost_before(&x, &carried, &e, chosen);
 
 		rc = chosen ? one_record(&x, ops, &e, lost) : 0;
+		if (rc == 0 && opts && opts->observe)
+			rc = opts->observe(opts->observe_arg, t, &e, &x);
 	}
 	free(carried.lost);
 	rc = ops->end(&x, rc);

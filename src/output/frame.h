@@ -54,6 +54,7 @@ struct bp_export {
 	char *errmsg;
 	size_t errlen;
 	void *own;			/* the exporter's state */
+	const struct bp_exporter *ops;	/* the format's */
 };
 
 /* What the frame knows of the record in hand. */
@@ -72,6 +73,8 @@ struct bp_exporter {
 	int (*record)(struct bp_export *x, const struct bp_trace_event *e,
 		      const struct bp_export_rec *r);
 	int (*end)(struct bp_export *x, int rc);
+	/* optional: a span as a slice (export.h, bp_export_span()) */
+	int (*span)(struct bp_export *x, const struct bp_export_span *s);
 };
 
 extern const struct bp_exporter bp_exporter_tracedat, bp_exporter_chrome,

@@ -72,6 +72,8 @@ enum {
 #define SEQ_ID_MIN 0x10000u
 #define SEQ_INCREMENTAL_STATE_CLEARED 1u
 #define SEQ_NEEDS_INCREMENTAL_STATE 2u
+#define TYPE_SLICE_BEGIN 1u
+#define TYPE_SLICE_END 2u
 #define TYPE_INSTANT 3u
 #define CLOCK_REALTIME_ID 1u
 #define CLOCK_MONOTONIC_ID 3u
@@ -99,6 +101,11 @@ struct px {
 	uint64_t rng;			/* splitmix64 state, from the frame's seed */
 	uint32_t seq_id;		/* trusted_packet_sequence_id, random per export */
 	uint64_t process_uuid;		/* random, as every track uuid */
+	/* spans across threads, or paired by fields: tracks of their own
+	 * under the process ("lanes"), each busy until its last slice ends,
+	 * so that no two slices of a lane overlap */
+	struct lane { uint64_t uuid, busy_until; } *lanes;
+	size_t nlanes;
 };
 
 /* splitmix64: the ids of one export, from its seed. */
@@ -446,10 +453,64 @@ static int perfetto_begin(struct bp_export *fx)
 	return 0;
 }
 
+/* A lane free from ns on: an existing one, or a new track. */
+static uint64_t lane_for(struct px *x, uint64_t from_ns, uint64_t to_ns)
+{
+	struct lane *grown;
+	size_t at, td;
+
+	for (size_t i = 0; i < x->nlanes; i++)
+		if (x->lanes[i].busy_until <= from_ns) {
+			x->lanes[i].busy_until = to_ns;
+			return x->lanes[i].uuid;
+		}
+	if (!(grown = realloc(x->lanes, (x->nlanes + 1) * sizeof(*grown))))
+		return 0;
+	x->lanes = grown;
+	x->lanes[x->nlanes] = (struct lane){ random_uuid(x), to_ns };
+	at = packet(x, from_ns);
+	td = pb_begin(x->b, TP_TRACK_DESCRIPTOR);
+	pb_uint(x->b, TD_UUID, x->lanes[x->nlanes].uuid);
+	pb_uint(x->b, TD_PARENT, x->process_uuid);
+	pb_str(x->b, TD_NAME, "spans");
+	pb_end(x->b, td);
+	pb_end(x->b, at);
+	return x->lanes[x->nlanes++].uuid;
+}
+
+/* A span as a slice: TYPE_SLICE_BEGIN and _END on its thread's track when
+ * it nests there, else on a lane of its own. */
+static int perfetto_span(struct bp_export *fx, const struct bp_export_span *sp)
+{
+	struct px *x = fx->own;
+	struct bp_out_thread *th = sp->nests ? bp_out_thread_find(&fx->thr, sp->from_tid) : NULL;
+	uint64_t track = th && th->lane ? (uint64_t)(uintptr_t)th->lane :
+					  lane_for(x, sp->from_ns, sp->to_ns);
+	uint64_t iid = sp->site + SITE_IID0;
+	size_t at, ev;
+
+	if (!track)
+		return BP_TRACE_ENOMEM;
+	for (int end = 0; end < 2; end++) {
+		at = packet(x, end ? sp->to_ns : sp->from_ns);
+		ev = pb_begin(x->b, TP_TRACK_EVENT);
+		pb_uint(x->b, TE_TYPE, end ? TYPE_SLICE_END : TYPE_SLICE_BEGIN);
+		pb_uint(x->b, TE_TRACK, track);
+		if (!end) {
+			pb_uint(x->b, TE_NAME_IID, iid);
+			pb_uint(x->b, TE_CATEGORY_IIDS, iid);
+		}
+		pb_end(x->b, ev);
+		pb_end(x->b, at);
+	}
+	return flush(x, 0);
+}
+
 static int perfetto_end(struct bp_export *fx, int rc)
 {
 	struct px *x = fx->own;
 
+	free(x->lanes);
 	if (rc == 0)
 		rc = flush(x, 1);
 	bp_out_free(&x->z);
@@ -462,4 +523,5 @@ const struct bp_exporter bp_exporter_perfetto = {
 	.begin = perfetto_begin,
 	.record = perfetto_record,
 	.end = perfetto_end,
+	.span = perfetto_span,
 };

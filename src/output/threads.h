@@ -31,6 +31,9 @@ struct bp_out_threads {
  */
 struct bp_out_thread *bp_out_thread_get(struct bp_out_threads *t, int32_t tid, bool *fresh);
 
+/* The entry for tid if it was seen, else NULL. */
+struct bp_out_thread *bp_out_thread_find(const struct bp_out_threads *t, int32_t tid);
+
 void bp_out_threads_free(struct bp_out_threads *t);
 
 #endif

@@ -264,6 +264,32 @@ for kind in ("read", "write"):
         fail("latency --by kind=%s: %r, want %d spans" % (kind, got[:1], len(want)))
 ok("latency --by kind --where --where-to")
 
+# export --span: each pair a slice, as latency pairs them
+bprint("export", "-q", "-f", "chrome", "-o", "spans.json", "--span", "fmt:begin*,fmt:end*,req", TRACE)
+xs = [e for e in json.load(open("spans.json"))["traceEvents"] if e.get("ph") == "X"]
+got = sorted(round(float(e["dur"]) * 1000) for e in xs)
+if got != sorted(d for d, *_ in spans) or any(e["name"] != xs[0]["name"] for e in xs):
+    fail("export --span chrome: %d X events, want %d" % (len(xs), len(spans)))
+else:
+    ok("export --span chrome: %d X events, their durations the spans' to the nanosecond" % len(xs))
+bprint("export", "-q", "-f", "perfetto", "-o", "spans.pftrace", "--span", "fmt:enter*,fmt:leave*",
+       "--span", "fmt:begin*,fmt:end*,req", TRACE)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
+import check_perfetto as cp  # noqa: E402
+pd = subprocess.run(["protoc", "-I", os.path.dirname(cp.__file__), "--decode=perfetto.protos.Trace",
+                     "perfetto.proto"], input=cp.frame(cp.packets(open("spans.pftrace", "rb").read())),
+                    stdout=subprocess.PIPE)
+types = [cp.get(cp.get(p, "track_event"), "type") for k, p in cp.parse_text(pd.stdout)
+         if k == "packet" and cp.get(p, "track_event") is not None]
+want = len(spans) + 3 * (N // 30)
+if pd.returncode or types.count(1) != want or types.count(2) != want:
+    fail("export --span perfetto: %d slice begins, %d ends, want %d" % (types.count(1), types.count(2), want))
+else:
+    ok("export --span perfetto: %d slices, nested ones on their thread, cross-thread ones on lanes" % want)
+p = bprint("export", "-f", "ctf", "-o", "x.ctf", "--span", "fmt:begin*,fmt:end*", TRACE, rc=1)
+if b"no slices" not in p.stderr:
+    fail("export -f ctf --span: %r" % p.stderr)
+
 # nesting without a key: spans pair within the thread
 ENTER, LEAVE = re.compile(r"enter depth (\d+)"), re.compile(r"leave depth (\d+)")
 nspans, nopens, ncloses = pair(events, ENTER, LEAVE, lambda m, tid: tid)

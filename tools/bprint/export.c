@@ -4,6 +4,7 @@
  */
 #include "bprint_cmd.h"
 
+#include "analysis/span_export.h"
 #include "output/export.h"
 #include "trace/safe_open.h"
 
@@ -45,6 +46,10 @@ static void export_help(void)
 	       "  -w, --where=EXPR     only records whose fields satisfy EXPR (as report's);\n"
 	       "                       records lost before one left out are shown before the\n"
 	       "                       next one of its thread\n"
+	       "      --span=FROM,TO[,KEY]...  (perfetto, chrome; repeatable) draw each pair of a\n"
+	       "                       FROM record and the next TO record of its KEY fields'\n"
+	       "                       values (of its thread, without KEY) as a slice, as\n"
+	       "                       'bprint latency' pairs them; FROM and TO are sites\n"
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
@@ -74,6 +79,7 @@ struct export_job {
 	const char *out, *path;		/* out NULL: standard output */
 	bool quiet;
 	struct filter f;		/* --tid, --site, --from, --to, --where */
+	struct bp_span_export *spans;	/* --span, NULL: none */
 	int fd;				/* the output file, or ctf's directory */
 	struct bp_export_stats st;
 	char err[256];
@@ -92,6 +98,7 @@ static int parse_export_options(int argc, char **argv, const char **format,
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "where", required_argument, NULL, 'w' },
+		{ "span", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -105,6 +112,14 @@ static int parse_export_options(int argc, char **argv, const char **format,
 			if ((rc = filter_option(&j->f, "export", c, optarg)) != 0)
 				return rc;
 			break;
+		case 'S': {
+			char err[256];
+
+			if ((!j->spans && !(j->spans = bp_span_export_new())) ||
+			    bp_span_export_add(j->spans, optarg, err, sizeof(err)))
+				return usage_error("export", "--span %s", j->spans ? err : "out of memory");
+			break;
+		}
 		case 'f': *format = optarg; break;
 		case 'o': j->out = optarg; break;
 		case 'q': j->quiet = true; break;
@@ -189,6 +204,33 @@ static void export_summary(const struct export_job *j)
 		fprintf(stderr, "%s: %llu records, %u threads%s, %llu lost\n",
 			j->out ? j->out : "stdout", (unsigned long long)st->records, st->threads,
 			j->kind == BP_EXPORT_CTF ? " (streams)" : "", (unsigned long long)st->lost);
+	if (j->spans) {
+		uint64_t opens, closes;
+
+		bp_span_export_unmatched(j->spans, &opens, &closes);
+		fprintf(stderr, "%s: %llu spans; unmatched: %llu opened and never closed, %llu closed "
+			"without an open\n", j->out ? j->out : "stdout", (unsigned long long)st->spans,
+			(unsigned long long)opens, (unsigned long long)closes);
+	}
+}
+
+/* --span's sites and keys exist, and the format draws slices. */
+static int check_spans(const struct export_job *j, struct bp_trace *t)
+{
+	char err[256];
+
+	if (!j->spans)
+		return EXIT_OK;
+	if (!bp_export_has_spans(j->kind)) {
+		errmsg(NULL, "export: --span: %s has no slices (perfetto and chrome have)",
+		       bp_export_format_name(j->kind));
+		return EXIT_USAGE;
+	}
+	if (bp_span_export_check(j->spans, t, err, sizeof(err))) {
+		errmsg(NULL, "export: %s", err);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
 /* The filters of export: a record they let through. */
@@ -206,6 +248,7 @@ static int run_export(int argc, char **argv, struct export_job *jp)
 
 	rc = parse_export_options(argc, argv, &format, &j);
 	jp->f = j.f;	/* for the caller to free */
+	jp->spans = j.spans;
 	if (rc >= 0)
 		return rc;
 	if (!format)
@@ -219,7 +262,8 @@ static int run_export(int argc, char **argv, struct export_job *jp)
 			j.out);
 	if (!(t = open_trace(j.path, &rc)))
 		return rc;
-	if ((rc = filter_check_sites(&j.f, t, "export", j.path)) != EXIT_OK) {
+	if ((rc = filter_check_sites(&j.f, t, "export", j.path)) != EXIT_OK ||
+	    (rc = check_spans(&j, t)) != EXIT_OK) {
 		bp_trace_close(t);
 		return rc;
 	}
@@ -231,10 +275,12 @@ static int run_export(int argc, char **argv, struct export_job *jp)
 	}
 	progress_start(t, !j.out);
 	{
-		struct bp_export_opts opts = { .chosen = chosen, .arg = &j.f };
+		struct bp_export_opts opts = {
+			.chosen = filter_active(&j.f) ? chosen : NULL, .arg = &j.f,
+			.observe = j.spans ? bp_span_export_observe : NULL, .observe_arg = j.spans,
+		};
 
-		rc = bp_export_with(t, j.kind, j.fd, filter_active(&j.f) ? &opts : NULL, &j.st, j.err,
-				    sizeof(j.err));
+		rc = bp_export_with(t, j.kind, j.fd, &opts, &j.st, j.err, sizeof(j.err));
 	}
 	progress_end(t);
 	rc = close_export_output(&j, rc);
@@ -257,5 +303,6 @@ int cmd_export(int argc, char **argv)
 	int rc = run_export(argc, argv, &j);
 
 	filter_free(&j.f);
+	bp_span_export_free(j.spans);
 	return rc;
 }
