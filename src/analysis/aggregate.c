@@ -313,6 +313,10 @@ static void top_text(const struct bp_agg *a, FILE *out)
 			bp_key_item_text(e->key, e->keylen, k, item, sizeof(item));
 			fprintf(out, "  %s=%s", a->top_key_names[k], item);
 		}
+		for (size_t k = 0; k < a->nkeys; k++) {	/* the --by value */
+			bp_key_item_text(e->key + e->keylen, e->bylen, k, item, sizeof(item));
+			fprintf(out, "  %s=%s", a->key_names[k], item);
+		}
 		fputc('\n', out);
 	}
 }
@@ -411,6 +415,10 @@ static void top_json(const struct bp_agg *a, FILE *out)
 			i ? "," : "", (unsigned long long)(e->to.ns - e->from.ns), e->from.tid,
 			e->to.tid, from, to);
 		key_json(a->top_key_names, a->ntop_keys, e->key, e->keylen, out);
+		if (a->nkeys) {
+			fputs(",\"by\":", out);
+			key_json(a->key_names, a->nkeys, e->key + e->keylen, e->bylen, out);
+		}
 		fputc('}', out);
 	}
 	fputc(']', out);

@@ -179,13 +179,17 @@ static void sift_down(struct bp_top_entry *v, size_t n, size_t i)
 
 bool bp_top_offer(struct bp_top *t, const struct bp_span *sp)
 {
-	struct bp_top_entry e = { .from = sp->from, .to = sp->to, .keylen = sp->keylen };
+	struct bp_top_entry e = { .from = sp->from, .to = sp->to, .keylen = sp->keylen,
+				  .bylen = sp->bylen };
 
 	if (!t->max || (t->n == t->max && !below(&t->v[0], &e)))
 		return true;
-	if (!(e.key = malloc(sp->keylen ? sp->keylen : 1)))
+	if (!(e.key = malloc(sp->keylen + sp->bylen + 1)))
 		return false;
-	memcpy(e.key, sp->key, sp->keylen);
+	if (sp->keylen)
+		memcpy(e.key, sp->key, sp->keylen);
+	if (sp->bylen)
+		memcpy(e.key + sp->keylen, sp->by, sp->bylen);
 	if (t->n == t->max) {
 		free(t->v[0].key);
 		t->v[0] = e;

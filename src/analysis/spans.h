@@ -68,8 +68,8 @@ bool bp_spans_is_open(const struct bp_spans *s, const unsigned char *key, size_t
 /* The N longest spans, longest first once sorted. */
 struct bp_top_entry {
 	struct bp_span_end from, to;
-	unsigned char *key;
-	size_t keylen;
+	unsigned char *key;		/* the key, then the by value: one allocation */
+	size_t keylen, bylen;
 };
 
 struct bp_top {

@@ -179,6 +179,10 @@ static const char *parse_term(const char *p, struct term *t, char *err, size_t e
 		return NULL;
 	}
 	v = skip_space(v);
+	if (*v && strchr("=<>!~", *v)) {
+		fail(err, errlen, "%s: '%.2s' is not an operator (== != < <= > >= ~)", t->field, q);
+		return NULL;
+	}
 	n = strlen(v);
 	if (!(t->text = malloc(n + 1)))
 		return fail(err, errlen, "out of memory"), NULL;

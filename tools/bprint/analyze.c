@@ -4,9 +4,9 @@
  *
  * Following a live trace (--follow) reads what is there, then refreshes the
  * reader and reads again every interval; the text answer is redrawn once
- * a second (the terminal cleared first when stdout is one), and the final
- * answer, in the asked format, is written when the loop ends: on SIGINT,
- * SIGTERM or SIGHUP, or once the followed process has gone.
+ * a second when stdout is a terminal (cleared first), and the final answer,
+ * in the asked format, is written when the loop ends: on SIGINT, SIGTERM or
+ * SIGHUP, once the followed process has gone, or once the file is closed.
  */
 #include "analyze.h"
 
@@ -246,7 +246,8 @@ static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analy
 			return EXIT_IO;
 		}
 		rc = read_all(t, o, ops, ctx);
-		if (gone)
+		/* the process gone, or its file closed cleanly: nothing more comes */
+		if (gone || bp_trace_info(t)->flags & BP_TRACE_F_CLOSED)
 			break;
 		if (rc == EXIT_OK && now_ms() - drawn >= 1000) {
 			if (!ops->render(ctx, t, false))
@@ -317,11 +318,10 @@ bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const 
 {
 	bool ok;
 
-	if (!final) {	/* --follow's redraw: text only */
-		if (o->json || o->csv)
+	if (!final) {	/* --follow's redraw: text, on a terminal only */
+		if (o->json || o->csv || !isatty(STDOUT_FILENO))
 			return true;
-		if (isatty(STDOUT_FILENO))
-			fputs("\033[H\033[J", stdout);
+		fputs("\033[H\033[J", stdout);
 		ok = bp_agg_text(a, stdout, true);
 		fflush(stdout);
 		return ok;

@@ -37,6 +37,9 @@ extern const char *prog;	/* "bprint" */
 
 /* "bprint: what: message", on stderr. */
 void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "bprint SUB: message", one line on stderr (a bad field, site or value
+ * found once the trace is open); returns EXIT_USAGE. */
+int sub_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "bprint: out of memory", on stderr; returns EXIT_IO. */
 int out_of_memory(void);
 /* "bprint SUB: message" and "Try 'bprint SUB --help'.", returns EXIT_USAGE. */

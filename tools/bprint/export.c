@@ -222,13 +222,11 @@ static int check_spans(const struct export_job *j, struct bp_trace *t)
 	if (!j->spans)
 		return EXIT_OK;
 	if (!bp_export_has_spans(j->kind)) {
-		errmsg(NULL, "export: --span: %s has no slices (perfetto and chrome have)",
-		       bp_export_format_name(j->kind));
-		return EXIT_USAGE;
+		return sub_error("export", "--span: %s has no slices (perfetto and chrome have)",
+				 bp_export_format_name(j->kind));
 	}
 	if (bp_span_export_check(j->spans, t, err, sizeof(err))) {
-		errmsg(NULL, "export: %s", err);
-		return EXIT_USAGE;
+		return sub_error("export", "%s", err);
 	}
 	return EXIT_OK;
 }

@@ -140,7 +140,7 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 	uint8_t type;
 
 	if (pat && !h->o.follow)
-		return usage_error("hist", "--site %s: no such site in %s (see '%s formats')", pat,
+		return sub_error("hist", "--site %s: no such site in %s (see '%s formats')", pat,
 				   path, prog);
 	if (h->o.follow && (pat || bp_trace_nsites(t) == 0)) {
 		errmsg(path, "waiting for the call sites to appear");
@@ -149,18 +149,18 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 	}
 	for (size_t i = 0; i < h->o.nkeys; i++)
 		if (!analyze_field_exists(t, h->sites, h->o.keys[i], false, &type))
-			return usage_error("hist", "-k %s: no chosen call site has this field (see "
+			return sub_error("hist", "-k %s: no chosen call site has this field (see "
 					   "'%s formats')", h->o.keys[i], prog);
 	if (h->value) {
 		if (!analyze_field_exists(t, h->sites, h->value, true, &type))
-			return usage_error("hist", "-v %s: no chosen call site has this field (see "
+			return sub_error("hist", "-v %s: no chosen call site has this field (see "
 					   "'%s formats')", h->value, prog);
 		if (type == BP_FIELD_STRING || type == BP_FIELD_CHAR)
-			return usage_error("hist", "-v %s: the field is %s, not a number", h->value,
+			return sub_error("hist", "-v %s: the field is %s, not a number", h->value,
 					   analyze_type_word(type));
 	}
 	if (h->o.where && bp_where_check(h->o.where, t, h->sites, err, sizeof(err)))
-		return usage_error("hist", "--where: %s", err);
+		return sub_error("hist", "--where: %s", err);
 	bp_agg_init(&h->agg, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED, h->o.buckets,
 		    h->o.width);
 	h->agg.counts_only = !h->value;

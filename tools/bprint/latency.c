@@ -141,34 +141,28 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 		const char *pat = bp_sites_unmatched(ends[e], t);
 
 		if (pat && !l->o.follow) {
-			errmsg(NULL, "latency: %s %s: no such site in %s (see '%s formats')",
+			return sub_error("latency", "%s %s: no such site in %s (see '%s formats')",
 			       end_name[e], pat, path, prog);
-			return EXIT_USAGE;
 		}
 		if (pat)
 			continue;
 		for (size_t i = 0; i < l->o.nkeys; i++)
-			if (!analyze_field_exists(t, ends[e], l->o.keys[i], false, &type)) {
-				errmsg(NULL, "latency: -k %s: no %s site has this field (both "
-				       "ends need the key; see '%s formats')", l->o.keys[i],
-				       end_name[e], prog);
-				return EXIT_USAGE;
-			}
+			if (!analyze_field_exists(t, ends[e], l->o.keys[i], false, &type))
+				return sub_error("latency", "-k %s: no %s site has this field (both "
+						 "ends need the key; see '%s formats')", l->o.keys[i],
+						 end_name[e], prog);
 	}
 	if (l->by && !bp_sites_unmatched(l->from, t) &&
 	    !analyze_field_exists(t, l->from, l->by, false, &type)) {
-		errmsg(NULL, "latency: --by %s: no --from site has this field", l->by);
-		return EXIT_USAGE;
+		return sub_error("latency", "--by %s: no --from site has this field", l->by);
 	}
 	if (l->o.where && !bp_sites_unmatched(l->from, t) &&
 	    bp_where_check(l->o.where, t, l->from, err, sizeof(err))) {
-		errmsg(NULL, "latency: --where: %s", err);
-		return EXIT_USAGE;
+		return sub_error("latency", "--where: %s", err);
 	}
 	if (l->where_to && !bp_sites_unmatched(l->to, t) &&
 	    bp_where_check(l->where_to, t, l->to, err, sizeof(err))) {
-		errmsg(NULL, "latency: --where-to: %s", err);
-		return EXIT_USAGE;
+		return sub_error("latency", "--where-to: %s", err);
 	}
 	return EXIT_OK;
 }

@@ -43,6 +43,19 @@ void errmsg(const char *what, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int sub_error(const char *sub, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s %s: ", prog, sub);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
 int out_of_memory(void)
 {
 	errmsg(NULL, "out of memory");
@@ -199,13 +212,11 @@ int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, co
 	char err[256];
 
 	if (pat) {
-		errmsg(NULL, "%s: --site %s: no such site in %s (see '%s formats')", sub, pat, path,
-		       prog);
-		return EXIT_USAGE;
+		return sub_error(sub, "--site %s: no such site in %s (see '%s formats')", pat, path,
+				 prog);
 	}
 	if (f->where && bp_where_check(f->where, t, f->sites, err, sizeof(err))) {
-		errmsg(NULL, "%s: --where: %s", sub, err);
-		return EXIT_USAGE;
+		return sub_error(sub, "--where: %s", err);
 	}
 	return EXIT_OK;
 }
