@@ -5,6 +5,9 @@
  */
 #include "analysis/span_export.h"
 
+#include "analysis/say.h"
+#include "file/array.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,19 +36,6 @@ struct bp_span_export {
 	struct bp_field_value *vals;
 	size_t nvals;
 };
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 struct bp_span_export *bp_span_export_new(void)
 {
@@ -81,14 +71,14 @@ int bp_span_export_add(struct bp_span_export *se, const char *spec, char *err, s
 
 	if (!(r.spec = strdup(spec)) || !(r.from = bp_sites_new()) || !(r.to = bp_sites_new())) {
 		rule_free(&r);
-		return fail(err, errlen, "out of memory");
+		return bp_say(err, errlen, "out of memory");
 	}
 	for (p = strtok_r(r.spec, ",", &save); p && n < sizeof(part) / sizeof(part[0]);
 	     p = strtok_r(NULL, ",", &save))
 		part[n++] = p;
 	if (n < 2 || p) {
 		rule_free(&r);
-		return fail(err, errlen, "'%s': expected FROM,TO[,KEY...] (at most %d keys)", spec,
+		return bp_say(err, errlen, "'%s': expected FROM,TO[,KEY...] (at most %d keys)", spec,
 			    BP_SPAN_EXPORT_MAX_KEYS);
 	}
 	bp_sites_add(r.from, part[0]);
@@ -98,7 +88,7 @@ int bp_span_export_add(struct bp_span_export *se, const char *spec, char *err, s
 	bp_spans_init(&r.spans);
 	if (!(grown = realloc(se->rules, (se->n + 1) * sizeof(*grown)))) {
 		rule_free(&r);
-		return fail(err, errlen, "out of memory");
+		return bp_say(err, errlen, "out of memory");
 	}
 	se->rules = grown;
 	se->rules[se->n++] = r;
@@ -126,11 +116,11 @@ int bp_span_export_check(struct bp_span_export *se, struct bp_trace *t, char *er
 		const char *pat;
 
 		if ((pat = bp_sites_unmatched(r->from, t)) || (pat = bp_sites_unmatched(r->to, t)))
-			return fail(err, errlen, "--span %s: no such site in the trace (see 'bprint "
+			return bp_say(err, errlen, "--span %s: no such site in the trace (see 'bprint "
 				    "formats')", pat);
 		for (size_t k = 0; k < r->nkeys; k++)
 			if (!has_field(t, r->from, r->keys[k]) || !has_field(t, r->to, r->keys[k]))
-				return fail(err, errlen, "--span: the key %s is not a field of both "
+				return bp_say(err, errlen, "--span: the key %s is not a field of both "
 					    "ends (see 'bprint formats')", r->keys[k]);
 	}
 	return 0;
@@ -143,13 +133,11 @@ static const struct role *role_of(struct rule *r, struct bp_trace *t, uint32_t i
 	struct role *ro;
 
 	if (id >= r->nroles) {
-		size_t n = (size_t)id + 1 > 2 * r->nroles ? (size_t)id + 1 : 2 * r->nroles;
-		struct role *grown = realloc(r->roles, n * sizeof(*grown));
+		struct role *grown = bp_array_grow(r->roles, &r->nroles, (size_t)id + 1, sizeof(*grown));
 
 		if (!grown)
 			return NULL;
-		memset(grown + r->nroles, 0, (n - r->nroles) * sizeof(*grown));
-		r->roles = grown, r->nroles = n;
+		r->roles = grown;
 	}
 	ro = &r->roles[id];
 	if (ro->state)

@@ -10,6 +10,9 @@
  */
 #include <bprint/query.h>
 
+#include "analysis/say.h"
+#include "file/array.h"
+
 #include "analysis/glob.h"
 
 #include <errno.h>
@@ -61,21 +64,6 @@ struct bp_where {
 	struct bp_field_value *vals;
 	size_t nvals;
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -168,33 +156,33 @@ static const char *parse_term(const char *p, struct term *t, char *err, size_t e
 	while (ident_char(*q))
 		q++;
 	if (q == start || !ident_start(*start)) {
-		fail(err, errlen, "expected a field name at '%s'", start);
+		bp_say(err, errlen, "expected a field name at '%s'", start);
 		return NULL;
 	}
 	if (!(t->field = strndup(start, (size_t)(q - start))))
-		return fail(err, errlen, "out of memory"), NULL;
+		return bp_say(err, errlen, "out of memory"), NULL;
 	q = skip_space(q);
 	if (!(v = parse_op(q, &t->op))) {
-		fail(err, errlen, "%s: expected one of == != < <= > >= ~ at '%s'", t->field, q);
+		bp_say(err, errlen, "%s: expected one of == != < <= > >= ~ at '%s'", t->field, q);
 		return NULL;
 	}
 	v = skip_space(v);
 	if (*v && strchr("=<>!~", *v)) {
-		fail(err, errlen, "%s: '%.2s' is not an operator (== != < <= > >= ~)", t->field, q);
+		bp_say(err, errlen, "%s: '%.2s' is not an operator (== != < <= > >= ~)", t->field, q);
 		return NULL;
 	}
 	n = strlen(v);
 	if (!(t->text = malloc(n + 1)))
-		return fail(err, errlen, "out of memory"), NULL;
+		return bp_say(err, errlen, "out of memory"), NULL;
 	if (*v == '"' || *v == '\'') {
 		t->quoted = true;
 		if (!(q = parse_quoted(v, t->text, &t->len))) {
-			fail(err, errlen, "%s: the value's quote is not closed", t->field);
+			bp_say(err, errlen, "%s: the value's quote is not closed", t->field);
 			return NULL;
 		}
 		q = skip_space(q);
 		if (*q && *q != ',') {
-			fail(err, errlen, "%s: expected ',' after the quoted value at '%s'", t->field, q);
+			bp_say(err, errlen, "%s: expected ',' after the quoted value at '%s'", t->field, q);
 			return NULL;
 		}
 	} else {
@@ -205,7 +193,7 @@ static const char *parse_term(const char *p, struct term *t, char *err, size_t e
 			t->len--;
 		memcpy(t->text, v, t->len);
 		if (!t->len) {
-			fail(err, errlen, "%s%s: expected a value", t->field, op_names[t->op]);
+			bp_say(err, errlen, "%s%s: expected a value", t->field, op_names[t->op]);
 			return NULL;
 		}
 	}
@@ -247,7 +235,7 @@ struct bp_where *bp_where_new(const char *expr, char *err, size_t errlen)
 	const char *p = expr;
 
 	if (!w || !expr) {
-		fail(err, errlen, w ? "no expression" : "out of memory");
+		bp_say(err, errlen, w ? "no expression" : "out of memory");
 		free(w);
 		return NULL;
 	}
@@ -255,7 +243,7 @@ struct bp_where *bp_where_new(const char *expr, char *err, size_t errlen)
 		struct term *grown = realloc(w->terms, (w->n + 1) * sizeof(*grown));
 
 		if (!grown) {
-			fail(err, errlen, "out of memory");
+			bp_say(err, errlen, "out of memory");
 			goto bad;
 		}
 		w->terms = grown;
@@ -323,13 +311,12 @@ static const struct site_binds *binds_of(struct bp_where *w, struct bp_trace *t,
 		w->bound_to = t;
 	}
 	if (id >= w->nby_id) {
-		size_t n = (size_t)id + 1 > w->nby_id * 2 ? (size_t)id + 1 : w->nby_id * 2;
-		struct site_binds **grown = realloc(w->by_id, n * sizeof(*grown));
+		struct site_binds **grown = bp_array_grow(w->by_id, &w->nby_id, (size_t)id + 1,
+							  sizeof(*grown));
 
 		if (!grown)
 			return NULL;
-		memset(grown + w->nby_id, 0, (n - w->nby_id) * sizeof(*grown));
-		w->by_id = grown, w->nby_id = n;
+		w->by_id = grown;
 	}
 	if (!w->by_id[id])
 		w->by_id[id] = bind_site(w, t, id);
@@ -372,13 +359,13 @@ int bp_where_check(struct bp_where *w, struct bp_trace *t, struct bp_sites *sel,
 		if (usable)
 			continue;
 		if (!seen)
-			return fail(err, errlen, "no field '%s' in the %s (see 'bprint formats')",
+			return bp_say(err, errlen, "no field '%s' in the %s (see 'bprint formats')",
 				    tm->field, sel && bp_sites_count(sel) ? "chosen call sites" :
 				    "trace's call sites");
 		if (tm->op == OP_GLOB)
-			return fail(err, errlen, "%s~%s: '~' compares strings, and %s is %s", tm->field,
+			return bp_say(err, errlen, "%s~%s: '~' compares strings, and %s is %s", tm->field,
 				    tm->text, tm->field, type_word(seen->type));
-		return fail(err, errlen, "%s%s%s: %s is %s, and '%s' is not", tm->field,
+		return bp_say(err, errlen, "%s%s%s: %s is %s, and '%s' is not", tm->field,
 			    op_names[tm->op], tm->text, tm->field, type_word(seen->type), tm->text);
 	}
 	return 0;

@@ -3,6 +3,8 @@
  */
 #include "output/json.h"
 
+#include "output/buf.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,37 +41,57 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void bp_json_str(FILE *out, const char *str, size_t n)
+static void json_u04x(struct bp_out_buf *out, unsigned c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char u[6] = { '\\', 'u', '0', '0', hex[c >> 4 & 15], hex[c & 15] };
+
+	bp_out_put(out, u, sizeof(u));
+}
+
+void bp_json_buf_str(struct bp_out_buf *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
-	putc('"', out);
+	bp_out_byte(out, '"');
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
 		size_t len;
 
 		if (c == '"' || c == '\\') {
-			putc('\\', out);
-			putc(c, out);
+			bp_out_byte(out, '\\');
+			bp_out_byte(out, c);
 			i++;
 		} else if (c == '\n') {
-			fputs("\\n", out);
+			bp_out_puts(out, "\\n");
 			i++;
 		} else if (c == '\t') {
-			fputs("\\t", out);
+			bp_out_puts(out, "\\t");
 			i++;
 		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(out, "\\u%04x", c);
+			json_u04x(out, c);
 			i++;
 		} else if ((len = utf8_len(s + i, n - i)) > 0) {
-			fwrite(s + i, 1, len, out);
+			bp_out_put(out, s + i, len);
 			i += len;
 		} else {
-			fprintf(out, "\\u%04x", c);
+			json_u04x(out, c);	/* not UTF-8: the byte's value */
 			i++;
 		}
 	}
-	putc('"', out);
+	bp_out_byte(out, '"');
+}
+
+void bp_json_str(FILE *out, const char *str, size_t n)
+{
+	static struct bp_out_buf b;	/* reused: one string at a time */
+
+	b.len = 0;
+	bp_json_buf_str(&b, str, n);
+	if (b.oom)
+		fputs("null", out);
+	else
+		fwrite(b.p, 1, b.len, out);
 }
 
 void bp_json_cstr(FILE *out, const char *s)

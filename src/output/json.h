@@ -2,8 +2,8 @@
  * output/json.h - JSON text: strings escaped so that any bytes make valid
  * JSON (control characters, quotes, backslashes escaped; well-formed UTF-8
  * kept; a byte that is not part of well-formed UTF-8 written as \u00XX, its
- * value), and numbers that JSON can hold.  For the JSON writers of every
- * layer above (the Chrome export, report --json, hist and latency --json).
+ * value), and numbers that JSON can hold.  The one JSON string writer of
+ * the Chrome export, report --json, hist and latency --json.
  */
 #ifndef BP_OUTPUT_JSON_H
 #define BP_OUTPUT_JSON_H
@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* n bytes as a JSON string, quotes included. */
+struct bp_out_buf;
+
+/* n bytes as a JSON string, quotes included, into a buffer or a stream. */
+void bp_json_buf_str(struct bp_out_buf *out, const char *s, size_t n);
 void bp_json_str(FILE *out, const char *s, size_t n);
 /* A NUL-terminated string (NULL as ""). */
 void bp_json_cstr(FILE *out, const char *s);

@@ -17,18 +17,11 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
+from export_check import fail, finish, ok  # noqa: E402  (the checkers' one ok/fail)
+import check_perfetto as cp  # noqa: E402
+
 BPRINT, TRACED, TRACE, RAW, N = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print("FAIL:", msg)
-
-
-def ok(msg):
-    print("ok:", msg)
 
 
 def bprint(*args, rc=0):
@@ -274,8 +267,6 @@ else:
     ok("export --span chrome: %d X events, their durations the spans' to the nanosecond" % len(xs))
 bprint("export", "-q", "-f", "perfetto", "-o", "spans.pftrace", "--span", "fmt:enter*,fmt:leave*",
        "--span", "fmt:begin*,fmt:end*,req", TRACE)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
-import check_perfetto as cp  # noqa: E402
 pd = subprocess.run(["protoc", "-I", os.path.dirname(cp.__file__), "--decode=perfetto.protos.Trace",
                      "perfetto.proto"], input=cp.frame(cp.packets(open("spans.pftrace", "rb").read())),
                     stdout=subprocess.PIPE)
@@ -368,5 +359,4 @@ if counts != {"GET": (N + 2) // 3, "SET": (N + 1) // 3, "DEL": N // 3, "EDGE": 2
 else:
     ok("hist --follow PID: every record of the live program, the process's end ends it")
 
-print("%d failure(s)" % fails if fails else "all passed")
-sys.exit(1 if fails else 0)
+sys.exit(finish())

@@ -11,6 +11,8 @@
  */
 #include "analyze.h"
 
+#include "file/array.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,13 +181,12 @@ static const struct site_bind *site_counted(struct hist *h, struct bp_trace *t, 
 	if (id < h->nbind && h->bind[id].state == SITE_COUNTED)
 		return &h->bind[id];
 	if (id >= h->nbind) {
-		size_t len = (size_t)id + 1 > h->nbind * 2 ? (size_t)id + 1 : h->nbind * 2;
-		struct site_bind *grown = realloc(h->bind, len * sizeof(*grown));
+		struct site_bind *grown = bp_array_grow(h->bind, &h->nbind, (size_t)id + 1,
+							sizeof(*grown));
 
 		if (!grown)
 			return NULL;
-		memset(grown + h->nbind, 0, (len - h->nbind) * sizeof(*grown));
-		h->bind = grown, h->nbind = len;
+		h->bind = grown;
 	}
 	b = &h->bind[id];
 	if (b->state == SITE_SKIPPED)

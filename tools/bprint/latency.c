@@ -13,6 +13,8 @@
  */
 #include "analyze.h"
 
+#include "file/array.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,13 +176,12 @@ static const struct site_role *role_of(struct latency *l, struct bp_trace *t, ui
 	const struct bp_trace_layout *lay;
 
 	if (id >= l->nroles) {
-		size_t n = (size_t)id + 1 > l->nroles * 2 ? (size_t)id + 1 : l->nroles * 2;
-		struct site_role *grown = realloc(l->roles, n * sizeof(*grown));
+		struct site_role *grown = bp_array_grow(l->roles, &l->nroles, (size_t)id + 1,
+							sizeof(*grown));
 
 		if (!grown)
 			return NULL;
-		memset(grown + l->nroles, 0, (n - l->nroles) * sizeof(*grown));
-		l->roles = grown, l->nroles = n;
+		l->roles = grown;
 	}
 	r = &l->roles[id];
 	if (r->state)
