@@ -92,3 +92,6 @@ if(TARGET bprint_tool)
          ${CMAKE_CURRENT_BINARY_DIR}/reader_recording.d
     TIMEOUT 120)
 endif()
+
+# New rings join a consuming session in time order (src/trace/reader.c).
+bp_add_test(reader_join SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_join.c TIMEOUT 60)
