@@ -469,6 +469,22 @@ static void check_counted(struct bp_trace *t)
 		}
 }
 
+/*
+ * A stream still being written: its accounts are rewritten in place as
+ * the copy goes on, and their counts (what is not copied yet, as pages
+ * not full hold it) are read again at every refresh.
+ */
+static int reread_accounts(struct bp_trace *t)
+{
+	struct bp_file_chunk c;
+
+	if (!t->accounts_found || (t->info.flags & BP_TRACE_F_CLOSED) ||
+	    bp_chunk_look(t->fd, t->info.accounts_off, t->size, &c) != BP_CHUNK_SEEN_COMPLETE ||
+	    c.type != BP_CHUNK_ACCOUNTS)
+		return BP_TRACE_OK;
+	return add_counters(t, t->info.accounts_off, &c);
+}
+
 /* The file's size, as it is now. */
 int reader_measure(struct bp_trace *t)
 {
@@ -496,6 +512,8 @@ int catalogue_update(struct bp_trace *t, uint32_t want_site)
 		if (rc != BP_TRACE_OK && !want_site)
 			return rc;
 	}
+	if (!want_site && (rc = reread_accounts(t)) < 0)
+		return rc;
 	tables_sort_sites(t);
 	if (taken)
 		check_counted(t);
