@@ -171,6 +171,11 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	return BP_TRACE_OK;
 }
 
+/* No counter of a ring reaches 2^56: a record a nanosecond for two years.
+ * Above it, a counter is damage (an accounts chunk's entries, rewritten
+ * in place, carry no checksum: their high bits are checked here). */
+#define COUNT_BITS 56
+
 /* Entry e of an end or accounts chunk into its source. */
 static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring *r, bool end)
 {
@@ -178,7 +183,12 @@ static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring 
 
 	if (!r->ring_index)
 		return BP_TRACE_OK;	/* an accounts slot not filled */
-	if (r->discarded > r->written || r->copied > r->written - r->discarded ||
+	if ((r->written | r->discarded | r->copied | r->lost_records) >> COUNT_BITS)
+		reader_problem(t, "%s chunk: ring %llu counts %llu records written, more than "
+			       "any thread writes (2^%d)", end ? "end" : "accounts",
+			       (unsigned long long)r->ring_index, (unsigned long long)r->written,
+			       COUNT_BITS);
+	else if (r->discarded > r->written || r->copied > r->written - r->discarded ||
 	    r->lost_records > r->written - r->discarded - r->copied)
 		reader_problem(t, "%s chunk: ring %llu counts more records (%llu copied, %llu lost, "
 			       "%llu discarded) than were written (%llu)", end ? "end" : "accounts",
