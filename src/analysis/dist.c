@@ -202,7 +202,7 @@ static long double log_gamma(void)
 {
 	static long double lg;
 
-	if (!lg)
+	if (lg == 0)
 		lg = logl((1 + (long double)BP_DIST_ALPHA) / (1 - (long double)BP_DIST_ALPHA));
 	return lg;
 }
