@@ -46,12 +46,16 @@
 
 struct dring {
 	uint64_t index;			/* chunk index in the live file */
+	uint64_t off;			/* and the chunk's offset */
 	unsigned char *map;
 	size_t map_len;
-	struct bp_file_ring *rc;
+	struct bp_file_ring *rc;	/* NULL once released */
 	void *mem;
 	size_t bytes;
 	bool ready, dead;
+	bool released;			/* exited, copied, handed back (ring_release()) */
+	uint32_t tid, level;		/* as the ring chunk had them when released */
+	uint64_t dropped;
 	uint32_t page_size, npages;
 	uint64_t next_seq;		/* next page to copy */
 	uint64_t expect_rec;		/* first_rec the next page should have */
@@ -67,6 +71,11 @@ struct dring {
 	uint32_t nbatch, batch_cap;
 	uint32_t min_batch;		/* discard mode: pages worth a chunk */
 	uint64_t waiting_since;		/* when fewer than min_batch first waited */
+};
+
+/* A ring chunk handed back to the process: a new index there is a new ring. */
+struct reused {
+	uint64_t off, index;
 };
 
 struct dlist {
@@ -90,6 +99,8 @@ struct dfile {
 	size_t nrings, rcap;
 	struct dlist *lists;
 	size_t nlists, lcap;
+	struct reused *reused;		/* ring chunks released, watched for a new ring */
+	size_t nreused, ucap;
 	uint64_t out_end, out_end_written, out_index;
 	uint64_t acct_off;		/* the accounts chunk in force */
 	uint32_t acct_cap, acct_count;	/* its entries: room, in use */
@@ -280,13 +291,14 @@ static void ring_entry(const struct dring *r, struct bp_file_end_ring *er)
 {
 	memset(er, 0, sizeof(*er));
 	er->ring_index = r->index;
-	er->tid = r->rc->tid;
-	er->level = r->rc->level;
+	er->tid = r->released ? r->tid : r->rc->tid;
+	er->level = r->released ? r->level : r->rc->level;
 	if (r->ready) {
 		er->written = r->st.written;
 		er->discarded = r->st.discarded;
 	}
-	er->dropped = atomic_load_explicit(&r->rc->dropped, memory_order_relaxed);
+	er->dropped = r->released ? r->dropped
+				  : atomic_load_explicit(&r->rc->dropped, memory_order_relaxed);
 	er->lost_records = r->lost_records;
 	er->lost_pages = r->lost_pages;
 	er->copied = r->copied;
@@ -364,17 +376,27 @@ static void acct_put(struct drain *d, struct dfile *f, struct dring *r)
 
 static bool ring_setup(struct drain *d, struct dring *r);
 
-/* Writes stopped: keep the accounts' counters up with the rings. */
+static bool ring_exited(const struct dring *r);
+static void ring_release(struct drain *d, struct dfile *f, struct dring *r);
+
+/* Writes stopped: keep the accounts' counters up with the rings; exited
+ * rings, counted, are handed back all the same (nothing more will be
+ * copied from them). */
 static void acct_watch(struct drain *d, struct dfile *f)
 {
 	for (size_t i = 0; i < f->nrings; i++) {
 		struct dring *r = &f->rings[i];
+		bool exited;
 
-		if (r->dead || (!r->ready && !ring_setup(d, r)) ||
-		    bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
+		if (r->dead || r->released || (!r->ready && !ring_setup(d, r)))
+			continue;
+		exited = ring_exited(r);	/* before the counters: they are final then */
+		if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
 			continue;
 		if (r->st.written != r->acct_written)
 			acct_put(d, f, r);
+		if (exited)
+			ring_release(d, f, r);
 	}
 }
 
@@ -668,16 +690,60 @@ static enum drain_step drain_page(struct drain *d, struct dfile *f, struct dring
 	return DRAIN_NEXT;
 }
 
+/* Has r's thread exited (no record will come, the last ones are there)? */
+static bool ring_exited(const struct dring *r)
+{
+	/* D3: acquire, pairs with the process's release store of "exited" (C3
+	 * in src/file/writer_rings.c): the thread's last records are visible. */
+	return atomic_load_explicit(&r->rc->state, memory_order_acquire) == BP_RING_EXITED;
+}
+
 /*
- * Copy what ring r has completed (and, final, its head page).  Returns the
- * pages copied, or -1 on an output error.
+ * Ring r's thread has exited and every record of it is in the stream (or,
+ * the writes stopped, counted as not copied by its accounts entry): hand
+ * the chunk back to the process, which may reuse it for a new ring
+ * (docs/file-format.md, "Ring chunks reused"), free what we kept for it,
+ * and watch the chunk's header for that new ring (watch_reused()).
+ */
+static void ring_release(struct drain *d, struct dfile *f, struct dring *r)
+{
+	struct reused *u = grow_array(f->reused, &f->ucap, f->nreused, sizeof(*f->reused));
+
+	if (!u)
+		return;	/* not watched, so not handed back: the process takes a new chunk */
+	f->reused = u;
+	f->reused[f->nreused++] = (struct reused){ r->off, r->index };
+	if (bp_ring_stats(r->mem, r->bytes, &r->st) == BP_RING_OK)
+		acct_put(d, f, r);	/* the final counters, whatever was copied last */
+	r->tid = r->rc->tid;
+	r->level = r->rc->level;
+	r->dropped = atomic_load_explicit(&r->rc->dropped, memory_order_relaxed);
+	r->released = true;	/* ring_entry() uses the three above from now on */
+	/* D1: our reads of the ring before the process may reuse it; pairs with
+	 * its acquire load of "copied" (C1 in src/file/writer_rings.c). */
+	atomic_store_explicit(&r->rc->state, BP_RING_COPIED, memory_order_release);
+	munmap(r->map, r->map_len);
+	free(r->batch);
+	free(r->scratch);
+	r->map = r->batch = r->scratch = NULL;
+	r->rc = NULL;
+	r->mem = NULL;
+}
+
+/*
+ * Copy what ring r has completed (and, final or its thread exited, its
+ * head page; an exited ring copied to its end is then handed back).
+ * Returns the pages copied, or -1 on an output error.
  */
 static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool final)
 {
 	long copied = 0;
+	bool exited;
 
-	if (r->dead || (!r->ready && !ring_setup(d, r)))
+	if (r->dead || r->released || (!r->ready && !ring_setup(d, r)))
 		return 0;
+	exited = ring_exited(r);
+	final = final || exited;
 	if (!r->acct_written && r->st.written)
 		acct_put(d, f, r);	/* a ring the accounts do not have yet */
 	if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK) {
@@ -712,6 +778,8 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 	}
 	if (flush_ring(d, f, r) != 0)
 		return -1;
+	if (exited && copied < (long)PASS_PAGES_MAX)	/* all there was to copy */
+		ring_release(d, f, r);
 	return copied;
 }
 
@@ -735,6 +803,7 @@ static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const stru
 		r = &f->rings[f->nrings++];
 		memset(r, 0, sizeof(*r));
 		r->index = c->index;
+		r->off = off;
 		r->map = base;
 		r->map_len = len;
 		r->rc = p;
@@ -761,6 +830,38 @@ static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const stru
 	}
 }
 
+/*
+ * The ring chunks handed back: one whose index changed and whose state is
+ * complete again holds a new ring (docs/file-format.md, "Ring chunks
+ * reused").  The state is read after the index: the process stores it
+ * "being written" before it changes the index, and "complete" after.
+ */
+static void watch_reused(struct drain *d, struct dfile *f, uint64_t size)
+{
+	size_t i = 0;
+
+	while (i < f->nreused) {
+		struct reused *u = &f->reused[i];
+		struct bp_file_chunk c;
+		uint32_t state;
+
+		/* D2: index first, state second; pairs with the process's C2. */
+		if (pread(f->fd, &c, sizeof(c), (off_t)u->off) != (ssize_t)sizeof(c) ||
+		    c.index == u->index ||
+		    pread(f->fd, &state, sizeof(state),
+			  (off_t)(u->off + offsetof(struct bp_file_chunk, state))) !=
+			    (ssize_t)sizeof(state) ||
+		    state != BP_CHUNK_COMPLETE) {
+			i++;
+			continue;
+		}
+		atomic_store_explicit(&c.state, state, memory_order_relaxed);
+		if (c.type == BP_CHUNK_RING && bp_valid_chunk(&c, u->off, size))
+			add_chunk(d, f, u->off, &c);
+		*u = f->reused[--f->nreused];
+	}
+}
+
 /* Step 1: new chunks.  final: the writer is gone, skip what it left unfinished. */
 static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 {
@@ -770,6 +871,7 @@ static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 	if (fstat(f->fd, &st) != 0)
 		return;
 	size = (uint64_t)st.st_size;
+	watch_reused(d, f, size);
 	while (f->scan_off + BP_CHUNK_HDR_BYTES <= size) {
 		struct bp_file_chunk c;
 		uint32_t state;
@@ -824,10 +926,14 @@ static long pass(struct drain *d, struct dfile *f, bool final)
 static void close_file(struct drain *d, struct dfile *f)
 {
 	for (size_t i = 0; i < f->nrings; i++) {
-		munmap(f->rings[i].map, f->rings[i].map_len);
+		if (f->rings[i].map)
+			munmap(f->rings[i].map, f->rings[i].map_len);
 		free(f->rings[i].batch);
 		free(f->rings[i].scratch);
 	}
+	free(f->reused);
+	f->reused = NULL;
+	f->nreused = 0;
 	for (size_t i = 0; i < f->nlists; i++)
 		munmap(f->lists[i].map, f->lists[i].map_len);
 	free(f->rings);

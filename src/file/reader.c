@@ -836,6 +836,57 @@ static int revisit_pending(struct bp_trace *t)
 	return BP_TRACE_OK;
 }
 
+/* ---- ring chunks reused, retired rings (format 1.3) -------------------- */
+
+/*
+ * The live file reuses an exited thread's ring chunk for a new ring
+ * (docs/file-format.md, "Ring chunks reused"), and counts in its header
+ * the rings it reused while their records were in no other file.  Those
+ * are one more ring here, key 0 (no chunk has index 0), tid -1,
+ * "(retired)": its stored records all overwritten.  At a refresh, a ring
+ * chunk known to this reader whose index changed holds a new ring: the
+ * old one is over (left as read, or, if it had exited, its counts moved
+ * into the retired ring that now counts it), and the chunk is looked at
+ * again as a new one.  The only place that knows of reuse.
+ */
+static void reused_rings(struct bp_trace *t)
+{
+	uint64_t c[3];	/* retired_rings (and the reserved word), _written, _discarded */
+	struct source *r = source_for(t, 0, false);
+
+	for (size_t i = 0; t->live && i < t->nsrc; i++) {
+		struct source *s = t->src[i];
+		struct bp_file_ring h;
+
+		if (!s->ring_chunk || s->dead || rd(t, s->ring_chunk, &h, sizeof(h)) != BP_TRACE_OK)
+			continue;
+		if (h.chunk.index == s->info.key) {
+			s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
+			continue;
+		}
+		s->dead = true;
+		s->counters_final = true;
+		remember_pending(t, s->ring_chunk);
+		if (s->info.state == BP_RING_EXITED && (r || (r = source_for(t, 0, true)))) {
+			r->info.read += s->info.read;	/* the retired ring counts it now */
+			memset(&s->info.written, 0, sizeof(s->info) - offsetof(struct bp_trace_ring,
+										  written));
+		}
+	}
+	if (rd(t, offsetof(struct bp_file_header, retired_rings), c, sizeof(c)) != BP_TRACE_OK ||
+	    !c[1] || (!r && !(r = source_for(t, 0, true))))
+		return;
+	r->info.tid = -1;
+	memcpy(r->info.comm, "(retired)", sizeof("(retired)"));
+	r->info.state = BP_RING_EXITED;
+	r->info.written = c[1];
+	r->info.discarded = c[2] < c[1] ? c[2] : c[1];
+	r->info.overwritten = c[1] - r->info.discarded > r->info.read
+				      ? c[1] - r->info.discarded - r->info.read : 0;
+	r->phase = 2;
+	r->counters_final = true;
+}
+
 /* ---- open, close, refresh ---------------------------------------------- */
 
 static void print_symbol(void *ctx, char letter, uint64_t address, char *buf, size_t size);
@@ -874,6 +925,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 		t->walk_pos = BP_FILE_HEADER_BYTES;
 		rc = walk(t);
 		check_tail(t);
+		reused_rings(t);
 		if (rc != BP_TRACE_OK)
 			bp_snprintf(err, errlen, "%s", rc == BP_TRACE_ENOMEM ? strerror(ENOMEM)
 					      : rc == BP_TRACE_EIO ? strerror(errno) : "corrupt file");
@@ -934,6 +986,7 @@ int bp_trace_refresh(struct bp_trace *t)
 	if ((rc = measure(t)) != BP_TRACE_OK)
 		return rc;
 	reread_header(t);
+	reused_rings(t);
 	for (size_t i = 0; i < t->nlists; i++)
 		if ((rc = parse_list(t, &t->lists[i])) < 0)
 			return rc;
@@ -1747,6 +1800,10 @@ uint64_t bp_trace_overwritten_estimate(struct bp_trace *t)
 		struct source *s = t->src[i];
 		uint64_t first = UINT64_MAX;
 
+		if (!s->info.key) {	/* the retired rings (reused_rings()) */
+			sum += s->info.overwritten;
+			continue;
+		}
 		if (s->accounted) {	/* what reading will find below the last record */
 			uint64_t after, end = accounted_end(t, s, &after);
 

@@ -1,11 +1,12 @@
 /*
  * The live trace file, written by the traced process (writer.h).
  *
- * Every ring is a chunk of the file: allocating one is a fetch-add on the
- * header's `end`, an fallocate() and an mmap(MAP_SHARED); all three may
- * run in a signal handler (a thread's first trace), so that path makes
- * system calls only.  Sites and libraries are appended in ordinary context,
- * under list_lock.  The file is never shrunk and chunks are never moved, so
+ * Every ring is a chunk of the file (writer_rings.c): allocating one is a
+ * fetch-add on the header's `end`, an fallocate() and an mmap(MAP_SHARED);
+ * all three may run in a signal handler (a thread's first trace), so that
+ * path makes system calls only.  Sites and libraries are appended in
+ * ordinary context, under list_lock.  The file is never shrunk and chunks
+ * are never moved (an exited thread's ring chunk is reused in place), so
  * whatever instant the process dies at, what is in the file is what the
  * tracer had stored (docs/file-format.md).
  *
@@ -15,6 +16,7 @@
 #include "file/writer.h"
 
 #include "file/layout.h"
+#include "file/writer_live.h"
 #include "ring/ring.h"
 #include "trace/backing.h"
 #include "trace/clock.h"
@@ -40,17 +42,10 @@
 #define LIST_CHUNK_BYTES (64u * 1024u)
 #define CALIB_EVERY_NS 10000000u	/* refresh the calibration at most every 10 ms */
 
-/* One mapped chunk. */
-struct mapped {
-	unsigned char *base;		/* mmap'd address (page-aligned) */
-	size_t len;			/* mmap'd length */
-	struct bp_file_chunk *chunk;	/* the chunk inside it */
-};
-
 /* A sites or libraries chunk being appended to. */
 struct list {
 	uint32_t type;
-	struct mapped m;
+	struct bp_mapped m;
 	uint32_t cap;			/* bytes of records the chunk holds */
 	uint32_t used;
 };
@@ -60,10 +55,8 @@ struct known_lib {
 	uint64_t path_hash;
 };
 
-static int fd = -1;
+struct bp_live bp_live = { .fd = -1 };
 static pid_t owner;			/* the process that created the file */
-static struct bp_file_header *hdr;
-static uintptr_t sys_page;		/* the system page size */
 static char path_used[PATH_MAX];
 static _Atomic uint64_t next_index = 1;
 static atomic_flag calib_busy = ATOMIC_FLAG_INIT;
@@ -93,12 +86,12 @@ static uint64_t mono_ns(void)
 /* Make [off, off + size) part of the file: never shrinks it. */
 static int grow(uint64_t off, uint64_t size)
 {
-	if (fallocate(fd, 0, (off_t)off, (off_t)size) == 0)
+	if (fallocate(bp_live.fd, 0, (off_t)off, (off_t)size) == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -1;
 	/* No fallocate here: write the chunk's last byte (nobody else writes it). */
-	return pwrite(fd, "", 1, (off_t)(off + size - 1)) == 1 ? 0 : -1;
+	return pwrite(bp_live.fd, "", 1, (off_t)(off + size - 1)) == 1 ? 0 : -1;
 }
 
 /*
@@ -106,10 +99,10 @@ static int grow(uint64_t off, uint64_t size)
  * fill its header, state still "being written".  A chunk that cannot be
  * mapped is marked abandoned with pwrite, so that readers skip it whole.
  */
-static int chunk_alloc(uint32_t type, uint64_t size, struct mapped *m)
+int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 {
-	uint64_t off = atomic_fetch_add_explicit(&hdr->end, size, memory_order_relaxed);
-	uint64_t moff = off & ~(uint64_t)(sys_page - 1);
+	uint64_t off = atomic_fetch_add_explicit(&bp_live.hdr->end, size, memory_order_relaxed);
+	uint64_t moff = off & ~(uint64_t)(bp_live.sys_page - 1);
 	struct bp_file_chunk c;
 	void *p;
 
@@ -117,14 +110,14 @@ static int chunk_alloc(uint32_t type, uint64_t size, struct mapped *m)
 	memcpy(c.magic, BP_CHUNK_MAGIC, 4);
 	c.type = type;
 	c.size = size;
-	c.index = atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);
+	c.index = bp_live_next_index();
 	if (grow(off, size) != 0)
 		return -1;
-	p = mmap(NULL, (size_t)(off - moff + size), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)moff);
+	p = mmap(NULL, (size_t)(off - moff + size), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bp_live.fd, (off_t)moff);
 	if (p == MAP_FAILED) {
 		atomic_init(&c.state, BP_CHUNK_ABANDONED);
-		(void)!pwrite(fd, &c, sizeof(c), (off_t)off);
+		(void)!pwrite(bp_live.fd, &c, sizeof(c), (off_t)off);
 		return -1;
 	}
 	m->base = p;
@@ -135,7 +128,12 @@ static int chunk_alloc(uint32_t type, uint64_t size, struct mapped *m)
 	return 0;
 }
 
-static void chunk_publish(struct bp_file_chunk *c)
+uint64_t bp_live_next_index(void)
+{
+	return atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);
+}
+
+void bp_live_chunk_publish(struct bp_file_chunk *c)
 {
 	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_release);
 }
@@ -145,176 +143,24 @@ void bp_file_calibrate(void)
 	struct bp_clock_calib c;
 	uint64_t seq;
 
-	if (!hdr || atomic_flag_test_and_set_explicit(&calib_busy, memory_order_acquire))
+	if (!bp_live.hdr || atomic_flag_test_and_set_explicit(&calib_busy, memory_order_acquire))
 		return;
 	bp_clock_calibrate(&c);
-	seq = atomic_load_explicit(&hdr->calib_seq, memory_order_relaxed);
-	hdr->calib[(seq + 1) & 1] = c;
+	seq = atomic_load_explicit(&bp_live.hdr->calib_seq, memory_order_relaxed);
+	bp_live.hdr->calib[(seq + 1) & 1] = c;
 	/* The slot before the sequence that selects it; readers re-check the sequence. */
-	atomic_store_explicit(&hdr->calib_seq, seq + 1, memory_order_release);
+	atomic_store_explicit(&bp_live.hdr->calib_seq, seq + 1, memory_order_release);
 	atomic_store_explicit(&last_calib_ns, mono_ns(), memory_order_relaxed);
 	atomic_flag_clear_explicit(&calib_busy, memory_order_release);
 }
 
-static void maybe_calibrate(void)
+void bp_live_maybe_calibrate(void)
 {
 	if (mono_ns() - atomic_load_explicit(&last_calib_ns, memory_order_relaxed) >= CALIB_EVERY_NS)
 		bp_file_calibrate();
 }
 
 /* ---- the backing ------------------------------------------------------- */
-
-static void *map_anon(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* The ring chunk of ring memory we handed out (ring memory from the file is
- * never page-aligned: it starts 128 bytes into a chunk), or NULL. */
-static struct bp_file_ring *ring_chunk(void *mem)
-{
-	if (!mem || ((uintptr_t)mem & (sys_page - 1)) == 0)
-		return NULL;
-	return (struct bp_file_ring *)(void *)((unsigned char *)mem - BP_FILE_RING_OFFSET);
-}
-
-static bool file_ring_in_file(const void *mem)
-{
-	return ring_chunk((void *)(uintptr_t)mem) != NULL;
-}
-
-/*
- * The file had no room for a ring: it traces in memory only.  The header
- * counts such rings now and their records when their threads are done
- * (memory_records), so that a reader says what the file lacks; the first
- * one is also said on stderr.  May run in a signal handler: atomics and
- * write(2) only.
- */
-static void *ring_to_memory(size_t bytes)
-{
-	static const char msg[] = "bprint: the trace file is full: a thread's records are "
-				  "kept in memory only\n";
-
-	if (atomic_fetch_add_explicit(&hdr->memory_rings, 1, memory_order_relaxed) == 0)
-		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
-	return map_anon(bytes);
-}
-
-static void *file_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
-{
-	struct mapped m;
-	struct bp_file_ring *r;
-	struct bp_thread_view v;
-
-	if (chunk_alloc(BP_CHUNK_RING, bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes),
-			&m) != 0)
-		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
-	r = (struct bp_file_ring *)(void *)m.chunk;
-	bp_thread_view(t, &v);
-	r->tid = (uint32_t)v.tid;
-	r->level = level;
-	memcpy(r->comm, v.comm, sizeof(r->comm));
-	atomic_store_explicit(&r->state, BP_RING_ALIVE, memory_order_relaxed);
-	r->ring_bytes = bytes;
-	chunk_publish(&r->chunk);
-	maybe_calibrate();
-	return (unsigned char *)r + BP_FILE_RING_OFFSET;
-}
-
-static void unmap_ring_chunk(struct bp_file_ring *r, size_t bytes)
-{
-	uintptr_t start = (uintptr_t)r & ~(sys_page - 1);
-	size_t len = (size_t)((uintptr_t)r - start) +
-		     (size_t)bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes);
-
-	munmap((void *)start, len);
-}
-
-static void file_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
-{
-	struct bp_file_ring *r = ring_chunk(mem);
-
-	(void)t;
-	(void)level;
-	if (!r) {
-		munmap(mem, bytes);
-		return;
-	}
-	atomic_store_explicit(&r->state, BP_RING_RELEASED, memory_order_release);
-	unmap_ring_chunk(r, bytes);
-}
-
-/* In a fork child: the parent's file rings are unmapped, nothing written. */
-static void child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
-{
-	struct bp_file_ring *r = ring_chunk(mem);
-
-	(void)t;
-	(void)level;
-	if (r)
-		unmap_ring_chunk(r, bytes);
-	else
-		munmap(mem, bytes);
-}
-
-/* Records of v's rings that are not in the file (ring_to_memory()). */
-static uint64_t records_in_memory(const struct bp_thread_view *v)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
-		struct bp_ring_stats st;
-
-		if (!v->ring_mem[i] || ring_chunk(v->ring_mem[i]))
-			continue;
-		if (bp_ring_stats(v->ring_mem[i], v->ring_bytes[i], &st) == BP_RING_OK)
-			n += st.written;
-		if (i == 0)
-			n += v->dropped;	/* ring 0's chunk would have held them */
-	}
-	return n;
-}
-
-/*
- * A thread is done (its exit, or the process's): its last name and
- * counters.  A thread that exits after the process's exit handler counted
- * it as alive is not counted again (the file says closed then).
- */
-static void store_thread(const struct bp_thread_view *v, bool exited)
-{
-	uint64_t in_memory = records_in_memory(v);
-
-	if (in_memory &&
-	    !(atomic_load_explicit(&hdr->flags, memory_order_acquire) & BP_FILE_F_CLOSED))
-		atomic_fetch_add_explicit(&hdr->memory_records, in_memory, memory_order_relaxed);
-	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
-		struct bp_file_ring *r = ring_chunk(v->ring_mem[i]);
-
-		if (!r)
-			continue;
-		memcpy(r->comm, v->comm, sizeof(r->comm));
-		if (i == 0)
-			atomic_store_explicit(&r->dropped, v->dropped, memory_order_relaxed);
-		if (exited)
-			atomic_store_explicit(&r->state, BP_RING_EXITED, memory_order_release);
-	}
-}
-
-static void store_alive(const struct bp_thread_view *v, void *ctx)
-{
-	(void)ctx;
-	store_thread(v, false);
-}
-
-static void file_thread_exit(struct bp_thread *t)
-{
-	struct bp_thread_view v;
-
-	bp_thread_view(t, &v);
-	store_thread(&v, true);
-}
 
 static void forget_list(struct list *l)
 {
@@ -329,13 +175,14 @@ static void file_fork_child(void)
 	/* Only this thread runs: no lock is needed, none may be taken. */
 	forget_list(&sites);
 	forget_list(&libs);
+	bp_live_rings_fork_child();
 	pthread_mutex_init(&list_lock, NULL);
-	if (hdr)
-		munmap(hdr, BP_FILE_HEADER_BYTES);
-	hdr = NULL;
-	if (fd >= 0)
-		close(fd);
-	fd = -1;
+	if (bp_live.hdr)
+		munmap(bp_live.hdr, BP_FILE_HEADER_BYTES);
+	bp_live.hdr = NULL;
+	if (bp_live.fd >= 0)
+		close(bp_live.fd);
+	bp_live.fd = -1;
 	path_used[0] = '\0';
 	bp_backing = &child_backing;
 }
@@ -348,13 +195,13 @@ static int list_append(struct list *l, const void *rec, uint32_t len)
 
 	if (!l->m.chunk || len > l->cap - l->used) {
 		uint64_t size = bp_file_align_up(BP_FILE_LIST_HDR_BYTES + (uint64_t)len);
-		struct mapped m;
+		struct bp_mapped m;
 
 		if (size < LIST_CHUNK_BYTES)
 			size = LIST_CHUNK_BYTES;
-		if (size > UINT32_MAX || chunk_alloc(l->type, size, &m) != 0)
+		if (size > UINT32_MAX || bp_live_chunk_alloc(l->type, size, &m) != 0)
 			return -1;
-		chunk_publish(m.chunk);	/* the header is complete; records follow by `used` */
+		bp_live_chunk_publish(m.chunk);	/* the header is complete; records follow by `used` */
 		forget_list(l);
 		l->m = m;
 		l->cap = (uint32_t)size - BP_FILE_LIST_HDR_BYTES;
@@ -506,7 +353,7 @@ static void scan_libs(bool force)
 /* A site record the file has no room for (or no memory to build): counted. */
 static void site_missing(void)
 {
-	atomic_fetch_add_explicit(&hdr->missing_sites, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&bp_live.hdr->missing_sites, 1, memory_order_relaxed);
 }
 
 static void append_site(const struct bprint_site *s)
@@ -548,20 +395,21 @@ static void file_site_added(const struct bprint_site *site)
 	scan_libs(false);	/* a dlopen'ed object registers its sites from its constructor */
 	append_site(site);
 	pthread_mutex_unlock(&list_lock);
-	maybe_calibrate();
+	bp_live_maybe_calibrate();
 }
 
 static const struct bp_backing file_backing = {
-	.ring_map = file_ring_map,
-	.ring_unmap = file_ring_unmap,
-	.ring_in_file = file_ring_in_file,
+	.ring_map = bp_live_ring_map,
+	.ring_unmap = bp_live_ring_unmap,
+	.ring_in_file = bp_live_ring_in_file,
+	.ring_copied = bp_live_ring_copied,
 	.site_added = file_site_added,
-	.thread_exit = file_thread_exit,
+	.thread_exit = bp_live_thread_exit,
 	.fork_child = file_fork_child,
 };
 
 static const struct bp_backing child_backing = {
-	.ring_unmap = child_ring_unmap,
+	.ring_unmap = bp_live_child_ring_unmap,
 };
 
 /* ---- open and exit ----------------------------------------------------- */
@@ -576,11 +424,11 @@ static void replay_site(const struct bprint_site *s, void *ctx)
 
 static void file_exit(void)
 {
-	if (!hdr || getpid() != owner)
+	if (!bp_live.hdr || getpid() != owner)
 		return;
-	bp_threads_each_alive(store_alive, NULL);
+	bp_live_rings_at_exit();
 	bp_file_calibrate();
-	atomic_fetch_or_explicit(&hdr->flags, BP_FILE_F_CLOSED, memory_order_release);
+	atomic_fetch_or_explicit(&bp_live.hdr->flags, BP_FILE_F_CLOSED, memory_order_release);
 }
 
 static void fill_header(struct bp_file_header *h)
@@ -644,31 +492,31 @@ int bp_file_open(const char *path)
 	void *p;
 	int err;
 
-	if (hdr || !path || !*path) {
+	if (bp_live.hdr || !path || !*path) {
 		errno = EINVAL;
 		return -1;
 	}
-	sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	fd = create(path);
-	if (fd < 0 && errno == EEXIST) {
+	bp_live.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	bp_live.fd = create(path);
+	if (bp_live.fd < 0 && errno == EEXIST) {
 		/* An ancestor's file (an exec'd child inherits BPRINT_FILE), or an old one. */
 		if (snprintf(alt, sizeof(alt), "%s.%ld", path, (long)getpid()) >= (int)sizeof(alt)) {
 			errno = ENAMETOOLONG;
 		} else {
-			fd = create(alt);
+			bp_live.fd = create(alt);
 			path = alt;
 		}
 	}
-	if (fd < 0)
+	if (bp_live.fd < 0)
 		goto fail;
 	if (grow(0, BP_FILE_HEADER_BYTES) != 0)
 		goto fail_fd;
-	p = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, bp_live.fd, 0);
 	if (p == MAP_FAILED)
 		goto fail_fd;
-	hdr = p;
+	bp_live.hdr = p;
 	owner = getpid();
-	fill_header(hdr);
+	fill_header(bp_live.hdr);
 	bp_file_calibrate();
 
 	pthread_mutex_lock(&list_lock);
@@ -682,9 +530,9 @@ int bp_file_open(const char *path)
 
 fail_fd:
 	err = errno;
-	close(fd);
+	close(bp_live.fd);
 	unlink(path_used);
-	fd = -1;
+	bp_live.fd = -1;
 	path_used[0] = '\0';
 	errno = err;
 fail:
@@ -697,5 +545,5 @@ fail:
 
 const char *bp_file_path(void)
 {
-	return hdr && path_used[0] ? path_used : NULL;
+	return bp_live.hdr && path_used[0] ? path_used : NULL;
 }

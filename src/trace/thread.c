@@ -80,14 +80,23 @@ static void *ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 	return b && b->ring_map ? b->ring_map(t, level, bytes) : map_anon(bytes);
 }
 
-static void ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
+static void ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes,
+		       enum bp_ring_release why)
 {
 	const struct bp_backing *b = bp_backing;
 
 	if (b && b->ring_unmap)
-		b->ring_unmap(t, level, mem, bytes);
+		b->ring_unmap(t, level, mem, bytes, why);
 	else
 		munmap(mem, bytes);
+}
+
+/* Is mem a ring of the backing's file (not anonymous memory)? */
+static bool ring_in_file(const void *mem)
+{
+	const struct bp_backing *b = bp_backing;
+
+	return b && b->ring_in_file && b->ring_in_file(mem);
 }
 
 /* Ring 0 gets the configured size; nested rings a sixteenth, at least 4 pages. */
@@ -117,20 +126,20 @@ static size_t ring_bytes(unsigned level, uint32_t *npages)
  */
 static void block_setup(struct bp_thread_ring *r, unsigned level, void *mem, size_t bytes)
 {
-	const struct bp_backing *b = bp_backing;
-
 	if (bp_config.mode != BP_RING_BLOCK)
 		return;
 	if (level == 0)
 		bp_ring_writer_block(&r->w, bp_config.block_ns);
-	if (bp_config.record_pid && b && b->ring_in_file && b->ring_in_file(mem))
+	if (bp_config.record_pid && ring_in_file(mem))
 		bp_ring_consumer_attach(mem, bytes, bp_config.record_pid);
 }
 
 /*
  * Both slow paths may run in a signal handler (a handler's first trace, or
  * its nest level's first ring), and the system calls they make can change
- * errno under the interrupted code: keep it.
+ * errno under the interrupted code: keep it.  (bp_ring_init() cannot fail
+ * on the geometry ring_bytes() gives, so the give-back below, which takes
+ * the backing's lock, does not run there in practice.)
  */
 static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 {
@@ -142,7 +151,7 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 	if (!mem || bp_ring_init(mem, bytes, bp_config.page_size, bp_config.mode) != BP_RING_OK ||
 	    bp_ring_writer_init(&r->w, mem, bytes) != BP_RING_OK) {
 		if (mem)
-			ring_unmap(t, level, mem, bytes);
+			ring_unmap(t, level, mem, bytes, BP_RELEASE_READ);
 		atomic_store_explicit(&t->no_memory, atomic_load_explicit(&t->no_memory,
 			memory_order_relaxed) + 1, memory_order_relaxed);
 		return NULL;
@@ -171,13 +180,13 @@ void bp_read_state_release(struct bp_read_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static void unmap_rings(struct bp_thread *t)
+static void unmap_rings(struct bp_thread *t, enum bp_ring_release why)
 {
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 		void *mem = atomic_exchange_explicit(&t->ring[i].mem, NULL, memory_order_acq_rel);
 
 		if (mem)
-			ring_unmap(t, i, mem, t->ring[i].bytes);
+			ring_unmap(t, i, mem, t->ring[i].bytes, why);
 		bp_read_state_release(&t->ring[i].consumer);
 	}
 }
@@ -251,7 +260,10 @@ static struct bp_thread *push_new(void)
  * Give back the pages of an exited thread's anonymous ring that never held
  * a record: the slots past head_seq, as zero as bp_ring_init() left them.
  * A reader may be reading the ring meanwhile: it finds the same zeros.
- * Returns the bytes still resident.
+ * A ring in the backing's file gives back all its pages: the file keeps
+ * them, and a reader that reads them again faults them back in from it.
+ * Returns what the ring costs the budget: the bytes still resident, or,
+ * in a file, the whole ring (BPRINT_RETAIN bounds the file too).
  */
 static size_t trim_ring(struct bp_thread_ring *r)
 {
@@ -261,6 +273,13 @@ static size_t trim_ring(struct bp_thread_ring *r)
 	uintptr_t start, end;
 	uint64_t used;
 
+	if (mem && ring_in_file(mem)) {
+		start = ((uintptr_t)mem + page - 1) & ~(page - 1);
+		end = ((uintptr_t)mem + r->bytes) & ~(page - 1);
+		if (start < end)
+			(void)madvise((void *)start, end - start, MADV_DONTNEED);
+		return r->bytes;
+	}
 	if (!mem || bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
 		return mem ? r->bytes : 0;
 	used = st.head_seq < st.npages ? st.head_seq : st.npages;
@@ -271,6 +290,8 @@ static size_t trim_ring(struct bp_thread_ring *r)
 		return r->bytes - (end - start);
 	return r->bytes;
 }
+
+static void reclaim_copied(void);
 
 /* The exited thread t (still ALIVE: nobody unmaps it) is trimmed, queued, then DEAD. */
 static void retain_dead(struct bp_thread *t)
@@ -295,6 +316,7 @@ static void retain_dead(struct bp_thread *t)
 	/* DEAD once queued: reclaim and the budget find it on the queue. */
 	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
 	pthread_mutex_unlock(&bp_list_lock);
+	reclaim_copied();
 	if (over)
 		bp_thread_retain_enforce();
 }
@@ -310,10 +332,7 @@ static void thread_exit(void *arg)
 	}
 	if (bp_backing && bp_backing->thread_exit)
 		bp_backing->thread_exit(t);
-	if (!bp_backing || !bp_backing->ring_map)
-		retain_dead(t);
-	else
-		atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
+	retain_dead(t);
 }
 
 /*
@@ -398,7 +417,7 @@ void bp_thread_reclaim(void)
 			drained = drained && ring_drained(&t->ring[i]);
 		if (!drained)
 			continue;
-		unmap_rings(t);
+		unmap_rings(t, BP_RELEASE_READ);
 		pthread_mutex_lock(&bp_list_lock);
 		dequeue_dead(t);
 		make_free(t);
@@ -406,6 +425,45 @@ void bp_thread_reclaim(void)
 	}
 	pthread_rwlock_unlock(&bp_readers_lock);
 	bp_thread_retain_enforce();
+}
+
+/* Has the backing's consumer copied every ring of the exited thread t? */
+static bool rings_copied(struct bp_thread *t)
+{
+	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		void *mem = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);
+
+		if (mem && !(ring_in_file(mem) && bp_backing->ring_copied(mem)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Under bprint record: the exited threads whose rings the copier has
+ * copied give them back at once (nothing is lost, and the file reuses
+ * them), not when BPRINT_RETAIN is reached.  Called at each thread exit;
+ * the queue holds few threads here (file rings count whole in the
+ * budget), and without a copier there is nothing to look for.
+ */
+static void reclaim_copied(void)
+{
+	struct bp_thread *t, *next;
+
+	if (!bp_config.record_pid || !bp_backing || !bp_backing->ring_copied ||
+	    pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
+		return;
+	pthread_mutex_lock(&bp_list_lock);
+	for (t = dead_head; t; t = next) {
+		next = t->dead_next;
+		if (!rings_copied(t))
+			continue;
+		dequeue_dead(t);
+		unmap_rings(t, BP_RELEASE_READ);
+		make_free(t);
+	}
+	pthread_mutex_unlock(&bp_list_lock);
+	pthread_rwlock_unlock(&bp_readers_lock);
 }
 
 static void add_relaxed(_Atomic uint64_t *c, uint64_t n)
@@ -435,7 +493,7 @@ static void retire(struct bp_thread *t)
 		/* all it stored and the consumer did not return, overwritten or not */
 		add_relaxed(&bp_retired.overwritten, st.written - st.discarded - read);
 	}
-	unmap_rings(t);
+	unmap_rings(t, BP_RELEASE_LOST);
 }
 
 /*
@@ -476,7 +534,7 @@ static void fork_child(void)
 	memset(&bp_retired, 0, sizeof(bp_retired));
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
 	     t = t->next) {
-		unmap_rings(t);
+		unmap_rings(t, BP_RELEASE_CHILD);
 		t->dead_prev = t->dead_next = NULL;
 		t->queued = 0;
 		t->retained = 0;

@@ -23,11 +23,15 @@
  * FREE descriptors wait on a stack, so a claim never walks the list.  At
  * exit a thread gives back the pages of its anonymous rings that never
  * held a record (they read as zero again, as bp_ring_init() left them),
- * and joins the queue of exited threads, oldest first.  What the queue
- * keeps resident is bounded by BPRINT_RETAIN: beyond it the oldest exited
- * threads are unmapped and their unread records counted as overwritten
- * (bprint_stats() shows them in one entry with tid -1).  File-backed rings
- * are left alone: their memory is the file's, which keeps every record.
+ * and all the pages of its rings in the backing's file (the file keeps
+ * them), and joins the queue of exited threads, oldest first.  What the
+ * queue keeps is bounded by BPRINT_RETAIN, counting anonymous rings by
+ * their resident pages and file rings whole (the file's size is bounded
+ * too): beyond it the oldest exited threads are unmapped and their unread
+ * records counted as overwritten (bprint_stats() shows them in one entry
+ * with tid -1), and the backing may reuse their file space.  Under bprint
+ * record, exited threads whose rings the copier has copied are given back
+ * at once, nothing lost.
  *
  * Which calls need which lock:
  *   writer (the owning thread):     none
