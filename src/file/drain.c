@@ -971,10 +971,20 @@ static void finish(struct drain *d, struct dfile *f)
 		d->res->dropped += er.dropped;
 		d->res->lost_records += er.lost_records;
 		d->res->lost_pages += er.lost_pages;
+		d->res->copied += er.copied;
+		/* what the accounts say is missing (docs/file-format.md, type 7) */
+		if (er.written > er.discarded + er.lost_records + er.copied)
+			d->res->not_copied += er.written - er.discarded - er.lost_records - er.copied;
 	}
 	d->res->memory_rings += atomic_load_explicit(&f->hdr->memory_rings, memory_order_relaxed);
 	d->res->memory_records += atomic_load_explicit(&f->hdr->memory_records,
 						       memory_order_relaxed);
+	d->res->missing_sites += atomic_load_explicit(&f->hdr->missing_sites, memory_order_relaxed);
+	d->res->truncated += f->stop_reason != 0;
+	if (f->stop_reason && !d->res->stop_reason) {
+		d->res->stop_reason = f->stop_reason;
+		d->res->stop_errno = f->stop_errno;
+	}
 	if (f->stop_reason) {
 		/* no end chunk: the accounts and the header say where it stopped */
 		out_header(d, f, BP_FILE_F_STREAM);
