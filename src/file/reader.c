@@ -288,6 +288,7 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	size_t have = t->size < sizeof(h) ? (size_t)t->size : sizeof(h);
 	const char *why;
 	uint32_t len, i;
+	size_t o;
 	int rc;
 
 	memset(&h, 0, sizeof(h));
@@ -316,14 +317,20 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 		in->clock_name = "unknown";
 	copy_name(in->comm, h.comm, sizeof(h.comm));
 	len = h.cmdline_len < BP_FILE_CMDLINE_MAX ? h.cmdline_len : BP_FILE_CMDLINE_MAX;
-	for (i = 0; i < len; i++) {
+	o = 0;
+	for (i = 0; i < len && o + 3 < sizeof(in->cmdline); i++) {
 		char c = h.cmdline[i];
 
-		in->cmdline[i] = c == '\0' ? ' ' : (c < ' ' || c == 0x7f) ? '?' : c;
+		if (c == '\0' && (i == 0 || h.cmdline[i - 1] == '\0')) {
+			/* an empty argument, as a shell writes it */
+			in->cmdline[o++] = '\'';
+			in->cmdline[o++] = '\'';
+		}
+		in->cmdline[o++] = c == '\0' ? ' ' : (c < ' ' || c == 0x7f) ? '?' : c;
 	}
-	while (i > 0 && in->cmdline[i - 1] == ' ')
-		i--;
-	in->cmdline[i] = '\0';
+	while (o > 0 && in->cmdline[o - 1] == ' ')
+		o--;
+	in->cmdline[o] = '\0';
 	return BP_TRACE_OK;
 }
 

@@ -604,6 +604,27 @@ int bprint_disable(const char *pattern)
 	return pattern ? add_rule(pattern, false) : -1;
 }
 
+/*
+ * Is pattern one that pattern.h knows?  A word and one colon before the
+ * rest ("foo:bar") is a kind, and must be file, line (with a FILE:LINE
+ * after it), func or fmt; a glob with "::" in it (a C++ name) is a
+ * function glob.  NULL, or what is wrong with it.
+ */
+static const char *pattern_problem(const char *pattern)
+{
+	size_t word = strspn(pattern, "abcdefghijklmnopqrstuvwxyz_");
+
+	if (pattern[word] != ':' || pattern[word + 1] == ':' || word == 0)
+		return NULL;
+	if (!strncmp(pattern, "line:", 5))
+		return strchr(pattern + 5, ':') ? NULL : "expected line:FILE:LINE";
+	if (!strncmp(pattern, "file:", 5) || !strncmp(pattern, "func:", 5) ||
+	    !strncmp(pattern, "fmt:", 4))
+		return NULL;
+	return "unknown kind: expected file:GLOB, line:FILE:LINE, func:GLOB, fmt:GLOB or a "
+	       "function glob";
+}
+
 void bp_site_filter_load(const char *spec)
 {
 	char *copy, *save = NULL;
@@ -613,11 +634,17 @@ void bp_site_filter_load(const char *spec)
 		return;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool enable = *tok != '-';
+		const char *why;
 
 		if (*tok == '-' || *tok == '+')
 			tok++;
 		if (!*tok)
 			continue;
+		if ((why = pattern_problem(tok)) != NULL) {
+			/* as config.c says every bad value; the other entries hold */
+			bp_site_warn("bprint: ignoring %s in BPRINT_FILTER (%s)\n", tok, why);
+			continue;
+		}
 		if (first && enable)
 			add_rule("*", false);	/* "only these": every site has a function */
 		first = false;
