@@ -2,8 +2,9 @@
  * file/writer_live.h - what the two halves of the live-file writer share
  * (internal to src/file/writer*.c; the API is file/writer.h).
  *
- *   writer.c        the file: creating it, its header and calibration,
- *                   chunk allocation, the sites and libraries lists, exit
+ *   writer.c        the file: creating it (a fork child's too), its
+ *                   header and calibration, chunk allocation, exit
+ *   writer_lists.c  the sites and libraries chunks
  *   writer_rings.c  the ring chunks: handing them to the tracer, taking
  *                   them back at thread exit, reusing them
  *                   (docs/file-format.md, "Ring chunks reused")
@@ -24,16 +25,36 @@
 /* The live file, set by bp_file_open(); hdr NULL while there is none. */
 struct bp_live {
 	int fd;
-	struct bp_file_header *hdr;	/* mapped MAP_SHARED */
+	/* mapped MAP_SHARED; stored (release) once fd and the header are
+	 * ready: a fork child's threads may find it made under them */
+	_Atomic(struct bp_file_header *) hdr;
 	uintptr_t sys_page;		/* the system page size */
 };
 extern struct bp_live bp_live;
+
+/* The live file's header, or NULL while there is none. */
+static inline struct bp_file_header *bp_live_hdr(void)
+{
+	/* H1: acquire, pairs with the release store that made the file (H1 in
+	 * writer.c): fd and the header are complete. */
+	return atomic_load_explicit(&bp_live.hdr, memory_order_acquire);
+}
+
+/*
+ * A fork child makes its own file on its first need (its first ring or
+ * site): 0 when there is a file, else -1 (none wanted, it could not be
+ * made, or, without wait, another thread is making it).  wait: ordinary
+ * context, may wait for the thread making it; else only tries (a signal
+ * handler may be the first to trace).
+ */
+int bp_live_child_file(bool wait);
 
 /* One mapped chunk. */
 struct bp_mapped {
 	unsigned char *base;		/* mmap'd address (page-aligned) */
 	size_t len;			/* mmap'd length */
 	struct bp_file_chunk *chunk;	/* the chunk inside it */
+	uint64_t off;			/* its offset in the file */
 };
 
 /*
@@ -64,6 +85,21 @@ void bp_live_thread_exit(struct bp_thread *t);
 /* A fork child's hook: the parent's rings unmapped, nothing written. */
 void bp_live_child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes,
 			      enum bp_ring_release why);
+
+/* ---- writer_lists.c: sites and libraries (ordinary context) ------------- */
+
+/* The backing's site_added hook: the site's record (and new libraries). */
+void bp_live_site_added(const struct bprint_site *site);
+/* A new file: every loaded object's record. */
+void bp_live_lists_scan(void);
+/* A fork child's new file: its parent's library records, copied from the
+ * parent's file (parent_fd; -1: scanned instead). */
+void bp_live_lists_inherit(int parent_fd);
+/* The registry's sites so far, into the file. */
+void bp_live_lists_replay(void);
+/* In a fork child: forget the parent's chunks (had_file: the parent's own
+ * libraries chunks are the ones to copy later). */
+void bp_live_lists_fork_child(bool had_file);
 
 /* At normal exit: the live threads' last names and counters. */
 void bp_live_rings_at_exit(void);

@@ -172,7 +172,7 @@ static void push(struct chunk_list *l, struct bp_mapped m)
 /* The records of ring chunk r are lost: counted in the header first. */
 static void count_retired(struct bp_file_ring *r, const void *mem, size_t bytes)
 {
-	struct bp_file_header *h = bp_live.hdr;
+	struct bp_file_header *h = bp_live_hdr();
 	uint64_t dropped = r->level == 0 ? atomic_load_explicit(&r->dropped, memory_order_relaxed)
 					 : 0;
 	uint64_t written = dropped, discarded = dropped;
@@ -196,16 +196,21 @@ static void count_retired(struct bp_file_ring *r, const void *mem, size_t bytes)
  * one is also said on stderr.  May run in a signal handler: atomics and
  * write(2) only.
  */
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static void *ring_to_memory(size_t bytes)
 {
 	static const char msg[] = "bprint: the trace file is full: a thread's records are "
 				  "kept in memory only\n";
-	void *p;
 
-	if (atomic_fetch_add_explicit(&bp_live.hdr->memory_rings, 1, memory_order_relaxed) == 0)
+	if (atomic_fetch_add_explicit(&bp_live_hdr()->memory_rings, 1, memory_order_relaxed) == 0)
 		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	return map_anon(bytes);
 }
 
 void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
@@ -215,6 +220,8 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 	struct bp_file_ring *r;
 	struct bp_thread_view v;
 
+	if (!bp_live_hdr() && bp_live_child_file(false) != 0)
+		return map_anon(bytes);	/* a fork child without a file of its own */
 	if (take_spare(size, &m) != 0 && bp_live_chunk_alloc(BP_CHUNK_RING, size, &m) != 0)
 		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
 	r = (struct bp_file_ring *)(void *)m.chunk;
@@ -322,9 +329,12 @@ static uint64_t records_in_memory(const struct bp_thread_view *v)
  */
 static void store_thread(const struct bp_thread_view *v, bool exited)
 {
-	struct bp_file_header *h = bp_live.hdr;
-	uint64_t in_memory = records_in_memory(v);
+	struct bp_file_header *h = bp_live_hdr();
+	uint64_t in_memory;
 
+	if (!h)
+		return;	/* a fork child without a file: nothing to store */
+	in_memory = records_in_memory(v);
 	if (in_memory && !(atomic_load_explicit(&h->flags, memory_order_acquire) & BP_FILE_F_CLOSED))
 		atomic_fetch_add_explicit(&h->memory_records, in_memory, memory_order_relaxed);
 	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
