@@ -230,7 +230,17 @@ static struct fmt_known *add_known(struct bp_fmt_cache *c, uint32_t site_id, con
 	memcpy(k->text, fmt, len);
 	k->len = strlen(k->text);
 	k->site_id = site_id;
-	if (bp_format_compile(k->text, &probe) == 0) {
+	if (k->len > BP_SITE_TEXT_MAX) {
+		/* longer than a trace file's site record holds: text, said once
+		 * (the format is learnt, so it is not said again) */
+		const struct bprint_site *s = bp_site_lookup(site_id);
+
+		bp_site_warn("bprint: %s:%u: a runtime format of %zu bytes, more than trace files "
+			     "hold (%u): formatted at trace time\n",
+			     s && s->file && strlen(s->file) < 512 ? s->file : "?", s ? s->line : 0,
+			     k->len, BP_SITE_TEXT_MAX);
+		count(&count_planless);
+	} else if (bp_format_compile(k->text, &probe) == 0) {
 		const struct bprint_site *derived = bp_site_derive_locked(site_id, k->text);
 
 		if (!derived) {

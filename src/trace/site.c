@@ -354,6 +354,44 @@ static void say_refused(const struct bprint_site *first, unsigned n)
 		     BPRINT__LAYOUT, n, n == 1 ? "" : "s");
 }
 
+/*
+ * A string of the site longer than a trace file holds (BP_SITE_TEXT_MAX):
+ * its name ("format", ...) and length, or NULL.  Only the head of a
+ * foreign site may be read: call after the layout check.
+ */
+static const char *too_long(const struct bprint_site *site, size_t *len)
+{
+	const char *what[3] = { "format", "file name", "function name" };
+	const char *text[3] = { site->format, site->file, site->func };
+
+	for (int i = 0; i < 3; i++)
+		if (text[i] && (*len = strnlen(text[i], BP_SITE_TEXT_MAX + 1)) > BP_SITE_TEXT_MAX)
+			return what[i];
+	return NULL;
+}
+
+/*
+ * With the lock held: refuse a site too long for a trace file (one line on
+ * stderr, the site off and marked as refused, as refuse_foreign() does),
+ * so that no file holds a record its readers would call damaged.
+ */
+static bool refuse_long(struct bprint_site *site)
+{
+	size_t len = 0;
+	const char *what = too_long(site, &len);
+
+	if (!what)
+		return false;
+	bp_site_warn("bprint: %s:%u: call site with a %s of more than %u bytes, which trace "
+		     "files do not hold: disabled\n", site->file && strlen(site->file) < 512
+		     ? site->file : "?", site->line, what, BP_SITE_TEXT_MAX);
+	/* S1: relaxed, as every store of enabled outside registration: the
+	 * call site's acquire (include/bprint/internal.h) orders nothing else. */
+	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);
+	return true;
+}
+
 /* With the lock held. */
 static uint32_t register_locked(struct bprint_site *site)
 {
@@ -363,7 +401,7 @@ static uint32_t register_locked(struct bprint_site *site)
 
 	if (site->id)
 		return site->id == BPRINT__SITE_REFUSED ? 0 : site->id;
-	if (site->layout != BPRINT__LAYOUT)
+	if (site->layout != BPRINT__LAYOUT || refuse_long(site))
 		return 0;
 	if (id > BP_SITE_MAX)
 		return 0;
@@ -584,9 +622,12 @@ static int add_rule(const char *pattern, bool enable)
 
 		if (!e || !bp_site_pattern_matches(copy, &e->copy))
 			continue;
-		e->copy.enabled = enable;
-		if (e->live && !e->live->enabled != !enable) {
-			e->live->enabled = on_value(e->live, enable);
+		e->copy.enabled = enable;	/* the registry's copy: read under the lock only */
+		if (e->live && !__atomic_load_n(&e->live->enabled, __ATOMIC_RELAXED) != !enable) {
+			/* S1: relaxed: the call sites load enabled atomically and
+			 * read head and flags after it, which registration
+			 * published (S2) and which do not change here. */
+			__atomic_store_n(&e->live->enabled, on_value(e->live, enable), __ATOMIC_RELAXED);
 			changed++;
 		}
 	}
