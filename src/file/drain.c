@@ -785,25 +785,70 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 
 /* ---- walking the live file --------------------------------------------- */
 
-static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const struct bp_file_chunk *c)
+/* Map a chunk of the live file, trying again at once if mmap fails. */
+static void *map_chunk(struct drain *d, struct dfile *f, uint64_t off, uint64_t size, int prot,
+		       unsigned char **base, size_t *len)
 {
-	unsigned char *base;
-	size_t len;
+	void *p = NULL;
+
+	for (int tries = 0; tries < 3 && !p; tries++)
+		p = map_range(d, f->fd, off, size, prot, base, len);
+	return p;
+}
+
+/*
+ * A ring chunk the drainer cannot map, at the end: its ring is counted
+ * (tid, level and counters read with pread) as a ring none of whose
+ * records could be copied, so that the stream says what it lacks.
+ */
+static void ring_unreadable(struct dfile *f, struct dring *r, uint64_t off)
+{
+	struct bp_file_ring rc;
+	struct bp_ring_ctl ctl;
+
+	if (pread(f->fd, &rc, sizeof(rc), (off_t)off) == (ssize_t)sizeof(rc)) {
+		r->tid = rc.tid;
+		r->level = rc.level;
+		r->dropped = atomic_load_explicit(&rc.dropped, memory_order_relaxed);
+	}
+	if (pread(f->fd, &ctl, sizeof(ctl), (off_t)(off + BP_FILE_RING_OFFSET)) ==
+		    (ssize_t)sizeof(ctl) && ctl.magic == BP_RING_MAGIC) {
+		r->st.written = atomic_load_explicit(&ctl.written, memory_order_relaxed);
+		r->st.discarded = atomic_load_explicit(&ctl.discarded, memory_order_relaxed);
+		r->ready = true;	/* ring_entry() takes its counters */
+	}
+	r->released = true;	/* nothing more to do with it */
+}
+
+/*
+ * A new complete chunk at off: a ring to drain, or a list to copy.  False
+ * when it cannot be mapped now (the caller looks again at the next pass);
+ * at the end (final), a ring is counted as unreadable instead.
+ */
+static bool add_chunk(struct drain *d, struct dfile *f, uint64_t off, const struct bp_file_chunk *c,
+		      bool final)
+{
+	unsigned char *base = NULL;
+	size_t len = 0;
 	void *p;
 
 	if (c->type == BP_CHUNK_RING) {
 		struct dring *r;
 
-		if (c->size <= BP_FILE_RING_OFFSET ||
+		if (c->size <= BP_FILE_RING_OFFSET)
+			return true;
+		p = map_chunk(d, f, off, c->size, PROT_READ | PROT_WRITE, &base, &len);
+		if ((!p && !final) ||
 		    !(f->rings = grow_array(f->rings, &f->rcap, f->nrings, sizeof(*f->rings))))
-			return;
-		p = map_range(d, f->fd, off, c->size, PROT_READ | PROT_WRITE, &base, &len);
-		if (!p)
-			return;
+			return false;
 		r = &f->rings[f->nrings++];
 		memset(r, 0, sizeof(*r));
 		r->index = c->index;
 		r->off = off;
+		if (!p) {
+			ring_unreadable(f, r, off);
+			return true;
+		}
 		r->map = base;
 		r->map_len = len;
 		r->rc = p;
@@ -815,11 +860,13 @@ static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const stru
 	} else if (c->type == BP_CHUNK_SITES || c->type == BP_CHUNK_LIBS) {
 		struct dlist *l;
 
-		if (!(f->lists = grow_array(f->lists, &f->lcap, f->nlists, sizeof(*f->lists))))
-			return;
-		p = map_range(d, f->fd, off, c->size, PROT_READ, &base, &len);
+		p = map_chunk(d, f, off, c->size, PROT_READ, &base, &len);
 		if (!p)
-			return;
+			return final;	/* at the end: lost (three mmaps in a row failed) */
+		if (!(f->lists = grow_array(f->lists, &f->lcap, f->nlists, sizeof(*f->lists)))) {
+			munmap(base, len);
+			return false;
+		}
 		l = &f->lists[f->nlists++];
 		l->type = c->type;
 		l->map = base;
@@ -828,6 +875,7 @@ static void add_chunk(struct drain *d, struct dfile *f, uint64_t off, const stru
 		l->size = c->size;
 		l->copied = 0;
 	}
+	return true;
 }
 
 /*
@@ -856,8 +904,11 @@ static void watch_reused(struct drain *d, struct dfile *f, uint64_t size)
 			continue;
 		}
 		atomic_store_explicit(&c.state, state, memory_order_relaxed);
-		if (c.type == BP_CHUNK_RING && bp_valid_chunk(&c, u->off, size))
-			add_chunk(d, f, u->off, &c);
+		if (c.type == BP_CHUNK_RING && bp_valid_chunk(&c, u->off, size) &&
+		    !add_chunk(d, f, u->off, &c, false)) {
+			i++;	/* not mapped: again at the next pass */
+			continue;
+		}
 		*u = f->reused[--f->nreused];
 	}
 }
@@ -894,8 +945,8 @@ static void scan_chunks(struct drain *d, struct dfile *f, bool final)
 			continue;
 		}
 		f->stall_since = 0;
-		if (state == BP_CHUNK_COMPLETE)
-			add_chunk(d, f, f->scan_off, &c);
+		if (state == BP_CHUNK_COMPLETE && !add_chunk(d, f, f->scan_off, &c, final))
+			return;	/* not mapped: again at the next pass */
 		f->scan_off += c.size;
 	}
 }

@@ -70,7 +70,7 @@ struct bp_file_header {
 	_Atomic uint64_t memory_records;	/* records handed to those rings, added at thread exit */
 	/* rings whose chunk was reused while their records were in no other file (minor 3) */
 	_Atomic uint32_t retired_rings;
-	uint32_t reserved0;
+	_Atomic uint32_t missing_libs;	/* library records the file had no room for */
 	_Atomic uint64_t retired_written;	/* their written (+ dropped) */
 	_Atomic uint64_t retired_discarded;	/* their discarded (+ dropped) */
 	uint8_t reserved[1832];
@@ -279,6 +279,7 @@ BP_LAYOUT_AT(bp_file_header, memory_rings, 2224);
 BP_LAYOUT_AT(bp_file_header, missing_sites, 2228);
 BP_LAYOUT_AT(bp_file_header, memory_records, 2232);
 BP_LAYOUT_AT(bp_file_header, retired_rings, 2240);
+BP_LAYOUT_AT(bp_file_header, missing_libs, 2244);
 BP_LAYOUT_AT(bp_file_header, retired_written, 2248);
 BP_LAYOUT_AT(bp_file_header, retired_discarded, 2256);
 BP_LAYOUT_AT(bp_file_header, reserved, 2264);

@@ -166,6 +166,7 @@ static void file_exit(void)
 
 	if (!h || getpid() != owner)
 		return;
+	bp_live_lists_retry();
 	bp_live_rings_at_exit();
 	bp_file_calibrate();
 	atomic_fetch_or_explicit(&h->flags, BP_FILE_F_CLOSED, memory_order_release);

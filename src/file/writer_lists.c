@@ -50,6 +50,7 @@ static struct list libs = { .type = BP_CHUNK_LIBS };
 static struct known_lib *known;
 static size_t nknown, known_cap;
 static unsigned long long libs_adds;	/* dlpi_adds at the last library scan */
+static bool libs_short;			/* a library record had no room: scan again */
 static uint64_t lib_chunks[LIB_CHUNKS_MAX];	/* offsets of this file's libraries chunks */
 static unsigned nlib_chunks;
 static uint64_t parent_lib_chunks[LIB_CHUNKS_MAX];	/* a fork child: its parent's */
@@ -217,8 +218,10 @@ static int add_lib(struct dl_phdr_info *info, size_t size, void *arg)
 	memcpy(rec + BP_FILE_LIB_BYTES + l.build_id_len, path, plen);
 	memset(rec + BP_FILE_LIB_BYTES + l.build_id_len + plen, 0, l.rec_bytes -
 	       (BP_FILE_LIB_BYTES + l.build_id_len + plen));
-	if (list_append(&libs, rec, l.rec_bytes) != 0)
+	if (list_append(&libs, rec, l.rec_bytes) != 0) {
+		libs_short = true;	/* the next scan tries again (bp_live_lists_retry()) */
 		return 1;
+	}
 	known[nknown++] = (struct known_lib){ .lo = lo, .hi = hi, .path_hash = h };
 	return 0;
 }
@@ -237,11 +240,12 @@ static void scan_libs(bool force)
 {
 	unsigned long long adds = 0;
 
-	if (!force) {
+	if (!force && !libs_short) {
 		dl_iterate_phdr(peek_adds, &adds);
 		if (adds == libs_adds)
 			return;
 	}
+	libs_short = false;
 	dl_iterate_phdr(add_lib, NULL);
 }
 
@@ -293,6 +297,22 @@ void bp_live_site_added(const struct bprint_site *site)
 	append_site(site);
 	pthread_mutex_unlock(&list_lock);
 	bp_live_maybe_calibrate();
+}
+
+/*
+ * At normal exit: the library records that had no room earlier (a write
+ * that failed once), once more; those that still have none are counted in
+ * the header (missing_libs: %pS of their addresses print as addresses).
+ */
+void bp_live_lists_retry(void)
+{
+	pthread_mutex_lock(&list_lock);
+	if (libs_short) {
+		scan_libs(true);
+		if (libs_short)
+			atomic_fetch_add_explicit(&bp_live_hdr()->missing_libs, 1, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&list_lock);
 }
 
 /* ---- a new file ----------------------------------------------------------- */

@@ -97,6 +97,8 @@ void bp_live_lists_scan(void);
 void bp_live_lists_inherit(int parent_fd);
 /* The registry's sites so far, into the file. */
 void bp_live_lists_replay(void);
+/* At normal exit: library records that had no room, tried again, else counted. */
+void bp_live_lists_retry(void);
 /* In a fork child: forget the parent's chunks (had_file: the parent's own
  * libraries chunks are the ones to copy later). */
 void bp_live_lists_fork_child(bool had_file);
