@@ -82,6 +82,8 @@ static int grow(uint64_t off, uint64_t size)
  */
 int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 {
+	/* relaxed: hands out an offset, nothing more; the chunk is published
+	 * by its own state (H3) */
 	uint64_t off = atomic_fetch_add_explicit(&bp_live_hdr()->end, size, memory_order_relaxed);
 	uint64_t moff = off & ~(uint64_t)(bp_live.sys_page - 1);
 	struct bp_file_chunk c;
@@ -112,11 +114,13 @@ int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 
 uint64_t bp_live_next_index(void)
 {
-	return atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);
+	return atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);	/* a number only */
 }
 
 void bp_live_chunk_publish(struct bp_file_chunk *c)
 {
+	/* H3: the chunk's headers before "complete"; pairs with the acquire
+	 * of state by the file's readers (src/file/valid.c, bp_chunk_state). */
 	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_release);
 }
 
@@ -127,19 +131,23 @@ void bp_file_calibrate(void)
 
 	struct bp_file_header *h = bp_live_hdr();
 
+	/* H4: one calibration at a time; acquire pairs with the clear below
+	 * (the previous calibration's stores come before ours). */
 	if (!h || atomic_flag_test_and_set_explicit(&calib_busy, memory_order_acquire))
 		return;
 	bp_clock_calibrate(&c);
-	seq = atomic_load_explicit(&h->calib_seq, memory_order_relaxed);
+	seq = atomic_load_explicit(&h->calib_seq, memory_order_relaxed);	/* ours alone (H4) */
 	h->calib[(seq + 1) & 1] = c;
-	/* The slot before the sequence that selects it; readers re-check the sequence. */
+	/* H5: the slot before the sequence that selects it; pairs with the
+	 * readers' acquire of calib_seq and their re-check (a seqlock). */
 	atomic_store_explicit(&h->calib_seq, seq + 1, memory_order_release);
-	atomic_store_explicit(&last_calib_ns, mono_ns(), memory_order_relaxed);
-	atomic_flag_clear_explicit(&calib_busy, memory_order_release);
+	atomic_store_explicit(&last_calib_ns, mono_ns(), memory_order_relaxed);	/* a hint */
+	atomic_flag_clear_explicit(&calib_busy, memory_order_release);	/* H4 */
 }
 
 void bp_live_maybe_calibrate(void)
 {
+	/* relaxed: a hint; a calibration too many or too few costs nothing */
 	if (mono_ns() - atomic_load_explicit(&last_calib_ns, memory_order_relaxed) >= CALIB_EVERY_NS)
 		bp_file_calibrate();
 }
@@ -169,6 +177,8 @@ static void file_exit(void)
 	bp_live_lists_retry();
 	bp_live_rings_at_exit();
 	bp_file_calibrate();
+	/* H6: the live threads' last names and counters before "closed";
+	 * pairs with the acquire of flags in store_thread() and the readers' */
 	atomic_fetch_or_explicit(&h->flags, BP_FILE_F_CLOSED, memory_order_release);
 }
 
@@ -192,7 +202,7 @@ static void fill_header(struct bp_file_header *h)
 	h->start_realtime_ns = bp_clock_timespec_ns(&ts);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->start_mono_ns = bp_clock_timespec_ns(&ts);
-	atomic_store_explicit(&h->end, BP_FILE_HEADER_BYTES, memory_order_relaxed);
+	atomic_store_explicit(&h->end, BP_FILE_HEADER_BYTES, memory_order_relaxed);	/* H2 publishes */
 	prctl(PR_GET_NAME, h->comm, 0, 0, 0);
 	h->comm[sizeof(h->comm) - 1] = '\0';
 	h->ring_mode = bp_config.mode;
@@ -210,8 +220,10 @@ static void fill_header(struct bp_file_header *h)
 		h->cmdline_len = (uint32_t)got;
 	}
 	/*
-	 * The magic goes last: a process killed while filling the header leaves
-	 * a file no reader mistakes for a complete one (pid set, mode not yet).
+	 * H2: the magic goes last: a process killed while filling the header
+	 * leaves a file no reader mistakes for a complete one (pid set, mode
+	 * not yet); pairs with the readers' check of the magic first
+	 * (src/file/valid.c) and with the copier's mapping of a live header.
 	 */
 	atomic_thread_fence(memory_order_release);
 	memcpy(h->magic, BP_FILE_MAGIC, 8);
@@ -365,7 +377,7 @@ static void file_fork_child(void)
 			close(parent_fd);
 		parent_fd = bp_live.fd;	/* the libraries to copy are in it */
 	}
-	atomic_store_explicit(&bp_live.hdr, NULL, memory_order_relaxed);
+	atomic_store_explicit(&bp_live.hdr, NULL, memory_order_relaxed);	/* one thread runs */
 	bp_live.fd = -1;
 	path_used[0] = '\0';
 	child_wants_file = base_path[0] != '\0';

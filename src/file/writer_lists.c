@@ -252,7 +252,7 @@ static void scan_libs(bool force)
 /* A site record the file has no room for: counted. */
 static void site_missing(void)
 {
-	atomic_fetch_add_explicit(&bp_live_hdr()->missing_sites, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&bp_live_hdr()->missing_sites, 1, memory_order_relaxed);	/* a count */
 }
 
 /* With list_lock: s's record, built in place. */
@@ -310,7 +310,8 @@ void bp_live_lists_retry(void)
 	if (libs_short) {
 		scan_libs(true);
 		if (libs_short)
-			atomic_fetch_add_explicit(&bp_live_hdr()->missing_libs, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&bp_live_hdr()->missing_libs, 1,
+						  memory_order_relaxed);	/* a count */
 	}
 	pthread_mutex_unlock(&list_lock);
 }

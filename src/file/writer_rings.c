@@ -103,8 +103,8 @@ static void promote_copied(void)
 	while (i < waiting.n) {
 		struct bp_file_ring *r = (struct bp_file_ring *)(void *)waiting.v[i].chunk;
 
-		if (atomic_load_explicit(&r->state, memory_order_acquire) != BP_RING_COPIED) {
-			i++;	/* C1 as above */
+		if (atomic_load_explicit(&r->state, memory_order_acquire) != BP_RING_COPIED) {	/* C1 */
+			i++;
 			continue;
 		}
 		if (spare.n < spare.cap)	/* no allocation here: it may be a signal handler */
@@ -173,6 +173,8 @@ static void push(struct chunk_list *l, struct bp_mapped m)
 static void count_retired(struct bp_file_ring *r, const void *mem, size_t bytes)
 {
 	struct bp_file_header *h = bp_live_hdr();
+	/* relaxed here and below: counts; the thread stored dropped before
+	 * "exited" (C3), which we acquired (C1) before giving the ring back */
 	uint64_t dropped = r->level == 0 ? atomic_load_explicit(&r->dropped, memory_order_relaxed)
 					 : 0;
 	uint64_t written = dropped, discarded = dropped;
@@ -208,6 +210,7 @@ static void *ring_to_memory(size_t bytes)
 	static const char msg[] = "bprint: the trace file is full: a thread's records are "
 				  "kept in memory only\n";
 
+	/* relaxed: a count; the first adder says it */
 	if (atomic_fetch_add_explicit(&bp_live_hdr()->memory_rings, 1, memory_order_relaxed) == 0)
 		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
 	return map_anon(bytes);
@@ -229,7 +232,7 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 	r->tid = (uint32_t)v.tid;
 	r->level = level;
 	memcpy(r->comm, v.comm, sizeof(r->comm));
-	atomic_store_explicit(&r->state, BP_RING_ALIVE, memory_order_relaxed);
+	atomic_store_explicit(&r->state, BP_RING_ALIVE, memory_order_relaxed);	/* H3 publishes */
 	r->ring_bytes = bytes;
 	bp_live_chunk_publish(&r->chunk);
 	bp_live_maybe_calibrate();
@@ -263,6 +266,7 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 			count_retired(r, mem, bytes);
 			blank(r);
 		} else {
+			/* release, as "exited" (C3): a reader of the file only shows it */
 			atomic_store_explicit(&r->state, BP_RING_RELEASED, memory_order_release);
 		}
 		push(&spare, mapping_of(r));
@@ -335,6 +339,7 @@ static void store_thread(const struct bp_thread_view *v, bool exited)
 	if (!h)
 		return;	/* a fork child without a file: nothing to store */
 	in_memory = records_in_memory(v);
+	/* H6: closed already?  Then the exit handler counted this thread */
 	if (in_memory && !(atomic_load_explicit(&h->flags, memory_order_acquire) & BP_FILE_F_CLOSED))
 		atomic_fetch_add_explicit(&h->memory_records, in_memory, memory_order_relaxed);
 	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
@@ -343,7 +348,7 @@ static void store_thread(const struct bp_thread_view *v, bool exited)
 		if (!r)
 			continue;
 		memcpy(r->comm, v->comm, sizeof(r->comm));
-		if (i == 0)
+		if (i == 0)	/* relaxed: "exited" (C3) or "closed" (H6) publishes it */
 			atomic_store_explicit(&r->dropped, v->dropped, memory_order_relaxed);
 		if (exited)
 			/* C3: the thread's last records, name and dropped count

@@ -61,12 +61,17 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int lock_mine __attribute__((tls_model("initial-exec")));
 static __thread int lock_was __attribute__((tls_model("initial-exec")));
 
+/*
+ * The signal fences below are compiler barriers (SF): lock_mine is set
+ * before the lock is taken and cleared after it is released, in program
+ * order as this thread's signal handlers see it.  Nothing else reads it.
+ */
 static void lock_registry(void)
 {
 	int was = lock_mine;
 
 	lock_mine = 1;
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* SF */
 	pthread_mutex_lock(&lock);
 	lock_was = was;
 }
@@ -77,9 +82,9 @@ static bool trylock_registry(void)
 	int was = lock_mine;
 
 	lock_mine = 1;
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* SF */
 	if (pthread_mutex_trylock(&lock) != 0) {
-		atomic_signal_fence(memory_order_seq_cst);
+		atomic_signal_fence(memory_order_seq_cst);	/* SF */
 		lock_mine = was;
 		return false;
 	}
@@ -92,7 +97,7 @@ static void unlock_registry(void)
 	int was = lock_was;
 
 	pthread_mutex_unlock(&lock);
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* SF */
 	lock_mine = was;
 }
 
@@ -106,11 +111,15 @@ static struct site_entry *entry_find(uint32_t id)
 {
 	struct site_entry **chunk;
 
+	/* S3: the count of ids before the entries it covers; pairs with S3's
+	 * release in register_locked(). */
 	if (id == 0 || id >= atomic_load_explicit(&next_id, memory_order_acquire))
 		return NULL;
+	/* S4: a chunk's pointer before its slots; pairs with S4's release. */
 	chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS], memory_order_acquire);
 	if (!chunk)
 		return NULL;
+	/* S2: an entry's pointer before the entry; pairs with S2's release. */
 	return __atomic_load_n(&chunk[id & (CHUNK_SIZE - 1)], __ATOMIC_ACQUIRE);
 }
 
@@ -123,13 +132,14 @@ const struct bprint_site *bp_site_lookup(uint32_t id)
 
 uint32_t bp_site_count(void)
 {
-	return atomic_load_explicit(&next_id, memory_order_acquire);
+	return atomic_load_explicit(&next_id, memory_order_acquire);	/* S3 */
 }
 
+/* With the lock held (the slot is read plainly: its writer holds it too). */
 static struct site_entry *entry_at(uint32_t id)
 {
 	struct site_entry **chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS],
-							 memory_order_acquire);
+							 memory_order_acquire);	/* S4 */
 
 	return chunk ? chunk[id & (CHUNK_SIZE - 1)] : NULL;
 }
@@ -324,7 +334,8 @@ static bool refuse_foreign(struct bprint_site *site)
 {
 	if (site->layout == BPRINT__LAYOUT || site->id == BPRINT__SITE_REFUSED)
 		return false;
-	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);	/* S1 */
+	/* S6: enabled 0 before the mark, for a call that reads the mark */
 	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);
 	return true;
 }
@@ -388,13 +399,14 @@ static bool refuse_long(struct bprint_site *site)
 	/* S1: relaxed, as every store of enabled outside registration: the
 	 * call site's acquire (include/bprint/internal.h) orders nothing else. */
 	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);
+	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);	/* S6 */
 	return true;
 }
 
 /* With the lock held. */
 static uint32_t register_locked(struct bprint_site *site)
 {
+	/* relaxed here and for chunks: the lock's holder is their only writer */
 	uint32_t id = atomic_load_explicit(&next_id, memory_order_relaxed);
 	struct site_entry **chunk;
 	struct site_entry *e;
@@ -410,6 +422,7 @@ static uint32_t register_locked(struct bprint_site *site)
 		chunk = calloc(CHUNK_SIZE, sizeof(*chunk));
 		if (!chunk)
 			return 0;
+		/* S4: the zeroed chunk before its pointer (entry_find()) */
 		atomic_store_explicit(&chunks[id >> CHUNK_BITS], chunk, memory_order_release);
 	}
 	e = calloc(1, sizeof(*e));
@@ -431,8 +444,10 @@ static uint32_t register_locked(struct bprint_site *site)
 	    bp_format_compile(site->kind == BPRINT__SITE_PUTS ? "" : e->copy.format, &e->plan) == 0)
 		e->copy.plan = &e->plan;
 
-	/* Entry complete before readers can find it, and before the site uses its plan. */
+	/* S2: the entry complete before readers can find it (entry_find()),
+	 * and before the site uses its plan. */
 	__atomic_store_n(&chunk[id & (CHUNK_SIZE - 1)], e, __ATOMIC_RELEASE);
+	/* S3: the slot before the count that covers it (entry_find()) */
 	atomic_store_explicit(&next_id, id + 1, memory_order_release);
 	site->plan = e->copy.plan;
 	site->flags = 0;
@@ -457,10 +472,13 @@ static uint32_t register_locked(struct bprint_site *site)
 	e->copy.flags = site->flags;
 	e->copy.head = site->head;
 	e->copy.argstar = site->argstar;
-	/* Release: the call site reads head and flags after it sees the value. */
+	/* S5: plan, head and flags before enabled; pairs with the call site's
+	 * acquire load of enabled (include/bprint/internal.h). */
 	__atomic_store_n(&site->enabled, on_value(site, rules_say(site)), __ATOMIC_RELEASE);
 	if (bp_backing && bp_backing->site_added)
 		bp_backing->site_added(&e->copy);
+	/* S6: everything above (and the trace file's site record) before the
+	 * id; a call that finds the id set uses them (emit.c). */
 	__atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
 	return id;
 }
@@ -616,7 +634,7 @@ static int add_rule(const char *pattern, bool enable)
 	}
 	rules = grown;
 	rules[nrules++] = (struct rule){ .enable = enable, .pattern = copy };
-	n = atomic_load_explicit(&next_id, memory_order_relaxed);
+	n = atomic_load_explicit(&next_id, memory_order_relaxed);	/* we hold the lock */
 	for (uint32_t id = 1; id < n; id++) {
 		struct site_entry *e = entry_at(id);
 
@@ -626,7 +644,7 @@ static int add_rule(const char *pattern, bool enable)
 		if (e->live && !__atomic_load_n(&e->live->enabled, __ATOMIC_RELAXED) != !enable) {
 			/* S1: relaxed: the call sites load enabled atomically and
 			 * read head and flags after it, which registration
-			 * published (S2) and which do not change here. */
+			 * published (S5) and which do not change here. */
 			__atomic_store_n(&e->live->enabled, on_value(e->live, enable), __ATOMIC_RELAXED);
 			changed++;
 		}

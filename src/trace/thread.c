@@ -58,6 +58,7 @@ void bp_thread_window_close(struct bp_thread *t)
 		struct bp_ring_writer *w = &t->ring[0].w;
 
 		w->off = f->off;
+		/* relaxed: our own count, which the inline path stored */
 		w->written = atomic_load_explicit(&w->ctl->written, memory_order_relaxed);
 	}
 	/* Nothing fits in no room: every call goes out of line. */
@@ -152,6 +153,7 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 	    bp_ring_writer_init(&r->w, mem, bytes) != BP_RING_OK) {
 		if (mem)
 			ring_unmap(t, level, mem, bytes, BP_RELEASE_READ);
+		/* relaxed: a count with one writer (this thread), read for stats */
 		atomic_store_explicit(&t->no_memory, atomic_load_explicit(&t->no_memory,
 			memory_order_relaxed) + 1, memory_order_relaxed);
 		return NULL;
@@ -159,7 +161,8 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 	block_setup(r, level, mem, bytes);
 	r->bytes = bytes;
 	r->last_cpu = BP_NO_CPU;
-	/* The ring is initialised before a reader can see its pointer. */
+	/* T1: the ring formatted, r->bytes and the writer set up before a
+	 * reader finds the pointer; pairs with the readers' T2. */
 	atomic_store_explicit(&r->mem, mem, memory_order_release);
 	return r;
 }
@@ -183,6 +186,8 @@ void bp_read_state_release(struct bp_read_state *st)
 static void unmap_rings(struct bp_thread *t, enum bp_ring_release why)
 {
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		/* T3: one unmapper takes the pointer; acquire as T2 (r->bytes
+		 * after it), release: NULL before the memory goes. */
 		void *mem = atomic_exchange_explicit(&t->ring[i].mem, NULL, memory_order_acq_rel);
 
 		if (mem)
@@ -206,6 +211,7 @@ static struct bp_thread *claim_free(void)
 	if (t) {
 		free_top = t->free_next;
 		t->free_next = NULL;
+		/* relaxed: CLAIMED publishes nothing (readers skip it), T4 will */
 		atomic_store_explicit(&t->state, BP_THREAD_CLAIMED, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&bp_list_lock);
@@ -215,6 +221,8 @@ static struct bp_thread *claim_free(void)
 /* With bp_list_lock: t, its rings unmapped, goes back to be claimed. */
 static void make_free(struct bp_thread *t)
 {
+	/* T4: the rings unmapped (T3) before FREE; pairs with the readers'
+	 * acquire of state (T5), which then skip the descriptor. */
 	atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
 	t->free_next = free_top;
 	free_top = t;
@@ -247,9 +255,13 @@ static struct bp_thread *push_new(void)
 	if (!t)
 		return NULL;
 	atomic_init(&t->state, BP_THREAD_CLAIMED);
+	/* relaxed: a first guess, the CAS checks it */
 	head = atomic_load_explicit(&bp_threads, memory_order_relaxed);
 	do {
 		t->next = head;
+		/* T6: state and next before the descriptor is on the list;
+		 * pairs with the walkers' acquire of bp_threads (T7).  Failure
+		 * relaxed: only head is reloaded. */
 	} while (!atomic_compare_exchange_weak_explicit(&bp_threads, &head, t,
 							memory_order_release,
 							memory_order_relaxed));
@@ -267,7 +279,7 @@ static struct bp_thread *push_new(void)
  */
 static size_t trim_ring(struct bp_thread_ring *r)
 {
-	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	struct bp_ring_stats st;
 	uintptr_t start, end;
@@ -313,7 +325,8 @@ static void retain_dead(struct bp_thread *t)
 	dead_tail = t;
 	retained_total += kept;
 	over = retained_total > bp_config.retain_bytes;
-	/* DEAD once queued: reclaim and the budget find it on the queue. */
+	/* DEAD once queued: reclaim and the budget find it on the queue.
+	 * T4: its last name and counters before DEAD (T5). */
 	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
 	pthread_mutex_unlock(&bp_list_lock);
 	reclaim_copied();
@@ -354,6 +367,7 @@ static struct bp_thread *make_self(void)
 	prctl(PR_GET_NAME, t->comm, 0, 0, 0);
 	t->cpu_id = cpu_id_source();
 	t->generation++;
+	/* relaxed: counts with one writer; ALIVE (T4) publishes them */
 	atomic_store_explicit(&t->too_deep, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->no_memory, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->unregistered, 0, memory_order_relaxed);
@@ -368,6 +382,8 @@ static struct bp_thread *make_self(void)
 		}	/* else it stays CLAIMED, unused: one descriptor lost */
 		return NULL;
 	}
+	/* T4: tid, comm, cpu_id, the counters and ring 0 (T1) before ALIVE;
+	 * pairs with the readers' acquire of state (T5). */
 	atomic_store_explicit(&t->state, BP_THREAD_ALIVE, memory_order_release);
 	pthread_setspecific(exit_key, t);
 	bp_thread_window_push(t);
@@ -392,6 +408,7 @@ struct bp_thread *bp_thread_self_slow(void)
 /* Has the consumer read everything this ring will ever hold? */
 static bool ring_drained(struct bp_thread_ring *r)
 {
+	/* T2: the pointer before the ring and r->bytes; pairs with T1. */
 	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
 	struct bp_ring_stats st;
 
@@ -407,10 +424,12 @@ void bp_thread_reclaim(void)
 {
 	if (pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
 		return;
+	/* T7: the list head before the descriptors on it; pairs with T6. */
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
 	     t = t->next) {
 		bool drained = true;
 
+		/* T5: state before what it says is valid; pairs with T4. */
 		if (atomic_load_explicit(&t->state, memory_order_acquire) != BP_THREAD_DEAD)
 			continue;
 		for (unsigned i = 0; i < BP_NEST_MAX; i++)
@@ -431,7 +450,7 @@ void bp_thread_reclaim(void)
 static bool rings_copied(struct bp_thread *t)
 {
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
-		void *mem = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);
+		void *mem = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);	/* T2 */
 
 		if (mem && !(ring_in_file(mem) && bp_backing->ring_copied(mem)))
 			return false;
@@ -466,6 +485,8 @@ static void reclaim_copied(void)
 	pthread_rwlock_unlock(&bp_readers_lock);
 }
 
+/* relaxed: a count with one writer at a time (under the readers' lock
+ * exclusive), read for stats; it orders nothing. */
 static void add_relaxed(_Atomic uint64_t *c, uint64_t n)
 {
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
@@ -481,7 +502,8 @@ static void retire(struct bp_thread *t)
 	add_relaxed(&bp_retired.discarded, lost);
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 		struct bp_thread_ring *r = &t->ring[i];
-		void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+		void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
+		/* relaxed: the consumer's count (its lock is not ours), a value only */
 		uint64_t read = atomic_load_explicit(&r->consumer_read, memory_order_relaxed);
 		struct bp_ring_stats st;
 
@@ -532,6 +554,7 @@ static void fork_child(void)
 	free_top = dead_head = dead_tail = NULL;
 	retained_total = 0;
 	memset(&bp_retired, 0, sizeof(bp_retired));
+	/* T7 (one thread runs here: any order would do) */
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
 	     t = t->next) {
 		unmap_rings(t, BP_RELEASE_CHILD);
@@ -587,7 +610,7 @@ void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out)
 	out->comm = t->comm;
 	out->dropped = bp_thread_dropped(t);
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
-		/* acquire: the ring's size was set before its pointer was published */
+		/* T2: the ring's size was set before its pointer was published (T1) */
 		out->ring_mem[i] = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);
 		out->ring_bytes[i] = out->ring_mem[i] ? t->ring[i].bytes : 0;
 	}
@@ -598,8 +621,8 @@ void bp_threads_each_alive(void (*fn)(const struct bp_thread_view *v, void *ctx)
 	struct bp_thread_view v;
 
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
-	     t = t->next)
-		if (atomic_load_explicit(&t->state, memory_order_acquire) == BP_THREAD_ALIVE) {
+	     t = t->next)	/* T7 */
+		if (atomic_load_explicit(&t->state, memory_order_acquire) == BP_THREAD_ALIVE) {	/* T5 */
 			bp_thread_view(t, &v);
 			fn(&v, ctx);
 		}

@@ -128,7 +128,8 @@ extern __thread struct bp_thread *bp_self
 /* The calling thread's descriptor, made on first use; NULL if out of memory. */
 struct bp_thread *bp_thread_self_slow(void);
 
-/* The records t dropped before any ring (written and discarded at once). */
+/* The records t dropped before any ring (written and discarded at once).
+ * Relaxed: counts with one writer each, read as values. */
 static inline uint64_t bp_thread_dropped(const struct bp_thread *t)
 {
 	return atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
@@ -168,6 +169,7 @@ static inline struct bp_thread_ring *bp_thread_ring(struct bp_thread *t, unsigne
 {
 	struct bp_thread_ring *r = &t->ring[level];
 
+	/* relaxed: this thread mapped its rings itself (T1 is for others) */
 	if (__builtin_expect(atomic_load_explicit(&r->mem, memory_order_relaxed) != NULL, 1))
 		return r;
 	return bp_thread_ring_slow(t, level);
