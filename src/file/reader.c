@@ -850,36 +850,18 @@ static int revisit_pending(struct bp_trace *t)
  * (docs/file-format.md, "Ring chunks reused"), and counts in its header
  * the rings it reused while their records were in no other file.  Those
  * are one more ring here, key 0 (no chunk has index 0), tid -1,
- * "(retired)": its stored records all overwritten.  At a refresh, a ring
- * chunk known to this reader whose index changed holds a new ring: the
- * old one is over (left as read, or, if it had exited, its counts moved
- * into the retired ring that now counts it), and the chunk is looked at
- * again as a new one.  The only place that knows of reuse.
+ * "(retired)": its stored records all overwritten.  A ring chunk whose
+ * index changed under this reader (seen at a refresh, or right after a
+ * record was read from it) holds a new ring: the old one is over (left
+ * as read or, if it had exited, its counts moved into the retired ring,
+ * which now counts it), and the chunk is looked at again as a new one.
+ * The only place that knows of reuse.
  */
-static void reused_rings(struct bp_trace *t)
+static void retired_counts(struct bp_trace *t)
 {
-	uint64_t c[3];	/* retired_rings (and the reserved word), _written, _discarded */
+	uint64_t c[3];	/* retired_rings and missing_libs, retired_written, retired_discarded */
 	struct source *r = source_for(t, 0, false);
 
-	for (size_t i = 0; t->live && i < t->nsrc; i++) {
-		struct source *s = t->src[i];
-		struct bp_file_ring h;
-
-		if (!s->ring_chunk || s->dead || rd(t, s->ring_chunk, &h, sizeof(h)) != BP_TRACE_OK)
-			continue;
-		if (h.chunk.index == s->info.key) {
-			s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
-			continue;
-		}
-		s->dead = true;
-		s->counters_final = true;
-		remember_pending(t, s->ring_chunk);
-		if (s->info.state == BP_RING_EXITED && (r || (r = source_for(t, 0, true)))) {
-			r->info.read += s->info.read;	/* the retired ring counts it now */
-			memset(&s->info.written, 0, sizeof(s->info) - offsetof(struct bp_trace_ring,
-										  written));
-		}
-	}
 	if (rd(t, offsetof(struct bp_file_header, retired_rings), c, sizeof(c)) != BP_TRACE_OK ||
 	    !c[1] || (!r && !(r = source_for(t, 0, true))))
 		return;
@@ -892,6 +874,53 @@ static void reused_rings(struct bp_trace *t)
 				      ? c[1] - r->info.discarded - r->info.read : 0;
 	r->phase = 2;
 	r->counters_final = true;
+}
+
+/* s's ring chunk holds another ring now: s is over. */
+static void ring_over(struct bp_trace *t, struct source *s)
+{
+	struct source *r;
+
+	s->dead = true;
+	s->counters_final = true;
+	remember_pending(t, s->ring_chunk);
+	if (s->info.state == BP_RING_EXITED && (r = source_for(t, 0, true))) {
+		r->info.read += s->info.read;	/* the retired ring counts it now */
+		memset(&s->info.written, 0, sizeof(s->info) - offsetof(struct bp_trace_ring, written));
+	}
+	retired_counts(t);
+}
+
+/*
+ * Is s's mapped ring chunk still s's ring, after a record was read from
+ * it?  The writer stores the chunk's state "being written", then a
+ * release fence, before it changes the ring (C2 in src/file/writer_rings.c):
+ * a record read from a changed ring finds the state, or a new index.
+ */
+static bool ring_still(const struct source *s)
+{
+	const struct bp_file_chunk *c = (const void *)(s->ring - BP_FILE_RING_OFFSET);
+
+	atomic_thread_fence(memory_order_acquire);	/* the record's bytes before the check */
+	return __atomic_load_n(&c->state, __ATOMIC_RELAXED) == BP_CHUNK_COMPLETE &&
+	       __atomic_load_n(&c->index, __ATOMIC_RELAXED) == s->info.key;
+}
+
+/* At open and at each refresh: the ring chunks known, and the retired ring. */
+static void reused_rings(struct bp_trace *t)
+{
+	for (size_t i = 0; t->live && i < t->nsrc; i++) {
+		struct source *s = t->src[i];
+		struct bp_file_ring h;
+
+		if (!s->ring_chunk || s->dead || rd(t, s->ring_chunk, &h, sizeof(h)) != BP_TRACE_OK)
+			continue;
+		if (h.chunk.index == s->info.key)
+			s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
+		else
+			ring_over(t, s);
+	}
+	retired_counts(t);
 }
 
 /* ---- open, close, refresh ---------------------------------------------- */
@@ -1558,9 +1587,17 @@ static int fill_ring(struct bp_trace *t, struct source *s)
 	}
 	rc = bp_ring_next(s->ring, s->ring_bytes, &s->cur, &s->ev, s->buf, sizeof(s->buf));
 	if (rc == 1) {
+		if (!ring_still(s)) {	/* its chunk reused under us: not s's record */
+			ring_over(t, s);
+			return FILL_STOP;
+		}
 		ring_page_reached(t, s);
 		/* below next_index: returned from a streamed page already */
 		return s->ev.index < s->next_index ? FILL_AGAIN : FILL_GOT;
+	}
+	if (rc < 0 && !ring_still(s)) {	/* reformatted for another ring: not damage */
+		ring_over(t, s);
+		return FILL_STOP;
 	}
 	if (rc < 0) {
 		problem(t, "thread %d: damaged ring", s->info.tid);

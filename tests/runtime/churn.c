@@ -8,21 +8,30 @@
  *				else $BPRINT_FILE), -1 if there is none
  *
  * A file only grows, so its size at the end is the largest it has been.
+ *
+ * rt_churn THREADS PER slow: the same, a thread every 2 ms, each printing
+ * "thread T TID" first (for a reader following the file meanwhile).
  */
+#define _GNU_SOURCE
 #include <bprint.h>
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
-static int per;
+static int per, slow;
 
 static void *worker(void *arg)
 {
 	int id = (int)(intptr_t)arg;
 
+	if (slow)
+		printf("thread %d %d\n", id, (int)gettid());
 	for (int i = 0; i < per; i++)
 		trace_printk("churn t=%d i=%d", id, i);
 	return NULL;
@@ -36,6 +45,12 @@ static void run_one(int id)
 	    pthread_join(th, NULL) != 0) {
 		fprintf(stderr, "rt_churn: thread %d failed\n", id);
 		exit(2);
+	}
+	if (slow) {
+		struct timespec two_ms = { 0, 2000000 };
+
+		fflush(stdout);
+		nanosleep(&two_ms, NULL);
 	}
 }
 
@@ -61,6 +76,7 @@ int main(int argc, char **argv)
 	long before;
 
 	per = argc > 2 ? atoi(argv[2]) : 10;
+	slow = argc > 3 && !strcmp(argv[3], "slow");
 	run_one(0);	/* the first thread's costs (stack cache, first chunks) are not churn */
 	before = rss_kib();
 	for (int t = 1; t < n; t++)

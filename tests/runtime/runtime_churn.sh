@@ -67,4 +67,26 @@ awk -v n="$n" '
 	END { exit !(w == n * 10 && r == w && o == 0 && d == 0 && whole == n) }' b.stats &&
 	ok "record: all $n threads whole in the stream" || fail "record: accounting"
 [ -e b.dat.live ] && fail "record: the live file is left"
+
+# ---- a reader following the live file while its chunks are reused -------
+# bprint tail PID reads rings whose chunks the program reuses under it:
+# a reformatted chunk is no damage (tail called the file damaged and lost
+# every later thread), every record it prints is the thread's that wrote
+# it (none of a new thread under an old one's tid), and none twice.
+m=$(scale 300)
+BPRINT_FILE=c.dat BPRINT_BUFFER_SIZE=64K BPRINT_RETAIN=128K "$PROG" "$m" 10 slow > c.out &
+pid=$!
+"$BPRINT" tail --raw --interval 1 $pid > c.tail 2> c.err
+rc=$?
+wait $pid || fail "tail: the program's exit $?"
+[ $rc -eq 0 ] && [ ! -s c.err ] && ok "tail: a reused chunk is no damage" ||
+	fail "tail: exit $rc: $(cat c.err)"
+awk 'FNR == NR { if ($1 == "thread") tid[$2] = $3; next }
+     { split($6, a, "="); split($7, b, "="); t = a[2] + 0
+       if (!(t in tid) || $2 != tid[t]) { print "record " $0 " from tid " $2 ", thread " t " is " tid[t]; bad++ }
+       if (seen[t " " b[2]]++) { print "twice: " $0; bad++ }
+       n++ }
+     END { print n + 0 " records followed"; exit bad != 0 || n < 10 }' c.out c.tail > c.check &&
+	ok "tail of a file whose ring chunks are reused: $(tail -1 c.check), each under its thread" ||
+	fail "tail of a file whose ring chunks are reused: $(head -3 c.check)"
 finish
