@@ -902,7 +902,7 @@ static bool ring_still(const struct source *s)
 	const struct bp_file_chunk *c = (const void *)(s->ring - BP_FILE_RING_OFFSET);
 
 	atomic_thread_fence(memory_order_acquire);	/* the record's bytes before the check */
-	return __atomic_load_n(&c->state, __ATOMIC_RELAXED) == BP_CHUNK_COMPLETE &&
+	return atomic_load_explicit(&c->state, memory_order_relaxed) == BP_CHUNK_COMPLETE &&
 	       __atomic_load_n(&c->index, __ATOMIC_RELAXED) == s->info.key;
 }
 
