@@ -33,8 +33,9 @@ inject() {
 		shift
 	done
 	shift
-	# shellcheck disable=SC2086
-	strace -f -qq -o "$log" -e trace="$sc" $only -e inject="$sc":error="$err":when="$n" "$@"
+	# shellcheck disable=SC2086 (LeakSanitizer cannot run under ptrace)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -o "$log" -e trace="$sc" $only -e inject="$sc":error="$err":when="$n" "$@"
 }
 errno_of() {
 	[ "$1" = mmap ] && echo ENOMEM || echo ENOSPC
