@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 	unsigned long long big = 1ull << 30;
 	char file[4096], bigfile[4096], err[256], bufsize[32];
 	struct bp_trace *t;
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	struct rec *recs;
 	const char *comm = NULL, *func[4] = { 0 };
 	FILE *devnull, *a, *b;

@@ -22,11 +22,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c)                                                        \
-	do {                                                            \
-		if (!(c))                                               \
-			abort();                                        \
-	} while (0)
+#define CHECK_ABORTS
+#include "check.h"
 
 #define FULL 65536
 

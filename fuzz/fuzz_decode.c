@@ -18,11 +18,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c)                                                        \
-	do {                                                            \
-		if (!(c))                                               \
-			abort();                                        \
-	} while (0)
+#define CHECK_ABORTS
+#include "check.h"
 
 static void check_spec(const struct bp_printf_spec *s)
 {

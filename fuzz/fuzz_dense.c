@@ -15,7 +15,8 @@
  * Seeds: fuzz/corpus/fuzz_dense/ (fuzz/gen-corpus.py).
  */
 #include "file/dense.h"
-#include "fuzz_check.h"
+#define CHECK_ABORTS
+#include "check.h"
 #include "ring/ring.h"
 
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * fuzz_tracefile: the trace-file reader (src/file/reader.c) on arbitrary
+ * fuzz_tracefile: the trace-file reader (src/file/reading.h) on arbitrary
  * bytes.  The input becomes a file (memfd), which is opened and read the
  * way `bprint report` and `bprint stats` read it: every table, every
  * record with its message, the counters, a refresh, and the records again.
@@ -26,8 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64], err[256];
-	struct bp_trace_event e;
-	struct bp_trace_totals tot;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
 	struct bp_trace *t;
 	size_t left = size;
 	int fd = memfd_create("fuzz_tracefile", MFD_CLOEXEC), rc;

@@ -9,8 +9,8 @@
 
 int main(int argc, char **argv)
 {
-	struct bp_trace_event ev;
-	struct bp_trace_totals tot;
+	struct bp_trace_event ev = BP_TRACE_EVENT_INIT;
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
 	struct bp_trace *t;
 	char err[256];
 	long n = 0;

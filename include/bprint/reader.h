@@ -20,9 +20,14 @@
  *
  * Memory stays bounded whatever the file's size: the tables (sites,
  * libraries, one entry per chunk of streamed pages), and per ring one
- * page-sized staging area and one record.  Streamed pages are read with
+ * page and one record.  Streamed pages are read with
  * pread(); a live ring is mapped, and the pages behind its cursor are
  * dropped from the mapping (MADV_DONTNEED) as the cursor moves on.
+ *
+ * What the file holds (its catalogue: tables, rings, counters) is found at
+ * open, and again only by bp_trace_refresh() or when a record names a
+ * site the tables lack in a file not closed (its writer files a site
+ * before the site's first record); the accessors below only read it.
  *
  * One struct bp_trace is used by one thread at a time.
  */
@@ -77,9 +82,13 @@ struct bp_trace_info {
 					 * threads ended (0 if none ended normally) */
 	uint32_t missing_sites;		/* call sites it had no room for: their
 					 * records print as <unknown call site N> */
+	uint32_t clock;			/* the clock's id as the file stores it (calib's
+					 * clock_id): 0 tsc, 1 mono, 2 mono_raw, 3 boot,
+					 * 4 counter; 5 for one this reader does not know */
 };
 #define BP_TRACE_F_STREAM	1u	/* written by bprint record */
 #define BP_TRACE_F_CLOSED	2u	/* closed cleanly */
+#define BP_TRACE_F_CRC		4u	/* a stream whose chunks carry checksums (1.3) */
 
 /* A call site from the file.  site.id, .line, .kind, .format (NULL when
  * the format was not a compile-time constant), .file and .func are set;
@@ -99,7 +108,9 @@ struct bp_trace_lib {
 	const char *path;
 };
 
-/* One ring (thread x signal-nesting level) and its counters. */
+/* One ring (thread x signal-nesting level) and its counters: the writer's
+ * as the file had them at open or at the last refresh, this reader's as
+ * far as it read. */
 struct bp_trace_ring {
 	uint64_t key;			/* chunk index of the ring in the live file */
 	int32_t tid;
@@ -127,19 +138,32 @@ struct bp_trace_ring {
 	uint64_t block_ns;
 };
 
+/*
+ * The structs the caller allocates (struct bp_trace_event, struct
+ * bp_trace_totals) begin with their size, as bprint.h's do, so that they
+ * may grow at the end: set it (BP_TRACE_EVENT_INIT, BP_TRACE_TOTALS_INIT
+ * in C; in C++ value-initialise and set size), and the library writes
+ * only what fits in that many bytes.  A size below the first version's
+ * (0: not set) gets BP_TRACE_EINVAL.
+ */
+#define BP_TRACE_EINVAL		(-5)	/* a caller's struct without its size */
+
 /* A record, decoded.  ev.message points into the reader (valid until the
  * next call); ev.site is NULL for an id not in the site table; ev.comm
  * points to the comm[17] of a struct bp_trace_ring (NUL-terminated, all
  * 17 bytes readable). */
 struct bp_trace_event {
-	struct bprint_event ev;
+	uint32_t size;			/* the caller's sizeof(struct bp_trace_event) */
+	uint32_t reserved;
+	struct bprint_event ev;		/* ev.size is the library's */
 	const struct bp_trace_site *tsite;	/* the site's entry (NULL as ev.site) */
 	uint32_t site_id;		/* as recorded, even when unknown */
 	uint32_t level;			/* signal-nesting level of the ring */
 	size_t ring;			/* index for bp_trace_ring_at() */
 	uint64_t raw_ts;		/* as recorded, before calibration */
 	uint64_t index;			/* the ring's stored-record index */
-	uint64_t lost_before;		/* records of this ring lost just before it */
+	uint64_t lost_before;		/* records of this ring lost just before it, of
+					 * the kinds lost_kind says (its last field) */
 	/* The raw payload, valid until the next call: the argument block
 	 * (docs/binary-layout.md) of ev.site's format, or the text the call
 	 * made itself when text is set. */
@@ -150,7 +174,21 @@ struct bp_trace_event {
 	 * site's format (not cut, not a block that failed its format, not an
 	 * unknown site), so another decoder of the block prints the same. */
 	int exact;
+	/* What lost_before counts (0 when it is 0): BP_TRACE_LOST_* bits.
+	 * Records lost after a ring's last record (a stream's records not
+	 * copied when its drainer stopped) are in the totals only. */
+	uint32_t lost_kind;
+	uint32_t reserved1;
 };
+#define BP_TRACE_EVENT_INIT { .size = sizeof(struct bp_trace_event) }
+#define BP_TRACE_EVENT_SIZE_1 136	/* the first sized version's, the smallest taken */
+#define BP_TRACE_EVENT_SIZE_2 144	/* with lost_kind */
+
+#define BP_TRACE_LOST_OVERWRITTEN 1u	/* recycled by the ring before they were read */
+#define BP_TRACE_LOST_DISCARDED	2u	/* dropped by the ring (full in discard or block
+					 * mode, or too large for a page) */
+#define BP_TRACE_LOST_NOT_COPIED 4u	/* a stream: recycled by the ring before bprint
+					 * record copied them (its drainer fell behind) */
 
 struct bp_trace;
 
@@ -219,6 +257,13 @@ BP_API void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out);
  * Returns its length; message_len and message are left alone. */
 BP_API size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size);
 
+/* The same message for any event whose block is still valid (as for
+ * bp_trace_event_fields()): a copy of an event bp_trace_next() returned,
+ * with .block pointing to a copy of its block, formats later, after the
+ * reader has moved on.  Uses ev's site_id, block, block_words and text. */
+BP_API size_t bp_trace_event_message(struct bp_trace *t, const struct bp_trace_event *ev,
+				     char *buf, size_t size);
+
 /*
  * Look again at the file: new chunks, new sites and libraries, counters,
  * chunks that were still being written.  Rings already known keep their
@@ -234,9 +279,20 @@ BP_API unsigned bp_trace_problems(const struct bp_trace *t, const char **first);
  * read.  written includes dropped, and so does discarded (as in
  * bprint_stats()). */
 struct bp_trace_totals {
+	uint32_t size;			/* the caller's sizeof(struct bp_trace_totals) */
+	uint32_t reserved;
 	uint64_t written, discarded, overwritten, read, lost_by_drainer, not_copied;
 };
-BP_API void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out);
+#define BP_TRACE_TOTALS_INIT { .size = sizeof(struct bp_trace_totals) }
+#define BP_TRACE_TOTALS_SIZE_1 56	/* the first sized version's, the smallest taken */
+
+/* Fill *out (out->size set by the caller): BP_TRACE_OK or BP_TRACE_EINVAL. */
+BP_API int bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *out);
+
+/* The same for ring i alone (bp_trace_ring_at(t, i)'s counters, with
+ * dropped in written and discarded): BP_TRACE_EINVAL if there is no ring
+ * i.  The totals are the sum of these. */
+BP_API int bp_trace_ring_totals(const struct bp_trace *t, size_t i, struct bp_trace_totals *out);
 
 /*
  * Records known to be overwritten, without reading them: per ring, the
@@ -246,7 +302,118 @@ BP_API void bp_trace_totals(const struct bp_trace *t, struct bp_trace_totals *ou
  * headers printed before reading: with the totals' discarded and
  * not_copied it is the sum of what reading finds lost.
  */
-BP_API uint64_t bp_trace_overwritten_estimate(struct bp_trace *t);
+BP_API uint64_t bp_trace_overwritten_estimate(const struct bp_trace *t);
+
+/* The caller-allocated structs' layouts, pinned (LP64). */
+#if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct bp_trace_event) == BP_TRACE_EVENT_SIZE_2,
+	       "bp_trace_event grows only at the end");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, lost_kind) == BP_TRACE_EVENT_SIZE_1,
+	       "bp_trace_event.lost_kind");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, size) == 0, "size first");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, ev) == 8, "bp_trace_event.ev");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, tsite) == 64, "bp_trace_event.tsite");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, ring) == 80, "bp_trace_event.ring");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, lost_before) == 104,
+	       "bp_trace_event.lost_before");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, exact) == 132, "bp_trace_event.exact");
+_Static_assert(sizeof(struct bp_trace_totals) == BP_TRACE_TOTALS_SIZE_1,
+	       "bp_trace_totals grows only at the end");
+_Static_assert(__builtin_offsetof(struct bp_trace_totals, size) == 0, "size first");
+_Static_assert(__builtin_offsetof(struct bp_trace_totals, written) == 8,
+	       "bp_trace_totals.written");
+_Static_assert(__builtin_offsetof(struct bp_trace_totals, not_copied) == 48,
+	       "bp_trace_totals.not_copied");
+#endif
+
+/* ---- Fields by name ----------------------------------------------------------
+ *
+ * Each call site's layout (docs/fields.md): its format's value conversions
+ * as named, typed fields, in the order the argument block stores them, so
+ * that a program reads "dur_us" of a record without formatting its text.
+ * The reader computes a site's layout once, on first use, and keeps it
+ * until bp_trace_close(); the pointers it hands out stay valid until then.
+ *
+ * Names: each value conversion (all but literal text, %% and %n) is named
+ * after the last word of the literal text between the previous conversion
+ * and itself (a word: letters, digits and '_', not starting with a digit),
+ * so "dur_us=%lld", "dur_us: %lld" and "dur_us %lld" all give dur_us.
+ * Without such a word, or when the word is taken by an earlier field or
+ * has the form argN, the field is argN (N counting the value conversions
+ * from 0), and argN is always an alias.  A '*' width or precision is a
+ * field of its own, its conversion's name + "_width" / "_precision".
+ */
+
+enum bp_field_type {
+	BP_FIELD_SIGNED = 1,	/* %d %i, and '*' width/precision values: .i */
+	BP_FIELD_UNSIGNED,	/* %u %x %X %o: .u */
+	BP_FIELD_FLOAT,		/* %f %F %e %E %g %G %a %A (L too, as the nearest double): .d */
+	BP_FIELD_STRING,	/* %s: .s/.len (points into the record, valid until the next
+				 * bp_trace_next) */
+	BP_FIELD_CHAR,		/* %c: .u is the byte */
+	BP_FIELD_POINTER,	/* %p and its extensions (%pS...): .u, the address, never
+				 * followed */
+};
+
+struct bp_trace_field {
+	const char *name;	/* unique in the site; [A-Za-z_][A-Za-z0-9_]* */
+	uint8_t type;		/* enum bp_field_type */
+	uint8_t size;		/* integers: 1, 2, 4 or 8 (the conversion's length: %hhd is
+				 * 1); CHAR 1; FLOAT/POINTER 8; STRING 0 */
+	uint8_t base;		/* 10, 16 or 8 for integers; 16 for pointers; 0 otherwise */
+	char conv;		/* the conversion character; '*' for a width/precision value */
+	uint32_t conversion;	/* N of argN: the index of its conversion among the
+				 * format's value conversions */
+};
+
+struct bp_trace_layout {
+	uint32_t site_id;
+	uint32_t nfields;
+	const struct bp_trace_field *fields;	/* in the order the argument block stores them */
+	uint32_t flags;				/* BP_LAYOUT_SYMBOLS: the format has %pS/%ps */
+};
+#define BP_LAYOUT_SYMBOLS 1u
+
+/* The layout of a site id (computed on first use, kept until close); NULL
+ * for an id not in the site table, a site without a format, or a format
+ * that has no plan (recorded as text).  A trace_puts() site has no fields. */
+BP_API const struct bp_trace_layout *bp_trace_layout(struct bp_trace *t, uint32_t site_id);
+
+/* Index of a field by name, or by its alias argN (N = .conversion of a
+ * conversion's own value); -1 if none. */
+BP_API int bp_trace_field_index(const struct bp_trace_layout *lay, const char *name);
+
+struct bp_field_value {
+	union {
+		int64_t i;
+		uint64_t u;
+		double d;
+	} v;
+	const char *s;		/* STRING: bytes (no NUL inside, not NUL-terminated) */
+	size_t len;
+};
+
+/*
+ * The values of the event last returned by bp_trace_next() (or any event
+ * whose block is still valid), decoded from its argument block, never from
+ * text: fills vals[0 .. lay->nfields) and returns nfields (at most nvals
+ * values are stored; the whole block is checked all the same); -1 if the
+ * event carries text (ev->text), has an unknown site, or its block does
+ * not hold what its format packs (bounded by block_words: the file is
+ * untrusted).  Integers come back reduced as printf reduces them (%hhd of
+ * 300 is 44); a long double as the nearest double.
+ */
+BP_API int bp_trace_event_fields(struct bp_trace *t, const struct bp_trace_event *ev,
+				 struct bp_field_value *vals, size_t nvals);
+
+#if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct bp_trace_field) == 16, "bp_trace_field is 16 bytes");
+_Static_assert(__builtin_offsetof(struct bp_trace_field, conversion) == 12,
+	       "bp_trace_field.conversion");
+_Static_assert(sizeof(struct bp_trace_layout) == 24, "bp_trace_layout is 24 bytes");
+_Static_assert(__builtin_offsetof(struct bp_trace_layout, flags) == 16, "bp_trace_layout.flags");
+_Static_assert(sizeof(struct bp_field_value) == 24, "bp_field_value is 24 bytes");
+#endif
 
 #ifdef __cplusplus
 }

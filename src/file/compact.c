@@ -6,24 +6,17 @@
  */
 #include "file/compact.h"
 
+#include "file/bytes.h"
 #include "file/varint.h"
 #include "ring/ring.h"
 
 #include <string.h>
 
-static inline uint32_t ld32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 void bp_entry_begin(const unsigned char *page, uint32_t page_size, unsigned char *out,
 		    uint32_t *commit)
 {
 	memcpy(out, page, BP_RING_PAGE_HDR_BYTES);
-	*commit = ld32(out + offsetof(struct bp_ring_page, commit));
+	*commit = bp_ld32(out + offsetof(struct bp_ring_page, commit));
 	if (*commit > page_size - BP_RING_PAGE_HDR_BYTES)
 		*commit = page_size - BP_RING_PAGE_HDR_BYTES;
 }
@@ -50,8 +43,8 @@ int bp_entry_open(const unsigned char *in, size_t len, uint32_t page_size, unsig
 	if (page_size < BP_RING_PAGE_MIN || len < BP_COMPACT_ENTRY_HDR)
 		return -1;
 	room = page_size - BP_RING_PAGE_HDR_BYTES;
-	*commit = ld32(in + offsetof(struct bp_ring_page, commit));
-	enc = ld32(in + BP_RING_PAGE_HDR_BYTES);
+	*commit = bp_ld32(in + offsetof(struct bp_ring_page, commit));
+	enc = bp_ld32(in + BP_RING_PAGE_HDR_BYTES);
 	n = enc & BP_COMPACT_LEN_MASK;
 	if (*commit > room || n != len - BP_COMPACT_ENTRY_HDR)
 		return -1;
@@ -73,24 +66,6 @@ int bp_entry_close(unsigned char *page, uint32_t page_size, uint32_t off, uint32
 		return -1;
 	memset(page + BP_RING_PAGE_HDR_BYTES + off, 0, page_size - BP_RING_PAGE_HDR_BYTES - off);
 	return 0;
-}
-
-uint64_t bp_page_count_records(const unsigned char *rec, uint32_t commit)
-{
-	uint32_t off = 0;
-	uint64_t n = 0;
-
-	while (off + 4 <= commit) {
-		uint32_t head = ld32(rec + off);
-		uint32_t len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-
-		if (len < BP_RING_REC_HDR_BYTES || len > commit - off)
-			break;
-		if (((head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) == BP_RING_TYPE_DATA)
-			n++;
-		off += len;
-	}
-	return n;
 }
 
 size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_size,
@@ -129,12 +104,12 @@ size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_
 			if (rec == end)
 				break;
 		}
-		head = ld32(rec);
+		head = bp_ld32(rec);
 		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
 		if (len < BP_RING_REC_HDR_BYTES || len > (size_t)(end - rec))
 			goto raw;
 		o = bp_varint_put(o, head ^ prev);
-		o = bp_varint_put(o, ld32(rec + 4));
+		o = bp_varint_put(o, bp_ld32(rec + 4));
 		if (len == 16)
 			memcpy(o, rec + 8, 8);	/* the common case, a fixed-size copy */
 		else
@@ -151,7 +126,7 @@ raw:
 
 size_t bp_compact_entry_len(const unsigned char *hdr, uint32_t page_size)
 {
-	uint32_t n = ld32(hdr + BP_RING_PAGE_HDR_BYTES) & BP_COMPACT_LEN_MASK;
+	uint32_t n = bp_ld32(hdr + BP_RING_PAGE_HDR_BYTES) & BP_COMPACT_LEN_MASK;
 
 	if (n > bp_compact_enc_max(page_size))
 		return 0;

@@ -63,14 +63,6 @@ size_t bp_compact_entry_len(const unsigned char *hdr, uint32_t page_size);
 int bp_compact_decode_page(const unsigned char *in, size_t len, uint32_t page_size,
 			   unsigned char *page);
 
-/*
- * Data records (time extends are not records) in the commit bytes of
- * records at rec, a page's record area; stops at the first record whose
- * length breaks the page (the drainer counts what it copies, the reader
- * what a pages chunk holds, the same way).
- */
-uint64_t bp_page_count_records(const unsigned char *rec, uint32_t commit);
-
 /* ---- the frame, for the codecs ---------------------------------------- */
 
 /*

@@ -8,6 +8,7 @@
  */
 #include "file/dense.h"
 
+#include "file/bytes.h"
 #include "file/varint.h"
 #include "ring/ring.h"
 
@@ -15,19 +16,6 @@
 #include <string.h>
 
 #define NSLOT (1u << BP_DENSE_SLOT_BITS)
-
-static inline uint32_t ld32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline void st32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
 
 static inline uint32_t slot_of(uint32_t head)
 {
@@ -49,7 +37,7 @@ static unsigned char *put_words(unsigned char *o, const unsigned char *rec,
 	unsigned char *budget = o + pay;
 
 	for (uint32_t i = 0; i < pay; i += 4) {
-		uint32_t z = bp_zigzag(ld32(rec + i) - (ref ? ld32(ref + i) : 0));
+		uint32_t z = bp_zigzag(bp_ld32(rec + i) - (ref ? bp_ld32(ref + i) : 0));
 
 		if ((size_t)(budget - o) < BP_VARINT_MAX && varint_len(z) > (size_t)(budget - o))
 			return NULL;
@@ -63,7 +51,7 @@ static unsigned char *put_record(unsigned char *o, const unsigned char *base,
 				 const unsigned char *rec, uint32_t len, const uint32_t *slots,
 				 uint32_t prev_head, uint32_t prev_delta)
 {
-	uint32_t head = ld32(rec), r;
+	uint32_t head = bp_ld32(rec), r;
 	const unsigned char *ref = NULL;
 	unsigned char *tag = o, *pay, *w;
 
@@ -71,12 +59,12 @@ static unsigned char *put_record(unsigned char *o, const unsigned char *base,
 		ref = rec - len + BP_RING_REC_HDR_BYTES;	/* the slot names the record before */
 	} else {
 		r = slots[slot_of(head)];
-		if (r && ld32(base + r - 1) == head)
+		if (r && bp_ld32(base + r - 1) == head)
 			ref = base + r - 1 + BP_RING_REC_HDR_BYTES;
 	}
 	/* v = 0 for now: the bit does not change the tag's length */
 	o = bp_varint_put(o, (uint64_t)(head ^ prev_head) << 1);
-	o = bp_varint_put32(o, bp_zigzag(ld32(rec + 4) - prev_delta));
+	o = bp_varint_put32(o, bp_zigzag(bp_ld32(rec + 4) - prev_delta));
 	pay = o;
 	w = put_words(pay, rec + BP_RING_REC_HDR_BYTES, ref, len - BP_RING_REC_HDR_BYTES);
 	if (w)
@@ -100,14 +88,14 @@ put_run(const unsigned char *restrict rec, const unsigned char *end, uint32_t he
 	unsigned char *restrict out = *o;
 	uint32_t pd = *prev_delta;
 
-	while ((size_t)(end - rec) >= len && ld32(rec) == head) {
-		uint32_t delta = ld32(rec + 4), z = bp_zigzag(delta - pd), i;
+	while ((size_t)(end - rec) >= len && bp_ld32(rec) == head) {
+		uint32_t delta = bp_ld32(rec + 4), z = bp_zigzag(delta - pd), i;
 
 		/* bytes may be written past the run: the room of a record */
 		out[0] = 0;	/* tag: same head, words */
 		out[1] = (unsigned char)z;
 		for (i = BP_RING_REC_HDR_BYTES; i < len; i += 4) {
-			uint32_t zw = bp_zigzag(ld32(rec + i) - ld32(rec + i - len));
+			uint32_t zw = bp_zigzag(bp_ld32(rec + i) - bp_ld32(rec + i - len));
 
 			z |= zw;
 			out[2 + (i - BP_RING_REC_HDR_BYTES) / 4] = (unsigned char)zw;
@@ -152,7 +140,7 @@ size_t bp_dense_encode_page(const unsigned char *restrict page, uint32_t page_si
 		}
 		if ((size_t)(end - rec) < BP_RING_REC_HDR_BYTES)
 			goto raw;
-		head = ld32(rec);
+		head = bp_ld32(rec);
 		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
 		if (len < BP_RING_REC_HDR_BYTES || len > (size_t)(end - rec))
 			goto raw;
@@ -161,7 +149,7 @@ size_t bp_dense_encode_page(const unsigned char *restrict page, uint32_t page_si
 		run = (size_t)(o - at) == 2 + (len - BP_RING_REC_HDR_BYTES) / 4;
 		slots[slot_of(head)] = (uint32_t)(rec - base) + 1;
 		prev_head = head;
-		prev_delta = ld32(rec + 4);
+		prev_delta = bp_ld32(rec + 4);
 		rec += len;
 	}
 	return bp_entry_end(out, (uint32_t)(o - out - BP_COMPACT_ENTRY_HDR));
@@ -178,7 +166,7 @@ static int get_words(const unsigned char **p, const unsigned char *end, unsigned
 
 		if (bp_varint_get(p, end, &z, BP_VARINT_LAST32) != 0)
 			return -1;
-		st32(rec + i, (ref ? ld32(ref + i) : 0) + bp_unzigzag((uint32_t)z));
+		bp_st32(rec + i, (ref ? bp_ld32(ref + i) : 0) + bp_unzigzag((uint32_t)z));
 	}
 	return 0;
 }
@@ -206,10 +194,10 @@ get_run(const unsigned char *p, const unsigned char *end, unsigned char *base, u
 		if (hi & 0x80)
 			break;
 		pd += bp_unzigzag(p[1]);
-		st32(rec, head);
-		st32(rec + 4, pd);
+		bp_st32(rec, head);
+		bp_st32(rec + 4, pd);
 		for (i = BP_RING_REC_HDR_BYTES; i < len; i += 4)
-			st32(rec + i, ld32(rec + i - len) + bp_unzigzag(p[2 + (i - 8) / 4]));
+			bp_st32(rec + i, bp_ld32(rec + i - len) + bp_unzigzag(p[2 + (i - 8) / 4]));
 		p += nb;
 		at += len;
 	}
@@ -255,8 +243,8 @@ int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size
 		    bp_varint_get(&p, end, &z, BP_VARINT_LAST32) != 0)
 			return -1;
 		delta = prev_delta + bp_unzigzag((uint32_t)z);
-		st32(rec, head);
-		st32(rec + 4, delta);
+		bp_st32(rec, head);
+		bp_st32(rec + 4, delta);
 		if (x & 1) {
 			if ((size_t)(end - p) < rlen - BP_RING_REC_HDR_BYTES)
 				return -1;
@@ -264,7 +252,7 @@ int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size
 			p += rlen - BP_RING_REC_HDR_BYTES;
 		} else {
 			r = slots[slot_of(head)];
-			if (r && ld32(base + r - 1) == head)
+			if (r && bp_ld32(base + r - 1) == head)
 				ref = base + r - 1 + BP_RING_REC_HDR_BYTES;
 			if (get_words(&p, end, rec + BP_RING_REC_HDR_BYTES, ref,
 				      rlen - BP_RING_REC_HDR_BYTES) != 0)

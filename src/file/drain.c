@@ -12,17 +12,22 @@
  *      update in place of the ring's entry in the accounts chunk.
  * The caller (the command's supervisor, tools/bprint/supervise.c) runs the
  * passes and decides when a file is finished: then a last pass also copies
- * the head pages, and the end chunk and the final header go out.
+ * the head pages, and the end chunk and the final header go out.  This
+ * file reads the live file and copies its rings' pages; what is written
+ * to the stream, and how, is drain_out.c's (drain_file.h).
  *
  *	live file (child)                      stream file (us)
  *	| hdr | libs | sites | ring A | ring B |  ->  | hdr | accounts | libs | sites | pages A | pages B | ... | end |
  */
-#include "file/drain.h"
+#include "file/drain_file.h"
 
+#include "file/array.h"
 #include "file/dense.h"
 #include "file/layout.h"
+#include "file/mapping.h"
 #include "file/valid.h"
 #include "ring/ring.h"
+#include "trace/clock.h"
 #include "trace/safe_open.h"
 
 #include <errno.h>
@@ -44,443 +49,15 @@
 #define STALL_NS 1000000000ull		/* an unfilled chunk header is skipped after 1 s */
 #define PASS_PAGES_MAX 1024u		/* pages per ring per pass: keeps rings fair */
 
-struct dring {
-	uint64_t index;			/* chunk index in the live file */
-	uint64_t off;			/* and the chunk's offset */
-	unsigned char *map;
-	size_t map_len;
-	struct bp_file_ring *rc;	/* NULL once released */
-	void *mem;
-	size_t bytes;
-	bool ready, dead;
-	bool released;			/* exited, copied, handed back (ring_release()) */
-	uint32_t tid, level;		/* as the ring chunk had them when released */
-	uint64_t dropped;
-	uint32_t page_size, npages;
-	uint64_t next_seq;		/* next page to copy */
-	uint64_t expect_rec;		/* first_rec the next page should have */
-	uint64_t lost_records, lost_pages;
-	uint64_t copied;		/* records in the pages chunks written */
-	uint64_t batch_recs;		/* records in the batch being filled */
-	uint64_t acct_written;		/* written as the accounts last had it */
-	struct bp_ring_stats st;	/* last counters seen */
-	unsigned char *batch;		/* dense pages chunk being filled */
-	size_t batch_len;
-	size_t batch_used;		/* bytes of entries after the chunk header */
-	unsigned char *scratch;		/* one page, for bp_ring_copy_page() */
-	uint32_t nbatch, batch_cap;
-	uint32_t min_batch;		/* discard mode: pages worth a chunk */
-	uint64_t waiting_since;		/* when fewer than min_batch first waited */
-};
-
-/* A ring chunk handed back to the process: a new index there is a new ring. */
-struct reused {
-	uint64_t off, index;
-};
-
-struct dlist {
-	uint32_t type;
-	unsigned char *map;
-	size_t map_len;
-	const struct bp_file_list *l;
-	uint64_t size;
-	uint32_t copied;
-};
-
-struct dfile {
-	char path[PATH_MAX];
-	char out[PATH_MAX];
-	int fd, ofd;
-	pid_t pid;
-	struct bp_file_header *hdr;	/* the live header, mapped read-only */
-	uint64_t scan_off;
-	uint64_t stall_since;
-	struct dring *rings;
-	size_t nrings, rcap;
-	struct dlist *lists;
-	size_t nlists, lcap;
-	struct reused *reused;		/* ring chunks released, watched for a new ring */
-	size_t nreused, ucap;
-	uint64_t out_end, out_end_written, out_index;
-	uint64_t acct_off;		/* the accounts chunk in force */
-	uint32_t acct_cap, acct_count;	/* its entries: room, in use */
-	uint32_t stop_reason;		/* BP_FILE_STOP_*: writes failed, only watching */
-	int stop_errno;
-	uint64_t stop_record;
-	bool done;
-};
-
-struct drain {				/* one live file's drain: its context */
-	struct bp_drain_result *res;
-	uintptr_t sys_page;
-	uint32_t batch_pages;
-	bool remove_live;		/* unlink the live file when it is closed */
-	bool failed;
-	bool truncated;			/* the stream file could not be written to the end */
-};
-
-/* What bp_drain_open() hands out: the context, the file, its result. */
-struct bp_drain_file {
-	struct drain d;
-	struct dfile f;
-	struct bp_drain_result res;
-};
-
-static uint64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void fail(struct drain *d, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (d->failed)
-		return;
-	d->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(d->res->error, sizeof(d->res->error), fmt, ap);
-	va_end(ap);
-}
-
-static void *grow_array(void *p, size_t *cap, size_t n, size_t elem)
-{
-	size_t c;
-	void *q;
-
-	if (n < *cap)
-		return p;
-	c = *cap ? 2 * *cap : 16;
-	q = realloc(p, c * elem);
-	if (!q)
-		return NULL;
-	memset((char *)q + *cap * elem, 0, (c - *cap) * elem);
-	*cap = c;
-	return q;
-}
-
-/* Map [off, off + len) of fd, whatever the system page size. */
-static void *map_range(struct drain *d, int fd, uint64_t off, uint64_t len, int prot,
-		       unsigned char **base, size_t *map_len)
-{
-	uint64_t moff = off & ~(uint64_t)(d->sys_page - 1);
-	void *p = mmap(NULL, (size_t)(off - moff + len), prot, MAP_SHARED, fd, (off_t)moff);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	*base = p;
-	*map_len = (size_t)(off - moff + len);
-	return (unsigned char *)p + (off - moff);
-}
-
-/* ---- output ------------------------------------------------------------ */
-
-static uint64_t copied_total(const struct dfile *f)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < f->nrings; i++)
-		n += f->rings[i].copied;
-	return n;
-}
-
-/*
- * A write to f failed (the disk is full, most likely): f gets no more
- * chunks, but its header and accounts, written in place over bytes the
- * file already has, still can be updated.  The drain goes on watching the
- * rings so that the accounts end with the final written counts; the file
- * says where and why it stops (docs/file-format.md, header).
- */
-static void out_stopped(struct drain *d, struct dfile *f, int err)
-{
-	if (f->stop_reason)
-		return;
-	f->stop_reason = err == ENOSPC || err == EDQUOT || err == EFBIG ? BP_FILE_STOP_FULL
-									: BP_FILE_STOP_IO;
-	f->stop_errno = err;
-	f->stop_record = copied_total(f);
-	d->truncated = true;
-	if (!d->res->error[0])
-		snprintf(d->res->error, sizeof(d->res->error), "%.60s (truncated at record %llu)",
-			 strerror(err), (unsigned long long)f->stop_record);
-}
-
-static int out_write(struct drain *d, struct dfile *f, void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	uint64_t off = f->out_end;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pwrite(f->ofd, p + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			out_stopped(d, f, n < 0 ? errno : ENOSPC);
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	f->out_end += len;
-	d->res->bytes += len;
-	return 0;
-}
-
-/* Fill the chunk header at buf (size bytes, a multiple of align) and write it. */
-static int out_chunk(struct drain *d, struct dfile *f, void *buf, uint32_t type, uint64_t size)
-{
-	struct bp_file_chunk *c = buf;
-
-	memcpy(c->magic, BP_CHUNK_MAGIC, 4);
-	c->type = type;
-	c->size = size;
-	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_relaxed);
-	c->reserved = 0;
-	c->index = ++f->out_index;
-	return out_write(d, f, buf, (size_t)size);
-}
-
-/* The live header, as the stream's: flags and end are ours. */
-static int out_header(struct drain *d, struct dfile *f, uint32_t flags)
-{
-	struct bp_file_header h;
-
-	memcpy(&h, f->hdr, sizeof(h));
-	atomic_store_explicit(&h.flags, flags, memory_order_relaxed);
-	atomic_store_explicit(&h.end, f->out_end, memory_order_relaxed);
-	h.accounts = f->acct_off;
-	h.stop_reason = f->stop_reason;
-	h.stop_errno = (uint32_t)f->stop_errno;
-	h.stop_record = f->stop_record;
-	if (pwrite(f->ofd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
-		fail(d, "%s: %s", f->out, strerror(errno));
-		return -1;
-	}
-	f->out_end_written = f->out_end;
-	return 0;
-}
-
-static void out_end_hint(struct dfile *f)
-{
-	uint64_t end = f->out_end;
-
-	if (end != f->out_end_written &&
-	    pwrite(f->ofd, &end, sizeof(end), offsetof(struct bp_file_header, end)) ==
-		    (ssize_t)sizeof(end))
-		f->out_end_written = end;
-}
-
-/* ---- accounts ---------------------------------------------------------- */
-
-/*
- * The accounts chunk: the end chunk's entries, one per ring, rewritten in
- * place after every pages chunk (docs/file-format.md, type 7), so that a
- * stream whose drainer died still says what it held.  The first one is
- * written right after the header; a ring beyond its room moves the
- * accounts to a bigger chunk at the end, named by the header.
- */
-#define ACCT_ROOM ((16384u - BP_FILE_END_HDR_BYTES) / BP_FILE_END_RING_BYTES)
-
-/* Ring r's counters as the end and accounts chunks keep them. */
-static void ring_entry(const struct dring *r, struct bp_file_end_ring *er)
-{
-	memset(er, 0, sizeof(*er));
-	er->ring_index = r->index;
-	er->tid = r->released ? r->tid : r->rc->tid;
-	er->level = r->released ? r->level : r->rc->level;
-	if (r->ready) {
-		er->written = r->st.written;
-		er->discarded = r->st.discarded;
-	}
-	er->dropped = r->released ? r->dropped
-				  : atomic_load_explicit(&r->rc->dropped, memory_order_relaxed);
-	er->lost_records = r->lost_records;
-	er->lost_pages = r->lost_pages;
-	er->copied = r->copied;
-}
-
-/* An end or accounts chunk with room for room entries, the first n of f's rings. */
-static unsigned char *counters_chunk(struct drain *d, struct dfile *f, size_t room, size_t n,
-				     uint64_t *size)
-{
-	unsigned char *buf;
-
-	*size = bp_file_align_up(BP_FILE_END_HDR_BYTES + (uint64_t)room * BP_FILE_END_RING_BYTES);
-	buf = calloc(1, (size_t)*size);
-	if (!buf) {
-		fail(d, "out of memory");
-		return NULL;
-	}
-	((struct bp_file_end *)(void *)buf)->count = (uint32_t)n;
-	for (size_t i = 0; i < n; i++) {
-		struct bp_file_end_ring er;
-
-		ring_entry(&f->rings[i], &er);
-		memcpy(buf + BP_FILE_END_HDR_BYTES + i * BP_FILE_END_RING_BYTES, &er, sizeof(er));
-	}
-	return buf;
-}
-
-static int out_at(struct drain *d, struct dfile *f, const void *p, size_t len, uint64_t off)
-{
-	if (pwrite(f->ofd, p, len, (off_t)off) == (ssize_t)len)
-		return 0;
-	out_stopped(d, f, errno);
-	return -1;
-}
-
-/* A new accounts chunk with room for need entries at least, made the one in force. */
-static int acct_new(struct drain *d, struct dfile *f, size_t need)
-{
-	size_t room = f->acct_cap ? f->acct_cap : ACCT_ROOM;
-	uint64_t off = f->out_end, size;
-	unsigned char *buf;
-	int rc;
-
-	while (room < need)
-		room *= 2;
-	if (!(buf = counters_chunk(d, f, room, f->acct_count, &size)))
-		return -1;
-	rc = out_chunk(d, f, buf, BP_CHUNK_ACCOUNTS, size);
-	free(buf);
-	if (rc != 0)
-		return -1;
-	f->acct_off = off;
-	f->acct_cap = (uint32_t)((size - BP_FILE_END_HDR_BYTES) / BP_FILE_END_RING_BYTES);
-	return out_at(d, f, &off, sizeof(off), offsetof(struct bp_file_header, accounts));
-}
-
-/* Rewrite ring r's entry (the count after it, when it grows). */
-static void acct_put(struct drain *d, struct dfile *f, struct dring *r)
-{
-	size_t i = (size_t)(r - f->rings);
-	struct bp_file_end_ring er;
-	uint32_t count = (uint32_t)i + 1;
-
-	if (!f->acct_off || (i >= f->acct_cap && (f->stop_reason || acct_new(d, f, i + 1) != 0)))
-		return;
-	ring_entry(r, &er);
-	if (out_at(d, f, &er, sizeof(er),
-		   f->acct_off + BP_FILE_END_HDR_BYTES + i * BP_FILE_END_RING_BYTES) != 0)
-		return;
-	r->acct_written = er.written;
-	if (count > f->acct_count &&
-	    out_at(d, f, &count, sizeof(count), f->acct_off + offsetof(struct bp_file_end, count)) == 0)
-		f->acct_count = count;
-}
-
-static bool ring_setup(struct drain *d, struct dring *r);
-
-static bool ring_exited(const struct dring *r);
-static void ring_release(struct drain *d, struct dfile *f, struct dring *r);
-
-/* Writes stopped: keep the accounts' counters up with the rings; exited
- * rings, counted, are handed back all the same (nothing more will be
- * copied from them). */
-static void acct_watch(struct drain *d, struct dfile *f)
-{
-	for (size_t i = 0; i < f->nrings; i++) {
-		struct dring *r = &f->rings[i];
-		bool exited;
-
-		if (r->dead || r->released || (!r->ready && !ring_setup(d, r)))
-			continue;
-		exited = ring_exited(r);	/* before the counters: they are final then */
-		if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
-			continue;
-		if (r->st.written != r->acct_written)
-			acct_put(d, f, r);
-		if (exited)
-			ring_release(d, f, r);
-	}
-}
-
-/* ---- lists ------------------------------------------------------------- */
-
-static int copy_list(struct drain *d, struct dfile *f, struct dlist *l)
-{
-	uint32_t used = atomic_load_explicit(&l->l->used, memory_order_acquire);
-	uint64_t size;
-	unsigned char *buf;
-	int rc;
-
-	if (used <= l->copied || used > l->size - BP_FILE_LIST_HDR_BYTES || (used & 3u))
-		return 0;
-	size = bp_file_align_up(BP_FILE_LIST_HDR_BYTES + (uint64_t)(used - l->copied));
-	buf = calloc(1, (size_t)size);
-	if (!buf) {
-		fail(d, "out of memory");
-		return -1;
-	}
-	((struct bp_file_list *)(void *)buf)->used = used - l->copied;
-	memcpy(buf + BP_FILE_LIST_HDR_BYTES,
-	       (const unsigned char *)l->l + BP_FILE_LIST_HDR_BYTES + l->copied, used - l->copied);
-	rc = out_chunk(d, f, buf, l->type, size);
-	free(buf);
-	if (rc == 0)
-		l->copied = used;
-	return rc;
-}
-
 /* ---- rings ------------------------------------------------------------- */
 
-/* Data records in a copied page (time extends are not records). */
-static uint64_t count_records(const unsigned char *page)
-{
-	const struct bp_ring_page *h = (const void *)page;
-
-	return bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES,
-				     atomic_load_explicit(&h->commit, memory_order_relaxed));
-}
-
-static int flush_ring(struct drain *d, struct dfile *f, struct dring *r)
-{
-	struct bp_file_cpages *pc = (void *)r->batch;
-	size_t used = BP_FILE_PAGES_OFFSET + r->batch_used;
-	uint64_t size = bp_file_align_up(used);
-	int rc;
-
-	if (!r->nbatch)
-		return 0;
-	memset(r->batch + BP_CHUNK_HDR_BYTES, 0, BP_FILE_PAGES_OFFSET - BP_CHUNK_HDR_BYTES);
-	memset(r->batch + used, 0, (size_t)(size - used));
-	pc->tid = r->rc->tid;
-	pc->level = r->rc->level;
-	memcpy(pc->comm, r->rc->comm, sizeof(pc->comm));
-	pc->comm[sizeof(pc->comm) - 1] = '\0';
-	pc->ring_index = r->index;
-	pc->page_size = r->page_size;
-	pc->npages = r->nbatch;
-	pc->written = r->st.written;
-	pc->discarded = r->st.discarded;
-	pc->data_bytes = r->batch_used;
-	pc->block_waits = r->st.block_waits;
-	pc->block_ns = r->st.block_ns;
-	pc->copied_before = r->copied;
-	rc = out_chunk(d, f, r->batch, BP_CHUNK_DPAGES, size);
-	d->res->pages += r->nbatch;
-	if (rc == 0) {
-		r->copied += r->batch_recs;
-		acct_put(d, f, r);	/* after the chunk: the accounts never claim more */
-	}
-	r->batch_recs = 0;
-	r->nbatch = 0;
-	r->batch_used = 0;
-	return rc;
-}
-
-static bool ring_setup(struct drain *d, struct dring *r)
+static bool ring_setup(struct bp_drain_file *df, struct drain_ring *r)
 {
 	if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
 		return false;	/* not formatted yet */
 	r->page_size = r->st.page_size;
 	r->npages = r->st.npages;
-	r->batch_cap = d->batch_pages;
+	r->batch_cap = df->batch_pages;
 	if ((uint64_t)r->batch_cap * r->page_size > (8u << 20))
 		r->batch_cap = (uint32_t)((8u << 20) / r->page_size);
 	if (r->batch_cap > 1024)
@@ -496,7 +73,7 @@ static bool ring_setup(struct drain *d, struct dring *r)
 	r->batch = aligned_alloc(64, r->batch_len);
 	r->scratch = aligned_alloc(64, ((size_t)r->page_size + 63) & ~(size_t)63);
 	if (!r->batch || !r->scratch) {
-		fail(d, "out of memory");
+		drain_fail(df, "out of memory");
 		r->dead = true;
 		return false;
 	}
@@ -508,15 +85,70 @@ static bool ring_setup(struct drain *d, struct dring *r)
 	if (r->next_seq == 1)
 		r->expect_rec = 0;
 	r->ready = true;
-	d->res->rings++;
+	df->res.rings++;
 	return true;
 }
 
-/* Where page seq sits in the live ring (geometry validated by bp_ring_stats). */
-static unsigned char *slot_of(const struct dring *r, uint64_t seq)
+/* Has r's thread exited (no record will come, the last ones are there)? */
+static bool ring_exited(const struct drain_ring *r)
 {
-	return (unsigned char *)r->mem + BP_RING_CTL_BYTES +
-	       (size_t)((seq - 1) % r->npages) * r->page_size;
+	/* D3: acquire, pairs with the process's release store of "exited" (C3
+	 * in src/file/writer_rings.c): the thread's last records are visible. */
+	return atomic_load_explicit(&r->chunk->state, memory_order_acquire) == BP_RING_EXITED;
+}
+
+/*
+ * Ring r's thread has exited and every record of it is in the stream (or,
+ * the writes stopped, counted as not copied by its accounts entry): hand
+ * the chunk back to the process, which may reuse it for a new ring
+ * (docs/file-format.md, "Ring chunks reused"), free what we kept for it,
+ * and watch the chunk's header for that new ring (watch_reused()).
+ */
+static void ring_release(struct bp_drain_file *df, struct drain_ring *r)
+{
+	void *grown = bp_array_grow(df->reused, &df->reused_cap, df->nreused + 1,
+				    sizeof(*df->reused));
+
+	if (!grown)
+		return;	/* not watched, so not handed back: the process takes a new chunk */
+	df->reused = grown;
+	df->reused[df->nreused++] = (struct drain_reused){ r->off, r->index };
+	if (bp_ring_stats(r->mem, r->bytes, &r->st) == BP_RING_OK)
+		drain_out_account(df, r);	/* the final counters, whatever was copied last */
+	r->tid = r->chunk->tid;
+	r->level = r->chunk->level;
+	r->dropped = atomic_load_explicit(&r->chunk->dropped, memory_order_relaxed);
+	r->released = true;	/* drain_ring_entry() uses the three above from now on */
+	/* D1: our reads of the ring before the process may reuse it; pairs with
+	 * its acquire load of "copied" (C1 in src/file/writer_rings.c). */
+	atomic_store_explicit(&r->chunk->state, BP_RING_COPIED, memory_order_release);
+	bp_unmap(&r->map);
+	free(r->batch);
+	free(r->scratch);
+	r->batch = r->scratch = NULL;
+	r->chunk = NULL;
+	r->mem = NULL;
+}
+
+/* Writes stopped: keep the accounts' counters up with the rings; exited
+ * rings, counted, are handed back all the same (nothing more will be
+ * copied from them). */
+static void acct_watch(struct bp_drain_file *df)
+{
+	for (size_t i = 0; i < df->nrings; i++) {
+		struct drain_ring *r = &df->rings[i];
+		bool exited;
+
+		if (r->dead || r->released || (!r->ready && !ring_setup(df, r)))
+			continue;
+		exited = ring_exited(r);	/* before the counters: they are final then */
+		if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
+			continue;
+		if (r->st.written != r->acct_written)
+			drain_out_account(df, r);
+		if (exited)
+			ring_release(df, r);
+	}
 }
 
 /*
@@ -529,7 +161,7 @@ static unsigned char *slot_of(const struct dring *r, uint64_t seq)
  * its slot cannot be reused before seq is consumed.  A ring the program
  * damaged gets the walk instead.
  */
-static uint64_t page_records(const struct dring *r, uint64_t seq,
+static uint64_t page_records(const struct drain_ring *r, uint64_t seq,
 			     const struct bp_ring_page_info *pi, const unsigned char *page)
 {
 	struct bp_ring_page_info next;
@@ -538,7 +170,7 @@ static uint64_t page_records(const struct dring *r, uint64_t seq,
 	    next.first_rec >= pi->first_rec &&
 	    next.first_rec - pi->first_rec <= pi->commit / BP_RING_REC_HDR_BYTES)
 		return next.first_rec - pi->first_rec;
-	return count_records(page);
+	return bp_ring_page_records(page, r->page_size);
 }
 
 /*
@@ -552,13 +184,12 @@ static uint64_t page_records(const struct dring *r, uint64_t seq,
  * which readers skip) and is counted as lost.  Returns the pages written,
  * -1 on error.
  */
-static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint64_t last)
+static long write_direct(struct bp_drain_file *df, struct drain_ring *r, uint64_t last)
 {
-	struct bp_ring_ctl *ctl = r->mem;
 	uint64_t seq, n = 0;
 
 	for (seq = r->next_seq; seq <= last; seq++) {
-		const struct bp_ring_page *pg = (const void *)slot_of(r, seq);
+		const struct bp_ring_page *pg = bp_ring_page_slot(r->mem, r->bytes, seq);
 		struct bp_ring_page_info pi;
 		unsigned char *e = r->batch + BP_FILE_PAGES_OFFSET + r->batch_used;
 		uint64_t nrec;
@@ -577,14 +208,14 @@ static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint
 			nrec = 0;
 		}
 		r->batch_recs += nrec;
-		/* R5: the encoder's reads before the writer may reuse the page. */
-		atomic_store_explicit(&ctl->consumed_seq, seq, memory_order_release);
+		/* the encoder's reads before the writer may reuse the page (R5) */
+		bp_ring_consumed(r->mem, r->bytes, seq);
 		r->batch_used += len;
 		r->nbatch++;
 		n++;
 	}
 	r->next_seq = seq;
-	if (n && flush_ring(d, f, r) != 0)
+	if (n && drain_out_pages(df, r) != 0)
 		return -1;
 	return (long)n;
 }
@@ -598,7 +229,7 @@ static long write_direct(struct drain *d, struct dfile *f, struct dring *r, uint
  */
 #define BATCH_WAIT_NS (50 * 1000 * 1000ull)
 
-static bool batch_due(struct dring *r, uint64_t ready)
+static bool batch_due(struct drain_ring *r, uint64_t ready)
 {
 	uint64_t now;
 
@@ -606,7 +237,7 @@ static bool batch_due(struct dring *r, uint64_t ready)
 		r->waiting_since = 0;
 		return true;
 	}
-	now = now_ns(CLOCK_MONOTONIC);
+	now = bp_clock_read_ns(CLOCK_MONOTONIC);
 	if (!r->waiting_since)
 		r->waiting_since = now;
 	if (now - r->waiting_since < BATCH_WAIT_NS)
@@ -623,7 +254,7 @@ enum drain_step { DRAIN_NEXT, DRAIN_STOP, DRAIN_FAIL };
  * head's predecessor, a batch at a time, straight into a chunk
  * (write_direct()), once a batch is due or at the end.
  */
-static enum drain_step drain_direct(struct drain *d, struct dfile *f, struct dring *r,
+static enum drain_step drain_direct(struct bp_drain_file *df, struct drain_ring *r,
 				    uint64_t head, bool final, long *copied)
 {
 	uint64_t last = head - 1;
@@ -631,11 +262,11 @@ static enum drain_step drain_direct(struct drain *d, struct dfile *f, struct dri
 
 	if (!final && !batch_due(r, head - r->next_seq))
 		return DRAIN_STOP;
-	if (flush_ring(d, f, r) != 0)
+	if (drain_out_pages(df, r) != 0)
 		return DRAIN_FAIL;
 	if (last - r->next_seq + 1 > r->batch_cap)
 		last = r->next_seq + r->batch_cap - 1;
-	n = write_direct(d, f, r, last);
+	n = write_direct(df, r, last);
 	if (n < 0)
 		return DRAIN_FAIL;
 	if (n == 0)
@@ -649,10 +280,9 @@ static enum drain_step drain_direct(struct drain *d, struct dfile *f, struct dri
  * and encoded into the ring's batch; a page recycled under us is counted
  * lost, an empty head page ends the pass.
  */
-static enum drain_step drain_page(struct drain *d, struct dfile *f, struct dring *r,
+static enum drain_step drain_page(struct bp_drain_file *df, struct drain_ring *r,
 				  uint64_t head, long *copied)
 {
-	struct bp_ring_ctl *ctl = r->mem;
 	unsigned char *dst = r->scratch;
 	uint64_t first, nrec;
 	int rc = bp_ring_copy_page(r->mem, r->bytes, r->next_seq, dst);
@@ -670,7 +300,7 @@ static enum drain_step drain_page(struct drain *d, struct dfile *f, struct dring
 		return DRAIN_STOP;
 	}
 	memcpy(&first, dst + offsetof(struct bp_ring_page, first_rec), sizeof(first));
-	nrec = count_records(dst);
+	nrec = bp_ring_page_records(dst, r->page_size);
 	if (r->st.mode == BP_RING_OVERWRITE) {	/* only overwrite mode loses pages */
 		if (r->expect_rec != UINT64_MAX && first > r->expect_rec)
 			r->lost_records += first - r->expect_rec;
@@ -678,56 +308,16 @@ static enum drain_step drain_page(struct drain *d, struct dfile *f, struct dring
 	}
 	r->batch_recs += nrec;
 	if (r->next_seq < head)
-		/* R5: our reads of the page before the writer may reuse it. */
-		atomic_store_explicit(&ctl->consumed_seq, r->next_seq, memory_order_release);
+		/* our reads of the page before the writer may reuse it (R5) */
+		bp_ring_consumed(r->mem, r->bytes, r->next_seq);
 	r->next_seq++;
 	r->batch_used += bp_dense_encode_page(dst, r->page_size,
 					      r->batch + BP_FILE_PAGES_OFFSET + r->batch_used);
 	r->nbatch++;
 	(*copied)++;
-	if (r->nbatch == r->batch_cap && flush_ring(d, f, r) != 0)
+	if (r->nbatch == r->batch_cap && drain_out_pages(df, r) != 0)
 		return DRAIN_FAIL;
 	return DRAIN_NEXT;
-}
-
-/* Has r's thread exited (no record will come, the last ones are there)? */
-static bool ring_exited(const struct dring *r)
-{
-	/* D3: acquire, pairs with the process's release store of "exited" (C3
-	 * in src/file/writer_rings.c): the thread's last records are visible. */
-	return atomic_load_explicit(&r->rc->state, memory_order_acquire) == BP_RING_EXITED;
-}
-
-/*
- * Ring r's thread has exited and every record of it is in the stream (or,
- * the writes stopped, counted as not copied by its accounts entry): hand
- * the chunk back to the process, which may reuse it for a new ring
- * (docs/file-format.md, "Ring chunks reused"), free what we kept for it,
- * and watch the chunk's header for that new ring (watch_reused()).
- */
-static void ring_release(struct drain *d, struct dfile *f, struct dring *r)
-{
-	struct reused *u = grow_array(f->reused, &f->ucap, f->nreused, sizeof(*f->reused));
-
-	if (!u)
-		return;	/* not watched, so not handed back: the process takes a new chunk */
-	f->reused = u;
-	f->reused[f->nreused++] = (struct reused){ r->off, r->index };
-	if (bp_ring_stats(r->mem, r->bytes, &r->st) == BP_RING_OK)
-		acct_put(d, f, r);	/* the final counters, whatever was copied last */
-	r->tid = r->rc->tid;
-	r->level = r->rc->level;
-	r->dropped = atomic_load_explicit(&r->rc->dropped, memory_order_relaxed);
-	r->released = true;	/* ring_entry() uses the three above from now on */
-	/* D1: our reads of the ring before the process may reuse it; pairs with
-	 * its acquire load of "copied" (C1 in src/file/writer_rings.c). */
-	atomic_store_explicit(&r->rc->state, BP_RING_COPIED, memory_order_release);
-	munmap(r->map, r->map_len);
-	free(r->batch);
-	free(r->scratch);
-	r->map = r->batch = r->scratch = NULL;
-	r->rc = NULL;
-	r->mem = NULL;
 }
 
 /*
@@ -735,17 +325,17 @@ static void ring_release(struct drain *d, struct dfile *f, struct dring *r)
  * head page; an exited ring copied to its end is then handed back).
  * Returns the pages copied, or -1 on an output error.
  */
-static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool final)
+static long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final)
 {
 	long copied = 0;
 	bool exited;
 
-	if (r->dead || r->released || (!r->ready && !ring_setup(d, r)))
+	if (r->dead || r->released || (!r->ready && !ring_setup(df, r)))
 		return 0;
 	exited = ring_exited(r);
 	final = final || exited;
 	if (!r->acct_written && r->st.written)
-		acct_put(d, f, r);	/* a ring the accounts do not have yet */
+		drain_out_account(df, r);	/* a ring the accounts do not have yet */
 	if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK) {
 		r->dead = true;
 		return 0;
@@ -768,31 +358,31 @@ static long drain_ring(struct drain *d, struct dfile *f, struct dring *r, bool f
 			r->next_seq = oldest;
 		}
 		if (r->st.mode != BP_RING_OVERWRITE && r->next_seq < head)
-			step = drain_direct(d, f, r, head, final, &copied);
+			step = drain_direct(df, r, head, final, &copied);
 		else
-			step = drain_page(d, f, r, head, &copied);
+			step = drain_page(df, r, head, &copied);
 		if (step == DRAIN_FAIL)
 			return -1;
 		if (step == DRAIN_STOP)
 			break;
 	}
-	if (flush_ring(d, f, r) != 0)
+	if (drain_out_pages(df, r) != 0)
 		return -1;
 	if (exited && copied < (long)PASS_PAGES_MAX)	/* all there was to copy */
-		ring_release(d, f, r);
+		ring_release(df, r);
 	return copied;
 }
 
 /* ---- walking the live file --------------------------------------------- */
 
 /* Map a chunk of the live file, trying again at once if mmap fails. */
-static void *map_chunk(struct drain *d, struct dfile *f, uint64_t off, uint64_t size, int prot,
-		       unsigned char **base, size_t *len)
+static unsigned char *map_chunk(struct bp_drain_file *df, uint64_t off, uint64_t size, int prot,
+				struct bp_mapping *map)
 {
-	void *p = NULL;
+	unsigned char *p = NULL;
 
 	for (int tries = 0; tries < 3 && !p; tries++)
-		p = map_range(d, f->fd, off, size, prot, base, len);
+		p = bp_map_range(df->fd, off, size, prot, map);
 	return p;
 }
 
@@ -801,21 +391,21 @@ static void *map_chunk(struct drain *d, struct dfile *f, uint64_t off, uint64_t 
  * (tid, level and counters read with pread) as a ring none of whose
  * records could be copied, so that the stream says what it lacks.
  */
-static void ring_unreadable(struct dfile *f, struct dring *r, uint64_t off)
+static void ring_unreadable(struct bp_drain_file *df, struct drain_ring *r, uint64_t off)
 {
 	struct bp_file_ring rc;
 	struct bp_ring_ctl ctl;
 
-	if (pread(f->fd, &rc, sizeof(rc), (off_t)off) == (ssize_t)sizeof(rc)) {
+	if (pread(df->fd, &rc, sizeof(rc), (off_t)off) == (ssize_t)sizeof(rc)) {
 		r->tid = rc.tid;
 		r->level = rc.level;
 		r->dropped = atomic_load_explicit(&rc.dropped, memory_order_relaxed);
 	}
-	if (pread(f->fd, &ctl, sizeof(ctl), (off_t)(off + BP_FILE_RING_OFFSET)) ==
+	if (pread(df->fd, &ctl, sizeof(ctl), (off_t)(off + BP_FILE_RING_OFFSET)) ==
 		    (ssize_t)sizeof(ctl) && ctl.magic == BP_RING_MAGIC) {
 		r->st.written = atomic_load_explicit(&ctl.written, memory_order_relaxed);
 		r->st.discarded = atomic_load_explicit(&ctl.discarded, memory_order_relaxed);
-		r->ready = true;	/* ring_entry() takes its counters */
+		r->ready = true;	/* drain_ring_entry() takes its counters */
 	}
 	r->released = true;	/* nothing more to do with it */
 }
@@ -825,53 +415,54 @@ static void ring_unreadable(struct dfile *f, struct dring *r, uint64_t off)
  * when it cannot be mapped now (the caller looks again at the next pass);
  * at the end (final), a ring is counted as unreadable instead.
  */
-static bool add_chunk(struct drain *d, struct dfile *f, uint64_t off, const struct bp_file_chunk *c,
+static bool add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_file_chunk *c,
 		      bool final)
 {
-	unsigned char *base = NULL;
-	size_t len = 0;
-	void *p;
+	struct bp_mapping map;
+	unsigned char *p;
+	void *grown;
 
 	if (c->type == BP_CHUNK_RING) {
-		struct dring *r;
+		struct drain_ring *r;
 
 		if (c->size <= BP_FILE_RING_OFFSET)
 			return true;
-		p = map_chunk(d, f, off, c->size, PROT_READ | PROT_WRITE, &base, &len);
+		p = map_chunk(df, off, c->size, PROT_READ | PROT_WRITE, &map);
 		if ((!p && !final) ||
-		    !(f->rings = grow_array(f->rings, &f->rcap, f->nrings, sizeof(*f->rings))))
+		    !(grown = bp_array_grow(df->rings, &df->rings_cap, df->nrings + 1, sizeof(*df->rings)))) {
+			bp_unmap(&map);
 			return false;
-		r = &f->rings[f->nrings++];
+		}
+		df->rings = grown;
+		r = &df->rings[df->nrings++];
 		memset(r, 0, sizeof(*r));
 		r->index = c->index;
 		r->off = off;
 		if (!p) {
-			ring_unreadable(f, r, off);
+			ring_unreadable(df, r, off);
 			return true;
 		}
-		r->map = base;
-		r->map_len = len;
-		r->rc = p;
-		r->mem = (unsigned char *)p + BP_FILE_RING_OFFSET;
-		r->bytes = r->rc->ring_bytes <= c->size - BP_FILE_RING_OFFSET
-				   ? (size_t)r->rc->ring_bytes : 0;
+		r->map = map;
+		r->chunk = (struct bp_file_ring *)(void *)p;
+		r->mem = p + BP_FILE_RING_OFFSET;
+		r->bytes = r->chunk->ring_bytes <= c->size - BP_FILE_RING_OFFSET
+				   ? (size_t)r->chunk->ring_bytes : 0;
 		if (!r->bytes)
 			r->dead = true;
 	} else if (c->type == BP_CHUNK_SITES || c->type == BP_CHUNK_LIBS) {
-		struct dlist *l;
+		struct drain_list *l;
 
-		p = map_chunk(d, f, off, c->size, PROT_READ, &base, &len);
-		if (!p)
+		if (!(p = map_chunk(df, off, c->size, PROT_READ, &map)))
 			return final;	/* at the end: lost (three mmaps in a row failed) */
-		if (!(f->lists = grow_array(f->lists, &f->lcap, f->nlists, sizeof(*f->lists)))) {
-			munmap(base, len);
+		if (!(grown = bp_array_grow(df->lists, &df->lists_cap, df->nlists + 1, sizeof(*df->lists)))) {
+			bp_unmap(&map);
 			return false;
 		}
-		l = &f->lists[f->nlists++];
+		df->lists = grown;
+		l = &df->lists[df->nlists++];
 		l->type = c->type;
-		l->map = base;
-		l->map_len = len;
-		l->l = p;
+		l->map = map;
+		l->list = (const struct bp_file_list *)(const void *)p;
 		l->size = c->size;
 		l->copied = 0;
 	}
@@ -884,19 +475,19 @@ static bool add_chunk(struct drain *d, struct dfile *f, uint64_t off, const stru
  * reused").  The state is read after the index: the process stores it
  * "being written" before it changes the index, and "complete" after.
  */
-static void watch_reused(struct drain *d, struct dfile *f, uint64_t size)
+static void watch_reused(struct bp_drain_file *df, uint64_t size)
 {
 	size_t i = 0;
 
-	while (i < f->nreused) {
-		struct reused *u = &f->reused[i];
+	while (i < df->nreused) {
+		struct drain_reused *u = &df->reused[i];
 		struct bp_file_chunk c;
 		uint32_t state;
 
 		/* D2: index first, state second; pairs with the process's C2. */
-		if (pread(f->fd, &c, sizeof(c), (off_t)u->off) != (ssize_t)sizeof(c) ||
+		if (pread(df->fd, &c, sizeof(c), (off_t)u->off) != (ssize_t)sizeof(c) ||
 		    c.index == u->index ||
-		    pread(f->fd, &state, sizeof(state),
+		    pread(df->fd, &state, sizeof(state),
 			  (off_t)(u->off + offsetof(struct bp_file_chunk, state))) !=
 			    (ssize_t)sizeof(state) ||
 		    state != BP_CHUNK_COMPLETE) {
@@ -905,153 +496,129 @@ static void watch_reused(struct drain *d, struct dfile *f, uint64_t size)
 		}
 		atomic_store_explicit(&c.state, state, memory_order_relaxed);
 		if (c.type == BP_CHUNK_RING && bp_valid_chunk(&c, u->off, size) &&
-		    !add_chunk(d, f, u->off, &c, false)) {
+		    !add_chunk(df, u->off, &c, false)) {
 			i++;	/* not mapped: again at the next pass */
 			continue;
 		}
-		*u = f->reused[--f->nreused];
+		*u = df->reused[--df->nreused];
 	}
 }
 
 /* Step 1: new chunks.  final: the writer is gone, skip what it left unfinished. */
-static void scan_chunks(struct drain *d, struct dfile *f, bool final)
+static void scan_chunks(struct bp_drain_file *df, bool final)
 {
+	struct bp_chunk_walk w = { df->fd, df->scan_off, 0 };
+	struct bp_file_chunk c;
+	enum bp_chunk_seen seen;
 	struct stat st;
-	uint64_t size;
 
-	if (fstat(f->fd, &st) != 0)
+	if (fstat(df->fd, &st) != 0)
 		return;
-	size = (uint64_t)st.st_size;
-	watch_reused(d, f, size);
-	while (f->scan_off + BP_CHUNK_HDR_BYTES <= size) {
-		struct bp_file_chunk c;
-		uint32_t state;
-
-		if (pread(f->fd, &c, sizeof(c), (off_t)f->scan_off) != (ssize_t)sizeof(c))
-			return;
-		state = bp_chunk_state(&c);
-		if (!bp_valid_chunk(&c, f->scan_off, size) || state == BP_CHUNK_WRITING) {
+	w.file_size = (uint64_t)st.st_size;
+	watch_reused(df, w.file_size);
+	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
+		if (seen == BP_CHUNK_SEEN_NONE || seen == BP_CHUNK_SEEN_WRITING) {
 			/* Being allocated right now, or left behind by a failure. */
-			uint64_t now = now_ns(CLOCK_MONOTONIC);
+			uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC);
 
 			if (!final) {
-				if (!f->stall_since)
-					f->stall_since = now;
-				if (now - f->stall_since < STALL_NS)
-					return;
+				if (!df->stall_since)
+					df->stall_since = now;
+				if (now - df->stall_since < STALL_NS)
+					break;
 			}
-			f->stall_since = 0;
-			f->scan_off += bp_valid_chunk(&c, f->scan_off, size) ? c.size : BP_FILE_ALIGN;
-			continue;
+		} else if (seen == BP_CHUNK_SEEN_COMPLETE && !add_chunk(df, w.off, &c, final)) {
+			break;	/* not mapped: again at the next pass */
 		}
-		f->stall_since = 0;
-		if (state == BP_CHUNK_COMPLETE && !add_chunk(d, f, f->scan_off, &c, final))
-			return;	/* not mapped: again at the next pass */
-		f->scan_off += c.size;
+		df->stall_since = 0;
+		bp_chunk_walk_pass(&w, seen, &c);
 	}
+	df->scan_off = w.off;
 }
 
-/* One pass over f; returns the pages copied, -1 on an output error. */
-static long pass(struct drain *d, struct dfile *f, bool final)
+/* One pass over the file; returns the pages copied, -1 on an output error. */
+static long pass(struct bp_drain_file *df, bool final)
 {
 	long work = 0;
 
-	scan_chunks(d, f, final);
-	if (f->stop_reason) {
-		acct_watch(d, f);
+	scan_chunks(df, final);
+	if (df->out.stop_reason) {
+		acct_watch(df);
 		return 0;
 	}
-	for (size_t i = 0; i < f->nlists; i++)
-		if (copy_list(d, f, &f->lists[i]) != 0)
-			return f->stop_reason ? 0 : -1;
-	for (size_t i = 0; i < f->nrings; i++) {
-		long n = drain_ring(d, f, &f->rings[i], final);
+	for (size_t i = 0; i < df->nlists; i++)
+		if (drain_out_list(df, &df->lists[i]) != 0)
+			return df->out.stop_reason ? 0 : -1;
+	for (size_t i = 0; i < df->nrings; i++) {
+		long n = drain_ring(df, &df->rings[i], final);
 
 		if (n < 0)
-			return f->stop_reason ? 0 : -1;
+			return df->out.stop_reason ? 0 : -1;
 		work += n;
 	}
 	return work;
 }
 
-static void close_file(struct drain *d, struct dfile *f)
+static void close_file(struct bp_drain_file *df)
 {
-	for (size_t i = 0; i < f->nrings; i++) {
-		if (f->rings[i].map)
-			munmap(f->rings[i].map, f->rings[i].map_len);
-		free(f->rings[i].batch);
-		free(f->rings[i].scratch);
+	for (size_t i = 0; i < df->nrings; i++) {
+		bp_unmap(&df->rings[i].map);
+		free(df->rings[i].batch);
+		free(df->rings[i].scratch);
 	}
-	free(f->reused);
-	f->reused = NULL;
-	f->nreused = 0;
-	for (size_t i = 0; i < f->nlists; i++)
-		munmap(f->lists[i].map, f->lists[i].map_len);
-	free(f->rings);
-	free(f->lists);
-	f->rings = NULL;
-	f->lists = NULL;
-	f->nrings = f->nlists = 0;
-	if (f->hdr)
-		munmap(f->hdr, BP_FILE_HEADER_BYTES);
-	f->hdr = NULL;
-	if (f->fd >= 0)
-		close(f->fd);
-	if (f->ofd >= 0)
-		close(f->ofd);
-	f->fd = f->ofd = -1;
-	if (d->remove_live)
-		unlink(f->path);
-	f->done = true;
+	for (size_t i = 0; i < df->nlists; i++)
+		bp_unmap(&df->lists[i].map);
+	free(df->rings);
+	free(df->lists);
+	free(df->reused);
+	df->reused = NULL;
+	df->nreused = 0;
+	df->rings = NULL;
+	df->lists = NULL;
+	df->nrings = df->nlists = 0;
+	if (df->hdr)
+		munmap(df->hdr, BP_FILE_HEADER_BYTES);
+	df->hdr = NULL;
+	if (df->fd >= 0)
+		close(df->fd);
+	if (df->out.fd >= 0)
+		close(df->out.fd);
+	df->fd = df->out.fd = -1;
+	if (df->remove_live)
+		unlink(df->path);
+	df->done = true;
 }
 
 /* The process is gone (or we stop): the rest, the end chunk, the header. */
-static void finish(struct drain *d, struct dfile *f)
+static void finish(struct bp_drain_file *df)
 {
-	uint64_t size;
-	unsigned char *buf;
-
-	while (pass(d, f, true) > 0)
+	while (pass(df, true) > 0)
 		;
-	for (size_t i = 0; i < f->nrings; i++) {
+	for (size_t i = 0; i < df->nrings; i++) {
 		struct bp_file_end_ring er;
 
-		ring_entry(&f->rings[i], &er);
-		d->res->written += er.written;
-		d->res->discarded += er.discarded;
-		d->res->dropped += er.dropped;
-		d->res->lost_records += er.lost_records;
-		d->res->lost_pages += er.lost_pages;
-		d->res->copied += er.copied;
+		drain_ring_entry(&df->rings[i], &er);
+		df->res.written += er.written;
+		df->res.discarded += er.discarded;
+		df->res.dropped += er.dropped;
+		df->res.lost_records += er.lost_records;
+		df->res.lost_pages += er.lost_pages;
+		df->res.copied += er.copied;
 		/* what the accounts say is missing (docs/file-format.md, type 7) */
 		if (er.written > er.discarded + er.lost_records + er.copied)
-			d->res->not_copied += er.written - er.discarded - er.lost_records - er.copied;
+			df->res.not_copied += er.written - er.discarded - er.lost_records - er.copied;
 	}
-	d->res->memory_rings += atomic_load_explicit(&f->hdr->memory_rings, memory_order_relaxed);
-	d->res->memory_records += atomic_load_explicit(&f->hdr->memory_records,
+	df->res.memory_rings += atomic_load_explicit(&df->hdr->memory_rings, memory_order_relaxed);
+	df->res.memory_records += atomic_load_explicit(&df->hdr->memory_records,
 						       memory_order_relaxed);
-	d->res->missing_sites += atomic_load_explicit(&f->hdr->missing_sites, memory_order_relaxed);
-	d->res->truncated += f->stop_reason != 0;
-	if (f->stop_reason && !d->res->stop_reason) {
-		d->res->stop_reason = f->stop_reason;
-		d->res->stop_errno = f->stop_errno;
+	df->res.missing_sites += atomic_load_explicit(&df->hdr->missing_sites, memory_order_relaxed);
+	df->res.truncated += df->out.stop_reason != 0;
+	if (df->out.stop_reason && !df->res.stop_reason) {
+		df->res.stop_reason = df->out.stop_reason;
+		df->res.stop_errno = df->out.stop_errno;
 	}
-	if (f->stop_reason) {
-		/* no end chunk: the accounts and the header say where it stopped */
-		out_header(d, f, BP_FILE_F_STREAM);
-		close_file(d, f);
-		return;
-	}
-	if (!(buf = counters_chunk(d, f, f->nrings, f->nrings, &size))) {
-		close_file(d, f);
-		return;
-	}
-	if (out_chunk(d, f, buf, BP_CHUNK_END, size) == 0)
-		out_header(d, f, BP_FILE_F_STREAM | BP_FILE_F_CLOSED);
-	else
-		out_header(d, f, BP_FILE_F_STREAM);
-	free(buf);
-	close_file(d, f);
+	drain_out_end(df);
+	close_file(df);
 }
 
 /* ---- one live file into one stream ------------------------------------ */
@@ -1097,16 +664,14 @@ int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_d
 		close(fd);
 		return -1;
 	}
-	df->d.res = &df->res;
-	df->d.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	snprintf(df->f.path, sizeof(df->f.path), "%s", live_path);
-	df->f.pid = (pid_t)h->pid;
-	df->f.fd = fd;
-	df->f.ofd = -1;
-	df->f.hdr = h;
-	df->f.scan_off = BP_FILE_HEADER_BYTES;
-	df->f.out_end = BP_FILE_HEADER_BYTES;
-	live->pid = df->f.pid;
+	snprintf(df->path, sizeof(df->path), "%s", live_path);
+	df->pid = (pid_t)h->pid;
+	df->fd = fd;
+	df->hdr = h;
+	df->scan_off = BP_FILE_HEADER_BYTES;
+	df->out.fd = -1;
+	df->out.end = BP_FILE_HEADER_BYTES;
+	live->pid = df->pid;
 	live->start_realtime_ns = h->start_realtime_ns;
 	*out = df;
 	return 1;
@@ -1114,41 +679,40 @@ int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_d
 
 int bp_drain_start(struct bp_drain_file *df, const char *out_path, unsigned batch_pages)
 {
-	struct drain *d = &df->d;
-	struct dfile *f = &df->f;
+	struct drain_out *o = &df->out;
 	const char *why;
 
-	d->batch_pages = batch_pages ? batch_pages : 64;
-	snprintf(f->out, sizeof(f->out), "%s", out_path);
-	f->ofd = bp_open_output(f->out, BP_OPEN_REPLACE | BP_OPEN_PRIVATE, &why);
-	if (f->ofd < 0) {
-		fail(d, "%s: %s", f->out, why ? why : strerror(errno));
+	df->batch_pages = batch_pages ? batch_pages : 64;
+	snprintf(o->path, sizeof(o->path), "%s", out_path);
+	o->fd = bp_open_output(o->path, BP_OPEN_REPLACE | BP_OPEN_PRIVATE, &why);
+	if (o->fd < 0) {
+		drain_fail(df, "%s: %s", o->path, why ? why : strerror(errno));
 		return -1;
 	}
 	df->res.files = 1;
-	if (out_header(d, f, BP_FILE_F_STREAM) != 0)
+	if (drain_out_header(df, BP_FILE_F_STREAM) != 0)
 		return -1;
-	acct_new(d, f, 0);	/* on failure the file says it stopped */
+	drain_out_accounts(df, 0);	/* on failure the file says it stopped */
 	return 0;
 }
 
 long bp_drain_pass(struct bp_drain_file *df)
 {
-	long n = pass(&df->d, &df->f, false);
+	long n = pass(df, false);
 
-	if (n < 0 || df->d.failed)
+	if (n < 0 || df->failed)
 		return -1;
-	out_end_hint(&df->f);
+	drain_out_end_hint(df);
 	return n;
 }
 
 int bp_drain_finish(struct bp_drain_file *df, bool remove_live)
 {
-	if (!df->f.done) {
-		df->d.remove_live = remove_live;
-		finish(&df->d, &df->f);
+	if (!df->done) {
+		df->remove_live = remove_live;
+		finish(df);
 	}
-	return df->d.failed || df->d.truncated ? -1 : 0;
+	return df->failed || df->truncated ? -1 : 0;
 }
 
 const struct bp_drain_result *bp_drain_result(const struct bp_drain_file *df)
@@ -1160,8 +724,8 @@ void bp_drain_free(struct bp_drain_file *df)
 {
 	if (!df)
 		return;
-	if (!df->f.done)
-		close_file(&df->d, &df->f);	/* remove_live is still false */
+	if (!df->done)
+		close_file(df);	/* remove_live is still false */
 	free(df);
 }
 /* ---- the calling thread ------------------------------------------------ */

@@ -29,7 +29,9 @@
 #define BP_FILE_MAJOR		1u
 #define BP_FILE_MINOR		3u	/* 1.1: the accounts chunk (type 7), dense pages (type 8);
 					 * 1.2: memory_rings, missing_sites, memory_records;
-					 * 1.3: ring chunks reused, retired_*, BP_RING_COPIED */
+					 * 1.3: stream files' chunk checksums (BP_FILE_F_CRC);
+					 * ring chunks reused, retired_*, missing_libs,
+					 * BP_RING_COPIED */
 #define BP_FILE_LITTLE_ENDIAN	1u
 #define BP_FILE_BIG_ENDIAN	2u
 #define BP_FILE_HEADER_BYTES	4096u
@@ -39,6 +41,8 @@
 /* header flags */
 #define BP_FILE_F_STREAM	1u	/* written by `bprint record` */
 #define BP_FILE_F_CLOSED	2u	/* the writer finished normally */
+#define BP_FILE_F_CRC		4u	/* stream files of 1.3: every chunk's crc is set */
+#define BP_FILE_MINOR_CRC	3u	/* the first minor whose streams carry checksums */
 
 struct bp_file_header {
 	char magic[8];			/* "BPTRACE\0" */
@@ -106,7 +110,9 @@ struct bp_file_chunk {
 	uint32_t type;			/* enum bp_chunk_type */
 	uint64_t size;			/* header included, multiple of align */
 	_Atomic uint32_t state;		/* BP_CHUNK_*, stored last with release */
-	uint32_t reserved;
+	uint32_t crc;			/* stream files of 1.3 (BP_FILE_F_CRC): CRC32C of
+					 * the chunk but state and crc (accounts: of
+					 * its header); 0 in other files */
 	uint64_t index;			/* allocation order, from 1 */
 };
 
@@ -288,6 +294,7 @@ _Static_assert(sizeof(struct bp_file_header) == BP_FILE_HEADER_BYTES, "header is
 BP_LAYOUT_AT(bp_file_chunk, type, 4);
 BP_LAYOUT_AT(bp_file_chunk, size, 8);
 BP_LAYOUT_AT(bp_file_chunk, state, 16);
+BP_LAYOUT_AT(bp_file_chunk, crc, 20);
 BP_LAYOUT_AT(bp_file_chunk, index, 24);
 _Static_assert(sizeof(struct bp_file_chunk) == BP_CHUNK_HDR_BYTES, "chunk header is 32 bytes");
 

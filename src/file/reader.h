@@ -18,4 +18,24 @@
  */
 void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *out);
 
+struct bp_site_layout;
+
+/*
+ * The layout of site id (file/site_layout.h), made on its first use and
+ * kept until close: NULL for an id not in the table, a site without a
+ * format, or when out of memory.  bp_trace_layout() is its public face.
+ */
+const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t id);
+
+/* What resolves %pS and %ps in this reader's messages; NULL when opened
+ * with BP_TRACE_OPEN_NO_SYMBOLS (they print as %p then the letter). */
+const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t);
+
+/*
+ * The merge's work so far: sources filled and moved in or out of its
+ * heap.  Linear in the records read whatever the number of rings, which
+ * the tests check by comparing counts, not times.
+ */
+uint64_t bp_trace_work(const struct bp_trace *t);
+
 #endif /* BP_FILE_READER_H */

@@ -5,11 +5,15 @@
  */
 #include "file/valid.h"
 
+#include "file/crc32c.h"
+
 #include <bprint/format.h>
 #include <bprint/reader.h>
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define NATIVE_ORDER BP_FILE_LITTLE_ENDIAN
@@ -72,7 +76,61 @@ bool bp_valid_chunk(const struct bp_file_chunk *c, uint64_t off, uint64_t file_s
 	       c->size <= file_size - off;
 }
 
+enum bp_chunk_flaw bp_chunk_flaw(const struct bp_file_chunk *c, uint64_t off, uint64_t file_size)
+{
+	static const unsigned char zero[sizeof(*c)];
+
+	if (bp_valid_chunk(c, off, file_size))
+		return BP_CHUNK_FLAW_NONE;
+	if (!memcmp(c, zero, sizeof(*c)))
+		return BP_CHUNK_FLAW_ZERO;
+	if (memcmp(c->magic, BP_CHUNK_MAGIC, 4))
+		return BP_CHUNK_FLAW_MAGIC;
+	if (c->type < 1 || c->type > BP_CHUNK_TYPE_MAX)
+		return BP_CHUNK_FLAW_TYPE;
+	if (c->size == 0 || c->size % BP_FILE_ALIGN)
+		return BP_CHUNK_FLAW_SIZE;
+	return BP_CHUNK_FLAW_PAST_END;
+}
+
 uint32_t bp_chunk_state(const struct bp_file_chunk *c)
 {
 	return atomic_load_explicit(&c->state, memory_order_acquire);
+}
+
+enum bp_chunk_seen bp_chunk_look(int fd, uint64_t off, uint64_t file_size,
+				 struct bp_file_chunk *c)
+{
+	ssize_t n;
+	uint32_t state;
+
+	if (off > file_size || file_size - off < BP_FILE_ALIGN)
+		return BP_CHUNK_SEEN_END;
+	do
+		n = pread(fd, c, sizeof(*c), (off_t)off);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*c) || !bp_valid_chunk(c, off, file_size))
+		return BP_CHUNK_SEEN_NONE;
+	state = bp_chunk_state(c);
+	return state == BP_CHUNK_COMPLETE ? BP_CHUNK_SEEN_COMPLETE
+	       : state == BP_CHUNK_WRITING ? BP_CHUNK_SEEN_WRITING : BP_CHUNK_SEEN_SKIP;
+}
+
+uint32_t bp_chunk_crc_start(const struct bp_file_chunk *c)
+{
+	const unsigned char *p = (const unsigned char *)c;
+	uint32_t crc = bp_crc32c(0, p, offsetof(struct bp_file_chunk, state));
+
+	return bp_crc32c(crc, p + offsetof(struct bp_file_chunk, index), sizeof(c->index));
+}
+
+uint32_t bp_chunk_crc(const void *p, uint64_t size)
+{
+	const struct bp_file_chunk *c = p;
+	uint32_t crc = bp_chunk_crc_start(c);
+
+	if (bp_chunk_crc_body(c) && size > BP_CHUNK_HDR_BYTES)
+		crc = bp_crc32c(crc, (const unsigned char *)p + BP_CHUNK_HDR_BYTES,
+				(size_t)(size - BP_CHUNK_HDR_BYTES));
+	return crc;
 }

@@ -1,27 +1,18 @@
 /*
  * A trace file as a CTF 1.8 trace directory (docs/exporters.md, "CTF"),
- * for babeltrace2 and Trace Compass: a `metadata` file in TSDL and one
- * binary stream file per thread, `stream_TID`.
+ * for babeltrace2 and Trace Compass: a `metadata` file in TSDL
+ * (ctf_meta.c) and one binary stream file per thread, `stream_TID`.
  *
- * The metadata is written first, from the site table: one event class per
- * site (its function's name, made unique), with a string `msg` and one
- * typed field per argument (output/args.h), and one class for the records
- * whose block cannot give those fields.  Then the records, as read: each
- * thread's events go into its stream's packet buffer; a packet is written
- * (appended to its file) when it is full, when the thread's name changes
- * (the name is in the packet context), and before a record that follows
- * lost records, so that the next packet's events_discarded counter grows
- * by exactly that many.  Memory: one packet buffer per thread.
- *
- * All fields are byte-aligned (align = 8), in the writer's byte order.
+ * The records, as read: each thread's events go into its stream's packet
+ * buffer; a packet is written (appended to its file) when it is full,
+ * when the record's CPU is not the packet's (cpu_id is in the packet
+ * context, as LTTng-UST has it), and before a record that follows lost
+ * records, so that the next packet's events_discarded counter grows by
+ * exactly that many.  Memory: one packet buffer per thread.
  */
-#include "output/export.h"
-#include "output/args.h"
-#include "output/lost.h"
-#include "output/threads.h"
-#include "output/wallclock.h"
+#include "output/ctf.h"
 
-#include "file/reader.h"
+#include "file/site_layout.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,54 +29,13 @@
 
 struct ctf_stream {
 	int32_t tid;
-	char comm[17];
-	unsigned char *buf;
-	size_t len, cap;
+	uint32_t cpu;			/* the packet's cpu_id */
+	struct bp_out_buf buf;		/* the packet's events */
 	uint64_t begin, end;		/* first and last timestamp of the packet */
 	uint64_t seq, discarded;	/* packets written, records lost so far */
 	uint64_t events;		/* in the packet */
 	bool created;			/* the file exists (truncated once) */
 };
-
-struct ctf_class {
-	uint32_t site_id;
-	const struct bp_arg_layout *lay;	/* NULL: msg only */
-};
-
-struct ctf {
-	struct bp_trace *t;
-	int dirfd;
-	unsigned char uuid[16];
-	struct ctf_class *cls;
-	size_t ncls;			/* one per site; id ncls is the fallback */
-	struct bp_args_cache args;
-	struct bp_out_threads thr;
-	struct bp_out_lost lost;
-	struct bp_arg_value val[BP_PLAN_MAX_ARGS];
-	int err;			/* errno of the first write error */
-};
-
-/* ---- metadata ---- */
-
-/* A TSDL string literal: printable ASCII, '"' and '\' escaped, others '_'. */
-static void tsdl_str(FILE *f, const char *s, size_t max)
-{
-	putc('"', f);
-	for (size_t i = 0; s && s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			putc('\\', f);
-		putc(c >= 0x20 && c < 0x7f ? c : '_', f);
-	}
-	putc('"', f);
-}
-
-static void uuid_str(FILE *f, const unsigned char *u)
-{
-	for (int i = 0; i < 16; i++)
-		fprintf(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
-}
 
 /* A version-4-style uuid from the trace's identity: the same file, the same uuid. */
 static void make_uuid(const struct bp_trace_info *info, unsigned char *u)
@@ -102,236 +52,20 @@ static void make_uuid(const struct bp_trace_info *info, unsigned char *u)
 	u[8] = (u[8] & 0x3f) | 0x80;
 }
 
-static const char *const trace_head =
-	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
-	"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
-	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
-	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n\n";
-
-static void write_clock(FILE *f, const struct bp_trace_info *info)
-{
-	int64_t off;
-
-	fputs("clock {\n\tname = bprint;\n\tdescription = ", f);
-	tsdl_str(f, info->clock_name, 32);
-	fputs(";\n\tfreq = 1000000000;\n\tprecision = 1;\n", f);
-	if (bp_out_wallclock_offset(info, &off) == 0) {
-		int64_t sec = off / 1000000000, ns = off % 1000000000;
-
-		if (ns < 0)
-			sec--, ns += 1000000000;
-		fprintf(f, "\toffset_s = %lld;\n\toffset = %lld;\n\tabsolute = true;\n",
-			(long long)sec, (long long)ns);
-	}
-	fputs("};\n\n"
-	      "typealias integer { size = 64; align = 8; signed = false;"
-	      " map = clock.bprint.value; } := clock_u64;\n\n", f);
-}
-
-static void write_trace(FILE *f, const struct ctf *x, const struct bp_trace_info *info)
-{
-	fputs("/* CTF 1.8 */\n\n", f);
-	fputs(trace_head, f);
-	fputs("trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"", f);
-	uuid_str(f, x->uuid);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	fputs("\";\n\tbyte_order = be;\n", f);
-#else
-	fputs("\";\n\tbyte_order = le;\n", f);
-#endif
-	fputs("\tpacket.header := struct {\n\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
-	      "\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n\t};\n};\n\n", f);
-	fprintf(f, "env {\n\ttracer_name = \"bprint\";\n\tpid = %lld;\n\tprocname = ",
-		(long long)info->pid);
-	tsdl_str(f, info->comm, 16);
-	fputs(";\n\tcmdline = ", f);
-	tsdl_str(f, info->cmdline, 1024);
-	fputs(";\n\tclock = ", f);
-	tsdl_str(f, info->clock_name, 32);
-	fputs(";\n};\n\n", f);
-	write_clock(f, info);
-	fputs("stream {\n\tid = 0;\n"
-	      "\tpacket.context := struct {\n"
-	      "\t\tclock_u64 timestamp_begin;\n\t\tclock_u64 timestamp_end;\n"
-	      "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
-	      "\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
-	      "\t\tint32_t tid;\n\t\tstring thread_name;\n\t};\n"
-	      "\tevent.header := struct {\n\t\tuint32_t id;\n\t\tclock_u64 timestamp;\n\t};\n"
-	      "\tevent.context := struct {\n\t\tint32_t cpu;\n\t\tuint8_t level;\n\t};\n};\n\n",
-	      f);
-}
-
-/* The TSDL type of one argument. */
-static void field_type(FILE *f, const struct bp_arg_desc *d)
-{
-	switch (d->type) {
-	case BP_ARGT_INT:
-	case BP_ARGT_UINT:
-	case BP_ARGT_CHAR:
-	case BP_ARGT_PTR:
-		fprintf(f, "integer { size = %u; align = 8; signed = %s; base = %u; }",
-			d->size * 8u, d->type == BP_ARGT_INT ? "true" : "false", d->base);
-		break;
-	case BP_ARGT_DOUBLE:
-		fputs("floating_point { exp_dig = 11; mant_dig = 53; align = 8; }", f);
-		break;
-	default:
-		fputs("string", f);
-	}
-}
-
-/* Is name already the name of one of the first n classes' sites? */
-static bool name_taken(const char *const *names, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (names[i] && !strcmp(names[i], name))
-			return true;
-	return false;
-}
-
-/* The start of a class name: the function, else the start of the format,
- * else "site_ID". */
-static void class_base(const struct bprint_site *s, char *out, size_t size)
-{
-	if (s->func && s->func[0])
-		bp_snprintf(out, size, "%s", s->func);
-	else if (s->format && s->format[0])
-		bp_snprintf(out, size, "%.40s", s->format);
-	else
-		bp_snprintf(out, size, "site_%u", (unsigned)s->id);
-}
-
-#define BASE_MAX 96
-
-static int cmp_base(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Each site's class name: its base, "base:LINE" when several sites share
- * the base, "base:LINE#ID" if that is taken too.  false if out of memory. */
-static bool class_names(struct bp_trace *t, char **names, size_t n)
-{
-	char (*bases)[BASE_MAX] = malloc(n * sizeof(*bases) + 1);
-	const char **order = malloc(n * sizeof(*order) + 1);
-	bool *shared = calloc(n + 1, sizeof(*shared)), ok = bases && order && shared;
-
-	for (size_t i = 0; ok && i < n; i++) {
-		class_base(&bp_trace_site_at(t, i)->site, bases[i], sizeof(bases[i]));
-		order[i] = bases[i];
-	}
-	if (ok)
-		qsort(order, n, sizeof(*order), cmp_base);
-	for (size_t k = 1; ok && k < n; k++)
-		if (!strcmp(order[k], order[k - 1])) {
-			shared[(size_t)(order[k] - bases[0]) / BASE_MAX] = true;
-			shared[(size_t)(order[k - 1] - bases[0]) / BASE_MAX] = true;
-		}
-	for (size_t i = 0; ok && i < n; i++) {
-		const struct bprint_site *s = &bp_trace_site_at(t, i)->site;
-
-		if (!(names[i] = malloc(128))) {
-			ok = false;
-			break;
-		}
-		bp_snprintf(names[i], 128, shared[i] ? "%s:%u" : "%s", bases[i], (unsigned)s->line);
-		if (shared[i] && name_taken((const char *const *)names, i, names[i]))
-			bp_snprintf(names[i], 128, "%s:%u#%u", bases[i], (unsigned)s->line,
-				    (unsigned)s->id);
-	}
-	free(bases), free(order), free(shared);
-	return ok;
-}
-
-static void write_class(FILE *f, size_t id, const char *name, const struct bp_arg_layout *lay,
-			bool fallback)
-{
-	fprintf(f, "event {\n\tname = ");
-	tsdl_str(f, name, 127);
-	fprintf(f, ";\n\tid = %zu;\n\tstream_id = 0;\n\tfields := struct {\n\t\tstring msg;\n", id);
-	for (unsigned i = 0; lay && i < lay->n; i++) {
-		fputs("\t\t", f);
-		field_type(f, &lay->d[i]);
-		fprintf(f, " %s;\n", lay->d[i].name);
-	}
-	if (fallback)
-		fputs("\t\tuint32_t site;\n", f);
-	fputs("\t};\n};\n\n", f);
-}
-
-/* The classes and the whole metadata file; 0 or a BP_TRACE_E* code. */
-static int write_metadata(struct ctf *x)
-{
-	const struct bp_trace_info *info = bp_trace_info(x->t);
-	size_t n = bp_trace_nsites(x->t);
-	char **names = calloc(n + 1, sizeof(*names));
-	int fd = openat(x->dirfd, "metadata",
-			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	int rc = 0;
-
-	x->cls = calloc(n + 1, sizeof(*x->cls));
-	if (!f || !names || !x->cls) {
-		rc = f ? BP_TRACE_ENOMEM : BP_TRACE_EIO;
-		x->err = f ? 0 : errno;
-		goto out;
-	}
-	if (!class_names(x->t, names, n)) {
-		rc = BP_TRACE_ENOMEM;
-		goto out;
-	}
-	write_trace(f, x, info);
-	for (size_t i = 0; i < n; i++) {
-		const struct bp_trace_site *ts = bp_trace_site_at(x->t, i);
-
-		x->cls[i].site_id = ts->site.id;
-		x->cls[i].lay = bp_args_cache_get(&x->args, ts->site.id, ts->site.format);
-		write_class(f, i, names[i], x->cls[i].lay, false);
-	}
-	x->ncls = n;
-	write_class(f, n, name_taken((const char *const *)names, n, "bprint_text")
-			  ? "bprint_text#" : "bprint_text", NULL, true);
-out:
-	if (f && (fflush(f) != 0 || ferror(f)) && !rc)
-		rc = BP_TRACE_EIO, x->err = errno;
-	if (f ? fclose(f) != 0 : (fd >= 0 && close(fd) != 0))
-		if (!rc)
-			rc = BP_TRACE_EIO, x->err = errno;
-	for (size_t i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
-	return rc;
-}
-
 /* ---- streams ---- */
 
-static bool buf_reserve(struct ctf_stream *s, size_t more)
-{
-	size_t cap = s->cap ? s->cap : PACKET_TARGET + 8192;
-	unsigned char *b;
-
-	if (s->len + more <= s->cap)
-		return true;
-	while (cap < s->len + more)
-		cap *= 2;
-	if (!(b = realloc(s->buf, cap)))
-		return false;
-	s->buf = b;
-	s->cap = cap;
-	return true;
-}
-
+/* Append to the packet, into room reserved for the whole event before. */
 static void put(struct ctf_stream *s, const void *p, size_t n)
 {
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
+	memcpy(s->buf.p + s->buf.len, p, n);
+	s->buf.len += n;
 }
 
 /* Write the packet in hand (possibly empty: begin = end = ts) and start the next. */
 static int flush_packet(struct ctf *x, struct ctf_stream *s)
 {
-	unsigned char head[32 + 48 + 4 + 17];
-	size_t hn = 0, comm = strnlen(s->comm, 16);
+	unsigned char head[32 + 48 + 4];
+	size_t hn = 0;
 	uint32_t magic = CTF_MAGIC, sid = 0;
 	uint64_t inst = (uint64_t)(uint32_t)s->tid, bits, ctx[6];
 	struct iovec iov[2];
@@ -343,45 +77,40 @@ static int flush_packet(struct ctf *x, struct ctf_stream *s)
 	memcpy(head + hn, x->uuid, 16), hn += 16;
 	memcpy(head + hn, &sid, 4), hn += 4;
 	memcpy(head + hn, &inst, 8), hn += 8;
-	bits = (uint64_t)(hn + sizeof(ctx) + 4 + comm + 1 + s->len) * 8;
+	bits = (uint64_t)(sizeof(head) + s->buf.len) * 8;
 	ctx[0] = s->begin, ctx[1] = s->end, ctx[2] = bits, ctx[3] = bits;
 	ctx[4] = s->seq, ctx[5] = s->discarded;
 	memcpy(head + hn, ctx, sizeof(ctx)), hn += sizeof(ctx);
-	memcpy(head + hn, &s->tid, 4), hn += 4;
-	memcpy(head + hn, s->comm, comm), hn += comm;
-	head[hn++] = '\0';
+	memcpy(head + hn, &s->cpu, 4), hn += 4;
 	bp_snprintf(path, sizeof(path), "stream_%d", s->tid);
-	/* new in the directory the first time (open_dir removed old ones):
-	 * never through a link someone put there since */
-	fd = openat(x->dirfd, path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+	/* new in the directory the first time (bp_export_ctf_dir() removed old
+	 * ones): never through a link someone put there since */
+	fd = openat(x->fx->fd, path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
 		    (s->created ? 0 : O_CREAT | O_EXCL), 0666);
 	if (fd < 0)
-		return x->err = errno, BP_TRACE_EIO;
+		return x->fx->err = errno, BP_TRACE_EIO;
 	s->created = true;
 	iov[0] = (struct iovec){ head, hn };
-	iov[1] = (struct iovec){ s->buf, s->len };
+	iov[1] = (struct iovec){ s->buf.p, s->buf.len };
 	w = writev(fd, iov, 2);
-	if (w != (ssize_t)(hn + s->len)) {
-		x->err = w < 0 ? errno : ENOSPC;
+	if (w != (ssize_t)(hn + s->buf.len)) {
+		x->fx->err = w < 0 ? errno : ENOSPC;
 		close(fd);
 		return BP_TRACE_EIO;
 	}
 	if (close(fd) != 0)
-		return x->err = errno, BP_TRACE_EIO;
+		return x->fx->err = errno, BP_TRACE_EIO;
 	s->seq++;
-	s->len = 0;
+	s->buf.len = 0;
 	s->events = 0;
 	return 0;
 }
 
-static struct ctf_stream *stream_of(struct ctf *x, const struct bp_trace_event *e)
+/* The stream of a thread, made on its first record. */
+static struct ctf_stream *stream_of(struct bp_out_thread *th, const struct bp_trace_event *e)
 {
-	bool fresh;
-	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
 	struct ctf_stream *s;
 
-	if (!th)
-		return NULL;
 	if (!th->lane) {
 		if (!(s = calloc(1, sizeof(*s))))
 			return NULL;
@@ -391,29 +120,54 @@ static struct ctf_stream *stream_of(struct ctf *x, const struct bp_trace_event *
 	return th->lane;
 }
 
-/* Start a packet for e when lost records or a new thread name say so. */
-static int packet_for(struct ctf *x, struct ctf_stream *s, const struct bp_trace_event *e,
-		      uint64_t ts, uint64_t lost)
+/*
+ * Start a packet for a record on cpu at ts when lost records or its CPU
+ * say so.  Records lost before it: the packet in hand is written (for a
+ * thread's first record, an empty one: a first packet's counter reads as
+ * lost before the trace), then an empty packet at ts with the counter N
+ * higher, so that babeltrace2 reports the N discarded events between the
+ * two and no packet straddles the gap (its trimmer and CTF writer fail on
+ * a discarded-events range that ends inside a packet).
+ */
+static int packet_for(struct ctf *x, struct ctf_stream *s, const struct bp_export_rec *r,
+		      uint64_t ts, uint32_t cpu)
 {
-	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
-	bool renamed = strncmp(s->comm, e->ev.comm ? e->ev.comm : "", 16) != 0;
 	int rc;
 
-	if ((lost || renamed) && s->events) {
-		if ((rc = flush_packet(x, s)) < 0)
+	if (r->lost) {
+		if (!s->events && s->seq == 0)
+			s->begin = s->end = ts, s->cpu = cpu;
+		if ((s->events || s->seq == 0) && (rc = flush_packet(x, s)) < 0)
 			return rc;
-	} else if (lost && s->seq == 0) {
-		/* the first packet's counter reads as lost before it: start at 0 */
+		s->discarded += r->lost;
 		s->begin = s->end = ts;
-		memcpy(s->comm, e->ev.comm ? e->ev.comm : "", n);
-		s->comm[n] = '\0';
-		if ((rc = flush_packet(x, s)) < 0)
-			return rc;
+		s->cpu = cpu;
+		return flush_packet(x, s);
 	}
-	memcpy(s->comm, e->ev.comm ? e->ev.comm : "", n);
-	s->comm[n] = '\0';
-	s->discarded += lost;
+	if (cpu != s->cpu && s->events && (rc = flush_packet(x, s)) < 0)
+		return rc;
+	s->cpu = cpu;
 	return 0;
+}
+
+/* Fields CTF writes as strings that are not strings: %c and %pS. */
+static void string_values(struct ctf *x, const struct ctf_class *c)
+{
+	for (unsigned k = 0; k < c->lay->nfields; k++) {
+		struct bp_field_value *v = &x->val[k];
+		char letter;
+
+		if (c->kind[k] != CTF_STRING || c->lay->fields[k].type == BP_FIELD_STRING)
+			continue;
+		if (c->lay->fields[k].type == BP_FIELD_CHAR) {
+			x->sym[k][0] = (char)v->v.u;
+			v->len = v->v.u != 0;	/* a NUL byte: the empty string */
+		} else {
+			letter = bp_out_symbol_letter(c->lay, k);
+			v->len = bp_out_symbol(x->fx->t, letter, v->v.u, x->sym[k], sizeof(x->sym[k]));
+		}
+		v->s = x->sym[k];
+	}
 }
 
 /* The class of e and its values in x->val; the fallback class if the
@@ -432,107 +186,134 @@ static size_t class_of(struct ctf *x, const struct bp_trace_event *e)
 	}
 	if (lo == x->ncls || x->cls[lo].site_id != e->site_id || !e->ev.site)
 		return x->ncls;
-	if (!x->cls[lo].lay || x->cls[lo].lay->n == 0)
+	if (!x->cls[lo].lay || x->cls[lo].lay->nfields == 0)
 		return lo;
-	if (e->text || bp_args_decode(x->cls[lo].lay, e->block, e->block_words, x->val) < 0)
+	if (e->text || bp_site_layout_decode(bp_site_layout_of(x->cls[lo].lay), e->block,
+					     e->block_words, x->val, BP_PLAN_MAX_ARGS) < 0)
 		return x->ncls;
+	string_values(x, &x->cls[lo]);
 	return lo;
 }
 
-static size_t args_bytes(const struct bp_arg_layout *lay, const struct bp_arg_value *v)
+static size_t args_bytes(const struct ctf_class *c, const struct bp_field_value *v)
 {
 	size_t n = 0;
 
-	for (unsigned i = 0; i < lay->n; i++)
-		n += lay->d[i].type == BP_ARGT_STR ? v[i].len + 1 : lay->d[i].size;
+	for (unsigned i = 0; i < c->lay->nfields; i++)
+		n += c->kind[i] == CTF_STRING ? v[i].len + 1
+		     : c->kind[i] == CTF_DOUBLE ? 8 : c->lay->fields[i].size;
 	return n;
 }
 
-static void put_args(struct ctf_stream *s, const struct bp_arg_layout *lay,
-		     const struct bp_arg_value *v)
+static void put_args(struct ctf_stream *s, const struct ctf_class *c,
+		     const struct bp_field_value *v)
 {
-	for (unsigned i = 0; i < lay->n; i++) {
-		const struct bp_arg_desc *d = &lay->d[i];
-		uint8_t u8 = (uint8_t)v[i].v.u;
+	for (unsigned i = 0; i < c->lay->nfields; i++) {
+		uint8_t u8 = (uint8_t)v[i].v.u, size = c->lay->fields[i].size;
 		uint16_t u16 = (uint16_t)v[i].v.u;
 		uint32_t u32 = (uint32_t)v[i].v.u;
 
-		if (d->type == BP_ARGT_STR) {
+		if (c->kind[i] == CTF_STRING) {
 			put(s, v[i].s, v[i].len);
 			put(s, "", 1);
-		} else if (d->type == BP_ARGT_DOUBLE || d->size == 8) {
+		} else if (c->kind[i] == CTF_DOUBLE || size == 8) {
 			put(s, &v[i].v, 8);
 		} else {
-			put(s, d->size == 1 ? (void *)&u8 : d->size == 2 ? (void *)&u16
-								  : (void *)&u32, d->size);
+			put(s, size == 1 ? (void *)&u8 : size == 2 ? (void *)&u16 : (void *)&u32,
+			    size);
 		}
 	}
 }
 
-static int one_event(struct ctf *x, const struct bp_trace_event *e, struct bp_export_stats *st)
+/* The event header and context: id, timestamp, _vtid, _vpid, _procname, _level. */
+static void put_head(struct ctf_stream *s, uint32_t id, uint64_t ts, int32_t vpid,
+		     const struct bp_trace_event *e, const char *comm)
 {
-	struct ctf_stream *s = stream_of(x, e);
-	uint64_t lost = bp_out_lost_before(&x->lost, e), ts;
-	size_t cls, msg, need;
-	uint32_t id;
-	int32_t cpu = e->ev.cpu;
+	char procname[CTF_PROCNAME_LEN] = { 0 };
 	uint8_t level = (uint8_t)(e->level > 255 ? 255 : e->level);
+	int32_t vtid = e->ev.tid;
+
+	memcpy(procname, comm, strnlen(comm, CTF_PROCNAME_LEN));
+	put(s, &id, 4);
+	put(s, &ts, 8);
+	put(s, &vtid, 4);
+	put(s, &vpid, 4);
+	put(s, procname, sizeof(procname));
+	put(s, &level, 1);
+}
+
+static int ctf_record(struct bp_export *fx, const struct bp_trace_event *e,
+		      const struct bp_export_rec *r)
+{
+	struct ctf *x = fx->own;
+	struct ctf_stream *s = stream_of(r->th, e);
+	uint64_t ts;
+	size_t cls, msg, need;
+	uint32_t cpu = e->ev.cpu >= 0 ? (uint32_t)e->ev.cpu : CTF_CPU_UNKNOWN;
 	int rc;
 
 	if (!s)
 		return BP_TRACE_ENOMEM;
 	ts = e->ev.ns < s->end ? s->end : e->ev.ns;	/* a live writer can go back */
-	if ((rc = packet_for(x, s, e, ts, lost)) < 0)
+	if ((rc = packet_for(x, s, r, ts, cpu)) < 0)
 		return rc;
 	cls = class_of(x, e);
 	msg = strnlen(e->ev.message, e->ev.message_len);
-	need = 4 + 8 + 4 + 1 + msg + 1 + 4;
+	need = 4 + 8 + 4 + 4 + CTF_PROCNAME_LEN + 1 + msg + 1 + 4;
 	if (cls < x->ncls && x->cls[cls].lay)
-		need += args_bytes(x->cls[cls].lay, x->val);
-	if (!buf_reserve(s, need))
+		need += args_bytes(&x->cls[cls], x->val);
+	if (!bp_out_room(&s->buf, need))
 		return BP_TRACE_ENOMEM;
 	if (!s->events)
 		s->begin = ts;
 	s->end = ts;
-	id = (uint32_t)cls;
-	put(s, &id, 4);
-	put(s, &ts, 8);
-	put(s, &cpu, 4);
-	put(s, &level, 1);
+	put_head(s, (uint32_t)cls, ts, (int32_t)fx->info->pid, e, r->th->comm);
 	put(s, e->ev.message, msg);
 	put(s, "", 1);
 	if (cls < x->ncls && x->cls[cls].lay)
-		put_args(s, x->cls[cls].lay, x->val);
+		put_args(s, &x->cls[cls], x->val);
 	else if (cls == x->ncls)
 		put(s, &e->site_id, 4);
 	s->events++;
-	st->records++;
-	st->lost += lost;
-	return s->len >= PACKET_TARGET ? flush_packet(x, s) : 0;
+	return s->buf.len >= PACKET_TARGET ? flush_packet(x, s) : 0;
 }
 
-/* Write every packet still in hand; free the streams. */
-static int finish_streams(struct ctf *x, int rc)
+static int ctf_begin(struct bp_export *fx)
 {
-	for (size_t i = 0; i < x->thr.cap; i++) {
-		struct ctf_stream *s = x->thr.slot[i].used ? x->thr.slot[i].lane : NULL;
+	struct ctf *x = fx->own;
+
+	x->fx = fx;
+	make_uuid(fx->info, x->uuid);
+	return ctf_write_metadata(x);
+}
+/* Write every packet still in hand (rc 0); free the streams. */
+static int ctf_end(struct bp_export *fx, int rc)
+{
+	struct ctf *x = fx->own;
+
+	for (size_t i = 0; i < fx->thr.cap; i++) {
+		struct ctf_stream *s = fx->thr.slot[i].used ? fx->thr.slot[i].lane : NULL;
 
 		if (s && s->events && rc == 0)
 			rc = flush_packet(x, s);
 		if (s)
-			free(s->buf);
+			bp_out_free(&s->buf);
 		free(s);
 	}
+	free(x->cls);
 	return rc;
 }
 
-/*
- * Make dir (the umask's mode) or reuse one of ours, removing what an
- * earlier export left (metadata, stream_*), and open it.  As for every
- * output (docs/file-format.md, "Opening files"): never through a symbolic
- * link, never another user's directory.
- */
-static int open_dir(const char *dir)
+const struct bp_exporter bp_exporter_ctf = {
+	.format = BP_EXPORT_CTF,
+	.size = sizeof(struct ctf),
+	.begin = ctf_begin,
+	.record = ctf_record,
+	.end = ctf_end,
+};
+
+/* (export.h) */
+int bp_export_ctf_dir(const char *dir)
 {
 	int fd, listing;
 	struct stat st;
@@ -558,39 +339,4 @@ static int open_dir(const char *dir)
 			unlinkat(fd, de->d_name, 0);
 	closedir(d);
 	return fd;
-}
-
-int bp_export_ctf(struct bp_trace *t, const char *dir, struct bp_export_stats *st, char *err,
-		  size_t errlen)
-{
-	struct ctf x = { .t = t };
-	struct bp_export_stats s = { 0 };
-	struct bp_trace_event e;
-	int rc;
-
-	if (errlen)
-		err[0] = '\0';
-	if ((x.dirfd = open_dir(dir)) < 0) {
-		bp_snprintf(err, errlen, "%s", strerror(errno));
-		return BP_TRACE_EIO;
-	}
-	make_uuid(bp_trace_info(t), x.uuid);
-	rc = write_metadata(&x);
-	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1)
-		rc = one_event(&x, &e, &s);
-	rc = finish_streams(&x, rc);
-	if (rc < 0 && rc == BP_TRACE_EIO && x.err)
-		bp_snprintf(err, errlen, "write error: %s", strerror(x.err));
-	else if (rc < 0)
-		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_ENOMEM ? "out of memory"
-					       : "reading the trace failed");
-	s.threads = (uint32_t)x.thr.n;
-	if (st)
-		*st = s;
-	close(x.dirfd);
-	free(x.cls);
-	bp_args_cache_free(&x.args);
-	bp_out_threads_free(&x.thr);
-	bp_out_lost_free(&x.lost);
-	return rc;
 }

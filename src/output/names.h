@@ -1,29 +1,42 @@
 /*
- * output/names.h - what the exporters that name events (Perfetto, Chrome
- * JSON) call a record and carry with it: its site's function, so that
- * grouping by name groups by call site, or a short form of the format when
- * the site has no function (never the message: one name per site, not one
- * per record); and its typed arguments (output/args.h), under their names,
- * beside the record's own fields.
+ * output/names.h - what the exporters call a record and carry with it:
+ * its site's event name, the same in every export (CTF's event classes,
+ * Perfetto's interned names, Chrome's "name"), so that grouping by name
+ * groups by call site (never the message: one name per site, not one per
+ * record); its typed arguments, the fields of its site's layout
+ * (file/site_layout.h, docs/fields.md) under their names, beside the
+ * record's own fields; and a %pS or %ps argument as the symbol `bprint
+ * report` prints.
  */
 #ifndef BP_OUTPUT_NAMES_H
 #define BP_OUTPUT_NAMES_H
 
-#include "output/args.h"
+#include <bprint/reader.h>
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct bprint_site;
-struct bp_trace_event;
+/*
+ * The event names of a trace's sites: the site's function; FUNC:LINE
+ * when several sites share it; FUNC:LINE#ID if that is taken too.  A site
+ * without a function is named by the start of its format (at most 40
+ * bytes, up to a control character), else "site_ID".  Names hold at most
+ * BP_OUT_EVENT_NAME_MAX - 1 bytes.
+ */
+#define BP_OUT_EVENT_NAME_MAX 128
 
-#define BP_OUT_NAME_MAX 48	/* a short format's bytes, with the NUL */
+struct bp_out_names {
+	char **name;			/* by position in the site table */
+	size_t n;
+	const char **by_id;		/* by site id (NULL: no such site) */
+	size_t nid;
+};
 
-/* The site's function; else its format cut at BP_OUT_NAME_MAX - 1 bytes
- * or at the first control character; else "trace_printk" (a format that
- * was not a constant); "unknown site" for a NULL site.  buf holds at
- * least BP_OUT_NAME_MAX bytes; the result is buf or a constant string. */
-const char *bp_out_site_name(const struct bprint_site *site, char *buf);
+/* 0, or BP_TRACE_ENOMEM. */
+int bp_out_names_make(struct bp_out_names *nm, struct bp_trace *t);
+/* The name of site id; "unknown site" for an id the table lacks. */
+const char *bp_out_event_name(const struct bp_out_names *nm, uint32_t id);
+void bp_out_names_free(struct bp_out_names *nm);
 
 /*
  * The typed arguments of e into vals (BP_PLAN_MAX_ARGS entries), *lay set
@@ -31,11 +44,30 @@ const char *bp_out_site_name(const struct bprint_site *site, char *buf);
  * text record, an unknown site or format, a block that does not hold its
  * format's values).
  */
-unsigned bp_out_record_args(struct bp_args_cache *c, const struct bp_trace_event *e,
-			    const struct bp_arg_layout **lay, struct bp_arg_value *vals);
+unsigned bp_out_record_args(struct bp_trace *t, const struct bp_trace_event *e,
+			    const struct bp_trace_layout **lay, struct bp_field_value *vals);
 
-/* Whether an argument of lay is called name: the record's own fields
+/* Whether a field of lay is called name: the record's own fields
  * ("cpu", "line", "site") give way to arguments of the same name. */
-bool bp_out_arg_named(const struct bp_arg_layout *lay, const char *name);
+bool bp_out_arg_named(const struct bp_trace_layout *lay, const char *name);
+
+/*
+ * The name field k of lay goes by in an export: its own, but for a field
+ * named "msg" (the exports' name for the message), which goes by its
+ * alias argN.  buf holds BP_OUT_FIELD_NAME_MAX bytes; the result is buf
+ * or the field's name.
+ */
+#define BP_OUT_FIELD_NAME_MAX 16
+const char *bp_out_field_name(const struct bp_trace_layout *lay, unsigned k, char *buf);
+
+/*
+ * Field k of lay is a %pS or %ps: its letter ('S' or 's'), else 0.  For
+ * one, bp_out_symbol() writes the text `bprint report` prints for the
+ * address (without the conversion's padding) into buf, snprintf-style,
+ * and returns its length.
+ */
+char bp_out_symbol_letter(const struct bp_trace_layout *lay, unsigned k);
+size_t bp_out_symbol(struct bp_trace *t, char letter, uint64_t address, char *buf, size_t size);
+#define BP_OUT_SYMBOL_MAX 256
 
 #endif

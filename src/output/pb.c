@@ -4,25 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool reserve(struct pb_buf *b, size_t more)
+static bool reserve(struct bp_out_buf *b, size_t more)
 {
-	size_t cap;
-	uint8_t *p;
-
-	if (b->oom)
-		return false;
-	if (b->len + more <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more)
-		cap *= 2;
-	if (!(p = realloc(b->p, cap))) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
+	return !b->oom && bp_out_room(b, more) != NULL;
 }
 
 size_t pb_varint_size(uint64_t v)
@@ -45,12 +29,7 @@ static void put_varint(uint8_t *p, uint64_t v)
 	*p = (uint8_t)v;
 }
 
-uint8_t *pb_reserve(struct pb_buf *b, size_t n)
-{
-	return reserve(b, n) ? b->p + b->len : NULL;
-}
-
-void pb_varint(struct pb_buf *b, uint64_t v)
+void pb_varint(struct bp_out_buf *b, uint64_t v)
 {
 	size_t n = pb_varint_size(v);
 
@@ -60,23 +39,23 @@ void pb_varint(struct pb_buf *b, uint64_t v)
 	b->len += n;
 }
 
-static void tag(struct pb_buf *b, uint32_t field, uint32_t wire)
+static void tag(struct bp_out_buf *b, uint32_t field, uint32_t wire)
 {
 	pb_varint(b, (uint64_t)field << 3 | wire);
 }
 
-void pb_uint(struct pb_buf *b, uint32_t field, uint64_t v)
+void pb_uint(struct bp_out_buf *b, uint32_t field, uint64_t v)
 {
 	tag(b, field, PB_VARINT);
 	pb_varint(b, v);
 }
 
-void pb_int(struct pb_buf *b, uint32_t field, int64_t v)
+void pb_int(struct bp_out_buf *b, uint32_t field, int64_t v)
 {
 	pb_uint(b, field, (uint64_t)v);
 }
 
-void pb_double(struct pb_buf *b, uint32_t field, double v)
+void pb_double(struct bp_out_buf *b, uint32_t field, double v)
 {
 	uint64_t u;
 
@@ -88,7 +67,7 @@ void pb_double(struct pb_buf *b, uint32_t field, double v)
 		b->p[b->len++] = (uint8_t)(u >> (8 * i));	/* little-endian on the wire */
 }
 
-void pb_bytes(struct pb_buf *b, uint32_t field, const void *s, size_t n)
+void pb_bytes(struct bp_out_buf *b, uint32_t field, const void *s, size_t n)
 {
 	tag(b, field, PB_LEN);
 	pb_varint(b, n);
@@ -99,18 +78,18 @@ void pb_bytes(struct pb_buf *b, uint32_t field, const void *s, size_t n)
 	b->len += n;
 }
 
-void pb_str(struct pb_buf *b, uint32_t field, const char *s)
+void pb_str(struct bp_out_buf *b, uint32_t field, const char *s)
 {
 	pb_bytes(b, field, s ? s : "", s ? strlen(s) : 0);
 }
 
-size_t pb_begin(struct pb_buf *b, uint32_t field)
+size_t pb_begin(struct bp_out_buf *b, uint32_t field)
 {
 	tag(b, field, PB_LEN);
 	return b->len;
 }
 
-void pb_end(struct pb_buf *b, size_t at)
+void pb_end(struct bp_out_buf *b, size_t at)
 {
 	size_t body, n;
 
@@ -123,10 +102,4 @@ void pb_end(struct pb_buf *b, size_t at)
 	memmove(b->p + at + n, b->p + at, body);
 	put_varint(b->p + at, body);
 	b->len += n;
-}
-
-void pb_free(struct pb_buf *b)
-{
-	free(b->p);
-	*b = (struct pb_buf){ 0 };
 }

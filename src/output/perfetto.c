@@ -1,7 +1,8 @@
 /*
  * A trace file as Perfetto's own trace format (docs/exporters.md,
  * "Perfetto"): a protobuf `Trace`, one `TracePacket` after another, all on
- * one packet sequence (trusted_packet_sequence_id 1).
+ * one packet sequence (trusted_packet_sequence_id: random per export,
+ * above the reserved and service-assigned ids).
  *
  *   packet 1  SEQ_INCREMENTAL_STATE_CLEARED; defaults (timestamp clock 64);
  *             the clock snapshot: clock 64 (incremental, the trace clock's
@@ -9,14 +10,17 @@
  *             and REALTIME when the trace clock is CLOCK_MONOTONIC-based
  *   packet 2  the interned data: one event name, category (the file) and
  *             source location per site, the debug annotation names
- *   packet 3  the process track: TrackDescriptor { uuid 1, process }
- *   then      a thread track (uuid 2, 3, ...) when a thread first appears
+ *   packet 3  the process track: TrackDescriptor { uuid, process }
+ *   then      a thread track when a thread first appears
  *             or is renamed; one TYPE_INSTANT TrackEvent per record, with
  *             the message and the arguments as debug annotations; an
  *             instant "records lost" event before a record that follows
  *             lost records
  *
- * Every packet after the first carries SEQ_NEEDS_INCREMENTAL_STATE.  A
+ * Track uuids are random 64-bit numbers, drawn for each export (from the
+ * frame's seed: BPRINT_EXPORT_SEED makes them reproducible) and kept for
+ * the whole file.  Every packet after the first carries
+ * SEQ_NEEDS_INCREMENTAL_STATE.  A
  * timestamp is the delta since the previous packet's, on clock 64; a
  * record older than the previous one (a live writer's late record) gets
  * its absolute time on the builtin clock instead, which leaves clock 64's
@@ -25,18 +29,14 @@
  * Built with zlib (BP_HAVE_ZLIB), every 64 KiB of packets go out deflated
  * as one compressed_packets packet, as Perfetto's service writes them.
  *
- * Memory: the thread table, the argument layouts of the sites, and one
- * batch of packets.
+ * Memory: the thread table and one batch of packets.
  */
-#include "output/args.h"
-#include "output/export.h"
-#include "output/lost.h"
+#include "output/frame.h"
 #include "output/names.h"
 #include "output/pb.h"
-#include "output/threads.h"
 #include "output/wallclock.h"
 
-#include "file/reader.h"
+#include "trace/clock.h"
 
 #include <stdlib.h>
 #ifdef BP_HAVE_ZLIB
@@ -65,9 +65,15 @@ enum {
 	SL_FILE = 2, SL_FUNCTION = 3, SL_LINE = 4,
 };
 
-#define SEQ_ID 1u
+/* Sequence ids 0 (none) and 1 (the tracing service's own packets) are
+ * reserved, and the service numbers its sequences 2, 3, ...: ours is
+ * random above those, so that a bprint trace merged with another (or
+ * with a second bprint trace) keeps its sequence apart. */
+#define SEQ_ID_MIN 0x10000u
 #define SEQ_INCREMENTAL_STATE_CLEARED 1u
 #define SEQ_NEEDS_INCREMENTAL_STATE 2u
+#define TYPE_SLICE_BEGIN 1u
+#define TYPE_SLICE_END 2u
 #define TYPE_INSTANT 3u
 #define CLOCK_REALTIME_ID 1u
 #define CLOCK_MONOTONIC_ID 3u
@@ -83,25 +89,49 @@ enum {
  * AN_FIRST_ARG + id * BP_PLAN_MAX_ARGS + k. */
 enum { AN_MSG = 1, AN_CPU, AN_LOST, AN_SITE, AN_FIRST_ARG };
 
-#define PROCESS_UUID 1u
 #define FLUSH_AT (64u << 10)
 
 struct px {
-	FILE *out;
-	struct pb_buf b;
-	struct pb_buf z;		/* b deflated (with zlib) */
-	struct bp_out_threads thr;
-	struct bp_out_lost lost;
-	struct bp_args_cache args;
+	struct bp_export *fx;
+	struct bp_out_buf *b;		/* the frame's: a batch of packets */
+	struct bp_out_buf z;		/* b deflated (with zlib) */
 	int64_t pid;
 	uint32_t builtin;		/* the trace clock as a Perfetto builtin clock */
 	uint64_t last_ns;		/* clock 64's running value */
-	uint32_t next_uuid;
+	uint64_t rng;			/* splitmix64 state, from the frame's seed */
+	uint32_t seq_id;		/* trusted_packet_sequence_id, random per export */
+	uint64_t process_uuid;		/* random, as every track uuid */
+	/* spans across threads, or paired by fields: tracks of their own
+	 * under the process ("lanes"), each busy until its last slice ends,
+	 * so that no two slices of a lane overlap */
+	struct lane { uint64_t uuid, busy_until; } *lanes;
+	size_t nlanes;
 };
+
+/* splitmix64: the ids of one export, from its seed. */
+static uint64_t next_random(struct px *x)
+{
+	uint64_t z = (x->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A track uuid: random 64 bits, never 0 (no uuid), as the proto asks
+ * ("unlikely to clash": a counter would clash with another trace's). */
+static uint64_t random_uuid(struct px *x)
+{
+	uint64_t u;
+
+	while (!(u = next_random(x)))
+		;
+	return u;
+}
 
 static uint32_t builtin_clock(const struct bp_trace_info *info, int64_t *realtime_offset)
 {
-	if (!strcmp(info->clock_name, "mono_raw")) {
+	if (info->clock == BP_CLOCK_MONO_RAW) {
 		*realtime_offset = 0;	/* a snapshot of its own clock, no realtime */
 		return CLOCK_MONOTONIC_RAW_ID;
 	}
@@ -115,15 +145,15 @@ static uint32_t builtin_clock(const struct bp_trace_info *info, int64_t *realtim
  * packet, as Perfetto's own service writes them with deflate on. */
 static int write_deflated(struct px *x)
 {
-	uLongf zn = compressBound((uLong)x->b.len);
-	struct pb_buf h = { 0 };
+	uLongf zn = compressBound((uLong)x->b->len);
+	struct bp_out_buf h = { 0 };
 	uint8_t *data;
 	size_t body;
 	int rc = 0;
 
 	x->z.len = 0;
-	if (!(data = pb_reserve(&x->z, zn)) ||
-	    compress2(data, &zn, x->b.p, (uLong)x->b.len, Z_BEST_SPEED) != Z_OK)
+	if (!(data = bp_out_reserve(&x->z, zn)) ||
+	    compress2(data, &zn, x->b->p, (uLong)x->b->len, Z_BEST_SPEED) != Z_OK)
 		return BP_TRACE_ENOMEM;
 	body = 2 + pb_varint_size(zn) + zn;	/* tag 50 takes 2 bytes */
 	pb_varint(&h, (uint64_t)TRACE_PACKET << 3 | PB_LEN);
@@ -132,9 +162,9 @@ static int write_deflated(struct px *x)
 	pb_varint(&h, zn);
 	if (h.oom)
 		rc = BP_TRACE_ENOMEM;
-	else if (fwrite(h.p, 1, h.len, x->out) != h.len || fwrite(data, 1, zn, x->out) != zn)
-		rc = BP_TRACE_EIO;
-	pb_free(&h);
+	else if ((rc = bp_export_write(x->fx, x->fx->fd, h.p, h.len)) == 0)
+		rc = bp_export_write(x->fx, x->fx->fd, data, zn);
+	bp_out_free(&h);
 	return rc;
 }
 #endif
@@ -143,38 +173,37 @@ static int flush(struct px *x, int force)
 {
 	int rc = 0;
 
-	if (x->b.oom)
+	if (x->b->oom)
 		return BP_TRACE_ENOMEM;
-	if (!(force || x->b.len >= FLUSH_AT) || !x->b.len)
+	if (!(force || x->b->len >= FLUSH_AT) || !x->b->len)
 		return 0;
 #ifdef BP_HAVE_ZLIB
 	rc = write_deflated(x);
+	x->b->len = 0;
 #else
-	if (fwrite(x->b.p, 1, x->b.len, x->out) != x->b.len)
-		rc = BP_TRACE_EIO;
+	rc = bp_export_write_out(x->fx);
 #endif
-	x->b.len = 0;
 	return rc;
 }
 
 /* Start a packet stamped ns (with the sequence and its flags). */
 static size_t packet(struct px *x, uint64_t ns)
 {
-	size_t at = pb_begin(&x->b, TRACE_PACKET);
+	size_t at = pb_begin(x->b, TRACE_PACKET);
 
 	if (ns >= x->last_ns) {
-		pb_uint(&x->b, TP_TIMESTAMP, ns - x->last_ns);
+		pb_uint(x->b, TP_TIMESTAMP, ns - x->last_ns);
 		x->last_ns = ns;
 	} else {
-		pb_uint(&x->b, TP_TIMESTAMP, ns);
-		pb_uint(&x->b, TP_TIMESTAMP_CLOCK, x->builtin);
+		pb_uint(x->b, TP_TIMESTAMP, ns);
+		pb_uint(x->b, TP_TIMESTAMP_CLOCK, x->builtin);
 	}
-	pb_uint(&x->b, TP_SEQ_ID, SEQ_ID);
-	pb_uint(&x->b, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	pb_uint(x->b, TP_SEQ_ID, x->seq_id);
+	pb_uint(x->b, TP_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	return at;
 }
 
-static void clock(struct pb_buf *b, uint32_t id, uint64_t ts, int incremental)
+static void snapshot_clock(struct bp_out_buf *b, uint32_t id, uint64_t ts, int incremental)
 {
 	size_t at = pb_begin(b, CS_CLOCKS);
 
@@ -188,7 +217,7 @@ static void clock(struct pb_buf *b, uint32_t id, uint64_t ts, int incremental)
 /* Packet 1: the sequence's start, its defaults and the clocks. */
 static void first_packet(struct px *x, const struct bp_trace_info *info)
 {
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	int64_t offset;
 	size_t at = pb_begin(b, TRACE_PACKET), in;
 	bool mono;
@@ -196,22 +225,22 @@ static void first_packet(struct px *x, const struct bp_trace_info *info)
 	x->builtin = builtin_clock(info, &offset);
 	mono = x->builtin == CLOCK_MONOTONIC_ID;
 	x->last_ns = mono ? info->start_mono_ns : 0;
-	pb_uint(b, TP_SEQ_ID, SEQ_ID);
+	pb_uint(b, TP_SEQ_ID, x->seq_id);
 	pb_uint(b, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	in = pb_begin(b, TP_DEFAULTS);
 	pb_uint(b, DEF_TIMESTAMP_CLOCK, CLOCK_DELTA_ID);
 	pb_end(b, in);
 	in = pb_begin(b, TP_CLOCK_SNAPSHOT);
-	clock(b, CLOCK_DELTA_ID, x->last_ns, 1);
-	clock(b, x->builtin, x->last_ns, 0);
+	snapshot_clock(b, CLOCK_DELTA_ID, x->last_ns, 1);
+	snapshot_clock(b, x->builtin, x->last_ns, 0);
 	if (mono)	/* the same instant on both clocks: when the file was made */
-		clock(b, CLOCK_REALTIME_ID, (uint64_t)((int64_t)x->last_ns + offset), 0);
+		snapshot_clock(b, CLOCK_REALTIME_ID, (uint64_t)((int64_t)x->last_ns + offset), 0);
 	pb_uint(b, CS_PRIMARY, x->builtin);
 	pb_end(b, in);
 	pb_end(b, at);
 }
 
-static void interned_name(struct pb_buf *b, uint32_t field, uint64_t iid, const char *name)
+static void interned_name(struct bp_out_buf *b, uint32_t field, uint64_t iid, const char *name)
 {
 	size_t at = pb_begin(b, field);
 
@@ -228,16 +257,17 @@ static uint64_t arg_iid(uint32_t site_id, unsigned k)
 static void intern_site(struct px *x, const struct bp_trace_site *ts)
 {
 	const struct bprint_site *s = &ts->site;
-	const struct bp_arg_layout *lay = bp_args_cache_get(&x->args, s->id, s->format);
+	const struct bp_trace_layout *lay = bp_trace_layout(x->fx->t, s->id);
 	uint64_t iid = (uint64_t)s->id + SITE_IID0;
-	struct pb_buf *b = &x->b;
-	char buf[BP_OUT_NAME_MAX];
+	struct bp_out_buf *b = x->b;
+	char alias[BP_OUT_FIELD_NAME_MAX];
 	size_t at;
 
-	for (unsigned k = 0; lay && k < lay->n; k++)
-		interned_name(b, ID_ANNOTATION_NAMES, arg_iid(s->id, k), lay->d[k].name);
+	for (unsigned k = 0; lay && k < lay->nfields; k++)
+		interned_name(b, ID_ANNOTATION_NAMES, arg_iid(s->id, k),
+			      bp_out_field_name(lay, k, alias));
 
-	interned_name(b, ID_EVENT_NAMES, iid, bp_out_site_name(s, buf));
+	interned_name(b, ID_EVENT_NAMES, iid, bp_out_event_name(&x->fx->names, s->id));
 	interned_name(b, ID_CATEGORIES, iid, s->file && s->file[0] ? s->file : "bprint");
 	at = pb_begin(b, ID_SOURCE_LOCATIONS);
 	pb_uint(b, IID_IID, iid);
@@ -251,7 +281,7 @@ static void intern_site(struct px *x, const struct bp_trace_site *ts)
 static void interned_packet(struct px *x, struct bp_trace *t)
 {
 	static const char *const annotations[] = { "msg", "cpu", "lost", "site" };
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	size_t at = packet(x, x->last_ns), in = pb_begin(b, TP_INTERNED);
 
 	interned_name(b, ID_EVENT_NAMES, IID_LOST, "records lost");
@@ -268,10 +298,10 @@ static void interned_packet(struct px *x, struct bp_trace *t)
 
 static void process_track(struct px *x, const struct bp_trace_info *info)
 {
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	size_t at = packet(x, x->last_ns), td = pb_begin(b, TP_TRACK_DESCRIPTOR), pd;
 
-	pb_uint(b, TD_UUID, PROCESS_UUID);
+	pb_uint(b, TD_UUID, x->process_uuid);
 	pd = pb_begin(b, TD_PROCESS);
 	pb_int(b, PD_PID, x->pid);
 	pb_str(b, PD_NAME, info->comm);
@@ -284,11 +314,11 @@ static void process_track(struct px *x, const struct bp_trace_info *info)
 
 static void thread_track(struct px *x, const struct bp_out_thread *th, uint64_t ns)
 {
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	size_t at = packet(x, ns), td = pb_begin(b, TP_TRACK_DESCRIPTOR), in;
 
 	pb_uint(b, TD_UUID, (uint64_t)(uintptr_t)th->lane);
-	pb_uint(b, TD_PARENT, PROCESS_UUID);
+	pb_uint(b, TD_PARENT, x->process_uuid);
 	in = pb_begin(b, TD_THREAD);
 	pb_int(b, THD_PID, x->pid);
 	pb_int(b, THD_TID, th->tid);
@@ -298,7 +328,7 @@ static void thread_track(struct px *x, const struct bp_out_thread *th, uint64_t 
 	pb_end(b, at);
 }
 
-static void annotation_uint(struct pb_buf *b, uint64_t name, uint32_t kind, uint64_t v)
+static void annotation_uint(struct bp_out_buf *b, uint64_t name, uint32_t kind, uint64_t v)
 {
 	size_t at = pb_begin(b, TE_ANNOTATIONS);
 
@@ -315,7 +345,7 @@ struct ev_at {
 /* Start an instant event on a thread's track. */
 static struct ev_at instant(struct px *x, uint64_t ns, uint64_t track, uint64_t iid, int source)
 {
-	struct pb_buf *b = &x->b;
+	struct bp_out_buf *b = x->b;
 	struct ev_at at;
 
 	at.packet = packet(x, ns);
@@ -331,52 +361,37 @@ static struct ev_at instant(struct px *x, uint64_t ns, uint64_t track, uint64_t 
 
 static void instant_end(struct px *x, struct ev_at at)
 {
-	pb_end(&x->b, at.event);
-	pb_end(&x->b, at.packet);
+	pb_end(x->b, at.event);
+	pb_end(x->b, at.packet);
 }
 
-/* The thread of e, with a track described (again if it was renamed). */
-static struct bp_out_thread *thread_of(struct px *x, const struct bp_trace_event *e)
-{
-	bool fresh;
-	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
-	size_t n = e->ev.comm ? strnlen(e->ev.comm, 16) : 0;
-
-	if (!th)
-		return NULL;
-	if (fresh)
-		th->lane = (void *)(uintptr_t)x->next_uuid++;
-	if (fresh || strncmp(th->comm, e->ev.comm ? e->ev.comm : "", 17)) {
-		memcpy(th->comm, e->ev.comm ? e->ev.comm : "", n);
-		th->comm[n] = '\0';
-		thread_track(x, th, e->ev.ns);
-	}
-	return th;
-}
-
-/* One annotation per typed argument (output/args.h); returns the layout. */
-static const struct bp_arg_layout *arguments(struct px *x, const struct bp_trace_event *e)
+/* One annotation per typed argument (the site layout's fields); returns the layout. */
+static const struct bp_trace_layout *arguments(struct px *x, const struct bp_trace_event *e)
 {
 	static const uint32_t field[] = {
-		[BP_ARGT_INT] = DA_INT, [BP_ARGT_UINT] = DA_UINT, [BP_ARGT_CHAR] = DA_STRING,
-		[BP_ARGT_DOUBLE] = DA_DOUBLE, [BP_ARGT_STR] = DA_STRING, [BP_ARGT_PTR] = DA_POINTER,
+		[BP_FIELD_SIGNED] = DA_INT, [BP_FIELD_UNSIGNED] = DA_UINT,
+		[BP_FIELD_CHAR] = DA_STRING, [BP_FIELD_FLOAT] = DA_DOUBLE,
+		[BP_FIELD_STRING] = DA_STRING, [BP_FIELD_POINTER] = DA_POINTER,
 	};
-	struct bp_arg_value v[BP_PLAN_MAX_ARGS];
-	const struct bp_arg_layout *lay;
-	unsigned n = bp_out_record_args(&x->args, e, &lay, v);
-	struct pb_buf *b = &x->b;
+	struct bp_field_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_trace_layout *lay;
+	unsigned n = bp_out_record_args(x->fx->t, e, &lay, v);
+	struct bp_out_buf *b = x->b;
 
 	for (unsigned k = 0; k < n; k++) {
-		const struct bp_arg_desc *d = &lay->d[k];
+		const struct bp_trace_field *d = &lay->fields[k];
 		size_t at = pb_begin(b, TE_ANNOTATIONS);
-		char c = (char)v[k].v.u;
+		char c = (char)v[k].v.u, sym[BP_OUT_SYMBOL_MAX], letter = bp_out_symbol_letter(lay, k);
 
 		pb_uint(b, DA_NAME_IID, arg_iid(e->site_id, k));
-		if (d->type == BP_ARGT_DOUBLE)
+		if (letter)	/* %pS: the symbol, as report prints it */
+			pb_bytes(b, DA_STRING, sym,
+				 bp_out_symbol(x->fx->t, letter, v[k].v.u, sym, sizeof(sym)));
+		else if (d->type == BP_FIELD_FLOAT)
 			pb_double(b, DA_DOUBLE, v[k].v.d);
-		else if (d->type == BP_ARGT_STR)
+		else if (d->type == BP_FIELD_STRING)
 			pb_bytes(b, DA_STRING, v[k].s, v[k].len);
-		else if (d->type == BP_ARGT_CHAR)
+		else if (d->type == BP_FIELD_CHAR)
 			pb_bytes(b, DA_STRING, &c, 1);
 		else if (d->type < sizeof(field) / sizeof(field[0]) && field[d->type])
 			pb_uint(b, field[d->type], v[k].v.u);	/* int64 as two's complement */
@@ -385,23 +400,27 @@ static const struct bp_arg_layout *arguments(struct px *x, const struct bp_trace
 	return n ? lay : NULL;
 }
 
-static int one_record(struct px *x, const struct bp_trace_event *e, struct bp_export_stats *st)
+static int perfetto_record(struct bp_export *fx, const struct bp_trace_event *e,
+			   const struct bp_export_rec *r)
 {
-	struct pb_buf *b = &x->b;
-	struct bp_out_thread *th = thread_of(x, e);
-	uint64_t lost = bp_out_lost_before(&x->lost, e), track;
-	const struct bp_arg_layout *lay;
+	struct px *x = fx->own;
+	struct bp_out_buf *b = x->b;
+	struct bp_out_thread *th = r->th;
+	const struct bp_trace_layout *lay;
 	struct ev_at at;
+	uint64_t track;
 	size_t da;
 
-	if (!th)
-		return BP_TRACE_ENOMEM;
+	/* a thread's track when it first appears, and again when renamed */
+	if (r->fresh)
+		th->lane = (void *)(uintptr_t)random_uuid(x);
+	if (r->fresh || r->renamed)
+		thread_track(x, th, e->ev.ns);
 	track = (uint64_t)(uintptr_t)th->lane;
-	if (lost) {
+	if (r->lost) {
 		at = instant(x, e->ev.ns, track, IID_LOST, 0);
-		annotation_uint(b, AN_LOST, DA_UINT, lost);
+		annotation_uint(b, AN_LOST, DA_UINT, r->lost);
 		instant_end(x, at);
-		st->lost += lost;
 	}
 	at = instant(x, e->ev.ns, track, e->tsite ? e->site_id + SITE_IID0 : IID_UNKNOWN,
 		     e->tsite != NULL);
@@ -415,37 +434,94 @@ static int one_record(struct px *x, const struct bp_trace_event *e, struct bp_ex
 	if (e->ev.cpu >= 0 && !bp_out_arg_named(lay, "cpu"))
 		annotation_uint(b, AN_CPU, DA_INT, (uint64_t)e->ev.cpu);
 	instant_end(x, at);
-	st->records++;
 	return flush(x, 0);
 }
 
-int bp_export_perfetto(struct bp_trace *t, FILE *out, struct bp_export_stats *st,
-		       char *err, size_t errlen)
+static int perfetto_begin(struct bp_export *fx)
 {
-	const struct bp_trace_info *info = bp_trace_info(t);
-	struct bp_export_stats s = { 0 };
-	struct px x = { .out = out, .pid = info->pid, .next_uuid = PROCESS_UUID + 1 };
-	struct bp_trace_event e;
-	int rc;
+	struct px *x = fx->own;
 
-	if (errlen)
-		err[0] = '\0';
-	first_packet(&x, info);
-	interned_packet(&x, t);
-	process_track(&x, info);
-	while ((rc = bp_trace_next(t, &e, 0)) == 1)
-		if ((rc = one_record(&x, &e, &s)) < 0)
-			break;
-	if (rc == 0 && (rc = flush(&x, 1)) == 0 && (fflush(out) != 0 || ferror(out)))
-		rc = BP_TRACE_EIO;
-	bp_export_reason(rc, out, err, errlen);
-	s.threads = (uint32_t)x.thr.n;
-	if (st)
-		*st = s;
-	pb_free(&x.b);
-	pb_free(&x.z);
-	bp_args_cache_free(&x.args);
-	bp_out_threads_free(&x.thr);
-	bp_out_lost_free(&x.lost);
+	x->fx = fx;
+	x->b = &fx->out;
+	x->pid = fx->info->pid;
+	x->rng = fx->seed;
+	x->seq_id = SEQ_ID_MIN + (uint32_t)(next_random(x) % (0x100000000ull - SEQ_ID_MIN));
+	x->process_uuid = random_uuid(x);
+	first_packet(x, fx->info);
+	interned_packet(x, fx->t);
+	process_track(x, fx->info);
+	return 0;
+}
+
+/* A lane free from ns on: an existing one, or a new track. */
+static uint64_t lane_for(struct px *x, uint64_t from_ns, uint64_t to_ns)
+{
+	struct lane *grown;
+	size_t at, td;
+
+	for (size_t i = 0; i < x->nlanes; i++)
+		if (x->lanes[i].busy_until <= from_ns) {
+			x->lanes[i].busy_until = to_ns;
+			return x->lanes[i].uuid;
+		}
+	if (!(grown = realloc(x->lanes, (x->nlanes + 1) * sizeof(*grown))))
+		return 0;
+	x->lanes = grown;
+	x->lanes[x->nlanes] = (struct lane){ random_uuid(x), to_ns };
+	at = packet(x, from_ns);
+	td = pb_begin(x->b, TP_TRACK_DESCRIPTOR);
+	pb_uint(x->b, TD_UUID, x->lanes[x->nlanes].uuid);
+	pb_uint(x->b, TD_PARENT, x->process_uuid);
+	pb_str(x->b, TD_NAME, "spans");
+	pb_end(x->b, td);
+	pb_end(x->b, at);
+	return x->lanes[x->nlanes++].uuid;
+}
+
+/* A span as a slice: TYPE_SLICE_BEGIN and _END on its thread's track when
+ * it nests there, else on a lane of its own. */
+static int perfetto_span(struct bp_export *fx, const struct bp_export_span *sp)
+{
+	struct px *x = fx->own;
+	struct bp_out_thread *th = sp->nests ? bp_out_thread_find(&fx->thr, sp->from_tid) : NULL;
+	uint64_t track = th && th->lane ? (uint64_t)(uintptr_t)th->lane :
+					  lane_for(x, sp->from_ns, sp->to_ns);
+	uint64_t iid = sp->site + SITE_IID0;
+	size_t at, ev;
+
+	if (!track)
+		return BP_TRACE_ENOMEM;
+	for (int end = 0; end < 2; end++) {
+		at = packet(x, end ? sp->to_ns : sp->from_ns);
+		ev = pb_begin(x->b, TP_TRACK_EVENT);
+		pb_uint(x->b, TE_TYPE, end ? TYPE_SLICE_END : TYPE_SLICE_BEGIN);
+		pb_uint(x->b, TE_TRACK, track);
+		if (!end) {
+			pb_uint(x->b, TE_NAME_IID, iid);
+			pb_uint(x->b, TE_CATEGORY_IIDS, iid);
+		}
+		pb_end(x->b, ev);
+		pb_end(x->b, at);
+	}
+	return flush(x, 0);
+}
+
+static int perfetto_end(struct bp_export *fx, int rc)
+{
+	struct px *x = fx->own;
+
+	free(x->lanes);
+	if (rc == 0)
+		rc = flush(x, 1);
+	bp_out_free(&x->z);
 	return rc;
 }
+
+const struct bp_exporter bp_exporter_perfetto = {
+	.format = BP_EXPORT_PERFETTO,
+	.size = sizeof(struct px),
+	.begin = perfetto_begin,
+	.record = perfetto_record,
+	.end = perfetto_end,
+	.span = perfetto_span,
+};

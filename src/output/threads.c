@@ -47,6 +47,16 @@ struct bp_out_thread *bp_out_thread_get(struct bp_out_threads *t, int32_t tid, b
 	return &t->slot[i];
 }
 
+struct bp_out_thread *bp_out_thread_find(const struct bp_out_threads *t, int32_t tid)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = home(tid, t->cap); t->slot[i].used; i = (i + 1) % t->cap)
+		if (t->slot[i].tid == tid)
+			return &t->slot[i];
+	return NULL;
+}
+
 void bp_out_threads_free(struct bp_out_threads *t)
 {
 	free(t->slot);

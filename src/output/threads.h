@@ -15,6 +15,8 @@ struct bp_out_thread {
 	int32_t tid;
 	bool used;
 	char comm[17];
+	uint64_t records;	/* exported so far (the frame counts) */
+	uint64_t lost;		/* records of its rings lost before them */
 	void *lane;		/* the exporter's own, NULL until it sets one */
 };
 
@@ -28,6 +30,9 @@ struct bp_out_threads {
  * memory.  Pointers stay valid until the next call.
  */
 struct bp_out_thread *bp_out_thread_get(struct bp_out_threads *t, int32_t tid, bool *fresh);
+
+/* The entry for tid if it was seen, else NULL. */
+struct bp_out_thread *bp_out_thread_find(const struct bp_out_threads *t, int32_t tid);
 
 void bp_out_threads_free(struct bp_out_threads *t);
 

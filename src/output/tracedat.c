@@ -5,240 +5,60 @@
  *
  *   magic, "6", endianness, long size 8, page size 4096
  *   header_page, header_event        the kernel's ring-buffer page layout
- *   ftrace formats: print, bprint    the two events every record is one of
- *   0 event systems
+ *   ftrace formats: print            the event of the records that carry text
+ *   event system "bprint"            one event per call site: its fields and
+ *                                    the message (tracedat_events.c)
  *   kallsyms                         a synthetic address per function, one
- *                                    per call site inside it (the ip)
- *   printk formats                   a synthetic address per decodable
- *                                    format (the fmt field)
+ *                                    per call site inside it (print's ip)
+ *   printk formats                   none
  *   saved cmdlines                   "tid comm" for every thread
- *   cpu count, options (clock, offset), "flyrecord", the CPU table, the
- *   clock again (the v6 reader expects it after the table)
+ *   cpu count, options (clock, the threads' counts), "flyrecord", the CPU
+ *   table, the clock again (the v6 reader expects it after the table)
  *   per-CPU data                     pages of ring-buffer events
  *
  * Each record becomes one event on the page stream of its CPU (or, when
  * its CPU is unknown, of a lane of its own thread, numbered after the
- * real CPUs): a bprint event (ip, fmt, the argument block) when
- * libtraceevent can decode its format the way bprint does, else a print
- * event (ip, the text bprint formatted).  Gaps of 2^27 ns or more between
- * two events of a page take a time-extend event; records lost before an
- * event (discarded, overwritten) start a new page with the kernel's
- * missed-events flag and count.
- *
- * A bprint event carries the record's own argument block, as the reader
- * hands it over (bp_trace_event.block): the layout of our blocks is the
- * kernel's vbin_printf layout that libtraceevent decodes.  A record whose
- * message is not the exact decode of its block (cut, or a block that did
- * not match its format) is written as text.  Either way the event reads
- * as bprint reads it.
- *
- * Timestamps: trace-cmd report rounds nanoseconds to the nearest
- * microsecond, bprint report truncates.  The data holds the exact
- * nanoseconds and the file's OFFSET option (-500 ns, added by the reader)
- * makes the rounding agree with the truncation.
+ * real CPUs): its site's event, holding the values of its argument block
+ * (read through the site layout) and its message, or, for a record that
+ * carries text, of an unknown site, whose block does not give its
+ * format's values or that does not fit a page, a print event (ip, the text
+ * bprint formatted, cut to fit).  Gaps of 2^27 ns or more between two
+ * events of a page take a time-extend event; records lost before an event
+ * (discarded, overwritten) start a new page with the kernel's
+ * missed-events flag and count.  Timestamps are the exact nanoseconds.
  */
-#include "output/export.h"
-#include "output/kpages.h"
-#include "output/lost.h"
-#include "output/threads.h"
+#include "output/tracedat.h"
 
-#include "file/reader.h"
-#include "trace/record.h"
+#include "file/site_layout.h"
+#include "trace/clock.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define PAGE		BP_KPAGE
 #define MAX_PAYLOAD	BP_KPAGE_MAX_PAYLOAD
-#define ID_PRINT	5u
-#define ID_BPRINT	6u
-#define EV_HDR		24u		/* common fields, ip, fmt */
+#define PRINT_HDR	16u		/* common fields, ip */
 #define MAX_CPU		4096
-#define TS_OFFSET	"-500"
-#define FUNC_BASE	0x0000100000000000ull
-#define FMT_BASE	0x0000200000000000ull
-
-/* ---- growing buffers ------------------------------------------------------ */
-
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct buf *b, const void *data, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		if (!(p = realloc(b->p, cap))) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void puts_(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
-static void put16(struct buf *b, uint16_t v) { put(b, &v, 2); }
-static void put32(struct buf *b, uint32_t v) { put(b, &v, 4); }
-static void put64(struct buf *b, uint64_t v) { put(b, &v, 8); }
-
-static void putf(struct buf *b, const char *fmt, ...) BP_PRINTF(2, 3);
-static void putf(struct buf *b, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = bp_vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-/* A blob with a u64 (or u32) length in front. */
-static void blob64(struct buf *b, const struct buf *text)
-{
-	put64(b, text->len);
-	put(b, text->p ? text->p : "", text->len);
-}
-
-/* ---- which formats libtraceevent reads as bprint does ------------------- */
-
-int bp_export_decodable(const char *fmt)
-{
-	struct bp_printf_spec spec = { 0 };
-	const char *p = fmt;
-	int n;
-
-	if (!fmt)
-		return 0;
-	for (const unsigned char *c = (const unsigned char *)fmt; *c; c++)
-		if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
-			return 0;
-	while ((n = bp_format_decode(p, &spec)) > 0) {
-		unsigned bad_flags = BP_FLAG_LEFT | BP_FLAG_PLUS | BP_FLAG_SPACE;
-
-		switch (spec.type) {
-		case BP_FMT_LITERAL:
-		case BP_FMT_WIDTH:
-		case BP_FMT_PRECISION:
-			break;
-		case BP_FMT_PERCENT:
-			if (n != 2)
-				return 0;
-			break;
-		case BP_FMT_INT:
-			if ((spec.flags & bad_flags) ||
-			    (spec.length != BP_LEN_NONE && spec.length != BP_LEN_L &&
-			     spec.length != BP_LEN_LL && spec.length != BP_LEN_Z))
-				return 0;
-			break;
-		case BP_FMT_STR:
-			if (spec.flags & (bad_flags | BP_FLAG_ZERO | BP_FLAG_ALT))
-				return 0;
-			break;
-		case BP_FMT_PTR: {
-			unsigned char next = (unsigned char)p[n];
-
-			/* libtraceevent takes %p<letter> for an extension */
-			if (n != 2 || (next >= '0' && next <= '9') ||
-			    ((next | 0x20) >= 'a' && (next | 0x20) <= 'z') || next == '_')
-				return 0;
-			break;
-		}
-		default:	/* c, floats, n, invalid tokens */
-			return 0;
-		}
-		p += n;
-		if (spec.type != BP_FMT_WIDTH && spec.type != BP_FMT_PRECISION)
-			memset(&spec, 0, sizeof(spec));
-	}
-	return 1;
-}
 
 /* ---- per-CPU page streams ------------------------------------------------- */
 
-struct site_info {
-	uint64_t ip, fmt;
-	int8_t decodable;		/* -1 unknown yet */
-};
-
-struct ex {
-	struct bp_trace *t;
-	int out;
-	struct bp_kspool spool;
-	struct bp_kstream **cpu;	/* by recorded CPU */
-	size_t ncpu;
-	struct bp_kstream **lanes;
-	size_t nlanes;
-	struct bp_out_threads thr;	/* lane: struct bp_kstream * */
-	struct site_info *sites;	/* by site id */
-	size_t nsites;
-	uint64_t unknown_ip, end_ip;
-	struct bp_out_lost lost;
-	struct buf kallsyms, printk;
-	struct bp_export_stats st;
-	char *err;
-	size_t errlen;
-	unsigned char payload[PAGE];
-};
-
-static int fail(struct ex *x, int rc, const char *fmt, ...) BP_PRINTF(3, 4);
-static int fail(struct ex *x, int rc, const char *fmt, ...)
+/* A blob with a u64 length in front. */
+static void blob64(struct bp_out_buf *b, const struct bp_out_buf *text)
 {
-	va_list ap;
-
-	if (x->errlen && (!x->err[0] || rc == BP_TRACE_EIO)) {
-		va_start(ap, fmt);
-		bp_vsnprintf(x->err, x->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
+	bp_out_put64(b, text->len);
+	bp_out_put(b, text->p, text->len);
 }
 
 /* A spool call failed with errno set. */
 static int spool_failed(struct ex *x)
 {
 	if (errno == ENOMEM)
-		return fail(x, BP_TRACE_ENOMEM, "out of memory");
-	return fail(x, BP_TRACE_EIO, "scratch file: %s", strerror(errno));
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
+		return bp_export_fail(x->fx, BP_TRACE_ENOMEM, "out of memory");
+	return bp_export_fail(x->fx, BP_TRACE_EIO, "scratch file: %s", strerror(errno));
 }
 
 static struct bp_kstream *stream_for(struct ex *x, int32_t cpu, struct bp_out_thread *th)
@@ -271,238 +91,145 @@ static struct bp_kstream *stream_for(struct ex *x, int32_t cpu, struct bp_out_th
 	return th->lane;
 }
 
-/* ---- sites, symbols, formats ---------------------------------------------- */
-
-static const char *base_name(const char *path)
-{
-	const char *b = path ? strrchr(path, '/') : NULL;
-
-	return b ? b + 1 : path ? path : "";
-}
-
-static const char *module_of(struct bp_trace *t, uint32_t lib)
-{
-	const char *m = "";
-
-	for (size_t i = 0; lib && i < bp_trace_nlibs(t); i++) {
-		const struct bp_trace_lib *l = bp_trace_lib_at(t, i);
-
-		if (l && l->index == lib)
-			m = base_name(l->path);
-	}
-	return *m ? m : bp_trace_info(t)->comm;
-}
-
-static int by_func(const void *a, const void *b)
-{
-	const struct bp_trace_site *x = *(const struct bp_trace_site *const *)a;
-	const struct bp_trace_site *y = *(const struct bp_trace_site *const *)b;
-	int c = strcmp(x->site.func ? x->site.func : "?", y->site.func ? y->site.func : "?");
-
-	if (!c)
-		c = strcmp(x->site.file ? x->site.file : "", y->site.file ? y->site.file : "");
-	if (!c)
-		c = x->lib < y->lib ? -1 : x->lib > y->lib;
-	if (!c)
-		c = x->site.id < y->site.id ? -1 : x->site.id > y->site.id;
-	return c;
-}
-
-static bool same_func(const struct bp_trace_site *a, const struct bp_trace_site *b)
-{
-	return !strcmp(a->site.func ? a->site.func : "?", b->site.func ? b->site.func : "?") &&
-	       !strcmp(a->site.file ? a->site.file : "", b->site.file ? b->site.file : "") &&
-	       a->lib == b->lib;
-}
-
-/* A format as one printk_formats line: C escapes for what libtraceevent undoes. */
-static void put_escaped(struct buf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\')
-			puts_(b, "\\\\");
-		else if (*s == '\t')
-			puts_(b, "\\t");
-		else
-			put(b, s, 1);
-	}
-}
-
-/* Addresses for every site of the table: functions get consecutive
- * addresses in name order, each site of a function one 16 bytes apart. */
-static int plan_sites(struct ex *x)
-{
-	size_t n = bp_trace_nsites(x->t);
-	uint32_t max = bp_trace_max_site_id(x->t);
-	const struct bp_trace_site **v = calloc(n ? n : 1, sizeof(*v));
-	uint64_t addr = FUNC_BASE, fmt = FMT_BASE;
-
-	x->nsites = (size_t)max + 1;
-	x->sites = calloc(x->nsites, sizeof(*x->sites));
-	if (!v || !x->sites) {
-		free(v);
-		return fail(x, BP_TRACE_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < n; i++)
-		v[i] = bp_trace_site_at(x->t, i);
-	qsort(v, n, sizeof(*v), by_func);
-	/* records of sites missing from the table: their function is "?", as
-	 * bprint report prints it */
-	x->unknown_ip = addr;
-	putf(&x->kallsyms, "%016llx T ?\n", (unsigned long long)addr);
-	addr += 0x100;
-	for (size_t i = 0; i < n; i++) {
-		const struct bp_trace_site *s = v[i];
-		struct site_info *si;
-
-		if (i == 0 || !same_func(s, v[i - 1])) {
-			addr = (addr + 0xff) & ~0xffull;
-			putf(&x->kallsyms, "%016llx T %s\t[%s]\n", (unsigned long long)addr,
-			     s->site.func ? s->site.func : "?", module_of(x->t, s->lib));
-		}
-		if (s->site.id >= x->nsites)
-			continue;
-		si = &x->sites[s->site.id];
-		si->ip = addr;
-		addr += 0x10;
-		si->decodable = s->site.kind == BPRINT__SITE_PRINTK &&
-				bp_export_decodable(s->site.format);
-		if (si->decodable) {
-			si->fmt = fmt;
-			putf(&x->printk, "0x%llx : \"", (unsigned long long)fmt);
-			put_escaped(&x->printk, s->site.format);
-			puts_(&x->printk, "\"\n");
-			fmt += (strlen(s->site.format) + 8) & ~(size_t)7;
-		}
-	}
-	/* the last symbol matches only its own address: end the last function */
-	addr = (addr + 0xff) & ~0xffull;
-	putf(&x->kallsyms, "%016llx T _etext\n", (unsigned long long)addr);
-	free(v);
-	return x->kallsyms.oom || x->printk.oom ? fail(x, BP_TRACE_ENOMEM, "out of memory") : 0;
-}
-
 /* ---- one record ------------------------------------------------------------ */
 
-static int one_record(struct ex *x, const struct bp_trace_event *e)
+/* The common fields: the event's type, the thread. */
+static void put_common(unsigned char *pl, uint16_t type, int32_t pid)
 {
-	const struct site_info *si = e->site_id < x->nsites && e->ev.site ? &x->sites[e->site_id]
-									: NULL;
-	bool fresh;
-	struct bp_out_thread *th = bp_out_thread_get(&x->thr, e->ev.tid, &fresh);
-	struct bp_kstream *s;
-	unsigned char *pl = x->payload;
-	uint16_t type = ID_PRINT;
-	uint64_t ip = si ? si->ip : x->unknown_ip, lost = bp_out_lost_before(&x->lost, e);
-	size_t len = 0, blen = 0;
-	int32_t pid = e->ev.tid;
-
-	if (!th || !(s = stream_for(x, e->ev.cpu, th)))
-		return fail(x, BP_TRACE_ENOMEM, "out of memory");
-	if (e->ev.comm && e->ev.comm[0]) {
-		size_t n = strnlen(e->ev.comm, 16);
-
-		memcpy(th->comm, e->ev.comm, n);
-		th->comm[n] = '\0';
-	}
-	/* The recorded block as it is, when libtraceevent decodes it as we do. */
-	blen = e->block_words * 4;
-	if (si && si->decodable && e->exact && !e->text && blen <= MAX_PAYLOAD - EV_HDR)
-		type = ID_BPRINT;
-	memset(pl, 0, EV_HDR);
+	memset(pl, 0, 8);
 	memcpy(pl, &type, 2);
 	memcpy(pl + 4, &pid, 4);
-	memcpy(pl + 8, &ip, 8);
-	if (type == ID_BPRINT) {
-		memcpy(pl + 16, &si->fmt, 8);
-		memcpy(pl + EV_HDR, e->block, blen);
-		len = EV_HDR + blen;
-		x->st.bprint++;
-	} else {
-		size_t mlen = e->ev.message_len;
+}
 
-		if (16 + mlen + 1 > MAX_PAYLOAD) {
-			mlen = MAX_PAYLOAD - 16 - 1;
-			x->st.truncated++;
+/* A __data_loc field at loc: the text at *end, with its NUL. */
+static bool put_text(unsigned char *pl, size_t *end, uint16_t loc, const char *text, size_t n)
+{
+	uint32_t word = (uint32_t)((n + 1) << 16 | *end);
+
+	if (*end + n + 1 > MAX_PAYLOAD)
+		return false;
+	memcpy(pl + loc, &word, 4);
+	memcpy(pl + *end, text, n);
+	pl[*end + n] = '\0';
+	*end += n + 1;
+	return true;
+}
+
+/* The text of field k (a string, a double's digits, %pS's symbol). */
+static size_t field_text(struct ex *x, const struct bp_trace_layout *lay, unsigned k,
+			 const struct bp_field_value *v, const char **text)
+{
+	char letter = bp_out_symbol_letter(lay, k);
+	int n;
+
+	if (lay->fields[k].type == BP_FIELD_STRING) {
+		*text = v->s;
+		return strnlen(v->s, v->len);
+	}
+	*text = x->text[k];
+	if (letter)
+		return bp_out_symbol(x->fx->t, letter, v->v.u, x->text[k], sizeof(x->text[k]));
+	n = snprintf(x->text[k], sizeof(x->text[k]), "%.17g", v->v.d);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Record e as its site's event into x->payload: its length, or 0 if it
+ * cannot be one (no values, or more than a page). */
+static size_t site_event(struct ex *x, const struct td_event *ev, const struct bp_trace_event *e)
+{
+	struct bp_field_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_trace_layout *lay = ev->lay;
+	unsigned char *pl = x->payload;
+	unsigned n = lay->nfields;
+	size_t end = ev->fixed;
+
+	if (e->text || bp_site_layout_decode(bp_site_layout_of(lay), e->block, e->block_words, v,
+					     BP_PLAN_MAX_ARGS) != (int)n)
+		return 0;
+	put_common(pl, ev->id, e->ev.tid);
+	memset(pl + 8, 0, ev->fixed - 8u);
+	for (unsigned k = 0; k < n; k++) {
+		unsigned char *at = pl + ev->field[k].offset;
+		const char *text;
+		size_t len;
+
+		switch (ev->field[k].kind) {
+		case TD_NUMBER:	/* the low bytes, in the host's (the file's) order */
+			memcpy(at, &v[k].v, lay->fields[k].size);
+			break;
+		case TD_POINTER:
+			memcpy(at, &v[k].v.u, 8);
+			break;
+		case TD_CHAR:
+			at[0] = (unsigned char)v[k].v.u;
+			break;
+		default:
+			len = field_text(x, lay, k, &v[k], &text);
+			if (!put_text(pl, &end, ev->field[k].offset, text, len))
+				return 0;
 		}
-		memcpy(pl + 16, e->ev.message, mlen);
-		pl[16 + mlen] = '\0';
-		len = 16 + mlen + 1;
-		x->st.print++;
+	}
+	if (!put_text(pl, &end, ev->msg_loc, e->ev.message,
+		      strnlen(e->ev.message, e->ev.message_len)))
+		return 0;
+	return end;
+}
+
+/* Record e as a print event: ip, and the message, cut to fit a page. */
+static size_t print_event(struct ex *x, const struct bp_trace_event *e)
+{
+	const struct td_site *si = e->site_id < x->nsites && e->ev.site ? &x->sites[e->site_id]
+									  : NULL;
+	uint64_t ip = si ? si->ip : x->unknown_ip;
+	unsigned char *pl = x->payload;
+	size_t mlen = e->ev.message_len;
+
+	put_common(pl, TD_ID_PRINT, e->ev.tid);
+	memcpy(pl + 8, &ip, 8);
+	if (PRINT_HDR + mlen + 1 > MAX_PAYLOAD) {
+		mlen = MAX_PAYLOAD - PRINT_HDR - 1;
+		x->fx->st.truncated++;
+	}
+	memcpy(pl + PRINT_HDR, e->ev.message, mlen);
+	pl[PRINT_HDR + mlen] = '\0';
+	return PRINT_HDR + mlen + 1;
+}
+
+static int tracedat_record(struct bp_export *fx, const struct bp_trace_event *e,
+			   const struct bp_export_rec *r)
+{
+	struct ex *x = fx->own;
+	const struct td_event *ev = e->site_id < x->nsites && e->ev.site
+				    ? x->sites[e->site_id].ev : NULL;
+	struct bp_kstream *s = stream_for(x, e->ev.cpu, r->th);
+	size_t len = ev ? site_event(x, ev, e) : 0;
+
+	if (!s)
+		return BP_TRACE_ENOMEM;
+	if (len) {
+		fx->st.site_events++;
+	} else {
+		len = print_event(x, e);
+		fx->st.print++;
 	}
 	while (len & 3)
-		pl[len++] = 0;
-	x->st.records++;
-	x->st.lost += lost;
-	if (bp_kstream_append(&x->spool, s, e->ev.ns, lost, pl, len) < 0)
+		x->payload[len++] = 0;
+	if (bp_kstream_append(&x->spool, s, e->ev.ns, r->lost, x->payload, len) < 0)
 		return spool_failed(x);
 	return 0;
 }
 
 /* ---- the file ----------------------------------------------------------- */
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-
-static const char header_event[] =
-	"# compressed entry header\n"
-	"\ttype_len    :    5 bits\n"
-	"\ttime_delta  :   27 bits\n"
-	"\tarray       :   32 bits\n"
-	"\n"
-	"\tpadding     : type == 29\n"
-	"\ttime_extend : type == 30\n"
-	"\ttime_stamp : type == 31\n"
-	"\tdata max type_len  == 28\n";
-
-#define COMMON_FIELDS \
-	"format:\n" \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
-	"\n" \
-	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-
-static const char print_format[] =
-	"name: print\n"
-	"ID: 5\n"
-	COMMON_FIELDS
-	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n"
-	"\n"
-	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
-
-static const char bprint_format[] =
-	"name: bprint\n"
-	"ID: 6\n"
-	COMMON_FIELDS
-	"\tfield:const char * fmt;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 buf[];\toffset:24;\tsize:0;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->fmt\n";
-
 /* trace-cmd prints seconds only for some clock names: the nearest one. */
-static const char *clock_for(const char *bprint_clock)
+static const char *clock_for(uint32_t clock)
 {
-	if (!strcmp(bprint_clock, "mono") || !strcmp(bprint_clock, "mono_raw"))
-		return bprint_clock;
-	if (!strcmp(bprint_clock, "tsc"))
-		return "mono";		/* calibrated to CLOCK_MONOTONIC's nanoseconds */
-	return "global";		/* boot, counter: "boot" would print raw numbers */
-}
-
-static void blob_text(struct buf *b, const char *text, bool u32len)
-{
-	size_t n = strlen(text);
-
-	if (u32len)
-		put32(b, (uint32_t)n);
-	else
-		put64(b, n);
-	put(b, text, n);
+	switch (clock) {
+	case BP_CLOCK_MONO: return "mono";
+	case BP_CLOCK_MONO_RAW: return "mono_raw";
+	case BP_CLOCK_TSC: return "mono";	/* calibrated to CLOCK_MONOTONIC's nanoseconds */
+	default: return "global";		/* boot, counter: "boot" would print raw numbers */
+	}
 }
 
 /* s's pages, in order, to the output. */
@@ -511,11 +238,12 @@ static int copy_stream(struct ex *x, const struct bp_kstream *s, unsigned char *
 {
 	for (size_t i = 0; i < s->npages; i += tmp_pages) {
 		size_t n = s->npages - i < tmp_pages ? s->npages - i : tmp_pages;
+		int rc;
 
 		if (bp_kstream_read(&x->spool, s, i, n, tmp) < 0)
 			return spool_failed(x);
-		if (write_all(x->out, tmp, n * PAGE))
-			return fail(x, BP_TRACE_EIO, "write error: %s", strerror(errno));
+		if ((rc = bp_export_write(x->fx, x->fx->fd, tmp, n * PAGE)) < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -529,7 +257,7 @@ static int flush_streams(struct ex *x)
 	for (size_t i = 0; i < x->nlanes; i++)
 		if (bp_kstream_flush(&x->spool, x->lanes[i]) < 0)
 			return spool_failed(x);
-	x->st.pages = x->spool.pages;
+	x->fx->st.pages = x->spool.pages;
 	return 0;
 }
 
@@ -549,65 +277,101 @@ static struct bp_kstream **streams_in_order(struct ex *x, size_t ncpus)
 }
 
 /* Saved cmdlines: "tid comm" for every thread with a name. */
-static void put_cmdlines(struct buf *cmd, const struct bp_out_threads *thr)
+static void put_cmdlines(struct bp_out_buf *cmd, const struct bp_out_threads *thr)
 {
 	for (size_t i = 0; i < thr->cap; i++) {
 		const struct bp_out_thread *th = &thr->slot[i];
 
 		if (!th->used || !th->comm[0])
 			continue;
-		putf(cmd, "%d ", th->tid);
+		bp_out_putf(cmd, "%d ", th->tid);
 		for (const char *c = th->comm; *c; c++)
-			put(cmd, *c == '\n' ? "?" : c, 1);
-		puts_(cmd, "\n");
+			bp_out_byte(cmd, *c == '\n' ? '?' : (unsigned char)*c);
+		bp_out_puts(cmd, "\n");
 	}
 }
 
-/* The options: the clock ("[mono]", the trailer) and the timestamp offset. */
-static void put_options(struct buf *opt, const char *trailer)
+static int by_tid(const void *a, const void *b)
 {
-	put16(opt, 4);				/* TRACECLOCK */
-	put32(opt, (uint32_t)strlen(trailer) + 1);
-	put(opt, trailer, strlen(trailer) + 1);
-	put16(opt, 7);				/* OFFSET */
-	put32(opt, sizeof(TS_OFFSET));
-	put(opt, TS_OFFSET, sizeof(TS_OFFSET));
-	put16(opt, 0);
+	int32_t x = (*(const struct bp_out_thread *const *)a)->tid;
+	int32_t y = (*(const struct bp_out_thread *const *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* CPUSTAT's text, which trace-cmd report --stat prints as it is: per
+ * thread (bprint's rings are per thread), its records and those lost
+ * before them, in tid order. */
+static void put_thread_stats(struct bp_out_buf *b, const struct bp_out_threads *thr)
+{
+	const struct bp_out_thread **v = malloc((thr->n + 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v) {
+		b->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < thr->cap; i++)
+		if (thr->slot[i].used)
+			v[n++] = &thr->slot[i];
+	qsort(v, n, sizeof(*v), by_tid);
+	bp_out_puts(b, "bprint: per thread, the records exported and the records lost before them\n");
+	for (size_t i = 0; i < n; i++) {
+		bp_out_putf(b, "thread: %d", v[i]->tid);
+		if (v[i]->comm[0])
+			bp_out_putf(b, " (%s)", v[i]->comm);
+		bp_out_putf(b, "\nrecords: %llu\nlost: %llu\n", (unsigned long long)v[i]->records,
+			    (unsigned long long)v[i]->lost);
+	}
+	bp_out_byte(b, 0);
+	free(v);
+}
+
+/* The options: the clock ("[mono]", the trailer) and the threads' counts.
+ * No OFFSET: the data holds the exact nanoseconds. */
+static void put_options(struct bp_out_buf *opt, const char *trailer,
+			const struct bp_out_threads *thr)
+{
+	struct bp_out_buf stats = { 0 };
+
+	bp_out_put16(opt, 4);				/* TRACECLOCK */
+	bp_out_put32(opt, (uint32_t)strlen(trailer) + 1);
+	bp_out_put(opt, trailer, strlen(trailer) + 1);
+	put_thread_stats(&stats, thr);
+	bp_out_put16(opt, 2);				/* CPUSTAT */
+	bp_out_put32(opt, (uint32_t)stats.len);
+	bp_out_put(opt, stats.p, stats.len);
+	opt->oom |= stats.oom;
+	bp_out_free(&stats);
+	bp_out_put16(opt, 0);
 }
 
 /* Everything before the CPU table, up to "flyrecord". */
-static void put_header(struct buf *h, const struct ex *x, const struct buf *cmd,
-		       const struct buf *opt, size_t ncpus)
+static void put_header(struct bp_out_buf *h, const struct ex *x, const struct bp_out_buf *cmd,
+		       const struct bp_out_buf *opt, size_t ncpus)
 {
 	uint16_t one = 1;
 
-	put(h, "\x17\x08\x44tracing", 10);
-	put(h, "6", 2);
-	put(h, *(const char *)&one ? "\0" : "\1", 1);
-	put(h, "\x08", 1);
-	put32(h, PAGE);
-	put(h, "header_page", 12);
-	blob_text(h, header_page, false);
-	put(h, "header_event", 13);
-	blob_text(h, header_event, false);
-	put32(h, 2);
-	blob_text(h, print_format, false);
-	blob_text(h, bprint_format, false);
-	put32(h, 0);				/* event systems */
-	put32(h, (uint32_t)x->kallsyms.len);
-	put(h, x->kallsyms.p, x->kallsyms.len);
-	put32(h, (uint32_t)x->printk.len);
-	put(h, x->printk.p ? x->printk.p : "", x->printk.len);
+	bp_out_put(h, "\x17\x08\x44tracing", 10);
+	bp_out_put(h, "6", 2);
+	bp_out_put(h, *(const char *)&one ? "\0" : "\1", 1);
+	bp_out_put(h, "\x08", 1);
+	bp_out_put32(h, PAGE);
+	td_put_page_formats(h);
+	bp_out_put(h, x->formats.p, x->formats.len);	/* event systems */
+	bp_out_put32(h, (uint32_t)x->kallsyms.len);
+	bp_out_put(h, x->kallsyms.p, x->kallsyms.len);
+	bp_out_put32(h, 0);				/* printk formats: none */
 	blob64(h, cmd);
-	put32(h, (uint32_t)ncpus);
-	put(h, "options  ", 10);
-	put(h, opt->p, opt->len);
-	put(h, "flyrecord", 10);
+	bp_out_put32(h, (uint32_t)ncpus);
+	bp_out_put(h, "options  ", 10);
+	bp_out_put(h, opt->p, opt->len);
+	bp_out_put(h, "flyrecord", 10);
 }
 
 /* The CPU table (offset and size of each CPU's pages), the clock again, and
  * zeros up to the page where the data starts. */
-static void put_cpu_table(struct buf *h, struct bp_kstream **order, size_t ncpus,
+static void put_cpu_table(struct bp_out_buf *h, struct bp_kstream **order, size_t ncpus,
 			  const char *trailer)
 {
 	/* the offsets need the header's final size: the table and the clock */
@@ -617,23 +381,22 @@ static void put_cpu_table(struct buf *h, struct bp_kstream **order, size_t ncpus
 	for (size_t i = 0; i < ncpus; i++) {
 		uint64_t size = order[i] ? order[i]->npages * (uint64_t)PAGE : 0;
 
-		put64(h, off);
-		put64(h, size);
+		bp_out_put64(h, off);
+		bp_out_put64(h, size);
 		off += size;
 	}
-	blob_text(h, trailer, false);
+	bp_out_put64(h, strlen(trailer));
+	bp_out_puts(h, trailer);
 	while (h->len % PAGE)
-		put(h, "", 1);
+		bp_out_byte(h, 0);
 }
 
-/* The header, then every CPU's pages in the order of the table. */
-static int write_file(struct ex *x, const struct buf *h, struct bp_kstream **order,
-		      size_t ncpus, unsigned char *tmp)
+/* The header (in the frame's buffer), then every CPU's pages in the order
+ * of the table. */
+static int write_file(struct ex *x, struct bp_kstream **order, size_t ncpus, unsigned char *tmp)
 {
-	int rc = 0;
+	int rc = bp_export_write_out(x->fx);
 
-	if (write_all(x->out, h->p, h->len))
-		return fail(x, BP_TRACE_EIO, "write error: %s", strerror(errno));
 	for (size_t i = 0; i < ncpus && rc == 0; i++)
 		if (order[i])
 			rc = copy_stream(x, order[i], tmp, 16);
@@ -641,9 +404,10 @@ static int write_file(struct ex *x, const struct buf *h, struct bp_kstream **ord
 }
 
 /* After the last record: the header with its tables, then the pages. */
-static int finish(struct ex *x, const char *clock)
+static int finish(struct ex *x)
 {
-	struct buf h = { 0 }, cmd = { 0 }, opt = { 0 };
+	struct bp_export *fx = x->fx;
+	struct bp_out_buf cmd = { 0 }, opt = { 0 };
 	struct bp_kstream **order;
 	size_t ncpus;
 	char trailer[32];
@@ -660,57 +424,41 @@ static int finish(struct ex *x, const char *clock)
 	if (!order || !tmp) {
 		free(order);
 		free(tmp);
-		return fail(x, BP_TRACE_ENOMEM, "out of memory");
+		return BP_TRACE_ENOMEM;
 	}
-	put_cmdlines(&cmd, &x->thr);
-	x->st.threads = (uint32_t)x->thr.n;
-	x->st.cpus = (uint32_t)ncpus;
-	bp_snprintf(trailer, sizeof(trailer), "[%s]", clock);
-	put_options(&opt, trailer);
-	put_header(&h, x, &cmd, &opt, ncpus);
-	put_cpu_table(&h, order, ncpus, trailer);
-	if (h.oom || cmd.oom || opt.oom)
-		rc = fail(x, BP_TRACE_ENOMEM, "out of memory");
+	put_cmdlines(&cmd, &fx->thr);
+	fx->st.cpus = (uint32_t)ncpus;
+	bp_snprintf(trailer, sizeof(trailer), "[%s]", clock_for(fx->info->clock));
+	put_options(&opt, trailer, &fx->thr);
+	put_header(&fx->out, x, &cmd, &opt, ncpus);
+	put_cpu_table(&fx->out, order, ncpus, trailer);
+	if (cmd.oom || opt.oom)
+		rc = BP_TRACE_ENOMEM;
 	else
-		rc = write_file(x, &h, order, ncpus, tmp);
-	free(h.p);
-	free(cmd.p);
-	free(opt.p);
+		rc = write_file(x, order, ncpus, tmp);
+	bp_out_free(&cmd);
+	bp_out_free(&opt);
 	free(order);
 	free(tmp);
 	return rc;
 }
 
-int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
-		       char *err, size_t errlen)
+static int tracedat_begin(struct bp_export *fx)
 {
-	struct ex *x = calloc(1, sizeof(*x));
-	struct bp_trace_event e;
-	int rc;
+	struct ex *x = fx->own;
 
-	if (errlen)
-		err[0] = '\0';
-	if (!x) {
-		if (errlen)
-			bp_snprintf(err, errlen, "out of memory");
-		return BP_TRACE_ENOMEM;
-	}
-	x->t = t;
-	x->out = fd;
-	x->err = err;
-	x->errlen = errlen;
+	x->fx = fx;
 	if (bp_kspool_open(&x->spool) < 0)
-		rc = fail(x, BP_TRACE_EIO, "scratch file: %s", strerror(errno));
-	else
-		rc = plan_sites(x);
-	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1)
-		rc = one_record(x, &e);
-	if (rc < 0 && !(errlen && err[0]))
-		fail(x, rc, "reading the trace failed");
+		return bp_export_fail(fx, BP_TRACE_EIO, "scratch file: %s", strerror(errno));
+	return td_declare(x);
+}
+
+static int tracedat_end(struct bp_export *fx, int rc)
+{
+	struct ex *x = fx->own;
+
 	if (rc == 0)
-		rc = finish(x, clock_for(bp_trace_info(t)->clock_name));
-	if (st)
-		*st = x->st;
+		rc = finish(x);
 	bp_kspool_close(&x->spool);
 	for (size_t i = 0; i < x->ncpu; i++)
 		bp_kstream_free(x->cpu[i]);
@@ -718,11 +466,17 @@ int bp_export_tracedat(struct bp_trace *t, int fd, struct bp_export_stats *st,
 		bp_kstream_free(x->lanes[i]);
 	free(x->cpu);
 	free(x->lanes);
-	bp_out_threads_free(&x->thr);
 	free(x->sites);
-	bp_out_lost_free(&x->lost);
-	free(x->kallsyms.p);
-	free(x->printk.p);
-	free(x);
+	free(x->events);
+	bp_out_free(&x->kallsyms);
+	bp_out_free(&x->formats);
 	return rc;
 }
+
+const struct bp_exporter bp_exporter_tracedat = {
+	.format = BP_EXPORT_TRACECMD,
+	.size = sizeof(struct ex),
+	.begin = tracedat_begin,
+	.record = tracedat_record,
+	.end = tracedat_end,
+};

@@ -2,6 +2,7 @@
 #include "output/wallclock.h"
 
 #include "file/reader.h"
+#include "trace/clock.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,9 +10,8 @@
 
 int bp_out_wallclock_offset(const struct bp_trace_info *info, int64_t *offset_ns)
 {
-	const char *c = info->clock_name;
-
-	if (!c || (strcmp(c, "mono") && strcmp(c, "tsc") && strcmp(c, "mono_raw")))
+	if (info->clock != BP_CLOCK_MONO && info->clock != BP_CLOCK_TSC &&
+	    info->clock != BP_CLOCK_MONO_RAW)
 		return -1;
 	if (info->start_realtime_ns == 0 || info->start_realtime_ns > INT64_MAX ||
 	    info->start_mono_ns > INT64_MAX)

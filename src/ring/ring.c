@@ -454,6 +454,25 @@ static int end_of_page(const struct geom *g, struct bp_ring_cursor *c,
 	return STEP_AGAIN;
 }
 
+/*
+ * The length of the record whose head word is head, with left bytes of
+ * committed records from it to the page's commit; 0 if it breaks the
+ * ring's rules: a length below the record header or past commit, a
+ * reserved type, a time extend of another length.  Every reader's check,
+ * in the ring (read_record) and out of it (bp_ring_page_next).
+ */
+static uint32_t record_len(uint32_t head, uint32_t left)
+{
+	uint32_t words = head & BP_RING_HEAD_LEN_MASK;
+	uint32_t type = (head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK;
+	uint32_t len = words * 4u;
+
+	if (words < 2 || len > left || type > BP_RING_TYPE_TIME_EXTEND ||
+	    (type == BP_RING_TYPE_TIME_EXTEND && len != BP_RING_TIME_EXTEND_BYTES))
+		return 0;
+	return len;
+}
+
 /* Copy the record at the cursor (commit bytes are valid in this page). */
 static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 		       struct bp_ring_page *p, uint64_t s1, uint32_t commit,
@@ -466,12 +485,11 @@ static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 	if (commit - c->off < BP_RING_REC_HDR_BYTES)
 		return torn_or_corrupt(g, c, p, s1);
 	copy_racy(w2, rec, 2);
-	words = w2[0] & BP_RING_HEAD_LEN_MASK;
-	type = (w2[0] >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK;
-	len = words * 4u;
-	if (words < 2 || len > commit - c->off || type > BP_RING_TYPE_TIME_EXTEND ||
-	    (type == BP_RING_TYPE_TIME_EXTEND && len != BP_RING_TIME_EXTEND_BYTES))
+	len = record_len(w2[0], commit - c->off);
+	if (!len)
 		return torn_or_corrupt(g, c, p, s1);
+	words = len / 4u;
+	type = (w2[0] >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK;
 
 	if (type == BP_RING_TYPE_TIME_EXTEND) {
 		copy_racy(&ts, rec + BP_RING_REC_HDR_BYTES, 2);
@@ -659,4 +677,108 @@ int bp_ring_copy_page(const void *mem, size_t bytes, uint64_t seq, void *out)
 	atomic_store_explicit(&copy->commit, commit, memory_order_relaxed);
 	memset((unsigned char *)out + BP_RING_PAGE_HDR_BYTES + commit, 0, g.area - commit);
 	return BP_RING_OK;
+}
+
+const void *bp_ring_page_slot(const void *mem, size_t bytes, uint64_t seq)
+{
+	struct geom g;
+
+	if (seq == 0 || load_geom(mem, bytes, &g) != BP_RING_OK)
+		return NULL;
+	return page_at(&g, seq);
+}
+
+void bp_ring_consumed(void *mem, size_t bytes, uint64_t seq)
+{
+	struct geom g;
+
+	if (load_geom(mem, bytes, &g) == BP_RING_OK)
+		/* R5: the consumer's reads of the pages before the writer may
+		 * reuse their slots; pairs with the writer's W5. */
+		atomic_store_explicit(&ctl_of(&g)->consumed_seq, seq, memory_order_release);
+}
+
+/* ---- one page, out of its ring ----------------------------------------- */
+
+/* A field of a copied page header (plain memory, no atomics). */
+static uint64_t header_u64(const unsigned char *page, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, page + off, sizeof(v));
+	return v;
+}
+
+int bp_ring_page_begin(struct bp_ring_page_iter *it, const void *page, uint32_t page_size,
+		       uint64_t next_rec)
+{
+	const unsigned char *p = page;
+	uint64_t first;
+	uint32_t commit;
+
+	memset(it, 0, sizeof(*it));
+	if (!page || !page_size_ok(page_size))
+		return BP_RING_EINVAL;
+	memcpy(&commit, p + offsetof(struct bp_ring_page, commit), sizeof(commit));
+	first = header_u64(p, offsetof(struct bp_ring_page, first_rec));
+	if (first < next_rec || commit > page_size - BP_RING_PAGE_HDR_BYTES || (commit & 3u))
+		return BP_RING_ECORRUPT;
+	it->rec = p + BP_RING_PAGE_HDR_BYTES;
+	it->commit = commit;
+	it->seq = header_u64(p, offsetof(struct bp_ring_page, seq));
+	it->base_ts = header_u64(p, offsetof(struct bp_ring_page, base_ts));
+	it->next_rec = first;
+	it->disc_pending = header_u64(p, offsetof(struct bp_ring_page, discarded_before));
+	return BP_RING_OK;
+}
+
+int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, void *buf,
+		      size_t cap)
+{
+	/* Every turn moves off on by a whole record or returns. */
+	while (it->off < it->commit) {
+		const unsigned char *rec = it->rec + it->off;
+		uint32_t w2[2], len;
+
+		if (it->commit - it->off < BP_RING_REC_HDR_BYTES)
+			return BP_RING_ECORRUPT;
+		memcpy(w2, rec, sizeof(w2));
+		len = record_len(w2[0], it->commit - it->off);
+		if (!len)
+			return BP_RING_ECORRUPT;
+		if (((w2[0] >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) ==
+		    BP_RING_TYPE_TIME_EXTEND) {
+			it->base_ts = header_u64(rec, BP_RING_REC_HDR_BYTES);
+			it->off += len;
+			continue;
+		}
+		if (buf && len - BP_RING_REC_HDR_BYTES > cap)
+			return BP_RING_ENOSPC;
+		if (buf)
+			memcpy(buf, rec + BP_RING_REC_HDR_BYTES, len - BP_RING_REC_HDR_BYTES);
+		ev->ts = it->base_ts + w2[1];
+		ev->payload = buf;
+		ev->payload_len = len - BP_RING_REC_HDR_BYTES;
+		ev->user_bits = w2[0] >> BP_RING_HEAD_USER_SHIFT;
+		ev->page_seq = it->seq;
+		ev->index = it->next_rec++;
+		ev->discarded_before = it->disc_pending;
+		it->disc_pending = 0;
+		it->off += len;
+		return 1;
+	}
+	return 0;
+}
+
+uint64_t bp_ring_page_records(const void *page, uint32_t page_size)
+{
+	struct bp_ring_page_iter it;
+	struct bp_ring_event ev;
+	uint64_t n = 0;
+
+	if (bp_ring_page_begin(&it, page, page_size, 0) != BP_RING_OK)
+		return 0;
+	while (bp_ring_page_next(&it, &ev, NULL, 0) == 1)
+		n++;
+	return n;
 }

@@ -63,6 +63,11 @@ enum bp_ring_mode {
 				 * first waits for an attached consumer, bounded */
 };
 
+/* "overwrite", "discard", "block" (mode.c); NULL for a value that is no mode. */
+const char *bp_ring_mode_name(uint32_t mode);
+/* The mode named name: 0 and *mode, or -1 for a name that is none. */
+int bp_ring_mode_parse(const char *name, enum bp_ring_mode *mode);
+
 /* Control block, at offset 0 of the ring.  Offsets pinned in ring.c. */
 struct bp_ring_ctl {
 	/* static line: written once by bp_ring_init() */
@@ -346,5 +351,73 @@ int bp_ring_page_info(const void *mem, size_t bytes, uint64_t seq,
  * themselves are not checked: read them with the usual reader checks.
  */
 int bp_ring_copy_page(const void *mem, size_t bytes, uint64_t seq, void *out);
+
+/*
+ * Where page seq's slot is in the ring (page_size bytes, header first),
+ * whatever page it holds now; NULL if the ring fails its checks or seq is
+ * 0.  For a consumer that reads a completed page in place (the drainer
+ * encodes discard-mode pages straight from the ring): it checks the page
+ * with bp_ring_page_info() before and its seq after, as bp_ring_copy_page()
+ * does, and only then publishes it consumed.
+ */
+const void *bp_ring_page_slot(const void *mem, size_t bytes, uint64_t seq);
+
+/*
+ * The consumer is done with every page up to seq: a discard or block mode
+ * writer may reuse their slots (R5, release: the consumer's reads of the
+ * pages come before; pairs with the writer's W5).  For a consumer that
+ * copies pages itself (bp_ring_copy_page(), bp_ring_page_slot()) instead
+ * of reading them with a consumer cursor.
+ */
+void bp_ring_consumed(void *mem, size_t bytes, uint64_t seq);
+
+/* ---- one page, out of its ring ----------------------------------------- */
+
+/*
+ * A page copied out of a ring (a stream file's pages, the drainer's copy of
+ * a page), read record by record with the checks bp_ring_next() makes in
+ * the ring (docs/ring-buffer.md, "Readers"): commit within the record
+ * area and a multiple of 4, every record's length, type and time extend,
+ * first_rec never going backwards.  No seqlock: the copy is the caller's
+ * and does not change while it is read.  Fields are internal.
+ */
+struct bp_ring_page_iter {
+	const unsigned char *rec;	/* the page's record area */
+	uint32_t commit;		/* bytes of records */
+	uint32_t off;			/* next record */
+	uint64_t seq;			/* the page's header */
+	uint64_t base_ts;		/* time base, moved by time extends */
+	uint64_t next_rec;		/* index of the next data record */
+	uint64_t disc_pending;		/* discarded_before, until the first record */
+};
+
+/*
+ * Start reading the page at page (page_size bytes, header first; it stays
+ * the caller's, unchanged, while the iterator reads it).  next_rec: the
+ * index the caller expects the page's first record to have at least (0:
+ * any); a page whose first_rec is below it goes backwards.  Returns
+ * BP_RING_OK, BP_RING_EINVAL (page_size not a ring's) or BP_RING_ECORRUPT
+ * (commit out of the record area, first_rec going backwards).
+ */
+int bp_ring_page_begin(struct bp_ring_page_iter *it, const void *page, uint32_t page_size,
+		       uint64_t next_rec);
+
+/*
+ * The page's next record, as bp_ring_next() returns it (ev->index from the
+ * page's first_rec, ev->discarded_before on its first record): 1, 0 (the
+ * page ends; it->next_rec is then the index after its last record),
+ * BP_RING_ENOSPC (payload larger than cap; the iterator stays) or
+ * BP_RING_ECORRUPT (a record breaks the ring's rules).  buf NULL: the
+ * payload is not copied (ev->payload NULL), to count records.
+ */
+int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, void *buf,
+		      size_t cap);
+
+/*
+ * Data records (time extends are not records) in the copied page at page,
+ * up to its end or to the first record that breaks the ring's rules; 0 for
+ * a page whose header does.  What reading the page returns, counted.
+ */
+uint64_t bp_ring_page_records(const void *page, uint32_t page_size);
 
 #endif /* BPRINT_RING_H */

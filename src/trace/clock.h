@@ -130,6 +130,16 @@ static inline uint64_t bp_clock_timespec_ns(const struct timespec *ts)
 	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
 }
 
+/* A system clock (CLOCK_MONOTONIC for timeouts and pacing, CLOCK_REALTIME
+ * for dates) now, in ns: not a reading of the trace clock. */
+static inline uint64_t bp_clock_read_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return bp_clock_timespec_ns(&ts);
+}
+
 /* The raw timestamp of the selected clock.  Async-signal-safe, no locks;
  * no syscall where the vDSO serves the clock. */
 static inline uint64_t bp_clock_now(void)

@@ -113,15 +113,12 @@ static void load_page_size(void)
 static void load_mode(void)
 {
 	const char *v = secure_getenv("BPRINT_MODE");
+	enum bp_ring_mode mode;
 
 	if (!v)
 		return;
-	if (!strcmp(v, "overwrite"))
-		bp_config.mode = BP_RING_OVERWRITE;
-	else if (!strcmp(v, "discard"))
-		bp_config.mode = BP_RING_DISCARD;
-	else if (!strcmp(v, "block"))
-		bp_config.mode = BP_RING_BLOCK;
+	if (bp_ring_mode_parse(v, &mode) == 0)
+		bp_config.mode = mode;
 	else
 		complain("BPRINT_MODE", v, "overwrite, discard or block");
 }

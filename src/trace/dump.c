@@ -8,6 +8,7 @@
 #include "trace/tracer.h"
 
 #include "trace/config.h"
+#include "trace/reader.h"
 #include "trace/safe_open.h"
 #include "trace/text.h"
 
@@ -18,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-struct bprint_reader *bp_reader_begin_unlocked(void);
 
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
 static int dump_fd = STDERR_FILENO;
@@ -59,17 +59,12 @@ static bool put_line(struct line_out *o, char *line, size_t size, int n)
 	return o->write(o->ctx, line, len + 1);
 }
 
-static void header(struct line_out *o, char *line, size_t size)
+static void header(struct line_out *o, const struct bprint_reader *r, char *line, size_t size)
 {
-	struct bprint_thread_stats st[64] = { BPRINT_THREAD_STATS_INIT };
-	int n = bp_stats_collect(st, 64);	/* inside a reader session already */
-	unsigned long long written = 0, lost = 0;
+	uint64_t written, lost;
 	size_t len;
 
-	for (int i = 0; i < n && i < 64; i++) {
-		written += st[i].written;
-		lost += st[i].discarded + st[i].overwritten;
-	}
+	bp_reader_header(r, &written, &lost);
 	len = bp_text_header(line, size, written, lost, sysconf(_SC_NPROCESSORS_CONF));
 	o->write(o->ctx, line, len < size ? len : size - 1);
 }
@@ -83,7 +78,7 @@ static long dump(struct line_out *o, struct bprint_reader *r, enum bprint_output
 	if (!r)
 		return -1;
 	if (how == BPRINT_OUTPUT_FTRACE)
-		header(o, line, sizeof(line));
+		header(o, r, line, sizeof(line));
 	while (bprint_read_next(r, &ev) == 1) {
 		if (!put_line(o, line, sizeof(line),
 			      bprint_format_event(line, sizeof(line), &ev, how)))

@@ -3,9 +3,14 @@
  *
  * A reader holds one source per ring (thread x nesting level).  Each source
  * keeps the next record of its ring in hand; bprint_read_next() returns the
- * oldest of them and refills that source.  When every source is dry the
- * reader looks for rings that appeared since (new threads, first nested
- * calls) before it answers "nothing more for now".
+ * oldest of them (the merge of trace/merge.h, a heap) and refills that
+ * source.  The reader looks again at every ring, and for rings that
+ * appeared since (new threads, a signal handler's first nested call),
+ * before it returns a record newer than its last look, and before it
+ * answers "nothing more for now": a ring that was empty or did not exist
+ * at that look holds only records newer than it, so records come out in
+ * time order, and a snapshot of rings that are not written to costs one
+ * look, not one per record.
  *
  * The consumer (trace_pipe semantics) keeps its cursors and the records in
  * hand with the rings, so what one session took out and did not return,
@@ -24,9 +29,11 @@
  * (dladdr() takes the loader's lock).  Offline readers use the trace
  * file's library map instead (src/file/symbols.h).
  */
+#include "trace/reader.h"
 #include "trace/tracer.h"
 
 #include "trace/clock.h"
+#include "trace/merge.h"
 #include "trace/site.h"
 #include "trace/sized.h"
 
@@ -45,7 +52,10 @@ struct source {
 	struct bp_read_state *st;	/* the ring's consumer state, or own */
 	struct bp_read_state own;
 	bool dead;			/* corrupt: skipped from now on */
+	bool merged;			/* its record in hand is in the merge */
 };
+
+#define NO_SOURCE SIZE_MAX
 
 struct bprint_reader {
 	bool consuming;
@@ -53,6 +63,12 @@ struct bprint_reader {
 	bool symbols;			/* %pS and %ps with dladdr() */
 	struct source *src;
 	size_t nsrc, cap;
+	size_t *known;			/* the sources by ring: index + 1, 0 = free */
+	size_t known_cap;		/* a power of two, at least 2 * cap */
+	struct bp_merge merge;		/* room for cap entries */
+	size_t taken;			/* the source of the record last returned */
+	uint64_t looked_at;		/* the clock when every ring was last looked at */
+	uint64_t work;			/* bp_reader_work() */
 	struct bp_clock_calib calib;
 	char msg[BP_MSG_MAX];
 };
@@ -64,13 +80,65 @@ static void *map(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Where the table of known rings has ring's entry, or the free slot for it. */
+static size_t known_slot(const struct bprint_reader *r, const struct bp_thread_ring *ring,
+			 const void *mem)
+{
+	size_t mask = r->known_cap - 1;
+	size_t i = (size_t)((((uintptr_t)ring ^ ((uintptr_t)mem >> 12)) * 0x9e3779b97f4a7c15ull) >>
+			    20) & mask;
+
+	while (r->known[i]) {
+		const struct source *s = &r->src[r->known[i] - 1];
+
+		if (s->ring == ring && s->mem == mem)
+			break;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
 static bool source_known(const struct bprint_reader *r, const struct bp_thread_ring *ring,
 			 const void *mem)
 {
+	return r->known_cap && r->known[known_slot(r, ring, mem)];
+}
+
+/* Room for cap sources: the sources, the merge and the table, mapped anew. */
+static bool grow_sources(struct bprint_reader *r, size_t cap)
+{
+	struct source *grown = map(cap * sizeof(*grown));
+	struct bp_merge_entry *heap = map(cap * sizeof(*heap));
+	size_t known_cap = 4 * cap, *known = map(known_cap * sizeof(*known));
+
+	if (!grown || !heap || !known) {
+		if (grown)
+			munmap(grown, cap * sizeof(*grown));
+		if (heap)
+			munmap(heap, cap * sizeof(*heap));
+		if (known)
+			munmap(known, known_cap * sizeof(*known));
+		return false;
+	}
+	if (r->src) {
+		memcpy(grown, r->src, r->nsrc * sizeof(*grown));
+		/* A snapshot's state lives in its source: follow it. */
+		for (size_t i = 0; i < r->nsrc; i++)
+			if (r->src[i].st == &r->src[i].own)
+				grown[i].st = &grown[i].own;
+		memcpy(heap, r->merge.e, r->merge.n * sizeof(*heap));
+		munmap(r->src, r->cap * sizeof(*grown));
+		munmap(r->merge.e, r->cap * sizeof(*heap));
+		munmap(r->known, r->known_cap * sizeof(*known));
+	}
+	r->src = grown;
+	r->merge.e = heap;
+	r->known = known;
+	r->known_cap = known_cap;
+	r->cap = cap;
 	for (size_t i = 0; i < r->nsrc; i++)
-		if (r->src[i].ring == ring && r->src[i].mem == mem)
-			return true;
-	return false;
+		r->known[known_slot(r, r->src[i].ring, r->src[i].mem)] = i + 1;
+	return true;
 }
 
 static bool add_source(struct bprint_reader *r, struct bp_thread *t, struct bp_thread_ring *ring,
@@ -78,23 +146,8 @@ static bool add_source(struct bprint_reader *r, struct bp_thread *t, struct bp_t
 {
 	struct source *s;
 
-	if (r->nsrc == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct source *grown = map(cap * sizeof(*grown));
-
-		if (!grown)
-			return false;
-		if (r->src) {
-			memcpy(grown, r->src, r->nsrc * sizeof(*grown));
-			/* A snapshot's state lives in its source: follow it. */
-			for (size_t i = 0; i < r->nsrc; i++)
-				if (r->src[i].st == &r->src[i].own)
-					grown[i].st = &grown[i].own;
-			munmap(r->src, r->cap * sizeof(*grown));
-		}
-		r->src = grown;
-		r->cap = cap;
-	}
+	if (r->nsrc == r->cap && !grow_sources(r, r->cap ? r->cap * 2 : 64))
+		return false;
 	s = &r->src[r->nsrc++];
 	memset(s, 0, sizeof(*s));
 	s->thread = t;
@@ -102,6 +155,7 @@ static bool add_source(struct bprint_reader *r, struct bp_thread *t, struct bp_t
 	s->mem = mem;
 	s->generation = t->generation;
 	s->st = r->consuming ? &ring->consumer : &s->own;
+	r->known[known_slot(r, ring, mem)] = r->nsrc;
 	return true;
 }
 
@@ -209,18 +263,52 @@ static void fill(struct source *s, bool may_lock)
 	publish(s);
 }
 
+/* Source i's record in hand, if it has one, into the merge. */
+static void join(struct bprint_reader *r, size_t i)
+{
+	struct source *s = &r->src[i];
+
+	if (s->st->has_peek && !s->merged && !s->dead) {
+		bp_merge_push(&r->merge, s->st->ev.ts, i);
+		s->merged = true;
+		r->work++;
+	}
+}
+
+/* Look at every ring again, and for new ones (see the top of the file). */
+static void look_again(struct bprint_reader *r)
+{
+	uint64_t now = bp_clock_now();
+
+	scan(r);
+	for (size_t i = 0; i < r->nsrc; i++) {
+		fill(&r->src[i], r->symbols);
+		join(r, i);
+	}
+	r->work += r->nsrc;
+	r->looked_at = now;
+}
+
+/* The source whose record in hand is the oldest, out of the merge; NULL if none. */
 static struct source *oldest(struct bprint_reader *r)
 {
-	struct source *best = NULL;
+	size_t i;
 
-	for (size_t i = 0; i < r->nsrc; i++) {
-		struct source *s = &r->src[i];
-
-		fill(s, r->symbols);
-		if (s->st->has_peek && (!best || s->st->ev.ts < best->st->ev.ts))
-			best = s;
+	if (r->taken != NO_SOURCE) {
+		fill(&r->src[r->taken], r->symbols);
+		join(r, r->taken);
+		r->taken = NO_SOURCE;
+		r->work++;
 	}
-	return best;
+	if (bp_merge_top_ts(&r->merge) > r->looked_at)
+		look_again(r);
+	if (!bp_merge_top(&r->merge, &i))
+		return NULL;
+	bp_merge_pop(&r->merge);
+	r->work++;
+	r->src[i].merged = false;
+	r->taken = i;
+	return &r->src[i];
 }
 
 /*
@@ -297,12 +385,8 @@ int bprint_read_next(struct bprint_reader *r, struct bprint_event *ev)
 		return -1;
 	}
 	s = oldest(r);
-	if (!s) {
-		scan(r);
-		s = oldest(r);
-		if (!s)
-			return 0;
-	}
+	if (!s)
+		return 0;
 	decode(r, s, &full);
 	s->st->has_peek = 0;
 	publish(s);
@@ -319,6 +403,7 @@ static struct bprint_reader *begin(bool consuming, bool lock)
 		return NULL;
 	}
 	r->consuming = consuming;
+	r->taken = NO_SOURCE;
 	r->symbols = lock;	/* not from the crash dump's signal handler */
 	if (lock) {
 		if (consuming)
@@ -343,8 +428,6 @@ struct bprint_reader *bprint_snapshot_begin(void)
 	return begin(false, true);
 }
 
-/* The crash dump's reader: snapshot, no blocking on locks. */
-struct bprint_reader *bp_reader_begin_unlocked(void);
 struct bprint_reader *bp_reader_begin_unlocked(void)
 {
 	return begin(false, false);
@@ -360,8 +443,11 @@ void bprint_read_end(struct bprint_reader *r)
 	for (size_t i = 0; i < r->nsrc; i++)
 		if (r->src[i].st == &r->src[i].own)
 			bp_read_state_release(&r->src[i].own);
-	if (r->src)
+	if (r->src) {
 		munmap(r->src, r->cap * sizeof(*r->src));
+		munmap(r->merge.e, r->cap * sizeof(*r->merge.e));
+		munmap(r->known, r->known_cap * sizeof(*r->known));
+	}
 	if (r->locked) {
 		pthread_rwlock_unlock(&bp_readers_lock);
 		if (consuming)
@@ -372,4 +458,59 @@ void bprint_read_end(struct bprint_reader *r)
 		bp_thread_reclaim();
 	else
 		bp_thread_retain_enforce();
+}
+
+uint64_t bp_reader_work(const struct bprint_reader *r)
+{
+	return r->work;
+}
+
+/* The first stored-record index ring mem still holds (its oldest page's). */
+static uint64_t oldest_index(const void *mem, size_t bytes)
+{
+	struct bp_ring_stats st;
+	struct bp_ring_page_info pi;
+	uint64_t seq;
+
+	if (bp_ring_stats(mem, bytes, &st) != BP_RING_OK || !st.head_seq)
+		return 0;
+	seq = st.head_seq >= st.npages ? st.head_seq - st.npages + 1 : 1;
+	for (uint32_t k = 0; k < st.npages && seq + k <= st.head_seq; k++)
+		if (bp_ring_page_info(mem, bytes, seq + k, &pi) == BP_RING_OK)
+			return pi.first_rec;
+	return 0;
+}
+
+void bp_reader_header(const struct bprint_reader *r, uint64_t *written, uint64_t *lost)
+{
+	(void)r;
+	*written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed);
+	*lost = atomic_load_explicit(&bp_retired.discarded, memory_order_relaxed) +
+		atomic_load_explicit(&bp_retired.overwritten, memory_order_relaxed);
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	     t = t->next) {
+		int state = atomic_load_explicit(&t->state, memory_order_acquire);
+		uint64_t dropped = bp_thread_dropped(t);
+
+		if (state != BP_THREAD_ALIVE && state != BP_THREAD_DEAD)
+			continue;
+		*written += dropped;
+		*lost += dropped;
+		for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+			struct bp_thread_ring *ring = &t->ring[i];
+			void *mem = atomic_load_explicit(&ring->mem, memory_order_acquire);
+			uint64_t got, missed, next, oldest;
+			struct bp_ring_stats rs;
+
+			if (!mem || bp_ring_stats(mem, ring->bytes, &rs) != BP_RING_OK)
+				continue;
+			/* what a consumer took is not lost; what nobody will see is */
+			got = atomic_load_explicit(&ring->consumer_read, memory_order_relaxed);
+			missed = atomic_load_explicit(&ring->consumer_overwritten, memory_order_relaxed);
+			next = got + missed;
+			oldest = oldest_index(mem, ring->bytes);
+			*written += rs.written;
+			*lost += rs.discarded + missed + (oldest > next ? oldest - next : 0);
+		}
+	}
 }

@@ -26,6 +26,23 @@ static void terminate(char *buf, size_t size, size_t n)
 		buf[n < size ? n : size - 1] = '\0';
 }
 
+/* The message of the raw form, one line whatever it holds: a newline, a
+ * carriage return and a backslash written as \n, \r and \\. */
+static void put_escaped(char *buf, size_t size, size_t *n, const char *s)
+{
+	for (const char *run = s;; s++) {
+		const char *esc = *s == '\n' ? "\\n" : *s == '\r' ? "\\r" : *s == '\\' ? "\\\\" : NULL;
+
+		if (!esc && *s)
+			continue;
+		put(buf, size, n, run, (size_t)(s - run));
+		if (!*s)
+			return;
+		put(buf, size, n, esc, 2);
+		run = s + 1;
+	}
+}
+
 /* Decimal digits of v, right-aligned at end; returns the start. */
 static char *digits(char *end, unsigned long long v)
 {
@@ -205,9 +222,17 @@ int bprint_format_event(char *buf, size_t size, const struct bprint_event *ev,
 		return -1;
 	}
 	switch (how) {
-	case BPRINT_OUTPUT_RAW:
-		return bp_snprintf(buf, size, "%llu %d %d %u %s", (unsigned long long)ev->ns,
-				   ev->tid, ev->cpu, ev->site ? ev->site->id : 0u, ev->message);
+	case BPRINT_OUTPUT_RAW: {
+		int head = bp_snprintf(buf, size, "%llu %d %d %u ", (unsigned long long)ev->ns,
+				       ev->tid, ev->cpu, ev->site ? ev->site->id : 0u);
+
+		if (head < 0)
+			return head;
+		n = (size_t)head;
+		put_escaped(buf, size, &n, ev->message);
+		terminate(buf, size, n);
+		return (int)n;
+	}
 	case BPRINT_OUTPUT_MSG:
 		return bp_snprintf(buf, size, "%s", ev->message);
 	default:

@@ -12,7 +12,9 @@
  *           function, message); the snprintf format it matches is
  *           "%16.16s-%-7d [%03d] %5llu.%06llu: %s: %s", with "[???]" for
  *           an unknown CPU and "<...>" for a thread without a name
- *   raw     "12345678901 4242 1 7 message" (ns, tid, cpu, site id, message)
+ *   raw     "12345678901 4242 1 7 message" (ns, tid, cpu, site id, message;
+ *           one line whatever the message holds: newline, carriage return
+ *           and backslash written as \n, \r and \\)
  *   msg     "message"
  *
  * No stdio, no allocation, no locks: the crash dump formats in a signal

@@ -59,7 +59,6 @@ static int chunk_gaps(int fd, struct chunk *c, uint64_t *expect)
 
 	for (uint32_t i = 0; entry && page && i < c->h.npages; i++) {
 		uint64_t n, first;
-		uint32_t commit;
 		size_t len;
 
 		if (rd(fd, entry, BP_COMPACT_ENTRY_HDR, base + pos) != 0 ||
@@ -71,8 +70,7 @@ static int chunk_gaps(int fd, struct chunk *c, uint64_t *expect)
 		}
 		pos += len;
 		memcpy(&first, page + offsetof(struct bp_ring_page, first_rec), sizeof(first));
-		memcpy(&commit, page + offsetof(struct bp_ring_page, commit), sizeof(commit));
-		n = bp_page_count_records(page + BP_RING_PAGE_HDR_BYTES, commit);
+		n = bp_ring_page_records(page, ps);
 		if (!n)
 			continue;
 		if (*expect != UINT64_MAX && first > *expect)

@@ -87,7 +87,6 @@ static uint64_t check_copy(const unsigned char *pg, uint64_t seq, int head)
 
 static void run(enum bp_ring_mode mode)
 {
-	struct bp_ring_ctl *ctl = (void *)ring;
 	unsigned char copy[PAGE];
 	uint64_t next = 1, records = 0, gone = 0, head_copies = 0;
 	struct bp_ring_stats st;
@@ -108,7 +107,7 @@ static void run(enum bp_ring_mode mode)
 
 			if (rc == BP_RING_OK) {
 				records += check_copy(copy, next, 0);
-				atomic_store_explicit(&ctl->consumed_seq, next, memory_order_release);
+				bp_ring_consumed(ring, sizeof(ring), next);
 			} else if (rc == BP_RING_ENOENT) {
 				if (mode == BP_RING_DISCARD)
 					fail("a page gone in discard mode", next);

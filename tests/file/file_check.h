@@ -456,56 +456,40 @@ static int fc_read_ring(struct fc_file *f, struct fc_ring *r, fc_rec_fn fn, void
 		return 0;
 	}
 	if (r->npages) {
-		size_t bytes = bp_ring_bytes(r->page_size, 2);
-		unsigned char *mem = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
 		uint64_t expect = 0;	/* records before the first page count as missed */
-		int have_expect = 1;
 
 		qsort(r->pages, r->npages, sizeof(*r->pages), fc_cmp_page);
 		for (size_t i = 0; i < r->npages; i++) {
-			struct bp_ring_ctl *ctl = (void *)mem;
+			struct bp_ring_page_iter it;
 			uint64_t seq = r->pages[i].seq;
 			uint64_t first = 0;
 
-			if (seq == 0 || (i > 0 && seq == r->pages[i - 1].seq)) {
-				free(mem);
+			if (seq == 0 || (i > 0 && seq == r->pages[i - 1].seq))
 				return fc_fail(f, "ring %llu: page seq %llu repeated or zero",
 					       (unsigned long long)r->index, (unsigned long long)seq);
-			}
-			/* A two-page ring whose head is this page: the ring's own checks read it. */
-			bp_ring_init(mem, bytes, r->page_size, BP_RING_OVERWRITE);
-			memcpy(mem + BP_RING_CTL_BYTES + ((seq - 1) % 2) * r->page_size,
-			       r->pages[i].data, r->page_size);
-			atomic_store(&ctl->head_seq, seq);
-			bp_ring_cursor_init(mem, bytes, &cur, BP_RING_CURSOR_SNAPSHOT);
+			/* The ring's own checks read the page, with the reader's iterator. */
 			memcpy(&first, r->pages[i].data + 16, 8);
-			if (have_expect && first < expect) {
-				free(mem);
+			if (first < expect)
 				return fc_fail(f, "ring %llu: first_rec went backwards",
 					       (unsigned long long)r->index);
-			}
-			if (have_expect)
-				*missed += first - expect;
-			while ((rc = bp_ring_next(mem, bytes, &cur, &ev, buf, sizeof(buf))) == 1) {
+			*missed += first - expect;
+			rc = bp_ring_page_begin(&it, r->pages[i].data, r->page_size, expect);
+			while (rc == BP_RING_OK &&
+			       (rc = bp_ring_page_next(&it, &ev, buf, sizeof(buf))) == 1) {
+				rc = BP_RING_OK;
 				fc_message(f, &ev, msg, sizeof(msg), &rec.site);
 				rec.ts = ev.ts;
 				rec.index = ev.index;
 				rec.page_seq = ev.page_seq;
 				(*nread)++;
-				if (fn && fn(arg, &rec)) {
-					free(mem);
+				if (fn && fn(arg, &rec))
 					return -1;
-				}
 			}
-			if (rc < 0) {
-				free(mem);
-				return fc_fail(f, "ring %llu page %llu: bp_ring_next %d",
+			if (rc < 0)
+				return fc_fail(f, "ring %llu page %llu: reading it: %d",
 					       (unsigned long long)r->index, (unsigned long long)seq, rc);
-			}
-			expect = cur.next_rec;
-			have_expect = 1;
+			expect = it.next_rec;
 		}
-		free(mem);
 	}
 	return 0;
 }

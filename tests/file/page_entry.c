@@ -37,7 +37,8 @@ static uint32_t rnd(void)
 	return (uint32_t)(rng >> 16);
 }
 
-static unsigned long failures;
+#define CHECK_KEEP_GOING 20
+#include "check.h"
 
 struct codec {
 	const char *name;
@@ -51,15 +52,6 @@ static const struct codec codecs[] = {
 };
 static const struct codec *cx;
 
-#define CHECK(c, ...) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		if (++failures > 20) \
-			exit(1); \
-	} \
-} while (0)
 
 /*
  * The payload of the record at off: that of the earlier record at from
@@ -147,34 +139,18 @@ static int same_page(const unsigned char *orig, const unsigned char *dec, uint32
 	return 1;
 }
 
-/* Walk a decoded page with the ring's validating reader, as the reader does. */
+/* Walk a decoded page with the ring's page iterator, as the reader does. */
 static void walk(const unsigned char *pg, uint32_t ps)
 {
-	static unsigned char *stage;
-	static uint32_t stage_ps;
 	static uint32_t buf[BP_RING_REC_MAX_WORDS];
-	size_t bytes = bp_ring_bytes(ps, 2);
-	struct bp_ring_cursor c;
+	struct bp_ring_page_iter it;
 	struct bp_ring_event ev;
-	struct bp_ring_ctl *ctl;
 	uint64_t seq;
 
-	if (stage_ps != ps) {
-		free(stage);
-		stage = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-		stage_ps = ps;
-	}
-	if (!stage || bp_ring_init(stage, bytes, ps, BP_RING_OVERWRITE) != BP_RING_OK)
-		exit(2);
 	memcpy(&seq, pg, 8);
-	if (!seq)
+	if (!seq || bp_ring_page_begin(&it, pg, ps, 0) != BP_RING_OK)
 		return;
-	memcpy(stage + BP_RING_CTL_BYTES + (size_t)((seq - 1) % 2) * ps, pg, ps);
-	ctl = (void *)stage;
-	atomic_store_explicit(&ctl->head_seq, seq, memory_order_relaxed);
-	if (bp_ring_cursor_init(stage, bytes, &c, BP_RING_CURSOR_SNAPSHOT) != BP_RING_OK)
-		return;
-	for (int i = 0; i < 4096 && bp_ring_next(stage, bytes, &c, &ev, buf, sizeof(buf)) == 1; i++)
+	for (int i = 0; i < 4096 && bp_ring_page_next(&it, &ev, buf, sizeof(buf)) == 1; i++)
 		;
 }
 
@@ -186,28 +162,28 @@ static void round_trip(const unsigned char *pg, uint32_t ps, unsigned char *e,
 	int ok;
 
 	memcpy(&commit, pg + offsetof(struct bp_ring_page, commit), 4);
-	CHECK(len <= bp_compact_entry_max(ps), "entry of %zu bytes, max %zu", len,
+	CHECK_MSG(len <= bp_compact_entry_max(ps), "entry of %zu bytes, max %zu", len,
 	      bp_compact_entry_max(ps));
 	elen = bp_compact_entry_len(e, ps);
-	CHECK(elen == len, "entry length %zu, encoded %zu", elen, len);
+	CHECK_MSG(elen == len, "entry length %zu, encoded %zu", elen, len);
 	ok = cx->decode(e, len, ps, dec) == 0;
 	if (commit > ps - BP_RING_PAGE_HDR_BYTES) {
-		CHECK(!ok, "a page with commit %u past the page decoded", commit);
+		CHECK_MSG(!ok, "a page with commit %u past the page decoded", commit);
 		return;
 	}
-	CHECK(ok, "page (commit %u) did not decode", commit);
-	CHECK(ok && same_page(pg, dec, ps), "page (commit %u) decoded differently", commit);
+	CHECK_MSG(ok, "page (commit %u) did not decode", commit);
+	CHECK_MSG(ok && same_page(pg, dec, ps), "page (commit %u) decoded differently", commit);
 	if (!deep)
 		return;
 	memcpy(&enc, e + BP_RING_PAGE_HDR_BYTES, 4);
 	/* every truncation, as cut and with enc claiming the cut length */
 	for (size_t cut = 0; cut < len; cut++) {
-		CHECK(cx->decode(e, cut, ps, dec) != 0, "cut at %zu decoded", cut);
+		CHECK_MSG(cx->decode(e, cut, ps, dec) != 0, "cut at %zu decoded", cut);
 		if (cut >= BP_COMPACT_ENTRY_HDR) {
 			uint32_t n = (uint32_t)(cut - BP_COMPACT_ENTRY_HDR) | (enc & BP_COMPACT_RAW);
 
 			memcpy(e + BP_RING_PAGE_HDR_BYTES, &n, 4);
-			CHECK(cx->decode(e, cut, ps, dec) != 0,
+			CHECK_MSG(cx->decode(e, cut, ps, dec) != 0,
 			      "cut at %zu with its enc decoded", cut);
 			memcpy(e + BP_RING_PAGE_HDR_BYTES, &enc, 4);
 		}
@@ -257,7 +233,7 @@ static void writer_pages(uint32_t ps, unsigned char *e, unsigned char *dec, unsi
 					copied++;
 				}
 	}
-	CHECK(copied > 100, "only %llu writer pages", (unsigned long long)copied);
+	CHECK_MSG(copied > 100, "only %llu writer pages", (unsigned long long)copied);
 	free(ring);
 }
 
@@ -318,10 +294,10 @@ static void speed(unsigned char *pg, unsigned char *e, unsigned char *dec)
 	printf("%s: 4 KiB page of %u 16-byte records: %zu bytes encoded, encode %.0f ns, decode %.0f ns (%llu)\n",
 	       cx->name, commit / 16, bp_compact_entry_len(e, ps), (t1 - t0) / n * 1e9,
 	       (t2 - t1) / n * 1e9, (unsigned long long)(sink & 1));
-	CHECK(same_page(pg, dec, ps), "speed page decoded differently");
+	CHECK_MSG(same_page(pg, dec, ps), "speed page decoded differently");
 	/* docs/file-format.md, type 8: a seed record after the first takes 4 bytes */
 	if (cx->decode == bp_dense_decode_page)
-		CHECK(bp_compact_entry_len(e, ps) == BP_COMPACT_ENTRY_HDR + first_bytes(e) +
+		CHECK_MSG(bp_compact_entry_len(e, ps) == BP_COMPACT_ENTRY_HDR + first_bytes(e) +
 							     4 * (commit / 16 - 1),
 		      "seed page: %zu bytes", bp_compact_entry_len(e, ps));
 }
@@ -358,13 +334,13 @@ int main(int argc, char **argv)
 		uint32_t n = (uint32_t)bp_compact_enc_max(4096) + 1;
 
 		memcpy(e + BP_RING_PAGE_HDR_BYTES, &n, 4);
-		CHECK(bp_compact_entry_len(e, 4096) == 0, "oversized enc accepted");
+		CHECK_MSG(bp_compact_entry_len(e, 4096) == 0, "oversized enc accepted");
 	}
 	speed(pg, e, dec);
 	free(pg);
 	free(e);
 	free(dec);
-	if (failures)
+	if (check_summary(cx->name))
 		return 1;
 	printf("%s page entries: ok\n", cx->name);
 	return 0;

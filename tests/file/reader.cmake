@@ -1,4 +1,4 @@
-# Tests of the trace-file reader (src/file/reader.c) and of the bprint
+# Tests of the trace-file reader (src/file/reading.h) and of the bprint
 # command (tools/bprint): reader_* and tool_*.  file_traced is the traced
 # program they read the files of.
 add_executable(file_traced ${CMAKE_CURRENT_LIST_DIR}/traced.c)
@@ -56,4 +56,31 @@ target_link_libraries(file_full PRIVATE bprint_internal Threads::Threads)
 bp_set_test_warnings(file_full)
 if(TARGET bprint_tool)
   bp_tool_test(full file_full 120)
+endif()
+
+# The reading library's caller-allocated structs begin with their size.
+bp_add_test(reader_sized SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_sized.c ARGS sized TIMEOUT 60)
+
+# The stream chunks' checksum is CRC32C, whichever way it is computed.
+bp_add_test(crc32c_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/crc32c_test.c TIMEOUT 60)
+
+# Every damaged file says so: thousands of mutants of every kind of file.
+if(TARGET bprint_tool)
+  bp_add_test(reader_mutants SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_mutants.c
+    ARGS $<TARGET_FILE:file_traced> $<TARGET_FILE:bprint_tool>
+         ${CMAKE_CURRENT_BINARY_DIR}/reader_mutants.d
+    TIMEOUT 900)
+endif()
+
+# Reading many threads' records is linear in records, in both readers.
+bp_add_test(reader_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_scale.c TIMEOUT 300)
+set_tests_properties(reader_scale PROPERTIES
+  ENVIRONMENT "BPRINT_PAGE_SIZE=1K;BPRINT_BUFFER_SIZE=4K;BPRINT_RETAIN=1G")
+
+# lost_before counts every kind of loss, and lost_kind says which.
+if(TARGET bprint_tool)
+  bp_add_test(reader_lost SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_lost.c
+    ARGS $<TARGET_FILE:file_traced> $<TARGET_FILE:file_burst> $<TARGET_FILE:bprint_tool>
+         ${CMAKE_CURRENT_BINARY_DIR}/reader_lost.d
+    TIMEOUT 300)
 endif()

@@ -117,9 +117,9 @@ struct outcome {
 /* Everything a reader can be asked, on whatever the file holds. */
 static struct outcome exercise(const char *path)
 {
-	struct outcome o = { 0 };
+	struct outcome o = { .tot = BP_TRACE_TOTALS_INIT };
 	char err[256];
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	struct bp_trace *t = bp_trace_open(path, 0, err, sizeof(err), &o.open_rc);
 	int rc;
 

@@ -19,7 +19,7 @@ int main(void)
 {
 	const char *path = getenv("BPRINT_FILE");
 	char late_fmt[32], err[256], want[64];
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	struct bp_trace *t;
 	int rc, n = 0;
 

@@ -118,8 +118,20 @@ static unsigned convert(const unsigned char *in, size_t n, uint32_t type, const 
 			memcpy(out + w, in + off, c.size);
 			size = c.size;
 		}
+		/* as the drainers of types 4 and 6 wrote them: no checksum */
+		memset(out + w + offsetof(struct bp_file_chunk, crc), 0, 4);
 		w += size;
 		off += c.size;
+	}
+	/* ... and their header: format 1.1, no checksums, the end where it is */
+	{
+		struct bp_file_header h;
+
+		memcpy(&h, out, sizeof(h));
+		h.minor = 1;
+		atomic_store(&h.flags, atomic_load(&h.flags) & ~BP_FILE_F_CRC);
+		atomic_store(&h.end, (uint64_t)w);
+		memcpy(out, &h, sizeof(h));
 	}
 	f = fopen(path, "wb");
 	if (!f || fwrite(out, 1, w, f) != w || fclose(f) != 0) {
@@ -140,7 +152,7 @@ static struct rec *read_all(const char *path, size_t *n)
 {
 	char err[256];
 	struct bp_trace *t = bp_trace_open(path, BP_TRACE_OPEN_NO_SYMBOLS, err, sizeof(err), NULL);
-	struct bp_trace_event ev;
+	struct bp_trace_event ev = BP_TRACE_EVENT_INIT;
 	struct rec *r = NULL;
 	size_t cap = 0;
 	const char *first;

@@ -167,7 +167,7 @@ static char *read_messages(const char *trace, unsigned flags, struct bp_symbols_
 {
 	char err[256];
 	struct bp_trace *t = bp_trace_open(trace, flags, err, sizeof(err), NULL);
-	struct bp_trace_event ev;
+	struct bp_trace_event ev = BP_TRACE_EVENT_INIT;
 	size_t cap = 1 << 16, len = 0;
 	char *out = malloc(cap);
 

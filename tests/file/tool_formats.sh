@@ -18,8 +18,8 @@ awk '{ print $(NF - 1) }' formats.out | sed 's|.*/||' | grep '^traced\.c:' |
 same want.lines got.lines "every site, with file:line"
 [ "$(wc -l < want.lines)" -ge 9 ] || fail "expected at least 9 sites in traced.c"
 
-# ids: unique, ascending
-awk '{ print $1 }' formats.out > ids
+# ids: unique, ascending (the site lines; a site's fields follow it after a tab)
+awk '/^[0-9]/ { print $1 }' formats.out > ids
 sort -n -u ids > ids.sorted
 same ids ids.sorted "ids unique and sorted"
 
@@ -38,5 +38,10 @@ grep -q "^[0-9]* : \"dynamic format %d/%d\" [^ ]*traced\\.c:$dyn_line trace_one\
 	fail "derived site of the runtime format (traced.c:$dyn_line)"
 grep -q "^[0-9]* : \"%s\" [^ ]*traced\\.c:$puts_line trace_one\$" formats.out ||
 	fail "derived site of trace_puts() of a runtime string (traced.c:$puts_line)"
+# the fields after their site: TAB NAME TYPE CONVERSION (docs/fields.md)
+grep -A2 '^[0-9]* : "seq %d of thread %d" ' formats.out | tail -n 2 > got.fields
+printf '\tseq int32 %%d\n\tthread int32 %%d\n' > want.fields
+same want.fields got.fields "the fields of the seq site"
+[ "$(grep -c "$(printf '^\t')" formats.out)" -ge 4 ] || fail "too few field lines"
 "$BPRINT" formats --libraries t.dat | grep -q '^lib 1 ' || fail "--libraries"
 finish

@@ -14,7 +14,7 @@ R=20000
 check() {
 	name=$1 f=$2
 	"$BPRINT" report "$f" > $name.report 2> $name.rerr; rc=$?
-	[ $rc -eq 1 ] || fail "$name: report exit $rc, want 1"
+	[ $rc -eq 4 ] || fail "$name: report exit $rc, want 4"
 	unknown=$(grep -c '<unknown call site' $name.report)
 	known=$(grep -c 'runtime format' $name.report)
 	[ "$unknown" -gt 0 ] || fail "$name: no site was missing: the freeze did not work"
@@ -27,12 +27,12 @@ check() {
 	grep -q "^# entries-written: $((1001 + R))   lost: $R " $name.report ||
 		fail "$name: report's header: $(sed -n 3p $name.report)"
 	"$BPRINT" stats "$f" > $name.stats 2> $name.serr; rc=$?
-	[ $rc -eq 1 ] || fail "$name: stats exit $rc, want 1"
+	[ $rc -eq 4 ] || fail "$name: stats exit $rc, want 4"
 	cmp -s $name.rerr $name.serr || fail "$name: stats and report differ: $(cat $name.serr)"
 	for x in trace-cmd chrome perfetto ctf; do
 		rm -rf $name.$x
 		"$BPRINT" export -q --format=$x -o $name.$x "$f" 2> $name.$x.err; rc=$?
-		[ $rc -eq 1 ] || fail "$name: export --format=$x exit $rc, want 1"
+		[ $rc -eq 4 ] || fail "$name: export --format=$x exit $rc, want 4"
 		cmp -s $name.rerr $name.$x.err || fail "$name: export --format=$x said: $(cat $name.$x.err)"
 	done
 	grep -q "^# not in the file (it was full): 1 buffer kept in memory only, $R records" \
@@ -49,7 +49,7 @@ bpid=$!
 sleep 0.3
 kill -INT $bpid
 wait $bpid; rc=$?
-[ $rc -eq 1 ] || fail "live: tail exit $rc, want 1"
+[ $rc -eq 4 ] || fail "live: tail exit $rc, want 4"
 cmp -s live.rerr live.terr || fail "live: tail said: $(cat live.terr)"
 [ "$(wc -l < live.tail)" -eq 1001 ] || fail "live: tail printed $(wc -l < live.tail) records"
 [ $fails -eq $f0 ] && ok "live file: what it had no room for is counted"

@@ -5,7 +5,7 @@
 # Usage: layering.sh SOURCE_DIR
 set -euo pipefail
 src=$1/src
-order=(format ring trace file runtime output)
+order=(format ring trace file runtime output analysis)
 rank() { local i; for i in "${!order[@]}"; do [ "${order[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
 
 fail=0 checked=0

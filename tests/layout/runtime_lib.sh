@@ -12,7 +12,7 @@ fail=0
 # Every symbol, local ones included (the library is not stripped in a build).
 all=$(nm "$runtime" | awk '{print $NF}')
 reading=$(nm "$reader" | awk '{print $NF}')
-for banned in bp_trace_open bp_trace_next bp_drain_pass bp_export_tracedat bp_export_chrome \
+for banned in bp_trace_open bp_trace_next bp_drain_pass bp_export bp_exporter_chrome bp_site_layout_new \
 	      bp_symbols_new bp_compact_decode_page bp_compact_encode_page; do
 	if grep -qx "$banned" <<<"$all"; then
 		echo "FAIL: $runtime contains $banned (reading side)"

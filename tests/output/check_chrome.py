@@ -13,12 +13,13 @@ process_name event; the "records lost" events must add up to the
 exporter's lost count; the typed arguments of the flood records must be
 the numbers of their messages.
 """
+import collections
 import decimal
 import json
 import re
 import sys
 
-from export_check import fail, finish, ok, report
+from export_check import check_names, event_names, fail, finish, layouts, ok, report, unraw
 
 
 def main():
@@ -34,7 +35,7 @@ def main():
     raw = []
     for ln in report(bprint, "-r", trace):
         m = re.match(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", ln, re.S)
-        raw.append((int(m.group(1)), int(m.group(2)), int(m.group(4)), m.group(5).decode("utf-8", "bytevalue")))
+        raw.append((int(m.group(1)), int(m.group(2)), int(m.group(4)), unraw(m.group(5)).decode("utf-8", "bytevalue")))
     funcs = []
     comms = {}
     for ln in report(bprint, "-n", trace):
@@ -47,7 +48,9 @@ def main():
         ok("%d records, %d instant events" % (len(raw), len(recs)))
     bad = 0
     pid = None
+    names = event_names(bprint, trace)
     for e, (ns, tid, site, msg), func in zip(recs, raw, funcs):
+        func = names.get(site, "unknown site")
         pid = e["pid"] if pid is None else pid
         if (e["ts"] != decimal.Decimal(ns) / 1000 or e["tid"] != tid or e["args"]["msg"] != msg or
                 e["name"] != func or e["args"]["site"] != site or e["s"] != "t" or
@@ -58,7 +61,7 @@ def main():
     if bad:
         fail("%d events differ from their records" % bad)
     else:
-        ok("every record: timestamp (exact), pid, tid, message, function, site")
+        ok("every record: timestamp (exact), pid, tid, message, event name (function[:line]), site")
     names = set(e["name"] for e in recs)
     if len(recs) > 100 and len(names) * 10 > len(set(m for _, _, _, m in raw)):
         fail("%d distinct names for %d distinct messages" % (len(names), len(raw)))
@@ -66,11 +69,29 @@ def main():
         ok("%d distinct event names" % len(names))
     flood = [e for e in recs if re.match(r"^flood \d+ of \d+$", e["args"]["msg"])]
     badargs = [e for e in flood
-               if [str(e["args"]["arg0"]), str(e["args"]["arg1"])] != e["args"]["msg"].split()[1::2]]
+               if [str(e["args"]["flood"]), str(e["args"]["of"])] != e["args"]["msg"].split()[1::2]]
     if not flood or badargs:
         fail("typed arguments of %d flood records differ: %r" % (len(badargs), badargs[:2]))
     else:
         ok("typed arguments of %d flood records" % len(flood))
+    fields = layouts(bprint, trace)
+    named = []
+    for e, (_, _, site, _) in zip(recs, raw):
+        own = {"cpu", "line", "site"} - set(fields.get(site, []))
+        keys = [k for k in e["args"] if k != "msg" and k not in own]
+        if keys:
+            named.append((site, keys))
+    check_names("args", named, fields)
+    kinds = collections.defaultdict(set)
+    for e, (_, _, site, _) in zip(recs, raw):
+        for k, v in e["args"].items():
+            kinds[(site, k)].add(type(v).__name__)
+    mixed = {k: v for k, v in kinds.items() if len(v) > 1}
+    big = [v for e in recs for k, v in e["args"].items() if type(v) is int and abs(v) >= 1 << 53]
+    if mixed or not big:
+        fail("arguments of more than one JSON type: %r; %d integers beyond 2^53" % (mixed, len(big)))
+    else:
+        ok("every argument has one JSON type; %d integers beyond 2^53 are exact numbers" % len(big))
     nometa = [e for e in evs if e.get("ph") == "M" and e.get("cat") != "__metadata"]
     if nometa:
         fail("metadata events without cat __metadata: %r" % nometa[:2])

@@ -29,7 +29,9 @@ except ImportError as e:
     print("SKIP: the bt2 module (Debian: python3-bt2) is not importable:", e)
     sys.exit(77)
 
-from export_check import fail, finish, ok
+from export_check import LOSS, check_names, fail, finish, layouts, ok, unraw
+
+site_of_class = {}
 
 
 def run(*cmd):
@@ -37,7 +39,8 @@ def run(*cmd):
     if p.returncode:
         fail("%s exited %d: %s" % (" ".join(cmd), p.returncode, p.stderr[:300]))
     lines = p.stdout.split(b"\n")
-    return lines[:-1] if lines and lines[-1] == b"" else lines
+    lines = lines[:-1] if lines and lines[-1] == b"" else lines
+    return [ln for ln in lines if not LOSS.search(ln)]
 
 
 def b(s):
@@ -101,12 +104,16 @@ def c_format(fmt, values):
         if conv == "n":
             continue
         v = vals.pop(0)
+        if conv == "p" and fmt[pos:pos + 1] in (b"S", b"s") and isinstance(v, str):
+            out += b(v)	# %pS and %ps: the symbol, as bprint report prints it
+            pos += 1
+            continue
         if conv in "aA" or length == b"L" or (conv == "p" and fmt[pos:pos + 1].isalnum()):
             return None
         if conv in "diouxX":
             s = c_int(v, flags, width, prec, conv)
         elif conv in "cs":
-            body = bytes([v]) if conv == "c" else b(v)
+            body = b(v)	# %c is a string of its byte too
             fill = b" " * max(0, (width or 0) - len(body))
             out += body + fill if "-" in flags else fill + body
             continue
@@ -154,9 +161,72 @@ def formats(bprint, trace):
         if name in taken:
             name = "%s:%d#%d" % (func, line, sid)
         taken.add(name)
+        site_of_class[name] = sid
         if fmt is not None:
             out[name] = bytes(fmt.decode("unicode_escape", "surrogateescape"), "latin-1",
                               "surrogateescape") if b"\\" in fmt else fmt
+    return out
+
+
+def lttng_shape(ctf):
+    """The metadata against LTTng-UST 2.x's own (lttng-tools writes it; the
+    contexts are LTTng-UST's): the environment Trace Compass validates and
+    picks its event layout by, the packet context's cpu_id and the event
+    context's vtid, vpid and procname, with LTTng-UST's types (pid_t: a
+    signed 32-bit integer; procname: char[16] text, which bt2 reads as a
+    string).  Returns the environment's vpid."""
+    for m in bt2.TraceCollectionMessageIterator(ctf):
+        if type(m) is bt2._StreamBeginningMessageConst:
+            break
+    else:
+        fail("no stream")
+        return -1
+    env = {k: int(v) if isinstance(v, bt2._IntegerValueConst) else str(v)
+           for k, v in m.stream.trace.environment.items()}
+    sc = m.stream.cls
+    want = {"domain": "ust", "tracer_name": "lttng-ust", "tracer_major": 2,
+            "tracer_buffering_scheme": "pid", "procname": str(env.get("procname"))}
+    bad = {k: env.get(k) for k, v in want.items() if env.get(k) != v}
+    for k in ("tracer_minor", "tracer_patchlevel", "vpid", "tracer_buffering_id",
+              "architecture_bit_width"):
+        if type(env.get(k)) is not int:
+            bad[k] = env.get(k)
+    if env.get("tracer_minor", 0) < 9:
+        bad["tracer_minor"] = env.get("tracer_minor")
+    if "clock" in env:
+        bad["clock"] = "a TSDL keyword: babeltrace2's CTF writer refuses it"
+    if bad:
+        fail("environment is not LTTng-UST's: %r" % bad)
+    else:
+        ok("environment: domain ust, lttng-ust %d.%d.%d, vpid %d" %
+           (env["tracer_major"], env["tracer_minor"], env["tracer_patchlevel"], env["vpid"]))
+    pc = sc.packet_context_field_class
+    cpu = pc["cpu_id"].field_class if pc is not None and "cpu_id" in pc else None
+    if (not isinstance(cpu, bt2._UnsignedIntegerFieldClassConst) or
+            cpu.field_value_range != 32 or not sc.supports_discarded_events):
+        fail("packet context: cpu_id %r, discarded events %r" % (cpu, sc.supports_discarded_events))
+    else:
+        ok("packet context: cpu_id, a 32-bit unsigned integer; discarded events counted")
+    ec = sc.event_common_context_field_class
+    types = {k: ec[k].field_class for k in ("vtid", "vpid", "procname") if ec is not None and k in ec}
+    if (len(types) != 3 or any(not isinstance(types[k], bt2._SignedIntegerFieldClassConst) or
+                               types[k].field_value_range != 32 for k in ("vtid", "vpid")) or
+            not isinstance(types["procname"], bt2._StringFieldClassConst)):
+        fail("event context: %r" % types)
+    else:
+        ok("event context: vtid and vpid (signed 32-bit), procname (text)")
+    return env.get("vpid", -1)
+
+
+def field_types(bprint, trace):
+    """(site id, field name) -> TYPE, as `bprint formats` lists them."""
+    out, site = {}, None
+    for line in run(bprint, "formats", trace):
+        if line.startswith(b"\t") and site is not None:
+            name, typ = line[1:].split(b" ")[:2]
+            out[(site, name.decode())] = typ.decode()
+        elif line[:1].isdigit():
+            site = int(line.split(b" ")[0])
     return out
 
 
@@ -167,6 +237,9 @@ def main():
     msgs, per_tid, names, levels = [], collections.defaultdict(list), {}, 0
     discarded, disc_by_tid, checked, unchecked = 0, collections.Counter(), 0, set()
     last, stale = {}, 0
+    vpids = set()
+    named, chars = [], 0
+    layout_types = field_types(bprint, trace)
     for m in bt2.TraceCollectionMessageIterator(ctf):
         if type(m) is bt2._DiscardedEventsMessageConst:
             discarded += m.count
@@ -175,15 +248,22 @@ def main():
         if type(m) is not bt2._EventMessageConst:
             continue
         e = m.event
-        tid = int(e.packet.context_field["tid"])
-        names.setdefault(tid, set()).add(str(e.packet.context_field["thread_name"]))
+        ctx = e.common_context_field
+        tid = int(ctx["vtid"])
+        names.setdefault(tid, set()).add(str(ctx["procname"]))
+        vpids.add(int(ctx["vpid"]))
+        cpu = int(e.packet.context_field["cpu_id"])
         msg = b(e.payload_field["msg"])
         msgs.append(msg)
-        per_tid[tid].append((m.default_clock_snapshot.value, msg))
+        per_tid[tid].append((m.default_clock_snapshot.value, msg, -1 if cpu == 0xffffffff else cpu))
         levels += int(e.common_context_field["level"]) > 0
         fields = [f for k, f in e.payload_field.items() if k != "msg"]
         if e.name.startswith("bprint_text") or not fields:
             continue
+        named.append((site_of_class.get(e.name), [k for k in e.payload_field if k != "msg"]))
+        chars += sum(1 for k, f in e.payload_field.items()
+                     if isinstance(f, bt2._StringFieldConst) and layout_types.get(
+                         (site_of_class.get(e.name), k)) == "char" and len(b(f)) == 1)
         fmt = fmts.get(e.name)
         if fmt is None:
             fail("event class %s is no site's" % e.name)
@@ -205,6 +285,11 @@ def main():
         else:
             checked += 1
 
+    check_names("fields", named, layouts(bprint, trace))
+    if chars < 10:
+        fail("only %d %%c fields read as one-character strings" % chars)
+    else:
+        ok("%d %%c fields read as one-character strings" % chars)
     want = run(bprint, "report", "--msg-only", trace)
     if collections.Counter(msgs) == collections.Counter(want):
         ok("%d msg fields, the multiset of bprint report --msg-only" % len(msgs))
@@ -214,14 +299,20 @@ def main():
         fail("msg multiset differs: extra %r, missing %r" % (list(d1)[:3], list(d2)[:3]))
     raw = collections.defaultdict(list)
     for line in run(bprint, "report", "--raw", trace):
-        ns, tid, _cpu, _site, msg = line.split(b" ", 4)
-        raw[int(tid)].append((int(ns), msg))
+        ns, tid, cpu, _site, msg = line.split(b" ", 4)
+        raw[int(tid)].append((int(ns), unraw(msg), int(cpu)))
     for tid, evs in per_tid.items():
-        if [t for t, _ in evs] != sorted(t for t, _ in evs):
+        if [t for t, _, _ in evs] != sorted(t for t, _, _ in evs):
             fail("thread %d: events out of time order" % tid)
         if evs != raw[tid]:
             fail("thread %d: events differ from bprint report --raw" % tid)
-    ok("%d threads: each in time order, as bprint report --raw has them" % len(per_tid))
+    ok("%d threads: each in time order, as bprint report --raw has them (time, message, "
+       "cpu_id)" % len(per_tid))
+    pid = lttng_shape(ctf)
+    if vpids != {pid}:
+        fail("event contexts' vpid %r, the environment's %d" % (vpids, pid))
+    else:
+        ok("every event's vpid is the process's, %d" % pid)
     if set(raw) != set(per_tid):
         fail("threads %s vs %s" % (sorted(raw), sorted(per_tid)))
     if checked < 100:
@@ -242,7 +333,7 @@ def main():
         ok("discarded events add up to the %d lost records" % lost)
     flood = [t for t, ns in names.items() if "flood" in ns]
     if flood:
-        got = sum(1 for _, msg in per_tid[flood[0]] if msg.startswith(b"flood "))
+        got = sum(1 for _, msg, _ in per_tid[flood[0]] if msg.startswith(b"flood "))
         if got + disc_by_tid[flood[0]] != flood_n:
             fail("flood: %d events + %d discarded != %d written" %
                  (got, disc_by_tid[flood[0]], flood_n))

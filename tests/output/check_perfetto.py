@@ -26,7 +26,7 @@ import sys
 import time
 import zlib
 
-from export_check import fail, finish, ok, report
+from export_check import check_names, event_names, layouts, fail, finish, ok, report, unraw
 
 
 def varint(d, i):
@@ -127,9 +127,12 @@ def main():
     doc = [v for k, v in parse_text(p.stdout) if k == "packet"]
     first = doc[0]
     snap = get(first, "clock_snapshot")
-    if get(first, "sequence_flags") != 1 or snap is None or get(first, "trusted_packet_sequence_id") != 1:
-        fail("the first packet does not start the sequence with a clock snapshot")
+    seq = get(first, "trusted_packet_sequence_id")
+    if get(first, "sequence_flags") != 1 or snap is None or seq is None or seq < 0x10000:
+        fail("the first packet does not start a sequence of its own (id %r, not 0, 1 or "
+             "one the tracing service would assign) with a clock snapshot" % seq)
         return 1
+    ok("sequence %d: not reserved, not the service's" % seq)
     clocks = {get(c, "clock_id"): c for c in getall(snap, "clocks")}
     clock = subprocess.run([bprint, "stats", trace], stdout=subprocess.PIPE).stdout
     head = open(trace, "rb").read(48)	# docs/file-format.md: realtime at 32, mono at 40
@@ -144,12 +147,13 @@ def main():
             ok("clock snapshot: the file's start, realtime %s" % time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(rt / 1e9)))
     elif b"mono" in clock or b"tsc" in clock:
         fail("no realtime clock in the snapshot of a mono-based trace")
-    needs = [q for q in doc[1:] if get(q, "sequence_flags") != 2 or get(q, "trusted_packet_sequence_id") != 1]
+    needs = [q for q in doc[1:] if get(q, "sequence_flags") != 2 or get(q, "trusted_packet_sequence_id") != seq]
     if needs:
-        fail("%d packets without SEQ_NEEDS_INCREMENTAL_STATE on sequence 1" % len(needs))
+        fail("%d packets without SEQ_NEEDS_INCREMENTAL_STATE on sequence %d" % (len(needs), seq))
     else:
         ok("every later packet needs the incremental state")
     names, annames, tracks, tids = {}, {}, {}, {}
+    uuids, process = {}, None
     now = get(clocks[64], "timestamp")
     events = []
     lost = 0
@@ -168,14 +172,19 @@ def main():
         td = get(q, "track_descriptor")
         if td:
             th = get(td, "thread")
+            uuids.setdefault(get(td, "uuid"), set()).add(get(th, "tid") if th else "process")
+            if get(td, "process"):
+                process = get(td, "uuid")
             if th:
-                if get(td, "parent_uuid") != 1:
+                if get(td, "parent_uuid") != process:
                     fail("thread track %r without the process track as parent" % td)
                 tracks[get(td, "uuid")] = get(th, "thread_name").decode("utf-8", "bytevalue")
                 tids[get(td, "uuid")] = get(th, "tid")
         te = get(q, "track_event")
         if te:
+            order = [annames.get(get(a, "name_iid")) for a in getall(te, "debug_annotations")]
             ann = {annames.get(get(a, "name_iid")): a for a in getall(te, "debug_annotations")}
+            ann[None] = order
             name = names.get(get(te, "name_iid"))
             if get(te, "type") != 3:
                 fail("event of type %r" % get(te, "type"))
@@ -184,10 +193,15 @@ def main():
                 continue
             events.append((ts, tids.get(get(te, "track_uuid")), get(ann["msg"], "string_value"), name, ann,
                            tracks.get(get(te, "track_uuid"))))
+    shared = {u: owners for u, owners in uuids.items() if len(owners) > 1 or not u}
+    if shared or len(uuids) < 3 or max(uuids) < 1 << 32:
+        fail("track uuids not one a track, or not random 64-bit: %r" % (shared or sorted(uuids)))
+    else:
+        ok("%d tracks, each its own random 64-bit uuid" % len(uuids))
     raw = []
     for ln in report(bprint, "-r", trace):
         m = re.match(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", ln, re.S)
-        raw.append((int(m.group(1)), int(m.group(2)), m.group(5)))
+        raw.append((int(m.group(1)), int(m.group(2)), unraw(m.group(5)), int(m.group(4))))
     funcs, comms = [], []
     for ln in report(bprint, "-n", trace):
         m = re.match(rb"^ *(.*)-(\d+) +\[[^]]*\] +\d+\.\d+: (\S+): ", ln, re.S)
@@ -198,7 +212,13 @@ def main():
     else:
         ok("%d records, %d events" % (len(raw), len(events)))
     bad = 0
-    for (ts, tid, msg, name, ann, comm), (ns, rtid, rmsg), func, rcomm in zip(events, raw, funcs, comms):
+    fields, named, enames = layouts(bprint, trace), [], event_names(bprint, trace)
+    for (ts, tid, msg, name, ann, comm), (ns, rtid, rmsg, site), func, rcomm in zip(events, raw, funcs, comms):
+        func = enames.get(site, "unknown site")
+        own = {"msg", "site"} | ({"cpu"} - set(fields.get(site, [])))
+        keys = [k for k in ann[None] if k not in own]
+        if keys:
+            named.append((site, keys))
         if ts != ns or tid != rtid or msg != rmsg or name != func or comm != rcomm:
             bad += 1
             if bad <= 3:
@@ -206,10 +226,11 @@ def main():
     if bad:
         fail("%d events differ from their records" % bad)
     else:
-        ok("every record: time (exact), thread track and its name, message, function")
+        ok("every record: time (exact), thread track and its name, message, event name")
+    check_names("debug annotations", named, fields)
     flood = [e for e in events if re.match(rb"^flood \d+ of \d+$", e[2])]
     badargs = [e[2] for e in flood
-               if [str(get(e[4].get("arg0", []), "int_value")), str(get(e[4].get("arg1", []), "int_value"))]
+               if [str(get(e[4].get("flood", []), "int_value")), str(get(e[4].get("of", []), "int_value"))]
                != e[2].decode().split()[1::2]]
     if not flood or badargs:
         fail("typed arguments of %d flood records differ: %r" % (len(badargs), badargs[:2]))

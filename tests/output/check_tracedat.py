@@ -6,11 +6,12 @@
 
 Checks, each of which fails the test:
   - every record line agrees: comm, tid, CPU (when bprint knows it),
-    timestamp to the microsecond, function, message; as a multiset and, per
-    thread, in order;
+    timestamp to the microsecond (trace-cmd rounds bprint's nanoseconds to
+    the nearest), function, message; as a multiset and, per thread, in order;
   - no [FAILED TO PARSE], no (NO FORMAT FOUND), nothing on trace-cmd's stderr;
-  - `trace-cmd report -t` (ns) + 500 equals bprint's raw ns (the OFFSET
-    option is -500 ns so that the µs rounding agrees with bprint's cut);
+  - `trace-cmd report -t` (ns) equals bprint's raw ns, every record;
+  - `trace-cmd report --stat` lists every thread with its records and the
+    records lost before them, adding up to the exporter's counts;
   - the EVENTS DROPPED counts add up to the exporter's lost count (and are
     not 0 with --expect-lost);
   - with --expect-extend, `trace-cmd report --debug` shows TIME EXTEND events
@@ -28,7 +29,7 @@ import re
 import subprocess
 import sys
 
-from export_check import fail, finish, ok
+from export_check import LOSS, event_names, fail, finish, layouts, ok
 
 
 def run(cmd):
@@ -39,7 +40,7 @@ def run(cmd):
 
 
 BP_LINE = re.compile(rb"^ *(.*)-(\d+) +\[(\d+|\?\?\?)\] +(\d+)\.(\d{6}): (\S+): (.*)$", re.S)
-TC_LINE = re.compile(rb"^ *(.*)-(\d+) +\[(\d+)\] +(\d+)\.(\d+): (bprint|print): +(\S+): (.*)$", re.S)
+TC_LINE = re.compile(rb"^ *(.*)-(\d+) +\[(\d+)\] +(\d+)\.(\d+): (\S+): +(.*)$", re.S)
 TC_DROP = re.compile(rb"^CPU:(\d+) \[(?:(\d+) )?EVENTS DROPPED\]$")
 BP_RAW = re.compile(rb"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$", re.S)
 
@@ -48,6 +49,7 @@ def lines(data):
     out = data.split(b"\n")
     if out and out[-1] == b"":
         out.pop()
+    out = [ln for ln in out if not LOSS.search(ln)]
     return out
 
 
@@ -57,15 +59,21 @@ def main():
     kshark = "--kshark" in sys.argv
 
     want = []
-    for ln in lines(run([bprint, "report", "-n", trace]).stdout):
+    raw = []
+    for ln in lines(run([bprint, "report", "-r", trace]).stdout):
+        m = BP_RAW.match(ln)
+        if m:
+            raw.append((int(m.group(2)), int(m.group(1))))
+    for ln, (_, ns) in zip(lines(run([bprint, "report", "-n", trace]).stdout), raw):
         m = BP_LINE.match(ln)
         if not m:
             fail("bprint report line not understood: %r" % ln[:120])
             continue
         comm, tid, cpu, sec, usec, func, msg = m.groups()
         want.append((comm, int(tid), None if cpu == b"???" else int(cpu),
-                     int(sec) * 1000000 + int(usec), func, msg))
+                     (ns + 500) // 1000, func, msg))
 
+    ev2func, site_events = site_event_names(bprint, trace)
     p = run(["trace-cmd", "report", dat])
     if p.stderr.strip():
         fail("trace-cmd report wrote on stderr: %r" % p.stderr[:300])
@@ -87,9 +95,16 @@ def main():
         if not m:
             fail("trace-cmd report line not understood: %r" % ln[:200])
             continue
-        comm, tid, cpu, sec, usec, kind, func, msg = m.groups()
+        comm, tid, cpu, sec, usec, event, rest = m.groups()
         if len(usec) != 6:
             fail("not a microsecond timestamp: %r" % ln[:100])
+        if event == b"print":	# "%ps: %s": the function, the text
+            kind, (func, msg) = b"print", rest.split(b": ", 1)
+        elif event.decode() in ev2func:
+            kind, func, msg = b"site", ev2func[event.decode()].encode(), rest
+        else:
+            fail("an event of no site: %r" % ln[:200])
+            continue
         kinds[kind] += 1
         got.append((comm, int(tid), int(cpu), int(sec) * 1000000 + int(usec), func, msg))
 
@@ -109,7 +124,7 @@ def main():
     if len(got) != len(want):
         fail("%d records in trace-cmd report, %d in bprint report" % (len(got), len(want)))
     else:
-        ok("%d records (%d bprint events, %d print events)" % (len(got), kinds[b"bprint"], kinds[b"print"]))
+        ok("%d records (%d site events, %d print events)" % (len(got), kinds[b"site"], kinds[b"print"]))
     # CPUs: bprint's where it knows them; lanes are numbered after them
     norm = lambda rows: collections.Counter((r[0], r[1], r[3], r[4], r[5]) for r in rows)
     a, b = norm(want), norm(got)
@@ -139,20 +154,18 @@ def main():
         ok("%d threads, each in order" % len(pw))
 
     # nanoseconds
-    raw = []
-    for ln in lines(run([bprint, "report", "-r", trace]).stdout):
-        m = BP_RAW.match(ln)
-        if m:
-            raw.append((int(m.group(2)), int(m.group(1))))
     tns = []
     for ln in lines(run(["trace-cmd", "report", "-t", dat]).stdout):
         m = TC_LINE.match(ln)
         if m:
-            tns.append((int(m.group(2)), int(m.group(4)) * 1000000000 + int(m.group(5)) + 500))
-    if sorted(raw) != sorted(tns):
-        fail("nanosecond timestamps differ (trace-cmd report -t + 500 vs bprint report -r)")
+            tns.append((int(m.group(2)), int(m.group(4)) * 1000000000 + int(m.group(5))))
+    if sorted(raw) != sorted(tns) or not raw:
+        fail("nanosecond timestamps differ (trace-cmd report -t vs bprint report -r)")
     else:
-        ok("nanosecond timestamps agree (-t shows ns - 500)")
+        ok("nanosecond timestamps: trace-cmd report -t equals bprint report -r, %d records"
+           % len(raw))
+    check_stat(dat, want, summary)
+    check_raw(bprint, trace, dat, site_events)
 
     exported_lost = int(re.search(rb"(\d+) lost", open(summary, "rb").read()).group(1))
     if dropped != exported_lost:
@@ -182,6 +195,73 @@ def main():
     if kshark:
         check_kshark(dat, got, ndrops)
     return finish()
+
+
+def site_event_names(bprint, trace):
+    """The names of the sites' events as the exporter makes them: every
+    export's event name (function, function:LINE, ...) in the characters
+    ftrace allows, the site id appended to the later of two that clash.
+    Returns {event name: function} and {event name: site id}."""
+    names = event_names(bprint, trace)
+    clean = {sid: re.sub(r"[^A-Za-z0-9_]", "_", n[:1]) + re.sub(r"[^A-Za-z0-9_]", "_", n[1:])
+             for sid, n in names.items()}
+    out, taken = {}, set()
+    for sid in sorted(clean, key=lambda s: (clean[s], s)):
+        name = clean[sid] if clean[sid] not in taken else "%s_%d" % (clean[sid], sid)
+        taken.add(clean[sid])
+        out[name] = sid
+    funcs = {}
+    p = subprocess.run([bprint, "formats", trace], stdout=subprocess.PIPE)
+    for line in p.stdout.split(b"\n"):
+        m = re.match(rb"(\d+) : .* \S+:\d+ (.+)$", line)
+        if m:
+            funcs[int(m.group(1))] = m.group(2).decode()
+    return {n: funcs[sid] for n, sid in out.items()}, out
+
+
+def check_raw(bprint, trace, dat, site_events):
+    """trace-cmd report -R: a site's event shows every field of the site,
+    by name and in order, then msg; the flood records' values are the
+    numbers of their messages."""
+    fields = layouts(bprint, trace)
+    bad, n, flood = 0, 0, 0
+    for ln in lines(run(["trace-cmd", "report", "-R", dat]).stdout):
+        m = TC_LINE.match(ln)
+        if not m or m.group(6) == b"print":
+            continue
+        rest, pos, n = m.group(7), 0, n + 1
+        for name in fields.get(site_events.get(m.group(6).decode()), []) + ["msg"]:
+            at = rest.find((" " if pos else "") .encode() + name.encode() + b"=", pos)
+            if at < 0 or (pos == 0 and at != 0):
+                bad += 1
+                if bad <= 3:
+                    print("  -R lacks %s: %r" % (name, ln[:200]))
+                break
+            pos = at + len(name) + 1
+        f = re.match(rb"flood=(\d+) of=(\d+) msg=flood (\d+) of (\d+)$", rest)
+        if f:
+            flood += 1
+            if f.group(1, 2) != f.group(3, 4):
+                bad += 1
+    if bad or not n or not flood:
+        fail("trace-cmd report -R: %d of %d site events without their fields (%d flood)"
+             % (bad, n, flood))
+    else:
+        ok("trace-cmd report -R: %d site events show their fields by name (%d flood records' "
+           "values are their messages' numbers)" % (n, flood))
+
+
+def check_stat(dat, want, summary):
+    """trace-cmd report --stat: each thread's records and losses."""
+    out = run(["trace-cmd", "report", "--stat", dat]).stdout
+    got = {int(t): (int(r), int(l)) for t, r, l in
+           re.findall(rb"thread: (\d+)[^\n]*\nrecords: (\d+)\nlost: (\d+)\n", out)}
+    per = collections.Counter(r[1] for r in want)
+    lost = int(re.search(rb"(\d+) lost", open(summary, "rb").read()).group(1))
+    if {t: r for t, (r, _) in got.items()} != dict(per) or sum(l for _, l in got.values()) != lost:
+        fail("--stat: %r; want records %r and %d lost" % (got, dict(per), lost))
+    else:
+        ok("--stat: %d threads, their records and the %d lost" % (len(got), lost))
 
 
 class KsEntry(ctypes.Structure):

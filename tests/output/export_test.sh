@@ -7,8 +7,10 @@
 #   empty     a trace without records -> a valid, empty trace.dat
 #   chrome    the same trace -> JSON with every record and thread
 #   ctf       the same trace -> a CTF directory read back by babeltrace2's
-#             own reader (check_ctf.py, the bt2 module), and the checker
-#             fails on a damaged copy
+#             own reader (check_ctf.py, the bt2 module: records, fields,
+#             and the metadata against LTTng-UST's), converted by
+#             sink.ctf.fs and read back the same, trimmed, shown by
+#             sink.text.details; and the checker fails on a damaged copy
 #   perfetto  the same trace -> Perfetto protobuf, decoded by protoc against
 #             perfetto.proto: every record, thread, name and annotation, 5x
 #             smaller than the JSON; and the checker fails on a wrong count
@@ -64,9 +66,17 @@ tracecmd)
 	"$BPRINT" export -f trace-cmd -q t.bpt | cmp - t.dat ||
 		{ echo "FAIL: export to a pipe differs from export to a file"; exit 1; }
 	echo "ok: the same bytes through a pipe"
+	# KernelShark opens only *.dat: export says so for another name
+	"$BPRINT" export -f trace-cmd -o t.trace-cmd t.bpt 2>warn.txt && cmp -s t.dat t.trace-cmd &&
+		grep -q "warning: t.trace-cmd: KernelShark opens only files named \*.dat" warn.txt &&
+		! grep -q warning summary.txt ||
+		{ cat warn.txt; echo "FAIL: no warning for a name without .dat (or one for t.dat)"; exit 1; }
+	echo "ok: a warning for -o t.trace-cmd, none for -o t.dat"
 	# the checker must catch a wrong message
-	python3 -c 'import sys; d = open("t.dat", "rb").read(); assert d.count(b"twostrings") > 0
-open("bad.dat", "wb").write(d.replace(b"twostrings", b"twostrinGs", 1))'
+	# (a message, as the site's event holds it)
+	python3 -c 'import sys; d = open("t.dat", "rb").read(); assert d.count(b"start: 3 workers") > 0
+open("bad.dat", "wb").write(d.replace(b"start: 3 workers", b"start: 3 workerZ", 1))' ||
+		{ echo "FAIL: no string to damage in t.dat"; exit 1; }
 	if python3 "$SRC/check_tracedat.py" "$BPRINT" t.bpt bad.dat summary.txt >bad.txt 2>&1; then
 		echo "FAIL: the checker passed a damaged trace.dat"; exit 1
 	fi
@@ -87,6 +97,12 @@ chrome)
 		{ cat summary.txt; echo "FAIL: bprint export"; exit 1; }
 	cat summary.txt
 	python3 "$SRC/check_chrome.py" "$BPRINT" t.bpt t.json summary.txt || exit 1
+	# bprint --help names every export format
+	line=$("$BPRINT" --help | grep '^  export ')
+	for f in trace.dat Chrome Perfetto CTF; do
+		case $line in *"$f"*) ;; *) echo "FAIL: bprint --help's export line lacks $f: $line"; exit 1;; esac
+	done
+	echo "ok: bprint --help names every export format"
 	;;
 ctf)
 	PY=python3
@@ -110,6 +126,29 @@ else:
 		echo "FAIL: the checker passed a damaged CTF trace"; exit 1
 	fi
 	echo "ok: the checker fails on a damaged copy"
+	# babeltrace2's other components take it: convert to sink.ctf.fs and read
+	# back, trimming (the env key "clock" made both stop), sink.text.details
+	babeltrace2 ctf >orig.txt 2>/dev/null || { echo "FAIL: babeltrace2 ctf"; exit 1; }
+	babeltrace2 convert ctf --component=sink.ctf.fs --params='path="rt"' >conv.out 2>&1 ||
+		{ cat conv.out; echo "FAIL: babeltrace2 convert to sink.ctf.fs"; exit 1; }
+	babeltrace2 rt >rt.txt 2>/dev/null && cmp -s orig.txt rt.txt ||
+		{ echo "FAIL: the converted trace reads otherwise"; exit 1; }
+	echo "ok: converted by sink.ctf.fs, the copy reads the same ($(wc -l <rt.txt) events)"
+	babeltrace2 --clock-seconds ctf >secs.txt 2>/dev/null
+	b=$(LC_ALL=C sed -n '100s/^\[\([0-9.]*\)\].*/\1/p' secs.txt)
+	e=$(LC_ALL=C sed -n '2000s/^\[\([0-9.]*\)\].*/\1/p' secs.txt)
+	babeltrace2 ctf --begin="$b" --end="$e" -o ctf -w trim >trim.out 2>&1 ||
+		{ cat trim.out; echo "FAIL: babeltrace2 --begin --end -o ctf"; exit 1; }
+	babeltrace2 --clock-seconds trim 2>/dev/null | LC_ALL=C sed 's/ (+[^)]*)//' >trimmed.txt
+	# the times as strings: same width, and awk's doubles would round the ns
+	LC_ALL=C awk -v b="$b" -v e="$e" '{ t = substr($1, 2, length($1) - 2) "" }
+		t >= b "" && t <= e ""' secs.txt | LC_ALL=C sed 's/ (+[^)]*)//' >want.txt
+	[ -s want.txt ] && cmp -s want.txt trimmed.txt ||
+		{ echo "FAIL: trimmed to [$b, $e]: $(wc -l <trimmed.txt) events, want $(wc -l <want.txt)"; exit 1; }
+	echo "ok: trimmed to [$b, $e] and written as CTF: $(wc -l <trimmed.txt) events, the same"
+	babeltrace2 ctf -c sink.text.details >details.txt 2>&1 && grep -q procname details.txt ||
+		{ tail -3 details.txt; echo "FAIL: sink.text.details"; exit 1; }
+	echo "ok: sink.text.details"
 	# a trace without records: metadata alone, which babeltrace2 reads as empty
 	env BPRINT_FILE=e.bpt BPRINT_DISABLE=1 "$TRACED" 10 || exit 1
 	"$BPRINT" export --format=ctf -q -o ectf e.bpt || { echo "FAIL: empty export"; exit 1; }
@@ -128,8 +167,13 @@ perfetto)
 	cat summary.txt
 	"$BPRINT" export --format=chrome -q -o t.json t.bpt || { echo "FAIL: bprint export"; exit 1; }
 	python3 "$SRC/check_perfetto.py" "$BPRINT" t.bpt t.pftrace summary.txt "$SRC" t.json || exit 1
-	"$BPRINT" export -f perfetto -q t.bpt | cmp - t.pftrace ||
+	# ids random per export; BPRINT_EXPORT_SEED makes them reproducible
+	BPRINT_EXPORT_SEED=7 "$BPRINT" export -f perfetto -q -o s1.pftrace t.bpt &&
+	BPRINT_EXPORT_SEED=7 "$BPRINT" export -f perfetto -q t.bpt | cmp - s1.pftrace ||
 		{ echo "FAIL: export to a pipe differs from export to a file"; exit 1; }
+	cmp -s s1.pftrace t.pftrace &&
+		{ echo "FAIL: two exports have the same ids"; exit 1; }
+	echo "ok: ids random per export, reproducible with BPRINT_EXPORT_SEED"
 	echo "records, 5 threads, 1 lost" >bad.txt
 	if python3 "$SRC/check_perfetto.py" "$BPRINT" t.bpt t.pftrace bad.txt "$SRC" >bad.out 2>&1; then
 		echo "FAIL: the checker passed a wrong lost count"; exit 1
@@ -148,17 +192,24 @@ progress)
 		echo "FAIL: a progress line on a stderr that is not a terminal"; cat -v plain.txt; exit 1
 	fi
 	echo "ok: no progress line when stderr is a file"
-	script -qec "'$BPRINT' export -f perfetto -o t.pf t.bpt" /dev/null >tty.txt ||
-		{ echo "FAIL: bprint export under script"; exit 1; }
-	grep -q "bprint: 2097152 records read" tty.txt ||
+	# shown after BPRINT_PROGRESS_AFTER ms (default 1000): at once here, so
+	# that the test does not depend on how fast the machine is
+	line="bprint: [0-9]* of $n records read ([0-9]*%), [0-9.]* s, about [0-9.]* s left"
+	BPRINT_PROGRESS_AFTER=0 script -qec "'$BPRINT' export -f perfetto -o t.pf t.bpt" /dev/null \
+		>tty.txt || { echo "FAIL: bprint export under script"; exit 1; }
+	tr '\r' '\n' <tty.txt | grep -q "^$line" ||
 		{ echo "FAIL: no progress line on a terminal"; cat -v tty.txt; exit 1; }
 	grep -q "$(printf '\033')\[K" tty.txt || { echo "FAIL: the progress line is not erased"; exit 1; }
-	echo "ok: export: a progress line on a terminal, erased at the end"
-	script -qec "'$BPRINT' report t.bpt >/dev/null" /dev/null >tty.txt ||
+	echo "ok: export: a progress line on a terminal with its percentage and time left, erased"
+	BPRINT_PROGRESS_AFTER=0 script -qec "'$BPRINT' report t.bpt >/dev/null" /dev/null >tty.txt ||
 		{ echo "FAIL: bprint report under script"; exit 1; }
-	grep -q "bprint: 2097152 records read" tty.txt ||
+	tr '\r' '\n' <tty.txt | grep -q "^$line" ||
 		{ echo "FAIL: report: no progress line on a terminal"; cat -v tty.txt; exit 1; }
 	echo "ok: report: a progress line on a terminal"
+	BPRINT_PROGRESS_AFTER=3600000 script -qec "'$BPRINT' export -f chrome -o t.json t.bpt" \
+		/dev/null >tty.txt || { echo "FAIL: bprint export under script"; exit 1; }
+	! grep -q "records read" tty.txt || { echo "FAIL: a line before its time"; exit 1; }
+	echo "ok: no line before BPRINT_PROGRESS_AFTER"
 	;;
 tracemodel)
 	trace

@@ -13,7 +13,7 @@
 
 static int fails;
 
-static void expect(const char *what, const struct pb_buf *b, const unsigned char *want, size_t n)
+static void expect(const char *what, const struct bp_out_buf *b, const unsigned char *want, size_t n)
 {
 	if (b->oom || b->len != n || memcmp(b->p, want, n)) {
 		fails++;
@@ -35,7 +35,7 @@ int main(void)
 						0xff, 0xff, 0xff, 0xff, 0x01 };
 	static const unsigned char one[] = { 0x29, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f };	/* 1.0 */
 	unsigned char big[3 + 200];
-	struct pb_buf b = { 0 };
+	struct bp_out_buf b = { 0 };
 	size_t at;
 
 	pb_uint(&b, 1, 150);
@@ -72,7 +72,7 @@ int main(void)
 		fails++;
 		printf("FAIL: pb_varint_size\n");
 	}
-	pb_free(&b);
+	bp_out_free(&b);
 	printf(fails ? "%d failure(s)\n" : "all passed\n", fails);
 	return fails != 0;
 }

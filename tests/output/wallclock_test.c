@@ -6,6 +6,7 @@
 #include "output/wallclock.h"
 
 #include "file/reader.h"
+#include "trace/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +38,14 @@ static void date_is(int64_t ns, bool utc, const char *want)
 static void offset_is(const char *clock, uint64_t real, uint64_t mono, int want_rc, int64_t want)
 {
 	struct bp_trace_info info = { .clock_name = clock, .start_realtime_ns = real,
-				      .start_mono_ns = mono };
+				      .start_mono_ns = mono, .clock = BP_CLOCK_NR };
+	enum bp_clock_id id;
 	int64_t off = 0;
-	int rc = bp_out_wallclock_offset(&info, &off);
+	int rc;
+
+	if (bp_clock_parse(clock, &id) == 0)
+		info.clock = id;	/* as the reader hands it over */
+	rc = bp_out_wallclock_offset(&info, &off);
 
 	if (rc != want_rc || (rc == 0 && off != want)) {
 		printf("FAIL: offset of %s: rc %d off %lld, want %d %lld\n", clock, rc,

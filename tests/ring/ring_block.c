@@ -14,7 +14,7 @@
  *      read + overwritten + discarded == written.
  */
 #include "ring/ring.h"
-#include "ring/check.h"
+#include "check.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

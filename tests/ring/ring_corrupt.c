@@ -12,7 +12,7 @@
  * endless loop.  Undamaged copies must read back exactly.
  */
 #include "ring/ring.h"
-#include "ring/check.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
  * whatever the interleaving.
  */
 #include "ring/ring.h"
-#include "ring/check.h"
+#include "check.h"
 
 #include <pthread.h>
 #include <sched.h>

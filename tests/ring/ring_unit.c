@@ -7,7 +7,7 @@
  * including the exact accounting read + overwritten + discarded == written.
  */
 #include "ring/ring.h"
-#include "ring/check.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -408,6 +408,62 @@ static void test_reattach(void)
 	ring_free(&r);
 }
 
+/*
+ * A page copied out of the ring reads the same with the page iterator as
+ * in the ring with a cursor: records of every size, time extends, a first
+ * page's discarded_before; a damaged copy is refused.
+ */
+static void test_page_iterator(void)
+{
+	struct ring r;
+	struct bp_ring_cursor c;
+	struct bp_ring_event a, b;
+	struct bp_ring_page_iter it;
+	struct bp_ring_stats st;
+	uint32_t buf1[1024], buf2[1024];
+	unsigned char *copy = malloc(512);
+	uint64_t ts = 100, expect = 0, n = 0;
+
+	CHECK(copy != NULL);
+	ring_new(&r, 512, 64, BP_RING_DISCARD);
+	for (uint64_t i = 0; i < 200; i++) {
+		ts += i % 7 == 0 ? (1ull << 33) : 3;	/* a time extend now and then */
+		put(&r, (uint32_t)(8 + 4 * (i % 23)), (uint32_t)i, ts, i);
+	}
+	st = stats(&r);
+	CHECK_EQ(bp_ring_cursor_init(r.mem, r.bytes, &c, BP_RING_CURSOR_SNAPSHOT), BP_RING_OK);
+	for (uint64_t seq = 1; seq <= st.head_seq; seq++) {
+		CHECK_EQ(bp_ring_copy_page(r.mem, r.bytes, seq, copy), BP_RING_OK);
+		CHECK_EQ(bp_ring_page_begin(&it, copy, 512, expect), BP_RING_OK);
+		while (bp_ring_page_next(&it, &b, buf2, sizeof(buf2)) == 1) {
+			CHECK_EQ(bp_ring_next(r.mem, r.bytes, &c, &a, buf1, sizeof(buf1)), 1);
+			CHECK_EQ(a.ts, b.ts);
+			CHECK_EQ(a.index, b.index);
+			CHECK_EQ(a.user_bits, b.user_bits);
+			CHECK_EQ(a.page_seq, b.page_seq);
+			CHECK_EQ(a.discarded_before, b.discarded_before);
+			CHECK_EQ(a.payload_len, b.payload_len);
+			CHECK(memcmp(buf1, buf2, a.payload_len) == 0);
+			n++;
+		}
+		CHECK_EQ(bp_ring_page_records(copy, 512), it.next_rec - expect);
+		expect = it.next_rec;
+	}
+	CHECK_EQ(bp_ring_next(r.mem, r.bytes, &c, &a, buf1, sizeof(buf1)), 0);
+	CHECK_EQ(n, st.written - st.discarded);
+	/* going backwards, a commit past the page, a record past commit */
+	CHECK_EQ(bp_ring_page_begin(&it, copy, 512, expect + 1), BP_RING_ECORRUPT);
+	CHECK_EQ(bp_ring_page_begin(&it, copy, 300, 0), BP_RING_EINVAL);
+	memcpy(copy + 32, &(uint32_t){ 512 - 40 + 4 }, 4);
+	CHECK_EQ(bp_ring_page_begin(&it, copy, 512, 0), BP_RING_ECORRUPT);
+	CHECK_EQ(bp_ring_page_records(copy, 512), 0);
+	memcpy(copy + 32, &(uint32_t){ 12 }, 4);
+	CHECK_EQ(bp_ring_page_begin(&it, copy, 512, 0), BP_RING_OK);
+	CHECK_EQ(bp_ring_page_next(&it, &b, buf2, sizeof(buf2)), BP_RING_ECORRUPT);
+	free(copy);
+	ring_free(&r);
+}
+
 int main(void)
 {
 	test_geometry();
@@ -417,6 +473,7 @@ int main(void)
 	test_discard();
 	test_overwrite_lapping();
 	test_reattach();
+	test_page_iterator();
 	printf("ring_unit: ok\n");
 	return 0;
 }

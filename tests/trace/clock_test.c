@@ -15,28 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-static int failures;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,  \
-				__LINE__, #cond);                            \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
-
-#define CHECK_U64(a, op, b)                                                  \
-	do {                                                                 \
-		uint64_t a_ = (a), b_ = (b);                                 \
-		if (!(a_ op b_)) {                                           \
-			fprintf(stderr,                                      \
-				"%s:%d: CHECK failed: %s %s %s (%" PRIu64    \
-				" vs %" PRIu64 ")\n",                        \
-				__FILE__, __LINE__, #a, #op, #b, a_, b_);    \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#define CHECK_KEEP_GOING 1000
+#include "check.h"
 
 static int quick;
 
@@ -105,7 +85,7 @@ static void test_names(void)
 		id = (enum bp_clock_id)77;
 		if (bp_clock_parse(bad[i], &id) != -1) {
 			fprintf(stderr, "accepted bad clock name \"%s\"\n", bad[i]);
-			failures++;
+			check_failures++;
 		}
 		CHECK(id == (enum bp_clock_id)77);	/* untouched */
 	}
@@ -226,7 +206,7 @@ static void test_monotonic(void)
 			fprintf(stderr, "clock %s went back %" PRIu64 " times (%" PRIu64
 				" converted) in %ld reads\n",
 				bp_clock_name(id), bad, bad_ns, n);
-			failures++;
+			check_failures++;
 		}
 	}
 }
@@ -365,7 +345,7 @@ static int64_t check_sample(const struct bp_clock_calib *c, struct sample s,
 			"%s: converted %" PRIu64 " outside [%" PRIu64 ", %" PRIu64
 			"] +- %" PRIu64 " (error %" PRId64 " ns)\n",
 			what, ns, s.a, s.b, tol, err);
-		failures++;
+		check_failures++;
 	}
 	return err;
 }
@@ -561,10 +541,8 @@ int main(void)
 	test_counter_threads();
 	test_signal_handler();
 
-	if (failures) {
-		fprintf(stderr, "clock_test: %d failure(s)\n", failures);
+	if (check_summary("clock_test"))
 		return 1;
-	}
 	printf("clock_test: ok\n");
 	return 0;
 }

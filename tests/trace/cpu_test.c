@@ -13,16 +13,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,  \
-				__LINE__, #cond);                            \
-			failures++;                                          \
-		}                                                            \
-	} while (0)
+#define CHECK_KEEP_GOING 1000
+#include "check.h"
 
 static long nprocs;
 static volatile sig_atomic_t handler_cpu = -100;
@@ -39,7 +31,7 @@ static void check_in_range(const char *what)
 
 	if (cpu < 0 || cpu >= nprocs) {
 		fprintf(stderr, "%s: cpu %d outside [0, %ld)\n", what, cpu, nprocs);
-		failures++;
+		check_failures++;
 	}
 }
 
@@ -67,7 +59,7 @@ static int pin_each(const char *what)
 				fprintf(stderr,
 					"%s: pinned to %d: bp_current_cpu() %d, "
 					"sched_getcpu() %d\n", what, cpu, got, want);
-				failures++;
+				check_failures++;
 				break;
 			}
 		}
@@ -76,7 +68,7 @@ static int pin_each(const char *what)
 		if (handler_cpu != cpu) {
 			fprintf(stderr, "%s: pinned to %d: %d in a signal handler\n",
 				what, cpu, (int)handler_cpu);
-			failures++;
+			check_failures++;
 		}
 	}
 	CHECK(sched_setaffinity(0, sizeof(orig), &orig) == 0);
@@ -133,10 +125,8 @@ int main(void)
 	pthread_join(t, NULL);
 	CHECK(pinned_thread == pinned_main);
 
-	if (failures) {
-		fprintf(stderr, "cpu_test: %d failure(s)\n", failures);
+	if (check_summary("cpu_test"))
 		return 1;
-	}
 	printf("cpu_test: ok (%d cpus pinned, %ld configured)\n", pinned_main, nprocs);
 	return 0;
 }

@@ -9,7 +9,7 @@
  */
 #include "trace/text.h"
 
-#include "ring/check.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,14 +48,32 @@ static int expected(char *buf, size_t size, const struct bprint_event *ev)
 			ev->cpu, sec, usec, func, ev->message);
 }
 
+/* The raw form's message: a newline, a carriage return and a backslash
+ * written as \n, \r and \\ (one record, one line). */
+static const char *escaped(const char *msg, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; *msg && n + 3 < size; msg++) {
+		if (*msg == '\n' || *msg == '\r' || *msg == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = *msg == '\n' ? 'n' : *msg == '\r' ? 'r' : '\\';
+		} else {
+			buf[n++] = *msg;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 static void check_sizes(const struct bprint_event *ev, enum bprint_output how)
 {
-	char want[512], got[512 + 8];
+	char want[512], got[512 + 8], esc[300];
 	int n = how == BPRINT_OUTPUT_FTRACE ? expected(want, sizeof(want), ev)
 		: how == BPRINT_OUTPUT_RAW
 			? snprintf(want, sizeof(want), "%llu %d %d %u %s",
 				   (unsigned long long)ev->ns, ev->tid, ev->cpu,
-				   ev->site ? ev->site->id : 0u, ev->message)
+				   ev->site ? ev->site->id : 0u, escaped(ev->message, esc, sizeof(esc)))
 			: snprintf(want, sizeof(want), "%s", ev->message);
 
 	CHECK(n >= 0 && (size_t)n < sizeof(want));
@@ -85,6 +103,8 @@ int main(void)
 		random_string(comm, next() % 4 ? 16 : 20);
 		random_string(func, next() % 8 ? 30 : 99);
 		random_string(msg, 100);
+		if (next() % 4 == 0 && msg[0])	/* a line break the raw form escapes */
+			msg[next() % strlen(msg)] = next() % 2 ? '\n' : '\r';
 		memset(&site, 0, sizeof(site));
 		site.func = next() % 16 ? func : NULL;
 		site.id = (uint32_t)(next() % 300000);

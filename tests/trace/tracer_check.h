@@ -23,31 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* CHECK, CHECK_OP, CHECK_EQ: the ring tests' macros. */
-#include "../ring/check.h"
-
-/* Strings: both printed on failure. */
-#define CHECK_STREQ(a, b)                                                      \
-	do {                                                                   \
-		const char *check_sa_ = (a);                                   \
-		const char *check_sb_ = (b);                                   \
-		if (!check_sa_ || !check_sb_ || strcmp(check_sa_, check_sb_)) { \
-			fprintf(stderr, "%s:%d: CHECK(%s == %s) failed:\n  \"%s\"\n  \"%s\"\n", \
-				__FILE__, __LINE__, #a, #b,                    \
-				check_sa_ ? check_sa_ : "(null)",              \
-				check_sb_ ? check_sb_ : "(null)");             \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
-
-/* Formatted failure with context: FAIL("seq %llu", seq). */
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                \
-		fprintf(stderr, __VA_ARGS__);                                  \
-		fputc('\n', stderr);                                           \
-		exit(1);                                                       \
-	} while (0)
+/* CHECK, CHECK_OP, CHECK_EQ, CHECK_STREQ, FAIL, test_scale(): the harness. */
+#include "check.h"
 
 /* test_scale(), at least 1: 10x fewer with BPRINT_TEST_QUICK=1, 10x more with BPRINT_TEST_LONG=1. */
 static inline long long tc_scale(long long normal)

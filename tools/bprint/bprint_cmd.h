@@ -8,23 +8,40 @@
 
 #include "file/reader.h"
 
+#include <bprint/query.h>
+
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 /* Exit codes (the manual's EXIT STATUS). */
-#define EXIT_OK		0
+#define EXIT_OK		0	/* every record the file holds read, every other counted */
 #define EXIT_USAGE	1	/* bad command line */
-#define EXIT_INCOMPLETE	1	/* the trace was read, but the file is incomplete */
 #define EXIT_BADFILE	2	/* missing, unreadable, foreign, newer or damaged trace file */
 #define EXIT_IO		3	/* a read or write failed, a child could not be run */
+#define EXIT_INCOMPLETE	4	/* read, but the file lacks records it cannot account for */
 
 #define DEFAULT_FILE	"bprint.dat"
+
+/* The exit status lines of the readers' --help (the manual's EXIT STATUS). */
+#define EXIT_STATUS_HELP                                                               \
+	"Exit status: 0 every record the file holds read and every other one counted\n"  \
+	"(a killed program's file too), 1 bad command line, 2 missing, foreign or\n"       \
+	"damaged file (what could be read comes first), 3 read or write error, 4 the\n"   \
+	"file lacks records it cannot account for (bprint record did not finish, a\n"     \
+	"disk or the file was full).\n"
+
 
 extern const char *prog;	/* "bprint" */
 
 /* "bprint: what: message", on stderr. */
 void errmsg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "bprint SUB: message", one line on stderr (a bad field, site or value
+ * found once the trace is open); returns EXIT_USAGE. */
+int sub_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "bprint: out of memory", on stderr; returns EXIT_IO. */
+int out_of_memory(void);
 /* "bprint SUB: message" and "Try 'bprint SUB --help'.", returns EXIT_USAGE. */
 int usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -32,21 +49,18 @@ int usage_error(const char *sub, const char *fmt, ...) __attribute__((format(pri
  * *exit_code (EXIT_BADFILE for a file that is not a readable trace). */
 struct bp_trace *open_trace(const char *path, int *exit_code);
 
-/* Report problems the reader met (damage); returns EXIT_BADFILE if any,
- * else EXIT_OK. */
-int report_problems(const char *path, struct bp_trace *t);
-
-/* report_problems(), then say so if the file was not closed cleanly or
- * its writes stopped early (a line on stderr); returns EXIT_BADFILE for
- * damage, else EXIT_INCOMPLETE for that, else EXIT_OK. */
+/* What bp_trace_verdict() says of t, one line each on stderr (the file's
+ * name first); returns EXIT_BADFILE for damage, EXIT_INCOMPLETE for a file
+ * that lacks records it cannot account for, else EXIT_OK. */
 int report_file(const char *path, struct bp_trace *t);
-/* What the traced process's file was too full for (buffers, call sites), on
- * stderr: true if anything. */
-bool report_file_full(const char *path, const struct bp_trace_info *in);
+/* The same, silent when the trace is complete (tail: a live file is not
+ * closed, and needs no note saying so). */
+int report_trouble(const char *path, struct bp_trace *t);
 
-/* A progress line on stderr while t is read, when stderr is a terminal (and
- * stdout is not, if to_stdout: the output goes there) and past a few
- * million records (progress.c); progress_end() erases it. */
+/* A progress line on stderr while t is read (records read, percentage,
+ * time left), when stderr is a terminal (and stdout is not, if to_stdout:
+ * the output goes there), once the read has run for a second
+ * (progress.c); progress_end() erases it. */
 void progress_start(struct bp_trace *t, bool to_stdout);
 void progress_end(struct bp_trace *t);
 
@@ -58,30 +72,56 @@ int finish_output(void);
 struct filter {
 	int32_t *tids;
 	size_t ntids;
-	char **sites;			/* ids or patterns, as given */
-	size_t nsites;
+	struct bp_sites *sites;		/* --site, NULL: every site */
 	bool have_from, have_to;
 	uint64_t from_ns, to_ns;
-	/* sites matched, by id; rebuilt when the site table grows */
-	unsigned char *site_ok;
-	uint32_t site_ok_len;
-	size_t site_ok_nsites;
+	struct bp_where *where;		/* --where, NULL: none */
 };
 
 /* Parse one filter option (its short name, one of FILTER_OPTIONS, and its
  * argument) into f.  Returns 0, or prints a usage error and returns
  * EXIT_USAGE. */
 int filter_option(struct filter *f, const char *sub, int c, const char *arg);
-/* The filters' short options, as getopt returns them: --tid, --site, --from, --to. */
-#define FILTER_OPTIONS case 't': case 's': case 'F': case 'T'
-/* Every --site of f names a site of t?  Else a line on stderr and
- * EXIT_USAGE (for a closed file, whose site table is complete). */
+/* The filters' short options, as getopt returns them: --tid, --site, --from,
+ * --to, --where. */
+#define FILTER_OPTIONS case 't': case 's': case 'F': case 'T': case 'w'
+/* Does f choose anything (else every record passes)? */
+bool filter_active(const struct filter *f);
+/* Every --site of f names a site of t, and --where's fields exist in them?
+ * Else a line on stderr and EXIT_USAGE (for a closed file, whose site
+ * table is complete). */
 int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path);
 /* tail: a --site that matches nothing yet may still appear; say so on stderr. */
 void filter_note_sites(struct filter *f, struct bp_trace *t, const char *path);
 /* Does the event pass (message not needed)? */
 bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_event *e);
 void filter_free(struct filter *f);
+
+/* Two more forms of report's: JSON Lines and CSV (records.c). */
+#define OUTPUT_JSON ((enum bprint_output)100)
+#define OUTPUT_CSV ((enum bprint_output)101)
+bool print_event_json(struct bp_trace *t, struct bp_trace_event *e);
+bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e);
+/* The CSV header line: the fixed columns, then every field name of the
+ * sites f chooses; false on error. */
+bool print_csv_header(struct bp_trace *t, struct filter *f);
+void records_free(void);
+
+/* Records the file lacks: discarded, overwritten, not copied, kept in the
+ * traced process's memory only (the exact count once t is read through). */
+uint64_t trace_lost(struct bp_trace *t);
+
+/* The line that stands where e->lost_before records of e's thread were
+ * lost, in the form how (none for JSON and CSV: their records carry the
+ * count).  false: a write error. */
+bool print_loss(const struct bp_trace_event *e, enum bprint_output how);
+
+/* A trace's target: a number that names no file is a process, whose trace
+ * file becomes *path (allocated) and *pid its id; else *pid is 0 and arg
+ * is the file (tail.c). */
+int tail_target(const char *arg, long *pid, char **path);
+/* Does process pid still exist? */
+bool alive(long pid);
 
 /* Print the event bp_trace_next() returned last (asked for without its
  * message) in the given form, as bprint_dump() does: one line, into the
@@ -101,5 +141,7 @@ int cmd_formats(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_tail(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_latency(int argc, char **argv);
 
 #endif

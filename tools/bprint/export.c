@@ -1,9 +1,10 @@
 /*
- * bprint export --format=trace-cmd|chrome|perfetto [-o OUT] [FILE]: a trace file in
+ * bprint export --format=trace-cmd|chrome|perfetto|ctf [-o OUT] [FILE]: a trace file in
  * another tool's format (src/output/export.h, docs/exporters.md).
  */
 #include "bprint_cmd.h"
 
+#include "analysis/span_export.h"
 #include "output/export.h"
 #include "trace/safe_open.h"
 
@@ -22,7 +23,9 @@ static void export_help(void)
 	       "Write the records of a trace FILE (default %s) in another tool's format.\n"
 	       "\n"
 	       "  -f, --format=FORMAT  trace-cmd  trace.dat (version 6) for trace-cmd report and\n"
-	       "                                  KernelShark: bprint and print ftrace events\n"
+	       "                                  KernelShark: an event per call site, its\n"
+	       "                                  arguments as fields (trace-cmd report -R)\n"
+	       "                                  (KernelShark opens only names ending in .dat)\n"
 	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
 	       "                                  chrome://tracing: instant events named after\n"
 	       "                                  their site, message and arguments in args\n"
@@ -37,42 +40,28 @@ static void export_help(void)
 	       "                       default: standard output, which must not be a terminal\n"
 	       "                       for trace-cmd and perfetto; for ctf, the directory\n"
 	       "                       (required)\n"
+	       "  -t, --tid=TID        only records of thread TID (repeatable)\n"
+	       "  -s, --site=SITE      only records of SITE: an id or a pattern, as report's\n"
+	       "      --from=SEC, --to=SEC  only records in that window of time\n"
+	       "  -w, --where=EXPR     only records whose fields satisfy EXPR (as report's);\n"
+	       "                       records lost before one left out are shown before the\n"
+	       "                       next one of its thread\n"
+	       "      --span=FROM,TO[,KEY]...  (perfetto, chrome; repeatable) draw each pair of a\n"
+	       "                       FROM record and the next TO record of its KEY fields'\n"
+	       "                       values (of its thread, without KEY) as a slice, as\n"
+	       "                       'bprint latency' pairs them; FROM and TO are sites\n"
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
-	       "cleanly, truncated), 2 missing, foreign or damaged file (what could be read\n"
-	       "is exported), 3 read or write error, or OUT may not be written.\n",
+	       EXIT_STATUS_HELP,
 	       prog, DEFAULT_FILE);
 }
 
-/* --format=ctf: a directory, not a stream of bytes. */
-static int export_ctf(const char *path, const char *dir, bool quiet)
+static bool has_suffix(const char *s, const char *suffix)
 {
-	struct bp_export_stats st;
-	struct bp_trace *t;
-	char err[256];
-	int rc;
+	size_t n = strlen(s), k = strlen(suffix);
 
-	if (!dir)
-		return usage_error("export", "--format=ctf writes a directory: give -o DIR");
-	if (!(t = open_trace(path, &rc)))
-		return rc;
-	progress_start(t, false);
-	rc = bp_export_ctf(t, dir, &st, err, sizeof(err));
-	progress_end(t);
-	if (rc < 0) {
-		errmsg(dir, "%s", err);
-		report_file(path, t);
-		bp_trace_close(t);
-		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
-	}
-	if (!quiet)
-		fprintf(stderr, "%s: %llu records, %u threads (streams), %llu lost\n", dir,
-			(unsigned long long)st.records, st.threads, (unsigned long long)st.lost);
-	rc = report_file(path, t);
-	bp_trace_close(t);
-	return rc;
+	return n >= k && !strcmp(s + n - k, suffix);
 }
 
 /* Would writing out replace the input?  (Replacing it truncates what is being read.) */
@@ -84,15 +73,14 @@ static bool same_file(const char *out, const char *in)
 	       a.st_ino == b.st_ino;
 }
 
-enum export_kind { TRACEDAT, CHROME, PERFETTO };
-
-/* One export to a stream of bytes: what to write where, and how it went. */
+/* One export: what to write where, and how it went. */
 struct export_job {
-	enum export_kind kind;
+	enum bp_export_format kind;
 	const char *out, *path;		/* out NULL: standard output */
 	bool quiet;
-	int fd;				/* trace-cmd writes to fd, the others to f */
-	FILE *f;
+	struct filter f;		/* --tid, --site, --from, --to, --where */
+	struct bp_span_export *spans;	/* --span, NULL: none */
+	int fd;				/* the output file, or ctf's directory */
 	struct bp_export_stats st;
 	char err[256];
 };
@@ -105,15 +93,33 @@ static int parse_export_options(int argc, char **argv, const char **format,
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "site", required_argument, NULL, 's' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "where", required_argument, NULL, 'w' },
+		{ "span", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, rc;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:qt:s:w:h", opts, NULL)) != -1) {
 		switch (c) {
+		FILTER_OPTIONS:
+			if ((rc = filter_option(&j->f, "export", c, optarg)) != 0)
+				return rc;
+			break;
+		case 'S': {
+			char err[256];
+
+			if ((!j->spans && !(j->spans = bp_span_export_new())) ||
+			    bp_span_export_add(j->spans, optarg, err, sizeof(err)))
+				return usage_error("export", "--span %s", j->spans ? err : "out of memory");
+			break;
+		}
 		case 'f': *format = optarg; break;
 		case 'o': j->out = optarg; break;
 		case 'q': j->quiet = true; break;
@@ -135,15 +141,9 @@ static int take_path(int argc, char **argv, const char **path)
 	return EXIT_OK;
 }
 
-static int export_kind(const char *format, enum export_kind *kind)
+static int export_kind(const char *format, enum bp_export_format *kind)
 {
-	if (!strcmp(format, "trace-cmd"))
-		*kind = TRACEDAT;
-	else if (!strcmp(format, "chrome"))
-		*kind = CHROME;
-	else if (!strcmp(format, "perfetto"))
-		*kind = PERFETTO;
-	else
+	if (bp_export_format_parse(format, kind) != 0)
 		return usage_error("export", "unknown format '%s' (trace-cmd, chrome, perfetto or ctf)",
 				   format);
 	return EXIT_OK;
@@ -152,52 +152,38 @@ static int export_kind(const char *format, enum export_kind *kind)
 /* Refuse binary output to a terminal, and an output that is the input. */
 static int check_output(const struct export_job *j)
 {
-	if (!j->out && j->kind != CHROME && isatty(STDOUT_FILENO))
+	if (j->kind == BP_EXPORT_CTF)
+		return j->out ? EXIT_OK
+			      : usage_error("export", "--format=ctf writes a directory: give -o DIR");
+	if (!j->out && j->kind != BP_EXPORT_CHROME && isatty(STDOUT_FILENO))
 		return usage_error("export", "%s is binary: give -o OUT or redirect the output",
-				   j->kind == TRACEDAT ? "a trace.dat" : "a Perfetto trace");
+				   j->kind == BP_EXPORT_TRACECMD ? "a trace.dat" : "a Perfetto trace");
 	if (j->out && same_file(j->out, j->path))
 		return usage_error("export", "'%s' is the trace being exported: give another -o", j->out);
 	return EXIT_OK;
 }
 
-/* Open -o OUT, with the umask's mode: 0, or -1 with a message. */
+/* Open -o OUT (ctf: the directory), with the umask's mode: 0, or -1 with a message. */
 static int open_export_output(struct export_job *j)
 {
-	const char *why;
+	const char *why = NULL;
 
-	j->fd = bp_open_output(j->out, BP_OPEN_REPLACE, &why);
-	if (j->fd < 0 || (j->kind != TRACEDAT && !(j->f = fdopen(j->fd, "w")))) {
-		errmsg(j->out, "%s", j->fd < 0 && why ? why : strerror(errno));
-		if (j->fd >= 0)
-			close(j->fd);
+	if (j->kind == BP_EXPORT_CTF)
+		j->fd = bp_export_ctf_dir(j->out);
+	else
+		j->fd = bp_open_output(j->out, BP_OPEN_REPLACE, &why);
+	if (j->fd < 0) {
+		errmsg(j->out, "%s", why ? why : strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-static int run_exporter(struct bp_trace *t, struct export_job *j)
-{
-	if (j->kind == TRACEDAT)
-		return bp_export_tracedat(t, j->fd, &j->st, j->err, sizeof(j->err));
-	if (j->kind == PERFETTO)
-		return bp_export_perfetto(t, j->f, &j->st, j->err, sizeof(j->err));
-	return bp_export_chrome(t, j->f, &j->st, j->err, sizeof(j->err));
-}
-
-/* Close (or flush) the output: rc, or a write error the export did not see. */
+/* Close the output: rc, or a write error the export did not see. */
 static int close_export_output(struct export_job *j, int rc)
 {
-	bool tracedat = j->kind == TRACEDAT;
-
-	if (j->out) {
-		if (tracedat ? close(j->fd) != 0 : fclose(j->f) != 0) {
-			if (rc == 0)
-				bp_snprintf(j->err, sizeof(j->err), "write error: %s", strerror(errno));
-			if (rc == 0)
-				rc = BP_TRACE_EIO;
-		}
-	} else if (!tracedat && (fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
-		bp_snprintf(j->err, sizeof(j->err), "write error");
+	if (j->out && close(j->fd) != 0 && rc == 0) {
+		bp_snprintf(j->err, sizeof(j->err), "write error: %s", strerror(errno));
 		rc = BP_TRACE_EIO;
 	}
 	return rc;
@@ -207,47 +193,93 @@ static void export_summary(const struct export_job *j)
 {
 	const struct bp_export_stats *st = &j->st;
 
-	if (j->kind == TRACEDAT)
-		fprintf(stderr, "%s: %llu records (%llu bprint, %llu print events), %u threads, "
+	if (j->kind == BP_EXPORT_TRACECMD)
+		fprintf(stderr, "%s: %llu records (%llu site events, %llu print events), %u threads, "
 			"%u CPUs, %llu pages, %llu lost, %llu truncated\n", j->out ? j->out : "stdout",
-			(unsigned long long)st->records, (unsigned long long)st->bprint,
+			(unsigned long long)st->records, (unsigned long long)st->site_events,
 			(unsigned long long)st->print, st->threads, st->cpus,
 			(unsigned long long)st->pages, (unsigned long long)st->lost,
 			(unsigned long long)st->truncated);
 	else
-		fprintf(stderr, "%s: %llu records, %u threads, %llu lost\n",
+		fprintf(stderr, "%s: %llu records, %u threads%s, %llu lost\n",
 			j->out ? j->out : "stdout", (unsigned long long)st->records, st->threads,
-			(unsigned long long)st->lost);
+			j->kind == BP_EXPORT_CTF ? " (streams)" : "", (unsigned long long)st->lost);
+	if (j->spans) {
+		uint64_t opens, closes;
+
+		bp_span_export_unmatched(j->spans, &opens, &closes);
+		fprintf(stderr, "%s: %llu spans; unmatched: %llu opened and never closed, %llu closed "
+			"without an open\n", j->out ? j->out : "stdout", (unsigned long long)st->spans,
+			(unsigned long long)opens, (unsigned long long)closes);
+	}
 }
 
-int cmd_export(int argc, char **argv)
+/* --span's sites and keys exist, and the format draws slices. */
+static int check_spans(const struct export_job *j, struct bp_trace *t)
 {
-	struct export_job j = { .path = DEFAULT_FILE, .fd = STDOUT_FILENO, .f = stdout };
+	char err[256];
+
+	if (!j->spans)
+		return EXIT_OK;
+	if (!bp_export_has_spans(j->kind)) {
+		return sub_error("export", "--span: %s has no slices (perfetto and chrome have)",
+				 bp_export_format_name(j->kind));
+	}
+	if (bp_span_export_check(j->spans, t, err, sizeof(err))) {
+		return sub_error("export", "%s", err);
+	}
+	return EXIT_OK;
+}
+
+/* The filters of export: a record they let through. */
+static bool chosen(void *arg, struct bp_trace *t, const struct bp_trace_event *e)
+{
+	return filter_pass(arg, t, e);
+}
+
+static int run_export(int argc, char **argv, struct export_job *jp)
+{
+	struct export_job j = *jp;
 	const char *format = NULL;
 	struct bp_trace *t;
 	int rc;
 
-	if ((rc = parse_export_options(argc, argv, &format, &j)) >= 0)
+	rc = parse_export_options(argc, argv, &format, &j);
+	jp->f = j.f;	/* for the caller to free */
+	jp->spans = j.spans;
+	if (rc >= 0)
 		return rc;
 	if (!format)
 		return usage_error("export", "--format=trace-cmd, chrome, perfetto or ctf is required");
-	if (!strcmp(format, "ctf")) {
-		if ((rc = take_path(argc, argv, &j.path)) != EXIT_OK)
-			return rc;
-		return export_ctf(j.path, j.out, j.quiet);
-	}
 	if ((rc = export_kind(format, &j.kind)) != EXIT_OK ||
 	    (rc = take_path(argc, argv, &j.path)) != EXIT_OK ||
 	    (rc = check_output(&j)) != EXIT_OK)
 		return rc;
+	if (j.kind == BP_EXPORT_TRACECMD && j.out && !j.quiet && !has_suffix(j.out, ".dat"))
+		fprintf(stderr, "%s: warning: %s: KernelShark opens only files named *.dat\n", prog,
+			j.out);
 	if (!(t = open_trace(j.path, &rc)))
 		return rc;
+	if ((rc = filter_check_sites(&j.f, t, "export", j.path)) != EXIT_OK ||
+	    (rc = check_spans(&j, t)) != EXIT_OK) {
+		bp_trace_close(t);
+		return rc;
+	}
 	if (j.out && open_export_output(&j) != 0) {
+		if (j.kind == BP_EXPORT_CTF)
+			report_file(j.path, t);
 		bp_trace_close(t);
 		return EXIT_IO;
 	}
 	progress_start(t, !j.out);
-	rc = run_exporter(t, &j);
+	{
+		struct bp_export_opts opts = {
+			.chosen = filter_active(&j.f) ? chosen : NULL, .arg = &j.f,
+			.observe = j.spans ? bp_span_export_observe : NULL, .observe_arg = j.spans,
+		};
+
+		rc = bp_export_with(t, j.kind, j.fd, &opts, &j.st, j.err, sizeof(j.err));
+	}
 	progress_end(t);
 	rc = close_export_output(&j, rc);
 	if (rc < 0) {
@@ -260,5 +292,15 @@ int cmd_export(int argc, char **argv)
 		export_summary(&j);
 	rc = report_file(j.path, t);
 	bp_trace_close(t);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_job j = { .path = DEFAULT_FILE, .fd = STDOUT_FILENO };
+	int rc = run_export(argc, argv, &j);
+
+	filter_free(&j.f);
+	bp_span_export_free(j.spans);
 	return rc;
 }

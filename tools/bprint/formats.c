@@ -1,8 +1,10 @@
 /*
  * bprint formats FILE: the call sites a trace file knows, like the
- * kernel's printk_formats, one a line:
+ * kernel's printk_formats, one a line, each followed by its fields (the
+ * site layout, docs/fields.md), one a line after a tab:
  *
  *   ID : "FORMAT" FILE:LINE FUNCTION
+ *   <TAB>NAME TYPE CONVERSION
  *
  * The format is quoted with C escapes (\n, \t, \", \\, \ooo), so that a line
  * is always one line.  A trace_puts() site shows its text; a site whose
@@ -12,6 +14,8 @@
  */
 #include "bprint_cmd.h"
 
+#include "file/site_layout.h"
+
 #include <getopt.h>
 #include <string.h>
 
@@ -20,15 +24,16 @@ static void formats_help(void)
 	printf("Usage: %s formats [OPTION]... FILE\n"
 	       "List the call sites of trace FILE, one a line, sorted by id:\n"
 	       "  ID : \"FORMAT\" FILE:LINE FUNCTION\n"
-	       "like the kernel's printk_formats.  Every site that registered is listed,\n"
-	       "whether it traced or not.\n"
+	       "like the kernel's printk_formats, each followed by its fields, one a line\n"
+	       "after a tab:\n"
+	       "  NAME TYPE CONVERSION\n"
+	       "(the names that report, hist, latency and export use).  Every site that\n"
+	       "registered is listed, whether it traced or not.\n"
 	       "\n"
 	       "  -l, --libraries  list the libraries (index, load address, build-id, path) too\n"
 	       "  -h, --help       show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
-	       "cleanly, truncated), 2 missing, foreign or damaged file,\n"
-	       "3 write error.\n",
+	       EXIT_STATUS_HELP,
 	       prog);
 }
 
@@ -52,6 +57,41 @@ static void put_quoted(FILE *out, const char *s)
 		}
 	}
 	fputc('"', out);
+}
+
+/* A field's type as formats prints it: int32, uint8, double, string, ... */
+static const char *type_name(const struct bp_trace_field *f)
+{
+	static const char *const ints[2][9] = {
+		{ [1] = "int8", [2] = "int16", [4] = "int32", [8] = "int64" },
+		{ [1] = "uint8", [2] = "uint16", [4] = "uint32", [8] = "uint64" },
+	};
+
+	switch (f->type) {
+	case BP_FIELD_SIGNED:
+	case BP_FIELD_UNSIGNED:
+		return f->size < 9 && ints[f->type == BP_FIELD_UNSIGNED][f->size]
+			? ints[f->type == BP_FIELD_UNSIGNED][f->size] : "integer";
+	case BP_FIELD_FLOAT: return "double";
+	case BP_FIELD_STRING: return "string";
+	case BP_FIELD_CHAR: return "char";
+	case BP_FIELD_POINTER: return "pointer";
+	default: return "?";
+	}
+}
+
+/* The fields of site id, one a line: TAB NAME TYPE CONVERSION. */
+static void print_fields(struct bp_trace *t, uint32_t id)
+{
+	const struct bp_trace_layout *lay = bp_trace_layout(t, id);
+	const struct bp_site_layout *l = lay ? bp_site_layout_of(lay) : NULL;
+
+	for (uint32_t k = 0; lay && k < lay->nfields; k++) {
+		const struct bp_trace_field *f = &lay->fields[k];
+
+		printf("\t%s %s %.*s\n", f->name, type_name(f), (int)l->text[k].len,
+		       l->format + l->text[k].offset);
+	}
 }
 
 int cmd_formats(int argc, char **argv)
@@ -91,6 +131,7 @@ int cmd_formats(int argc, char **argv)
 		else
 			fputs("(formatted at trace time)", stdout);
 		printf(" %s:%u %s\n", s->site.file, s->site.line, s->site.func);
+		print_fields(t, s->site.id);
 	}
 	if (libs)
 		for (size_t i = 0; i < bp_trace_nlibs(t); i++) {

@@ -15,7 +15,6 @@
 
 #include "file/layout.h"
 #include "trace/record.h"
-#include "trace/pattern.h"
 #include "trace/text.h"
 
 #include <errno.h>
@@ -44,6 +43,25 @@ void errmsg(const char *what, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int sub_error(const char *sub, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s %s: ", prog, sub);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+int out_of_memory(void)
+{
+	errmsg(NULL, "out of memory");
+	return EXIT_IO;
+}
+
 int usage_error(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
@@ -69,80 +87,29 @@ struct bp_trace *open_trace(const char *path, int *exit_code)
 	return t;
 }
 
-int report_problems(const char *path, struct bp_trace *t)
+/* The verdict's notes on stderr; its state as an exit code. */
+static int say_verdict(const char *path, const struct bp_trace_verdict *v)
 {
-	const char *first;
-	unsigned n = bp_trace_problems(t, &first);
-
-	if (!n)
-		return EXIT_OK;
-	if (n == 1)
-		errmsg(path, "damaged: %s", first);
-	else
-		errmsg(path, "damaged: %s (and %u more problems)", first, n - 1);
-	return EXIT_BADFILE;
+	for (uint32_t i = 0; i < v->nnotes; i++)
+		errmsg(path, "%s", v->notes[i]);
+	return v->state == BP_TRACE_DAMAGED ? EXIT_BADFILE :
+	       v->state == BP_TRACE_INCOMPLETE ? EXIT_INCOMPLETE : EXIT_OK;
 }
 
-/* A file bprint record did not finish: why, and what it lacks. */
-static void report_stream_state(const char *path, struct bp_trace *t)
+int report_trouble(const char *path, struct bp_trace *t)
 {
-	const struct bp_trace_info *in = bp_trace_info(t);
-	struct bp_trace_totals tot;
-	char why[160];
+	struct bp_trace_verdict v = BP_TRACE_VERDICT_INIT;
 
-	bp_trace_totals(t, &tot);
-	if (in->stop_reason == BP_FILE_STOP_FULL)
-		snprintf(why, sizeof(why), "truncated: disk full at record %llu",
-			 (unsigned long long)in->stop_record);
-	else if (in->stop_reason)
-		snprintf(why, sizeof(why), "truncated: write error (%s) at record %llu",
-			 strerror(in->stop_errno), (unsigned long long)in->stop_record);
-	else
-		snprintf(why, sizeof(why), "not closed cleanly (bprint record did not finish)");
-	if (in->accounted)
-		errmsg(path, "%s; %llu records written are not in the file", why,
-		       (unsigned long long)tot.not_copied);
-	else
-		errmsg(path, "%s; the records it did not copy cannot be counted", why);
-}
-
-bool report_file_full(const char *path, const struct bp_trace_info *in)
-{
-	const char *full = "incomplete: the trace file was full";
-	bool one = in->memory_rings == 1;
-
-	if (in->missing_sites)
-		errmsg(path, "%s, %u call site%s not in it (%s records print as <unknown call "
-			     "site N>)", full, in->missing_sites, in->missing_sites == 1 ? " is" : "s are",
-		       in->missing_sites == 1 ? "its" : "their");
-	if (!in->memory_rings)
-		return in->missing_sites != 0;
-	if (in->memory_records)
-		errmsg(path, "%s, %u buffer%s kept in memory only; %llu records written are not "
-			     "in the file", full, in->memory_rings, one ? " was" : "s were",
-		       (unsigned long long)in->memory_records);
-	else
-		errmsg(path, "%s, %u buffer%s kept in memory only; %s records are not in the file "
-			     "and cannot be counted", full, in->memory_rings, one ? " was" : "s were",
-		       one ? "its" : "their");
-	return true;
+	bp_trace_verdict(t, &v);
+	return v.state == BP_TRACE_COMPLETE ? EXIT_OK : say_verdict(path, &v);
 }
 
 int report_file(const char *path, struct bp_trace *t)
 {
-	const struct bp_trace_info *in = bp_trace_info(t);
-	int rc = report_problems(path, t);
+	struct bp_trace_verdict v = BP_TRACE_VERDICT_INIT;
 
-	if (report_file_full(path, in) && rc == EXIT_OK)
-		rc = EXIT_INCOMPLETE;
-	if (in->flags & BP_TRACE_F_CLOSED && !in->stop_reason)
-		return rc;
-	if (in->flags & BP_TRACE_F_STREAM)
-		report_stream_state(path, t);
-	else
-		errmsg(path, "not closed cleanly (the process is still running, or did not exit "
-			     "normally)");
-	return rc == EXIT_OK ? EXIT_INCOMPLETE : rc;
+	bp_trace_verdict(t, &v);
+	return say_verdict(path, &v);
 }
 
 int finish_output(void)
@@ -156,24 +123,47 @@ int finish_output(void)
 
 /* ---- filters ------------------------------------------------------------ */
 
-static int parse_seconds(const char *s, uint64_t *ns)
+/*
+ * SEC as nanoseconds.  Digits with an optional fraction of up to nine
+ * digits are taken exactly (a double holds no nanoseconds past 2^53 ns,
+ * 104 days), other numbers through strtod().  *last is the last nanosecond
+ * SEC stands for: with the six decimals that report (and latency --top)
+ * print, the whole microsecond, so that --to 12.000123 keeps the record
+ * printed as 12.000123 (at 12.000123456); else SEC itself.
+ */
+static int parse_seconds(const char *s, uint64_t *ns, uint64_t *last)
 {
+	size_t whole = strspn(s, "0123456789"), frac = 0;
 	char *end;
 	double v;
 
+	if (s[whole] == '.')
+		frac = strspn(s + whole + 1, "0123456789");
+	if (whole + frac && whole <= 10 && frac <= 9 && !s[whole + (s[whole] == '.') + frac]) {
+		uint64_t sec = 0, sub = 0;
+
+		for (size_t i = 0; i < whole; i++)
+			sec = sec * 10 + (uint64_t)(s[i] - '0');
+		for (size_t i = 0; i < 9; i++)
+			sub = sub * 10 + (i < frac ? (uint64_t)(s[whole + 1 + i] - '0') : 0);
+		*ns = sec * 1000000000u + sub;
+		*last = *ns + (frac == 6 ? 999 : 0);
+		return 0;
+	}
 	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || *end || errno || !(v >= 0) || v > 1.8e10)
 		return -1;
-	*ns = (uint64_t)(v * 1e9 + 0.5);
+	*last = *ns = (uint64_t)(v * 1e9 + 0.5);
 	return 0;
 }
 
 int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 {
-	const char *opt = c == 't' ? "tid" : c == 's' ? "site" : c == 'F' ? "from" : "to";
+	char err[256];
 
-	if (!strcmp(opt, "tid")) {
+	switch (c) {
+	case 't': {
 		char *end;
 		long v = strtol(arg, &end, 10);
 		int32_t *grown;
@@ -187,97 +177,53 @@ int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 		f->tids[f->ntids++] = (int32_t)v;
 		return 0;
 	}
-	if (!strcmp(opt, "site")) {
-		char **grown = realloc(f->sites, (f->nsites + 1) * sizeof(*grown));
-
-		if (!grown || !*arg)
+	case 's':
+		if ((!f->sites && !(f->sites = bp_sites_new())) || bp_sites_add(f->sites, arg))
 			return usage_error(sub, "--site: expected an id or a pattern");
-		f->sites = grown;
-		f->sites[f->nsites++] = (char *)(uintptr_t)arg;
 		return 0;
-	}
-	if (!strcmp(opt, "from") || !strcmp(opt, "to")) {
-		uint64_t ns;
+	case 'w':
+		bp_where_free(f->where);
+		if (!(f->where = bp_where_new(arg, err, sizeof(err))))
+			return usage_error(sub, "--where: %s", err);
+		return 0;
+	default: {
+		uint64_t ns, last;
+		const char *opt = c == 'F' ? "from" : "to";
 
-		if (parse_seconds(arg, &ns))
+		if (parse_seconds(arg, &ns, &last))
 			return usage_error(sub, "--%s: not a time in seconds: '%s'", opt, arg);
-		if (opt[0] == 'f') {
-			f->have_from = true;
-			f->from_ns = ns;
-		} else {
-			f->have_to = true;
-			f->to_ns = ns;
-		}
+		if (c == 'F')
+			f->have_from = true, f->from_ns = ns;
+		else
+			f->have_to = true, f->to_ns = last;
 		return 0;
 	}
-	return usage_error(sub, "unknown option --%s", opt);
-}
-
-/* A --site argument against one site: an id, or a pattern as in
- * BPRINT_FILTER (trace/pattern.h). */
-static bool site_matches(const char *pat, const struct bprint_site *s)
-{
-	char *end;
-	unsigned long id = strtoul(pat, &end, 10);
-
-	if (end != pat && !*end)
-		return id == s->id;
-	return bp_site_pattern_matches(pat, s);
-}
-
-static void filter_sites(struct filter *f, struct bp_trace *t)
-{
-	uint32_t len = bp_trace_max_site_id(t) + 1;
-	size_t n = bp_trace_nsites(t);
-
-	if (f->site_ok && f->site_ok_nsites == n)
-		return;
-	free(f->site_ok);
-	f->site_ok = calloc(len, 1);
-	f->site_ok_len = f->site_ok ? len : 0;
-	f->site_ok_nsites = n;
-	for (size_t i = 0; i < n && f->site_ok; i++) {
-		const struct bp_trace_site *s = bp_trace_site_at(t, i);
-
-		for (size_t k = 0; s && k < f->nsites; k++)
-			if (site_matches(f->sites[k], &s->site)) {
-				f->site_ok[s->site.id] = 1;
-				break;
-			}
 	}
 }
 
-/* The first --site of f that matches no site of t yet, or NULL. */
-static const char *unmatched_site(const struct filter *f, struct bp_trace *t)
+bool filter_active(const struct filter *f)
 {
-	for (size_t k = 0; k < f->nsites; k++) {
-		size_t i, n = bp_trace_nsites(t);
-
-		for (i = 0; i < n; i++) {
-			const struct bp_trace_site *s = bp_trace_site_at(t, i);
-
-			if (s && site_matches(f->sites[k], &s->site))
-				break;
-		}
-		if (i == n)
-			return f->sites[k];
-	}
-	return NULL;
+	return f->ntids || bp_sites_count(f->sites) || f->have_from || f->have_to || f->where;
 }
 
 int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path)
 {
-	const char *pat = unmatched_site(f, t);
+	const char *pat = bp_sites_unmatched(f->sites, t);
+	char err[256];
 
-	if (pat)
-		return usage_error(sub, "--site %s: no such site in %s (see '%s formats')", pat,
-				   path, prog);
+	if (pat) {
+		return sub_error(sub, "--site %s: no such site in %s (see '%s formats')", pat, path,
+				 prog);
+	}
+	if (f->where && bp_where_check(f->where, t, f->sites, err, sizeof(err))) {
+		return sub_error(sub, "--where: %s", err);
+	}
 	return EXIT_OK;
 }
 
 void filter_note_sites(struct filter *f, struct bp_trace *t, const char *path)
 {
-	const char *pat = unmatched_site(f, t);
+	const char *pat = bp_sites_unmatched(f->sites, t);
 
 	if (pat)
 		errmsg(path, "--site %s matches no call site yet: waiting for one", pat);
@@ -297,31 +243,21 @@ bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_eve
 		if (i == f->ntids)
 			return false;
 	}
-	if (f->nsites) {
-		if (!e->ev.site) {
-			/* not in the table: only its number can name it */
-			for (size_t k = 0; k < f->nsites; k++) {
-				char *end;
-				unsigned long id = strtoul(f->sites[k], &end, 10);
-
-				if (end != f->sites[k] && !*end && id == e->site_id)
-					return true;
-			}
-			return false;
-		}
-		filter_sites(f, t);
-		return e->site_id < f->site_ok_len && f->site_ok[e->site_id];
-	}
-	return true;
+	if (f->sites && !bp_sites_match(f->sites, t, e->site_id))
+		return false;
+	return !f->where || bp_where_match(f->where, t, e);
 }
 
 void filter_free(struct filter *f)
 {
 	free(f->tids);
-	free(f->sites);
-	free(f->site_ok);
+	bp_sites_free(f->sites);
+	bp_where_free(f->where);
 	memset(f, 0, sizeof(*f));
 }
+
+static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e,
+			     enum bprint_output how);
 
 /* Lines go into one large buffer, written out when it is nearly full. */
 static char obuf[1 << 18];
@@ -348,7 +284,58 @@ bool out_write(const char *s, size_t n)
 	return true;
 }
 
+/* Why the records before e were lost, in words (stats' words), or NULL. */
+static const char *lost_why(const struct bp_trace_event *e)
+{
+	static const char *const why[8] = {
+		NULL, "overwritten", "discarded", "overwritten, discarded", "not copied",
+		"overwritten, not copied", "discarded, not copied",
+		"overwritten, discarded, not copied",
+	};
+
+	return why[e->lost_kind & 7u];
+}
+
+bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
+{
+	char what[96], line[256];
+	static struct bp_text_cache cache;
+	size_t len;
+
+	if (how == OUTPUT_JSON || how == OUTPUT_CSV)
+		return true;	/* their records carry lost_before */
+	snprintf(what, sizeof(what), "[%llu record%s lost%s%s]",
+		 (unsigned long long)e->lost_before, e->lost_before == 1 ? "" : "s",
+		 lost_why(e) ? ": " : "", lost_why(e) ? lost_why(e) : "");
+	if (how == BPRINT_OUTPUT_RAW)
+		len = (size_t)snprintf(line, sizeof(line), "%llu %d %d 0 %s",
+				       (unsigned long long)e->ev.ns, e->ev.tid, e->ev.cpu, what);
+	else if (how == BPRINT_OUTPUT_MSG)
+		len = (size_t)snprintf(line, sizeof(line), "%s", what);
+	else {
+		len = bp_text_ftrace_prefix(&cache, line, sizeof(line), &e->ev, "", 0);
+		if (len >= 2)
+			len -= 2;	/* no function: ": " once */
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s", what);
+	}
+	if (len >= sizeof(line))
+		len = sizeof(line) - 1;
+	line[len++] = '\n';
+	return out_write(line, len);
+}
+
 bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how)
+{
+	if (how == OUTPUT_JSON || how == OUTPUT_CSV) {
+		if (out_flush() != 0)
+			return false;
+		return how == OUTPUT_JSON ? print_event_json(t, e) : print_event_csv(t, e);
+	}
+	return print_text_event(t, e, how);
+}
+
+/* The three text forms of bprint_dump(). */
+static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how)
 {
 	/* The same buffer and cut as bprint_dump() (src/trace/dump.c). */
 	char line[BP_MSG_MAX + 128];
@@ -399,7 +386,9 @@ static const struct {
 	{ "formats", cmd_formats, "list the call sites of a trace: id, format, file:line, function" },
 	{ "stats", cmd_stats, "count records per call site and per thread" },
 	{ "record", cmd_record, "run a command and keep its whole trace in a file" },
-	{ "export", cmd_export, "write a trace as trace.dat, Chrome JSON or Perfetto protobuf" },
+	{ "export", cmd_export, "write a trace as trace.dat, Chrome JSON, Perfetto protobuf or CTF" },
+	{ "hist", cmd_hist, "aggregate a field's values per key: percentiles and a histogram" },
+	{ "latency", cmd_latency, "pair two call sites' records into spans: their durations" },
 };
 
 static void help(FILE *out)
@@ -416,10 +405,9 @@ static void help(FILE *out)
 		"  -h, --help     show this help, or a command's with COMMAND --help\n"
 		"  -V, --version  show the version\n"
 		"\n"
-		"Exit status: 0 success, 1 bad command line or an incomplete trace file (not\n"
-		"closed cleanly, truncated), 2 missing, foreign or damaged\n"
-		"trace file, 3 read or write error (or the command could not be run).\n"
-		"See bprint(1).\n");
+		EXIT_STATUS_HELP
+		"bprint record exits with its command's status, or 3 when its trace lacks\n"
+		"records.  See bprint(1).\n");
 }
 
 int main(int argc, char **argv)

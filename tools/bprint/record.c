@@ -28,6 +28,7 @@
 #include "supervise.h"
 
 #include "file/layout.h"
+#include "ring/ring.h"
 #include "trace/clock.h"
 #include "trace/config.h"
 #include "trace/safe_open.h"
@@ -63,6 +64,8 @@ struct outputs {
 	char *names;
 	size_t len;
 	unsigned n;
+	char **paths;			/* each, for the verdict at the end */
+	unsigned npaths;
 };
 
 static void on_output(void *arg, const char *path)
@@ -70,7 +73,12 @@ static void on_output(void *arg, const char *path)
 	struct outputs *o = arg;
 	size_t add = strlen(path) + 2;
 	char *grown = realloc(o->names, o->len + add + 1);
+	char **paths = realloc(o->paths, (o->npaths + 1) * sizeof(*paths));
 
+	if (paths && (paths[o->npaths] = strdup(path)))
+		o->npaths++;
+	if (paths)
+		o->paths = paths;
 	if (!grown)
 		return;
 	o->names = grown;
@@ -217,29 +225,23 @@ static void summary(const struct bp_drain_result *res, const struct outputs *wri
 
 /*
  * Does the trace lack records it did not count as discarded or
- * overwritten?  Say what, with the words of bprint report and stats
- * (src/file/drain.h's counts): a stream whose writes stopped, buffers and
- * call sites the live file had no room for.
+ * overwritten?  Each stream file written says, as bprint report and stats
+ * would (the reader's verdict, its lines on stderr): a stream whose
+ * writes stopped, buffers and call sites the live file had no room for.
  */
-static bool trace_lacks(const char *names, const struct bp_drain_result *res)
+static bool trace_lacks(const struct outputs *written)
 {
-	struct bp_trace_info full;
+	bool lacks = false;
 
-	if (res->truncated) {
-		if (res->stop_reason == BP_FILE_STOP_FULL)
-			errmsg(names, "truncated: disk full at record %llu; %llu records written are "
-			       "not in the file", (unsigned long long)res->copied,
-			       (unsigned long long)res->not_copied);
-		else
-			errmsg(names, "truncated: write error (%s) at record %llu; %llu records "
-			       "written are not in the file", strerror(res->stop_errno),
-			       (unsigned long long)res->copied, (unsigned long long)res->not_copied);
+	for (unsigned i = 0; i < written->npaths; i++) {
+		int rc;
+		struct bp_trace *t = open_trace(written->paths[i], &rc);
+
+		if (!t || report_trouble(written->paths[i], t) != EXIT_OK)
+			lacks = true;
+		bp_trace_close(t);
 	}
-	memset(&full, 0, sizeof(full));
-	full.memory_rings = (uint32_t)res->memory_rings;
-	full.memory_records = res->memory_records;
-	full.missing_sites = (uint32_t)res->missing_sites;
-	return report_file_full(names, &full) || res->truncated || res->not_copied;
+	return lacks;
 }
 
 /* What the command line asks of record. */
@@ -253,6 +255,7 @@ struct record_opts {
 static int check_value(int c, const char *arg)
 {
 	enum bp_clock_id cid;
+	enum bp_ring_mode mode;
 	size_t n;
 
 	switch (c) {
@@ -266,7 +269,7 @@ static int check_value(int c, const char *arg)
 			return usage_error("record", "--page-size: expected a power of two from 1K to 64K");
 		break;
 	case 'M':
-		if (strcmp(arg, "overwrite") && strcmp(arg, "discard") && strcmp(arg, "block"))
+		if (bp_ring_mode_parse(arg, &mode) != 0)
 			return usage_error("record", "--mode: expected block, discard or overwrite");
 		break;
 	case 't':
@@ -444,7 +447,7 @@ static int record_result(const struct record_opts *o, int drc, const struct bp_d
 	if (!o->quiet)
 		summary(res, written);
 	/* said even with --quiet: the exit status is not the command's */
-	lacks = trace_lacks(written->names ? written->names : o->out, res);
+	lacks = trace_lacks(written) || res->truncated || res->not_copied;
 	if (WIFSIGNALED(status) && WTERMSIG(status) != got_signal && !o->quiet)
 		errmsg(o->cmd[0], "killed by signal %d", WTERMSIG(status));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) && !o->quiet)
@@ -455,7 +458,7 @@ static int record_result(const struct record_opts *o, int drc, const struct bp_d
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .out = DEFAULT_FILE };
-	struct outputs written = { NULL, 0, 0 };
+	struct outputs written = { NULL, 0, 0, NULL, 0 };
 	struct bp_drain_result res;
 	char *live;
 	pid_t pid;
@@ -477,6 +480,9 @@ int cmd_record(int argc, char **argv)
 	else
 		rc = record_result(&o, drc, &res, &written, status);
 	free(written.names);
+	for (unsigned i = 0; i < written.npaths; i++)
+		free(written.paths[i]);
+	free(written.paths);
 	free(live);
 	return rc;
 }

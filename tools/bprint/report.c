@@ -78,7 +78,10 @@ static void report_help(void)
 	       "Print the records of a trace FILE (default %s), oldest first, merged across\n"
 	       "threads, in the format of bprint_dump().\n"
 	       "\n"
-	       "  -r, --raw           one record a line: ns tid cpu site-id message\n"
+	       "  -r, --raw           one record a line: ns tid cpu site-id message (a newline,\n"
+	       "                      carriage return or backslash in it as \\n, \\r, \\\\)\n"
+	       "      --json          JSON Lines: one record a line, its fields typed, by name\n"
+	       "      --csv           one record a row, a column per field name, header first\n"
 	       "  -m, --msg-only      the messages alone\n"
 	       "  -n, --no-header     leave out the '#' header of the default format\n"
 	       "  -t, --tid=TID       only records of thread TID (repeatable)\n"
@@ -88,15 +91,15 @@ static void report_help(void)
 	       "                      one that matches no site of FILE is an error (exit 1)\n"
 	       "      --from=SEC      only records at or after SEC seconds (the timestamp column)\n"
 	       "      --to=SEC        only records at or before SEC seconds\n"
+	       "  -w, --where=EXPR    only records whose fields satisfy EXPR: FIELD OP VALUE\n"
+	       "                      terms joined by ',', OP one of == != < <= > >= ~ (glob)\n"
 	       "      --date[=utc]    begin each line with the record's wall-clock date,\n"
 	       "                      ISO-8601 with nanoseconds, in local time (TZ) or UTC\n"
 	       "      --relative      times (seconds column, raw ns) since the file's first\n"
 	       "                      record; --from and --to still use the recorded times\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
-	       "cleanly, truncated), 2 missing, foreign or damaged file\n"
-	       "(what could be read is printed first), 3 read or write error.\n",
+	       EXIT_STATUS_HELP,
 	       prog, DEFAULT_FILE);
 }
 
@@ -104,18 +107,26 @@ static void report_help(void)
  * The '#' header of bprint_dump(), with the file's counters; the records
  * of buffers the file was too full for count as written and lost.
  */
+uint64_t trace_lost(struct bp_trace *t)
+{
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
+	uint64_t over = bp_trace_overwritten_estimate(t);
+
+	bp_trace_totals(t, &tot);
+	if (tot.overwritten > over)
+		over = tot.overwritten;
+	return tot.discarded + over + tot.not_copied + bp_trace_info(t)->memory_records;
+}
+
 static void header(FILE *out, struct bp_trace *t)
 {
-	struct bp_trace_totals tot;
-	uint64_t over = bp_trace_overwritten_estimate(t);
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
 	uint64_t in_memory = bp_trace_info(t)->memory_records;
-	uint64_t lost;
 	char buf[512];
 	size_t len;
 
 	bp_trace_totals(t, &tot);
-	lost = tot.discarded + over + tot.not_copied + in_memory;
-	len = bp_text_header(buf, sizeof(buf), tot.written + in_memory, lost,
+	len = bp_text_header(buf, sizeof(buf), tot.written + in_memory, trace_lost(t),
 			     sysconf(_SC_NPROCESSORS_CONF));
 	fwrite(buf, 1, len < sizeof(buf) ? len : sizeof(buf) - 1, out);
 }
@@ -147,11 +158,23 @@ static bool apply_times(struct bp_trace_event *e)
 	return true;
 }
 
-/* Print every record that passes f; returns the exit code for the loop. */
+/* Does e's thread and time pass f (its site and fields aside)?  Where a
+ * loss line goes. */
+static bool loss_shown(struct filter *f, const struct bp_trace_event *e)
+{
+	struct filter thread_and_time = *f;
+
+	thread_and_time.sites = NULL;
+	thread_and_time.where = NULL;
+	return filter_pass(&thread_and_time, NULL, e);
+}
+
+/* Print every record that passes f, with a line where records were lost
+ * before one; returns the exit code for the loop. */
 int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, long *count)
 {
-	struct bp_trace_event e;
-	bool filtering = f->ntids || f->nsites || f->have_from || f->have_to;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
+	bool filtering = filter_active(f);
 	int rc;
 
 	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
@@ -159,12 +182,20 @@ int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, 
 			times.first_ns = e.ev.ns;
 			times.have_first = true;
 		}
+		if (e.lost_before && loss_shown(f, &e)) {
+			struct bp_trace_event at = e;
+
+			if (!apply_times(&at) || !print_loss(&at, how))
+				break;
+		}
 		if (filtering && !filter_pass(f, t, &e))
 			continue;
 		if (!apply_times(&e) || !print_event(t, &e, how))
-			return EXIT_IO;
+			break;
 		(*count)++;
 	}
+	if (rc == 1)
+		return EXIT_IO;	/* a write failed */
 	if (rc < 0)
 		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
 	return EXIT_OK;
@@ -191,6 +222,9 @@ static int parse_report_args(int argc, char **argv, struct report_opts *r)
 		{ "to", required_argument, NULL, 'T' },
 		{ "date", optional_argument, NULL, 'D' },
 		{ "relative", no_argument, NULL, 'R' },
+		{ "where", required_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "csv", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -198,10 +232,12 @@ static int parse_report_args(int argc, char **argv, struct report_opts *r)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":rmnt:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":rmnt:s:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': r->how = BPRINT_OUTPUT_RAW; break;
 		case 'm': r->how = BPRINT_OUTPUT_MSG; break;
+		case 'J': r->how = OUTPUT_JSON; break;
+		case 'C': r->how = OUTPUT_CSV; break;
 		case 'n': r->no_header = true; break;
 		FILTER_OPTIONS: rc = filter_option(&r->f, "report", c, optarg); break;
 		case 'D':
@@ -254,6 +290,10 @@ static int print_report(struct bp_trace *t, struct report_opts *r)
 	if (r->how == BPRINT_OUTPUT_FTRACE && !r->no_header) {
 		header(stdout, t);
 		fflush(stdout);
+	}
+	if (r->how == OUTPUT_CSV && !print_csv_header(t, &r->f)) {
+		finish_output();
+		return EXIT_IO;
 	}
 	progress_start(t, true);
 	rc = print_records(t, &r->f, r->how, &count);

@@ -16,6 +16,8 @@
  */
 #include "bprint_cmd.h"
 
+#include "ring/ring.h"
+
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +32,7 @@ static void stats_help(void)
 	       "  -a, --all-sites  list the sites that recorded nothing too\n"
 	       "  -h, --help       show this help\n"
 	       "\n"
-	       "Exit status: 0 success, 1 bad command line or an incomplete file (not closed\n"
-	       "cleanly, truncated), 2 missing, foreign or damaged file,\n"
-	       "3 read or write error.\n",
+	       EXIT_STATUS_HELP,
 	       prog);
 }
 
@@ -50,10 +50,10 @@ struct site_counts {
 	uint64_t unknown, total, first, last;
 };
 
-/* enum bp_ring_mode's names */
+/* enum bp_ring_mode's name, or "unknown" */
 static const char *mode_name(uint32_t mode)
 {
-	return mode == 0 ? "overwrite" : mode == 1 ? "discard" : mode == 2 ? "block" : "unknown";
+	return bp_ring_mode_name(mode) ? bp_ring_mode_name(mode) : "unknown";
 }
 
 /* Options into *all and *path.  -1 to go on, else the exit status. */
@@ -103,7 +103,7 @@ static bool count_site(struct bp_trace *t, struct site_counts *sc, uint32_t id)
 /* Read every record into sc.  bp_trace_next()'s last result, or 2: out of memory. */
 static int count_records(struct bp_trace *t, struct site_counts *sc)
 {
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	int next;
 
 	while ((next = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
@@ -179,18 +179,20 @@ static size_t sum_threads(struct bp_trace *t, struct thread_sum **th)
 
 	for (size_t i = 0; i < bp_trace_nrings(t); i++) {
 		const struct bp_trace_ring *r = bp_trace_ring_at(t, i);
+		struct bp_trace_totals rt = BP_TRACE_TOTALS_INIT;
 		struct thread_sum *s = thread_of(th, &nth, r->tid);
 
 		if (!s)
 			break;
 		if (r->level == 0 || !s->comm[0])
 			memcpy(s->comm, r->comm, sizeof(s->comm));
-		s->written += r->written + r->dropped;
-		s->discarded += r->discarded + r->dropped;
-		s->overwritten += r->overwritten;
-		s->read += r->read;
-		s->lost += r->lost_by_drainer;
-		s->not_copied += r->not_copied;
+		bp_trace_ring_totals(t, i, &rt);	/* dropped in written and discarded */
+		s->written += rt.written;
+		s->discarded += rt.discarded;
+		s->overwritten += rt.overwritten;
+		s->read += rt.read;
+		s->lost += rt.lost_by_drainer;
+		s->not_copied += rt.not_copied;
 		s->waits += r->block_waits;
 		s->wait_ns += r->block_ns;
 	}
@@ -201,7 +203,7 @@ static void print_threads(const struct bp_trace_info *in, const struct thread_su
 {
 	bool stream = in->flags & BP_TRACE_F_STREAM;
 	/* block mode (stream files only: only bprint record drains): the waits */
-	bool block = in->ring_mode == 2 && stream;
+	bool block = in->ring_mode == BP_RING_BLOCK && stream;
 
 	printf("#\n# threads\n");
 	if (stream)

@@ -12,6 +12,8 @@
  */
 #include "supervise.h"
 
+#include "trace/clock.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,14 +50,6 @@ struct sup {
 	bool failed;
 	bool truncated;
 };
-
-static uint64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* p with room for n + 1 elements (a handful of files: no spare room). */
 static void *one_more(void *p, size_t n, size_t elem)
@@ -347,7 +341,7 @@ static void run(struct sup *s)
 
 	for (;;) {
 		bool stopping = o->stop && *o->stop;
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC);
 		long work;
 
 		if (now - last_discover >= DISCOVER_NS || s->nfiles == 0) {
@@ -382,7 +376,7 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.res = res;
-	s.t0_real = now_ns(CLOCK_REALTIME);
+	s.t0_real = bp_clock_read_ns(CLOCK_REALTIME);
 	bp_drain_short_slices();
 	if (!o->live_path || !*o->live_path || !o->out_path || !*o->out_path) {
 		snprintf(res->error, sizeof(res->error), "no live or output path");

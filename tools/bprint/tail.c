@@ -54,7 +54,7 @@ static void tail_help(void)
 	       "\n"
 	       "Exit status: 0 success (interrupted, or the process ended), 1 bad command\n"
 	       "line, 2 no such file or process, or a foreign or damaged file, 3 read or\n"
-	       "write error.\n",
+	       "write error, 4 the file lacks records it cannot account for.\n",
 	       prog);
 }
 
@@ -179,13 +179,23 @@ static char *file_of_pid(const char *arg, long pid)
 	return path;
 }
 
-static bool alive(long pid)
+bool alive(long pid)
 {
-	char where[64];
-	struct stat st;
+	char where[64], line[512], *state;
+	int fd;
+	ssize_t n;
 
-	snprintf(where, sizeof(where), "/proc/%ld", pid);
-	return stat(where, &st) == 0;
+	snprintf(where, sizeof(where), "/proc/%ld/stat", pid);
+	if ((fd = open(where, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	line[n] = '\0';
+	/* "pid (comm) S ...": a zombie (Z) or dead (X) process has ended */
+	state = strrchr(line, ')');
+	return !state || (state[1] == ' ' && state[2] != 'Z' && state[2] != 'X');
 }
 
 static void nap(long ms)
@@ -198,7 +208,7 @@ static void nap(long ms)
 /* Print (or, skipping, just read) what is there now. */
 static int drain(struct bp_trace *t, struct filter *f, enum bprint_output how, bool skip)
 {
-	struct bp_trace_event e;
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	long count = 0;
 	int rc;
 
@@ -270,7 +280,7 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 
 /* A number that names no file is a process: *path becomes its trace file
  * (allocated) and *pid its id.  Else *pid is 0 and arg is the file. */
-static int tail_target(const char *arg, long *pid, char **path)
+int tail_target(const char *arg, long *pid, char **path)
 {
 	struct stat st;
 	char *end;
@@ -332,7 +342,7 @@ int cmd_tail(int argc, char **argv)
 	char *path = NULL;
 	const char *name;
 	long pid;
-	int rc;
+	int rc, rc2;
 
 	if ((rc = parse_tail_args(argc, argv, &o)) >= 0) {
 		filter_free(&o.f);
@@ -344,10 +354,9 @@ int cmd_tail(int argc, char **argv)
 			filter_note_sites(&o.f, t, name);
 			catch_signals();
 			rc = follow(t, &o, pid, name);
+			rc2 = report_trouble(name, t);
 			if (rc == EXIT_OK)
-				rc = report_problems(name, t);
-			if (report_file_full(name, bp_trace_info(t)) && rc == EXIT_OK)
-				rc = EXIT_INCOMPLETE;
+				rc = rc2;
 			bp_trace_close(t);
 		}
 	}

@@ -1,0 +1,204 @@
+/*
+ * bench-analysis: `bprint hist` and `bprint latency` against `bprint
+ * report > /dev/null` on the same file, and hist's memory on a large trace
+ * with many keys.
+ *
+ *   bench-analysis [RECORDS] [BIG_BYTES] [RUNS]
+ *
+ * 1. A child (this program, re-executed with BPRINT_FILE) traces RECORDS
+ *    records (default 4000000) from one thread into each of two files: a
+ *    server's commands ("cmd %s argc %d dur_us %lld", the issue's Redis
+ *    line: three commands), and requests that begin ("begin req %u cmd
+ *    %s") and end ("end req %u cmd %s dur_us %lld"), a request id as key.
+ * 2. In each of RUNS rounds (default 5), alternating, each timed in CPU
+ *    time (user + system: fairer than wall time on a shared machine), to
+ *    /dev/null: on the first file `bprint report`, `bprint hist -v dur_us`
+ *    and `bprint hist -v dur_us -k cmd`; on the second `bprint report` and
+ *    `bprint latency --from 'fmt:begin*' --to 'fmt:end*' -k req --by cmd`.
+ *    Printed: the medians of records per second and the ratios to report
+ *    of the same file (target: hist -v >= 2x).
+ * 3. A child traces until a BIG_BYTES trace (default 1 GiB; 0 skips this)
+ *    is full of records with 10,000 distinct keys, then `bprint hist -v
+ *    dur_us -k req` reads it: its peak resident memory (target < 64 MiB).
+ *
+ * BENCH_ANALYSIS_DIR says where the files go (default /tmp); they are
+ * removed at the end.
+ */
+#include <bprint.h>
+
+#include "bench.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef BPRINT_CMD
+#define BPRINT_CMD "bprint"
+#endif
+
+#define MAX_RUNS 31
+
+static const char *const cmds[] = { "GET", "SET", "DEL" };
+
+/* Records k and k + 1 (keys > 0: a request of key k % keys begins and
+ * ends; else two commands). */
+static void trace_two(unsigned long k, unsigned keys)
+{
+	const char *cmd = cmds[k % 3];
+	long long dur = (long long)((k * 7919) % 100000);
+
+	if (!keys) {
+		trace_printk("cmd %s argc %d dur_us %lld", cmd, (int)(k % 5), dur);
+		trace_printk("cmd %s argc %d dur_us %lld", cmds[(k + 1) % 3], (int)(k % 4), dur / 3);
+		return;
+	}
+	trace_printk("begin req %u cmd %s", (unsigned)(k % keys), cmd);
+	trace_printk("end req %u cmd %s dur_us %lld", (unsigned)(k % keys), cmd, dur);
+}
+
+/* Child: n records (0: until the buffer is full), then exit. */
+static int child(unsigned long n, unsigned keys)
+{
+	struct bprint_thread_stats st = BPRINT_THREAD_STATS_INIT;
+
+	for (unsigned long k = 0; !n || 2 * k < n; k++) {
+		trace_two(k, keys);
+		if (!n && (k & 0x7ff) == 0 && bprint_stats(&st, 1) == 1 && st.discarded)
+			break;	/* full */
+	}
+	return 0;
+}
+
+static int spawn_tracer(const char *self, const char *file, unsigned long n, unsigned keys,
+			const char *bufsize)
+{
+	char arg[32], karg[32];
+	pid_t pid;
+	int st;
+
+	unlink(file);
+	snprintf(arg, sizeof(arg), "%lu", n);
+	snprintf(karg, sizeof(karg), "%u", keys);
+	pid = fork();
+	if (pid == 0) {
+		setenv("BPRINT_FILE", file, 1);
+		setenv("BPRINT_BUFFER_SIZE", bufsize, 1);
+		setenv("BPRINT_MODE", "discard", 1);
+		setenv("BPRINT_CLOCK", "mono", 1);
+		execl(self, self, "--trace", arg, karg, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "bench-analysis: the tracing child failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+static double cpu_seconds(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
+	       (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
+/* Run bprint with args, stdout to /dev/null: its rusage, or -1. */
+static int run_bprint(char *const *args, struct rusage *ru)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		execv(BPRINT_CMD, args);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, ru) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "bench-analysis: %s %s failed\n", BPRINT_CMD, args[1]);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = getenv("BENCH_ANALYSIS_DIR") ? getenv("BENCH_ANALYSIS_DIR") : "/tmp";
+	unsigned long n = 4000000;
+	unsigned long long big = 1ull << 30;
+	char cmdfile[4096], reqfile[4096], bigfile[4096], bufsize[32];
+	double rate[5][MAX_RUNS], med[5];
+	int runs = 5;
+
+	if (argc == 4 && !strcmp(argv[1], "--trace"))
+		return child(strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10));
+	if (argc > 1)
+		n = strtoul(argv[1], NULL, 10);
+	if (argc > 2)
+		big = strtoull(argv[2], NULL, 10);
+	if (argc > 3)
+		runs = atoi(argv[3]);
+	if (runs < 1 || runs > MAX_RUNS)
+		runs = 5;
+	unsetenv("BPRINT_FILE");
+	snprintf(cmdfile, sizeof(cmdfile), "%s/bench-analysis-cmd.%d.dat", dir, (int)getpid());
+	snprintf(reqfile, sizeof(reqfile), "%s/bench-analysis-req.%d.dat", dir, (int)getpid());
+	snprintf(bigfile, sizeof(bigfile), "%s/bench-analysis-big.%d.dat", dir, (int)getpid());
+	snprintf(bufsize, sizeof(bufsize), "%luM", n * 40 / (1u << 20) + 16);
+	if (spawn_tracer(argv[0], cmdfile, n, 0, bufsize) ||
+	    spawn_tracer(argv[0], reqfile, n, 1000, bufsize))
+		return 1;
+	{
+		char *report_cmd[] = { BPRINT_CMD, "report", cmdfile, NULL };
+		char *hist[] = { BPRINT_CMD, "hist", "-v", "dur_us", cmdfile, NULL };
+		char *hist_k[] = { BPRINT_CMD, "hist", "-v", "dur_us", "-k", "cmd", cmdfile, NULL };
+		char *report_req[] = { BPRINT_CMD, "report", reqfile, NULL };
+		char *lat[] = { BPRINT_CMD, "latency", "--from", "fmt:begin*", "--to", "fmt:end*",
+				"-k", "req", "--by", "cmd", reqfile, NULL };
+		char *const *cmd[5] = { report_cmd, hist, hist_k, report_req, lat };
+		struct rusage ru;
+
+		for (int r = 0; r < runs; r++)
+			for (int c = 0; c < 5; c++) {
+				if (run_bprint(cmd[c], &ru))
+					return 1;
+				rate[c][r] = (double)n / cpu_seconds(&ru);
+			}
+	}
+	unlink(cmdfile);
+	unlink(reqfile);
+	for (int c = 0; c < 5; c++)
+		med[c] = bench_median(rate[c], runs);
+	printf("\"cmd %%s argc %%d dur_us %%lld\": bprint report %.2f M records/s; hist -v dur_us "
+	       "%.2f M/s, %.2fx report (target >= 2x); hist -v dur_us -k cmd %.2f M/s, %.2fx\n",
+	       med[0] / 1e6, med[1] / 1e6, med[1] / med[0], med[2] / 1e6, med[2] / med[0]);
+	printf("begin/end requests: bprint report %.2f M records/s; latency -k req --by cmd "
+	       "%.2f M/s, %.2fx report\n", med[3] / 1e6, med[4] / 1e6, med[4] / med[3]);
+	printf("[%lu records a file, medians of %d runs, CPU time]\n", n, runs);
+	if (big) {
+		char *hist[] = { BPRINT_CMD, "hist", "-v", "dur_us", "-k", "req", bigfile, NULL };
+		struct rusage ru;
+		struct stat st;
+
+		snprintf(bufsize, sizeof(bufsize), "%lluM", big >> 20);
+		if (spawn_tracer(argv[0], bigfile, 0, 10000, bufsize))
+			return 1;
+		stat(bigfile, &st);
+		if (run_bprint(hist, &ru)) {
+			unlink(bigfile);
+			return 1;
+		}
+		printf("bprint hist -k req (10,000 keys) on a %.2f GiB trace: peak RSS %.1f MiB "
+		       "(target < 64 MiB), %.1f s CPU\n",
+		       (double)st.st_size / (1u << 30), (double)ru.ru_maxrss / 1024, cpu_seconds(&ru));
+		unlink(bigfile);
+	}
+	return 0;
+}

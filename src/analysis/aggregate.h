@@ -1,0 +1,62 @@
+/*
+ * analysis/aggregate.h - what `bprint hist` and `bprint latency` compute:
+ * values grouped by key, each group a distribution (analysis/dist.h), and
+ * what the answer must not hide (records the file lacks, spans never
+ * closed, the longest spans); and its renderings: text with bars, JSON,
+ * CSV, SVG (docs/bprint.1, "hist" and "latency", has the formats).
+ */
+#ifndef BP_ANALYSIS_AGGREGATE_H
+#define BP_ANALYSIS_AGGREGATE_H
+
+#include "analysis/dist.h"
+#include "analysis/groups.h"
+#include "analysis/spans.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct bp_agg {
+	struct bp_dist_pool pool;
+	struct bp_groups groups;	/* data: struct bp_dist */
+	struct bp_group **sorted;	/* by bp_agg_finish() */
+	struct bp_group *last;		/* the group added to last: runs of one key */
+	enum bp_dist_kind kind;		/* of every group's values */
+	const char *const *key_names;	/* a name per key item */
+	size_t nkeys;
+	const char *value_name;		/* the -v field, or "latency" */
+	const char *what;		/* the header: "dur_us of site 4 (a.c:35 worker)" */
+	bool counts_only;		/* hist without -v: counts per key */
+	bool time_ns;			/* values are durations in ns */
+	uint64_t records;		/* records that went into a group */
+	uint64_t lost;			/* records the file lacks */
+	/* latency */
+	bool spans;
+	uint64_t unmatched_opens, unmatched_closes;
+	struct bp_top top;
+	const char *const *top_key_names;	/* the -k names, or "tid" */
+	size_t ntop_keys;
+};
+
+void bp_agg_init(struct bp_agg *a, enum bp_dist_kind kind, enum bp_bucket_kind buckets,
+		 double width);
+void bp_agg_free(struct bp_agg *a);
+
+/* Add a value to key's group; false if memory ran out. */
+bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen, union bp_dist_value v);
+
+/* Sort the groups (most records first, then by key) and finish their
+ * distributions; call before rendering (again after more adds). */
+void bp_agg_finish(struct bp_agg *a);
+
+/* Renderings; false on a write error or out of memory. */
+bool bp_agg_text(const struct bp_agg *a, FILE *out, bool bars);
+bool bp_agg_json(const struct bp_agg *a, FILE *out);
+bool bp_agg_csv(const struct bp_agg *a, FILE *out);
+bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title);
+
+/* A timestamp as report prints it: seconds with 6 decimals, or 9 when
+ * nine is set. */
+void bp_agg_seconds(char *buf, size_t size, uint64_t ns, bool nine);
+
+#endif /* BP_ANALYSIS_AGGREGATE_H */

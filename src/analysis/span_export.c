@@ -1,0 +1,245 @@
+/*
+ * Spans drawn in an export (analysis/span_export.h).  Each rule keeps its
+ * own open spans and, per site id, the site's part in it (looked up once):
+ * whether it opens or closes, and where its key fields are.
+ */
+#include "analysis/span_export.h"
+
+#include "analysis/say.h"
+#include "file/array.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct role {
+	unsigned char state;		/* 0 not looked at, 1 none, 2 has a part */
+	bool from, to;
+	int16_t kidx[BP_SPAN_EXPORT_MAX_KEYS];
+};
+
+struct rule {
+	struct bp_sites *from, *to;
+	char *spec;			/* the rule's copy; keys point into it */
+	const char *keys[BP_SPAN_EXPORT_MAX_KEYS];
+	size_t nkeys;
+	struct bp_spans spans;
+	struct role *roles;
+	size_t nroles;
+	struct bp_key key;
+};
+
+struct bp_span_export {
+	struct rule *rules;
+	size_t n;
+	struct bp_field_value *vals;
+	size_t nvals;
+};
+
+struct bp_span_export *bp_span_export_new(void)
+{
+	return calloc(1, sizeof(struct bp_span_export));
+}
+
+static void rule_free(struct rule *r)
+{
+	bp_sites_free(r->from);
+	bp_sites_free(r->to);
+	free(r->spec);
+	bp_spans_free(&r->spans);
+	free(r->roles);
+	bp_key_free(&r->key);
+}
+
+void bp_span_export_free(struct bp_span_export *se)
+{
+	if (!se)
+		return;
+	for (size_t i = 0; i < se->n; i++)
+		rule_free(&se->rules[i]);
+	free(se->rules);
+	free(se->vals);
+	free(se);
+}
+
+int bp_span_export_add(struct bp_span_export *se, const char *spec, char *err, size_t errlen)
+{
+	struct rule r = { 0 }, *grown;
+	char *part[2 + BP_SPAN_EXPORT_MAX_KEYS], *p, *save = NULL;
+	size_t n = 0;
+
+	if (!(r.spec = strdup(spec)) || !(r.from = bp_sites_new()) || !(r.to = bp_sites_new())) {
+		rule_free(&r);
+		return bp_say(err, errlen, "out of memory");
+	}
+	for (p = strtok_r(r.spec, ",", &save); p && n < sizeof(part) / sizeof(part[0]);
+	     p = strtok_r(NULL, ",", &save))
+		part[n++] = p;
+	if (n < 2 || p) {
+		rule_free(&r);
+		return bp_say(err, errlen, "'%s': expected FROM,TO[,KEY...] (at most %d keys)", spec,
+			    BP_SPAN_EXPORT_MAX_KEYS);
+	}
+	bp_sites_add(r.from, part[0]);
+	bp_sites_add(r.to, part[1]);
+	for (size_t k = 2; k < n; k++)
+		r.keys[r.nkeys++] = part[k];
+	bp_spans_init(&r.spans);
+	if (!(grown = realloc(se->rules, (se->n + 1) * sizeof(*grown)))) {
+		rule_free(&r);
+		return bp_say(err, errlen, "out of memory");
+	}
+	se->rules = grown;
+	se->rules[se->n++] = r;
+	return 0;
+}
+
+/* Is name a field of some site of t that sel chooses? */
+static bool has_field(struct bp_trace *t, struct bp_sites *sel, const char *name)
+{
+	for (size_t i = 0, n = bp_trace_nsites(t); i < n; i++) {
+		const struct bp_trace_site *s = bp_trace_site_at(t, i);
+		const struct bp_trace_layout *lay;
+
+		if (s && bp_sites_match(sel, t, s->site.id) &&
+		    (lay = bp_trace_layout(t, s->site.id)) && bp_trace_field_index(lay, name) >= 0)
+			return true;
+	}
+	return false;
+}
+
+int bp_span_export_check(struct bp_span_export *se, struct bp_trace *t, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < se->n; i++) {
+		struct rule *r = &se->rules[i];
+		const char *pat;
+
+		if ((pat = bp_sites_unmatched(r->from, t)) || (pat = bp_sites_unmatched(r->to, t)))
+			return bp_say(err, errlen, "--span %s: no such site in the trace (see 'bprint "
+				    "formats')", pat);
+		for (size_t k = 0; k < r->nkeys; k++)
+			if (!has_field(t, r->from, r->keys[k]) || !has_field(t, r->to, r->keys[k]))
+				return bp_say(err, errlen, "--span: the key %s is not a field of both "
+					    "ends (see 'bprint formats')", r->keys[k]);
+	}
+	return 0;
+}
+
+/* The part of site id in rule r, looked up once; NULL for none. */
+static const struct role *role_of(struct rule *r, struct bp_trace *t, uint32_t id)
+{
+	const struct bp_trace_layout *lay;
+	struct role *ro;
+
+	if (id >= r->nroles) {
+		struct role *grown = bp_array_grow(r->roles, &r->nroles, (size_t)id + 1, sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		r->roles = grown;
+	}
+	ro = &r->roles[id];
+	if (ro->state)
+		return ro->state == 2 ? ro : NULL;
+	ro->state = 1;
+	ro->from = bp_sites_match(r->from, t, id);
+	ro->to = bp_sites_match(r->to, t, id);
+	if (!ro->from && !ro->to)
+		return NULL;
+	if (r->nkeys) {
+		if (!(lay = bp_trace_layout(t, id)))
+			return NULL;
+		for (size_t k = 0; k < r->nkeys; k++) {
+			int f = bp_trace_field_index(lay, r->keys[k]);
+
+			if (f < 0)
+				return NULL;
+			ro->kidx[k] = (int16_t)f;
+		}
+	}
+	ro->state = 2;
+	return ro;
+}
+
+/* The pairing key of e in rule r: its key fields' values, or its thread. */
+static int key_of(struct bp_span_export *se, struct rule *r, const struct role *ro,
+		  struct bp_trace *t, const struct bp_trace_event *e)
+{
+	const struct bp_trace_layout *lay;
+	int n;
+
+	bp_key_reset(&r->key);
+	if (!r->nkeys)
+		return bp_key_add_uint(&r->key, (uint64_t)(uint32_t)e->ev.tid) ? 1 : -1;
+	if (!(lay = bp_trace_layout(t, e->site_id)))
+		return 0;
+	if (lay->nfields > se->nvals) {
+		struct bp_field_value *grown = realloc(se->vals, lay->nfields * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		se->vals = grown, se->nvals = lay->nfields;
+	}
+	if ((n = bp_trace_event_fields(t, e, se->vals, se->nvals)) < 0)
+		return 0;
+	for (size_t k = 0; k < r->nkeys; k++)
+		if (!bp_key_add_field(&r->key, lay->fields[ro->kidx[k]].type, &se->vals[ro->kidx[k]]))
+			return -1;
+	return 1;
+}
+
+/* One rule's part in record e: close, then open. */
+static int observe_rule(struct bp_span_export *se, struct rule *r, struct bp_trace *t,
+			const struct bp_trace_event *e, struct bp_export *x)
+{
+	const struct role *ro = role_of(r, t, e->site_id);
+	struct bp_span_end end = { e->ev.ns, e->ev.tid, e->site_id, 0 };
+	struct bp_span sp;
+	int k, c = 0;
+
+	if (!ro)
+		return 0;
+	if ((k = key_of(se, r, ro, t, e)) <= 0)
+		return k < 0 ? BP_TRACE_ENOMEM : 0;
+	if (ro->to && (!ro->from || bp_spans_is_open(&r->spans, r->key.b, r->key.len)))
+		c = bp_spans_close(&r->spans, r->key.b, r->key.len, &end, &sp);
+	if (c < 0)
+		return BP_TRACE_ENOMEM;
+	if (c == 1) {
+		struct bp_export_span s = {
+			.from_ns = sp.from.ns, .to_ns = sp.to.ns, .from_tid = sp.from.tid,
+			.to_tid = sp.to.tid, .site = sp.from.site, .nests = r->nkeys == 0,
+		};
+		int rc = bp_export_span(x, &s);
+
+		if (rc < 0)
+			return rc;
+	}
+	if (ro->from && !bp_spans_open(&r->spans, r->key.b, r->key.len, &end, NULL, 0))
+		return BP_TRACE_ENOMEM;
+	return 0;
+}
+
+int bp_span_export_observe(void *arg, struct bp_trace *t, const struct bp_trace_event *e,
+			   struct bp_export *x)
+{
+	struct bp_span_export *se = arg;
+
+	for (size_t i = 0; i < se->n; i++) {
+		int rc = observe_rule(se, &se->rules[i], t, e, x);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void bp_span_export_unmatched(const struct bp_span_export *se, uint64_t *opens, uint64_t *closes)
+{
+	*opens = *closes = 0;
+	for (size_t i = 0; i < se->n; i++) {
+		*opens += se->rules[i].spans.nopen;
+		*closes += se->rules[i].spans.unmatched_closes;
+	}
+}

@@ -1,0 +1,220 @@
+/*
+ * Spans of two records (analysis/spans.h).
+ */
+#include "analysis/spans.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct open_span {
+	struct bp_span_end from;
+	unsigned char *by;
+	size_t bylen;
+};
+
+struct stack {
+	struct open_span *v;
+	size_t n, cap;
+};
+
+static void stack_free(void *data)
+{
+	struct stack *st = data;
+
+	for (size_t i = 0; i < st->n; i++)
+		free(st->v[i].by);
+	free(st->v);
+}
+
+void bp_spans_init(struct bp_spans *s)
+{
+	*s = (struct bp_spans){ 0 };
+	bp_groups_init(&s->open, sizeof(struct stack));
+}
+
+void bp_spans_free(struct bp_spans *s)
+{
+	bp_groups_free(&s->open, stack_free);
+	free(s->last_key);
+	free(s->last_by);
+	*s = (struct bp_spans){ 0 };
+}
+
+bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
+		   const struct bp_span_end *from, const unsigned char *by, size_t bylen)
+{
+	struct bp_group *g = bp_groups_get(&s->open, key, keylen);
+	struct stack *st;
+	struct open_span *o;
+
+	if (!g)
+		return false;
+	st = g->data;
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 2;
+		struct open_span *grown = realloc(st->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		st->v = grown, st->cap = cap;
+	}
+	o = &st->v[st->n];
+	*o = (struct open_span){ .from = *from };
+	if (bylen) {
+		if (!(o->by = malloc(bylen)))
+			return false;
+		memcpy(o->by, by, bylen);
+		o->bylen = bylen;
+	}
+	st->n++;
+	s->nopen++;
+	return true;
+}
+
+/* Copy n bytes into a buffer of the span set's, grown as needed. */
+static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char *p, size_t n)
+{
+	if (n > *cap) {
+		unsigned char *grown = realloc(*buf, n);
+
+		if (!grown)
+			return NULL;
+		*buf = grown, *cap = n;
+	}
+	if (n)
+		memcpy(*buf, p, n);
+	return *buf ? *buf : (unsigned char *)"";
+}
+
+int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
+		   const struct bp_span_end *to, struct bp_span *out)
+{
+	struct bp_group *g = bp_groups_find(&s->open, key, keylen);
+	struct stack *st = g ? g->data : NULL;
+	struct open_span o;
+
+	if (!st || !st->n) {
+		s->unmatched_closes++;
+		return 0;
+	}
+	o = st->v[--st->n];
+	s->nopen--;
+	*out = (struct bp_span){ .from = o.from, .to = *to, .keylen = keylen, .bylen = o.bylen };
+	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);
+	out->by = keep(&s->last_by, &s->last_cap_by, o.by, o.bylen);
+	free(o.by);
+	if (!st->n)
+		bp_groups_remove(&s->open, g, stack_free);
+	return out->key && out->by ? 1 : -1;
+}
+
+uint64_t bp_spans_count_open(const struct bp_spans *s, uint32_t flags)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < s->open.n; i++) {
+		const struct stack *st = s->open.list[i]->data;
+
+		for (size_t k = 0; k < st->n; k++)
+			n += (st->v[k].from.flags & flags) == flags;
+	}
+	return n;
+}
+
+bool bp_spans_is_open(const struct bp_spans *s, const unsigned char *key, size_t keylen)
+{
+	struct bp_group *g = bp_groups_find(&s->open, key, keylen);
+
+	return g && ((struct stack *)g->data)->n;
+}
+
+/* ---- the N longest -------------------------------------------------------- */
+
+static uint64_t dur(const struct bp_top_entry *e)
+{
+	return e->to.ns - e->from.ns;
+}
+
+/* a ranks below b: shorter, or as long and later */
+static bool below(const struct bp_top_entry *a, const struct bp_top_entry *b)
+{
+	return dur(a) != dur(b) ? dur(a) < dur(b) : a->from.ns > b->from.ns;
+}
+
+void bp_top_init(struct bp_top *t, size_t max)
+{
+	*t = (struct bp_top){ .max = max };
+}
+
+void bp_top_free(struct bp_top *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].key);
+	free(t->v);
+	*t = (struct bp_top){ 0 };
+}
+
+static void swap(struct bp_top_entry *a, struct bp_top_entry *b)
+{
+	struct bp_top_entry x = *a;
+
+	*a = *b, *b = x;
+}
+
+static void sift_down(struct bp_top_entry *v, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && below(&v[l], &v[m]))
+			m = l;
+		if (r < n && below(&v[r], &v[m]))
+			m = r;
+		if (m == i)
+			return;
+		swap(&v[i], &v[m]);
+		i = m;
+	}
+}
+
+bool bp_top_offer(struct bp_top *t, const struct bp_span *sp)
+{
+	struct bp_top_entry e = { .from = sp->from, .to = sp->to, .keylen = sp->keylen,
+				  .bylen = sp->bylen };
+
+	if (!t->max || (t->n == t->max && !below(&t->v[0], &e)))
+		return true;
+	if (!(e.key = malloc(sp->keylen + sp->bylen + 1)))
+		return false;
+	if (sp->keylen)
+		memcpy(e.key, sp->key, sp->keylen);
+	if (sp->bylen)
+		memcpy(e.key + sp->keylen, sp->by, sp->bylen);
+	if (t->n == t->max) {
+		free(t->v[0].key);
+		t->v[0] = e;
+		sift_down(t->v, t->n, 0);
+		return true;
+	}
+	if (!t->v && !(t->v = calloc(t->max, sizeof(*t->v)))) {
+		free(e.key);
+		return false;
+	}
+	t->v[t->n] = e;
+	for (size_t i = t->n++; i && below(&t->v[i], &t->v[(i - 1) / 2]); i = (i - 1) / 2)
+		swap(&t->v[i], &t->v[(i - 1) / 2]);
+	return true;
+}
+
+static int longest_first(const void *a, const void *b)
+{
+	const struct bp_top_entry *x = a, *y = b;
+
+	return below(y, x) ? -1 : below(x, y) ? 1 : 0;
+}
+
+void bp_top_sort(struct bp_top *t)
+{
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), longest_first);
+}

@@ -1,0 +1,88 @@
+/*
+ * analysis/spans.h - spans made of two records, as the kernel's synthetic
+ * events pair two events: a "from" record opens a span under a key, the
+ * next "to" record of the same key closes the most recent one still open
+ * (a stack per key, so spans of one key may nest).  The key is built by
+ * the caller (analysis/groups.h): the -k fields' values, or the thread.
+ *
+ * Memory is the open spans' and the distinct keys with open spans; a key
+ * whose last span closed is forgotten.  Opens never closed and closes
+ * without an open are counted, never dropped silently.
+ *
+ * bp_top keeps the N longest spans seen.
+ */
+#ifndef BP_ANALYSIS_SPANS_H
+#define BP_ANALYSIS_SPANS_H
+
+#include "analysis/groups.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One end of a span: the record's time, thread and site. */
+struct bp_span_end {
+	uint64_t ns;
+	int32_t tid;
+	uint32_t site;
+	uint32_t flags;		/* the caller's (say, "chosen by --where") */
+};
+
+struct bp_span {
+	struct bp_span_end from, to;
+	const unsigned char *key;	/* valid until the next call */
+	size_t keylen;
+	const unsigned char *by;	/* the value the span was opened with */
+	size_t bylen;
+};
+
+struct bp_spans {
+	struct bp_groups open;		/* key -> its stack of open spans */
+	uint64_t nopen;			/* open now */
+	uint64_t unmatched_closes;
+	/* the span last closed, kept for the caller's struct bp_span */
+	unsigned char *last_key, *last_by;
+	size_t last_cap_key, last_cap_by;
+};
+
+void bp_spans_init(struct bp_spans *s);
+void bp_spans_free(struct bp_spans *s);
+
+/* Open a span under key; by (may be empty) is handed back when it closes.
+ * false if memory ran out. */
+bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
+		   const struct bp_span_end *from, const unsigned char *by, size_t bylen);
+
+/* Close the most recent open span of key at `to`: 1 and *out filled, or 0
+ * (no span of key is open: counted in unmatched_closes), -1 if memory ran
+ * out. */
+int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
+		   const struct bp_span_end *to, struct bp_span *out);
+
+/* Spans open now whose from.flags has every bit of flags. */
+uint64_t bp_spans_count_open(const struct bp_spans *s, uint32_t flags);
+
+/* Does key have a span open? */
+bool bp_spans_is_open(const struct bp_spans *s, const unsigned char *key, size_t keylen);
+
+/* The N longest spans, longest first once sorted. */
+struct bp_top_entry {
+	struct bp_span_end from, to;
+	unsigned char *key;		/* the key, then the by value: one allocation */
+	size_t keylen, bylen;
+};
+
+struct bp_top {
+	struct bp_top_entry *v;		/* a min-heap on the duration */
+	size_t n, max;
+};
+
+void bp_top_init(struct bp_top *t, size_t max);
+void bp_top_free(struct bp_top *t);
+/* Offer a span; false if memory ran out. */
+bool bp_top_offer(struct bp_top *t, const struct bp_span *sp);
+/* Sort the kept spans, longest first (ties: earlier first); the heap is
+ * gone after. */
+void bp_top_sort(struct bp_top *t);
+
+#endif /* BP_ANALYSIS_SPANS_H */

@@ -1,0 +1,579 @@
+/*
+ * The catalogue (reading.h): what the file holds, found by walking its
+ * chunks (valid.c's walk) from the header on.  Sites and libraries chunks
+ * go to the tables (tables.c); a ring chunk or a pages chunk makes or
+ * extends the source of its ring (identified by the ring chunk's index);
+ * an end chunk, or the accounts chunk the header names, gives the rings'
+ * final counters.  Nothing but the chunk headers is read until records
+ * are asked for.
+ *
+ * catalogue_update() is the one step that changes it: at open, at every
+ * bp_trace_refresh(), and when a record names a site the tables lack in a
+ * file not closed.  The walk resumes where it stopped, at the first of the
+ * trailing offsets that held no complete chunk; chunks that were still
+ * being written are looked at again; lists are parsed past what was
+ * parsed.  The accounts are settled after it (accounts.c).
+ */
+#include "file/reading.h"
+
+#include "file/array.h"
+#include "file/compact.h"
+#include "file/crc32c.h"
+#include "file/valid.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- sources ------------------------------------------------------------ */
+
+struct source *catalogue_source(struct bp_trace *t, uint64_t key, bool create)
+{
+	struct source *s;
+	struct source **grown;
+
+	for (size_t i = 0; i < t->nsrc; i++)
+		if (t->src[i]->info.key == key)
+			return t->src[i];
+	if (!create)
+		return NULL;
+	grown = bp_array_grow(t->src, &t->src_cap, t->nsrc + 1, sizeof(*t->src));
+	if (!grown)
+		return NULL;
+	t->src = grown;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->info.key = key;
+	s->cpu = -1;
+	t->src[t->nsrc++] = s;
+	return s;
+}
+
+static void set_comm(struct source *s, const char comm[16])
+{
+	size_t len = strnlen(comm, 16);
+
+	memcpy(s->info.comm, comm, len);
+	s->info.comm[len] = '\0';
+}
+
+/* ---- chunks ------------------------------------------------------------- */
+
+static int add_ring(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	struct bp_file_ring h;
+	struct source *s;
+	int rc;
+
+	if ((rc = reader_pread(t, off, &h, sizeof(h))) != BP_TRACE_OK)
+		return rc;
+	if (h.ring_bytes > c->size - BP_FILE_RING_OFFSET || h.ring_bytes < BP_RING_CTL_BYTES) {
+		reader_problem(t, "ring chunk at %llu: bad ring size", (unsigned long long)off);
+		return BP_TRACE_OK;
+	}
+	s = catalogue_source(t, c->index, true);
+	if (!s)
+		return BP_TRACE_ENOMEM;
+	if (s->ring.chunk_off)
+		return BP_TRACE_OK;	/* two rings claim one index: keep the first */
+	s->ring.chunk_off = off;
+	s->ring.bytes = h.ring_bytes;
+	s->info.tid = (int32_t)h.tid;
+	s->info.level = h.level;
+	s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
+	s->info.dropped = atomic_load_explicit(&h.dropped, memory_order_relaxed);
+	set_comm(s, h.comm);
+	s->dry = false;
+	return BP_TRACE_OK;
+}
+
+/* A pages chunk's header h (the type 6/8 fields read only for those) is sane. */
+static bool pages_geometry_ok(const struct bp_file_cpages *h, const struct bp_file_chunk *c)
+{
+	if (h->page_size < BP_RING_PAGE_MIN || h->page_size > MAX_PAGE ||
+	    (h->page_size & (h->page_size - 1)) || h->npages == 0)
+		return false;
+	if (c->type == BP_CHUNK_PAGES)
+		return (uint64_t)h->npages * h->page_size <= c->size - BP_FILE_PAGES_OFFSET;
+	/* types 6 and 8: type 4's header, with data_bytes in its reserved bytes */
+	return h->data_bytes >= BP_COMPACT_ENTRY_HDR &&
+	       h->data_bytes <= c->size - BP_FILE_PAGES_OFFSET &&
+	       (uint64_t)h->npages * BP_COMPACT_ENTRY_HDR <= h->data_bytes;
+}
+
+/* The ring's counters a pages chunk carries: newer than the accounts'. */
+static void pages_counters(struct source *s, const struct bp_file_cpages *h, bool compact)
+{
+	uint64_t waits = compact ? h->block_waits : 0, wait_ns = compact ? h->block_ns : 0;
+
+	if (s->counters != COUNTERS_END) {
+		if (h->written >= s->claimed)
+			s->claimed = h->written;
+		if (h->written >= s->info.written)
+			s->info.written = h->written;
+		if (h->discarded >= s->info.discarded)
+			s->info.discarded = h->discarded;
+	}
+	/* Block-mode waits: only the pages chunks carry them (the latest wins). */
+	if (waits >= s->info.block_waits && wait_ns >= s->info.block_ns) {
+		s->info.block_waits = waits;
+		s->info.block_ns = wait_ns;
+	}
+}
+
+static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	bool compact = c->type != BP_CHUNK_PAGES;
+	struct bp_file_cpages h;
+	struct pages_chunk pc;
+	unsigned char first[24];	/* the first page's seq .. first_rec */
+	struct source *s;
+	int rc;
+
+	if ((rc = reader_pread(t, off, &h, sizeof(h))) != BP_TRACE_OK)
+		return rc;
+	if (!pages_geometry_ok(&h, c)) {
+		reader_problem(t, "pages chunk at %llu: bad geometry", (unsigned long long)off);
+		return BP_TRACE_OK;
+	}
+	if (h.discarded > h.written)
+		reader_problem(t, "pages chunk at %llu: %llu records discarded of %llu written",
+			       (unsigned long long)off, (unsigned long long)h.discarded,
+			       (unsigned long long)h.written);
+	if ((rc = reader_pread(t, off + BP_FILE_PAGES_OFFSET, first, sizeof(first))) != BP_TRACE_OK)
+		return rc;
+	s = catalogue_source(t, h.ring_index, true);
+	if (!s)
+		return BP_TRACE_ENOMEM;
+	memset(&pc, 0, sizeof(pc));
+	pc.off = off;
+	memcpy(&pc.first_seq, first, sizeof(pc.first_seq));
+	memcpy(&pc.first_rec, first + 16, sizeof(pc.first_rec));
+	pc.page_size = h.page_size;
+	pc.npages = h.npages;
+	pc.type = c->type;
+	pc.data_bytes = compact ? h.data_bytes : 0;
+	pc.copied_before = compact ? h.copied_before : 0;
+	pc.nrec = UINT64_MAX;
+	if ((rc = stream_add_chunk(t, s, &pc)) != BP_TRACE_OK)
+		return rc;
+	s->info.tid = (int32_t)h.tid;
+	s->info.level = h.level;
+	set_comm(s, h.comm);
+	pages_counters(s, &h, compact);
+	s->info.page_size = h.page_size;
+	s->dry = false;
+	if (s->phase == SOURCE_DONE && !s->dead)
+		s->phase = SOURCE_STREAMED;
+	return BP_TRACE_OK;
+}
+
+/* Entry e of an end or accounts chunk into its source. */
+static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring *r, bool end)
+{
+	struct source *s;
+
+	if (!r->ring_index)
+		return BP_TRACE_OK;	/* an accounts slot not filled */
+	if (r->discarded > r->written || r->copied > r->written - r->discarded ||
+	    r->lost_records > r->written - r->discarded - r->copied)
+		reader_problem(t, "%s chunk: ring %llu counts more records (%llu copied, %llu lost, "
+			       "%llu discarded) than were written (%llu)", end ? "end" : "accounts",
+			       (unsigned long long)r->ring_index, (unsigned long long)r->copied,
+			       (unsigned long long)r->lost_records, (unsigned long long)r->discarded,
+			       (unsigned long long)r->written);
+	s = catalogue_source(t, r->ring_index, true);
+	if (!s)
+		return BP_TRACE_ENOMEM;
+	if (!end && s->counters == COUNTERS_END)
+		return BP_TRACE_OK;
+	if (!s->stream.nchunks && !s->ring.chunk_off) {
+		s->info.tid = (int32_t)r->tid;
+		s->info.level = r->level;
+		s->phase = SOURCE_DONE;	/* a ring that never had a page copied */
+	}
+	if (end || r->written > s->claimed)
+		s->claimed = r->written;
+	if (end || r->written > s->info.written)
+		s->info.written = r->written;
+	if (end || r->discarded > s->info.discarded)
+		s->info.discarded = r->discarded;
+	s->info.dropped = r->dropped;
+	s->info.lost_by_drainer = r->lost_records;
+	s->info.not_copied = 0;
+	s->copied = r->copied;
+	s->counters = end ? COUNTERS_END : COUNTERS_ACCOUNTS;
+	return BP_TRACE_OK;
+}
+
+/*
+ * The end chunk (final counters), or the accounts chunk the header names
+ * (the same entries, as far as a drainer that did not finish got): the
+ * records it never copied are not_copied.  An end chunk wins.
+ */
+static int add_counters(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	bool end = c->type == BP_CHUNK_END;
+	struct bp_file_end h;
+	uint64_t room;
+	int rc;
+
+	if ((rc = reader_pread(t, off, &h, sizeof(h))) != BP_TRACE_OK)
+		return rc;
+	room = (c->size - BP_FILE_END_HDR_BYTES) / BP_FILE_END_RING_BYTES;
+	if (h.count > room) {
+		reader_problem(t, "end chunk at %llu: bad count", (unsigned long long)off);
+		return BP_TRACE_OK;
+	}
+	for (uint32_t i = 0; i < h.count; i++) {
+		struct bp_file_end_ring r;
+
+		if ((rc = reader_pread(t, off + BP_FILE_END_HDR_BYTES + (uint64_t)i * sizeof(r), &r,
+				       sizeof(r))) != BP_TRACE_OK ||
+		    (rc = add_counters_entry(t, &r, end)) != BP_TRACE_OK)
+			return rc;
+	}
+	if (!end)
+		t->info.accounted = 1;
+	return BP_TRACE_OK;
+}
+
+/* A stream of 1.3 or later: the chunk's bytes against its crc (valid.h). */
+static int check_crc(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	enum { PIECE = 64 * 1024 };
+	uint32_t crc = bp_chunk_crc_start(c);
+	unsigned char *buf;
+	int rc = BP_TRACE_OK;
+
+	if (bp_chunk_crc_body(c) && c->size > BP_CHUNK_HDR_BYTES) {
+		if (!(buf = malloc(PIECE)))
+			return BP_TRACE_ENOMEM;
+		for (uint64_t at = BP_CHUNK_HDR_BYTES; at < c->size && rc == BP_TRACE_OK;) {
+			size_t n = c->size - at < PIECE ? (size_t)(c->size - at) : PIECE;
+
+			if ((rc = reader_pread(t, off + at, buf, n)) == BP_TRACE_OK)
+				crc = bp_crc32c(crc, buf, n);
+			at += n;
+		}
+		free(buf);
+		if (rc == BP_TRACE_ENOMEM || rc == BP_TRACE_EIO)
+			return rc;
+	}
+	if (rc != BP_TRACE_OK || crc != c->crc)
+		reader_problem(t, "chunk at %llu (type %u): checksum mismatch, its contents are damaged",
+			       (unsigned long long)off, c->type);
+	return BP_TRACE_OK;
+}
+
+static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	int rc;
+
+	if (bp_file_has_crc(t->info.flags, t->info.minor) && (rc = check_crc(t, off, c)) < 0)
+		return rc;
+	switch (c->type) {
+	case BP_CHUNK_SITES:
+	case BP_CHUNK_LIBS:
+		return tables_add_list(t, off, c->size, c->type);
+	case BP_CHUNK_RING:
+		return add_ring(t, off, c);
+	case BP_CHUNK_PAGES:
+	case BP_CHUNK_CPAGES:
+	case BP_CHUNK_DPAGES:
+		return add_pages(t, off, c);
+	case BP_CHUNK_END:
+		return add_counters(t, off, c);
+	case BP_CHUNK_ACCOUNTS:
+		/* only the one in force; older ones were moved to a bigger chunk */
+		if (off != t->info.accounts_off)
+			return BP_TRACE_OK;
+		t->accounts_found = true;
+		return add_counters(t, off, c);
+	default:
+		return BP_TRACE_OK;
+	}
+}
+
+/* ---- the walk ----------------------------------------------------------- */
+
+static void remember_pending(struct bp_trace *t, uint64_t off)
+{
+	for (size_t i = 0; i < t->npending; i++)
+		if (t->pending[i] == off)
+			return;
+	if (t->npending < MAX_PENDING)
+		t->pending[t->npending++] = off;
+}
+
+/*
+ * Where a chunk should begin (at off), bytes c are not a chunk header the
+ * reader takes.  A hole is what a live file may have (an allocation that
+ * failed or was not filled yet); anything else, or a hole in a stream
+ * (written without holes), is damage.  Called once the run of such
+ * offsets is known to end before a chunk, or the file is closed: at the
+ * tail of a file still being written, a header may be half filled in.
+ */
+static void judge_gap(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	static const char *const why[] = {
+		[BP_CHUNK_FLAW_NONE] = "no chunk",
+		[BP_CHUNK_FLAW_ZERO] = "nothing (a hole in a stream)",
+		[BP_CHUNK_FLAW_MAGIC] = "no chunk header",
+		[BP_CHUNK_FLAW_TYPE] = "a chunk of an unknown type",
+		[BP_CHUNK_FLAW_SIZE] = "a chunk of a bad size",
+		[BP_CHUNK_FLAW_PAST_END] = "a chunk that goes past the end of the file (truncated)",
+	};
+	enum bp_chunk_flaw f = bp_chunk_flaw(c, off, t->size);
+
+	if (off < t->gaps_judged)
+		return;	/* said already, at an earlier refresh */
+	t->gaps_judged = off + BP_FILE_ALIGN;
+	if (f == BP_CHUNK_FLAW_ZERO && !(t->info.flags & BP_TRACE_F_STREAM))
+		return;
+	reader_problem(t, "at %llu, where a chunk should begin: %s", (unsigned long long)off, why[f]);
+}
+
+/*
+ * May what is at the file's tail, where a chunk should begin, be judged
+ * now?  Yes in a closed file.  In a stream still being written (or whose
+ * drainer was killed in a write) the last chunk may be cut short; in a
+ * live file a header may be half filled in: anything but the magic with
+ * a bad type or size is left for a later look.
+ */
+static bool tail_settled(const struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	enum bp_chunk_flaw f = bp_chunk_flaw(c, off, t->size);
+
+	if (t->info.flags & BP_TRACE_F_CLOSED)
+		return true;
+	/* a stream's header says where its drainer had written up to */
+	return (t->info.flags & BP_TRACE_F_STREAM) &&
+	       (off < t->info.end_hint || f == BP_CHUNK_FLAW_MAGIC || f == BP_CHUNK_FLAW_TYPE ||
+		f == BP_CHUNK_FLAW_SIZE);
+}
+
+/*
+ * A chunk not complete: in a stream, damage (a drainer writes every chunk
+ * whole and complete); in a live file, one being written (looked at
+ * again later) or abandoned, unless its state is none of those, or it is
+ * a ring chunk whose ring is formatted (the tracer formats a ring only in
+ * a chunk complete).
+ */
+static int judge_pending(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	uint32_t state = bp_chunk_state(c), magic = 0;
+	int rc;
+
+	if (t->info.flags & BP_TRACE_F_STREAM) {
+		reader_problem(t, "chunk at %llu: state %u in a stream", (unsigned long long)off,
+			       state);
+		return BP_TRACE_OK;
+	}
+	if (state != BP_CHUNK_WRITING && state != BP_CHUNK_ABANDONED) {
+		reader_problem(t, "chunk at %llu: state %u", (unsigned long long)off, state);
+		return BP_TRACE_OK;
+	}
+	if (c->type == BP_CHUNK_RING && c->size > BP_FILE_RING_OFFSET + 4) {
+		if ((rc = reader_pread(t, off + BP_FILE_RING_OFFSET, &magic, 4)) < 0 &&
+		    rc != BP_TRACE_EFORMAT)
+			return rc;
+		if (magic == BP_RING_MAGIC) {
+			reader_problem(t, "ring chunk at %llu: a ring in a chunk of state %u",
+				       (unsigned long long)off, state);
+			return BP_TRACE_OK;
+		}
+	}
+	remember_pending(t, off);
+	return BP_TRACE_OK;
+}
+
+/* Walk from t->walk_pos to the end of the file: *taken, the chunks accepted. */
+static int walk(struct bp_trace *t, size_t *taken)
+{
+	struct bp_chunk_walk w = { t->fd, t->walk_pos, t->size };
+	uint64_t bad_from = UINT64_MAX;
+	struct bp_file_chunk c, bad;
+	enum bp_chunk_seen seen;
+	int rc;
+
+	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
+		if (seen == BP_CHUNK_SEEN_NONE) {
+			if (bad_from == UINT64_MAX) {
+				bad_from = w.off;
+				bad = c;
+			}
+			w.off = reader_next_data(t, w.off + BP_FILE_ALIGN);
+			continue;
+		}
+		if (bad_from != UINT64_MAX)
+			judge_gap(t, bad_from, &bad);
+		if (seen == BP_CHUNK_SEEN_COMPLETE) {
+			if ((rc = accept_chunk(t, w.off, &c)) < 0)
+				return rc;
+			(*taken)++;
+		} else if ((rc = judge_pending(t, w.off, &c)) < 0) {
+			return rc;
+		}
+		bp_chunk_walk_pass(&w, seen, &c);
+		bad_from = UINT64_MAX;
+	}
+	/* Resume at the trailing run of offsets that held no chunk (yet). */
+	t->walk_pos = bad_from != UINT64_MAX ? bad_from : w.off;
+	if (bad_from != UINT64_MAX && tail_settled(t, bad_from, &bad))
+		judge_gap(t, bad_from, &bad);
+	return BP_TRACE_OK;
+}
+
+/* The chunks that were still being written: complete now?  *taken as walk(). */
+static int revisit_pending(struct bp_trace *t, size_t *taken)
+{
+	struct bp_file_chunk c;
+	size_t i = 0;
+	int rc;
+
+	while (i < t->npending) {
+		uint64_t off = t->pending[i];
+		enum bp_chunk_seen seen = bp_chunk_look(t->fd, off, t->size, &c);
+
+		if (seen == BP_CHUNK_SEEN_WRITING || seen == BP_CHUNK_SEEN_SKIP) {
+			i++;
+			continue;
+		}
+		t->pending[i] = t->pending[--t->npending];
+		if (seen == BP_CHUNK_SEEN_COMPLETE) {
+			if ((rc = accept_chunk(t, off, &c)) < 0)
+				return rc;
+			(*taken)++;
+		}
+	}
+	return BP_TRACE_OK;
+}
+
+/* A stream with its end chunk lists every ring there: one the accounts
+ * (or pages chunks) have and the end chunk has not is damage. */
+static void check_counted(struct bp_trace *t)
+{
+	bool end = false;
+
+	for (size_t i = 0; i < t->nsrc && !end; i++)
+		end = t->src[i]->counters == COUNTERS_END;
+	for (size_t i = 0; end && i < t->nsrc; i++)
+		if (t->src[i]->counters != COUNTERS_END && !t->src[i]->uncounted_said) {
+			t->src[i]->uncounted_said = true;
+			reader_problem(t, "ring %llu is not in the end chunk",
+				       (unsigned long long)t->src[i]->info.key);
+		}
+}
+
+/* ---- ring chunks reused, retired rings (format 1.3) -------------------- */
+
+/*
+ * The live file reuses an exited thread's ring chunk for a new ring
+ * (docs/file-format.md, "Ring chunks reused"), and counts in its header
+ * the rings it reused while their records were in no other file.  Those
+ * are one more source here, key 0 (no chunk has index 0), tid -1,
+ * "(retired)": its stored records all overwritten.  A ring chunk whose
+ * index changed under this reader (seen at an update, or by ring_next()
+ * right after a record was read from it) holds a new ring: the old one is
+ * over (left as read or, if it had exited, its counts moved into the
+ * retired ring, which counts it now), and the chunk is looked at again as
+ * a new one.  The only place that knows of reuse.
+ */
+static void retired_counts(struct bp_trace *t)
+{
+	uint64_t c[3];	/* retired_rings and missing_libs, retired_written, retired_discarded */
+	struct source *r = catalogue_source(t, 0, false);
+	struct bp_trace_ring *in;
+
+	if (reader_pread(t, offsetof(struct bp_file_header, retired_rings), c, sizeof(c)) !=
+		    BP_TRACE_OK || !c[1] || (!r && !(r = catalogue_source(t, 0, true))))
+		return;
+	in = &r->info;
+	in->tid = -1;
+	memcpy(in->comm, "(retired)", sizeof("(retired)"));
+	in->state = BP_RING_EXITED;
+	in->written = r->claimed = c[1];
+	in->discarded = c[2] < c[1] ? c[2] : c[1];
+	in->overwritten = c[1] - in->discarded > in->read ? c[1] - in->discarded - in->read : 0;
+	r->first_kept = in->overwritten;	/* bp_trace_overwritten_estimate() */
+	r->counters = COUNTERS_FROZEN;		/* the header's: accounts.c leaves them */
+	r->phase = SOURCE_DONE;
+}
+
+void catalogue_ring_reused(struct bp_trace *t, struct source *s)
+{
+	struct source *r;
+
+	s->dead = true;
+	s->counters = COUNTERS_FROZEN;	/* as they were: the ring they counted is gone */
+	remember_pending(t, s->ring.chunk_off);
+	bp_unmap(&s->ring.map);		/* what it maps is another ring's now */
+	s->ring.mem = NULL;
+	s->ring.chunk_off = 0;
+	if (s->info.state == BP_RING_EXITED && (r = catalogue_source(t, 0, true))) {
+		r->info.read += s->info.read;	/* the retired ring counts it now */
+		memset(&s->info.written, 0, sizeof(s->info) - offsetof(struct bp_trace_ring, written));
+		s->claimed = 0;
+	}
+	retired_counts(t);
+}
+
+/* The ring chunks known to a reader following a live file, and the retired ring. */
+static void reused_rings(struct bp_trace *t)
+{
+	for (size_t i = 0; t->live && i < t->nsrc; i++) {
+		struct source *s = t->src[i];
+		struct bp_file_ring h;
+
+		if (!s->ring.chunk_off || s->dead ||
+		    reader_pread(t, s->ring.chunk_off, &h, sizeof(h)) != BP_TRACE_OK)
+			continue;
+		if (h.chunk.index == s->info.key)
+			s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
+		else
+			catalogue_ring_reused(t, s);
+	}
+	retired_counts(t);
+}
+
+/* The file's size, as it is now. */
+int reader_measure(struct bp_trace *t)
+{
+	struct stat st;
+
+	if (fstat(t->fd, &st) != 0)
+		return BP_TRACE_EIO;
+	t->size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	t->info.file_size = t->size;
+	return BP_TRACE_OK;
+}
+
+int catalogue_update(struct bp_trace *t, uint32_t want_site)
+{
+	size_t taken = 0;
+	int rc;
+
+	for (size_t i = 0; i < t->nlists; i++)
+		if ((rc = tables_parse_list(t, &t->lists[i])) < 0)
+			return rc;
+	if (!want_site || !tables_site(t, want_site)) {
+		if ((rc = reader_measure(t)) == BP_TRACE_OK &&
+		    ((rc = revisit_pending(t, &taken)) < 0 || (rc = walk(t, &taken)) < 0))
+			return want_site ? BP_TRACE_EIO : rc;
+		if (rc != BP_TRACE_OK && !want_site)
+			return rc;
+	}
+	tables_sort_sites(t);
+	if (taken)
+		check_counted(t);
+	if (taken || !want_site) {
+		accounts_update(t);
+		reused_rings(t);	/* after the accounts: the retired ring's are the header's */
+		t->merge_all = true;	/* new sources, or sources with more */
+	}
+	return BP_TRACE_OK;
+}

@@ -1,0 +1,389 @@
+/*
+ * Opening a trace file (reading.h): the header checked (valid.c) and
+ * decoded, the catalogue made (catalogue.c), and what the other files of
+ * the reader share: problems, bounded reads, holes.  Closing, and the
+ * refresh of a file a writer may still be adding to.
+ */
+#include "file/reading.h"
+
+#include "file/valid.h"
+#include "trace/safe_open.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+void reader_problem(struct bp_trace *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->problems++ == 0) {
+		va_start(ap, fmt);
+		bp_vsnprintf(t->first_problem, sizeof(t->first_problem), fmt, ap);
+		va_end(ap);
+	}
+}
+
+int reader_pread(struct bp_trace *t, uint64_t off, void *buf, size_t n)
+{
+	unsigned char *p = buf;
+
+	if (off > t->size || n > t->size - off)
+		return BP_TRACE_EFORMAT;
+	while (n > 0) {
+		ssize_t r = pread(t->fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return BP_TRACE_EIO;
+		if (r == 0)
+			return BP_TRACE_EFORMAT;	/* shrank under us */
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return BP_TRACE_OK;
+}
+
+/*
+ * The next offset from off (aligned) that may hold a chunk header: the
+ * start of the next data region, so that a hole (a sparse file, or space
+ * allocated but never written) costs one lseek, not one read per align.
+ * Where SEEK_DATA is not supported, off itself.
+ */
+uint64_t reader_next_data(struct bp_trace *t, uint64_t off)
+{
+	off_t d;
+
+	if (off >= t->size)
+		return off;
+	d = lseek(t->fd, (off_t)off, SEEK_DATA);
+	if (d < 0)
+		return errno == ENXIO ? t->size : off;	/* ENXIO: nothing but a hole is left */
+	return (uint64_t)d > off ? (uint64_t)d & ~(uint64_t)(BP_FILE_ALIGN - 1) : off;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+/* The calibration in force: a two-slot seqlock (docs/file-format.md). */
+static void read_calib(struct bp_trace *t, const struct bp_file_header *h,
+		       struct bp_clock_calib *out)
+{
+	uint64_t s1 = atomic_load_explicit(&h->calib_seq, memory_order_relaxed), s2;
+
+	*out = h->calib[s1 & 1u];
+	for (int tries = 0; tries < 100; tries++) {
+		if (reader_pread(t, offsetof(struct bp_file_header, calib_seq), &s1, sizeof(s1)) ||
+		    reader_pread(t, offsetof(struct bp_file_header, calib) + (s1 & 1u) * sizeof(*out),
+				 out, sizeof(*out)) ||
+		    reader_pread(t, offsetof(struct bp_file_header, calib_seq), &s2, sizeof(s2)) ||
+		    s1 == s2)
+			return;
+	}
+}
+
+/* Where the accounts are and why the writes stopped (stream files); what
+ * the live file had no room for (either kind). */
+static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
+{
+	bool stream = atomic_load_explicit(&h->flags, memory_order_relaxed) & BP_FILE_F_STREAM;
+
+	in->stop_reason = stream ? h->stop_reason : 0;
+	in->stop_errno = stream ? (int)h->stop_errno : 0;
+	in->stop_record = stream ? h->stop_record : 0;
+	in->accounts_off = stream ? h->accounts : 0;
+	in->memory_rings = atomic_load_explicit(&h->memory_rings, memory_order_relaxed);
+	in->memory_records = atomic_load_explicit(&h->memory_records, memory_order_relaxed);
+	in->missing_sites = atomic_load_explicit(&h->missing_sites, memory_order_relaxed);
+}
+
+/* The process's name and its arguments, printable. */
+static void read_command(struct bp_trace_info *in, const struct bp_file_header *h)
+{
+	size_t n = strnlen(h->comm, sizeof(h->comm)), o = 0;
+	uint32_t len, i;
+
+	memcpy(in->comm, h->comm, n);
+	in->comm[n] = '\0';
+	len = h->cmdline_len < BP_FILE_CMDLINE_MAX ? h->cmdline_len : BP_FILE_CMDLINE_MAX;
+	for (i = 0; i < len && o + 3 < sizeof(in->cmdline); i++) {
+		char c = h->cmdline[i];
+
+		if (c == '\0' && (i == 0 || h->cmdline[i - 1] == '\0')) {
+			/* an empty argument, as a shell writes it */
+			in->cmdline[o++] = '\'';
+			in->cmdline[o++] = '\'';
+		}
+		in->cmdline[o++] = c == '\0' ? ' ' : (c < ' ' || c == 0x7f) ? '?' : c;
+	}
+	while (o > 0 && in->cmdline[o - 1] == ' ')
+		o--;
+	in->cmdline[o] = '\0';
+}
+
+/* Fields of a header that passed bp_valid_header() that cannot be. */
+static void check_header(struct bp_trace *t, const struct bp_file_header *h)
+{
+	uint32_t flags = t->info.flags;
+	bool stream = flags & BP_FILE_F_STREAM;
+
+	if (flags & ~(BP_FILE_F_STREAM | BP_FILE_F_CLOSED | BP_FILE_F_CRC))
+		reader_problem(t, "header: unknown flags %#x", flags);
+	if (h->cmdline_len > BP_FILE_CMDLINE_MAX)
+		reader_problem(t, "header: a command line of %u bytes", h->cmdline_len);
+	if (h->ring_mode > BP_RING_BLOCK)
+		reader_problem(t, "header: ring mode %u", h->ring_mode);
+	if (stream && h->stop_reason > BP_FILE_STOP_IO)
+		reader_problem(t, "header: stop reason %u", h->stop_reason);
+	if ((flags & BP_FILE_F_CRC) && (!stream || h->minor < BP_FILE_MINOR_CRC))
+		reader_problem(t, "header: checksums in a %s file of format 1.%u",
+			       stream ? "stream" : "live", h->minor);
+	if (stream && h->minor >= BP_FILE_MINOR_CRC && !(flags & BP_FILE_F_CRC))
+		reader_problem(t, "header: a stream of format 1.%u without its checksums", h->minor);
+	if (!bp_clock_name((enum bp_clock_id)t->calib.clock_id))
+		reader_problem(t, "header: unknown clock %u", t->calib.clock_id);
+}
+
+static int read_header(struct bp_trace *t, char *err, size_t errlen)
+{
+	struct bp_file_header h;
+	struct bp_trace_info *in = &t->info;
+	size_t have = t->size < sizeof(h) ? (size_t)t->size : sizeof(h);
+	const char *why;
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	if (have >= sizeof(h.magic) && (rc = reader_pread(t, 0, &h, have)) != BP_TRACE_OK) {
+		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_EIO ? strerror(errno) : "cannot read");
+		return rc;
+	}
+	if ((why = bp_valid_header(&h, have, err, errlen)) != NULL) {
+		if (why != err)
+			bp_snprintf(err, errlen, "%s", why);
+		return BP_TRACE_EFORMAT;
+	}
+	in->major = h.major;
+	in->minor = h.minor;
+	in->flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
+	in->word_size = h.word_size;
+	in->ring_mode = h.ring_mode;
+	in->pid = (int64_t)h.pid;
+	in->start_realtime_ns = h.start_realtime_ns;
+	in->start_mono_ns = h.start_mono_ns;
+	in->end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
+	read_stop(in, &h);
+	read_calib(t, &h, &t->calib);
+	in->clock_name = bp_clock_name((enum bp_clock_id)t->calib.clock_id);
+	in->clock = in->clock_name ? t->calib.clock_id : BP_CLOCK_NR;
+	if (!in->clock_name)
+		in->clock_name = "unknown";
+	read_command(in, &h);
+	check_header(t, &h);
+	return BP_TRACE_OK;
+}
+
+/* A newer header (a live writer's calibration, the drainer's final copy). */
+static void reread_header(struct bp_trace *t)
+{
+	struct bp_file_header h;
+	char why[128];
+
+	if (t->size < sizeof(h) || reader_pread(t, 0, &h, sizeof(h)) != BP_TRACE_OK ||
+	    bp_valid_header(&h, sizeof(h), why, sizeof(why)))
+		return;
+	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
+	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
+	read_stop(&t->info, &h);
+	read_calib(t, &h, &t->calib);
+}
+
+/*
+ * A file that goes on past both its last chunk and the header's end with
+ * nothing but a hole was not left so by a writer (live files grow to `end`
+ * at most, stream files are written without holes): say so once, at open.
+ */
+static void check_tail(struct bp_trace *t)
+{
+	uint64_t from = t->walk_pos > t->info.end_hint ? t->walk_pos : t->info.end_hint;
+
+	if (from >= t->size || t->size - from < BP_FILE_ALIGN)
+		return;
+	if (lseek(t->fd, (off_t)from, SEEK_DATA) < 0 && errno == ENXIO)
+		reader_problem(t, "no chunk in its last %llu bytes, a hole past the header's end",
+			       (unsigned long long)(t->size - from));
+}
+
+/*
+ * The header's end against the file: a stream's drainer writes it after
+ * the chunks before it; a live file's writer grows the file before it
+ * fills a chunk, unless the disk was full (then the header counts what it
+ * had no room for).  Less file than that: it was cut.  And the accounts
+ * the header names must be there.
+ */
+static void check_size(struct bp_trace *t)
+{
+	const struct bp_trace_info *in = &t->info;
+	bool stream = in->flags & BP_TRACE_F_STREAM;
+
+	if (in->end_hint > t->size && (stream || (!in->memory_rings && !in->missing_sites)))
+		reader_problem(t, "truncated: %llu bytes, where the header says %llu",
+			       (unsigned long long)t->size, (unsigned long long)in->end_hint);
+	if (in->accounts_off && !t->accounts_found)
+		reader_problem(t, "the accounts the header names (at %llu) are not there",
+			       (unsigned long long)in->accounts_off);
+	/* a drainer of 1.3 writes its accounts first, unless that write failed */
+	if (stream && (in->flags & BP_TRACE_F_CRC) && !in->accounts_off && !in->stop_reason)
+		reader_problem(t, "header: a stream of format 1.%u without its accounts", in->minor);
+}
+
+/*
+ * Is the live file's writer gone, so that what its rings hold is final?
+ * It is if it closed the file, or if its process is not running with the
+ * file mapped (a program killed: no process of that pid, or one that
+ * does not map this file, the pid reused).  Asked at open and at every
+ * refresh; a file whose process cannot be looked at counts as written.
+ */
+static bool writer_gone(const struct bp_trace *t)
+{
+	char path[64], line[512];
+	struct stat st;
+	bool mapped = false;
+	FILE *maps;
+
+	if ((t->info.flags & BP_TRACE_F_CLOSED) || (t->info.flags & BP_TRACE_F_STREAM))
+		return true;
+	if (t->info.pid <= 0 || t->info.pid > INT32_MAX || fstat(t->fd, &st) != 0)
+		return false;
+	if (kill((pid_t)t->info.pid, 0) != 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%lld/maps", (long long)t->info.pid);
+	if (!(maps = fopen(path, "re")))
+		return false;
+	while (!mapped && fgets(line, sizeof(line), maps)) {
+		unsigned maj, min;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3)
+			mapped = ino == (unsigned long long)st.st_ino &&
+				 maj == major(st.st_dev) && min == minor(st.st_dev);
+	}
+	fclose(maps);
+	return !mapped;
+}
+
+/* ---- open, close, refresh ---------------------------------------------- */
+
+/* The header and the catalogue of t's file; err says why not. */
+static int open_file(struct bp_trace *t, char *err, size_t errlen)
+{
+	int rc = reader_measure(t);
+
+	if (rc != BP_TRACE_OK) {
+		bp_snprintf(err, errlen, "%s", strerror(errno));
+		return rc;
+	}
+	if ((rc = read_header(t, err, errlen)) != BP_TRACE_OK)
+		return rc;
+	t->walk_pos = BP_FILE_HEADER_BYTES;
+	t->writer_gone = writer_gone(t);
+	rc = catalogue_update(t, 0);
+	check_tail(t);
+	check_size(t);
+	if (rc != BP_TRACE_OK)
+		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_ENOMEM ? strerror(ENOMEM)
+				      : rc == BP_TRACE_EIO ? strerror(errno) : "corrupt file");
+	return rc;
+}
+
+struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size_t errlen,
+			       int *rcp)
+{
+	struct bp_trace *t = calloc(1, sizeof(*t));
+	const char *why;
+	long pg = sysconf(_SC_PAGESIZE);
+	int rc;
+
+	if (!t) {
+		bp_snprintf(err, errlen, "%s", strerror(ENOMEM));
+		if (rcp)
+			*rcp = BP_TRACE_ENOMEM;
+		return NULL;
+	}
+	t->os_page = pg > 0 ? (size_t)pg : 4096u;
+	t->taken = SIZE_MAX;
+	t->open_flags = flags;
+	t->hook = (struct bp_pointer_hook){ "Ss", reader_print_symbol, t };
+	t->fd = bp_open_input(path, &why);	/* a regular file, opened without blocking */
+	if (t->fd < 0) {
+		bp_snprintf(err, errlen, "%s", why ? why : strerror(errno));
+		free(t);
+		if (rcp)
+			*rcp = BP_TRACE_EIO;
+		return NULL;
+	}
+	rc = open_file(t, err, errlen);
+	if (rc != BP_TRACE_OK) {
+		bp_trace_close(t);
+		t = NULL;
+	}
+	if (rcp)
+		*rcp = rc;
+	return t;
+}
+
+static void source_free(struct source *s)
+{
+	bp_unmap(&s->ring.map);
+	stream_free(&s->stream);
+	free(s);
+}
+
+void bp_trace_close(struct bp_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nsrc; i++)
+		source_free(t->src[i]);
+	free(t->src);
+	tables_free(t);
+	free(t->merge.e);
+	bp_symbols_free(t->sym);
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t);
+}
+
+int bp_trace_refresh(struct bp_trace *t)
+{
+	int rc;
+
+	t->live = true;
+	if ((rc = reader_measure(t)) != BP_TRACE_OK)
+		return rc;
+	reread_header(t);
+	t->writer_gone = writer_gone(t);
+	if ((rc = catalogue_update(t, 0)) < 0)
+		return rc;
+	for (size_t i = 0; i < t->nsrc; i++) {
+		struct source *s = t->src[i];
+
+		s->dry = false;
+		if (s->phase == SOURCE_DONE && !s->dead &&
+		    (s->ring.chunk_off || s->stream.chunk < s->stream.nchunks))
+			s->phase = s->stream.chunk < s->stream.nchunks ? SOURCE_STREAMED : SOURCE_RING;
+	}
+	t->merge_all = true;	/* every source may have more now */
+	return BP_TRACE_OK;
+}
+
+const struct bp_trace_info *bp_trace_info(const struct bp_trace *t)
+{
+	return &t->info;
+}

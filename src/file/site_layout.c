@@ -1,0 +1,494 @@
+/*
+ * A call site's layout (site_layout.h, docs/fields.md).  One walk of the
+ * decoder's tokens gives the fields: each value conversion and each '*'
+ * width or precision, in the order the argument plan stores them, zipped
+ * with the plan's slots (which say how the block holds each one); the
+ * names come from the literal text between conversions, by the rule of
+ * docs/fields.md.  Reading a block is then a loop over the fields with the
+ * bounded readers of format/block.h.
+ */
+#include "file/site_layout.h"
+
+#include "file/reader.h"
+#include "format/block.h"
+#include "format/emit.h"
+
+#include <bprint.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a '*' value is to its conversion. */
+enum star_role { STAR_NONE, STAR_WIDTH, STAR_PRECISION };
+
+/* The walk: the layout being filled, and the names as offsets into a
+ * growing text (pointers are set once it stops moving). */
+struct walk {
+	struct bp_site_layout *l;
+	const char *fmt;
+	unsigned nslot;			/* plan slots consumed */
+	unsigned nconv;			/* value conversions named so far */
+	unsigned first;			/* the fields of the conversion being read start here */
+	uint8_t role[BP_PLAN_MAX_ARGS];	/* enum star_role of each field */
+	uint32_t word_off, word_len;	/* the last word since the previous conversion */
+	uint32_t conv_off;		/* where the conversion being read starts */
+	bool in_star;			/* after a '*': the conversion goes on */
+	char *text;			/* the names, NUL-separated */
+	size_t len, cap;
+	uint32_t name_at[BP_PLAN_MAX_ARGS];
+	bool oom, bad;
+};
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* The last word of the literal text [off, off + len) of the format, if any. */
+static void scan_words(struct walk *w, uint32_t off, uint32_t len)
+{
+	const char *s = w->fmt + off;
+
+	for (uint32_t i = 0; i < len;) {
+		uint32_t start = i;
+
+		if (!word_char(s[i])) {
+			i++;
+			continue;
+		}
+		while (i < len && word_char(s[i]))
+			i++;
+		if (s[start] < '0' || s[start] > '9') {
+			w->word_off = off + start;
+			w->word_len = i - start;
+		}
+	}
+}
+
+/* "arg" then decimal digits, as the fallback names are; with a suffix too. */
+static bool arg_form(const char *s, size_t n)
+{
+	size_t i = 3;
+
+	if (n < 4 || memcmp(s, "arg", 3) || s[3] < '0' || s[3] > '9')
+		return false;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i == n || (n - i == 6 && !memcmp(s + i, "_width", 6)) ||
+	       (n - i == 10 && !memcmp(s + i, "_precision", 10));
+}
+
+static const char *name_of(const struct walk *w, unsigned field)
+{
+	return w->text + w->name_at[field];
+}
+
+/* Is base + suffix the name of one of the first n fields? */
+static bool taken(const struct walk *w, unsigned n, const char *base, size_t blen,
+		  const char *suffix)
+{
+	size_t slen = strlen(suffix);
+
+	for (unsigned k = 0; k < n; k++) {
+		const char *name = name_of(w, k);
+
+		if (strlen(name) == blen + slen && !memcmp(name, base, blen) &&
+		    !memcmp(name + blen, suffix, slen))
+			return true;
+	}
+	return false;
+}
+
+/* Room for one more name of up to n bytes and its NUL. */
+static bool reserve(struct walk *w, size_t n)
+{
+	size_t cap = w->cap ? w->cap : 256;
+	char *p;
+
+	if (w->len + n + 1 <= w->cap)
+		return true;
+	while (cap < w->len + n + 1)
+		cap *= 2;
+	if (!(p = realloc(w->text, cap))) {
+		w->oom = true;
+		return false;
+	}
+	w->text = p;
+	w->cap = cap;
+	return true;
+}
+
+/*
+ * Field i is named base + suffix (base not inside w->text), then '_' is
+ * appended while an earlier field has the name: the rule's choices never
+ * clash (docs/fields.md); only the '*' values of a conversion that stores
+ * no value ("%*%") can, and i earlier names take at most i rounds.
+ */
+static void set_name(struct walk *w, unsigned i, const char *base, size_t blen,
+		     const char *suffix)
+{
+	size_t slen = strlen(suffix), n = blen + slen;
+	char *p;
+
+	if (!reserve(w, n + i)) {
+		w->name_at[i] = 0;
+		return;
+	}
+	p = w->text + w->len;
+	memcpy(p, base, blen);
+	memcpy(p + blen, suffix, slen);
+	p[n] = '\0';
+	while (taken(w, i, p, n, ""))
+		p[n++] = '_', p[n] = '\0';
+	w->name_at[i] = (uint32_t)w->len;
+	w->len += n + 1;
+}
+
+static const char *suffix_of(uint8_t role)
+{
+	return role == STAR_WIDTH ? "_width" : role == STAR_PRECISION ? "_precision" : "";
+}
+
+/* Name the conversion whose own value is field v, its '*' values being the
+ * fields w->first .. v - 1: after its word, unless there is none, it has
+ * the fallback's form, or it (or a name it gives a '*' value) is taken. */
+static void name_conversion(struct walk *w, unsigned v)
+{
+	const char *word = w->fmt + w->word_off;
+	size_t wl = w->word_len;
+	char fallback[16];
+	bool use = wl && !arg_form(word, wl) && !taken(w, w->first, word, wl, "");
+
+	for (unsigned k = w->first; k < v && use; k++)
+		use = !taken(w, w->first, word, wl, suffix_of(w->role[k]));
+	if (!use) {
+		snprintf(fallback, sizeof(fallback), "arg%u", w->nconv);
+		word = fallback;
+		wl = strlen(fallback);
+	}
+	for (unsigned k = w->first; k < v; k++)
+		set_name(w, k, word, wl, suffix_of(w->role[k]));
+	set_name(w, v, word, wl, "");
+}
+
+/* '*' values whose conversion stores no value ("%*%", "%*n"): "starK",
+ * K their field index. */
+static void name_orphans(struct walk *w)
+{
+	char name[16];
+
+	for (unsigned k = w->first; k < w->l->pub.nfields; k++) {
+		snprintf(name, sizeof(name), "star%u", k);
+		set_name(w, k, name, strlen(name), "");
+	}
+}
+
+/* The field of one token's value, with the plan's next slot; false (and
+ * w->bad) if the plan has no slot left for it. */
+static bool add_field(struct walk *w, const struct bp_printf_spec *spec)
+{
+	static const uint8_t int_size[] = {
+		[BP_LEN_NONE] = 4, [BP_LEN_HH] = 1, [BP_LEN_H] = 2, [BP_LEN_L] = 8,
+		[BP_LEN_LL] = 8, [BP_LEN_J] = 8, [BP_LEN_Z] = 8, [BP_LEN_T] = 8,
+	};
+	struct bp_site_layout *l = w->l;
+	unsigned i = l->pub.nfields;
+	struct bp_trace_field *f = &l->field[i];
+	uint8_t kind;
+
+	if (w->nslot >= l->plan.nargs || (kind = l->plan.slot[w->nslot].kind) == BP_ARG_SKIP) {
+		w->bad = true;
+		return false;
+	}
+	w->nslot++;
+	*f = (struct bp_trace_field){ .conv = spec->conv, .conversion = w->nconv };
+	w->role[i] = STAR_NONE;
+	switch (spec->type) {
+	case BP_FMT_WIDTH:
+	case BP_FMT_PRECISION:
+		f->type = BP_FIELD_SIGNED, f->size = 4, f->base = 10, f->conv = '*';
+		w->role[i] = spec->type == BP_FMT_WIDTH ? STAR_WIDTH : STAR_PRECISION;
+		break;
+	case BP_FMT_INT:
+		f->type = spec->flags & BP_FLAG_SIGNED ? BP_FIELD_SIGNED : BP_FIELD_UNSIGNED;
+		f->size = spec->length < sizeof(int_size) ? int_size[spec->length] : 8;
+		f->base = spec->base;
+		break;
+	case BP_FMT_CHAR:
+		f->type = BP_FIELD_CHAR, f->size = 1;
+		break;
+	case BP_FMT_STR:
+		f->type = BP_FIELD_STRING;
+		break;
+	case BP_FMT_PTR:
+		f->type = BP_FIELD_POINTER, f->size = 8, f->base = 16;
+		break;
+	default:	/* BP_FMT_FLOAT */
+		f->type = BP_FIELD_FLOAT, f->size = 8;
+		break;
+	}
+	l->slot[i] = kind;
+	l->pub.nfields++;
+	return true;
+}
+
+/* The fields w->first .. nfields - 1 belong to the conversion ending at end. */
+static void set_text(struct walk *w, uint32_t end)
+{
+	for (unsigned k = w->first; k < w->l->pub.nfields; k++) {
+		w->l->text[k].offset = w->conv_off;
+		w->l->text[k].len = end - w->conv_off;
+	}
+}
+
+/* A conversion ends: the next one's fields start here, its words anew. */
+static void conversion_done(struct walk *w)
+{
+	w->first = w->l->pub.nfields;
+	w->word_len = 0;
+}
+
+/* One token: its fields and names.  *skip_letter: a %pS took the letter
+ * that starts the next literal. */
+static void take_token(struct walk *w, struct bp_printf_spec *spec, uint32_t off, uint32_t len,
+		       bool *skip_letter)
+{
+	struct bp_site_layout *l = w->l;
+	bool fields = l->has_plan && !w->bad;
+
+	if (spec->type != BP_FMT_LITERAL && !w->in_star)
+		w->conv_off = off;
+	w->in_star = spec->type == BP_FMT_WIDTH || spec->type == BP_FMT_PRECISION;
+	switch (spec->type) {
+	case BP_FMT_LITERAL:
+		if (*skip_letter)
+			off++, len--;
+		scan_words(w, off, len);
+		break;
+	case BP_FMT_PERCENT:	/* literal text '%', but it ends a '*' run */
+		set_text(w, off + len);
+		if (w->first < l->pub.nfields)
+			name_orphans(w);
+		w->first = l->pub.nfields;
+		break;
+	case BP_FMT_WIDTH:
+	case BP_FMT_PRECISION:
+		if (fields)
+			add_field(w, spec);
+		if (spec->type == BP_FMT_PRECISION)
+			spec->precision = 0;	/* a value comes at run time, as in the plan */
+		return;
+	case BP_FMT_NRCHARS:
+		if (fields && (w->nslot >= l->plan.nargs || l->plan.slot[w->nslot++].kind != BP_ARG_SKIP))
+			w->bad = true;
+		/* fall through */
+	case BP_FMT_INVALID:
+	case BP_FMT_NONE:
+		set_text(w, off + len);
+		name_orphans(w);
+		conversion_done(w);
+		break;
+	default: {	/* a value conversion */
+		char next = w->fmt[off + len];
+
+		*skip_letter = spec->type == BP_FMT_PTR && (next == 'S' || next == 's');
+		if (*skip_letter)
+			l->pub.flags |= BP_LAYOUT_SYMBOLS;
+		if (fields && add_field(w, spec)) {
+			l->symbol[l->pub.nfields - 1] = *skip_letter ? next : 0;
+			name_conversion(w, l->pub.nfields - 1);
+			set_text(w, off + len + *skip_letter);
+		}
+		w->nconv++;
+		conversion_done(w);
+		return;
+	}
+	}
+	*skip_letter = false;
+}
+
+/* Decode the format once: with a plan, the fields and their names. */
+static bool walk_format(struct walk *w)
+{
+	struct bp_printf_spec spec = { 0 };
+	bool skip_letter = false;
+
+	for (uint32_t off = 0;;) {
+		uint32_t used = (uint32_t)bp_format_decode(w->fmt + off, &spec);
+
+		take_token(w, &spec, off, used, &skip_letter);
+		if (spec.type == BP_FMT_NONE || w->oom)
+			break;
+		off += used;
+	}
+	return !w->oom;
+}
+
+struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const char *fmt)
+{
+	struct bp_site_layout *l = calloc(1, sizeof(*l));
+	struct walk w = { .l = l, .fmt = fmt };
+
+	if (!l)
+		return NULL;
+	l->pub.site_id = site_id;
+	l->pub.fields = l->field;
+	l->format = fmt;
+	if (kind == BPRINT__SITE_PUTS) {
+		l->puts = l->has_plan = true;
+		return l;
+	}
+	l->has_plan = bp_format_compile(fmt, &l->plan) == 0;
+	if (!(l->pf = bp_format_parse(fmt)) || !walk_format(&w)) {
+		free(w.text);
+		bp_site_layout_free(l);
+		return NULL;
+	}
+	if (w.bad || w.nslot != l->plan.nargs) {
+		l->has_plan = false;	/* the two walks disagree: never expected */
+		l->pub.nfields = 0;
+	}
+	l->names = w.text;
+	for (unsigned i = 0; i < l->pub.nfields; i++)
+		l->field[i].name = w.text + w.name_at[i];
+	return l;
+}
+
+void bp_site_layout_free(struct bp_site_layout *l)
+{
+	if (!l)
+		return;
+	bp_format_parsed_free(l->pf);
+	free(l->names);
+	free(l);
+}
+
+/* One value from the block; false if the block does not hold it. */
+/* An integer as printf reduces it to its conversion's length ("%hhd" of
+ * 300 is 44), sign-extended for signed fields. */
+static inline uint64_t reduce(uint8_t type, uint8_t size, uint64_t raw)
+{
+	bool is_signed = type == BP_FIELD_SIGNED;
+
+	switch (size) {
+	case 1:
+		return is_signed ? (uint64_t)(int64_t)(int8_t)raw : (uint8_t)raw;
+	case 2:
+		return is_signed ? (uint64_t)(int64_t)(int16_t)raw : (uint16_t)raw;
+	case 4:
+		return is_signed ? (uint64_t)(int64_t)(int32_t)raw : (uint32_t)raw;
+	default:
+		return raw;
+	}
+}
+
+static bool read_value(const struct bp_trace_field *f, uint8_t slot, struct bp_block_in *b,
+		       struct bp_field_value *v)
+{
+	const unsigned char *p;
+	uint64_t raw;
+	long double ld = 0;
+
+	v->s = NULL;
+	v->len = 0;
+	switch (slot) {
+	case BP_ARG_STR:
+	case BP_ARG_STR_STAR:
+		v->v.u = 0;
+		return (v->s = block_get_string(b, &v->len)) != NULL;
+	case BP_ARG_CHAR:
+		if (!(p = block_get(b, 1, 1)))
+			return false;
+		v->v.u = *p;
+		return true;
+	case BP_ARG_DOUBLE:
+		if (!(p = block_get(b, 8, 4)))
+			return false;
+		memcpy(&v->v.d, p, 8);
+		return true;
+	case BP_ARG_LDOUBLE:
+		if (!(p = block_get(b, BP_LDOUBLE_BYTES, 4)))
+			return false;
+		memcpy(&ld, p, BP_LDOUBLE_BYTES < sizeof(ld) ? BP_LDOUBLE_BYTES : sizeof(ld));
+		v->v.d = (double)ld;
+		return true;
+	case BP_ARG_INT32: {
+		uint32_t word;
+
+		if (!(p = block_get(b, 4, 4)))
+			return false;
+		memcpy(&word, p, 4);
+		raw = (uint64_t)(int64_t)(int32_t)word;	/* an int, as passed */
+		break;
+	}
+	default:	/* the 64-bit slots, %p */
+		if (!(p = block_get(b, 8, 4)))
+			return false;
+		memcpy(&raw, p, 8);
+		break;
+	}
+	v->v.u = f->type == BP_FIELD_POINTER ? raw : reduce(f->type, f->size, raw);
+	return true;
+}
+
+int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
+			  struct bp_field_value *out, size_t n)
+{
+	struct bp_block_in b = { .base = (const unsigned char *)block, .len = words * 4 };
+	struct bp_field_value scratch;
+
+	if (!l->has_plan)
+		return -1;
+	if (!block)
+		b.len = 0;
+	for (unsigned i = 0; i < l->pub.nfields; i++)
+		if (!read_value(&l->field[i], l->slot[i], &b, i < n ? &out[i] : &scratch))
+			return -1;
+	if ((b.pos + 3) / 4 != words)
+		return -1;	/* more words than the format packs */
+	return (int)l->pub.nfields;
+}
+
+/* ---- the public side (<bprint/reader.h>, "Fields by name") ---- */
+
+const struct bp_trace_layout *bp_trace_layout(struct bp_trace *t, uint32_t site_id)
+{
+	const struct bp_site_layout *l = bp_trace_site_layout(t, site_id);
+
+	return l && l->has_plan ? &l->pub : NULL;
+}
+
+int bp_trace_field_index(const struct bp_trace_layout *lay, const char *name)
+{
+	unsigned long n = 0;
+	const char *p;
+
+	if (!lay || !name)
+		return -1;
+	for (uint32_t i = 0; i < lay->nfields; i++)
+		if (!strcmp(lay->fields[i].name, name))
+			return (int)i;
+	if (strncmp(name, "arg", 3) || name[3] < '0' || name[3] > '9' ||
+	    (name[3] == '0' && name[4]))
+		return -1;
+	for (p = name + 3; *p >= '0' && *p <= '9' && n <= UINT32_MAX; p++)
+		n = n * 10 + (unsigned long)(*p - '0');
+	if (*p || n > UINT32_MAX)
+		return -1;
+	for (uint32_t i = 0; i < lay->nfields; i++)
+		if (lay->fields[i].conv != '*' && lay->fields[i].conversion == n)
+			return (int)i;
+	return -1;
+}
+
+int bp_trace_event_fields(struct bp_trace *t, const struct bp_trace_event *ev,
+			  struct bp_field_value *vals, size_t nvals)
+{
+	const struct bp_site_layout *l;
+
+	if (!ev || ev->text || !(l = bp_trace_site_layout(t, ev->site_id)))
+		return -1;
+	return bp_site_layout_decode(l, ev->block, ev->block_words, vals, nvals);
+}

@@ -1,0 +1,236 @@
+/*
+ * The exporters' frame (frame.h): bp_export(), its loop, and what every
+ * exporter shares (writing, the reasons of failures, the format names).
+ */
+#include "output/frame.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct bp_exporter *const exporters[BP_EXPORT_NR] = {
+	[BP_EXPORT_TRACECMD] = &bp_exporter_tracedat,
+	[BP_EXPORT_CHROME] = &bp_exporter_chrome,
+	[BP_EXPORT_PERFETTO] = &bp_exporter_perfetto,
+	[BP_EXPORT_CTF] = &bp_exporter_ctf,
+};
+
+static const char *const format_names[BP_EXPORT_NR] = {
+	[BP_EXPORT_TRACECMD] = "trace-cmd",
+	[BP_EXPORT_CHROME] = "chrome",
+	[BP_EXPORT_PERFETTO] = "perfetto",
+	[BP_EXPORT_CTF] = "ctf",
+};
+
+const char *bp_export_format_name(enum bp_export_format f)
+{
+	return (unsigned)f < BP_EXPORT_NR ? format_names[f] : NULL;
+}
+
+int bp_export_format_parse(const char *name, enum bp_export_format *f)
+{
+	for (unsigned i = 0; name && i < BP_EXPORT_NR; i++)
+		if (!strcmp(name, format_names[i])) {
+			*f = (enum bp_export_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+int bp_export_write(struct bp_export *x, int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!x->err)
+				x->err = w < 0 ? errno : ENOSPC;
+			return BP_TRACE_EIO;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int bp_export_write_out(struct bp_export *x)
+{
+	int rc;
+
+	if (x->out.oom)
+		return BP_TRACE_ENOMEM;
+	rc = bp_export_write(x, x->fd, x->out.p, x->out.len);
+	x->out.len = 0;
+	return rc;
+}
+
+int bp_export_fail(struct bp_export *x, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->errlen && (!x->errmsg[0] || rc == BP_TRACE_EIO)) {
+		va_start(ap, fmt);
+		bp_vsnprintf(x->errmsg, x->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* Losses before records left out, per ring: shown before the next record
+ * of the ring that is exported. */
+struct carried {
+	uint64_t *lost;
+	size_t n;
+};
+
+/* Records lost before e, with those carried over from records of its ring
+ * left out before it; 0 if out of memory (then they are not carried). */
+static uint64_t lost_before(struct bp_export *x, struct carried *c, const struct bp_trace_event *e,
+			    bool chosen)
+{
+	uint64_t lost = bp_out_lost_before(&x->lost, e);
+
+	if (e->ring >= c->n && (lost || c->n)) {
+		size_t n = e->ring + 1 > 2 * c->n ? e->ring + 1 : 2 * c->n;
+		uint64_t *grown = realloc(c->lost, n * sizeof(*grown));
+
+		if (!grown)
+			return chosen ? lost : 0;
+		memset(grown + c->n, 0, (n - c->n) * sizeof(*grown));
+		c->lost = grown, c->n = n;
+	}
+	if (e->ring < c->n) {
+		lost += c->lost[e->ring];
+		c->lost[e->ring] = chosen ? 0 : lost;
+	}
+	return chosen ? lost : 0;
+}
+
+/* The frame's part of a record: its thread (and name), its losses. */
+static int one_record(struct bp_export *x, const struct bp_exporter *ops,
+		      const struct bp_trace_event *e, uint64_t lost)
+{
+	struct bp_export_rec r = { .lost = lost };
+	const char *comm = e->ev.comm ? e->ev.comm : "";
+	int rc;
+
+	if (!(r.th = bp_out_thread_get(&x->thr, e->ev.tid, &r.fresh)))
+		return BP_TRACE_ENOMEM;
+	/* a name is its first 16 bytes, as th->comm holds it */
+	if (strncmp(r.th->comm, comm, 16)) {
+		size_t n = strnlen(comm, 16);
+
+		r.renamed = true;
+		memcpy(r.th->comm, comm, n);
+		r.th->comm[n] = '\0';
+	}
+	if ((rc = ops->record(x, e, &r)) < 0)
+		return rc;
+	x->st.records++;
+	x->st.lost += r.lost;
+	r.th->records++;
+	r.th->lost += r.lost;
+	return 0;
+}
+
+/* A random seed, or BPRINT_EXPORT_SEED's number (reproducible exports). */
+static uint64_t export_seed(void)
+{
+	const char *env = secure_getenv("BPRINT_EXPORT_SEED");
+	uint64_t seed = 0;
+	struct timespec ts;
+
+	if (env && *env)
+		return strtoull(env, NULL, 0);
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 48;
+	}
+	return seed;
+}
+
+/* The reason of rc when the exporter gave none. */
+static void reason(struct bp_export *x, int rc)
+{
+	if (rc == BP_TRACE_EIO)
+		bp_export_fail(x, rc, x->err ? "write error: %s" : "write error", strerror(x->err));
+	else
+		bp_export_fail(x, rc, "%s", rc == BP_TRACE_ENOMEM ? "out of memory"
+					    : "reading the trace failed");
+}
+
+int bp_export_span(struct bp_export *x, const struct bp_export_span *s)
+{
+	int rc;
+
+	if (!x->ops->span || s->to_ns < s->from_ns)
+		return 0;
+	if ((rc = x->ops->span(x, s)) == 0)
+		x->st.spans++;
+	return rc;
+}
+
+bool bp_export_has_spans(enum bp_export_format f)
+{
+	return (unsigned)f < BP_EXPORT_NR && exporters[f]->span;
+}
+
+int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_export_stats *st,
+	      char *err, size_t errlen)
+{
+	return bp_export_with(t, f, fd, NULL, st, err, errlen);
+}
+
+int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
+		   const struct bp_export_opts *opts, struct bp_export_stats *st, char *err,
+		   size_t errlen)
+{
+	const struct bp_exporter *ops = (unsigned)f < BP_EXPORT_NR ? exporters[f] : NULL;
+	struct bp_export x = { .t = t, .info = bp_trace_info(t), .fd = fd, .errmsg = err,
+			       .errlen = errlen, .ops = ops };
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
+	struct carried carried = { 0 };
+	int rc;
+
+	if (errlen)
+		err[0] = '\0';
+	if (!ops)
+		return bp_export_fail(&x, BP_TRACE_EFORMAT, "no such export format");
+	x.seed = export_seed();
+	if (!(x.own = calloc(1, ops->size)) || bp_out_names_make(&x.names, t) != 0) {
+		free(x.own);
+		return bp_export_fail(&x, BP_TRACE_ENOMEM, "out of memory");
+	}
+	rc = ops->begin(&x);
+	while (rc == 0 && (rc = bp_trace_next(t, &e, 0)) == 1) {
+		bool chosen = !opts || !opts->chosen || opts->chosen(opts->arg, t, &e);
+		uint64_t lost = lost_before(&x, &carried, &e, chosen);
+
+		rc = chosen ? one_record(&x, ops, &e, lost) : 0;
+		if (rc == 0 && opts && opts->observe)
+			rc = opts->observe(opts->observe_arg, t, &e, &x);
+	}
+	free(carried.lost);
+	rc = ops->end(&x, rc);
+	if (rc == 0 && x.out.len)
+		rc = bp_export_write_out(&x);
+	if (rc < 0)
+		reason(&x, rc);
+	x.st.threads = (uint32_t)x.thr.n;
+	if (st)
+		*st = x.st;
+	free(x.own);
+	bp_out_names_free(&x.names);
+	bp_out_free(&x.out);
+	bp_out_threads_free(&x.thr);
+	bp_out_lost_free(&x.lost);
+	return rc;
+}

@@ -1,0 +1,25 @@
+/*
+ * output/json.h - JSON text: strings escaped so that any bytes make valid
+ * JSON (control characters, quotes, backslashes escaped; well-formed UTF-8
+ * kept; a byte that is not part of well-formed UTF-8 written as \u00XX, its
+ * value), and numbers that JSON can hold.  The one JSON string writer of
+ * the Chrome export, report --json, hist and latency --json.
+ */
+#ifndef BP_OUTPUT_JSON_H
+#define BP_OUTPUT_JSON_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct bp_out_buf;
+
+/* n bytes as a JSON string, quotes included, into a buffer or a stream. */
+void bp_json_buf_str(struct bp_out_buf *out, const char *s, size_t n);
+void bp_json_str(FILE *out, const char *s, size_t n);
+/* A NUL-terminated string (NULL as ""). */
+void bp_json_cstr(FILE *out, const char *s);
+/* A double: finite as the shortest %.17g that reads back the same, NaN and
+ * infinities as null (JSON has no such numbers). */
+void bp_json_double(FILE *out, double d);
+
+#endif /* BP_OUTPUT_JSON_H */

@@ -1,0 +1,180 @@
+/*
+ * Keys, groups and spans (analysis/groups.h, analysis/spans.h) against
+ * simple references: a table that inserts and removes random keys must
+ * find exactly what a linear list finds; random opens and closes over a
+ * few keys must pair as one stack per key pairs them, count the unmatched
+ * exactly, and keep the N longest spans that sorting all of them gives.
+ */
+#define CHECK_KEEP_GOING 20
+#include "check.h"
+
+#include "analysis/spans.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+	return rng;
+}
+
+/* A key of a random shape: a number, a negative number, a string. */
+static void make_key(struct bp_key *k, unsigned id)
+{
+	struct bp_field_value v = { 0 };
+	char s[16];
+
+	bp_key_reset(k);
+	v.v.u = id % 7;
+	CHECK(bp_key_add_field(k, BP_FIELD_UNSIGNED, &v));
+	snprintf(s, sizeof(s), "k%u", id);
+	v.s = s, v.len = strlen(s);
+	CHECK(bp_key_add_field(k, BP_FIELD_STRING, &v));
+	v.v.i = -(int64_t)id;
+	CHECK(bp_key_add_field(k, BP_FIELD_SIGNED, &v));
+}
+
+static void test_groups(void)
+{
+	enum { N = 3000 };
+	static bool in[N];
+	struct bp_groups g;
+	struct bp_key k = { 0 };
+	size_t count = 0;
+
+	bp_groups_init(&g, sizeof(unsigned));
+	for (int step = 0; step < 200000; step++) {
+		unsigned id = (unsigned)(next() % N);
+		struct bp_group *gr;
+
+		make_key(&k, id);
+		gr = bp_groups_find(&g, k.b, k.len);
+		CHECK_MSG((gr != NULL) == in[id], "step %d key %u: found %d, in %d", step, id,
+			  gr != NULL, in[id]);
+		if (gr) {
+			CHECK(*(unsigned *)gr->data == id);
+			if (next() % 2) {
+				bp_groups_remove(&g, gr, NULL);
+				in[id] = false, count--;
+			}
+		} else {
+			CHECK(gr = bp_groups_get(&g, k.b, k.len));
+			CHECK(*(unsigned *)gr->data == 0);
+			*(unsigned *)gr->data = id;
+			in[id] = true, count++;
+		}
+		CHECK_EQ(g.n, count);
+	}
+	for (size_t i = 0; i < g.n; i++)
+		CHECK(g.list[i]->pos == i);
+	bp_groups_free(&g, NULL);
+	bp_key_free(&k);
+}
+
+static void test_keys(void)
+{
+	struct bp_key a = { 0 }, b = { 0 };
+	struct bp_field_value v = { 0 };
+	char buf[64];
+	char c = 'x';
+	long double x;
+
+	/* 5 as %d and as %u is one key; a %c and a one-byte %s are one key */
+	v.v.i = 5;
+	bp_key_add_field(&a, BP_FIELD_SIGNED, &v);
+	v.v.u = 5;
+	bp_key_add_field(&b, BP_FIELD_UNSIGNED, &v);
+	v.v.u = (unsigned char)c;
+	bp_key_add_field(&a, BP_FIELD_CHAR, &v);
+	v.s = &c, v.len = 1;
+	bp_key_add_field(&b, BP_FIELD_STRING, &v);
+	CHECK(a.len == b.len && !memcmp(a.b, b.b, a.len));
+	CHECK_EQ(bp_key_items(a.b, a.len), 2);
+	bp_key_item_text(a.b, a.len, 0, buf, sizeof(buf));
+	CHECK_STREQ(buf, "5");
+	bp_key_item_text(a.b, a.len, 1, buf, sizeof(buf));
+	CHECK_STREQ(buf, "x");
+	CHECK(bp_key_item_number(a.b, a.len, 0, &x) && x == 5);
+	CHECK(!bp_key_item_number(a.b, a.len, 1, &x));
+	/* -0.0 and 0.0 are one key */
+	bp_key_reset(&a), bp_key_reset(&b);
+	v.v.d = -0.0;
+	bp_key_add_field(&a, BP_FIELD_FLOAT, &v);
+	v.v.d = 0.0;
+	bp_key_add_field(&b, BP_FIELD_FLOAT, &v);
+	CHECK(a.len == b.len && !memcmp(a.b, b.b, a.len));
+	bp_key_free(&a), bp_key_free(&b);
+}
+
+/* The reference: per key a stack of open times, unmatched counted. */
+enum { KEYS = 5, STEPS = 100000, TOP = 25 };
+
+static int cmp_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+static void test_spans(void)
+{
+	static uint64_t stack[KEYS][STEPS], durations[STEPS];
+	size_t depth[KEYS] = { 0 }, ndur = 0;
+	uint64_t unmatched = 0, open_left = 0;
+	struct bp_spans s;
+	struct bp_top top;
+	struct bp_key k = { 0 };
+
+	bp_spans_init(&s);
+	bp_top_init(&top, TOP);
+	for (uint64_t ns = 1; ns <= STEPS; ns++) {
+		unsigned id = (unsigned)(next() % KEYS);
+		struct bp_span_end end = { .ns = ns * 10 + next() % 10, .tid = (int32_t)id };
+		struct bp_span sp;
+
+		make_key(&k, id);
+		if (next() % 2) {
+			stack[id][depth[id]++] = end.ns;
+			CHECK(bp_spans_open(&s, k.b, k.len, &end, (const unsigned char *)"by", 2));
+			continue;
+		}
+		if (!depth[id]) {
+			unmatched++;
+			CHECK_EQ(bp_spans_close(&s, k.b, k.len, &end, &sp), 0);
+			continue;
+		}
+		CHECK_EQ(bp_spans_close(&s, k.b, k.len, &end, &sp), 1);
+		depth[id]--;
+		CHECK(sp.from.ns == stack[id][depth[id]]);
+		CHECK(sp.to.ns == end.ns && sp.bylen == 2 && !memcmp(sp.by, "by", 2));
+		CHECK(sp.keylen == k.len && !memcmp(sp.key, k.b, k.len));
+		durations[ndur++] = sp.to.ns - sp.from.ns;
+		CHECK(bp_top_offer(&top, &sp));
+	}
+	for (unsigned id = 0; id < KEYS; id++)
+		open_left += depth[id];
+	CHECK_EQ(s.unmatched_closes, unmatched);
+	CHECK_EQ(s.nopen, open_left);
+	CHECK_EQ(bp_spans_count_open(&s, 0), open_left);
+	qsort(durations, ndur, sizeof(durations[0]), cmp_desc);
+	bp_top_sort(&top);
+	CHECK_EQ(top.n, TOP);
+	for (size_t i = 0; i < top.n; i++)
+		CHECK_MSG(top.v[i].to.ns - top.v[i].from.ns == durations[i], "top %zu: %llu, want %llu",
+			  i, (unsigned long long)(top.v[i].to.ns - top.v[i].from.ns),
+			  (unsigned long long)durations[i]);
+	bp_top_free(&top);
+	bp_spans_free(&s);
+	bp_key_free(&k);
+}
+
+int main(void)
+{
+	test_keys();
+	test_groups();
+	test_spans();
+	return check_summary("spans_test");
+}

@@ -1,0 +1,104 @@
+/*
+ * reader_sized: the reading library's caller-allocated structs begin with
+ * their size, as bprint.h's do.  A struct whose size is not set is
+ * refused (BP_TRACE_EINVAL) and left alone; one from a newer program (a
+ * larger size) gets what this library knows and keeps its own tail.
+ *
+ * The program traces into a live file of its own (it sets BPRINT_FILE to
+ * a new directory's file and executes itself again) and reads it back.
+ */
+#include "trace/tracer_check.h"
+
+#include <bprint/reader.h>
+
+#include <errno.h>
+
+struct newer_event {
+	struct bp_trace_event ev;
+	uint64_t tail;			/* a field this library does not know */
+};
+
+struct newer_totals {
+	struct bp_trace_totals tot;
+	uint64_t tail;
+};
+
+/* BPRINT_FILE, a file no earlier run made: set it and start again if need be. */
+static const char *own_file(char **argv)
+{
+	static char path[64];
+	char dir[] = "/tmp/bp-reader-sized-XXXXXX";
+
+	if (getenv("BPRINT_FILE"))
+		return getenv("BPRINT_FILE");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/trace.dat", dir);
+	setenv("BPRINT_FILE", path, 1);
+	execv("/proc/self/exe", argv);
+	FAIL("exec: %s", strerror(errno));
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = own_file(argv);
+	char dir[64];
+	struct bp_trace_event unset, e = BP_TRACE_EVENT_INIT;
+	struct bp_trace_totals unset_tot, tot = BP_TRACE_TOTALS_INIT;
+	struct newer_event ne;
+	struct newer_totals nt;
+	struct bp_trace *t;
+	char err[256];
+	int rc;
+
+	CHECK(argc == 2 && path != NULL);
+	trace_printk("sized %d", 1);
+	trace_printk("sized %d", 2);
+	t = bp_trace_open(path, 0, err, sizeof(err), &rc);
+	if (!t)
+		FAIL("%s: %s", path, err);
+
+	memset(&unset, 0x5a, sizeof(unset));
+	unset.size = 0;
+	CHECK_EQ(bp_trace_next(t, &unset, 0), BP_TRACE_EINVAL);
+	CHECK_EQ(unset.reserved, 0x5a5a5a5a);	/* untouched */
+	unset.size = BP_TRACE_EVENT_SIZE_1 - 1;
+	CHECK_EQ(bp_trace_next(t, &unset, 0), BP_TRACE_EINVAL);
+
+	CHECK_EQ(bp_trace_next(t, &e, 0), 1);
+	CHECK_STREQ(e.ev.message, "sized 1");
+	CHECK_EQ(e.size, sizeof(e));
+
+	memset(&ne, 0, sizeof(ne));
+	ne.ev.size = sizeof(ne);
+	ne.tail = 0x1234567890abcdefull;
+	CHECK_EQ(bp_trace_next(t, &ne.ev, 0), 1);
+	CHECK_STREQ(ne.ev.ev.message, "sized 2");
+	CHECK_EQ(ne.ev.size, sizeof(ne));
+	CHECK(ne.tail == 0x1234567890abcdefull);
+
+	memset(&unset_tot, 0x5a, sizeof(unset_tot));
+	unset_tot.size = 0;
+	CHECK_EQ(bp_trace_totals(t, &unset_tot), BP_TRACE_EINVAL);
+	CHECK(unset_tot.written == 0x5a5a5a5a5a5a5a5aull);
+	CHECK_EQ(bp_trace_totals(t, &tot), BP_TRACE_OK);
+	CHECK_EQ(tot.size, sizeof(tot));
+	CHECK_EQ(tot.read, 2);
+	CHECK_EQ(tot.written, 2);
+
+	memset(&nt, 0, sizeof(nt));
+	nt.tot.size = sizeof(nt);
+	nt.tail = 7;
+	CHECK_EQ(bp_trace_totals(t, &nt.tot), BP_TRACE_OK);
+	CHECK_EQ(nt.tot.size, sizeof(nt));
+	CHECK_EQ(nt.tot.read, 2);
+	CHECK_EQ(nt.tail, 7);
+	bp_trace_close(t);
+	snprintf(dir, sizeof(dir), "%s", path);
+	unlink(path);
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	rmdir(dir);
+	printf("ok: sized structs refused unset, filled as far as their size\n");
+	return 0;
+}

@@ -1,0 +1,338 @@
+/*
+ * What `bprint hist` and `bprint latency` share (analyze.h): options, the
+ * fields of a site by name, the read loop and the output.
+ *
+ * Following a live trace (--follow) reads what is there, then refreshes the
+ * reader and reads again every interval; the text answer is redrawn once
+ * a second when stdout is a terminal (cleared first), and the final answer,
+ * in the asked format, is written when the loop ends: on SIGINT, SIGTERM or
+ * SIGHUP, once the followed process has gone, or once the file is closed.
+ */
+#include "analyze.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int parse_buckets(struct analyze_opts *o, const char *arg)
+{
+	char *end;
+
+	if (!strcmp(arg, "log2")) {
+		o->buckets = BP_BUCKETS_LOG2;
+		return 0;
+	}
+	if (!strncmp(arg, "linear:", 7)) {
+		errno = 0;
+		o->width = strtod(arg + 7, &end);
+		if (end != arg + 7 && !*end && !errno && o->width > 0 && o->width < 1e300) {
+			o->buckets = BP_BUCKETS_LINEAR;
+			return 0;
+		}
+	}
+	return usage_error(o->sub, "--buckets: expected log2 or linear:WIDTH (WIDTH > 0), not '%s'",
+			   arg);
+}
+
+static bool field_name_ok(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+int analyze_option(struct analyze_opts *o, int c, const char *arg)
+{
+	char err[256];
+
+	switch (c) {
+	case 'w':
+		bp_where_free(o->where);
+		o->where_expr = arg;
+		if (!(o->where = bp_where_new(arg, err, sizeof(err))))
+			return usage_error(o->sub, "--where: %s", err);
+		return 0;
+	case 'B':
+		return parse_buckets(o, arg);
+	case 'J':
+		o->json = true;
+		return 0;
+	case 'C':
+		o->csv = true;
+		return 0;
+	case 'G':
+		o->svg = arg;
+		return 0;
+	case 'f':
+		o->follow = true;
+		return 0;
+	case 't':
+		return filter_option(&o->f, o->sub, 't', arg);
+	case 'k':
+		if (!field_name_ok(arg))
+			return usage_error(o->sub, "-k: not a field name: '%s'", arg);
+		if (o->nkeys == ANALYZE_MAX_KEYS)
+			return usage_error(o->sub, "-k: at most %d key fields", ANALYZE_MAX_KEYS);
+		o->keys[o->nkeys++] = arg;
+		return 0;
+	default:
+		return usage_error(o->sub, "unknown option");
+	}
+}
+
+int analyze_finish_args(struct analyze_opts *o, int argc, char **argv)
+{
+	if (o->json && o->csv)
+		return usage_error(o->sub, "--json and --csv: choose one");
+	if (optind >= argc)
+		return usage_error(o->sub, "missing FILE (or the PID of a traced process)");
+	if (optind + 1 < argc)
+		return usage_error(o->sub, "unexpected argument '%s'", argv[optind + 1]);
+	o->arg = argv[optind];
+	return -1;
+}
+
+void analyze_free(struct analyze_opts *o)
+{
+	bp_where_free(o->where);
+	o->where = NULL;
+	filter_free(&o->f);
+}
+
+/* ---- fields ------------------------------------------------------------- */
+
+bool analyze_bind(struct bp_trace *t, uint32_t site_id, const char *const *names, size_t n,
+		  int16_t *idx, const struct bp_trace_layout **lay)
+{
+	*lay = bp_trace_layout(t, site_id);
+	if (!*lay)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int k = bp_trace_field_index(*lay, names[i]);
+
+		if (k < 0)
+			return false;
+		idx[i] = (int16_t)k;
+	}
+	return true;
+}
+
+static bool numeric(uint8_t type)
+{
+	return type == BP_FIELD_SIGNED || type == BP_FIELD_UNSIGNED || type == BP_FIELD_FLOAT ||
+	       type == BP_FIELD_POINTER;
+}
+
+bool analyze_field_exists(struct bp_trace *t, struct bp_sites *sel, const char *name,
+			  bool want_numeric, uint8_t *type)
+{
+	bool found = false;
+
+	for (size_t i = 0, n = bp_trace_nsites(t); i < n; i++) {
+		const struct bp_trace_site *s = bp_trace_site_at(t, i);
+		const struct bp_trace_layout *lay;
+		int k;
+
+		if (!s || (sel && !bp_sites_match(sel, t, s->site.id)) ||
+		    !(lay = bp_trace_layout(t, s->site.id)) ||
+		    (k = bp_trace_field_index(lay, name)) < 0)
+			continue;
+		if (!found || (want_numeric && !numeric(*type) && numeric(lay->fields[k].type)))
+			*type = lay->fields[k].type;
+		found = true;
+	}
+	return found;
+}
+
+bool analyze_key(struct bp_key *key, const struct bp_trace_layout *lay, const int16_t *idx,
+		 size_t n, const struct bp_field_value *vals)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!bp_key_add_field(key, lay->fields[idx[i]].type, &vals[idx[i]]))
+			return false;
+	return true;
+}
+
+const char *analyze_type_word(uint8_t type)
+{
+	switch (type) {
+	case BP_FIELD_STRING:
+		return "a string";
+	case BP_FIELD_CHAR:
+		return "a character";
+	case BP_FIELD_POINTER:
+		return "a pointer";
+	case BP_FIELD_FLOAT:
+		return "a floating-point number";
+	default:
+		return "an integer";
+	}
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Every record there is now, through ops->record: an exit code. */
+static int read_all(struct bp_trace *t, struct analyze_opts *o, const struct analyze_ops *ops,
+		    void *ctx)
+{
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
+	bool filtering = filter_active(&o->f);
+	int rc;
+
+	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
+		int r;
+
+		if (filtering && !filter_pass(&o->f, t, &e))
+			continue;
+		if ((r = ops->record(ctx, t, &e)) != EXIT_OK)
+			return r;
+	}
+	if (rc < 0)
+		return rc == BP_TRACE_EFORMAT ? EXIT_BADFILE : EXIT_IO;
+	return EXIT_OK;
+}
+
+/* --follow: read, refresh, read again, redrawing every second. */
+static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analyze_ops *ops,
+		  void *ctx, long pid, const char *name)
+{
+	uint64_t drawn = now_ms();
+	int rc = read_all(t, o, ops, ctx);
+
+	catch_signals();
+	while (rc == EXIT_OK && !stop) {
+		bool gone = pid && !alive(pid);
+		struct timespec nap = { 0, o->interval * 1000000L };
+
+		if (!gone)
+			nanosleep(&nap, NULL);
+		if (bp_trace_refresh(t) < 0) {
+			errmsg(name, "read error");
+			return EXIT_IO;
+		}
+		rc = read_all(t, o, ops, ctx);
+		/* the process gone, or its file closed cleanly: nothing more comes */
+		if (gone || bp_trace_info(t)->flags & BP_TRACE_F_CLOSED)
+			break;
+		if (rc == EXIT_OK && now_ms() - drawn >= 1000) {
+			if (!ops->render(ctx, t, false))
+				return EXIT_IO;
+			drawn = now_ms();
+		}
+	}
+	return rc;
+}
+
+int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
+		int (*check)(void *ctx, struct bp_trace *t, const char *path), void *ctx)
+{
+	struct bp_trace *t;
+	char *path = NULL;
+	const char *name;
+	long pid = 0;
+	int rc, rc2;
+
+	if ((rc = tail_target(o->arg, &pid, &path)) != EXIT_OK)
+		return rc;
+	name = path ? path : o->arg;
+	if (!(t = open_trace(name, &rc))) {
+		free(path);
+		return rc;
+	}
+	if (check && (rc = check(ctx, t, name)) != EXIT_OK)
+		goto out;
+	if (!o->follow)
+		progress_start(t, false);
+	rc = o->follow ? follow(t, o, ops, ctx, pid, name) : read_all(t, o, ops, ctx);
+	if (!o->follow)
+		progress_end(t);
+	if (rc == EXIT_IO)
+		errmsg(name, "read error");
+	if (!ops->render(ctx, t, true) && rc == EXIT_OK)
+		rc = EXIT_IO;
+	rc2 = report_file(name, t);
+	if (rc == EXIT_OK)
+		rc = rc2;
+out:
+	bp_trace_close(t);
+	free(path);
+	return rc;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static bool write_svg(const struct analyze_opts *o, const struct bp_agg *a, const char *title)
+{
+	FILE *out = fopen(o->svg, "w");
+	bool ok;
+
+	if (!out) {
+		errmsg(o->svg, "%s", strerror(errno));
+		return false;
+	}
+	ok = bp_agg_svg(a, out, title);
+	if (fclose(out) != 0 || !ok) {
+		errmsg(o->svg, "write error: %s", strerror(errno ? errno : EIO));
+		return false;
+	}
+	return true;
+}
+
+bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
+		    bool final)
+{
+	bool ok;
+
+	if (!final) {	/* --follow's redraw: text, on a terminal only */
+		if (o->json || o->csv || !isatty(STDOUT_FILENO))
+			return true;
+		fputs("\033[H\033[J", stdout);
+		ok = bp_agg_text(a, stdout, true);
+		fflush(stdout);
+		return ok;
+	}
+	if (o->json)
+		ok = bp_agg_json(a, stdout);
+	else if (o->csv)
+		ok = bp_agg_csv(a, stdout);
+	else
+		ok = bp_agg_text(a, stdout, true);
+	if (finish_output() != EXIT_OK)
+		return false;
+	return (!o->svg || write_svg(o, a, title)) && ok;
+}

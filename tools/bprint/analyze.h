@@ -1,0 +1,96 @@
+/*
+ * tools/bprint/analyze.h - what `bprint hist` and `bprint latency` share:
+ * their common options (--where, --buckets, --json, --csv, --svg,
+ * --follow, --tid), the trace they read (a file, or a PID's live file),
+ * the fields of a site looked up by name once, the read loop (once, or
+ * redrawn every second while following), and the output.
+ */
+#ifndef BPRINT_ANALYZE_H
+#define BPRINT_ANALYZE_H
+
+#include "bprint_cmd.h"
+
+#include "analysis/aggregate.h"
+
+#include <bprint/query.h>
+
+#include <getopt.h>
+
+#define ANALYZE_MAX_KEYS 8	/* -k fields */
+
+/* The options of both commands, parsed. */
+struct analyze_opts {
+	const char *sub;		/* "hist" or "latency" */
+	const char *where_expr;
+	struct bp_where *where;
+	bool json, csv, follow;
+	const char *svg;		/* --svg OUT */
+	enum bp_bucket_kind buckets;
+	double width;
+	struct filter f;		/* --tid (and hist's --site) */
+	const char *keys[ANALYZE_MAX_KEYS];	/* -k */
+	size_t nkeys;
+	long interval;			/* --follow's redraw, ms */
+	const char *arg;		/* FILE or PID */
+};
+
+/* The long options both take (their short names below). */
+#define ANALYZE_LONG_OPTIONS                                   \
+	{ "where", required_argument, NULL, 'w' },             \
+	{ "buckets", required_argument, NULL, 'B' },           \
+	{ "json", no_argument, NULL, 'J' },                    \
+	{ "csv", no_argument, NULL, 'C' },                     \
+	{ "svg", required_argument, NULL, 'G' },               \
+	{ "follow", no_argument, NULL, 'f' },                  \
+	{ "tid", required_argument, NULL, 't' },               \
+	{ "key", required_argument, NULL, 'k' },               \
+	{ "help", no_argument, NULL, 'h' }
+#define ANALYZE_OPTIONS case 'w': case 'B': case 'J': case 'C': case 'G': case 'f': case 't': case 'k'
+
+/* One of ANALYZE_OPTIONS into o: 0 or a usage error's exit code. */
+int analyze_option(struct analyze_opts *o, int c, const char *arg);
+/* After the options: FILE|PID, and checks that span options.  -1 to go
+ * on, else the exit code. */
+int analyze_finish_args(struct analyze_opts *o, int argc, char **argv);
+
+/* The fields called names[0 .. n) of site_id, by index into idx; false if
+ * the site has no layout or lacks one of them. */
+bool analyze_bind(struct bp_trace *t, uint32_t site_id, const char *const *names, size_t n,
+		  int16_t *idx, const struct bp_trace_layout **lay);
+/* Does some site chosen by sel (NULL: any) have field name?  Its type in
+ * *type (the first found; numeric ones preferred when numeric is set). */
+bool analyze_field_exists(struct bp_trace *t, struct bp_sites *sel, const char *name,
+			  bool numeric, uint8_t *type);
+/* Append the values vals[idx[i]] to key. */
+bool analyze_key(struct bp_key *key, const struct bp_trace_layout *lay, const int16_t *idx,
+		 size_t n, const struct bp_field_value *vals);
+
+/* A field's type as a word for messages: "a string", "a number", ... */
+const char *analyze_type_word(uint8_t type);
+
+/* What a command does with the records. */
+struct analyze_ops {
+	/* one record (asked for without its message); an exit code, EXIT_OK to go on */
+	int (*record)(void *ctx, struct bp_trace *t, const struct bp_trace_event *e);
+	/* the answer so far (final: the last time) into out */
+	bool (*render)(void *ctx, struct bp_trace *t, bool final);
+};
+
+/* Open the trace, read it through ops (following it if asked: redrawn every
+ * second until interrupted or the process ends), render the answer, say
+ * what the file lacks.  check (may be NULL) runs once the trace is open,
+ * before reading: an exit code, EXIT_OK to go on.  Returns the exit code. */
+int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
+		int (*check)(void *ctx, struct bp_trace *t, const char *path), void *ctx);
+
+/* Write the aggregate as o asks (text to stdout, --json, --csv, and the
+ * --svg file); false on a write error (said on stderr). */
+bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
+		    bool final);
+
+void analyze_free(struct analyze_opts *o);
+
+int cmd_hist(int argc, char **argv);
+int cmd_latency(int argc, char **argv);
+
+#endif

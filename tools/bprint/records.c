@@ -1,0 +1,221 @@
+/*
+ * report --json and --csv: one record a line, with its typed fields by
+ * name (the site layout of bprint/reader.h), whatever its message holds.
+ *
+ *   --json  JSON Lines: {"ns":..,"tid":..,"comm":"..","cpu":..,"site":..,
+ *           "func":"..","message":"..","fields":{NAME:VALUE,..},
+ *           "lost_before":..}; integers as JSON integers, %f as numbers
+ *           (NaN and infinities as null), %s and %c as strings, %p as a
+ *           "0x..." string
+ *   --csv   RFC 4180: ns,tid,comm,cpu,site,func,message,lost_before, then one column
+ *           per field name of the chosen sites (the union, in the order of
+ *           the site table), empty where a record's site lacks it
+ */
+#include "bprint_cmd.h"
+
+#include "output/json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void json_value(FILE *out, const struct bp_trace_field *f, const struct bp_field_value *v)
+{
+	char c;
+
+	switch (f->type) {
+	case BP_FIELD_SIGNED:
+		fprintf(out, "%lld", (long long)v->v.i);
+		break;
+	case BP_FIELD_UNSIGNED:
+		fprintf(out, "%llu", (unsigned long long)v->v.u);
+		break;
+	case BP_FIELD_FLOAT:
+		bp_json_double(out, v->v.d);
+		break;
+	case BP_FIELD_STRING:
+		bp_json_str(out, v->s, v->len);
+		break;
+	case BP_FIELD_CHAR:
+		c = (char)v->v.u;
+		bp_json_str(out, &c, 1);
+		break;
+	default:
+		fprintf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
+	}
+}
+
+/* The fields of e, decoded; n < 0 if it has none. */
+static int decode(struct bp_trace *t, const struct bp_trace_event *e,
+		  const struct bp_trace_layout **lay, struct bp_field_value **vals, size_t *cap)
+{
+	if (!(*lay = bp_trace_layout(t, e->site_id)))
+		return -1;
+	if ((*lay)->nfields > *cap) {
+		struct bp_field_value *grown = realloc(*vals, (*lay)->nfields * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		*vals = grown, *cap = (*lay)->nfields;
+	}
+	return bp_trace_event_fields(t, e, *vals, *cap);
+}
+
+static struct bp_field_value *vals;
+static size_t nvals;
+
+bool print_event_json(struct bp_trace *t, struct bp_trace_event *e)
+{
+	const struct bp_trace_site *ts = e->tsite;
+	const struct bp_trace_layout *lay;
+	int n = decode(t, e, &lay, &vals, &nvals);
+	FILE *out = stdout;
+
+	bp_trace_message(t, e);
+	fprintf(out, "{\"ns\":%llu,\"tid\":%d,\"comm\":", (unsigned long long)e->ev.ns, e->ev.tid);
+	bp_json_str(out, e->ev.comm, strnlen(e->ev.comm, 16));
+	fprintf(out, ",\"cpu\":%d,\"site\":%u,\"func\":", e->ev.cpu, e->site_id);
+	if (ts && ts->site.func)
+		bp_json_cstr(out, ts->site.func);
+	else
+		fputs("null", out);
+	fputs(",\"message\":", out);
+	bp_json_str(out, e->ev.message, e->ev.message_len);
+	fputs(",\"fields\":{", out);
+	for (int i = 0; i < n; i++) {
+		fputs(i ? "," : "", out);
+		bp_json_cstr(out, lay->fields[i].name);
+		fputc(':', out);
+		json_value(out, &lay->fields[i], &vals[i]);
+	}
+	fprintf(out, "},\"lost_before\":%llu}\n", (unsigned long long)e->lost_before);
+	return !ferror(out);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static void csv_bytes(FILE *out, const char *s, size_t n)
+{
+	bool quote = false;
+
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+	if (!quote) {
+		fwrite(s, 1, n, out);
+		return;
+	}
+	fputc('"', out);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', out);
+		fputc(s[i], out);
+	}
+	fputc('"', out);
+}
+
+static void csv_value(FILE *out, const struct bp_trace_field *f, const struct bp_field_value *v)
+{
+	char c;
+
+	switch (f->type) {
+	case BP_FIELD_SIGNED:
+		fprintf(out, "%lld", (long long)v->v.i);
+		break;
+	case BP_FIELD_UNSIGNED:
+		fprintf(out, "%llu", (unsigned long long)v->v.u);
+		break;
+	case BP_FIELD_FLOAT:
+		fprintf(out, "%.17g", v->v.d);
+		break;
+	case BP_FIELD_STRING:
+		csv_bytes(out, v->s, v->len);
+		break;
+	case BP_FIELD_CHAR:
+		c = (char)v->v.u;
+		csv_bytes(out, &c, 1);
+		break;
+	default:
+		fprintf(out, "0x%llx", (unsigned long long)v->v.u);
+	}
+}
+
+/* The columns: field names of the chosen sites, each once. */
+static char **columns;
+static size_t ncolumns;
+
+static bool add_column(const char *name)
+{
+	char **grown;
+
+	for (size_t i = 0; i < ncolumns; i++)
+		if (!strcmp(columns[i], name))
+			return true;
+	if (!(grown = realloc(columns, (ncolumns + 1) * sizeof(*grown))) ||
+	    !(grown[ncolumns] = strdup(name)))
+		return false;
+	columns = grown;
+	ncolumns++;
+	return true;
+}
+
+bool print_csv_header(struct bp_trace *t, struct filter *f)
+{
+	static const char *const fixed[] = {
+		"ns", "tid", "comm", "cpu", "site", "func", "message", "lost_before",
+	};
+
+	for (size_t i = 0, n = bp_trace_nsites(t); i < n; i++) {
+		const struct bp_trace_site *s = bp_trace_site_at(t, i);
+		const struct bp_trace_layout *lay;
+
+		if (!s || (f->sites && !bp_sites_match(f->sites, t, s->site.id)) ||
+		    !(lay = bp_trace_layout(t, s->site.id)))
+			continue;
+		for (uint32_t k = 0; k < lay->nfields; k++)
+			if (!add_column(lay->fields[k].name))
+				return false;
+	}
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		fprintf(stdout, "%s%s", i ? "," : "", fixed[i]);
+	for (size_t i = 0; i < ncolumns; i++) {
+		fputc(',', stdout);
+		csv_bytes(stdout, columns[i], strlen(columns[i]));
+	}
+	fputc('\n', stdout);
+	return !ferror(stdout);
+}
+
+bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e)
+{
+	const struct bp_trace_site *ts = e->tsite;
+	const struct bp_trace_layout *lay;
+	int n = decode(t, e, &lay, &vals, &nvals);
+	FILE *out = stdout;
+
+	bp_trace_message(t, e);
+	fprintf(out, "%llu,%d,", (unsigned long long)e->ev.ns, e->ev.tid);
+	csv_bytes(out, e->ev.comm, strnlen(e->ev.comm, 16));
+	fprintf(out, ",%d,%u,", e->ev.cpu, e->site_id);
+	if (ts && ts->site.func)
+		csv_bytes(out, ts->site.func, strlen(ts->site.func));
+	fputc(',', out);
+	csv_bytes(out, e->ev.message, e->ev.message_len);
+	fprintf(out, ",%llu", (unsigned long long)e->lost_before);
+	for (size_t c = 0; c < ncolumns; c++) {
+		int k = n < 0 ? -1 : bp_trace_field_index(lay, columns[c]);
+
+		fputc(',', out);
+		if (k >= 0 && k < n && !strcmp(lay->fields[k].name, columns[c]))
+			csv_value(out, &lay->fields[k], &vals[k]);
+	}
+	fputc('\n', out);
+	return !ferror(out);
+}
+
+void records_free(void)
+{
+	for (size_t i = 0; i < ncolumns; i++)
+		free(columns[i]);
+	free(columns);
+	free(vals);
+	columns = NULL, ncolumns = 0, vals = NULL, nvals = 0;
+}
