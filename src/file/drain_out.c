@@ -161,6 +161,11 @@ void drain_ring_entry(const struct drain_ring *r, struct bp_file_end_ring *er)
 	er->lost_records = r->lost_records;
 	er->lost_pages = r->lost_pages;
 	er->copied = r->copied;
+	/* A writer killed between a record's commit and the store of its
+	 * written count leaves the count one short of the records copied:
+	 * what was copied or lost was written (the reader's rule too). */
+	if (er->copied + er->lost_records + er->discarded > er->written)
+		er->written = er->copied + er->lost_records + er->discarded;
 }
 
 /* An end or accounts chunk with room for room entries, the first n rings'. */
