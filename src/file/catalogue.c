@@ -495,6 +495,77 @@ static int reread_accounts(struct bp_trace *t)
 	return add_counters(t, t->info.accounts_off, &c);
 }
 
+/* ---- ring chunks reused, retired rings (format 1.3) -------------------- */
+
+/*
+ * The live file reuses an exited thread's ring chunk for a new ring
+ * (docs/file-format.md, "Ring chunks reused"), and counts in its header
+ * the rings it reused while their records were in no other file.  Those
+ * are one more source here, key 0 (no chunk has index 0), tid -1,
+ * "(retired)": its stored records all overwritten.  A ring chunk whose
+ * index changed under this reader (seen at an update, or by ring_next()
+ * right after a record was read from it) holds a new ring: the old one is
+ * over (left as read or, if it had exited, its counts moved into the
+ * retired ring, which counts it now), and the chunk is looked at again as
+ * a new one.  The only place that knows of reuse.
+ */
+static void retired_counts(struct bp_trace *t)
+{
+	uint64_t c[3];	/* retired_rings and missing_libs, retired_written, retired_discarded */
+	struct source *r = catalogue_source(t, 0, false);
+	struct bp_trace_ring *in;
+
+	if (reader_pread(t, offsetof(struct bp_file_header, retired_rings), c, sizeof(c)) !=
+		    BP_TRACE_OK || !c[1] || (!r && !(r = catalogue_source(t, 0, true))))
+		return;
+	in = &r->info;
+	in->tid = -1;
+	memcpy(in->comm, "(retired)", sizeof("(retired)"));
+	in->state = BP_RING_EXITED;
+	in->written = r->claimed = c[1];
+	in->discarded = c[2] < c[1] ? c[2] : c[1];
+	in->overwritten = c[1] - in->discarded > in->read ? c[1] - in->discarded - in->read : 0;
+	r->first_kept = in->overwritten;	/* bp_trace_overwritten_estimate() */
+	r->counters = COUNTERS_FROZEN;		/* the header's: accounts.c leaves them */
+	r->phase = SOURCE_DONE;
+}
+
+void catalogue_ring_reused(struct bp_trace *t, struct source *s)
+{
+	struct source *r;
+
+	s->dead = true;
+	s->counters = COUNTERS_FROZEN;	/* as they were: the ring they counted is gone */
+	remember_pending(t, s->ring.chunk_off);
+	bp_unmap(&s->ring.map);		/* what it maps is another ring's now */
+	s->ring.mem = NULL;
+	s->ring.chunk_off = 0;
+	if (s->info.state == BP_RING_EXITED && (r = catalogue_source(t, 0, true))) {
+		r->info.read += s->info.read;	/* the retired ring counts it now */
+		memset(&s->info.written, 0, sizeof(s->info) - offsetof(struct bp_trace_ring, written));
+		s->claimed = 0;
+	}
+	retired_counts(t);
+}
+
+/* The ring chunks known to a reader following a live file, and the retired ring. */
+static void reused_rings(struct bp_trace *t)
+{
+	for (size_t i = 0; t->live && i < t->nsrc; i++) {
+		struct source *s = t->src[i];
+		struct bp_file_ring h;
+
+		if (!s->ring.chunk_off || s->dead ||
+		    reader_pread(t, s->ring.chunk_off, &h, sizeof(h)) != BP_TRACE_OK)
+			continue;
+		if (h.chunk.index == s->info.key)
+			s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
+		else
+			catalogue_ring_reused(t, s);
+	}
+	retired_counts(t);
+}
+
 /* The file's size, as it is now. */
 int reader_measure(struct bp_trace *t)
 {
@@ -529,6 +600,7 @@ int catalogue_update(struct bp_trace *t, uint32_t want_site)
 		check_counted(t);
 	if (taken || !want_site) {
 		accounts_update(t);
+		reused_rings(t);	/* after the accounts: the retired ring's are the header's */
 		t->merge_all = true;	/* new sources, or sources with more */
 	}
 	return BP_TRACE_OK;

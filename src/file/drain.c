@@ -89,17 +89,65 @@ static bool ring_setup(struct bp_drain_file *df, struct drain_ring *r)
 	return true;
 }
 
-/* Writes stopped: keep the accounts' counters up with the rings. */
+/* Has r's thread exited (no record will come, the last ones are there)? */
+static bool ring_exited(const struct drain_ring *r)
+{
+	/* D3: acquire, pairs with the process's release store of "exited" (C3
+	 * in src/file/writer_rings.c): the thread's last records are visible. */
+	return atomic_load_explicit(&r->chunk->state, memory_order_acquire) == BP_RING_EXITED;
+}
+
+/*
+ * Ring r's thread has exited and every record of it is in the stream (or,
+ * the writes stopped, counted as not copied by its accounts entry): hand
+ * the chunk back to the process, which may reuse it for a new ring
+ * (docs/file-format.md, "Ring chunks reused"), free what we kept for it,
+ * and watch the chunk's header for that new ring (watch_reused()).
+ */
+static void ring_release(struct bp_drain_file *df, struct drain_ring *r)
+{
+	void *grown = bp_array_grow(df->reused, &df->reused_cap, df->nreused + 1,
+				    sizeof(*df->reused));
+
+	if (!grown)
+		return;	/* not watched, so not handed back: the process takes a new chunk */
+	df->reused = grown;
+	df->reused[df->nreused++] = (struct drain_reused){ r->off, r->index };
+	if (bp_ring_stats(r->mem, r->bytes, &r->st) == BP_RING_OK)
+		drain_out_account(df, r);	/* the final counters, whatever was copied last */
+	r->tid = r->chunk->tid;
+	r->level = r->chunk->level;
+	r->dropped = atomic_load_explicit(&r->chunk->dropped, memory_order_relaxed);
+	r->released = true;	/* drain_ring_entry() uses the three above from now on */
+	/* D1: our reads of the ring before the process may reuse it; pairs with
+	 * its acquire load of "copied" (C1 in src/file/writer_rings.c). */
+	atomic_store_explicit(&r->chunk->state, BP_RING_COPIED, memory_order_release);
+	bp_unmap(&r->map);
+	free(r->batch);
+	free(r->scratch);
+	r->batch = r->scratch = NULL;
+	r->chunk = NULL;
+	r->mem = NULL;
+}
+
+/* Writes stopped: keep the accounts' counters up with the rings; exited
+ * rings, counted, are handed back all the same (nothing more will be
+ * copied from them). */
 static void acct_watch(struct bp_drain_file *df)
 {
 	for (size_t i = 0; i < df->nrings; i++) {
 		struct drain_ring *r = &df->rings[i];
+		bool exited;
 
-		if (r->dead || (!r->ready && !ring_setup(df, r)) ||
-		    bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
+		if (r->dead || r->released || (!r->ready && !ring_setup(df, r)))
+			continue;
+		exited = ring_exited(r);	/* before the counters: they are final then */
+		if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
 			continue;
 		if (r->st.written != r->acct_written)
 			drain_out_account(df, r);
+		if (exited)
+			ring_release(df, r);
 	}
 }
 
@@ -273,15 +321,19 @@ static enum drain_step drain_page(struct bp_drain_file *df, struct drain_ring *r
 }
 
 /*
- * Copy what ring r has completed (and, final, its head page).  Returns the
- * pages copied, or -1 on an output error.
+ * Copy what ring r has completed (and, final or its thread exited, its
+ * head page; an exited ring copied to its end is then handed back).
+ * Returns the pages copied, or -1 on an output error.
  */
 static long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final)
 {
 	long copied = 0;
+	bool exited;
 
-	if (r->dead || (!r->ready && !ring_setup(df, r)))
+	if (r->dead || r->released || (!r->ready && !ring_setup(df, r)))
 		return 0;
+	exited = ring_exited(r);
+	final = final || exited;
 	if (!r->acct_written && r->st.written)
 		drain_out_account(df, r);	/* a ring the accounts do not have yet */
 	if (bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK) {
@@ -316,12 +368,55 @@ static long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool fina
 	}
 	if (drain_out_pages(df, r) != 0)
 		return -1;
+	if (exited && copied < (long)PASS_PAGES_MAX)	/* all there was to copy */
+		ring_release(df, r);
 	return copied;
 }
 
 /* ---- walking the live file --------------------------------------------- */
 
-static void add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_file_chunk *c)
+/* Map a chunk of the live file, trying again at once if mmap fails. */
+static unsigned char *map_chunk(struct bp_drain_file *df, uint64_t off, uint64_t size, int prot,
+				struct bp_mapping *map)
+{
+	unsigned char *p = NULL;
+
+	for (int tries = 0; tries < 3 && !p; tries++)
+		p = bp_map_range(df->fd, off, size, prot, map);
+	return p;
+}
+
+/*
+ * A ring chunk the drainer cannot map, at the end: its ring is counted
+ * (tid, level and counters read with pread) as a ring none of whose
+ * records could be copied, so that the stream says what it lacks.
+ */
+static void ring_unreadable(struct bp_drain_file *df, struct drain_ring *r, uint64_t off)
+{
+	struct bp_file_ring rc;
+	struct bp_ring_ctl ctl;
+
+	if (pread(df->fd, &rc, sizeof(rc), (off_t)off) == (ssize_t)sizeof(rc)) {
+		r->tid = rc.tid;
+		r->level = rc.level;
+		r->dropped = atomic_load_explicit(&rc.dropped, memory_order_relaxed);
+	}
+	if (pread(df->fd, &ctl, sizeof(ctl), (off_t)(off + BP_FILE_RING_OFFSET)) ==
+		    (ssize_t)sizeof(ctl) && ctl.magic == BP_RING_MAGIC) {
+		r->st.written = atomic_load_explicit(&ctl.written, memory_order_relaxed);
+		r->st.discarded = atomic_load_explicit(&ctl.discarded, memory_order_relaxed);
+		r->ready = true;	/* drain_ring_entry() takes its counters */
+	}
+	r->released = true;	/* nothing more to do with it */
+}
+
+/*
+ * A new complete chunk at off: a ring to drain, or a list to copy.  False
+ * when it cannot be mapped now (the caller looks again at the next pass);
+ * at the end (final), a ring is counted as unreadable instead.
+ */
+static bool add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_file_chunk *c,
+		      bool final)
 {
 	struct bp_mapping map;
 	unsigned char *p;
@@ -330,15 +425,23 @@ static void add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_fi
 	if (c->type == BP_CHUNK_RING) {
 		struct drain_ring *r;
 
-		if (c->size <= BP_FILE_RING_OFFSET ||
-		    !(grown = bp_array_grow(df->rings, &df->rings_cap, df->nrings + 1, sizeof(*df->rings))))
-			return;
+		if (c->size <= BP_FILE_RING_OFFSET)
+			return true;
+		p = map_chunk(df, off, c->size, PROT_READ | PROT_WRITE, &map);
+		if ((!p && !final) ||
+		    !(grown = bp_array_grow(df->rings, &df->rings_cap, df->nrings + 1, sizeof(*df->rings)))) {
+			bp_unmap(&map);
+			return false;
+		}
 		df->rings = grown;
-		if (!(p = bp_map_range(df->fd, off, c->size, PROT_READ | PROT_WRITE, &map)))
-			return;
 		r = &df->rings[df->nrings++];
 		memset(r, 0, sizeof(*r));
 		r->index = c->index;
+		r->off = off;
+		if (!p) {
+			ring_unreadable(df, r, off);
+			return true;
+		}
 		r->map = map;
 		r->chunk = (struct bp_file_ring *)(void *)p;
 		r->mem = p + BP_FILE_RING_OFFSET;
@@ -349,17 +452,55 @@ static void add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_fi
 	} else if (c->type == BP_CHUNK_SITES || c->type == BP_CHUNK_LIBS) {
 		struct drain_list *l;
 
-		if (!(grown = bp_array_grow(df->lists, &df->lists_cap, df->nlists + 1, sizeof(*df->lists))))
-			return;
+		if (!(p = map_chunk(df, off, c->size, PROT_READ, &map)))
+			return final;	/* at the end: lost (three mmaps in a row failed) */
+		if (!(grown = bp_array_grow(df->lists, &df->lists_cap, df->nlists + 1, sizeof(*df->lists)))) {
+			bp_unmap(&map);
+			return false;
+		}
 		df->lists = grown;
-		if (!(p = bp_map_range(df->fd, off, c->size, PROT_READ, &map)))
-			return;
 		l = &df->lists[df->nlists++];
 		l->type = c->type;
 		l->map = map;
 		l->list = (const struct bp_file_list *)(const void *)p;
 		l->size = c->size;
 		l->copied = 0;
+	}
+	return true;
+}
+
+/*
+ * The ring chunks handed back: one whose index changed and whose state is
+ * complete again holds a new ring (docs/file-format.md, "Ring chunks
+ * reused").  The state is read after the index: the process stores it
+ * "being written" before it changes the index, and "complete" after.
+ */
+static void watch_reused(struct bp_drain_file *df, uint64_t size)
+{
+	size_t i = 0;
+
+	while (i < df->nreused) {
+		struct drain_reused *u = &df->reused[i];
+		struct bp_file_chunk c;
+		uint32_t state;
+
+		/* D2: index first, state second; pairs with the process's C2. */
+		if (pread(df->fd, &c, sizeof(c), (off_t)u->off) != (ssize_t)sizeof(c) ||
+		    c.index == u->index ||
+		    pread(df->fd, &state, sizeof(state),
+			  (off_t)(u->off + offsetof(struct bp_file_chunk, state))) !=
+			    (ssize_t)sizeof(state) ||
+		    state != BP_CHUNK_COMPLETE) {
+			i++;
+			continue;
+		}
+		atomic_store_explicit(&c.state, state, memory_order_relaxed);
+		if (c.type == BP_CHUNK_RING && bp_valid_chunk(&c, u->off, size) &&
+		    !add_chunk(df, u->off, &c, false)) {
+			i++;	/* not mapped: again at the next pass */
+			continue;
+		}
+		*u = df->reused[--df->nreused];
 	}
 }
 
@@ -374,6 +515,7 @@ static void scan_chunks(struct bp_drain_file *df, bool final)
 	if (fstat(df->fd, &st) != 0)
 		return;
 	w.file_size = (uint64_t)st.st_size;
+	watch_reused(df, w.file_size);
 	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
 		if (seen == BP_CHUNK_SEEN_NONE || seen == BP_CHUNK_SEEN_WRITING) {
 			/* Being allocated right now, or left behind by a failure. */
@@ -385,8 +527,8 @@ static void scan_chunks(struct bp_drain_file *df, bool final)
 				if (now - df->stall_since < STALL_NS)
 					break;
 			}
-		} else if (seen == BP_CHUNK_SEEN_COMPLETE) {
-			add_chunk(df, w.off, &c);
+		} else if (seen == BP_CHUNK_SEEN_COMPLETE && !add_chunk(df, w.off, &c, final)) {
+			break;	/* not mapped: again at the next pass */
 		}
 		df->stall_since = 0;
 		bp_chunk_walk_pass(&w, seen, &c);
@@ -428,6 +570,9 @@ static void close_file(struct bp_drain_file *df)
 		bp_unmap(&df->lists[i].map);
 	free(df->rings);
 	free(df->lists);
+	free(df->reused);
+	df->reused = NULL;
+	df->nreused = 0;
 	df->rings = NULL;
 	df->lists = NULL;
 	df->nrings = df->nlists = 0;
@@ -458,10 +603,20 @@ static void finish(struct bp_drain_file *df)
 		df->res.dropped += er.dropped;
 		df->res.lost_records += er.lost_records;
 		df->res.lost_pages += er.lost_pages;
+		df->res.copied += er.copied;
+		/* what the accounts say is missing (docs/file-format.md, type 7) */
+		if (er.written > er.discarded + er.lost_records + er.copied)
+			df->res.not_copied += er.written - er.discarded - er.lost_records - er.copied;
 	}
 	df->res.memory_rings += atomic_load_explicit(&df->hdr->memory_rings, memory_order_relaxed);
 	df->res.memory_records += atomic_load_explicit(&df->hdr->memory_records,
 						       memory_order_relaxed);
+	df->res.missing_sites += atomic_load_explicit(&df->hdr->missing_sites, memory_order_relaxed);
+	df->res.truncated += df->out.stop_reason != 0;
+	if (df->out.stop_reason && !df->res.stop_reason) {
+		df->res.stop_reason = df->out.stop_reason;
+		df->res.stop_errno = df->out.stop_errno;
+	}
 	drain_out_end(df);
 	close_file(df);
 }

@@ -48,6 +48,13 @@ struct bp_drain_result {
 	uint64_t lost_pages;
 	uint64_t memory_rings;		/* rings the live file was too full for */
 	uint64_t memory_records;	/* their records: in no file */
+	uint64_t missing_sites;		/* sites the live file was too full for */
+	uint64_t copied;		/* records in the stream files' pages chunks */
+	uint64_t not_copied;		/* stored, never lost by overwriting, yet not
+					 * copied: the stream's writes stopped */
+	unsigned truncated;		/* stream files whose writes stopped (disk full) */
+	uint32_t stop_reason;		/* the first one's BP_FILE_STOP_* and errno */
+	int stop_errno;
 	char error[256];		/* a one-line reason when a call returns -1 */
 };
 

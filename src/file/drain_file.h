@@ -22,12 +22,17 @@
 /* One ring of the live file, and what is copied of it. */
 struct drain_ring {
 	uint64_t index;			/* chunk index in the live file */
+	uint64_t off;			/* and the chunk's offset */
 	struct bp_mapping map;		/* the ring chunk, read-write (we consume) */
-	struct bp_file_ring *chunk;	/* its header, in the mapping */
+	struct bp_file_ring *chunk;	/* its header, in the mapping; NULL once released */
 	void *mem;			/* the ring, in the mapping */
 	size_t bytes;			/* its bytes, 0 if the chunk says too many */
 	bool ready;			/* formatted, and set up for copying */
 	bool dead;			/* damaged or out of memory: left alone */
+	bool released;			/* exited and copied, handed back to the process
+					 * (or never mapped): chunk and mem are gone */
+	uint32_t tid, level;		/* the chunk's, kept when it was released */
+	uint64_t dropped;
 	uint32_t page_size, npages;
 	struct bp_ring_stats st;	/* the counters last seen */
 	/* the copy */
@@ -83,6 +88,9 @@ struct bp_drain_file {
 	size_t nrings, rings_cap;
 	struct drain_list *lists;
 	size_t nlists, lists_cap;
+	/* ring chunks handed back to the process (a new index there is a new ring) */
+	struct drain_reused { uint64_t off, index; } *reused;
+	size_t nreused, reused_cap;
 	uint32_t batch_pages;		/* pages per chunk, at most */
 	/* the stream file */
 	struct drain_out out;

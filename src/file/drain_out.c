@@ -180,16 +180,22 @@ void drain_ring_entry(const struct drain_ring *r, struct bp_file_end_ring *er)
 {
 	memset(er, 0, sizeof(*er));
 	er->ring_index = r->index;
-	er->tid = r->chunk->tid;
-	er->level = r->chunk->level;
+	er->tid = r->released ? r->tid : r->chunk->tid;
+	er->level = r->released ? r->level : r->chunk->level;
 	if (r->ready) {
 		er->written = r->st.written;
 		er->discarded = r->st.discarded;
 	}
-	er->dropped = atomic_load_explicit(&r->chunk->dropped, memory_order_relaxed);
+	er->dropped = r->released ? r->dropped
+				  : atomic_load_explicit(&r->chunk->dropped, memory_order_relaxed);
 	er->lost_records = r->lost_records;
 	er->lost_pages = r->lost_pages;
 	er->copied = r->copied;
+	/* A writer killed between a record's commit and the store of its
+	 * written count leaves the count one short of the records copied:
+	 * what was copied or lost was written (the reader's rule too). */
+	if (er->copied + er->lost_records + er->discarded > er->written)
+		er->written = er->copied + er->lost_records + er->discarded;
 }
 
 /* An end or accounts chunk with room for room entries, the first n rings'. */

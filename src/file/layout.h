@@ -29,7 +29,9 @@
 #define BP_FILE_MAJOR		1u
 #define BP_FILE_MINOR		3u	/* 1.1: the accounts chunk (type 7), dense pages (type 8);
 					 * 1.2: memory_rings, missing_sites, memory_records;
-					 * 1.3: stream files' chunk checksums (BP_FILE_F_CRC) */
+					 * 1.3: stream files' chunk checksums (BP_FILE_F_CRC);
+					 * ring chunks reused, retired_*, missing_libs,
+					 * BP_RING_COPIED */
 #define BP_FILE_LITTLE_ENDIAN	1u
 #define BP_FILE_BIG_ENDIAN	2u
 #define BP_FILE_HEADER_BYTES	4096u
@@ -70,7 +72,12 @@ struct bp_file_header {
 	_Atomic uint32_t memory_rings;	/* rings, traced in memory only */
 	_Atomic uint32_t missing_sites;	/* site records: their records' sites are unknown */
 	_Atomic uint64_t memory_records;	/* records handed to those rings, added at thread exit */
-	uint8_t reserved[1856];
+	/* rings whose chunk was reused while their records were in no other file (minor 3) */
+	_Atomic uint32_t retired_rings;
+	_Atomic uint32_t missing_libs;	/* library records the file had no room for */
+	_Atomic uint64_t retired_written;	/* their written (+ dropped) */
+	_Atomic uint64_t retired_discarded;	/* their discarded (+ dropped) */
+	uint8_t reserved[1832];
 };
 
 /* header stop_reason */
@@ -150,13 +157,15 @@ struct bp_file_lib {
 #define BP_RING_ALIVE		1u
 #define BP_RING_EXITED		2u
 #define BP_RING_RELEASED	3u	/* given back by the process; contents stale */
+#define BP_RING_COPIED		4u	/* bprint record's copier is done with it: the
+					 * process may reuse the chunk (minor 3) */
 
 struct bp_file_ring {
 	struct bp_file_chunk chunk;
 	uint32_t tid;
 	uint32_t level;
 	char comm[16];
-	_Atomic uint32_t state;		/* BP_RING_ALIVE / _EXITED / _RELEASED */
+	_Atomic uint32_t state;		/* BP_RING_ALIVE / _EXITED / _RELEASED / _COPIED */
 	uint32_t reserved0;
 	uint64_t ring_bytes;
 	_Atomic uint64_t dropped;	/* records dropped before the ring */
@@ -275,7 +284,11 @@ BP_LAYOUT_AT(bp_file_header, stop_record, 2216);
 BP_LAYOUT_AT(bp_file_header, memory_rings, 2224);
 BP_LAYOUT_AT(bp_file_header, missing_sites, 2228);
 BP_LAYOUT_AT(bp_file_header, memory_records, 2232);
-BP_LAYOUT_AT(bp_file_header, reserved, 2240);
+BP_LAYOUT_AT(bp_file_header, retired_rings, 2240);
+BP_LAYOUT_AT(bp_file_header, missing_libs, 2244);
+BP_LAYOUT_AT(bp_file_header, retired_written, 2248);
+BP_LAYOUT_AT(bp_file_header, retired_discarded, 2256);
+BP_LAYOUT_AT(bp_file_header, reserved, 2264);
 _Static_assert(sizeof(struct bp_file_header) == BP_FILE_HEADER_BYTES, "header is 4096 bytes");
 
 BP_LAYOUT_AT(bp_file_chunk, type, 4);

@@ -107,20 +107,25 @@ static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
 /* The process's name and its arguments, printable. */
 static void read_command(struct bp_trace_info *in, const struct bp_file_header *h)
 {
-	size_t n = strnlen(h->comm, sizeof(h->comm));
+	size_t n = strnlen(h->comm, sizeof(h->comm)), o = 0;
 	uint32_t len, i;
 
 	memcpy(in->comm, h->comm, n);
 	in->comm[n] = '\0';
 	len = h->cmdline_len < BP_FILE_CMDLINE_MAX ? h->cmdline_len : BP_FILE_CMDLINE_MAX;
-	for (i = 0; i < len; i++) {
+	for (i = 0; i < len && o + 3 < sizeof(in->cmdline); i++) {
 		char c = h->cmdline[i];
 
-		in->cmdline[i] = c == '\0' ? ' ' : (c < ' ' || c == 0x7f) ? '?' : c;
+		if (c == '\0' && (i == 0 || h->cmdline[i - 1] == '\0')) {
+			/* an empty argument, as a shell writes it */
+			in->cmdline[o++] = '\'';
+			in->cmdline[o++] = '\'';
+		}
+		in->cmdline[o++] = c == '\0' ? ' ' : (c < ' ' || c == 0x7f) ? '?' : c;
 	}
-	while (i > 0 && in->cmdline[i - 1] == ' ')
-		i--;
-	in->cmdline[i] = '\0';
+	while (o > 0 && in->cmdline[o - 1] == ' ')
+		o--;
+	in->cmdline[o] = '\0';
 }
 
 /* Fields of a header that passed bp_valid_header() that cannot be. */

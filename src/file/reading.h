@@ -98,6 +98,9 @@ enum source_counters {
 	COUNTERS_RING,			/* the ring chunk's or the pages chunks' */
 	COUNTERS_ACCOUNTS,		/* an accounts chunk: a drainer that did not finish */
 	COUNTERS_END,			/* the end chunk: final */
+	COUNTERS_FROZEN,		/* as they were: a ring whose live-file chunk was
+					 * reused, or the header's retired rings
+					 * (catalogue.c, format 1.3) */
 };
 
 /* One ring (thread x nesting level), identified by its ring chunk's index. */
@@ -232,6 +235,10 @@ int catalogue_update(struct bp_trace *t, uint32_t want_site);
 
 /* The source of ring chunk index key, made if create. */
 struct source *catalogue_source(struct bp_trace *t, uint64_t key, bool create);
+
+/* s's ring chunk holds another ring now (format 1.3, reuse): s is over,
+ * and the chunk is looked at again at the next update. */
+void catalogue_ring_reused(struct bp_trace *t, struct source *s);
 
 /* tables.c */
 int tables_parse_list(struct bp_trace *t, struct list_chunk *lc);

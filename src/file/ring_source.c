@@ -109,6 +109,22 @@ static void page_reached(const struct bp_trace *t, struct source *s)
 	rs->last_page = s->ev.page_seq;
 }
 
+/*
+ * Is s's mapped ring chunk still s's ring, after a record was read from
+ * it?  A live file that reuses the chunk for another ring stores its state
+ * "being written", then a release fence, before it changes the ring (C2 in
+ * src/file/writer_rings.c): a record read from a changed ring finds that
+ * state, or a new index (catalogue_ring_reused()).
+ */
+static bool ring_still(const struct source *s)
+{
+	const struct bp_file_chunk *c = (const void *)(s->ring.mem - BP_FILE_RING_OFFSET);
+
+	atomic_thread_fence(memory_order_acquire);	/* the record's bytes before the check */
+	return atomic_load_explicit(&c->state, memory_order_relaxed) == BP_CHUNK_COMPLETE &&
+	       __atomic_load_n(&c->index, __ATOMIC_RELAXED) == s->info.key;
+}
+
 int ring_next(struct bp_trace *t, struct source *s)
 {
 	struct ring_source *rs = &s->ring;
@@ -130,6 +146,10 @@ int ring_next(struct bp_trace *t, struct source *s)
 		rs->cursor_ready = true;
 	}
 	rc = bp_ring_next(rs->mem, rs->bytes, &rs->cur, &s->ev, s->buf, sizeof(s->buf));
+	if (rc != 0 && !ring_still(s)) {	/* reused under us: neither s's record nor damage */
+		catalogue_ring_reused(t, s);
+		return SOURCE_STOP;
+	}
 	if (rc == 1) {
 		page_reached(t, s);
 		/* below next_index: returned from a streamed page already */

@@ -1,11 +1,13 @@
 /*
  * The live trace file, written by the traced process (writer.h).
  *
- * Every ring is a chunk of the file: allocating one is a fetch-add on the
- * header's `end`, an fallocate() and an mmap(MAP_SHARED); all three may
- * run in a signal handler (a thread's first trace), so that path makes
- * system calls only.  Sites and libraries are appended in ordinary context,
- * under list_lock.  The file is never shrunk and chunks are never moved, so
+ * Every ring is a chunk of the file (writer_rings.c): allocating one is a
+ * fetch-add on the header's `end`, an fallocate() and an mmap(MAP_SHARED);
+ * all three may run in a signal handler (a thread's first trace), so that
+ * path makes system calls only.  Sites and libraries are appended in
+ * ordinary context (writer_lists.c).  A fork child makes a file of its own
+ * when it first traces (child_open()).  The file is never shrunk and chunks
+ * are never moved (an exited thread's ring chunk is reused in place), so
  * whatever instant the process dies at, what is in the file is what the
  * tracer had stored (docs/file-format.md).
  *
@@ -15,18 +17,18 @@
 #include "file/writer.h"
 
 #include "file/layout.h"
+#include "file/writer_live.h"
 #include "ring/ring.h"
 #include "trace/backing.h"
 #include "trace/clock.h"
 #include "trace/config.h"
 #include "trace/safe_open.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,48 +39,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LIST_CHUNK_BYTES (64u * 1024u)
 #define CALIB_EVERY_NS 10000000u	/* refresh the calibration at most every 10 ms */
 
-/* One mapped chunk. */
-struct mapped {
-	unsigned char *base;		/* mmap'd address (page-aligned) */
-	size_t len;			/* mmap'd length */
-	struct bp_file_chunk *chunk;	/* the chunk inside it */
-};
-
-/* A sites or libraries chunk being appended to. */
-struct list {
-	uint32_t type;
-	struct mapped m;
-	uint32_t cap;			/* bytes of records the chunk holds */
-	uint32_t used;
-};
-
-struct known_lib {
-	uint64_t lo, hi;
-	uint64_t path_hash;
-};
-
-static int fd = -1;
+struct bp_live bp_live = { .fd = -1 };
 static pid_t owner;			/* the process that created the file */
-static struct bp_file_header *hdr;
-static uintptr_t sys_page;		/* the system page size */
 static char path_used[PATH_MAX];
+static char base_path[PATH_MAX];	/* what bp_file_open() was given */
+/* a fork child's file (child_open()) */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool child_wants_file;		/* under open_lock */
+static int parent_fd = -1;		/* until it is made */
 static _Atomic uint64_t next_index = 1;
 static atomic_flag calib_busy = ATOMIC_FLAG_INIT;
 static _Atomic uint64_t last_calib_ns;
 
-/* Sites and libraries: ordinary context only. */
-static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct list sites = { .type = BP_CHUNK_SITES };
-static struct list libs = { .type = BP_CHUNK_LIBS };
-static struct known_lib *known;
-static size_t nknown, known_cap;
-static unsigned long long libs_adds;	/* dlpi_adds at the last library scan */
-
-static const struct bp_backing file_backing;
-static const struct bp_backing child_backing;
 
 /* ---- chunks (async-signal-safe) ---------------------------------------- */
 
@@ -93,12 +67,12 @@ static uint64_t mono_ns(void)
 /* Make [off, off + size) part of the file: never shrinks it. */
 static int grow(uint64_t off, uint64_t size)
 {
-	if (fallocate(fd, 0, (off_t)off, (off_t)size) == 0)
+	if (fallocate(bp_live.fd, 0, (off_t)off, (off_t)size) == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -1;
 	/* No fallocate here: write the chunk's last byte (nobody else writes it). */
-	return pwrite(fd, "", 1, (off_t)(off + size - 1)) == 1 ? 0 : -1;
+	return pwrite(bp_live.fd, "", 1, (off_t)(off + size - 1)) == 1 ? 0 : -1;
 }
 
 /*
@@ -106,10 +80,12 @@ static int grow(uint64_t off, uint64_t size)
  * fill its header, state still "being written".  A chunk that cannot be
  * mapped is marked abandoned with pwrite, so that readers skip it whole.
  */
-static int chunk_alloc(uint32_t type, uint64_t size, struct mapped *m)
+int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 {
-	uint64_t off = atomic_fetch_add_explicit(&hdr->end, size, memory_order_relaxed);
-	uint64_t moff = off & ~(uint64_t)(sys_page - 1);
+	/* relaxed: hands out an offset, nothing more; the chunk is published
+	 * by its own state (H3) */
+	uint64_t off = atomic_fetch_add_explicit(&bp_live_hdr()->end, size, memory_order_relaxed);
+	uint64_t moff = off & ~(uint64_t)(bp_live.sys_page - 1);
 	struct bp_file_chunk c;
 	void *p;
 
@@ -117,26 +93,34 @@ static int chunk_alloc(uint32_t type, uint64_t size, struct mapped *m)
 	memcpy(c.magic, BP_CHUNK_MAGIC, 4);
 	c.type = type;
 	c.size = size;
-	c.index = atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);
+	c.index = bp_live_next_index();
 	if (grow(off, size) != 0)
 		return -1;
-	p = mmap(NULL, (size_t)(off - moff + size), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)moff);
+	p = mmap(NULL, (size_t)(off - moff + size), PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bp_live.fd, (off_t)moff);
 	if (p == MAP_FAILED) {
 		atomic_init(&c.state, BP_CHUNK_ABANDONED);
-		(void)!pwrite(fd, &c, sizeof(c), (off_t)off);
+		(void)!pwrite(bp_live.fd, &c, sizeof(c), (off_t)off);
 		return -1;
 	}
 	m->base = p;
 	m->len = (size_t)(off - moff + size);
 	m->chunk = (struct bp_file_chunk *)(void *)((unsigned char *)p + (off - moff));
+	m->off = off;
 	memcpy(m->chunk, &c, offsetof(struct bp_file_chunk, state));
 	m->chunk->index = c.index;
 	return 0;
 }
 
-static void chunk_publish(struct bp_file_chunk *c)
+uint64_t bp_live_next_index(void)
 {
+	return atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);	/* a number only */
+}
+
+void bp_live_chunk_publish(struct bp_file_chunk *c)
+{
+	/* H3: the chunk's headers before "complete"; pairs with the acquire
+	 * of state by the file's readers (src/file/valid.c, bp_chunk_state). */
 	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_release);
 }
 
@@ -145,442 +129,57 @@ void bp_file_calibrate(void)
 	struct bp_clock_calib c;
 	uint64_t seq;
 
-	if (!hdr || atomic_flag_test_and_set_explicit(&calib_busy, memory_order_acquire))
+	struct bp_file_header *h = bp_live_hdr();
+
+	/* H4: one calibration at a time; acquire pairs with the clear below
+	 * (the previous calibration's stores come before ours). */
+	if (!h || atomic_flag_test_and_set_explicit(&calib_busy, memory_order_acquire))
 		return;
 	bp_clock_calibrate(&c);
-	seq = atomic_load_explicit(&hdr->calib_seq, memory_order_relaxed);
-	hdr->calib[(seq + 1) & 1] = c;
-	/* The slot before the sequence that selects it; readers re-check the sequence. */
-	atomic_store_explicit(&hdr->calib_seq, seq + 1, memory_order_release);
-	atomic_store_explicit(&last_calib_ns, mono_ns(), memory_order_relaxed);
-	atomic_flag_clear_explicit(&calib_busy, memory_order_release);
+	seq = atomic_load_explicit(&h->calib_seq, memory_order_relaxed);	/* ours alone (H4) */
+	h->calib[(seq + 1) & 1] = c;
+	/* H5: the slot before the sequence that selects it; pairs with the
+	 * readers' acquire of calib_seq and their re-check (a seqlock). */
+	atomic_store_explicit(&h->calib_seq, seq + 1, memory_order_release);
+	atomic_store_explicit(&last_calib_ns, mono_ns(), memory_order_relaxed);	/* a hint */
+	atomic_flag_clear_explicit(&calib_busy, memory_order_release);	/* H4 */
 }
 
-static void maybe_calibrate(void)
+void bp_live_maybe_calibrate(void)
 {
+	/* relaxed: a hint; a calibration too many or too few costs nothing */
 	if (mono_ns() - atomic_load_explicit(&last_calib_ns, memory_order_relaxed) >= CALIB_EVERY_NS)
 		bp_file_calibrate();
 }
 
 /* ---- the backing ------------------------------------------------------- */
 
-static void *map_anon(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* The ring chunk of ring memory we handed out (ring memory from the file is
- * never page-aligned: it starts 128 bytes into a chunk), or NULL. */
-static struct bp_file_ring *ring_chunk(void *mem)
-{
-	if (!mem || ((uintptr_t)mem & (sys_page - 1)) == 0)
-		return NULL;
-	return (struct bp_file_ring *)(void *)((unsigned char *)mem - BP_FILE_RING_OFFSET);
-}
-
-static bool file_ring_in_file(const void *mem)
-{
-	return ring_chunk((void *)(uintptr_t)mem) != NULL;
-}
-
-/*
- * The file had no room for a ring: it traces in memory only.  The header
- * counts such rings now and their records when their threads are done
- * (memory_records), so that a reader says what the file lacks; the first
- * one is also said on stderr.  May run in a signal handler: atomics and
- * write(2) only.
- */
-static void *ring_to_memory(size_t bytes)
-{
-	static const char msg[] = "bprint: the trace file is full: a thread's records are "
-				  "kept in memory only\n";
-
-	if (atomic_fetch_add_explicit(&hdr->memory_rings, 1, memory_order_relaxed) == 0)
-		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
-	return map_anon(bytes);
-}
-
-static void *file_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
-{
-	struct mapped m;
-	struct bp_file_ring *r;
-	struct bp_thread_view v;
-
-	if (chunk_alloc(BP_CHUNK_RING, bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes),
-			&m) != 0)
-		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
-	r = (struct bp_file_ring *)(void *)m.chunk;
-	bp_thread_view(t, &v);
-	r->tid = (uint32_t)v.tid;
-	r->level = level;
-	memcpy(r->comm, v.comm, sizeof(r->comm));
-	atomic_store_explicit(&r->state, BP_RING_ALIVE, memory_order_relaxed);
-	r->ring_bytes = bytes;
-	chunk_publish(&r->chunk);
-	maybe_calibrate();
-	return (unsigned char *)r + BP_FILE_RING_OFFSET;
-}
-
-static void unmap_ring_chunk(struct bp_file_ring *r, size_t bytes)
-{
-	uintptr_t start = (uintptr_t)r & ~(sys_page - 1);
-	size_t len = (size_t)((uintptr_t)r - start) +
-		     (size_t)bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes);
-
-	munmap((void *)start, len);
-}
-
-static void file_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
-{
-	struct bp_file_ring *r = ring_chunk(mem);
-
-	(void)t;
-	(void)level;
-	if (!r) {
-		munmap(mem, bytes);
-		return;
-	}
-	atomic_store_explicit(&r->state, BP_RING_RELEASED, memory_order_release);
-	unmap_ring_chunk(r, bytes);
-}
-
-/* In a fork child: the parent's file rings are unmapped, nothing written. */
-static void child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
-{
-	struct bp_file_ring *r = ring_chunk(mem);
-
-	(void)t;
-	(void)level;
-	if (r)
-		unmap_ring_chunk(r, bytes);
-	else
-		munmap(mem, bytes);
-}
-
-/* Records of v's rings that are not in the file (ring_to_memory()). */
-static uint64_t records_in_memory(const struct bp_thread_view *v)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
-		struct bp_ring_stats st;
-
-		if (!v->ring_mem[i] || ring_chunk(v->ring_mem[i]))
-			continue;
-		if (bp_ring_stats(v->ring_mem[i], v->ring_bytes[i], &st) == BP_RING_OK)
-			n += st.written;
-		if (i == 0)
-			n += v->dropped;	/* ring 0's chunk would have held them */
-	}
-	return n;
-}
-
-/*
- * A thread is done (its exit, or the process's): its last name and
- * counters.  A thread that exits after the process's exit handler counted
- * it as alive is not counted again (the file says closed then).
- */
-static void store_thread(const struct bp_thread_view *v, bool exited)
-{
-	uint64_t in_memory = records_in_memory(v);
-
-	if (in_memory &&
-	    !(atomic_load_explicit(&hdr->flags, memory_order_acquire) & BP_FILE_F_CLOSED))
-		atomic_fetch_add_explicit(&hdr->memory_records, in_memory, memory_order_relaxed);
-	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
-		struct bp_file_ring *r = ring_chunk(v->ring_mem[i]);
-
-		if (!r)
-			continue;
-		memcpy(r->comm, v->comm, sizeof(r->comm));
-		if (i == 0)
-			atomic_store_explicit(&r->dropped, v->dropped, memory_order_relaxed);
-		if (exited)
-			atomic_store_explicit(&r->state, BP_RING_EXITED, memory_order_release);
-	}
-}
-
-static void store_alive(const struct bp_thread_view *v, void *ctx)
-{
-	(void)ctx;
-	store_thread(v, false);
-}
-
-static void file_thread_exit(struct bp_thread *t)
-{
-	struct bp_thread_view v;
-
-	bp_thread_view(t, &v);
-	store_thread(&v, true);
-}
-
-static void forget_list(struct list *l)
-{
-	if (l->m.base)
-		munmap(l->m.base, l->m.len);
-	memset(&l->m, 0, sizeof(l->m));
-	l->cap = l->used = 0;
-}
-
-static void file_fork_child(void)
-{
-	/* Only this thread runs: no lock is needed, none may be taken. */
-	forget_list(&sites);
-	forget_list(&libs);
-	pthread_mutex_init(&list_lock, NULL);
-	if (hdr)
-		munmap(hdr, BP_FILE_HEADER_BYTES);
-	hdr = NULL;
-	if (fd >= 0)
-		close(fd);
-	fd = -1;
-	path_used[0] = '\0';
-	bp_backing = &child_backing;
-}
-
-/* ---- lists: sites and libraries (ordinary context, list_lock) ------------ */
-
-static int list_append(struct list *l, const void *rec, uint32_t len)
-{
-	struct bp_file_list *lc;
-
-	if (!l->m.chunk || len > l->cap - l->used) {
-		uint64_t size = bp_file_align_up(BP_FILE_LIST_HDR_BYTES + (uint64_t)len);
-		struct mapped m;
-
-		if (size < LIST_CHUNK_BYTES)
-			size = LIST_CHUNK_BYTES;
-		if (size > UINT32_MAX || chunk_alloc(l->type, size, &m) != 0)
-			return -1;
-		chunk_publish(m.chunk);	/* the header is complete; records follow by `used` */
-		forget_list(l);
-		l->m = m;
-		l->cap = (uint32_t)size - BP_FILE_LIST_HDR_BYTES;
-	}
-	lc = (struct bp_file_list *)(void *)l->m.chunk;
-	memcpy((unsigned char *)lc + BP_FILE_LIST_HDR_BYTES + l->used, rec, len);
-	l->used += len;
-	atomic_store_explicit(&lc->used, l->used, memory_order_release);
-	return 0;
-}
-
-static uint32_t pad4(size_t n)
-{
-	return (uint32_t)((n + 3u) & ~(size_t)3u);
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-/* The GNU build-id of an object from its PT_NOTE segments; its length. */
-static uint32_t build_id(const struct dl_phdr_info *info, unsigned char *out)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const unsigned char *p, *end;
-		size_t align = ph->p_align == 8 ? 8 : 4;
-
-		if (ph->p_type != PT_NOTE)
-			continue;
-		p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *n = (const void *)p;
-			size_t name = (n->n_namesz + align - 1) & ~(align - 1);
-			size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
-			const unsigned char *d = p + sizeof(*n) + name;
-
-			if (name > (size_t)(end - p) || desc > (size_t)(end - d))
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    !memcmp(p + sizeof(*n), "GNU", 4) && n->n_descsz > 0 &&
-			    n->n_descsz <= BP_FILE_BUILD_ID_MAX) {
-				memcpy(out, d, n->n_descsz);
-				return n->n_descsz;
-			}
-			p = d + desc;
-		}
-	}
-	return 0;
-}
-
-static bool lib_known(uint64_t lo, uint64_t hi, uint64_t h)
-{
-	for (size_t i = 0; i < nknown; i++)
-		if (known[i].lo == lo && known[i].hi == hi && known[i].path_hash == h)
-			return true;
-	return false;
-}
-
-static int add_lib(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	unsigned char rec[BP_FILE_LIB_BYTES + BP_FILE_BUILD_ID_MAX + PATH_MAX + 4];
-	struct bp_file_lib l;
-	char exe[PATH_MAX];
-	const char *path = info->dlpi_name ? info->dlpi_name : "";
-	uint64_t lo = UINT64_MAX, hi = 0, h;
-	size_t plen;
-
-	(void)arg;
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
-		libs_adds = info->dlpi_adds;
-	if (!*path) {	/* the main program */
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-		exe[n > 0 ? n : 0] = '\0';
-		path = exe;
-	}
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (info->dlpi_addr + ph->p_vaddr < lo)
-			lo = info->dlpi_addr + ph->p_vaddr;
-		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-	}
-	if (lo > hi)
-		lo = hi = info->dlpi_addr;
-	h = hash_str(path);
-	if (lib_known(lo, hi, h))
-		return 0;
-	if (nknown == known_cap) {
-		size_t cap = known_cap ? 2 * known_cap : 32;
-		struct known_lib *grown = realloc(known, cap * sizeof(*grown));
-
-		if (!grown)
-			return 1;
-		known = grown;
-		known_cap = cap;
-	}
-	plen = strnlen(path, PATH_MAX - 1);
-	memset(&l, 0, sizeof(l));
-	l.index = (uint32_t)nknown + 1;
-	l.load_addr = info->dlpi_addr;
-	l.lo = lo;
-	l.hi = hi;
-	l.build_id_len = build_id(info, rec + BP_FILE_LIB_BYTES);
-	l.path_len = (uint32_t)plen + 1;
-	l.rec_bytes = pad4(BP_FILE_LIB_BYTES + l.build_id_len + l.path_len);
-	memcpy(rec, &l, sizeof(l));
-	memcpy(rec + BP_FILE_LIB_BYTES + l.build_id_len, path, plen);
-	memset(rec + BP_FILE_LIB_BYTES + l.build_id_len + plen, 0, l.rec_bytes -
-	       (BP_FILE_LIB_BYTES + l.build_id_len + plen));
-	if (list_append(&libs, rec, l.rec_bytes) != 0)
-		return 1;
-	known[nknown++] = (struct known_lib){ .lo = lo, .hi = hi, .path_hash = h };
-	return 0;
-}
-
-static int peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	unsigned long long *adds = arg;
-
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
-		*adds = info->dlpi_adds;
-	return 1;	/* the first object is enough */
-}
-
-/* With list_lock: record objects loaded since the last scan. */
-static void scan_libs(bool force)
-{
-	unsigned long long adds = 0;
-
-	if (!force) {
-		dl_iterate_phdr(peek_adds, &adds);
-		if (adds == libs_adds)
-			return;
-	}
-	dl_iterate_phdr(add_lib, NULL);
-}
-
-/* A site record the file has no room for (or no memory to build): counted. */
-static void site_missing(void)
-{
-	atomic_fetch_add_explicit(&hdr->missing_sites, 1, memory_order_relaxed);
-}
-
-static void append_site(const struct bprint_site *s)
-{
-	const char *fmt = s->format ? s->format : "";
-	const char *file = s->file ? s->file : "";
-	const char *func = s->func ? s->func : "";
-	size_t fl = strlen(fmt) + 1, il = strlen(file) + 1, nl = strlen(func) + 1;
-	size_t total = BP_FILE_SITE_BYTES + fl + il + nl;
-	struct bp_file_site rec;
-	unsigned char *buf;
-
-	if (total > (64u << 20) || !(buf = calloc(1, pad4(total)))) {
-		site_missing();
-		return;
-	}
-	memset(&rec, 0, sizeof(rec));
-	rec.rec_bytes = pad4(total);
-	rec.id = s->id;
-	rec.line = s->line;
-	rec.kind = s->kind;
-	rec.has_format = s->format != NULL;
-	rec.format_len = (uint32_t)fl;
-	rec.file_len = (uint32_t)il;
-	rec.func_len = (uint32_t)nl;
-	rec.lib = 0;	/* the registry's copy does not say which object it came from */
-	memcpy(buf, &rec, sizeof(rec));
-	memcpy(buf + BP_FILE_SITE_BYTES, fmt, fl);
-	memcpy(buf + BP_FILE_SITE_BYTES + fl, file, il);
-	memcpy(buf + BP_FILE_SITE_BYTES + fl + il, func, nl);
-	if (list_append(&sites, buf, rec.rec_bytes) != 0)
-		site_missing();
-	free(buf);
-}
-
-static void file_site_added(const struct bprint_site *site)
-{
-	pthread_mutex_lock(&list_lock);
-	scan_libs(false);	/* a dlopen'ed object registers its sites from its constructor */
-	append_site(site);
-	pthread_mutex_unlock(&list_lock);
-	maybe_calibrate();
-}
+static void file_fork_child(void);
 
 static const struct bp_backing file_backing = {
-	.ring_map = file_ring_map,
-	.ring_unmap = file_ring_unmap,
-	.ring_in_file = file_ring_in_file,
-	.site_added = file_site_added,
-	.thread_exit = file_thread_exit,
+	.ring_map = bp_live_ring_map,
+	.ring_unmap = bp_live_ring_unmap,
+	.ring_in_file = bp_live_ring_in_file,
+	.ring_copied = bp_live_ring_copied,
+	.site_added = bp_live_site_added,
+	.thread_exit = bp_live_thread_exit,
 	.fork_child = file_fork_child,
-};
-
-static const struct bp_backing child_backing = {
-	.ring_unmap = child_ring_unmap,
 };
 
 /* ---- open and exit ----------------------------------------------------- */
 
-static void replay_site(const struct bprint_site *s, void *ctx)
-{
-	(void)ctx;
-	pthread_mutex_lock(&list_lock);
-	append_site(s);
-	pthread_mutex_unlock(&list_lock);
-}
-
 static void file_exit(void)
 {
-	if (!hdr || getpid() != owner)
+	struct bp_file_header *h = bp_live_hdr();
+
+	if (!h || getpid() != owner)
 		return;
-	bp_threads_each_alive(store_alive, NULL);
+	bp_live_lists_retry();
+	bp_live_rings_at_exit();
 	bp_file_calibrate();
-	atomic_fetch_or_explicit(&hdr->flags, BP_FILE_F_CLOSED, memory_order_release);
+	/* H6: the live threads' last names and counters before "closed";
+	 * pairs with the acquire of flags in store_thread() and the readers' */
+	atomic_fetch_or_explicit(&h->flags, BP_FILE_F_CLOSED, memory_order_release);
 }
 
 static void fill_header(struct bp_file_header *h)
@@ -603,7 +202,7 @@ static void fill_header(struct bp_file_header *h)
 	h->start_realtime_ns = bp_clock_timespec_ns(&ts);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->start_mono_ns = bp_clock_timespec_ns(&ts);
-	atomic_store_explicit(&h->end, BP_FILE_HEADER_BYTES, memory_order_relaxed);
+	atomic_store_explicit(&h->end, BP_FILE_HEADER_BYTES, memory_order_relaxed);	/* H2 publishes */
 	prctl(PR_GET_NAME, h->comm, 0, 0, 0);
 	h->comm[sizeof(h->comm) - 1] = '\0';
 	h->ring_mode = bp_config.mode;
@@ -621,8 +220,10 @@ static void fill_header(struct bp_file_header *h)
 		h->cmdline_len = (uint32_t)got;
 	}
 	/*
-	 * The magic goes last: a process killed while filling the header leaves
-	 * a file no reader mistakes for a complete one (pid set, mode not yet).
+	 * H2: the magic goes last: a process killed while filling the header
+	 * leaves a file no reader mistakes for a complete one (pid set, mode
+	 * not yet); pairs with the readers' check of the magic first
+	 * (src/file/valid.c) and with the copier's mapping of a live header.
 	 */
 	atomic_thread_fence(memory_order_release);
 	memcpy(h->magic, BP_FILE_MAGIC, 8);
@@ -638,64 +239,151 @@ static int create(const char *path)
 	return f;
 }
 
-int bp_file_open(const char *path)
+/* "bprint: cannot create trace file PATH: REASON (tracing to memory only)",
+ * with write(2): a fork child may say it from a signal handler. */
+static void say_cannot(const char *path, int err)
+{
+	char line[PATH_MAX + 160];
+	int n = snprintf(line, sizeof(line),
+			 "bprint: cannot create trace file %s: %s (tracing to memory only)\n", path,
+			 strerror(err));
+
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	(void)!write(STDERR_FILENO, line, (size_t)n);
+}
+
+/*
+ * Create the file (path, or "path.PID" if path exists), fill and map its
+ * header, and make it the live file (H1).  0, or -1 with errno set and the
+ * file removed.  System calls only.
+ */
+static int make_file(const char *path)
 {
 	char alt[PATH_MAX];
 	void *p;
 	int err;
 
-	if (hdr || !path || !*path) {
+	bp_live.fd = create(path);
+	if (bp_live.fd < 0 && errno == EEXIST) {
+		/* An ancestor's file (a child inherits BPRINT_FILE), or an old one. */
+		if (snprintf(alt, sizeof(alt), "%s.%ld", path, (long)getpid()) >= (int)sizeof(alt))
+			errno = ENAMETOOLONG;
+		else
+			bp_live.fd = create(alt);
+	}
+	if (bp_live.fd < 0)
+		return -1;
+	if (grow(0, BP_FILE_HEADER_BYTES) != 0 ||
+	    (p = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, bp_live.fd,
+		      0)) == MAP_FAILED) {
+		err = errno;
+		close(bp_live.fd);
+		unlink(path_used);
+		bp_live.fd = -1;
+		path_used[0] = '\0';
+		errno = err;
+		return -1;
+	}
+	owner = getpid();
+	fill_header(p);
+	/* H1: the descriptor and the header before the header is found; pairs
+	 * with bp_live_hdr()'s acquire. */
+	atomic_store_explicit(&bp_live.hdr, p, memory_order_release);
+	bp_file_calibrate();
+	return 0;
+}
+
+int bp_file_open(const char *path)
+{
+	int err;
+
+	if (bp_live_hdr() || !path || !*path) {
 		errno = EINVAL;
 		return -1;
 	}
-	sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	fd = create(path);
-	if (fd < 0 && errno == EEXIST) {
-		/* An ancestor's file (an exec'd child inherits BPRINT_FILE), or an old one. */
-		if (snprintf(alt, sizeof(alt), "%s.%ld", path, (long)getpid()) >= (int)sizeof(alt)) {
-			errno = ENAMETOOLONG;
-		} else {
-			fd = create(alt);
-			path = alt;
-		}
+	snprintf(base_path, sizeof(base_path), "%s", path);
+	bp_live.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	if (make_file(path) != 0) {
+		err = errno;
+		say_cannot(path, err);
+		errno = err;
+		return -1;
 	}
-	if (fd < 0)
-		goto fail;
-	if (grow(0, BP_FILE_HEADER_BYTES) != 0)
-		goto fail_fd;
-	p = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		goto fail_fd;
-	hdr = p;
-	owner = getpid();
-	fill_header(hdr);
-	bp_file_calibrate();
-
-	pthread_mutex_lock(&list_lock);
-	scan_libs(true);
-	pthread_mutex_unlock(&list_lock);
-	/* Install, then replay the sites registered before us (duplicates are harmless). */
+	bp_live_lists_scan();
+	/* Install, then replay the sites registered before us. */
 	bp_backing = &file_backing;
-	bp_sites_each(replay_site, NULL);
+	bp_live_lists_replay();
 	atexit(file_exit);
 	return 0;
+}
 
-fail_fd:
-	err = errno;
-	close(fd);
-	unlink(path_used);
-	fd = -1;
+/* ---- a fork child's file ------------------------------------------------ */
+
+/*
+ * A fork child traces into a file of its own, "path.PID" beside its
+ * parent's, made when it first needs one (its first ring or call site),
+ * so that a child that only execs makes none.  Until then it keeps its
+ * parent's file descriptor, to copy the library records from.  Under
+ * open_lock: one thread makes it; child_wants_file is cleared when it
+ * could not be made (said once), the child then traces in memory only.
+ */
+static int child_open(void)
+{
+	if (make_file(base_path) != 0) {
+		say_cannot(base_path, errno);
+		child_wants_file = false;
+	} else {
+		bp_live_lists_inherit(parent_fd);
+		bp_live_lists_replay();
+	}
+	if (parent_fd >= 0)
+		close(parent_fd);
+	parent_fd = -1;
+	return child_wants_file ? 0 : -1;
+}
+
+int bp_live_child_file(bool wait)
+{
+	int rc, tries = 0;
+
+	if (bp_live_hdr())
+		return 0;
+	if (wait) {
+		pthread_mutex_lock(&open_lock);
+	} else {
+		while (pthread_mutex_trylock(&open_lock) != 0) {
+			if (++tries > 1000 || bp_live_hdr())
+				return bp_live_hdr() ? 0 : -1;
+			sched_yield();
+		}
+	}
+	rc = bp_live_hdr() ? 0 : child_wants_file ? child_open() : -1;
+	pthread_mutex_unlock(&open_lock);
+	return rc;
+}
+
+static void file_fork_child(void)
+{
+	struct bp_file_header *h = bp_live_hdr();
+
+	/* Only this thread runs: no lock is needed, none may be taken. */
+	bp_live_lists_fork_child(h != NULL);
+	bp_live_rings_fork_child();
+	pthread_mutex_init(&open_lock, NULL);
+	if (h) {
+		munmap(h, BP_FILE_HEADER_BYTES);
+		if (parent_fd >= 0)
+			close(parent_fd);
+		parent_fd = bp_live.fd;	/* the libraries to copy are in it */
+	}
+	atomic_store_explicit(&bp_live.hdr, NULL, memory_order_relaxed);	/* one thread runs */
+	bp_live.fd = -1;
 	path_used[0] = '\0';
-	errno = err;
-fail:
-	err = errno;
-	fprintf(stderr, "bprint: cannot create trace file %s: %s (tracing to memory only)\n",
-		path, strerror(err));
-	errno = err;
-	return -1;
+	child_wants_file = base_path[0] != '\0';
 }
 
 const char *bp_file_path(void)
 {
-	return hdr && path_used[0] ? path_used : NULL;
+	return bp_live_hdr() && path_used[0] ? path_used : NULL;
 }

@@ -19,14 +19,28 @@
 
 struct bp_thread;
 
+/* Why a ring is given back (bp_backing.ring_unmap). */
+enum bp_ring_release {
+	BP_RELEASE_READ,	/* nothing in it is lost: a consumer read it all, or it
+				 * never held a record */
+	BP_RELEASE_LOST,	/* BPRINT_RETAIN: its records not read elsewhere are lost */
+	BP_RELEASE_CHILD,	/* a fork child forgets its parent's ring */
+};
+
 struct bp_backing {
-	/* Memory for ring level of t (bytes long, zeroed, 64-byte aligned), or NULL. */
+	/* Memory for ring level of t (bytes long, 64-byte aligned, 8-byte
+	 * aligned content the ring may reformat; new memory is zeroed), or NULL. */
 	void *(*ring_map)(struct bp_thread *t, unsigned level, size_t bytes);
-	/* Give it back (after a consumer drained an exited thread, or in a fork child). */
-	void (*ring_unmap)(struct bp_thread *t, unsigned level, void *mem, size_t bytes);
+	/* Give it back: an exited thread's ring, or a fork child's inherited one.
+	 * Ordinary context only. */
+	void (*ring_unmap)(struct bp_thread *t, unsigned level, void *mem, size_t bytes,
+			   enum bp_ring_release why);
 	/* Is mem, from ring_map, where a consumer (bprint record) will find it?
 	 * Not when ring_map fell back to anonymous memory (the file full). */
 	bool (*ring_in_file)(const void *mem);
+	/* Has that consumer copied the whole ring of an exited thread (so that
+	 * giving it back loses nothing)?  May be NULL. */
+	bool (*ring_copied)(const void *mem);
 	/* A call site entered the registry: its copy, id set. */
 	void (*site_added)(const struct bprint_site *site);
 	/* t exited; t->comm holds its last name. */

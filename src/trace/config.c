@@ -181,7 +181,10 @@ void bp_config_load(void)
 	load_clock();
 	load_dump();
 	v = secure_getenv("BPRINT_DISABLE");
-	bp_config.disabled = v && *v && strcmp(v, "0") != 0;
+	if (v && !strcmp(v, "1"))
+		bp_config.disabled = 1;
+	else if (v && *v && strcmp(v, "0"))
+		complain("BPRINT_DISABLE", v, "1 to start with tracing off, or 0");
 	bp_config.filter = secure_getenv("BPRINT_FILTER");
 	bp_config.dump_path = secure_getenv("BPRINT_DUMP_FILE");
 	v = secure_getenv("BPRINT_FILE");

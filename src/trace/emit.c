@@ -134,7 +134,8 @@ static inline void window_pull(struct bp_thread *t)
  * id.  0, the call dropped, if it cannot be: a foreign layout's site
  * (said once on stderr, not traced), or, counted as dropped, no id or
  * memory left, or a signal handler that interrupted its own thread in
- * the registry (it cannot wait for the lock).
+ * the registry (it cannot wait for the lock); 0 too, not counted, for a
+ * site the filters disable.
  */
 static uint32_t register_now(struct bprint_site *site)
 {
@@ -143,6 +144,10 @@ static uint32_t register_now(struct bprint_site *site)
 
 	if (!id && site->id != BPRINT__SITE_REFUSED && t)
 		count_drop(&t->unregistered);
+	/* The filters apply from a site's first call (a template's site
+	 * registers then): one they disable records nothing, as later calls. */
+	if (id && !__atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE))
+		return 0;
 	return id;
 }
 

@@ -170,6 +170,7 @@ static inline bool same_text(const char *fmt, const struct fmt_known *k)
 }
 #endif
 
+/* relaxed: counts written under the registry lock, read as values */
 static void count(_Atomic uint64_t *c)
 {
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
@@ -230,7 +231,17 @@ static struct fmt_known *add_known(struct bp_fmt_cache *c, uint32_t site_id, con
 	memcpy(k->text, fmt, len);
 	k->len = strlen(k->text);
 	k->site_id = site_id;
-	if (bp_format_compile(k->text, &probe) == 0) {
+	if (k->len > BP_SITE_TEXT_MAX) {
+		/* longer than a trace file's site record holds: text, said once
+		 * (the format is learnt, so it is not said again) */
+		const struct bprint_site *s = bp_site_lookup(site_id);
+
+		bp_site_warn("bprint: %s:%u: a runtime format of %zu bytes, more than trace files "
+			     "hold (%u): formatted at trace time\n",
+			     s && s->file && strlen(s->file) < 512 ? s->file : "?", s ? s->line : 0,
+			     k->len, BP_SITE_TEXT_MAX);
+		count(&count_planless);
+	} else if (bp_format_compile(k->text, &probe) == 0) {
 		const struct bprint_site *derived = bp_site_derive_locked(site_id, k->text);
 
 		if (!derived) {
@@ -262,6 +273,7 @@ static void put_way(const char *key, const struct fmt_known *k)
 	unsigned i, empty = BP_FMTCACHE_WAYS;
 
 	for (i = 0; i < BP_FMTCACHE_WAYS; i++) {
+		/* relaxed: we hold the lock, the ways' only writer */
 		const char *has = atomic_load_explicit(&set->way[i].key, memory_order_relaxed);
 		const struct fmt_known *old = atomic_load_explicit(&set->way[i].known,
 								   memory_order_relaxed);
@@ -280,7 +292,10 @@ static void put_way(const char *key, const struct fmt_known *k)
 			*v = (unsigned char)((i + 1) % BP_FMTCACHE_WAYS);
 		}
 	}
-	/* k is complete (made under the lock) before a reader can reach it */
+	/* F1: k is complete (made under the lock) before a reader can reach
+	 * it; pairs with lookup()'s acquire of known (F2).  The key's release
+	 * adds nothing a reader relies on: a key with another way's known is
+	 * decided by the known alone (see the top of this file). */
 	atomic_store_explicit(&set->way[i].known, k, memory_order_release);
 	atomic_store_explicit(&set->way[i].key, key, memory_order_release);
 }
@@ -296,7 +311,7 @@ static const struct bp_arg_plan *learn(const char *fmt, uint32_t *id)
 	if (!slot || !bp_site_trylock())
 		return NULL;
 	count(&count_misses);
-	c = atomic_load_explicit(slot, memory_order_relaxed);
+	c = atomic_load_explicit(slot, memory_order_relaxed);	/* under the lock only */
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
@@ -326,8 +341,10 @@ static inline const struct fmt_known *lookup(const char *fmt, uint32_t id)
 	for (unsigned i = 0; i < BP_FMTCACHE_WAYS; i++) {
 		const struct fmt_known *k;
 
+		/* relaxed: a key is only a hint, the known decides */
 		if (atomic_load_explicit(&set->way[i].key, memory_order_relaxed) != fmt)
 			continue;
+		/* F2: the known's pointer before its fields; pairs with F1 */
 		k = atomic_load_explicit(&set->way[i].known, memory_order_acquire);
 		if (__builtin_expect(k && k->site_id == id && same_text(fmt, k), 1))
 			return k;

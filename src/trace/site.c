@@ -61,12 +61,17 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int lock_mine __attribute__((tls_model("initial-exec")));
 static __thread int lock_was __attribute__((tls_model("initial-exec")));
 
+/*
+ * The signal fences below are compiler barriers (SF): lock_mine is set
+ * before the lock is taken and cleared after it is released, in program
+ * order as this thread's signal handlers see it.  Nothing else reads it.
+ */
 static void lock_registry(void)
 {
 	int was = lock_mine;
 
 	lock_mine = 1;
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* SF */
 	pthread_mutex_lock(&lock);
 	lock_was = was;
 }
@@ -77,9 +82,9 @@ static bool trylock_registry(void)
 	int was = lock_mine;
 
 	lock_mine = 1;
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* SF */
 	if (pthread_mutex_trylock(&lock) != 0) {
-		atomic_signal_fence(memory_order_seq_cst);
+		atomic_signal_fence(memory_order_seq_cst);	/* SF */
 		lock_mine = was;
 		return false;
 	}
@@ -92,7 +97,7 @@ static void unlock_registry(void)
 	int was = lock_was;
 
 	pthread_mutex_unlock(&lock);
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* SF */
 	lock_mine = was;
 }
 
@@ -106,11 +111,15 @@ static struct site_entry *entry_find(uint32_t id)
 {
 	struct site_entry **chunk;
 
+	/* S3: the count of ids before the entries it covers; pairs with S3's
+	 * release in register_locked(). */
 	if (id == 0 || id >= atomic_load_explicit(&next_id, memory_order_acquire))
 		return NULL;
+	/* S4: a chunk's pointer before its slots; pairs with S4's release. */
 	chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS], memory_order_acquire);
 	if (!chunk)
 		return NULL;
+	/* S2: an entry's pointer before the entry; pairs with S2's release. */
 	return __atomic_load_n(&chunk[id & (CHUNK_SIZE - 1)], __ATOMIC_ACQUIRE);
 }
 
@@ -123,13 +132,14 @@ const struct bprint_site *bp_site_lookup(uint32_t id)
 
 uint32_t bp_site_count(void)
 {
-	return atomic_load_explicit(&next_id, memory_order_acquire);
+	return atomic_load_explicit(&next_id, memory_order_acquire);	/* S3 */
 }
 
+/* With the lock held (the slot is read plainly: its writer holds it too). */
 static struct site_entry *entry_at(uint32_t id)
 {
 	struct site_entry **chunk = atomic_load_explicit(&chunks[id >> CHUNK_BITS],
-							 memory_order_acquire);
+							 memory_order_acquire);	/* S4 */
 
 	return chunk ? chunk[id & (CHUNK_SIZE - 1)] : NULL;
 }
@@ -324,7 +334,8 @@ static bool refuse_foreign(struct bprint_site *site)
 {
 	if (site->layout == BPRINT__LAYOUT || site->id == BPRINT__SITE_REFUSED)
 		return false;
-	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);	/* S1 */
+	/* S6: enabled 0 before the mark, for a call that reads the mark */
 	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);
 	return true;
 }
@@ -354,16 +365,55 @@ static void say_refused(const struct bprint_site *first, unsigned n)
 		     BPRINT__LAYOUT, n, n == 1 ? "" : "s");
 }
 
+/*
+ * A string of the site longer than a trace file holds (BP_SITE_TEXT_MAX):
+ * its name ("format", ...) and length, or NULL.  Only the head of a
+ * foreign site may be read: call after the layout check.
+ */
+static const char *too_long(const struct bprint_site *site, size_t *len)
+{
+	const char *what[3] = { "format", "file name", "function name" };
+	const char *text[3] = { site->format, site->file, site->func };
+
+	for (int i = 0; i < 3; i++)
+		if (text[i] && (*len = strnlen(text[i], BP_SITE_TEXT_MAX + 1)) > BP_SITE_TEXT_MAX)
+			return what[i];
+	return NULL;
+}
+
+/*
+ * With the lock held: refuse a site too long for a trace file (one line on
+ * stderr, the site off and marked as refused, as refuse_foreign() does),
+ * so that no file holds a record its readers would call damaged.
+ */
+static bool refuse_long(struct bprint_site *site)
+{
+	size_t len = 0;
+	const char *what = too_long(site, &len);
+
+	if (!what)
+		return false;
+	bp_site_warn("bprint: %s:%u: call site with a %s of more than %u bytes, which trace "
+		     "files do not hold: disabled\n", site->file && strlen(site->file) < 512
+		     ? site->file : "?", site->line, what, BP_SITE_TEXT_MAX);
+	/* S1: relaxed, as every store of enabled outside registration: the
+	 * call site's acquire (include/bprint/internal.h) orders nothing else. */
+	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);	/* S6 */
+	return true;
+}
+
 /* With the lock held. */
 static uint32_t register_locked(struct bprint_site *site)
 {
+	/* relaxed here and for chunks: the lock's holder is their only writer */
 	uint32_t id = atomic_load_explicit(&next_id, memory_order_relaxed);
 	struct site_entry **chunk;
 	struct site_entry *e;
 
 	if (site->id)
 		return site->id == BPRINT__SITE_REFUSED ? 0 : site->id;
-	if (site->layout != BPRINT__LAYOUT)
+	if (site->layout != BPRINT__LAYOUT || refuse_long(site))
 		return 0;
 	if (id > BP_SITE_MAX)
 		return 0;
@@ -372,6 +422,7 @@ static uint32_t register_locked(struct bprint_site *site)
 		chunk = calloc(CHUNK_SIZE, sizeof(*chunk));
 		if (!chunk)
 			return 0;
+		/* S4: the zeroed chunk before its pointer (entry_find()) */
 		atomic_store_explicit(&chunks[id >> CHUNK_BITS], chunk, memory_order_release);
 	}
 	e = calloc(1, sizeof(*e));
@@ -393,8 +444,10 @@ static uint32_t register_locked(struct bprint_site *site)
 	    bp_format_compile(site->kind == BPRINT__SITE_PUTS ? "" : e->copy.format, &e->plan) == 0)
 		e->copy.plan = &e->plan;
 
-	/* Entry complete before readers can find it, and before the site uses its plan. */
+	/* S2: the entry complete before readers can find it (entry_find()),
+	 * and before the site uses its plan. */
 	__atomic_store_n(&chunk[id & (CHUNK_SIZE - 1)], e, __ATOMIC_RELEASE);
+	/* S3: the slot before the count that covers it (entry_find()) */
 	atomic_store_explicit(&next_id, id + 1, memory_order_release);
 	site->plan = e->copy.plan;
 	site->flags = 0;
@@ -419,10 +472,13 @@ static uint32_t register_locked(struct bprint_site *site)
 	e->copy.flags = site->flags;
 	e->copy.head = site->head;
 	e->copy.argstar = site->argstar;
-	/* Release: the call site reads head and flags after it sees the value. */
+	/* S5: plan, head and flags before enabled; pairs with the call site's
+	 * acquire load of enabled (include/bprint/internal.h). */
 	__atomic_store_n(&site->enabled, on_value(site, rules_say(site)), __ATOMIC_RELEASE);
 	if (bp_backing && bp_backing->site_added)
 		bp_backing->site_added(&e->copy);
+	/* S6: everything above (and the trace file's site record) before the
+	 * id; a call that finds the id set uses them (emit.c). */
 	__atomic_store_n(&site->id, id, __ATOMIC_RELEASE);
 	return id;
 }
@@ -578,15 +634,18 @@ static int add_rule(const char *pattern, bool enable)
 	}
 	rules = grown;
 	rules[nrules++] = (struct rule){ .enable = enable, .pattern = copy };
-	n = atomic_load_explicit(&next_id, memory_order_relaxed);
+	n = atomic_load_explicit(&next_id, memory_order_relaxed);	/* we hold the lock */
 	for (uint32_t id = 1; id < n; id++) {
 		struct site_entry *e = entry_at(id);
 
 		if (!e || !bp_site_pattern_matches(copy, &e->copy))
 			continue;
-		e->copy.enabled = enable;
-		if (e->live && !e->live->enabled != !enable) {
-			e->live->enabled = on_value(e->live, enable);
+		e->copy.enabled = enable;	/* the registry's copy: read under the lock only */
+		if (e->live && !__atomic_load_n(&e->live->enabled, __ATOMIC_RELAXED) != !enable) {
+			/* S1: relaxed: the call sites load enabled atomically and
+			 * read head and flags after it, which registration
+			 * published (S5) and which do not change here. */
+			__atomic_store_n(&e->live->enabled, on_value(e->live, enable), __ATOMIC_RELAXED);
 			changed++;
 		}
 	}
@@ -604,6 +663,27 @@ int bprint_disable(const char *pattern)
 	return pattern ? add_rule(pattern, false) : -1;
 }
 
+/*
+ * Is pattern one that pattern.h knows?  A word and one colon before the
+ * rest ("foo:bar") is a kind, and must be file, line (with a FILE:LINE
+ * after it), func or fmt; a glob with "::" in it (a C++ name) is a
+ * function glob.  NULL, or what is wrong with it.
+ */
+static const char *pattern_problem(const char *pattern)
+{
+	size_t word = strspn(pattern, "abcdefghijklmnopqrstuvwxyz_");
+
+	if (pattern[word] != ':' || pattern[word + 1] == ':' || word == 0)
+		return NULL;
+	if (!strncmp(pattern, "line:", 5))
+		return strchr(pattern + 5, ':') ? NULL : "expected line:FILE:LINE";
+	if (!strncmp(pattern, "file:", 5) || !strncmp(pattern, "func:", 5) ||
+	    !strncmp(pattern, "fmt:", 4))
+		return NULL;
+	return "unknown kind: expected file:GLOB, line:FILE:LINE, func:GLOB, fmt:GLOB or a "
+	       "function glob";
+}
+
 void bp_site_filter_load(const char *spec)
 {
 	char *copy, *save = NULL;
@@ -613,11 +693,17 @@ void bp_site_filter_load(const char *spec)
 		return;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool enable = *tok != '-';
+		const char *why;
 
 		if (*tok == '-' || *tok == '+')
 			tok++;
 		if (!*tok)
 			continue;
+		if ((why = pattern_problem(tok)) != NULL) {
+			/* as config.c says every bad value; the other entries hold */
+			bp_site_warn("bprint: ignoring %s in BPRINT_FILTER (%s)\n", tok, why);
+			continue;
+		}
 		if (first && enable)
 			add_rule("*", false);	/* "only these": every site has a function */
 		first = false;

@@ -18,6 +18,15 @@
 /* Site ids fill the record's site field (trace/record.h). */
 #define BP_SITE_MAX		BP_REC_SITE_MASK
 
+/*
+ * The longest format, file or function name a site may have, in bytes
+ * without the NUL: a trace file's site record holds strings of 64 KiB at
+ * most, NUL included, and its readers refuse a longer one
+ * (docs/file-format.md, type 1), so the registry refuses such a site (a
+ * runtime format that long is formatted at trace time instead).
+ */
+#define BP_SITE_TEXT_MAX	65535u
+
 /* The largest scalar-only block that may take the words path (BPRINT__SITE_WORDS). */
 #define BP_SITE_WORDS_MAX	64
 

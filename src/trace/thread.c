@@ -58,6 +58,7 @@ void bp_thread_window_close(struct bp_thread *t)
 		struct bp_ring_writer *w = &t->ring[0].w;
 
 		w->off = f->off;
+		/* relaxed: our own count, which the inline path stored */
 		w->written = atomic_load_explicit(&w->ctl->written, memory_order_relaxed);
 	}
 	/* Nothing fits in no room: every call goes out of line. */
@@ -80,14 +81,23 @@ static void *ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 	return b && b->ring_map ? b->ring_map(t, level, bytes) : map_anon(bytes);
 }
 
-static void ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes)
+static void ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes,
+		       enum bp_ring_release why)
 {
 	const struct bp_backing *b = bp_backing;
 
 	if (b && b->ring_unmap)
-		b->ring_unmap(t, level, mem, bytes);
+		b->ring_unmap(t, level, mem, bytes, why);
 	else
 		munmap(mem, bytes);
+}
+
+/* Is mem a ring of the backing's file (not anonymous memory)? */
+static bool ring_in_file(const void *mem)
+{
+	const struct bp_backing *b = bp_backing;
+
+	return b && b->ring_in_file && b->ring_in_file(mem);
 }
 
 /* Ring 0 gets the configured size; nested rings a sixteenth, at least 4 pages. */
@@ -117,20 +127,20 @@ static size_t ring_bytes(unsigned level, uint32_t *npages)
  */
 static void block_setup(struct bp_thread_ring *r, unsigned level, void *mem, size_t bytes)
 {
-	const struct bp_backing *b = bp_backing;
-
 	if (bp_config.mode != BP_RING_BLOCK)
 		return;
 	if (level == 0)
 		bp_ring_writer_block(&r->w, bp_config.block_ns);
-	if (bp_config.record_pid && b && b->ring_in_file && b->ring_in_file(mem))
+	if (bp_config.record_pid && ring_in_file(mem))
 		bp_ring_consumer_attach(mem, bytes, bp_config.record_pid);
 }
 
 /*
  * Both slow paths may run in a signal handler (a handler's first trace, or
  * its nest level's first ring), and the system calls they make can change
- * errno under the interrupted code: keep it.
+ * errno under the interrupted code: keep it.  (bp_ring_init() cannot fail
+ * on the geometry ring_bytes() gives, so the give-back below, which takes
+ * the backing's lock, does not run there in practice.)
  */
 static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 {
@@ -142,7 +152,8 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 	if (!mem || bp_ring_init(mem, bytes, bp_config.page_size, bp_config.mode) != BP_RING_OK ||
 	    bp_ring_writer_init(&r->w, mem, bytes) != BP_RING_OK) {
 		if (mem)
-			ring_unmap(t, level, mem, bytes);
+			ring_unmap(t, level, mem, bytes, BP_RELEASE_READ);
+		/* relaxed: a count with one writer (this thread), read for stats */
 		atomic_store_explicit(&t->no_memory, atomic_load_explicit(&t->no_memory,
 			memory_order_relaxed) + 1, memory_order_relaxed);
 		return NULL;
@@ -150,7 +161,8 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 	block_setup(r, level, mem, bytes);
 	r->bytes = bytes;
 	r->last_cpu = BP_NO_CPU;
-	/* The ring is initialised before a reader can see its pointer. */
+	/* T1: the ring formatted, r->bytes and the writer set up before a
+	 * reader finds the pointer; pairs with the readers' T2. */
 	atomic_store_explicit(&r->mem, mem, memory_order_release);
 	return r;
 }
@@ -171,13 +183,15 @@ void bp_read_state_release(struct bp_read_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static void unmap_rings(struct bp_thread *t)
+static void unmap_rings(struct bp_thread *t, enum bp_ring_release why)
 {
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		/* T3: one unmapper takes the pointer; acquire as T2 (r->bytes
+		 * after it), release: NULL before the memory goes. */
 		void *mem = atomic_exchange_explicit(&t->ring[i].mem, NULL, memory_order_acq_rel);
 
 		if (mem)
-			ring_unmap(t, i, mem, t->ring[i].bytes);
+			ring_unmap(t, i, mem, t->ring[i].bytes, why);
 		bp_read_state_release(&t->ring[i].consumer);
 	}
 }
@@ -197,6 +211,7 @@ static struct bp_thread *claim_free(void)
 	if (t) {
 		free_top = t->free_next;
 		t->free_next = NULL;
+		/* relaxed: CLAIMED publishes nothing (readers skip it), T4 will */
 		atomic_store_explicit(&t->state, BP_THREAD_CLAIMED, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&bp_list_lock);
@@ -206,6 +221,8 @@ static struct bp_thread *claim_free(void)
 /* With bp_list_lock: t, its rings unmapped, goes back to be claimed. */
 static void make_free(struct bp_thread *t)
 {
+	/* T4: the rings unmapped (T3) before FREE; pairs with the readers'
+	 * acquire of state (T5), which then skip the descriptor. */
 	atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
 	t->free_next = free_top;
 	free_top = t;
@@ -238,9 +255,13 @@ static struct bp_thread *push_new(void)
 	if (!t)
 		return NULL;
 	atomic_init(&t->state, BP_THREAD_CLAIMED);
+	/* relaxed: a first guess, the CAS checks it */
 	head = atomic_load_explicit(&bp_threads, memory_order_relaxed);
 	do {
 		t->next = head;
+		/* T6: state and next before the descriptor is on the list;
+		 * pairs with the walkers' acquire of bp_threads (T7).  Failure
+		 * relaxed: only head is reloaded. */
 	} while (!atomic_compare_exchange_weak_explicit(&bp_threads, &head, t,
 							memory_order_release,
 							memory_order_relaxed));
@@ -251,16 +272,26 @@ static struct bp_thread *push_new(void)
  * Give back the pages of an exited thread's anonymous ring that never held
  * a record: the slots past head_seq, as zero as bp_ring_init() left them.
  * A reader may be reading the ring meanwhile: it finds the same zeros.
- * Returns the bytes still resident.
+ * A ring in the backing's file gives back all its pages: the file keeps
+ * them, and a reader that reads them again faults them back in from it.
+ * Returns what the ring costs the budget: the bytes still resident, or,
+ * in a file, the whole ring (BPRINT_RETAIN bounds the file too).
  */
 static size_t trim_ring(struct bp_thread_ring *r)
 {
-	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	struct bp_ring_stats st;
 	uintptr_t start, end;
 	uint64_t used;
 
+	if (mem && ring_in_file(mem)) {
+		start = ((uintptr_t)mem + page - 1) & ~(page - 1);
+		end = ((uintptr_t)mem + r->bytes) & ~(page - 1);
+		if (start < end)
+			(void)madvise((void *)start, end - start, MADV_DONTNEED);
+		return r->bytes;
+	}
 	if (!mem || bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
 		return mem ? r->bytes : 0;
 	used = st.head_seq < st.npages ? st.head_seq : st.npages;
@@ -271,6 +302,8 @@ static size_t trim_ring(struct bp_thread_ring *r)
 		return r->bytes - (end - start);
 	return r->bytes;
 }
+
+static void reclaim_copied(void);
 
 /* The exited thread t (still ALIVE: nobody unmaps it) is trimmed, queued, then DEAD. */
 static void retain_dead(struct bp_thread *t)
@@ -292,9 +325,11 @@ static void retain_dead(struct bp_thread *t)
 	dead_tail = t;
 	retained_total += kept;
 	over = retained_total > bp_config.retain_bytes;
-	/* DEAD once queued: reclaim and the budget find it on the queue. */
+	/* DEAD once queued: reclaim and the budget find it on the queue.
+	 * T4: its last name and counters before DEAD (T5). */
 	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
 	pthread_mutex_unlock(&bp_list_lock);
+	reclaim_copied();
 	if (over)
 		bp_thread_retain_enforce();
 }
@@ -310,10 +345,7 @@ static void thread_exit(void *arg)
 	}
 	if (bp_backing && bp_backing->thread_exit)
 		bp_backing->thread_exit(t);
-	if (!bp_backing || !bp_backing->ring_map)
-		retain_dead(t);
-	else
-		atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
+	retain_dead(t);
 }
 
 /*
@@ -335,6 +367,7 @@ static struct bp_thread *make_self(void)
 	prctl(PR_GET_NAME, t->comm, 0, 0, 0);
 	t->cpu_id = cpu_id_source();
 	t->generation++;
+	/* relaxed: counts with one writer; ALIVE (T4) publishes them */
 	atomic_store_explicit(&t->too_deep, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->no_memory, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->unregistered, 0, memory_order_relaxed);
@@ -349,6 +382,8 @@ static struct bp_thread *make_self(void)
 		}	/* else it stays CLAIMED, unused: one descriptor lost */
 		return NULL;
 	}
+	/* T4: tid, comm, cpu_id, the counters and ring 0 (T1) before ALIVE;
+	 * pairs with the readers' acquire of state (T5). */
 	atomic_store_explicit(&t->state, BP_THREAD_ALIVE, memory_order_release);
 	pthread_setspecific(exit_key, t);
 	bp_thread_window_push(t);
@@ -373,6 +408,7 @@ struct bp_thread *bp_thread_self_slow(void)
 /* Has the consumer read everything this ring will ever hold? */
 static bool ring_drained(struct bp_thread_ring *r)
 {
+	/* T2: the pointer before the ring and r->bytes; pairs with T1. */
 	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
 	struct bp_ring_stats st;
 
@@ -388,17 +424,19 @@ void bp_thread_reclaim(void)
 {
 	if (pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
 		return;
+	/* T7: the list head before the descriptors on it; pairs with T6. */
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
 	     t = t->next) {
 		bool drained = true;
 
+		/* T5: state before what it says is valid; pairs with T4. */
 		if (atomic_load_explicit(&t->state, memory_order_acquire) != BP_THREAD_DEAD)
 			continue;
 		for (unsigned i = 0; i < BP_NEST_MAX; i++)
 			drained = drained && ring_drained(&t->ring[i]);
 		if (!drained)
 			continue;
-		unmap_rings(t);
+		unmap_rings(t, BP_RELEASE_READ);
 		pthread_mutex_lock(&bp_list_lock);
 		dequeue_dead(t);
 		make_free(t);
@@ -408,6 +446,47 @@ void bp_thread_reclaim(void)
 	bp_thread_retain_enforce();
 }
 
+/* Has the backing's consumer copied every ring of the exited thread t? */
+static bool rings_copied(struct bp_thread *t)
+{
+	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		void *mem = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);	/* T2 */
+
+		if (mem && !(ring_in_file(mem) && bp_backing->ring_copied(mem)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Under bprint record: the exited threads whose rings the copier has
+ * copied give them back at once (nothing is lost, and the file reuses
+ * them), not when BPRINT_RETAIN is reached.  Called at each thread exit;
+ * the queue holds few threads here (file rings count whole in the
+ * budget), and without a copier there is nothing to look for.
+ */
+static void reclaim_copied(void)
+{
+	struct bp_thread *t, *next;
+
+	if (!bp_config.record_pid || !bp_backing || !bp_backing->ring_copied ||
+	    pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
+		return;
+	pthread_mutex_lock(&bp_list_lock);
+	for (t = dead_head; t; t = next) {
+		next = t->dead_next;
+		if (!rings_copied(t))
+			continue;
+		dequeue_dead(t);
+		unmap_rings(t, BP_RELEASE_READ);
+		make_free(t);
+	}
+	pthread_mutex_unlock(&bp_list_lock);
+	pthread_rwlock_unlock(&bp_readers_lock);
+}
+
+/* relaxed: a count with one writer at a time (under the readers' lock
+ * exclusive), read for stats; it orders nothing. */
 static void add_relaxed(_Atomic uint64_t *c, uint64_t n)
 {
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
@@ -423,7 +502,8 @@ static void retire(struct bp_thread *t)
 	add_relaxed(&bp_retired.discarded, lost);
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 		struct bp_thread_ring *r = &t->ring[i];
-		void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+		void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
+		/* relaxed: the consumer's count (its lock is not ours), a value only */
 		uint64_t read = atomic_load_explicit(&r->consumer_read, memory_order_relaxed);
 		struct bp_ring_stats st;
 
@@ -435,7 +515,7 @@ static void retire(struct bp_thread *t)
 		/* all it stored and the consumer did not return, overwritten or not */
 		add_relaxed(&bp_retired.overwritten, st.written - st.discarded - read);
 	}
-	unmap_rings(t);
+	unmap_rings(t, BP_RELEASE_LOST);
 }
 
 /*
@@ -474,9 +554,10 @@ static void fork_child(void)
 	free_top = dead_head = dead_tail = NULL;
 	retained_total = 0;
 	memset(&bp_retired, 0, sizeof(bp_retired));
+	/* T7 (one thread runs here: any order would do) */
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
 	     t = t->next) {
-		unmap_rings(t);
+		unmap_rings(t, BP_RELEASE_CHILD);
 		t->dead_prev = t->dead_next = NULL;
 		t->queued = 0;
 		t->retained = 0;
@@ -529,7 +610,7 @@ void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out)
 	out->comm = t->comm;
 	out->dropped = bp_thread_dropped(t);
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
-		/* acquire: the ring's size was set before its pointer was published */
+		/* T2: the ring's size was set before its pointer was published (T1) */
 		out->ring_mem[i] = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);
 		out->ring_bytes[i] = out->ring_mem[i] ? t->ring[i].bytes : 0;
 	}
@@ -540,8 +621,8 @@ void bp_threads_each_alive(void (*fn)(const struct bp_thread_view *v, void *ctx)
 	struct bp_thread_view v;
 
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
-	     t = t->next)
-		if (atomic_load_explicit(&t->state, memory_order_acquire) == BP_THREAD_ALIVE) {
+	     t = t->next)	/* T7 */
+		if (atomic_load_explicit(&t->state, memory_order_acquire) == BP_THREAD_ALIVE) {	/* T5 */
 			bp_thread_view(t, &v);
 			fn(&v, ctx);
 		}

@@ -23,11 +23,15 @@
  * FREE descriptors wait on a stack, so a claim never walks the list.  At
  * exit a thread gives back the pages of its anonymous rings that never
  * held a record (they read as zero again, as bp_ring_init() left them),
- * and joins the queue of exited threads, oldest first.  What the queue
- * keeps resident is bounded by BPRINT_RETAIN: beyond it the oldest exited
- * threads are unmapped and their unread records counted as overwritten
- * (bprint_stats() shows them in one entry with tid -1).  File-backed rings
- * are left alone: their memory is the file's, which keeps every record.
+ * and all the pages of its rings in the backing's file (the file keeps
+ * them), and joins the queue of exited threads, oldest first.  What the
+ * queue keeps is bounded by BPRINT_RETAIN, counting anonymous rings by
+ * their resident pages and file rings whole (the file's size is bounded
+ * too): beyond it the oldest exited threads are unmapped and their unread
+ * records counted as overwritten (bprint_stats() shows them in one entry
+ * with tid -1), and the backing may reuse their file space.  Under bprint
+ * record, exited threads whose rings the copier has copied are given back
+ * at once, nothing lost.
  *
  * Which calls need which lock:
  *   writer (the owning thread):     none
@@ -124,7 +128,8 @@ extern __thread struct bp_thread *bp_self
 /* The calling thread's descriptor, made on first use; NULL if out of memory. */
 struct bp_thread *bp_thread_self_slow(void);
 
-/* The records t dropped before any ring (written and discarded at once). */
+/* The records t dropped before any ring (written and discarded at once).
+ * Relaxed: counts with one writer each, read as values. */
 static inline uint64_t bp_thread_dropped(const struct bp_thread *t)
 {
 	return atomic_load_explicit(&t->too_deep, memory_order_relaxed) +
@@ -164,6 +169,7 @@ static inline struct bp_thread_ring *bp_thread_ring(struct bp_thread *t, unsigne
 {
 	struct bp_thread_ring *r = &t->ring[level];
 
+	/* relaxed: this thread mapped its rings itself (T1 is for others) */
 	if (__builtin_expect(atomic_load_explicit(&r->mem, memory_order_relaxed) != NULL, 1))
 		return r;
 	return bp_thread_ring_slow(t, level);

@@ -91,7 +91,7 @@ tracer_env(tracer_churn_budget "BPRINT_RETAIN=256K")
 add_test(NAME tracer_churn_scale COMMAND tracer_churn scale)
 add_test(NAME tracer_churn_file COMMAND tracer_churn file)
 tracer_env(tracer_churn_file
-  "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/tracer_churn.dat;BPRINT_BUFFER_SIZE=64K;BPRINT_RETAIN=64K")
+  "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/tracer_churn.dat;BPRINT_BUFFER_SIZE=64K;BPRINT_RETAIN=256K")
 set_tests_properties(tracer_churn_rss tracer_churn_budget tracer_churn_scale tracer_churn_file
   PROPERTIES TIMEOUT 300)
 

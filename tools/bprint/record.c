@@ -64,6 +64,8 @@ struct outputs {
 	char *names;
 	size_t len;
 	unsigned n;
+	char **paths;			/* each, for the verdict at the end */
+	unsigned npaths;
 };
 
 static void on_output(void *arg, const char *path)
@@ -71,7 +73,12 @@ static void on_output(void *arg, const char *path)
 	struct outputs *o = arg;
 	size_t add = strlen(path) + 2;
 	char *grown = realloc(o->names, o->len + add + 1);
+	char **paths = realloc(o->paths, (o->npaths + 1) * sizeof(*paths));
 
+	if (paths && (paths[o->npaths] = strdup(path)))
+		o->npaths++;
+	if (paths)
+		o->paths = paths;
 	if (!grown)
 		return;
 	o->names = grown;
@@ -125,7 +132,9 @@ static void record_help(void)
 	       "killed it (0 if it was stopped by the signal bprint record was sent and passed\n"
 	       "on).  bprint record's own errors, each with a line on stderr: 1 bad command\n"
 	       "line, 2 the output exists and is not a trace file, 3 COMMAND could not be run\n"
-	       "or the trace not written.\n",
+	       "or the trace not written whole: FILE lacks records it does not count as\n"
+	       "discarded or overwritten (a file that filled up; the line on stderr counts\n"
+	       "them).\n",
 	       prog, DEFAULT_FILE, RECORD_BUFFER);
 }
 
@@ -185,23 +194,54 @@ static int clear_output(const char *path)
 	return EXIT_OK;
 }
 
-/* "bprint: FILE, FILE.PID: 2 rings, ..." on stderr: every file written. */
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/*
+ * "bprint: FILE, FILE.PID: 2 rings, ..." on stderr: every file written,
+ * counted with the words and sums of bprint stats (written, discarded and
+ * overwritten, dropped records in both written and discarded).
+ */
 static void summary(const struct bp_drain_result *res, const struct outputs *written)
 {
-	fprintf(stderr, "%s: %s: %llu rings, %llu records written, %llu discarded", prog,
+	fprintf(stderr, "%s: %s: %llu ring%s, %llu records written, %llu discarded", prog,
 		written->names ? written->names : "no file", (unsigned long long)res->rings,
-		(unsigned long long)res->written,
+		plural(res->rings), (unsigned long long)(res->written + res->dropped),
 		(unsigned long long)(res->discarded + res->dropped));
 	if (res->lost_records)
-		fprintf(stderr, ", %llu lost (not copied in time)",
-			(unsigned long long)res->lost_records);
+		fprintf(stderr, ", %llu overwritten", (unsigned long long)res->lost_records);
+	if (res->not_copied)
+		fprintf(stderr, ", %llu not copied", (unsigned long long)res->not_copied);
 	if (res->memory_rings)
 		fprintf(stderr, "; the trace file was full: %llu buffer%s kept in memory only, "
 			"%llu records not in the file", (unsigned long long)res->memory_rings,
-			res->memory_rings == 1 ? "" : "s", (unsigned long long)res->memory_records);
+			plural(res->memory_rings), (unsigned long long)res->memory_records);
 	if (written->n > 1)
 		fprintf(stderr, "; %u traced programs, one file each", written->n);
 	fprintf(stderr, "; copier CPU %.1f ms\n", copier_cpu_ms());
+}
+
+/*
+ * Does the trace lack records it did not count as discarded or
+ * overwritten?  Each stream file written says, as bprint report and stats
+ * would (the reader's verdict, its lines on stderr): a stream whose
+ * writes stopped, buffers and call sites the live file had no room for.
+ */
+static bool trace_lacks(const struct outputs *written)
+{
+	bool lacks = false;
+
+	for (unsigned i = 0; i < written->npaths; i++) {
+		int rc;
+		struct bp_trace *t = open_trace(written->paths[i], &rc);
+
+		if (!t || report_trouble(written->paths[i], t) != EXIT_OK)
+			lacks = true;
+		bp_trace_close(t);
+	}
+	return lacks;
 }
 
 /* What the command line asks of record. */
@@ -394,9 +434,11 @@ static int wait_command(pid_t pid, int *status)
 static int record_result(const struct record_opts *o, int drc, const struct bp_drain_result *res,
 			 const struct outputs *written, int status)
 {
+	bool lacks;
+
 	if (WIFEXITED(status) && WEXITSTATUS(status) >= 126 && drc != 0)
 		return EXIT_IO;		/* exec failed: said so already */
-	if (drc != 0) {
+	if (drc != 0 && !res->truncated) {
 		errmsg(o->out, "%s", res->error[0] ? res->error : "the trace could not be written");
 		if (strstr(res->error, "no live"))
 			fprintf(stderr, "%s: is %s linked with libbprint?\n", prog, o->cmd[0]);
@@ -404,17 +446,19 @@ static int record_result(const struct record_opts *o, int drc, const struct bp_d
 	}
 	if (!o->quiet)
 		summary(res, written);
+	/* said even with --quiet: the exit status is not the command's */
+	lacks = trace_lacks(written) || res->truncated || res->not_copied;
 	if (WIFSIGNALED(status) && WTERMSIG(status) != got_signal && !o->quiet)
 		errmsg(o->cmd[0], "killed by signal %d", WTERMSIG(status));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) && !o->quiet)
 		errmsg(o->cmd[0], "exited with status %d", WEXITSTATUS(status));
-	return command_status(status);
+	return lacks ? EXIT_IO : command_status(status);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .out = DEFAULT_FILE };
-	struct outputs written = { NULL, 0, 0 };
+	struct outputs written = { NULL, 0, 0, NULL, 0 };
 	struct bp_drain_result res;
 	char *live;
 	pid_t pid;
@@ -436,6 +480,9 @@ int cmd_record(int argc, char **argv)
 	else
 		rc = record_result(&o, drc, &res, &written, status);
 	free(written.names);
+	for (unsigned i = 0; i < written.npaths; i++)
+		free(written.paths[i]);
+	free(written.paths);
 	free(live);
 	return rc;
 }

@@ -274,6 +274,14 @@ static void finish(struct sup *s, struct watched *w)
 	s->res->lost_pages += r->lost_pages;
 	s->res->memory_rings += r->memory_rings;
 	s->res->memory_records += r->memory_records;
+	s->res->missing_sites += r->missing_sites;
+	s->res->copied += r->copied;
+	s->res->not_copied += r->not_copied;
+	s->res->truncated += r->truncated;
+	if (r->stop_reason && !s->res->stop_reason) {
+		s->res->stop_reason = r->stop_reason;
+		s->res->stop_errno = r->stop_errno;
+	}
 	bp_drain_free(w->f);
 	w->f = NULL;
 	w->done = true;

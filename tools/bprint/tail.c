@@ -11,10 +11,15 @@
  */
 #include "bprint_cmd.h"
 
+#include "file/layout.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,8 +38,9 @@ static void tail_help(void)
 {
 	printf("Usage: %s tail [OPTION]... FILE|PID\n"
 	       "Follow a live trace: print the records of FILE, and those added to it later,\n"
-	       "each once, until interrupted (Ctrl-C).  With a process id, follow the file\n"
-	       "named by BPRINT_FILE in that process's environment, until the process ends.\n"
+	       "each once, until interrupted (Ctrl-C).  With a process id, follow the trace\n"
+	       "file that process has mapped (else the one BPRINT_FILE names in its\n"
+	       "environment), until the process ends.\n"
 	       "\n"
 	       "  -r, --raw            one record a line: ns tid cpu site-id message\n"
 	       "  -m, --msg-only       the messages alone\n"
@@ -52,9 +58,50 @@ static void tail_help(void)
 	       prog);
 }
 
-/* The trace file of process pid: BPRINT_FILE in its environment, made
- * absolute with its working directory; "path.PID" if the writer had to
- * pick that name.  NULL with a message on failure. */
+/*
+ * The live trace file process pid has mapped, from its mappings: a file
+ * mapped shared and writable from offset 0 whose header is a live file's
+ * of that process (a program that rewrote its process title has no
+ * environment left to read).  NULL if there is none.
+ */
+static char *file_of_maps(long pid)
+{
+	char where[64], line[4096 + 128], *found = NULL;
+	FILE *maps;
+
+	snprintf(where, sizeof(where), "/proc/%ld/maps", pid);
+	if (!(maps = fopen(where, "re")))
+		return NULL;
+	while (!found && fgets(line, sizeof(line), maps)) {
+		struct bp_file_header h;
+		char perms[8], *path;
+		unsigned long long off;
+		int at = 0, fd;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%*x-%*x %7s %llx %*s %*u %n", perms, &off, &at) != 2 || !at ||
+		    strcmp(perms, "rw-s") || off != 0 || line[at] != '/')
+			continue;
+		path = line + at;
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* gone (" (deleted)"), or not ours to read */
+		if (pread(fd, &h, offsetof(struct bp_file_header, start_realtime_ns), 0) ==
+			    (ssize_t)offsetof(struct bp_file_header, start_realtime_ns) &&
+		    !memcmp(h.magic, BP_FILE_MAGIC, sizeof(h.magic)) &&
+		    !(atomic_load_explicit(&h.flags, memory_order_relaxed) & BP_FILE_F_STREAM) &&
+		    h.pid == (uint64_t)pid)
+			found = strdup(path);
+		close(fd);
+	}
+	fclose(maps);
+	return found;
+}
+
+/* The trace file of process pid: the live file it has mapped, else
+ * BPRINT_FILE in its environment, made absolute with its working
+ * directory ("path.PID" if the writer had to pick that name).  NULL with
+ * a message on failure. */
 static char *file_of_pid(const char *arg, long pid)
 {
 	char where[64], cwd[4096], *env = NULL, *val = NULL, *path = NULL;
@@ -67,6 +114,10 @@ static char *file_of_pid(const char *arg, long pid)
 	if (fd < 0) {
 		errmsg(arg, "%s", errno == ENOENT ? "no such process" : strerror(errno));
 		return NULL;
+	}
+	if ((path = file_of_maps(pid)) != NULL) {
+		close(fd);
+		return path;
 	}
 	for (;;) {
 		if (len + 4096 + 1 > cap) {

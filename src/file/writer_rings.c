@@ -1,0 +1,378 @@
+/*
+ * The live file's ring chunks (writer_live.h): one per ring the tracer
+ * maps (a thread and signal-nesting level), handed to it as ring memory
+ * (trace/backing.h), taken back when the tracer gives an exited thread's
+ * ring back, and reused for a new ring of the same size, so that the file
+ * does not grow with the number of threads that ever traced
+ * (docs/file-format.md, "Ring chunks reused").
+ *
+ *	ring_map    a spare chunk of that size, else a new one at the end;
+ *	            the file full: anonymous memory (counted in the header)
+ *	ring_unmap  nothing lost (read in process, or copied): spare at once;
+ *	            BPRINT_RETAIN, no copier: counted as retired, then spare;
+ *	            under bprint record, not copied yet: waiting, and spare
+ *	            once the copier has stored "copied" in it
+ *
+ * Spare and waiting chunks stay mapped (the tracer dropped their pages
+ * from memory at thread exit): reusing one is a few stores, and whether
+ * the copier is done with one is a load.  The two lists change under
+ * spare_lock: ring_unmap takes it (ordinary context), ring_map only tries
+ * it (a signal handler's first trace may interrupt a give-back on its own
+ * thread: it then takes a new chunk).
+ */
+#include "file/writer_live.h"
+
+#include "ring/ring.h"
+#include "trace/config.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct chunk_list {
+	struct bp_mapped *v;
+	size_t n, cap;
+};
+
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct chunk_list spare;		/* reusable now */
+static struct chunk_list waiting;	/* until the copier has copied them */
+
+/* The ring chunk of ring memory we handed out (ring memory from the file is
+ * never page-aligned: it starts 128 bytes into a chunk), or NULL. */
+static struct bp_file_ring *ring_chunk(const void *mem)
+{
+	if (!mem || ((uintptr_t)mem & (bp_live.sys_page - 1)) == 0)
+		return NULL;
+	return (struct bp_file_ring *)(uintptr_t)((const unsigned char *)mem - BP_FILE_RING_OFFSET);
+}
+
+bool bp_live_ring_in_file(const void *mem)
+{
+	return ring_chunk(mem) != NULL;
+}
+
+bool bp_live_ring_copied(const void *mem)
+{
+	struct bp_file_ring *r = ring_chunk(mem);
+
+	/* C1: acquire, pairs with the copier's release store of "copied" (D1 in
+	 * src/file/drain.c): its reads of the ring came before. */
+	return r && atomic_load_explicit(&r->state, memory_order_acquire) == BP_RING_COPIED;
+}
+
+/* The mapping that holds ring chunk r (made by bp_live_chunk_alloc()). */
+static struct bp_mapped mapping_of(struct bp_file_ring *r)
+{
+	uintptr_t start = (uintptr_t)r & ~(bp_live.sys_page - 1);
+	struct bp_mapped m;
+
+	m.base = (unsigned char *)start;
+	m.len = (size_t)((uintptr_t)r - start) + (size_t)r->chunk.size;
+	m.chunk = &r->chunk;
+	return m;
+}
+
+/* ---- reuse -------------------------------------------------------------- */
+
+/*
+ * Steps 1 and 2 of a reuse (docs/file-format.md): readers skip the chunk
+ * from now on, and the old ring no longer passes the ring's checks.
+ */
+static void blank(struct bp_file_ring *r)
+{
+	struct bp_ring_ctl *ctl = (struct bp_ring_ctl *)(void *)((unsigned char *)r +
+								 BP_FILE_RING_OFFSET);
+
+	atomic_store_explicit(&r->chunk.state, BP_CHUNK_WRITING, memory_order_relaxed);
+	/* C2: the state "being written" before the ring changes: a reader that
+	 * sees a changed ring (acquire fence) sees the chunk state 0 or the new
+	 * index; pairs with the copier's re-check of the chunk header (D2). */
+	atomic_thread_fence(memory_order_release);
+	ctl->magic = 0;
+}
+
+/* With spare_lock: the waiting chunks the copier is done with become spare. */
+static void promote_copied(void)
+{
+	size_t i = 0;
+
+	while (i < waiting.n) {
+		struct bp_file_ring *r = (struct bp_file_ring *)(void *)waiting.v[i].chunk;
+
+		if (atomic_load_explicit(&r->state, memory_order_acquire) != BP_RING_COPIED) {	/* C1 */
+			i++;
+			continue;
+		}
+		if (spare.n < spare.cap)	/* no allocation here: it may be a signal handler */
+			spare.v[spare.n++] = waiting.v[i];
+		else
+			munmap(waiting.v[i].base, waiting.v[i].len);	/* not reused */
+		waiting.v[i] = waiting.v[--waiting.n];
+	}
+}
+
+/* A spare chunk of size bytes, blanked and with a new index: 0, or -1 if none. */
+static int take_spare(uint64_t size, struct bp_mapped *m)
+{
+	struct bp_file_ring *r;
+	int found = -1;
+
+	if (pthread_mutex_trylock(&spare_lock) != 0)
+		return -1;
+	promote_copied();
+	for (size_t i = spare.n; i-- > 0;)
+		if (spare.v[i].chunk->size == size) {
+			*m = spare.v[i];
+			spare.v[i] = spare.v[--spare.n];
+			found = 0;
+			break;
+		}
+	pthread_mutex_unlock(&spare_lock);
+	if (found != 0)
+		return -1;
+	r = (struct bp_file_ring *)(void *)m->chunk;
+	blank(r);
+	/* Step 3's fields start from zero, as in a new chunk; ring_map fills them. */
+	memset((unsigned char *)r + BP_CHUNK_HDR_BYTES, 0, BP_FILE_RING_OFFSET - BP_CHUNK_HDR_BYTES);
+	r->chunk.index = bp_live_next_index();
+	return 0;
+}
+
+/* With spare_lock: keep m on l; a list that cannot grow lets it go. */
+static void push(struct chunk_list *l, struct bp_mapped m)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct bp_mapped *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			munmap(m.base, m.len);
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = m;
+	/* room for every waiting chunk among the spare ones (promote_copied()) */
+	if (l == &waiting && spare.cap < spare.n + waiting.n) {
+		size_t cap = spare.n + waiting.n + 16;
+		struct bp_mapped *v = realloc(spare.v, cap * sizeof(*v));
+
+		if (v) {
+			spare.v = v;
+			spare.cap = cap;
+		}
+	}
+}
+
+/* The records of ring chunk r are lost: counted in the header first. */
+static void count_retired(struct bp_file_ring *r, const void *mem, size_t bytes)
+{
+	struct bp_file_header *h = bp_live_hdr();
+	/* relaxed here and below: counts; the thread stored dropped before
+	 * "exited" (C3), which we acquired (C1) before giving the ring back */
+	uint64_t dropped = r->level == 0 ? atomic_load_explicit(&r->dropped, memory_order_relaxed)
+					 : 0;
+	uint64_t written = dropped, discarded = dropped;
+	struct bp_ring_stats st;
+
+	if (bp_ring_stats(mem, bytes, &st) == BP_RING_OK) {
+		written += st.written;
+		discarded += st.discarded;
+	}
+	atomic_fetch_add_explicit(&h->retired_rings, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->retired_written, written, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->retired_discarded, discarded, memory_order_relaxed);
+}
+
+/* ---- the backing's hooks ------------------------------------------------ */
+
+/*
+ * The file had no room for a ring: it traces in memory only.  The header
+ * counts such rings now and their records when their threads are done
+ * (memory_records), so that a reader says what the file lacks; the first
+ * one is also said on stderr.  May run in a signal handler: atomics and
+ * write(2) only.
+ */
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void *ring_to_memory(size_t bytes)
+{
+	static const char msg[] = "bprint: the trace file is full: a thread's records are "
+				  "kept in memory only\n";
+
+	/* relaxed: a count; the first adder says it */
+	if (atomic_fetch_add_explicit(&bp_live_hdr()->memory_rings, 1, memory_order_relaxed) == 0)
+		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	return map_anon(bytes);
+}
+
+void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
+{
+	uint64_t size = bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes);
+	struct bp_mapped m;
+	struct bp_file_ring *r;
+	struct bp_thread_view v;
+
+	if (!bp_live_hdr() && bp_live_child_file(false) != 0)
+		return map_anon(bytes);	/* a fork child without a file of its own */
+	if (take_spare(size, &m) != 0 && bp_live_chunk_alloc(BP_CHUNK_RING, size, &m) != 0)
+		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
+	r = (struct bp_file_ring *)(void *)m.chunk;
+	bp_thread_view(t, &v);
+	r->tid = (uint32_t)v.tid;
+	r->level = level;
+	memcpy(r->comm, v.comm, sizeof(r->comm));
+	atomic_store_explicit(&r->state, BP_RING_ALIVE, memory_order_relaxed);	/* H3 publishes */
+	r->ring_bytes = bytes;
+	bp_live_chunk_publish(&r->chunk);
+	bp_live_maybe_calibrate();
+	return (unsigned char *)r + BP_FILE_RING_OFFSET;
+}
+
+void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes,
+			enum bp_ring_release why)
+{
+	struct bp_file_ring *r = ring_chunk(mem);
+	uint32_t state;
+
+	(void)t;
+	(void)level;
+	if (!r) {
+		munmap(mem, bytes);
+		return;
+	}
+	if (why == BP_RELEASE_CHILD) {
+		bp_live_child_ring_unmap(t, level, mem, bytes, why);
+		return;
+	}
+	state = atomic_load_explicit(&r->state, memory_order_acquire);	/* C1 */
+	pthread_mutex_lock(&spare_lock);
+	if (state == BP_RING_COPIED) {
+		push(&spare, mapping_of(r));
+	} else if (bp_config.record_pid) {
+		push(&waiting, mapping_of(r));	/* the copier may still be reading it */
+	} else {
+		if (why == BP_RELEASE_LOST) {
+			count_retired(r, mem, bytes);
+			blank(r);
+		} else {
+			/* release, as "exited" (C3): a reader of the file only shows it */
+			atomic_store_explicit(&r->state, BP_RING_RELEASED, memory_order_release);
+		}
+		push(&spare, mapping_of(r));
+	}
+	pthread_mutex_unlock(&spare_lock);
+}
+
+/* In a fork child: the parent's file rings are unmapped, nothing written. */
+void bp_live_child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes,
+			      enum bp_ring_release why)
+{
+	struct bp_file_ring *r = ring_chunk(mem);
+
+	(void)t;
+	(void)level;
+	(void)why;
+	if (r) {
+		struct bp_mapped m = mapping_of(r);
+
+		munmap(m.base, m.len);
+	} else {
+		munmap(mem, bytes);
+	}
+}
+
+void bp_live_rings_fork_child(void)
+{
+	/* Only this thread runs: no lock is needed, none may be taken. */
+	for (size_t i = 0; i < spare.n; i++)
+		munmap(spare.v[i].base, spare.v[i].len);
+	for (size_t i = 0; i < waiting.n; i++)
+		munmap(waiting.v[i].base, waiting.v[i].len);
+	free(spare.v);
+	free(waiting.v);
+	memset(&spare, 0, sizeof(spare));
+	memset(&waiting, 0, sizeof(waiting));
+	pthread_mutex_init(&spare_lock, NULL);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+/* Records of v's rings that are not in the file (ring_to_memory()). */
+static uint64_t records_in_memory(const struct bp_thread_view *v)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
+		struct bp_ring_stats st;
+
+		if (!v->ring_mem[i] || ring_chunk(v->ring_mem[i]))
+			continue;
+		if (bp_ring_stats(v->ring_mem[i], v->ring_bytes[i], &st) == BP_RING_OK)
+			n += st.written;
+		if (i == 0)
+			n += v->dropped;	/* ring 0's chunk would have held them */
+	}
+	return n;
+}
+
+/*
+ * A thread is done (its exit, or the process's): its last name and
+ * counters.  A thread that exits after the process's exit handler counted
+ * it as alive is not counted again (the file says closed then).
+ */
+static void store_thread(const struct bp_thread_view *v, bool exited)
+{
+	struct bp_file_header *h = bp_live_hdr();
+	uint64_t in_memory;
+
+	if (!h)
+		return;	/* a fork child without a file: nothing to store */
+	in_memory = records_in_memory(v);
+	/* H6: closed already?  Then the exit handler counted this thread */
+	if (in_memory && !(atomic_load_explicit(&h->flags, memory_order_acquire) & BP_FILE_F_CLOSED))
+		atomic_fetch_add_explicit(&h->memory_records, in_memory, memory_order_relaxed);
+	for (unsigned i = 0; i < BP_BACKING_RINGS; i++) {
+		struct bp_file_ring *r = ring_chunk(v->ring_mem[i]);
+
+		if (!r)
+			continue;
+		memcpy(r->comm, v->comm, sizeof(r->comm));
+		if (i == 0)	/* relaxed: "exited" (C3) or "closed" (H6) publishes it */
+			atomic_store_explicit(&r->dropped, v->dropped, memory_order_relaxed);
+		if (exited)
+			/* C3: the thread's last records, name and dropped count
+			 * before "exited": the copier (D3) then copies it to the
+			 * end. */
+			atomic_store_explicit(&r->state, BP_RING_EXITED, memory_order_release);
+	}
+}
+
+static void store_alive(const struct bp_thread_view *v, void *ctx)
+{
+	(void)ctx;
+	store_thread(v, false);
+}
+
+void bp_live_thread_exit(struct bp_thread *t)
+{
+	struct bp_thread_view v;
+
+	bp_thread_view(t, &v);
+	store_thread(&v, true);
+}
+
+void bp_live_rings_at_exit(void)
+{
+	bp_threads_each_alive(store_alive, NULL);
+}
