@@ -312,11 +312,17 @@ static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_c
 
 static void remember_pending(struct bp_trace *t, uint64_t off)
 {
+	uint64_t *grown;
+
 	for (size_t i = 0; i < t->npending; i++)
 		if (t->pending[i] == off)
 			return;
-	if (t->npending < MAX_PENDING)
+	/* no bound: every ring chunk of a live file may be given back at once */
+	grown = bp_array_grow(t->pending, &t->pending_cap, t->npending + 1, sizeof(*t->pending));
+	if (grown) {	/* out of memory: the chunk is not looked at again */
+		t->pending = grown;
 		t->pending[t->npending++] = off;
+	}
 }
 
 /*
@@ -371,7 +377,9 @@ static bool tail_settled(const struct bp_trace *t, uint64_t off, const struct bp
  * whole and complete); in a live file, one being written (looked at
  * again later) or abandoned, unless its state is none of those, or it is
  * a ring chunk whose ring is formatted (the tracer formats a ring only in
- * a chunk complete).
+ * a chunk complete).  But a live file of 1.3 stores a reused ring chunk's
+ * state 0 before it clears the old ring's magic ("Ring chunks reused"):
+ * there a ring in a chunk being written is one being reused.
  */
 static int judge_pending(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
 {
@@ -391,7 +399,8 @@ static int judge_pending(struct bp_trace *t, uint64_t off, const struct bp_file_
 		if ((rc = reader_pread(t, off + BP_FILE_RING_OFFSET, &magic, 4)) < 0 &&
 		    rc != BP_TRACE_EFORMAT)
 			return rc;
-		if (magic == BP_RING_MAGIC) {
+		if (magic == BP_RING_MAGIC &&
+		    (state != BP_CHUNK_WRITING || t->info.minor < BP_FILE_MINOR_REUSE)) {
 			reader_problem(t, "ring chunk at %llu: a ring in a chunk of state %u",
 				       (unsigned long long)off, state);
 			return BP_TRACE_OK;
@@ -509,25 +518,35 @@ static int reread_accounts(struct bp_trace *t)
  * retired ring, which counts it now), and the chunk is looked at again as
  * a new one.  The only place that knows of reuse.
  */
+/* The retired rings' source (key 0), made if create. */
+static struct source *retired_source(struct bp_trace *t, bool create)
+{
+	struct source *r = catalogue_source(t, 0, false);
+
+	if (r || !create || !(r = catalogue_source(t, 0, true)))
+		return r;
+	r->info.tid = -1;
+	memcpy(r->info.comm, "(retired)", sizeof("(retired)"));
+	r->info.state = BP_RING_EXITED;
+	r->counters = COUNTERS_FROZEN;		/* the header's: accounts.c leaves them */
+	r->phase = SOURCE_DONE;
+	return r;
+}
+
 static void retired_counts(struct bp_trace *t)
 {
 	uint64_t c[3];	/* retired_rings and missing_libs, retired_written, retired_discarded */
-	struct source *r = catalogue_source(t, 0, false);
 	struct bp_trace_ring *in;
+	struct source *r;
 
 	if (reader_pread(t, offsetof(struct bp_file_header, retired_rings), c, sizeof(c)) !=
-		    BP_TRACE_OK || !c[1] || (!r && !(r = catalogue_source(t, 0, true))))
+		    BP_TRACE_OK || !c[1] || !(r = retired_source(t, true)))
 		return;
 	in = &r->info;
-	in->tid = -1;
-	memcpy(in->comm, "(retired)", sizeof("(retired)"));
-	in->state = BP_RING_EXITED;
 	in->written = r->claimed = c[1];
 	in->discarded = c[2] < c[1] ? c[2] : c[1];
 	in->overwritten = c[1] - in->discarded > in->read ? c[1] - in->discarded - in->read : 0;
 	r->first_kept = in->overwritten;	/* bp_trace_overwritten_estimate() */
-	r->counters = COUNTERS_FROZEN;		/* the header's: accounts.c leaves them */
-	r->phase = SOURCE_DONE;
 }
 
 void catalogue_ring_reused(struct bp_trace *t, struct source *s)
@@ -540,7 +559,7 @@ void catalogue_ring_reused(struct bp_trace *t, struct source *s)
 	bp_unmap(&s->ring.map);		/* what it maps is another ring's now */
 	s->ring.mem = NULL;
 	s->ring.chunk_off = 0;
-	if (s->info.state == BP_RING_EXITED && (r = catalogue_source(t, 0, true))) {
+	if (s->info.state == BP_RING_EXITED && (r = retired_source(t, true))) {
 		r->info.read += s->info.read;	/* the retired ring counts it now */
 		memset(&s->info.written, 0, sizeof(s->info) - offsetof(struct bp_trace_ring, written));
 		s->claimed = 0;
@@ -548,17 +567,24 @@ void catalogue_ring_reused(struct bp_trace *t, struct source *s)
 	retired_counts(t);
 }
 
-/* The ring chunks known to a reader following a live file, and the retired ring. */
+/*
+ * The ring chunks known to a reader following a live file, and the retired
+ * ring.  A chunk of state 0 is being reused, or was given back after its
+ * ring was counted as retired, with its index still the old one.  A
+ * source with a record in hand (read before the chunk changed, and
+ * checked then) is looked at again once the record is taken.
+ */
 static void reused_rings(struct bp_trace *t)
 {
 	for (size_t i = 0; t->live && i < t->nsrc; i++) {
 		struct source *s = t->src[i];
 		struct bp_file_ring h;
 
-		if (!s->ring.chunk_off || s->dead ||
+		if (!s->ring.chunk_off || s->dead || s->has ||
 		    reader_pread(t, s->ring.chunk_off, &h, sizeof(h)) != BP_TRACE_OK)
 			continue;
-		if (h.chunk.index == s->info.key)
+		if (h.chunk.index == s->info.key &&
+		    atomic_load_explicit(&h.chunk.state, memory_order_relaxed) == BP_CHUNK_COMPLETE)
 			s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
 		else
 			catalogue_ring_reused(t, s);

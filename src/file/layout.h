@@ -43,6 +43,7 @@
 #define BP_FILE_F_CLOSED	2u	/* the writer finished normally */
 #define BP_FILE_F_CRC		4u	/* stream files of 1.3: every chunk's crc is set */
 #define BP_FILE_MINOR_CRC	3u	/* the first minor whose streams carry checksums */
+#define BP_FILE_MINOR_REUSE	3u	/* the first whose live files reuse ring chunks */
 
 struct bp_file_header {
 	char magic[8];			/* "BPTRACE\0" */

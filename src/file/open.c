@@ -352,6 +352,7 @@ void bp_trace_close(struct bp_trace *t)
 	for (size_t i = 0; i < t->nsrc; i++)
 		source_free(t->src[i]);
 	free(t->src);
+	free(t->pending);
 	tables_free(t);
 	free(t->merge.e);
 	bp_symbols_free(t->sym);

@@ -38,7 +38,6 @@
 struct bp_trace_layout;
 
 #define MAX_STRING	(64u * 1024u)		/* longest site string or path kept */
-#define MAX_PENDING	256u			/* chunks still being written, re-examined */
 #define MAX_PAGE	(1u << 22)		/* largest streamed page accepted */
 #define MAX_PAYLOAD	(BP_RING_REC_MAX_WORDS * 4u)
 
@@ -175,8 +174,9 @@ struct bp_trace {
 	bool accounts_found;		/* the accounts chunk the header names */
 	bool read_checked;		/* accounts_check_read() ran */
 	bool unknown_site_said;		/* a closed file's record of a site it lacks */
-	uint64_t pending[MAX_PENDING];	/* chunks not complete yet, to look at again */
-	size_t npending;
+	uint64_t *pending;		/* chunks not complete yet, to look at again:
+					 * at the tail, and ring chunks being reused */
+	size_t npending, pending_cap;
 	struct list_chunk *lists;
 	size_t nlists, lists_cap;
 	/* the catalogue: tables */

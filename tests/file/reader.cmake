@@ -95,3 +95,10 @@ endif()
 
 # New rings join a consuming session in time order (src/trace/reader.c).
 bp_add_test(reader_join SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_join.c TIMEOUT 60)
+
+# A live file whose ring chunks are reused (format 1.3): followed and read
+# at the end, every record once and the retired threads counted; a chunk
+# caught in the middle of a reuse is no damage.
+bp_add_test(reader_reuse SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_reuse.c TIMEOUT 60)
+set_tests_properties(reader_reuse PROPERTIES
+  ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_reuse.dat;BPRINT_BUFFER_SIZE=64K;BPRINT_RETAIN=100K")
