@@ -93,8 +93,8 @@ static void list_commit(struct list *l, uint32_t len)
 
 	l->used += len;
 	/* L1: the record's bytes before `used` covers them; pairs with the
-	 * readers' acquire load of `used` (the drainer's copy_list(), the
-	 * reader's parse_list()). */
+	 * readers' acquire load of `used` (the drainer's drain_out_list(),
+	 * the reader's tables_parse_list()). */
 	atomic_store_explicit(&lc->used, l->used, memory_order_release);
 }
 
