@@ -17,7 +17,9 @@ all: $(BUILD)/CMakeCache.txt
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
 
-demo: all
+# the demo needs its own program only: no test or benchmark is built first
+demo: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target demo
 	$(BUILD)/examples/demo
 
 check: all

@@ -11,7 +11,9 @@
  * into a page of exactly page_size bytes, so ASan reports any read or
  * write out of bounds.  An entry that decodes must give a page that
  * encodes and decodes back to the same bytes up to its commit, with zeroes
- * after; a page to encode must round trip exactly the same way.
+ * after; a page to encode must round trip exactly the same way.  Every
+ * page, decoded or given, is also read with the ring's page iterator, as
+ * the reader reads streamed pages.
  * Seeds: fuzz/corpus/fuzz_dense/ (fuzz/gen-corpus.py).
  */
 #include "file/dense.h"
@@ -48,6 +50,31 @@ static void round_trip(const unsigned char *page, uint32_t ps)
 	free(dec);
 }
 
+/*
+ * The ring's page iterator (ring.h) over any page, as the reader reads
+ * every streamed page: it ends, with no more records than 8-byte slots,
+ * and agrees with bp_ring_page_records().
+ */
+static void iterate(const unsigned char *page, uint32_t ps)
+{
+	static uint32_t buf[BP_RING_REC_MAX_WORDS];
+	struct bp_ring_page_iter it;
+	struct bp_ring_event ev;
+	uint64_t n = 0;
+	int rc;
+
+	if (bp_ring_page_begin(&it, page, ps, 0) != BP_RING_OK) {
+		CHECK(bp_ring_page_records(page, ps) == 0);
+		return;
+	}
+	while ((rc = bp_ring_page_next(&it, &ev, buf, sizeof(buf))) == 1) {
+		CHECK(ev.payload_len <= ps && ev.payload == buf);
+		CHECK(++n <= ps / BP_RING_REC_HDR_BYTES);
+	}
+	CHECK(rc == 0 || rc == BP_RING_ECORRUPT);
+	CHECK(bp_ring_page_records(page, ps) == n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint32_t sizes[] = { 256, 512, 1024, 4096 };
@@ -62,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 0x80) {
 		memset(page, 0, ps);
 		memcpy(page, data + 1, size - 1 < ps ? size - 1 : ps);
+		iterate(page, ps);
 		round_trip(page, ps);
 		free(page);
 		return 0;
@@ -69,8 +97,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = malloc(size - 1 ? size - 1 : 1);
 	CHECK(in);
 	memcpy(in, data + 1, size - 1);
-	if (bp_dense_decode_page(in, size - 1, ps, page) == 0)
+	if (bp_dense_decode_page(in, size - 1, ps, page) == 0) {
+		iterate(page, ps);
 		round_trip(page, ps);
+	}
 	free(in);
 	free(page);
 	return 0;

@@ -171,6 +171,11 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	return BP_TRACE_OK;
 }
 
+/* No counter of a ring reaches 2^56: a record a nanosecond for two years.
+ * Above it, a counter is damage (an accounts chunk's entries, rewritten
+ * in place, carry no checksum: their high bits are checked here). */
+#define COUNT_BITS 56
+
 /* Entry e of an end or accounts chunk into its source. */
 static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring *r, bool end)
 {
@@ -178,7 +183,12 @@ static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring 
 
 	if (!r->ring_index)
 		return BP_TRACE_OK;	/* an accounts slot not filled */
-	if (r->discarded > r->written || r->copied > r->written - r->discarded ||
+	if ((r->written | r->discarded | r->copied | r->lost_records) >> COUNT_BITS)
+		reader_problem(t, "%s chunk: ring %llu counts %llu records written, more than "
+			       "any thread writes (2^%d)", end ? "end" : "accounts",
+			       (unsigned long long)r->ring_index, (unsigned long long)r->written,
+			       COUNT_BITS);
+	else if (r->discarded > r->written || r->copied > r->written - r->discarded ||
 	    r->lost_records > r->written - r->discarded - r->copied)
 		reader_problem(t, "%s chunk: ring %llu counts more records (%llu copied, %llu lost, "
 			       "%llu discarded) than were written (%llu)", end ? "end" : "accounts",
@@ -540,6 +550,22 @@ static void reused_rings(struct bp_trace *t)
 	retired_counts(t);
 }
 
+/*
+ * A stream still being written: its accounts are rewritten in place as
+ * the copy goes on, and their counts (what is not copied yet, as pages
+ * not full hold it) are read again at every refresh.
+ */
+static int reread_accounts(struct bp_trace *t)
+{
+	struct bp_file_chunk c;
+
+	if (!t->accounts_found || (t->info.flags & BP_TRACE_F_CLOSED) ||
+	    bp_chunk_look(t->fd, t->info.accounts_off, t->size, &c) != BP_CHUNK_SEEN_COMPLETE ||
+	    c.type != BP_CHUNK_ACCOUNTS)
+		return BP_TRACE_OK;
+	return add_counters(t, t->info.accounts_off, &c);
+}
+
 /* The file's size, as it is now. */
 int reader_measure(struct bp_trace *t)
 {
@@ -567,6 +593,8 @@ int catalogue_update(struct bp_trace *t, uint32_t want_site)
 		if (rc != BP_TRACE_OK && !want_site)
 			return rc;
 	}
+	if (!want_site && (rc = reread_accounts(t)) < 0)
+		return rc;
 	tables_sort_sites(t);
 	if (taken)
 		check_counted(t);

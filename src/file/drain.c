@@ -703,6 +703,7 @@ long bp_drain_pass(struct bp_drain_file *df)
 	if (n < 0 || df->failed)
 		return -1;
 	drain_out_end_hint(df);
+	drain_out_calibration(df);
 	return n;
 }
 

@@ -73,6 +73,7 @@ struct drain_out {
 	uint32_t stop_reason;		/* BP_FILE_STOP_*: writes failed, only watching */
 	int stop_errno;
 	uint64_t stop_record;
+	uint64_t calib_seq;		/* the live calibration last copied into the header */
 };
 
 struct bp_drain_file {
@@ -112,6 +113,9 @@ int drain_out_header(struct bp_drain_file *df, uint32_t flags);
 
 /* The header's end, if chunks went out since it was last written. */
 void drain_out_end_hint(struct bp_drain_file *df);
+
+/* The live file's calibration, if it changed since it was last copied. */
+void drain_out_calibration(struct bp_drain_file *df);
 
 /* A new accounts chunk with room for need entries at least, in force. */
 int drain_out_accounts(struct bp_drain_file *df, size_t need);

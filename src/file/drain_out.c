@@ -121,6 +121,7 @@ int drain_out_header(struct bp_drain_file *df, uint32_t flags)
 		return -1;
 	}
 	o->end_written = o->end;
+	o->calib_seq = atomic_load_explicit(&h.calib_seq, memory_order_relaxed);
 	return 0;
 }
 
@@ -133,6 +134,35 @@ void drain_out_end_hint(struct bp_drain_file *df)
 	    pwrite(o->fd, &end, sizeof(end), offsetof(struct bp_file_header, end)) ==
 		    (ssize_t)sizeof(end))
 		o->end_written = end;
+}
+
+/*
+ * A reader of the stream while the copy goes on (bprint report, tail)
+ * converts timestamps with the header's calibration, which the traced
+ * process refreshes as it runs (a TSC's rate is known only after a while):
+ * the stream's copy follows the live one's, by the same two-slot seqlock
+ * (docs/file-format.md, header): both slots first, then calib_seq, so that
+ * a reader that sees the new sequence sees the slot it selects.
+ */
+void drain_out_calibration(struct bp_drain_file *df)
+{
+	struct drain_out *o = &df->out;
+	struct bp_clock_calib calib[2];
+	uint64_t seq = atomic_load_explicit(&df->hdr->calib_seq, memory_order_acquire), again;
+
+	if (seq == o->calib_seq || o->fd < 0)
+		return;
+	memcpy(calib, (const void *)df->hdr->calib, sizeof(calib));
+	/* the writer updates the slot it does not select, then the sequence */
+	again = atomic_load_explicit(&df->hdr->calib_seq, memory_order_acquire);
+	if (again != seq)
+		return;	/* it moved meanwhile: the next pass copies it */
+	if (pwrite(o->fd, calib, sizeof(calib), offsetof(struct bp_file_header, calib)) !=
+		    (ssize_t)sizeof(calib) ||
+	    pwrite(o->fd, &seq, sizeof(seq), offsetof(struct bp_file_header, calib_seq)) !=
+		    (ssize_t)sizeof(seq))
+		return;
+	o->calib_seq = seq;
 }
 
 /* ---- accounts and end --------------------------------------------------- */

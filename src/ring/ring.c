@@ -16,7 +16,7 @@
  *   - Barriers are named W1..W5 (writer) and R1..R5 (reader) as in the
  *     document's "Barrier pairs" table.
  */
-#include "ring/ring.h"
+#include "ring/geom.h"
 
 #include <string.h>
 
@@ -36,11 +36,6 @@ _Static_assert(offsetof(struct bp_ring_page, commit) == 32, "layout");
 _Static_assert(sizeof(_Atomic uint64_t) == 8 && sizeof(_Atomic uint32_t) == 4,
 	       "atomics have the size of their values");
 
-#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
-#define BP_NO_TSAN __attribute__((no_sanitize("thread")))
-#else
-#define BP_NO_TSAN
-#endif
 #define BP_COLD __attribute__((noinline, cold))
 
 /* Internal result of one reader step: go round the loop again. */
@@ -52,20 +47,6 @@ _Static_assert(sizeof(_Atomic uint64_t) == 8 && sizeof(_Atomic uint32_t) == 4,
 
 /* ---- geometry ---------------------------------------------------------- */
 
-struct geom {
-	const unsigned char *mem;
-	uint32_t page_size;
-	uint32_t npages;
-	uint32_t mode;
-	uint32_t area;		/* record area bytes per page */
-};
-
-static int page_size_ok(uint32_t page_size)
-{
-	return page_size >= BP_RING_PAGE_MIN && page_size <= BP_RING_PAGE_MAX &&
-	       (page_size & (page_size - 1)) == 0;
-}
-
 size_t bp_ring_bytes(uint32_t page_size, uint32_t npages)
 {
 	if (!page_size_ok(page_size) || npages < 2)
@@ -73,59 +54,6 @@ size_t bp_ring_bytes(uint32_t page_size, uint32_t npages)
 	if (npages > (SIZE_MAX - BP_RING_CTL_BYTES) / page_size)
 		return 0;
 	return BP_RING_CTL_BYTES + (size_t)npages * page_size;
-}
-
-static uint32_t max_record(uint32_t page_size)
-{
-	uint32_t area = page_size - BP_RING_PAGE_HDR_BYTES;
-	uint32_t cap = BP_RING_REC_MAX_WORDS * 4u;
-
-	return area < cap ? area : cap;
-}
-
-/* Check the static line against the mapping; fill g.  Plain loads: the
- * static line is written once, before the ring is shared. */
-static int load_geom(const void *mem, size_t bytes, struct geom *g)
-{
-	const struct bp_ring_ctl *ctl = mem;
-	size_t need;
-
-	if (!mem || ((uintptr_t)mem & 7u) || bytes < BP_RING_CTL_BYTES)
-		return BP_RING_ECORRUPT;
-	if (ctl->magic != BP_RING_MAGIC || ctl->version != BP_RING_VERSION ||
-	    ctl->ctl_bytes != BP_RING_CTL_BYTES ||
-	    ctl->page_hdr_bytes != BP_RING_PAGE_HDR_BYTES ||
-	    ctl->mode > BP_RING_BLOCK)
-		return BP_RING_ECORRUPT;
-	need = bp_ring_bytes(ctl->page_size, ctl->npages);
-	if (need == 0 || need > bytes)
-		return BP_RING_ECORRUPT;
-	g->mem = mem;
-	g->page_size = ctl->page_size;
-	g->npages = ctl->npages;
-	g->mode = ctl->mode;
-	g->area = ctl->page_size - BP_RING_PAGE_HDR_BYTES;
-	return BP_RING_OK;
-}
-
-static uint32_t slot_of(uint32_t npages, uint64_t seq)
-{
-	return (uint32_t)((seq - 1) % npages);
-}
-
-static struct bp_ring_page *page_at(const struct geom *g, uint64_t seq)
-{
-	const unsigned char *p = g->mem + BP_RING_CTL_BYTES +
-				 (size_t)slot_of(g->npages, seq) * g->page_size;
-
-	/* The cast drops const: C11 atomic loads take non-const pointers on
-	 * some compilers.  Readers only load through it. */
-	return (struct bp_ring_page *)(uintptr_t)p;
-}
-
-static struct bp_ring_ctl *ctl_of(const struct geom *g)
-{
-	return (struct bp_ring_ctl *)(uintptr_t)g->mem;
 }
 
 /* ---- init -------------------------------------------------------------- */
@@ -306,14 +234,7 @@ BP_COLD void *bp_ring_reserve_slow(struct bp_ring_writer *w, uint32_t payload_by
 
 /* ---- reader ------------------------------------------------------------ */
 
-/*
- * Copy words from the ring into private memory.  This is the seqlock's data
- * copy: it may race with a writer recycling the page, and the caller throws
- * the result away unless the page seq is unchanged afterwards (R3).  It is
- * therefore the one function not instrumented by ThreadSanitizer.  Volatile
- * loads keep the compiler from turning the loop into a memcpy() call (which
- * the sanitizer would intercept) or from re-reading a value after the check.
- */
+/* The seqlock's data copy (geom.h). */
 BP_NO_TSAN __attribute__((noinline))
 static void copy_racy(void *dst, const unsigned char *src, uint32_t words)
 {
@@ -325,13 +246,6 @@ static void copy_racy(void *dst, const unsigned char *src, uint32_t words)
 		v = s[i];
 		memcpy(d + (size_t)i * 4u, &v, sizeof(v));
 	}
-}
-
-/* R3: the copies before the re-check of seq; pairs with the writer's W1. */
-static int page_unchanged(struct bp_ring_page *p, uint64_t s1)
-{
-	atomic_thread_fence(memory_order_acquire);
-	return atomic_load_explicit(&p->seq, memory_order_relaxed) == s1;
 }
 
 /* Jump to the oldest page still valid, at or after the cursor's page.
@@ -454,25 +368,6 @@ static int end_of_page(const struct geom *g, struct bp_ring_cursor *c,
 	return STEP_AGAIN;
 }
 
-/*
- * The length of the record whose head word is head, with left bytes of
- * committed records from it to the page's commit; 0 if it breaks the
- * ring's rules: a length below the record header or past commit, a
- * reserved type, a time extend of another length.  Every reader's check,
- * in the ring (read_record) and out of it (bp_ring_page_next).
- */
-static uint32_t record_len(uint32_t head, uint32_t left)
-{
-	uint32_t words = head & BP_RING_HEAD_LEN_MASK;
-	uint32_t type = (head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK;
-	uint32_t len = words * 4u;
-
-	if (words < 2 || len > left || type > BP_RING_TYPE_TIME_EXTEND ||
-	    (type == BP_RING_TYPE_TIME_EXTEND && len != BP_RING_TIME_EXTEND_BYTES))
-		return 0;
-	return len;
-}
-
 /* Copy the record at the cursor (commit bytes are valid in this page). */
 static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 		       struct bp_ring_page *p, uint64_t s1, uint32_t commit,
@@ -583,69 +478,6 @@ int bp_ring_next(const void *mem, size_t bytes, struct bp_ring_cursor *c,
 	return 0;
 }
 
-/* ---- accessors --------------------------------------------------------- */
-
-int bp_ring_stats(const void *mem, size_t bytes, struct bp_ring_stats *st)
-{
-	struct geom g;
-	struct bp_ring_ctl *ctl;
-	int rc = load_geom(mem, bytes, &g);
-
-	if (rc)
-		return rc;
-	ctl = ctl_of(&g);
-	st->page_size = g.page_size;
-	st->npages = g.npages;
-	st->mode = g.mode;
-	st->max_payload = max_record(g.page_size) - BP_RING_REC_HDR_BYTES;
-	st->head_seq = atomic_load_explicit(&ctl->head_seq, memory_order_acquire);
-	st->written = atomic_load_explicit(&ctl->written, memory_order_relaxed);
-	st->discarded = atomic_load_explicit(&ctl->discarded, memory_order_relaxed);
-	st->consumed_seq = atomic_load_explicit(&ctl->consumed_seq, memory_order_relaxed);
-	st->block_waits = atomic_load_explicit(&ctl->block_waits, memory_order_relaxed);
-	st->block_ns = atomic_load_explicit(&ctl->block_ns, memory_order_relaxed);
-	st->consumer = atomic_load_explicit(&ctl->consumer, memory_order_relaxed);
-	return BP_RING_OK;
-}
-
-void bp_ring_consumer_attach(void *mem, size_t bytes, uint64_t pid)
-{
-	struct geom g;
-
-	if (load_geom(mem, bytes, &g) == BP_RING_OK)
-		atomic_store_explicit(&ctl_of(&g)->consumer, pid, memory_order_relaxed);
-}
-
-int bp_ring_page_info(const void *mem, size_t bytes, uint64_t seq,
-		      struct bp_ring_page_info *pi)
-{
-	struct geom g;
-	struct bp_ring_page *p;
-	uint64_t s1;
-	int rc = load_geom(mem, bytes, &g);
-
-	if (rc)
-		return rc;
-	if (seq == 0)
-		return BP_RING_ENOENT;
-	p = page_at(&g, seq);
-	/* R1 */
-	s1 = atomic_load_explicit(&p->seq, memory_order_acquire);
-	if (s1 != seq)
-		return BP_RING_ENOENT;
-	pi->seq = seq;
-	pi->slot = slot_of(g.npages, seq);
-	pi->base_ts = atomic_load_explicit(&p->base_ts, memory_order_relaxed);
-	pi->first_rec = atomic_load_explicit(&p->first_rec, memory_order_relaxed);
-	pi->discarded_before = atomic_load_explicit(&p->discarded_before, memory_order_relaxed);
-	pi->commit = atomic_load_explicit(&p->commit, memory_order_acquire);
-	if (!page_unchanged(p, s1))
-		return BP_RING_ENOENT;
-	if (pi->commit > g.area || (pi->commit & 3u))
-		return BP_RING_ECORRUPT;
-	return BP_RING_OK;
-}
-
 int bp_ring_copy_page(const void *mem, size_t bytes, uint64_t seq, void *out)
 {
 	struct geom g;
@@ -677,108 +509,4 @@ int bp_ring_copy_page(const void *mem, size_t bytes, uint64_t seq, void *out)
 	atomic_store_explicit(&copy->commit, commit, memory_order_relaxed);
 	memset((unsigned char *)out + BP_RING_PAGE_HDR_BYTES + commit, 0, g.area - commit);
 	return BP_RING_OK;
-}
-
-const void *bp_ring_page_slot(const void *mem, size_t bytes, uint64_t seq)
-{
-	struct geom g;
-
-	if (seq == 0 || load_geom(mem, bytes, &g) != BP_RING_OK)
-		return NULL;
-	return page_at(&g, seq);
-}
-
-void bp_ring_consumed(void *mem, size_t bytes, uint64_t seq)
-{
-	struct geom g;
-
-	if (load_geom(mem, bytes, &g) == BP_RING_OK)
-		/* R5: the consumer's reads of the pages before the writer may
-		 * reuse their slots; pairs with the writer's W5. */
-		atomic_store_explicit(&ctl_of(&g)->consumed_seq, seq, memory_order_release);
-}
-
-/* ---- one page, out of its ring ----------------------------------------- */
-
-/* A field of a copied page header (plain memory, no atomics). */
-static uint64_t header_u64(const unsigned char *page, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, page + off, sizeof(v));
-	return v;
-}
-
-int bp_ring_page_begin(struct bp_ring_page_iter *it, const void *page, uint32_t page_size,
-		       uint64_t next_rec)
-{
-	const unsigned char *p = page;
-	uint64_t first;
-	uint32_t commit;
-
-	memset(it, 0, sizeof(*it));
-	if (!page || !page_size_ok(page_size))
-		return BP_RING_EINVAL;
-	memcpy(&commit, p + offsetof(struct bp_ring_page, commit), sizeof(commit));
-	first = header_u64(p, offsetof(struct bp_ring_page, first_rec));
-	if (first < next_rec || commit > page_size - BP_RING_PAGE_HDR_BYTES || (commit & 3u))
-		return BP_RING_ECORRUPT;
-	it->rec = p + BP_RING_PAGE_HDR_BYTES;
-	it->commit = commit;
-	it->seq = header_u64(p, offsetof(struct bp_ring_page, seq));
-	it->base_ts = header_u64(p, offsetof(struct bp_ring_page, base_ts));
-	it->next_rec = first;
-	it->disc_pending = header_u64(p, offsetof(struct bp_ring_page, discarded_before));
-	return BP_RING_OK;
-}
-
-int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, void *buf,
-		      size_t cap)
-{
-	/* Every turn moves off on by a whole record or returns. */
-	while (it->off < it->commit) {
-		const unsigned char *rec = it->rec + it->off;
-		uint32_t w2[2], len;
-
-		if (it->commit - it->off < BP_RING_REC_HDR_BYTES)
-			return BP_RING_ECORRUPT;
-		memcpy(w2, rec, sizeof(w2));
-		len = record_len(w2[0], it->commit - it->off);
-		if (!len)
-			return BP_RING_ECORRUPT;
-		if (((w2[0] >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) ==
-		    BP_RING_TYPE_TIME_EXTEND) {
-			it->base_ts = header_u64(rec, BP_RING_REC_HDR_BYTES);
-			it->off += len;
-			continue;
-		}
-		if (buf && len - BP_RING_REC_HDR_BYTES > cap)
-			return BP_RING_ENOSPC;
-		if (buf)
-			memcpy(buf, rec + BP_RING_REC_HDR_BYTES, len - BP_RING_REC_HDR_BYTES);
-		ev->ts = it->base_ts + w2[1];
-		ev->payload = buf;
-		ev->payload_len = len - BP_RING_REC_HDR_BYTES;
-		ev->user_bits = w2[0] >> BP_RING_HEAD_USER_SHIFT;
-		ev->page_seq = it->seq;
-		ev->index = it->next_rec++;
-		ev->discarded_before = it->disc_pending;
-		it->disc_pending = 0;
-		it->off += len;
-		return 1;
-	}
-	return 0;
-}
-
-uint64_t bp_ring_page_records(const void *page, uint32_t page_size)
-{
-	struct bp_ring_page_iter it;
-	struct bp_ring_event ev;
-	uint64_t n = 0;
-
-	if (bp_ring_page_begin(&it, page, page_size, 0) != BP_RING_OK)
-		return 0;
-	while (bp_ring_page_next(&it, &ev, NULL, 0) == 1)
-		n++;
-	return n;
 }

@@ -84,3 +84,14 @@ if(TARGET bprint_tool)
          ${CMAKE_CURRENT_BINARY_DIR}/reader_lost.d
     TIMEOUT 300)
 endif()
+
+# The stream bprint record is writing: real times, every thread.
+if(TARGET bprint_tool)
+  bp_add_test(reader_recording SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_recording.c
+    ARGS $<TARGET_FILE:file_traced> $<TARGET_FILE:bprint_tool>
+         ${CMAKE_CURRENT_BINARY_DIR}/reader_recording.d
+    TIMEOUT 120)
+endif()
+
+# New rings join a consuming session in time order (src/trace/reader.c).
+bp_add_test(reader_join SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_join.c TIMEOUT 60)

@@ -85,7 +85,7 @@ static void one_short(const char *path, const char *out)
 {
 	FILE *f = fopen(path, "rb"), *o;
 	unsigned char *p;
-	long n = 0;	/* clang: CHECK() exits before a use when it is not set */
+	long n = 0;
 
 	CHECK(f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0);
 	CHECK((p = malloc((size_t)n)) && fread(p, 1, (size_t)n, f) == (size_t)n);

@@ -17,6 +17,9 @@ lib=$(ls -d "$work"/prefix/lib*/ | head -n 1)
 soname=$(readelf -d "$lib/libbprint.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ "$soname" = "libbprint.so.1" ] || { echo "soname is '$soname', not libbprint.so.1"; exit 1; }
 
+# the bash completion, where bash-completion looks for it
+[ -f "$work/prefix/share/bash-completion/completions/bprint" ] || { echo "bash completion not installed"; exit 1; }
+
 # CMake package
 cmake -S "$src/examples/installed" -B "$work/cm" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
@@ -37,4 +40,28 @@ out=$(LD_LIBRARY_PATH="$lib" "$work/pc")
 "$cc" -o "$work/pcm" "$src/examples/installed/messages.c" $(pkg-config --cflags --libs bprint-reader)
 out=$(LD_LIBRARY_PATH="$lib" "$work/pcm" "$work/hello.dat")
 [ "$out" = "$expected" ] || { echo "pkg-config reader printed:"; echo "$out"; exit 1; }
-echo "installed package: find_package and pkg-config builds of the runtime and the reading library work"
+# a prefix outside the linker's path: the rpath the .pc file gives finds it
+# without LD_LIBRARY_PATH
+"$cc" -o "$work/pcr" "$src/examples/installed/hello.c" $(pkg-config --cflags --libs bprint) \
+	$(pkg-config --variable=rpath bprint)
+out=$(env -u LD_LIBRARY_PATH "$work/pcr")
+[ "$out" = "$expected" ] || { echo "pkg-config build with its rpath printed:"; echo "$out"; exit 1; }
+
+# the static CMake targets: no shared library needed at run time
+cat > "$work/static.cmake.txt" <<EOF2
+cmake_minimum_required(VERSION 3.16)
+project(st C)
+find_package(bprint REQUIRED)
+add_executable(hello_static $src/examples/installed/hello.c)
+target_link_libraries(hello_static PRIVATE bprint::bprint_static)
+EOF2
+mkdir -p "$work/st" && cp "$work/static.cmake.txt" "$work/st/CMakeLists.txt"
+cmake -S "$work/st" -B "$work/stb" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/stb" >/dev/null
+if readelf -d "$work/stb/hello_static" | grep -q 'libbprint\.so'; then
+	echo "bprint::bprint_static linked the shared library"; exit 1
+fi
+out=$(env -u LD_LIBRARY_PATH "$work/stb/hello_static")
+[ "$out" = "$expected" ] || { echo "static build printed:"; echo "$out"; exit 1; }
+
+echo "installed package: find_package (shared and static) and pkg-config builds (with LD_LIBRARY_PATH or the rpath) of the runtime and the reading library work"

@@ -1,0 +1,489 @@
+/*
+ * The renderings of an aggregate (analysis/aggregate.h): text with bars,
+ * JSON, CSV and SVG.
+ *
+ * Every rendering says how many records the file lacks: an aggregate must
+ * never hide a loss.  Integer values stay integers in every output (a
+ * sketched percentile of integers is rounded to one); durations read as
+ * 1.23ms in text and as exact nanoseconds in JSON and CSV.
+ */
+#include "analysis/aggregate.h"
+
+#include "analysis/svg.h"
+#include "output/json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *json;		/* the JSON and CSV name */
+	const char *text;		/* the text name */
+	double q;
+} quantiles[] = {
+	{ "p50", "p50", 0.5 }, { "p90", "p90", 0.9 }, { "p99", "p99", 0.99 },
+	{ "p999", "p99.9", 0.999 },
+};
+
+/* ---- numbers as text ---------------------------------------------------- */
+
+static void i128_text(char *buf, size_t size, __int128 v)
+{
+	char tmp[48];
+	size_t n = sizeof(tmp);
+	unsigned __int128 m = v < 0 ? (unsigned __int128)0 - (unsigned __int128)v :
+				      (unsigned __int128)v;
+
+	tmp[--n] = '\0';
+	do {
+		tmp[--n] = (char)('0' + (int)(m % 10));
+		m /= 10;
+	} while (m);
+	if (v < 0)
+		tmp[--n] = '-';
+	snprintf(buf, size, "%s", tmp + n);
+}
+
+/* A duration in ns, readable: 950ns, 1.23us, 45.6ms, 2.5s. */
+static void duration_text(char *buf, size_t size, long double ns)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	size_t k = 0;
+
+	while (k < 3 && fabsl(ns) >= 1000)
+		ns /= 1000, k++;
+	snprintf(buf, size, k ? "%.3Lg%s" : "%.0Lf%s", ns, unit[k]);
+}
+
+/* A value of the distribution's kind (min, max, a quantile, the mean). */
+static void value_text(const struct bp_agg *a, char *buf, size_t size, long double v, bool exact)
+{
+	if (a->time_ns)
+		duration_text(buf, size, v);
+	else if (a->kind == BP_DIST_FLOAT || !exact)
+		snprintf(buf, size, "%.6Lg", v);
+	else
+		snprintf(buf, size, "%.0Lf", roundl(v));
+}
+
+static void sum_text(const struct bp_agg *a, const struct bp_dist *d, char *buf, size_t size)
+{
+	if (a->time_ns)
+		duration_text(buf, size, (long double)d->isum);
+	else if (a->kind == BP_DIST_FLOAT)
+		snprintf(buf, size, "%.6Lg", d->sum);
+	else
+		i128_text(buf, size, d->isum);
+}
+
+/* JSON and CSV: integers exact, doubles as JSON numbers. */
+static void value_json(const struct bp_agg *a, FILE *out, long double v)
+{
+	if (a->kind == BP_DIST_FLOAT) {
+		bp_json_double(out, (double)v);
+	} else {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "%.0Lf", roundl(v));
+		fputs(buf, out);
+	}
+}
+
+static void sum_json(const struct bp_agg *a, const struct bp_dist *d, FILE *out)
+{
+	char buf[64];
+
+	if (a->kind == BP_DIST_FLOAT) {
+		bp_json_double(out, (double)d->sum);
+		return;
+	}
+	i128_text(buf, sizeof(buf), d->isum);
+	fputs(buf, out);
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static void key_text(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+{
+	char item[256];
+
+	if (!a->nkeys) {
+		fputs("all", out);
+		return;
+	}
+	for (size_t i = 0; i < a->nkeys; i++) {
+		bp_key_item_text(g->key, g->keylen, i, item, sizeof(item));
+		fprintf(out, "%s%s=%s", i ? " " : "", a->key_names[i], item);
+	}
+}
+
+struct bars {
+	const struct bp_agg *a;
+	FILE *out;
+	uint64_t max;
+	bool measure;
+};
+
+static void bucket_label(const struct bp_agg *a, char *buf, size_t size, const struct bp_bucket *b)
+{
+	char lo[32], hi[32];
+
+	value_text(a, lo, sizeof(lo), b->lo, a->pool.buckets == BP_BUCKETS_LOG2 || rintl(b->lo) == b->lo);
+	value_text(a, hi, sizeof(hi), b->hi, a->pool.buckets == BP_BUCKETS_LOG2 || rintl(b->hi) == b->hi);
+	if (b->lo < 0 && a->pool.buckets == BP_BUCKETS_LOG2)
+		snprintf(buf, size, "(%s, %s]", lo, hi);
+	else
+		snprintf(buf, size, "[%s, %s)", lo, hi);
+}
+
+static void bar_line(void *arg, const struct bp_bucket *b)
+{
+	struct bars *x = arg;
+	char label[80];
+	int len;
+
+	if (x->measure) {
+		if (b->count > x->max)
+			x->max = b->count;
+		return;
+	}
+	bucket_label(x->a, label, sizeof(label), b);
+	len = x->max ? (int)((b->count * 40 + x->max - 1) / x->max) : 0;
+	fprintf(x->out, "  %24s %12llu |%.*s%*s|\n", label, (unsigned long long)b->count, len,
+		"########################################", 40 - len, "");
+}
+
+static void group_text(const struct bp_agg *a, const struct bp_group *g, FILE *out, bool bars)
+{
+	struct bp_dist *d = g->data;
+	char buf[64];
+
+	key_text(a, g, out);
+	fprintf(out, ": count %llu", (unsigned long long)d->count);
+	if (a->counts_only || d->count == d->nan) {
+		fputc('\n', out);
+		return;
+	}
+	value_text(a, buf, sizeof(buf), bp_dist_ld(d->kind, d->min), true);
+	fprintf(out, "  min %s", buf);
+	value_text(a, buf, sizeof(buf), bp_dist_mean(d), false);
+	fprintf(out, "  mean %s", buf);
+	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+		/* a sketched percentile of integers rounded, as in JSON and CSV */
+		value_text(a, buf, sizeof(buf), bp_dist_quantile(d, quantiles[q].q), true);
+		fprintf(out, "  %s %s", quantiles[q].text, buf);
+	}
+	value_text(a, buf, sizeof(buf), bp_dist_ld(d->kind, d->max), true);
+	fprintf(out, "  max %s", buf);
+	sum_text(a, d, buf, sizeof(buf));
+	fprintf(out, "  sum %s", buf);
+	if (d->nan)
+		fprintf(out, "  (%llu NaN)", (unsigned long long)d->nan);
+	fputc('\n', out);
+	if (bars) {
+		struct bars x = { .a = a, .out = out, .measure = true };
+
+		bp_dist_buckets(&a->pool, d, bar_line, &x);
+		x.measure = false;
+		bp_dist_buckets(&a->pool, d, bar_line, &x);
+		if (d->h_overflow)
+			fprintf(out, "  (more than %u buckets: some values are not in the bars)\n",
+				BP_DIST_MAX_BUCKETS);
+	}
+}
+
+static void top_text(const struct bp_agg *a, FILE *out)
+{
+	if (!a->top.n)
+		return;
+	fprintf(out, "\n# the %zu longest span%s (from and to as 'bprint report' prints them)\n",
+		a->top.n, a->top.n == 1 ? "" : "s");
+	for (size_t i = 0; i < a->top.n; i++) {
+		const struct bp_top_entry *e = &a->top.v[i];
+		char d[32], from[32], to[32], item[256];
+
+		duration_text(d, sizeof(d), (long double)(e->to.ns - e->from.ns));
+		bp_agg_seconds(from, sizeof(from), e->from.ns, false);
+		bp_agg_seconds(to, sizeof(to), e->to.ns, false);
+		fprintf(out, "%10s  tid %d", d, e->from.tid);
+		if (e->to.tid != e->from.tid)
+			fprintf(out, "->%d", e->to.tid);
+		fprintf(out, "  %s -> %s", from, to);
+		for (size_t k = 0; k < a->ntop_keys; k++) {
+			bp_key_item_text(e->key, e->keylen, k, item, sizeof(item));
+			fprintf(out, "  %s=%s", a->top_key_names[k], item);
+		}
+		for (size_t k = 0; k < a->nkeys; k++) {	/* the --by value */
+			bp_key_item_text(e->key + e->keylen, e->bylen, k, item, sizeof(item));
+			fprintf(out, "  %s=%s", a->key_names[k], item);
+		}
+		fputc('\n', out);
+	}
+}
+
+bool bp_agg_text(const struct bp_agg *a, FILE *out, bool bars)
+{
+	const char *unit = a->spans ? "span" : "record";
+
+	fprintf(out, "# %s: %llu %s%s in %zu group%s, %llu record%s lost\n", a->what,
+		(unsigned long long)a->records, unit, a->records == 1 ? "" : "s", a->groups.n,
+		a->groups.n == 1 ? "" : "s", (unsigned long long)a->lost, a->lost == 1 ? "" : "s");
+	if (a->spans)
+		fprintf(out, "# unmatched: %llu opened and never closed, %llu closed without an open\n",
+			(unsigned long long)a->unmatched_opens, (unsigned long long)a->unmatched_closes);
+	for (size_t i = 0; i < a->groups.n && a->sorted; i++) {
+		if (i && bars && !a->counts_only)
+			fputc('\n', out);
+		group_text(a, a->sorted[i], out, bars && !a->counts_only);
+	}
+	top_text(a, out);
+	return !ferror(out);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void key_json(const char *const *names, size_t n, const unsigned char *key, size_t len,
+		     FILE *out)
+{
+	fputc('{', out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "," : "", out);
+		bp_json_cstr(out, names[i]);
+		fputc(':', out);
+		bp_key_item_json(key, len, i, out);
+	}
+	fputc('}', out);
+}
+
+struct json_buckets {
+	const struct bp_agg *a;
+	FILE *out;
+	bool first;
+};
+
+static void bucket_json(void *arg, const struct bp_bucket *b)
+{
+	struct json_buckets *x = arg;
+
+	fputs(x->first ? "[" : ",[", x->out);
+	bp_json_double(x->out, (double)b->lo);
+	fputc(',', x->out);
+	bp_json_double(x->out, (double)b->hi);
+	fprintf(x->out, ",%llu]", (unsigned long long)b->count);
+	x->first = false;
+}
+
+static void group_json(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+{
+	struct bp_dist *d = g->data;
+	struct json_buckets jb = { .a = a, .out = out, .first = true };
+
+	fputs("{\"key\":", out);
+	key_json(a->key_names, a->nkeys, g->key, g->keylen, out);
+	fprintf(out, ",\"count\":%llu", (unsigned long long)d->count);
+	if (a->counts_only || d->count == d->nan) {
+		fputc('}', out);
+		return;
+	}
+	fputs(",\"min\":", out);
+	value_json(a, out, bp_dist_ld(d->kind, d->min));
+	fputs(",\"mean\":", out);
+	bp_json_double(out, (double)bp_dist_mean(d));
+	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+		fprintf(out, ",\"%s\":", quantiles[q].json);
+		value_json(a, out, bp_dist_quantile(d, quantiles[q].q));
+	}
+	fputs(",\"max\":", out);
+	value_json(a, out, bp_dist_ld(d->kind, d->max));
+	fputs(",\"sum\":", out);
+	sum_json(a, d, out);
+	fputs(",\"buckets\":[", out);
+	bp_dist_buckets(&a->pool, d, bucket_json, &jb);
+	fputs("]}", out);
+}
+
+static void top_json(const struct bp_agg *a, FILE *out)
+{
+	fputs(",\"top\":[", out);
+	for (size_t i = 0; i < a->top.n; i++) {
+		const struct bp_top_entry *e = &a->top.v[i];
+		char from[32], to[32];
+
+		bp_agg_seconds(from, sizeof(from), e->from.ns, true);
+		bp_agg_seconds(to, sizeof(to), e->to.ns, true);
+		fprintf(out, "%s{\"ns\":%llu,\"tid\":%d,\"to_tid\":%d,\"from\":%s,\"to\":%s,\"key\":",
+			i ? "," : "", (unsigned long long)(e->to.ns - e->from.ns), e->from.tid,
+			e->to.tid, from, to);
+		key_json(a->top_key_names, a->ntop_keys, e->key, e->keylen, out);
+		if (a->nkeys) {
+			fputs(",\"by\":", out);
+			key_json(a->key_names, a->nkeys, e->key + e->keylen, e->bylen, out);
+		}
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+bool bp_agg_json(const struct bp_agg *a, FILE *out)
+{
+	fputs("{\"groups\":[", out);
+	for (size_t i = 0; i < a->groups.n && a->sorted; i++) {
+		fputs(i ? "," : "", out);
+		group_json(a, a->sorted[i], out);
+	}
+	fputc(']', out);
+	if (a->spans) {
+		fprintf(out, ",\"unmatched\":{\"opens\":%llu,\"closes\":%llu}",
+			(unsigned long long)a->unmatched_opens, (unsigned long long)a->unmatched_closes);
+		top_json(a, out);
+	}
+	fprintf(out, ",\"lost\":%llu}\n", (unsigned long long)a->lost);
+	return !ferror(out);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, quote or newline. */
+static void csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_value(const struct bp_agg *a, FILE *out, long double v)
+{
+	char buf[64];
+
+	if (a->kind == BP_DIST_FLOAT)
+		snprintf(buf, sizeof(buf), "%.17Lg", v);
+	else
+		snprintf(buf, sizeof(buf), "%.0Lf", roundl(v));
+	fputs(buf, out);
+}
+
+static void group_csv(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+{
+	struct bp_dist *d = g->data;
+	char item[4096];
+
+	for (size_t i = 0; i < a->nkeys; i++) {
+		bp_key_item_text(g->key, g->keylen, i, item, sizeof(item));
+		csv_field(out, item);
+		fputc(',', out);
+	}
+	fprintf(out, "%llu", (unsigned long long)d->count);
+	if (a->counts_only) {
+		fputc('\n', out);
+		return;
+	}
+	if (d->count == d->nan) {
+		fputs(",,,,,,,,\n", out);
+		return;
+	}
+	fputc(',', out);
+	csv_value(a, out, bp_dist_ld(d->kind, d->min));
+	fprintf(out, ",%.17Lg", bp_dist_mean(d));
+	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+		fputc(',', out);
+		csv_value(a, out, bp_dist_quantile(d, quantiles[q].q));
+	}
+	fputc(',', out);
+	csv_value(a, out, bp_dist_ld(d->kind, d->max));
+	fputc(',', out);
+	if (a->kind == BP_DIST_FLOAT) {
+		fprintf(out, "%.17Lg", d->sum);
+	} else {
+		i128_text(item, sizeof(item), d->isum);
+		fputs(item, out);
+	}
+	fputc('\n', out);
+}
+
+bool bp_agg_csv(const struct bp_agg *a, FILE *out)
+{
+	for (size_t i = 0; i < a->nkeys; i++) {
+		csv_field(out, a->key_names[i]);
+		fputc(',', out);
+	}
+	fputs("count", out);
+	if (!a->counts_only) {
+		fputs(",min,mean", out);
+		for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++)
+			fprintf(out, ",%s", quantiles[q].json);
+		fputs(",max,sum", out);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < a->groups.n && a->sorted; i++)
+		group_csv(a, a->sorted[i], out);
+	return !ferror(out);
+}
+
+/* ---- SVG ---------------------------------------------------------------- */
+
+struct collect {
+	struct bp_bucket *b;
+	size_t n, cap;
+	bool failed;
+};
+
+static void collect_bucket(void *arg, const struct bp_bucket *b)
+{
+	struct collect *c = arg;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct bp_bucket *grown = realloc(c->b, cap * sizeof(*grown));
+
+		if (!grown) {
+			c->failed = true;
+			return;
+		}
+		c->b = grown, c->cap = cap;
+	}
+	c->b[c->n++] = *b;
+}
+
+bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title)
+{
+	size_t ns = a->groups.n < BP_SVG_MAX_SERIES ? a->groups.n : BP_SVG_MAX_SERIES;
+	struct bp_svg_series s[BP_SVG_MAX_SERIES];
+	struct collect c[BP_SVG_MAX_SERIES] = { { 0 } };
+	char names[BP_SVG_MAX_SERIES][256];
+	char xlabel[128];
+	struct bp_svg_plot p = {
+		.title = title, .xlabel = xlabel, .ylabel = a->spans ? "spans" : "records",
+		.logx = a->pool.buckets == BP_BUCKETS_LOG2, .time_ns = a->time_ns,
+		.omitted = a->groups.n - ns,
+	};
+	bool ok = true;
+
+	snprintf(xlabel, sizeof(xlabel), "%s", a->value_name ? a->value_name : "value");
+	for (size_t i = 0; i < ns; i++) {
+		const struct bp_group *g = a->sorted[i];
+		FILE *mem = fmemopen(names[i], sizeof(names[i]), "w");
+
+		if (mem) {
+			key_text(a, g, mem);
+			fclose(mem);
+			names[i][sizeof(names[i]) - 1] = '\0';
+		} else {
+			snprintf(names[i], sizeof(names[i]), "group %zu", i + 1);
+		}
+		bp_dist_buckets(&a->pool, g->data, collect_bucket, &c[i]);
+		ok &= !c[i].failed;
+		s[i] = (struct bp_svg_series){ .name = names[i], .b = c[i].b, .n = c[i].n };
+	}
+	ok = ok && bp_svg_histogram(out, &p, s, ns);
+	for (size_t i = 0; i < ns; i++)
+		free(c[i].b);
+	return ok;
+}
