@@ -339,7 +339,7 @@ static void judge_gap(struct bp_trace *t, uint64_t off, const struct bp_file_chu
 
 /*
  * May what is at the file's tail, where a chunk should begin, be judged
- * now?  Yes in a closed file.  In a stream still being written (or whose
+ * now?  Yes in a closed file, or a live one whose writer is gone.  In a stream still being written (or whose
  * drainer was killed in a write) the last chunk may be cut short; in a
  * live file a header may be half filled in: anything but the magic with
  * a bad type or size is left for a later look.
@@ -348,7 +348,8 @@ static bool tail_settled(const struct bp_trace *t, uint64_t off, const struct bp
 {
 	enum bp_chunk_flaw f = bp_chunk_flaw(c, off, t->size);
 
-	if (t->info.flags & BP_TRACE_F_CLOSED)
+	if ((t->info.flags & BP_TRACE_F_CLOSED) ||
+	    (!(t->info.flags & BP_TRACE_F_STREAM) && t->writer_gone))
 		return true;
 	/* a stream's header says where its drainer had written up to */
 	return (t->info.flags & BP_TRACE_F_STREAM) &&
