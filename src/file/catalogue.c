@@ -157,6 +157,8 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	pc.type = c->type;
 	pc.data_bytes = compact ? h.data_bytes : 0;
 	pc.copied_before = compact ? h.copied_before : 0;
+	pc.written = h.written;
+	pc.discarded = h.discarded;
 	pc.nrec = UINT64_MAX;
 	if ((rc = stream_add_chunk(t, s, &pc)) != BP_TRACE_OK)
 		return rc;
@@ -205,6 +207,8 @@ static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring 
 	s->info.lost_by_drainer = r->lost_records;
 	s->info.not_copied = 0;
 	s->copied = r->copied;
+	s->acct_written = r->written;
+	s->acct_discarded = r->discarded;
 	s->counters = end ? COUNTERS_END : COUNTERS_ACCOUNTS;
 	return BP_TRACE_OK;
 }
