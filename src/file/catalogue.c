@@ -273,12 +273,29 @@ static int check_crc(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	return BP_TRACE_OK;
 }
 
+/* Does a chunk of this type belong in this kind of file?  A traced program
+ * writes rings, sites and libraries; a drainer all but rings. */
+static bool kind_fits(const struct bp_trace *t, uint32_t type)
+{
+	bool stream = t->info.flags & BP_TRACE_F_STREAM;
+
+	if (type == BP_CHUNK_SITES || type == BP_CHUNK_LIBS)
+		return true;
+	return stream ? type != BP_CHUNK_RING : type == BP_CHUNK_RING;
+}
+
 static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
 {
 	int rc;
 
 	if (bp_file_has_crc(t->info.flags, t->info.minor) && (rc = check_crc(t, off, c)) < 0)
 		return rc;
+	if (!kind_fits(t, c->type) && !t->kind_said) {
+		t->kind_said = true;
+		reader_problem(t, "chunk at %llu: a %s's chunk (type %u) in a %s file",
+			       (unsigned long long)off, c->type == BP_CHUNK_RING ? "live file" : "stream",
+			       c->type, t->info.flags & BP_TRACE_F_STREAM ? "stream" : "live");
+	}
 	switch (c->type) {
 	case BP_CHUNK_SITES:
 	case BP_CHUNK_LIBS:

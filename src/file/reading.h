@@ -176,6 +176,7 @@ struct bp_trace {
 	bool accounts_found;		/* the accounts chunk the header names */
 	bool read_checked;		/* accounts_check_read() ran */
 	bool unknown_site_said;		/* a closed file's record of a site it lacks */
+	bool kind_said;			/* a chunk of the other kind of file */
 	uint64_t pending[MAX_PENDING];	/* chunks not complete yet, to look at again */
 	size_t npending;
 	struct list_chunk *lists;
