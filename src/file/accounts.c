@@ -98,6 +98,37 @@ static uint64_t first_kept(struct source *s)
 								    : first;
 }
 
+/*
+ * A drainer updates a ring's accounts entry right after each pages chunk,
+ * from the counters it wrote in that chunk: the entry of a drainer that
+ * was killed (its writes never failed) has the counters of the last chunk
+ * it counts, the one that ends at its copied.  Other counts are damage
+ * (the entries are rewritten in place: no checksum covers them).
+ */
+static void check_entry(struct bp_trace *t, struct source *s)
+{
+	struct stream_source *ss = &s->stream;
+
+	if (t->info.stop_reason || !s->copied || s->entry_checked)
+		return;
+	s->entry_checked = true;
+	for (size_t i = 0; i < ss->nchunks; i++) {
+		struct pages_chunk *pc = &ss->chunks[i];
+
+		if (pc->type == BP_CHUNK_PAGES || pc->copied_before + counted(t, pc)->nrec != s->copied)
+			continue;
+		if (pc->written != s->acct_written || pc->discarded != s->acct_discarded)
+			reader_problem(t, "accounts: ring %llu says %llu written, %llu discarded; its "
+				       "pages chunk at %llu, %llu and %llu",
+				       (unsigned long long)s->info.key,
+				       (unsigned long long)s->acct_written,
+				       (unsigned long long)s->acct_discarded,
+				       (unsigned long long)pc->off, (unsigned long long)pc->written,
+				       (unsigned long long)pc->discarded);
+		return;
+	}
+}
+
 void accounts_update(struct bp_trace *t)
 {
 	for (size_t i = 0; i < t->nsrc; i++) {
@@ -113,6 +144,7 @@ void accounts_update(struct bp_trace *t)
 			s->acct_have = accounted_end(t, s, &after);
 			/* the pages it lost among the chunks the accounts do not count */
 			s->info.lost_by_drainer = s->acct_have - s->copied - after;
+			check_entry(t, s);
 		}
 		s->first_kept = first_kept(s);
 		if (s->ring.mem)

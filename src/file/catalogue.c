@@ -157,6 +157,8 @@ static int add_pages(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	pc.type = c->type;
 	pc.data_bytes = compact ? h.data_bytes : 0;
 	pc.copied_before = compact ? h.copied_before : 0;
+	pc.written = h.written;
+	pc.discarded = h.discarded;
 	pc.nrec = UINT64_MAX;
 	if ((rc = stream_add_chunk(t, s, &pc)) != BP_TRACE_OK)
 		return rc;
@@ -215,6 +217,8 @@ static int add_counters_entry(struct bp_trace *t, const struct bp_file_end_ring 
 	s->info.lost_by_drainer = r->lost_records;
 	s->info.not_copied = 0;
 	s->copied = r->copied;
+	s->acct_written = r->written;
+	s->acct_discarded = r->discarded;
 	s->counters = end ? COUNTERS_END : COUNTERS_ACCOUNTS;
 	return BP_TRACE_OK;
 }
@@ -279,12 +283,29 @@ static int check_crc(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	return BP_TRACE_OK;
 }
 
+/* Does a chunk of this type belong in this kind of file?  A traced program
+ * writes rings, sites and libraries; a drainer all but rings. */
+static bool kind_fits(const struct bp_trace *t, uint32_t type)
+{
+	bool stream = t->info.flags & BP_TRACE_F_STREAM;
+
+	if (type == BP_CHUNK_SITES || type == BP_CHUNK_LIBS)
+		return true;
+	return stream ? type != BP_CHUNK_RING : type == BP_CHUNK_RING;
+}
+
 static int accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
 {
 	int rc;
 
 	if (bp_file_has_crc(t->info.flags, t->info.minor) && (rc = check_crc(t, off, c)) < 0)
 		return rc;
+	if (!kind_fits(t, c->type) && !t->kind_said) {
+		t->kind_said = true;
+		reader_problem(t, "chunk at %llu: a %s's chunk (type %u) in a %s file",
+			       (unsigned long long)off, c->type == BP_CHUNK_RING ? "live file" : "stream",
+			       c->type, t->info.flags & BP_TRACE_F_STREAM ? "stream" : "live");
+	}
 	switch (c->type) {
 	case BP_CHUNK_SITES:
 	case BP_CHUNK_LIBS:
@@ -355,7 +376,7 @@ static void judge_gap(struct bp_trace *t, uint64_t off, const struct bp_file_chu
 
 /*
  * May what is at the file's tail, where a chunk should begin, be judged
- * now?  Yes in a closed file.  In a stream still being written (or whose
+ * now?  Yes in a closed file, or a live one whose writer is gone.  In a stream still being written (or whose
  * drainer was killed in a write) the last chunk may be cut short; in a
  * live file a header may be half filled in: anything but the magic with
  * a bad type or size is left for a later look.
@@ -364,7 +385,8 @@ static bool tail_settled(const struct bp_trace *t, uint64_t off, const struct bp
 {
 	enum bp_chunk_flaw f = bp_chunk_flaw(c, off, t->size);
 
-	if (t->info.flags & BP_TRACE_F_CLOSED)
+	if ((t->info.flags & BP_TRACE_F_CLOSED) ||
+	    (!(t->info.flags & BP_TRACE_F_STREAM) && t->writer_gone))
 		return true;
 	/* a stream's header says where its drainer had written up to */
 	return (t->info.flags & BP_TRACE_F_STREAM) &&

@@ -52,6 +52,7 @@ struct pages_chunk {
 	uint32_t type;			/* BP_CHUNK_PAGES, _CPAGES or _DPAGES */
 	uint64_t data_bytes;		/* compact and dense: bytes of entries */
 	uint64_t copied_before;		/* the ring's records in earlier chunks (1.1) */
+	uint64_t written, discarded;	/* the ring's counters when it was copied */
 	uint64_t nrec;			/* its records, UINT64_MAX until counted */
 	uint64_t end_rec;		/* then: the index after its last, 0 = none */
 };
@@ -119,6 +120,7 @@ struct source {
 	/* accounts (accounts.c) */
 	enum source_counters counters;
 	uint64_t copied;		/* accounts: records in its pages chunks */
+	uint64_t acct_written, acct_discarded;	/* accounts: the entry's counters */
 	uint64_t acct_have;		/* accounts: every index below is in a chunk or lost */
 	uint64_t first_kept;		/* the first stored-record index the file holds */
 	uint64_t claimed;		/* written, as the file says (reading may find more) */
@@ -127,6 +129,7 @@ struct source {
 	uint64_t oldest_rec;		/* first_rec of the oldest page the file holds, or UINT64_MAX */
 	bool any_read;			/* a record was read: first_gap is set */
 	bool uncounted_said;		/* not in the end chunk: said */
+	bool entry_checked;		/* its accounts entry against its chunks */
 	/* the record in hand */
 	struct bp_ring_event ev;
 	struct bp_record_args args;	/* ev's payload in buf, split */
@@ -174,6 +177,7 @@ struct bp_trace {
 	bool accounts_found;		/* the accounts chunk the header names */
 	bool read_checked;		/* accounts_check_read() ran */
 	bool unknown_site_said;		/* a closed file's record of a site it lacks */
+	bool kind_said;			/* a chunk of the other kind of file */
 	uint64_t *pending;		/* chunks not complete yet, to look at again:
 					 * at the tail, and ring chunks being reused */
 	size_t npending, pending_cap;

@@ -165,12 +165,17 @@ int ring_next(struct bp_trace *t, struct source *s)
 	return SOURCE_STOP;
 }
 
-/* Does the slot of page seq hold seq 0 (a page the writer was recycling)? */
-static bool oldest_recycled(const struct ring_source *rs, uint64_t seq)
+/*
+ * Does the slot of page seq, the oldest, hold what a writer recycling it
+ * for the page after the head leaves there: seq 0 (after its W1), or
+ * already that page's seq (after W2, before head moved on: W3)?
+ */
+static bool oldest_recycled(const struct ring_source *rs, uint64_t seq, uint32_t npages)
 {
 	const struct bp_ring_page *p = bp_ring_page_slot(rs->mem, rs->bytes, seq);
+	uint64_t s = p ? atomic_load_explicit(&p->seq, memory_order_acquire) : 1;
 
-	return p && atomic_load_explicit(&p->seq, memory_order_acquire) == 0;
+	return s == 0 || s == seq + npages;
 }
 
 /*
@@ -199,7 +204,7 @@ bool ring_first_kept(const struct source *s, uint64_t *first)
 		}
 		/* Not there: its slot may be being recycled (seq 0) while the
 		 * writer runs, or was when it died; any other seq is damage. */
-		if (!oldest_recycled(rs, seq + k))
+		if (!oldest_recycled(rs, seq + k, st.npages))
 			*first = UINT64_MAX - 1;
 		if (*first == UINT64_MAX - 1)
 			break;

@@ -417,5 +417,10 @@ int main(int argc, char **argv)
 		printf("%s: %zu bytes, %zu chunks\n", f->name, f->n, f->nbounds - 1);
 	}
 	printf("%lu mutants: %lu said damaged, %lu read as the intact file\n", mutants, said, same);
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i].p);
+		free(files[i].spans);
+		free(files[i].bounds);
+	}
 	return check_summary("reader_mutants");
 }
