@@ -27,6 +27,7 @@
  *
  *   build/bench/bench-footprint [N]     (default 200; BENCH_INCLUDE=DIR
  *       measures the bprint headers in DIR, another version's)
+ *   build/bench/bench-footprint --sizes [N]   (the bytes only)
  *   build/bench/bench-footprint --check (ctest bench_footprint: the byte
  *       targets, with this build's compilers)
  *
@@ -329,11 +330,12 @@ int main(int argc, char **argv)
 	static char real[6][PATH_MAX];
 	const char *names[] = { BENCH_CC, BENCH_CXX, "gcc", "clang", "g++", "clang++" };
 	int nfound = 0, n = 200, check = argc > 1 && !strcmp(argv[1], "--check");
+	int sizes = argc > 1 && !strcmp(argv[1], "--sizes");
 	int held = 0, total = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!check && argc > 1)
-		n = atoi(argv[1]);
+	if (!check && argc > 1 + sizes)
+		n = atoi(argv[1 + sizes]);
 	if (n < 1)
 		n = 200;
 	if (check)
@@ -363,7 +365,7 @@ int main(int argc, char **argv)
 	printf("   seed <= %d, mixed <= %d\n", SEED_TARGET, MIXED_TARGET);
 	for (int i = 0; i < nfound; i++)
 		table_row(&found[i], n, &held, &total);
-	if (!check) {
+	if (!check && !sizes) {
 		printf("\ncompile time of %d mixed sites in one file against %d snprintf calls\n"
 		       "(medians of %d compiles each, -O2; target <= %.0fx):\n", COMPILE_SITES,
 		       COMPILE_SITES, COMPILE_RUNS, COMPILE_TARGET);

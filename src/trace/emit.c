@@ -34,10 +34,12 @@
  */
 #include "trace/clock.h"
 #include "trace/cpu.h"
+#include "trace/emit.h"
 #include "trace/fmtcache.h"
 #include "trace/site.h"
 #include "trace/thread.h"
 #include "trace/tracer.h"
+#include "trace/window.h"
 #include "format/words.h"
 
 #include <stdbool.h>
@@ -51,6 +53,8 @@ _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "written as a plain
 
 /* A program that traces gets the start-up (src/runtime/start.c) and its constructor. */
 __attribute__((used)) static const char *const link_init = &bp_init_anchor;
+/* And every call site's calls (trace/call.c), for the objects it dlopen()s. */
+__attribute__((used)) static void (*const link_calls)(struct bprint_site *, ...) = bprint__call;
 
 static inline void count_drop(_Atomic uint64_t *counter)
 {
@@ -174,8 +178,7 @@ static inline void leave(struct bp_thread *t, unsigned level)
 	bprint__tls.nest = level;
 }
 
-__attribute__((format(printf, 2, 0)))
-static void emit(struct bprint_site *site, const char *fmt, va_list ap)
+void bp_emit_va(struct bprint_site *site, const char *fmt, va_list ap)
 {
 	struct bp_thread *t = bp_self;
 	struct bp_thread_ring *r;
@@ -234,42 +237,36 @@ void bprint__printk(struct bprint_site *site, const char *fmt, ...)
 	if (!bp_tracing_is_on())
 		return;
 	va_start(ap, fmt);
-	emit(site, fmt, ap);
+	bp_emit_va(site, fmt, ap);
 	va_end(ap);
 }
 
 /*
- * The words path's try on the TLS window, for sites the call site cannot
- * write itself (strings, %c, argument sizes other than the plan's): what
- * bprint__reserve() and bprint__commit() do inline, for a record whose
- * length is known only once its strings are copied.  The block is packed
- * straight into the page, the head written last; nothing is visible
- * before the commit.  Returns false, with nothing written, for anything
- * the slow path must do (no window, no room, CPU changed, time extend,
- * nested, not the TSC).
+ * The words path's try on the TLS window (trace/window.h), for sites the
+ * call site cannot write itself (strings, %c, argument sizes other than
+ * the plan's), for a record whose length is known only once its strings
+ * are copied.  The block is packed straight into the page, the length
+ * written last; nothing is visible before the commit.  Returns false,
+ * with nothing written, for anything the slow path must do (no window,
+ * no room, CPU changed, time extend, nested, not the TSC).
  */
 __attribute__((always_inline))
 static inline bool window_write(uint32_t id, const struct bp_arg_plan *plan,
 				const uint64_t *words)
 {
-#if defined(__x86_64__)
-	struct bprint__vslot slot;
-	unsigned char *p = bprint__reserve_var(plan->fixed_words * 4u, &slot);
-	uint32_t bytes;
+	uint32_t room, bytes;
+	unsigned char *p = bp_window_open_var(id << BP_RING_HEAD_USER_SHIFT,
+					      plan->fixed_words * 4u, &room);
 
 	if (!p)
 		return false;
-	bytes = bp_words_pack(p, slot.room, plan, words);
+	bytes = bp_words_pack(p, room, plan, words);
 	if (bytes == BP_WORDS_NO_ROOM) {
-		bprint__abandon();
+		bp_window_drop();
 		return false;
 	}
-	bprint__commit_len(id << BP_RING_HEAD_USER_SHIFT, &slot, bytes);	/* nest back to 0 */
+	bp_window_close_var(bytes);	/* nest back to 0 */
 	return true;
-#else
-	(void)id, (void)plan, (void)words;
-	return false;
-#endif
 }
 
 /* Pack a scalar-only plan (BPRINT__SITE_FAST): 4-byte slots take the word's low half. */
@@ -287,16 +284,21 @@ static inline void pack_scalars(uint32_t *p, const struct bp_arg_plan *plan, con
 	}
 }
 
-/* A text record made from words: the record that cannot hold the block. */
+/*
+ * A text record made from words: the record that cannot hold the block,
+ * or a call with no plan.  ldouble: which words hold a long double's
+ * address (format/words.h).
+ */
 static void emit_words_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, const char *fmt,
-			    const uint64_t *words, size_t nwords)
+			    const uint64_t *words, size_t nwords, uint64_t ldouble)
 {
 	size_t size;
-	char *p = reserve_text(r, id, ts, bp_words_snprintf(NULL, 0, fmt, words, nwords), &size);
+	char *p = reserve_text(r, id, ts,
+			       bp_words_snprintf(NULL, 0, fmt, words, nwords, ldouble), &size);
 
 	if (!p)
 		return;
-	bp_words_snprintf(p, size, fmt, words, nwords);
+	bp_words_snprintf(p, size, fmt, words, nwords, ldouble);
 	bp_ring_commit(&r->w);
 }
 
@@ -332,7 +334,7 @@ static void ring_write(struct bp_thread_ring *r, uint32_t id, const struct bp_ar
 		uint32_t bytes = bp_words_pack((unsigned char *)block, max, plan, words);
 
 		if (bytes == BP_WORDS_NO_ROOM) {
-			emit_words_text(r, id, ts, fmt, words, plan->nargs);
+			emit_words_text(r, id, ts, fmt, words, plan->nargs, 0);
 		} else if ((p = reserve(r, bytes, id, ts))) {
 			memcpy(p, block, bytes);
 			bp_ring_commit(&r->w);
@@ -358,26 +360,44 @@ static void printk_words_ring(struct bprint_site *site, const uint64_t *words)
 	leave(t, level);
 }
 
-/*
- * Sites whose arguments come as words (BPRINT__SITE_WORDS): what
- * bprint__reserve() could not write inline, sites with strings or %c, and
- * sites whose argument sizes differ from the plan's.  The block is the
- * one bp_vbin_printf_plan() makes.  A site the call site cannot pack
- * tries the window first, in this function's straight line; the rest,
- * and what the window cannot take, goes through ring 0's writer, out of
- * line, so that the window's try saves no registers it does not use.  A
- * site the call site packs (FAST, CHARS) tried the window already: here
- * it would fail for the same reason, and copy its strings once more.
- */
-void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
+/* A text record of fmt from n words, through ring 0's writer. */
+__attribute__((noinline))
+static void words_text(uint32_t id, const char *fmt, const uint64_t *words, size_t n,
+		       uint64_t ldouble)
 {
-	if (!bp_tracing_is_on())
+	struct bp_thread *t = bp_self;
+	struct bp_thread_ring *r;
+	unsigned level;
+
+	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
-	/* Only a registered site has a plan: never read another layout's.
-	 * The call site saw flags that another thread's registration set
-	 * before the id: it waits for that registration here. */
-	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0) && !register_now(site))
+	level = bprint__tls.nest;
+	r = enter(t, level);
+	if (r)
+		emit_words_text(r, id, bp_clock_now(), fmt, words, n, ldouble);
+	leave(t, level);
+}
+
+/*
+ * A registered constant-format site's call, its arguments as words.  A
+ * site whose words its plan takes (BPRINT__SITE_WORDS) gets the block
+ * bp_vbin_printf_plan() makes: what bprint__reserve() could not write
+ * inline, sites with strings or %c, and sites whose argument sizes differ
+ * from the plan's.  A site the call site cannot pack tries the window
+ * first, in this function's straight line; the rest, and what the window
+ * cannot take, goes through ring 0's writer, out of line, so that the
+ * window's try saves no registers it does not use.  A site the call site
+ * packs (FAST, CHARS) tried the window already: here it would fail for
+ * the same reason, and copy its strings once more.  Any other site (no
+ * plan: more than 32 arguments; a plan that takes other arguments than
+ * the call passed) gets a text record of the words it passed.
+ */
+void bp_emit_site_words(struct bprint_site *site, const uint64_t *words)
+{
+	if (__builtin_expect(!(site->flags & BPRINT__SITE_WORDS), 0)) {
+		words_text(site->id, site->format, words, site->nargs, 0);
 		return;
+	}
 	if (!(site->flags & (BPRINT__SITE_FAST | BPRINT__SITE_CHARS)) &&
 	    window_write(site->id, site->plan, words))
 		return;
@@ -385,15 +405,15 @@ void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 }
 
 /*
- * A runtime format with its arguments as words (BPRINT__RUNTIME_WORDS):
- * the derived site's plan (fmtcache.h), when the words the call site
- * compiled are the ones that plan takes, packs them as
- * bprint__printk_words() does, under the derived site's id; anything else
- * (no plan, a bound reached, a busy lock, arguments that do not match) is
- * a text record formatted from the words.
+ * A runtime format's call, its n arguments as words: the derived site's
+ * plan (fmtcache.h), when the words the call site passed are the ones
+ * that plan takes, packs them as site_words() does, under the derived
+ * site's id; anything else (no plan, a bound reached, a busy lock,
+ * arguments that do not match) is a text record formatted from the
+ * words, the format's conversions past them printing 0.
  */
-void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
-				 const uint64_t *words)
+void bp_emit_runtime_words(struct bprint_site *site, const char *fmt, const uint64_t *words,
+			   size_t n, uint64_t ldouble)
 {
 	struct bp_thread *t = bp_self;
 	const struct bp_arg_plan *plan;
@@ -401,16 +421,12 @@ void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
 	uint32_t id = site->id;
 	unsigned level;
 
-	if (!bp_tracing_is_on())
-		return;
-	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = register_now(site)))
-		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;
 	/* an outermost call may learn a format; a nested one is a signal handler's */
 	plan = bp_fmtcache_plan(fmt, &id, level == 0);
-	if (plan && !bp_site_takes_words(plan, site))
+	if (plan && (ldouble || !bp_site_takes_words(plan, site)))
 		plan = NULL;
 	if (plan && window_write(id, plan, words))
 		return;
@@ -419,10 +435,34 @@ void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
 		if (plan)
 			ring_write(r, id, plan, fmt, words, false);
 		else
-			emit_words_text(r, id, bp_clock_now(), fmt, words,
-					site->nargs <= BP_PLAN_MAX_ARGS ? site->nargs : 0);
+			emit_words_text(r, id, bp_clock_now(), fmt, words, n, ldouble);
 	}
 	leave(t, level);
+}
+
+bool bp_emit_ready(struct bprint_site *site)
+{
+	if (!bp_tracing_is_on())
+		return false;
+	/* Only a registered site's fields past the head may be read.  The
+	 * call site saw flags that another thread's registration set before
+	 * the id: it waits for that registration here. */
+	return __builtin_expect(site->id - 1u < BP_SITE_MAX, 1) || register_now(site);
+}
+
+/* Layout 3's entries (include/bprint/internal.h): words as its call sites passed them. */
+void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
+{
+	if (bp_emit_ready(site))
+		bp_emit_site_words(site, words);
+}
+
+void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
+				 const uint64_t *words)
+{
+	if (bp_emit_ready(site) && fmt)
+		bp_emit_runtime_words(site, fmt, words,
+			      site->nargs <= BP_PLAN_MAX_ARGS ? site->nargs : 0, 0);
 }
 
 /*

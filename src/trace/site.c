@@ -150,7 +150,7 @@ static char *copy_string(const char *s)
 }
 
 /* Argument i's bit in a call site's argsig or argchar (bit 0 is its last argument). */
-static inline bool arg_bit(uint32_t mask, const struct bprint_site *site, unsigned i)
+static inline bool arg_bit(uint64_t mask, const struct bprint_site *site, unsigned i)
 {
 	return (mask >> (site->nargs - 1u - i)) & 1u;
 }

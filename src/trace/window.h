@@ -1,0 +1,148 @@
+/*
+ * The thread's window (struct bprint__tls, include/bprint/internal.h): a
+ * record reserved and published on ring 0's current page without the
+ * ring's writer.  The call site's calls (trace/window.c) and the words
+ * path's try (trace/emit.c) are these, inline.
+ *
+ * Between an open and its close the thread's nest count is 1, so that a
+ * signal handler that traces meanwhile goes out of line, to its own ring,
+ * and the record being written stays intact.  The open record's offset is
+ * kept in the window (pending); its head word, written at open, holds its
+ * site id, and its length (in words) from open for a fixed-size record,
+ * from bp_window_close_var() for one whose strings set it.
+ */
+#ifndef BP_TRACE_WINDOW_H
+#define BP_TRACE_WINDOW_H
+
+#include <bprint.h>
+
+#include "ring/ring.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(__x86_64__)
+#define BP_WINDOW 1
+#else
+#define BP_WINDOW 0
+#endif
+
+/* A store of 8 bytes at 4-byte alignment (records are u32-aligned). */
+typedef uint64_t bp_u64_a4 __attribute__((aligned(4)));
+
+/*
+ * The checks every open makes, then rdtsc: for a record of at least
+ * bytes (its 8-byte header included).  Returns the record, nest held, or
+ * NULL, nest not held.  *room: the record area left from it.
+ */
+__attribute__((always_inline))
+static inline uint32_t *bp_window_reserve(uint32_t bytes, uint64_t *delta, uint32_t *room)
+{
+#if BP_WINDOW
+	struct bprint__tls *t = &bprint__tls;
+	uint32_t off;
+	uint64_t d;
+
+	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
+			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
+		return NULL;
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	off = t->off;
+	*room = t->end - off;
+	if (__builtin_expect(*room < bytes || *t->cpu != t->last_cpu, 0))
+		goto out;
+	d = (uint64_t)__builtin_ia32_rdtsc() - t->base;
+	if (__builtin_expect(d > 0xffffffffu, 0))	/* also a TSC behind the base */
+		goto out;
+	t->pending = off;
+	*delta = d;
+	return (uint32_t *)(void *)(t->rec + off);
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+#else
+	(void)bytes, (void)delta, (void)room;
+#endif
+	return NULL;
+}
+
+/* A record of the length head says (head: length in words, site id): its payload, or NULL. */
+__attribute__((always_inline))
+static inline uint32_t *bp_window_open(uint32_t head)
+{
+	uint64_t delta;
+	uint32_t room;
+	uint32_t *p = bp_window_reserve((head & BP_RING_HEAD_LEN_MASK) * 4u, &delta, &room);
+
+	if (!p)
+		return NULL;
+	/* head (length, site id) and delta in one store */
+	*(bp_u64_a4 *)(void *)p = delta << 32 | head;
+	return p + 2;
+}
+
+/*
+ * A record of at least min payload bytes and head's site id, its length
+ * set at bp_window_close_var(): its payload, and in *room what it may
+ * take (the page's room, at most a record's); or NULL.
+ */
+__attribute__((always_inline))
+static inline unsigned char *bp_window_open_var(uint32_t head, uint32_t min, uint32_t *room)
+{
+	uint64_t delta;
+	uint32_t left;
+	uint32_t *p = bp_window_reserve(min + BP_RING_REC_HDR_BYTES, &delta, &left);
+
+	if (!p)
+		return NULL;
+	*(bp_u64_a4 *)(void *)p = delta << 32 | (head & ~BP_RING_HEAD_LEN_MASK);
+	left -= BP_RING_REC_HDR_BYTES;
+	*room = left < BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES
+		? left : BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES;
+	return (unsigned char *)(p + 2);
+}
+
+/*
+ * Publish the open record (release: its bytes before the commit word)
+ * and count it.  The count's only writer is this thread's ring-0 writer,
+ * so it needs no atomic read-modify-write: one incq, which a signal
+ * cannot split, and an aligned 8-byte store, which no reader sees torn.
+ */
+__attribute__((always_inline))
+static inline void bp_window_close(void)
+{
+	struct bprint__tls *t = &bprint__tls;
+	uint32_t off = t->pending;
+	uint32_t end = off + (*(uint32_t *)(void *)(t->rec + off) & BP_RING_HEAD_LEN_MASK) * 4u;
+
+	t->off = end;
+	__atomic_store_n((uint32_t *)(void *)(t->rec - 8), end, __ATOMIC_RELEASE);
+#if defined(__x86_64__)
+	__asm__ volatile("incq %0" : "+m"(*t->written));
+#else
+	*(volatile uint64_t *)t->written += 1;
+#endif
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->nest = 0;
+}
+
+/* Its length (payload bytes, a multiple of 4), then publish. */
+__attribute__((always_inline))
+static inline void bp_window_close_var(uint32_t bytes)
+{
+	struct bprint__tls *t = &bprint__tls;
+
+	*(uint32_t *)(void *)(t->rec + t->pending) |= (bytes + BP_RING_REC_HDR_BYTES) / 4u;
+	bp_window_close();
+}
+
+/* Give up the open record: nothing was published. */
+__attribute__((always_inline))
+static inline void bp_window_drop(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	bprint__tls.nest = 0;
+}
+
+#endif /* BP_TRACE_WINDOW_H */
