@@ -69,7 +69,8 @@ struct bprint_site {
 	const char *file;
 	/* layout 4 */
 	const char *format;		/* NULL if the format is not a compile-time constant */
-	const char *func;
+	const char *func;		/* C: __func__; C++: __PRETTY_FUNCTION__, which the
+					 * registry's copy holds as "ns::Class::method" */
 	const struct bp_arg_plan *plan;	/* set when registered; NULL: format at trace time */
 	uint32_t head;			/* BPRINT__SITE_FAST: the record's head word */
 	uint16_t flags;			/* BPRINT__SITE_WORDS, _FAST, _CHARS, set at registration */
@@ -133,7 +134,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__STR_(x) #x
 
 #if defined(__cplusplus)
-#define BPRINT__FUNC __func__
+#define BPRINT__FUNC __PRETTY_FUNCTION__
 #define BPRINT__STATIC_ASSERT(c, m) static_assert(c, m)
 #else
 #define BPRINT__FUNC __func__

@@ -15,6 +15,7 @@
 #include "trace/site.h"
 
 #include "trace/backing.h"
+#include "trace/funcname.h"
 #include "trace/pattern.h"
 #include "ring/ring.h"
 
@@ -380,7 +381,7 @@ static uint32_t register_locked(struct bprint_site *site)
 	e->copy = *site;
 	e->copy.format = copy_string(site->format);
 	e->copy.file = copy_string(site->file);
-	e->copy.func = copy_string(site->func);
+	e->copy.func = bp_func_name_dup(site->func);	/* C++: the qualified name */
 	e->copy.id = id;
 	e->live = site;
 	/*
@@ -420,7 +421,7 @@ static uint32_t register_locked(struct bprint_site *site)
 	e->copy.head = site->head;
 	e->copy.argstar = site->argstar;
 	/* Release: the call site reads head and flags after it sees the value. */
-	__atomic_store_n(&site->enabled, on_value(site, rules_say(site)), __ATOMIC_RELEASE);
+	__atomic_store_n(&site->enabled, on_value(site, rules_say(&e->copy)), __ATOMIC_RELEASE);
 	if (bp_backing && bp_backing->site_added)
 		bp_backing->site_added(&e->copy);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELEASE);

@@ -261,6 +261,35 @@ if(CMAKE_CXX_COMPILER)
   endif()
 endif()
 
+# C++ call sites named by their qualified function and template arguments
+# (src/trace/funcname.c), built with CMake's C++ compiler and the other one
+# of g++ and clang++; and the same names in the trace file, its report,
+# formats and exports.
+if(CMAKE_CXX_COMPILER)
+  add_executable(tracer_cxx_names tracer_cxx_names.cpp)
+  target_link_libraries(tracer_cxx_names PRIVATE bprint_internal)
+  target_compile_options(tracer_cxx_names PRIVATE -std=c++17 -Wall -Wextra -Wpedantic -Werror)
+  add_test(NAME tracer_cxx_names COMMAND tracer_cxx_names)
+  set_tests_properties(tracer_cxx_names PROPERTIES TIMEOUT 60)
+  if(TRACER_CXX_OTHER AND NOT BPRINT_SANITIZE)
+    add_test(NAME tracer_cxx_names_other COMMAND ${CMAKE_COMMAND}
+      -DCC=${TRACER_CXX_OTHER} -DINC=${PROJECT_SOURCE_DIR}/include
+      "-DFLAGS=-std=c++17 -O2 -Wall -Wextra -Wpedantic -Werror"
+      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_cxx_names.cpp
+      -DEXPECT=run -DOUT=${CMAKE_CURRENT_BINARY_DIR}/tracer_cxx_names_other
+      "-DLINK=$<TARGET_FILE:bprint_static>;-lpthread;-ldl;-lm"
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+    set_tests_properties(tracer_cxx_names_other PROPERTIES TIMEOUT 120)
+  endif()
+  if(TARGET bprint_tool)
+    add_test(NAME tracer_cxx_names_file
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tracer_cxx_names_file.sh $<TARGET_FILE:bprint_tool>
+              $<TARGET_FILE:tracer_cxx_names> ${CMAKE_CURRENT_BINARY_DIR}/tracer_cxx_names_file.d
+              ${PROJECT_SOURCE_DIR}/tests/file)
+    set_tests_properties(tracer_cxx_names_file PROPERTIES TIMEOUT 120)
+  endif()
+endif()
+
 # 10. Dumps at exit and on fatal signals (the test re-executes itself).
 tracer_exe(tracer_dump)
 add_test(NAME tracer_dump COMMAND tracer_dump)
