@@ -89,21 +89,48 @@ static inline void *reserve(struct bp_thread_ring *r, uint32_t payload_bytes,
 	return bp_ring_reserve(&r->w, payload_bytes, user, ts);
 }
 
+/* A text record being written: what to format into, and whether it is cut. */
+struct text_rec {
+	char *p;
+	size_t size;		/* the text's bytes, its NUL included */
+	uint32_t full;		/* cut: the whole message's length; else 0 */
+};
+
 /*
- * Reserve a text record for a message of n characters (n < 0: none),
- * cut to what one record holds; *size is what to format into.
+ * Reserve a text record for a message of n characters (n < 0: none).  A
+ * message longer than one record holds is cut to what it holds with the
+ * cut trailer (trace/record.h), which commit_text() writes.
  */
-static char *reserve_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, int n,
-			  size_t *size)
+static bool reserve_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, int n,
+			 struct text_rec *t)
 {
 	uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
+	uint32_t bytes;
 
 	if (n < 0)
 		n = 0;
-	if ((uint32_t)n + 1 > max)
-		n = (int)max - 1;	/* truncated to what one record holds */
-	*size = (size_t)n + 1;
-	return reserve(r, (uint32_t)n + 1, id | BP_REC_TEXT, ts);
+	t->full = 0;
+	if ((uint32_t)n + 1 > max) {
+		t->full = (uint32_t)n;
+		n = (int)((max - 8u) & ~3u) - 1;	/* the text, its NUL and the trailer */
+	}
+	t->size = (size_t)n + 1;
+	bytes = t->full ? (((uint32_t)t->size + 3u) & ~3u) + 8u : (uint32_t)t->size;
+	t->p = reserve(r, bytes, id | BP_REC_TEXT, ts);
+	return t->p != NULL;
+}
+
+/* The cut trailer after the text's padding, if cut; then publish. */
+static void commit_text(struct bp_thread_ring *r, const struct text_rec *t)
+{
+	if (t->full) {
+		size_t end = (t->size + 3u) & ~(size_t)3u;
+		const uint32_t trailer[2] = { BP_REC_CUT_MAGIC, t->full };
+
+		memset(t->p + t->size, 0, end - t->size);
+		memcpy(t->p + end, trailer, sizeof(trailer));
+	}
+	bp_ring_commit(&r->w);
 }
 
 /* A text record: the message formatted now (non-constant formats, huge blocks). */
@@ -111,17 +138,17 @@ __attribute__((format(printf, 4, 0)))
 static void emit_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts,
 		      const char *fmt, va_list ap)
 {
+	struct text_rec t;
 	va_list aq;
-	size_t size;
-	char *p;
+	bool ok;
 
 	va_copy(aq, ap);
-	p = reserve_text(r, id, ts, bp_vsnprintf(NULL, 0, fmt, aq), &size);
+	ok = reserve_text(r, id, ts, bp_vsnprintf(NULL, 0, fmt, aq), &t);
 	va_end(aq);
-	if (!p)
+	if (!ok)
 		return;
-	bp_vsnprintf(p, size, fmt, ap);
-	bp_ring_commit(&r->w);
+	bp_vsnprintf(t.p, t.size, fmt, ap);
+	commit_text(r, &t);
 }
 
 /* Ring 0's writer catches up with what the inline path wrote. */
@@ -292,14 +319,12 @@ static inline void pack_scalars(uint32_t *p, const struct bp_arg_plan *plan, con
 static void emit_words_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, const char *fmt,
 			    const uint64_t *words, size_t nwords, uint64_t ldouble)
 {
-	size_t size;
-	char *p = reserve_text(r, id, ts,
-			       bp_words_snprintf(NULL, 0, fmt, words, nwords, ldouble), &size);
+	struct text_rec t;
 
-	if (!p)
+	if (!reserve_text(r, id, ts, bp_words_snprintf(NULL, 0, fmt, words, nwords, ldouble), &t))
 		return;
-	bp_words_snprintf(p, size, fmt, words, nwords, ldouble);
-	bp_ring_commit(&r->w);
+	bp_words_snprintf(t.p, t.size, fmt, words, nwords, ldouble);
+	commit_text(r, &t);
 }
 
 /*
