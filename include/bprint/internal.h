@@ -260,7 +260,7 @@ struct bprint__tls {
 	uint64_t *written;		/* the ring's written count */
 	uint32_t layout;		/* BPRINT__LAYOUT of the library that keeps it
 					 * (static: every thread starts with it) */
-	uint32_t pending;		/* the open record's offset in the record area */
+	uint32_t pending;		/* what the open record's close needs (trace/window.h) */
 };
 BP_API extern __thread struct bprint__tls bprint__tls
 	__attribute__((tls_model("initial-exec")));

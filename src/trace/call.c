@@ -57,8 +57,14 @@ uint32_t *bprint__open_format(const struct bprint_site *site, const char *fmt)
 	return head ? bp_window_open(head) : NULL;
 }
 
+/* A %s with no precision, the usual one, in the function's straight line. */
 uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
 {
+	if (__builtin_expect(prec < 0 && s != NULL, 1)) {
+		size_t n = bprint__copy_string(d, s, room);
+
+		return n == room ? 0 : (uint32_t)n + 1u;	/* the copy took the NUL along */
+	}
 	return bprint__put_string_prec(d, (uint32_t)room, s, prec);
 }
 

@@ -6,10 +6,11 @@
  *
  * Between an open and its close the thread's nest count is 1, so that a
  * signal handler that traces meanwhile goes out of line, to its own ring,
- * and the record being written stays intact.  The open record's offset is
- * kept in the window (pending); its head word, written at open, holds its
- * site id, and its length (in words) from open for a fixed-size record,
- * from bp_window_close_var() for one whose strings set it.
+ * and the record being written stays intact.  The window keeps what the
+ * close needs (pending): for a fixed-size record the offset past it, for
+ * one whose strings set its length the record's own offset.  The close
+ * never reads the head back: its delta comes from rdtsc, whose latency
+ * would then hold up the next record's offset.
  */
 #ifndef BP_TRACE_WINDOW_H
 #define BP_TRACE_WINDOW_H
@@ -55,7 +56,7 @@ static inline uint32_t *bp_window_reserve(uint32_t bytes, uint64_t *delta, uint3
 	d = (uint64_t)__builtin_ia32_rdtsc() - t->base;
 	if (__builtin_expect(d > 0xffffffffu, 0))	/* also a TSC behind the base */
 		goto out;
-	t->pending = off;
+	t->pending = off;	/* bp_window_open() makes it the end */
 	*delta = d;
 	return (uint32_t *)(void *)(t->rec + off);
 out:
@@ -72,11 +73,12 @@ __attribute__((always_inline))
 static inline uint32_t *bp_window_open(uint32_t head)
 {
 	uint64_t delta;
-	uint32_t room;
-	uint32_t *p = bp_window_reserve((head & BP_RING_HEAD_LEN_MASK) * 4u, &delta, &room);
+	uint32_t room, bytes = (head & BP_RING_HEAD_LEN_MASK) * 4u;
+	uint32_t *p = bp_window_reserve(bytes, &delta, &room);
 
 	if (!p)
 		return NULL;
+	bprint__tls.pending += bytes;
 	/* head (length, site id) and delta in one store */
 	*(bp_u64_a4 *)(void *)p = delta << 32 | head;
 	return p + 2;
@@ -96,7 +98,9 @@ static inline unsigned char *bp_window_open_var(uint32_t head, uint32_t min, uin
 
 	if (!p)
 		return NULL;
-	*(bp_u64_a4 *)(void *)p = delta << 32 | (head & ~BP_RING_HEAD_LEN_MASK);
+	/* two stores: the close completes the head, which must not wait for rdtsc */
+	p[0] = head & ~BP_RING_HEAD_LEN_MASK;
+	p[1] = (uint32_t)delta;
 	left -= BP_RING_REC_HDR_BYTES;
 	*room = left < BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES
 		? left : BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES;
@@ -104,17 +108,16 @@ static inline unsigned char *bp_window_open_var(uint32_t head, uint32_t min, uin
 }
 
 /*
- * Publish the open record (release: its bytes before the commit word)
- * and count it.  The count's only writer is this thread's ring-0 writer,
- * so it needs no atomic read-modify-write: one incq, which a signal
- * cannot split, and an aligned 8-byte store, which no reader sees torn.
+ * Publish the records up to end (release: their bytes before the commit
+ * word) and count the one opened.  The count's only writer is this
+ * thread's ring-0 writer, so it needs no atomic read-modify-write: one
+ * incq, which a signal cannot split, and an aligned 8-byte store, which
+ * no reader sees torn.
  */
 __attribute__((always_inline))
-static inline void bp_window_close(void)
+static inline void bp_window_publish(uint32_t end)
 {
 	struct bprint__tls *t = &bprint__tls;
-	uint32_t off = t->pending;
-	uint32_t end = off + (*(uint32_t *)(void *)(t->rec + off) & BP_RING_HEAD_LEN_MASK) * 4u;
 
 	t->off = end;
 	__atomic_store_n((uint32_t *)(void *)(t->rec - 8), end, __ATOMIC_RELEASE);
@@ -127,14 +130,22 @@ static inline void bp_window_close(void)
 	t->nest = 0;
 }
 
-/* Its length (payload bytes, a multiple of 4), then publish. */
+/* Publish the record bp_window_open() opened. */
+__attribute__((always_inline))
+static inline void bp_window_close(void)
+{
+	bp_window_publish(bprint__tls.pending);
+}
+
+/* Its length (payload bytes, a multiple of 4), then publish the record bp_window_open_var() opened. */
 __attribute__((always_inline))
 static inline void bp_window_close_var(uint32_t bytes)
 {
 	struct bprint__tls *t = &bprint__tls;
+	uint32_t off = t->pending, len = bytes + BP_RING_REC_HDR_BYTES;
 
-	*(uint32_t *)(void *)(t->rec + t->pending) |= (bytes + BP_RING_REC_HDR_BYTES) / 4u;
-	bp_window_close();
+	*(uint32_t *)(void *)(t->rec + off) |= len / 4u;
+	bp_window_publish(off + len);
 }
 
 /* Give up the open record: nothing was published. */
