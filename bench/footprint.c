@@ -29,7 +29,8 @@
  *       measures the bprint headers in DIR, another version's)
  *   build/bench/bench-footprint --sizes [N]   (the bytes only)
  *   build/bench/bench-footprint --check (ctest bench_footprint: the byte
- *       targets, with this build's compilers)
+ *       targets, with this build's compilers, 64 sites of the two kinds
+ *       that have one)
  *
  * The targets (x86-64, -O2): a seed site at most 160 bytes, a mixed one
  * at most 256, in C and in C++; compile time at most 2x snprintf's.
@@ -297,13 +298,18 @@ static double compile_time(const struct compiler *cc)
 static const enum kind table_kinds[] = { K_SEED, K_STRING, K_CHAR, K_MIXED, K_RUNTIME, K_METHOD };
 #define NTABLE (int)(sizeof(table_kinds) / sizeof(table_kinds[0]))
 
-/* One compiler's row; counts the targets into *held and *total. */
-static void table_row(const struct compiler *cc, int n, int *held, int *total)
+/*
+ * One compiler's row; counts the targets into *held and *total.  targets:
+ * only the kinds with a target (seed, mixed), the others left out.
+ */
+static void table_row(const struct compiler *cc, int n, int targets, int *held, int *total)
 {
 	double b[NTABLE];
 
 	for (int j = 0; j < NTABLE; j++)
-		b[j] = table_kinds[j] == K_METHOD && !cc->cxx ? -1 : site_bytes(cc, table_kinds[j], n);
+		b[j] = (table_kinds[j] == K_METHOD && !cc->cxx) ||
+		       (targets && table_kinds[j] != K_SEED && table_kinds[j] != K_MIXED)
+		       ? -1 : site_bytes(cc, table_kinds[j], n);
 	printf("  %-8s", base(cc->cmd));
 	for (int j = 0; j < NTABLE; j++) {
 		if (b[j] < 0)
@@ -364,7 +370,7 @@ int main(int argc, char **argv)
 		printf(" %8s", kind_names[table_kinds[j]]);
 	printf("   seed <= %d, mixed <= %d\n", SEED_TARGET, MIXED_TARGET);
 	for (int i = 0; i < nfound; i++)
-		table_row(&found[i], n, &held, &total);
+		table_row(&found[i], n, check, &held, &total);
 	if (!check && !sizes) {
 		printf("\ncompile time of %d mixed sites in one file against %d snprintf calls\n"
 		       "(medians of %d compiles each, -O2; target <= %.0fx):\n", COMPILE_SITES,
