@@ -196,6 +196,12 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 			     BPRINT__SITE_PRINTK, n, BPRINT__SIG(n, __VA_ARGS__),	\
 			     BPRINT__CHARSIG(n, __VA_ARGS__),			\
 			     BPRINT__BITS(BPRINT__ISFP, n, __VA_ARGS__));	\
+		/* the format if it is a constant, decided as for the site's own \
+		 * (at compile time, in a static's initializer): the path goes	\
+		 * with the site's format, even where inlining makes it known */ \
+		static const char *const bprint__constfmt =			\
+			__builtin_constant_p(BPRINT__FIRST(__VA_ARGS__)) ?	\
+			BPRINT__FIRST(__VA_ARGS__) : (const char *)0;		\
 		(void)sizeof(bprint__check(__VA_ARGS__));			\
 		/* acquire: registration's head and flags come with the value */ \
 		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
@@ -213,7 +219,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__PATH(n, ...)							\
 	((n) > 32 || (BPRINT__BITS(BPRINT__ISFP, n, __VA_ARGS__) &		\
 		      ~BPRINT__SIG(n, __VA_ARGS__)) != 0u ? BPRINT__PATH_CALL :	\
-	 !__builtin_constant_p(BPRINT__FIRST(__VA_ARGS__)) ?			\
+	 bprint__constfmt == (const char *)0 ?					\
 		(BPRINT__CHARSIG(n, __VA_ARGS__) == 0u ? BPRINT__PATH_RUNTIME	\
 						       : BPRINT__PATH_CALL) :	\
 	 BPRINT__CHARSIG(n, __VA_ARGS__) == 0u ? BPRINT__PATH_SCALAR :		\

@@ -68,6 +68,27 @@ static void fewer_than_asked(void)
 	}
 }
 
+/*
+ * A format that inlining makes a constant: the call site's format is a
+ * parameter (a runtime format to its site), which the optimizer knows to
+ * be a literal; the site and its path must still agree.
+ */
+static inline __attribute__((always_inline)) void wrapper(const char *f, int x, const char *s)
+{
+	trace_printk(f, x);
+	trace_printk(f, x, s);
+}
+
+static void inlined_constant(void)
+{
+	wrapper("wrapped %d", 5, "s");
+	expect("wrapped %d", 5);
+	expect("wrapped %d", 5);
+	wrapper("wrapped %d %s", 6, "six");
+	expect("wrapped %d %s", 6, "(null)");
+	expect("wrapped %d %s", 6, "six");
+}
+
 /* 40 passed, 48 asked for: more than a plan holds, still bounded. */
 static void more_than_a_plan(void)
 {
@@ -114,6 +135,7 @@ int main(void)
 
 	fewer_than_asked();
 	more_than_a_plan();
+	inlined_constant();
 	CHECK_EQ(tc_drain(check_event, &got), nwant);
 	CHECK_EQ(got, nwant);
 	for (int i = 0; i < nwant; i++)
