@@ -21,9 +21,10 @@
  * to the compiler that a real call site would not know.  NanoLog's
  * NANO_LOG adds 216 bytes a site (its own figure, printed alongside).
  *
- * Then compile time: 1,000 mixed sites in one file against 1,000
- * snprintf() calls of the same formats and arguments, each compiled
- * COMPILE_RUNS times, alternating; the median of each and their ratio.
+ * Then compile time: 1,000 mixed sites in one file (100 functions of 10)
+ * against 1,000 snprintf() calls of the same formats and arguments in the
+ * same shape, each compiled COMPILE_RUNS times, alternating; the median
+ * of each and their ratio.
  *
  *   build/bench/bench-footprint [N]     (default 200; BENCH_INCLUDE=DIR
  *       measures the bprint headers in DIR, another version's)
@@ -62,6 +63,7 @@
 #define SEED_TARGET 160
 #define MIXED_TARGET 256
 #define COMPILE_SITES 1000
+#define COMPILE_PER_FUNCTION 10
 #define COMPILE_RUNS 3
 #define COMPILE_TARGET 2.0
 
@@ -117,30 +119,47 @@ static void put_site(FILE *f, enum kind k, int i)
 	}
 }
 
-/* The translation unit: n sites of kind k in one function (a method for K_METHOD). */
-static int write_source(const char *path, enum kind k, int n)
+/* The start of function number fn (a method for K_METHOD). */
+static void open_function(FILE *f, enum kind k, int fn)
+{
+	if (k == K_METHOD) {
+		fprintf(f, "void Conn::opened%d(int a, const char *s, double d)\n{\n", fn);
+		return;
+	}
+	fprintf(f, "void f%d(int a, const char *s, double d, char c, unsigned long long x,"
+		   " const char *fmt);\n", fn);
+	fprintf(f, "void f%d(int a, const char *s, double d, char c, unsigned long long x,"
+		   " const char *fmt)\n{\n", fn);
+	fprintf(f, "\t(void)a, (void)s, (void)d, (void)c, (void)x, (void)fmt;\n");
+	if (k == K_SNPRINTF)
+		fprintf(f, "\tchar buf[128];\n");
+}
+
+/*
+ * The translation unit: n sites of kind k, per_fn of them in each
+ * function (a method for K_METHOD), functions with none if n is 0.
+ */
+static int write_source(const char *path, enum kind k, int n, int per_fn)
 {
 	FILE *f = fopen(path, "w");
+	int nfn = n ? (n + per_fn - 1) / per_fn : 1;
 
 	if (!f)
 		return -1;
 	fprintf(f, "#include <bprint.h>\n#include <stdio.h>\n");
 	fprintf(f, "void sink(const char *);\n");
 	if (k == K_METHOD) {
-		fprintf(f, "struct Conn { void opened(int a, const char *s, double d); };\n");
-		fprintf(f, "void Conn::opened(int a, const char *s, double d)\n{\n");
-	} else {
-		fprintf(f, "void f(int a, const char *s, double d, char c, unsigned long long x,"
-			   " const char *fmt);\n");
-		fprintf(f, "void f(int a, const char *s, double d, char c, unsigned long long x,"
-			   " const char *fmt)\n{\n");
-		fprintf(f, "\t(void)a, (void)s, (void)d, (void)c, (void)x, (void)fmt;\n");
-		if (k == K_SNPRINTF)
-			fprintf(f, "\tchar buf[128];\n");
+		fprintf(f, "struct Conn {\n");
+		for (int fn = 0; fn < nfn; fn++)
+			fprintf(f, "\tvoid opened%d(int a, const char *s, double d);\n", fn);
+		fprintf(f, "};\n");
 	}
-	for (int i = 0; i < n; i++)
-		put_site(f, k, i);
-	fprintf(f, "}\n");
+	for (int fn = 0; fn < nfn; fn++) {
+		open_function(f, k, fn);
+		for (int i = fn * per_fn; i < n && i < (fn + 1) * per_fn; i++)
+			put_site(f, k, i);
+		fprintf(f, "}\n");
+	}
 	return fclose(f);
 }
 
@@ -220,7 +239,7 @@ static long kind_bytes(const struct compiler *cc, enum kind k, int n)
 	snprintf(src, sizeof(src), "%s/%s_%d.%s", dir, k == K_EMPTY ? "empty" : "sites", n,
 		 cc->cxx ? "cpp" : "c");
 	snprintf(obj, sizeof(obj), "%s/out.o", dir);
-	if (write_source(src, k, n) || compile(cc, src, obj))
+	if (write_source(src, k, n, n ? n : 1) || compile(cc, src, obj))
 		return -1;
 	return text_bytes(obj);
 }
@@ -261,7 +280,7 @@ static double compile_seconds(const struct compiler *cc, enum kind k)
 
 	snprintf(src, sizeof(src), "%s/compile_%s.%s", dir, kind_names[k], cc->cxx ? "cpp" : "c");
 	snprintf(obj, sizeof(obj), "%s/compile.o", dir);
-	if (write_source(src, k, COMPILE_SITES))
+	if (write_source(src, k, COMPILE_SITES, COMPILE_PER_FUNCTION))
 		return -1;
 	t0 = bench_now_ns();
 	if (compile(cc, src, obj))
@@ -372,9 +391,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nfound; i++)
 		table_row(&found[i], n, check, &held, &total);
 	if (!check && !sizes) {
-		printf("\ncompile time of %d mixed sites in one file against %d snprintf calls\n"
-		       "(medians of %d compiles each, -O2; target <= %.0fx):\n", COMPILE_SITES,
-		       COMPILE_SITES, COMPILE_RUNS, COMPILE_TARGET);
+		printf("\ncompile time of %d mixed sites in one file against %d snprintf calls, %d\n"
+		       "a function (medians of %d compiles each, -O2; target <= %.0fx):\n",
+		       COMPILE_SITES, COMPILE_SITES, COMPILE_PER_FUNCTION, COMPILE_RUNS,
+		       COMPILE_TARGET);
 		printf("  %-8s %8s %10s %8s\n", "compiler", "sites", "snprintf", "ratio");
 		for (int i = 0; i < nfound; i++) {
 			double r = compile_time(&found[i]);

@@ -166,25 +166,27 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 /*
  * trace_printk(fmt, ...) of <bprint.h>.  The argument count n is counted
  * once, and the argument types choose, at compile time, the one path a
- * call site compiles (BPRINT__PATH):
- *   SCALAR   none or only 4- and 8-byte scalars, a constant format: the
- *            record is written right here (x86-64: bprint__open(),
+ * call site compiles (BPRINT__BODY):
+ *   scalars  none or only 4- and 8-byte scalars, a constant format: the
+ *            record is written right here (x86-64: bprint__open_var(),
  *            below) when registration found the sizes the format's
  *            (enabled is then BPRINT__SITE_ON_FAST);
- *   CHARS    chars too: the same, or with the chars as %c bytes
+ *   chars    chars too: the same, or with the chars as %c bytes
  *            (BPRINT__SITE_ON_CHARS);
- *   STRINGS  pointers to char: the %s strings copied right here
+ *   strings  pointers to char: the %s strings copied right here
  *            (BPRINT__SITE_ON_CHARS);
- *   RUNTIME  a format that is not a constant, with only scalars: the
- *            format cache's head for it (bprint__format_head()), then as
- *            SCALAR;
- *   CALL     anything else (a long double, more than 32 arguments, a
- *            runtime format with strings or chars): no inline path.
+ *   runtime  a format that is not a constant, with only scalars: the
+ *            format cache's head for it (bprint__open_format()), then as
+ *            scalars;
+ *   none     anything else (a long double, more than 32 arguments, a
+ *            runtime format with strings or chars).
  * Everything a path does not write itself is one call,
  * bprint__call(site, arguments...) or bprint__call_fmt(site, fmt,
  * arguments...), each argument evaluated once, into a local, before it.
  * A disabled site is one load and one branch, not taken; the enabled body
- * is laid out of the straight line.
+ * is laid out of the straight line.  The type questions are asked once
+ * per argument (BPRINT__TYPES): the paths not taken are parsed, and
+ * folded away, cheaply.
  */
 #define BPRINT__PRINTK(...) BPRINT__PRINTK_N(BPRINT__NARGS(__VA_ARGS__), __VA_ARGS__)
 #define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, __VA_ARGS__)
@@ -192,39 +194,45 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 	do {									\
 		BPRINT__STATIC_ASSERT(n <= BPRINT__MAX_ARGS,			\
 			"trace_printk() takes at most 64 arguments after the format"); \
-		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
-			     BPRINT__SITE_PRINTK, n, BPRINT__SIG(n, __VA_ARGS__),	\
-			     BPRINT__CHARSIG(n, __VA_ARGS__),			\
-			     BPRINT__BITS(BPRINT__ISFP, n, __VA_ARGS__));	\
+		BPRINT__MAPX(n, BPRINT__TYPES, __VA_ARGS__)			\
+		enum {								\
+			bprint__chars = 0 BPRINT__MAPX(n, BPRINT__ANY_CHAR, __VA_ARGS__), \
+			bprint__strings = 0 BPRINT__MAPX(n, BPRINT__ANY_STRING, __VA_ARGS__) \
+		};								\
 		/* the format if it is a constant, decided as for the site's own \
 		 * (at compile time, in a static's initializer): the path goes	\
 		 * with the site's format, even where inlining makes it known */ \
 		static const char *const bprint__constfmt =			\
 			__builtin_constant_p(BPRINT__FIRST(__VA_ARGS__)) ?	\
 			BPRINT__FIRST(__VA_ARGS__) : (const char *)0;		\
+		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
+			     BPRINT__SITE_PRINTK, n, BPRINT__MASK(n, s, __VA_ARGS__), \
+			     BPRINT__MASK(n, c, __VA_ARGS__), BPRINT__MASK(n, f, __VA_ARGS__)); \
 		(void)sizeof(bprint__check(__VA_ARGS__));			\
 		/* acquire: registration's head and flags come with the value */ \
 		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
 						     __ATOMIC_ACQUIRE);		\
 		if (__builtin_expect(bprint__on != 0, 0)) {			\
-			BPRINT__BODY(n, __VA_ARGS__)				\
+			BPRINT__CAT(BPRINT__BODY_, BPRINT__BIG(n))(n, __VA_ARGS__) \
 		}								\
 	} while (0)
 
-#define BPRINT__PATH_SCALAR 0
-#define BPRINT__PATH_CHARS 1
-#define BPRINT__PATH_STRINGS 2
-#define BPRINT__PATH_RUNTIME 3
-#define BPRINT__PATH_CALL 4
-#define BPRINT__PATH(n, ...)							\
-	((n) > 32 || (BPRINT__BITS(BPRINT__ISFP, n, __VA_ARGS__) &		\
-		      ~BPRINT__SIG(n, __VA_ARGS__)) != 0u ? BPRINT__PATH_CALL :	\
-	 bprint__constfmt == (const char *)0 ?					\
-		(BPRINT__CHARSIG(n, __VA_ARGS__) == 0u ? BPRINT__PATH_RUNTIME	\
-						       : BPRINT__PATH_CALL) :	\
-	 BPRINT__CHARSIG(n, __VA_ARGS__) == 0u ? BPRINT__PATH_SCALAR :		\
-	 (BPRINT__CHARSIG(n, __VA_ARGS__) & BPRINT__SIG(n, __VA_ARGS__)) == 0u ? \
-		BPRINT__PATH_CHARS : BPRINT__PATH_STRINGS)
+/*
+ * What the compiler sees of argument k, once per call site, as enum
+ * constants that the rest of the macros read (not expanding the type
+ * questions again): bprint__sK it takes 8 bytes, bprint__cK it is a char
+ * or a pointer to char, bprint__fK it is floating point; and the site's
+ * masks of them, bit 0 the last argument.
+ */
+#define BPRINT__TYPES(k, a)							\
+	enum { bprint__s##k = BPRINT__IS8(a), bprint__c##k = BPRINT__ISCH(a),	\
+	       bprint__f##k = BPRINT__ISFP(a) };
+#define BPRINT__MASK(n, x, ...) (0u BPRINT__MAPX(n, BPRINT__MASK_##x, __VA_ARGS__))
+#define BPRINT__MASK_s(k, a) | (uint64_t)bprint__s##k << ((k) - 1)
+#define BPRINT__MASK_c(k, a) | (uint64_t)bprint__c##k << ((k) - 1)
+#define BPRINT__MASK_f(k, a) | (uint64_t)bprint__f##k << ((k) - 1)
+#define BPRINT__ANY_CHAR(k, a) | bprint__c##k
+#define BPRINT__ANY_STRING(k, a) | (bprint__c##k & bprint__s##k)
 
 /*
  * For a site whose format is not a constant, with only 4- and 8-byte
@@ -289,28 +297,23 @@ BP_API extern struct bprint__gate bprint__gate;
  * written once, there.  The call site only stores its arguments between
  * opening a record and closing it.
  *
- * bprint__open(head): reserve at the end of the thread's current page a
- * record of the length head gives (site->head: its length in words and
- * its site id), and write its head and time delta (rdtsc, no system
- * call).  Returns the payload (4-byte aligned), or NULL for everything
+ * bprint__open_var(head, min): reserve at the end of the thread's current
+ * page a record of at least min payload bytes, head's site id (site->head,
+ * set at registration), and write its head and time delta (rdtsc, no
+ * system call).  Returns the payload (4-byte aligned) and the bytes it may
+ * take (the page's room, at most a record's), or a NULL p for everything
  * else: no window, page full, CPU changed, delta over 32 bits, a nested
- * call from a signal handler, tracing off or another clock; the call
- * site then makes its one out-of-line call.  Until bprint__close() the
- * thread's nest count is 1, so a signal handler that traces meanwhile
- * goes out of line, to its own ring, and the record here stays intact.
- * bprint__close() publishes it (release) and counts it.
+ * call from a signal handler, tracing off or another clock; the call site
+ * then makes its one out-of-line call.  Until the close the thread's nest
+ * count is 1, so a signal handler that traces meanwhile goes out of line,
+ * to its own ring, and the record here stays intact.
+ * bprint__close_var(bytes) writes the length and publishes (release) and
+ * counts the record; bprint__drop() gives it up, nothing published.
  *
- * bprint__open_var(head, min): the same for a record whose length is
- * known once its strings are copied: at least min payload bytes, head's
- * site id; returns the payload and the bytes it may take (the page's
- * room, at most a record's), or a NULL p.  bprint__close_var(bytes)
- * writes the length and publishes; bprint__drop() gives it up, nothing
- * published.
- *
- * bprint__open_format(site, fmt): a runtime format's record when the
- * format cache knows fmt for this site and its plan is the arguments as
- * compiled (bprint__format_head()); else NULL, and the call goes out of
- * line, where formats are learnt.
+ * bprint__open_format(site, fmt): the same, for a runtime format's record
+ * when the format cache knows fmt for this site and its plan is the
+ * arguments as compiled (bprint__format_head()); else a NULL p, and the
+ * call goes out of line, where formats are learnt.
  *
  * bprint__put_str(d, room, s, prec): a %s slot (bprint__put_string_prec(),
  * <bprint/format.h>), out of the call site's line.
@@ -319,12 +322,10 @@ struct bprint__room {
 	unsigned char *p;
 	size_t room;
 };
-BP_API uint32_t *bprint__open(uint32_t head);
-BP_API void bprint__close(void);
 BP_API struct bprint__room bprint__open_var(uint32_t head, uint32_t min);
 BP_API void bprint__close_var(uint32_t bytes);
 BP_API void bprint__drop(void);
-BP_API uint32_t *bprint__open_format(const struct bprint_site *site, const char *fmt);
+BP_API struct bprint__room bprint__open_format(const struct bprint_site *site, const char *fmt);
 BP_API uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec);
 
 #if defined(__x86_64__) && !defined(BPRINT_NO_FAST_ARGS)
@@ -332,42 +333,25 @@ BP_API uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, in
 typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
 
 /*
- * The paths' bodies (BPRINT__PATH).  Each evaluates the arguments once,
- * into locals of their own (arrays decayed, small integers promoted, as
- * varargs would), then either writes the record and leaves the do-while
- * with break, or falls through to the one call that takes the locals.
+ * The inline path.  Each argument k is evaluated once, into a local of its
+ * own (bprint__aK: arrays decayed, small integers promoted, as varargs
+ * would take it), and its word (bprint__wK: a double's bits, an integer's
+ * value, a pointer's address) is what the record stores; then the record
+ * is written and the do-while left with break, or the path falls through
+ * to the one call, which takes the locals.  One body serves every kind
+ * of argument: the type constants (BPRINT__TYPES) fold each argument's
+ * store to the one it can take.
  */
-#define BPRINT__CALL_LOCALS(n, ...)						\
-	bprint__call(&bprint__site BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__));
+#define BPRINT__LOCALS(k, a) BPRINT__LOCAL(k, a)				\
+	const uint64_t bprint__w##k = BPRINT__WORD(bprint__a##k); (void)bprint__w##k;
 #define BPRINT__LOCAL_LIST(k, a) , bprint__a##k
-
-/* One argument into its slot: the word's low half, or all of it. */
-#define BPRINT__PUT(k, a)							\
-	if (BPRINT__IS8(a)) {							\
-		*(bprint__u64_a4 *)(void *)bprint__p = BPRINT__WORD(bprint__a##k); \
-		bprint__p += 2;							\
-	} else {								\
-		*bprint__p++ = (uint32_t)BPRINT__WORD(bprint__a##k);		\
-	}
-
-/* The record of a BPRINT__SITE_ON_FAST site, 4- and 8-byte slots as compiled. */
-#define BPRINT__FAST(n, ...)							\
-	if (__builtin_expect(bprint__on == BPRINT__SITE_ON_FAST, 1)) {		\
-		uint32_t *bprint__p = bprint__open(bprint__site.head);		\
-		if (__builtin_expect(bprint__p != (uint32_t *)0, 1)) {		\
-			BPRINT__MAPX(n, BPRINT__PUT, __VA_ARGS__)		\
-			bprint__close();					\
-			break;							\
-		}								\
-	}
 
 /*
  * Zero the bytes from offset o of b to the next multiple of 4, and move o
  * there.  Where o is known at compile time, byte stores the compiler
- * folds; else (after a string, or at -O0) one store of 4 zero bytes,
- * which the slot after it overwrites, or which the room of a record with
- * strings holds (each argument has 8 bytes of it, the block 4 more): the
- * end of an exactly sized record (BPRINT__FAST_BYTES) must not use it.
+ * folds; else (after a string or a %c, or at -O0) one store of 4 zero
+ * bytes, which the slot after it overwrites, or which the record's room
+ * holds (each argument has 8 bytes of it, the block 4 more: BPRINT__MIN).
  */
 #define BPRINT__PAD4(b, o)							\
 	do {									\
@@ -382,134 +366,104 @@ typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
 	} while (0)
 
 /*
- * One argument of a BPRINT__SITE_ON_CHARS site, k counting down to 1.
- * BPRINT__PUT_BYTES: a char as its %c byte, the rest as BPRINT__PUT()
- * stores them, at 4-byte alignment, gaps zeroed.  BPRINT__PUT_CHARS: the
- * same, and a pointer to char as its %s string, bounded so that the k - 1
- * slots after it (8 bytes at most each) and the padding still fit, and by
- * the argument before it (bprint__star, when that is a 4-byte integer)
- * where site->argstar says it is a %.*s.  Only the strings make the
- * offset a run-time value.
+ * The room a record asks for: its size, where its arguments are all 4-
+ * and 8-byte slots; else 8 bytes an argument and 4 more.
  */
-#define BPRINT__PUT_BYTES(k, a)							\
-	if (BPRINT__ISCH(a) && !BPRINT__IS8(a)) {				\
-		bprint__b[bprint__o++] = (unsigned char)BPRINT__WORD(bprint__a##k); \
-	} else {								\
-		BPRINT__PAD4(bprint__b, bprint__o);				\
-		if (BPRINT__IS8(a)) {						\
-			*(bprint__u64_a4 *)(void *)(bprint__b + bprint__o) =	\
-				BPRINT__WORD(bprint__a##k);			\
-			bprint__o += 8u;					\
-		} else {							\
-			*(uint32_t *)(void *)(bprint__b + bprint__o) =		\
-				(uint32_t)BPRINT__WORD(bprint__a##k);		\
-			bprint__o += 4u;					\
-		}								\
-	}
+#define BPRINT__MIN(n, ...)							\
+	(bprint__chars ? 8u * (n) + 4u							\
+		       : 4u * ((n) + (unsigned)__builtin_popcountll(BPRINT__MASK(n, s, __VA_ARGS__))))
 
-#define BPRINT__PUT_CHARS(k, a)							\
-	if (BPRINT__ISCH(a) && BPRINT__IS8(a)) {				\
+/*
+ * Argument k into the record at bprint__b + bprint__o, k counting down to
+ * 1: a pointer to char as its %s string, bounded so that the k - 1 slots
+ * after it (8 bytes at most each) and the padding still fit, and by the
+ * argument before it (bprint__star, when that is a 4-byte integer) where
+ * site->argstar says it is a %.*s; a char as its %c byte where the site
+ * is BPRINT__SITE_ON_CHARS (a 4-byte slot where it is _ON_FAST: a %d);
+ * anything else in a 4- or 8-byte slot at 4-byte alignment, the gap
+ * zeroed.  Only strings and chars make the offset a run-time value.
+ */
+#define BPRINT__PUT(k, a)							\
+	if (bprint__c##k && bprint__s##k) {					\
 		uint32_t bprint__tail = bprint__o + 8u * ((k) - 1u) + 4u;	\
-		uint32_t bprint__took = bprint__tail < bprint__vs.room ?	\
+		uint32_t bprint__took = bprint__tail < bprint__r.room ?	\
 			bprint__put_str(bprint__b + bprint__o,			\
-				bprint__vs.room - bprint__tail,			\
-				(const char *)(uintptr_t)BPRINT__WORD(bprint__a##k), \
+				bprint__r.room - bprint__tail,			\
+				(const char *)(uintptr_t)bprint__w##k,		\
 				(k) <= 8u && ((bprint__site.argstar >> ((k) - 1u)) & 1u) \
 					? bprint__star : -1) : 0u;		\
 		bprint__fits &= bprint__took != 0u;				\
 		bprint__o += bprint__took;					\
 		bprint__star = -1;						\
+	} else if (bprint__c##k && bprint__on == BPRINT__SITE_ON_CHARS) {	\
+		bprint__b[bprint__o++] = (unsigned char)bprint__w##k;		\
+		bprint__star = -1;						\
 	} else {								\
-		BPRINT__PUT_BYTES(k, a)						\
-		/* a constant -1 after all but a 4-byte integer: a string	\
-		 * after one of those tests no argstar bit */			\
-		bprint__star = !BPRINT__ISCH(a) && !BPRINT__IS8(a) ?		\
-			(int32_t)BPRINT__WORD(bprint__a##k) : -1;		\
-	}
-
-/*
- * A BPRINT__SITE_ON_CHARS site without pointers to char among its
- * arguments: the size is known, and registration put it in site->head;
- * the scalar path's reservation, with %c bytes.
- */
-#define BPRINT__FAST_BYTES(n, ...)						\
-	if (__builtin_expect(bprint__on == BPRINT__SITE_ON_CHARS, 1)) {		\
-		unsigned char *bprint__b =					\
-			(unsigned char *)bprint__open(bprint__site.head);	\
-		if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {	\
-			uint32_t bprint__o = 0;					\
-			BPRINT__MAPX(n, BPRINT__PUT_BYTES, __VA_ARGS__)		\
-			/* byte by byte: the reservation is exact, no room for a \
-			 * 4-byte store (the compiler folds this; -O0 loops) */	\
-			while (bprint__o & 3u)					\
-				bprint__b[bprint__o++] = 0;			\
-			bprint__close();					\
-			break;							\
-		}								\
-	}
-
-/* With strings: the size is known once they are copied. */
-#define BPRINT__FAST_STRINGS(n, ...)						\
-	if (__builtin_expect(bprint__on == BPRINT__SITE_ON_CHARS, 1)) {		\
-		struct bprint__room bprint__vs =				\
-			bprint__open_var(bprint__site.head, 8u * (n) + 4u);	\
-		unsigned char *bprint__b = bprint__vs.p;			\
-		if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {	\
-			uint32_t bprint__o = 0;					\
-			unsigned bprint__fits = 1;				\
-			int32_t bprint__star = -1;				\
-			(void)bprint__star;					\
-			BPRINT__MAPX(n, BPRINT__PUT_CHARS, __VA_ARGS__)		\
-			BPRINT__PAD4(bprint__b, bprint__o);			\
-			if (__builtin_expect(bprint__fits, 1)) {		\
-				bprint__close_var(bprint__o);			\
-				break;						\
-			}							\
-			bprint__drop();						\
+		BPRINT__PAD4(bprint__b, bprint__o);				\
+		if (bprint__s##k) {						\
+			*(bprint__u64_a4 *)(void *)(bprint__b + bprint__o) = bprint__w##k; \
+			bprint__o += 8u;					\
+			bprint__star = -1;					\
+		} else {							\
+			*(uint32_t *)(void *)(bprint__b + bprint__o) = (uint32_t)bprint__w##k; \
+			bprint__o += 4u;					\
+			bprint__star = (int32_t)bprint__w##k;			\
 		}								\
 	}
 
 /*
- * A runtime format with scalar arguments only: the cache's head for it,
- * and the record written here as BPRINT__FAST() writes it; anything else,
- * and what the window cannot take, out of line, which learns formats.
+ * The inline path, whose record is opened by the format cache for a
+ * runtime format (bprint__open_format(); not with strings, which the
+ * cache's plan could take as %p), else on the window where registration
+ * allowed it (enabled: BPRINT__SITE_ON_FAST for 4- and 8-byte slots as
+ * compiled, BPRINT__SITE_ON_CHARS with %c bytes and %s strings too); the
+ * conditions on types are constants, the branches not taken folded away.
+ * A long double is never written here (no registration allows it): the
+ * call takes it.
  */
-#define BPRINT__FAST_RUNTIME(n, ...)						\
-	{									\
-		uint32_t *bprint__p = bprint__open_format(&bprint__site, bprint__fmt); \
-		if (bprint__p) {						\
-			BPRINT__MAPX(n, BPRINT__PUT, __VA_ARGS__)		\
-			bprint__close();					\
+#define BPRINT__BODY_0(n, ...)							\
+	const char *bprint__fmt = BPRINT__FIRST(__VA_ARGS__);			\
+	struct bprint__room bprint__r = { 0, 0 };				\
+	BPRINT__MAPX(n, BPRINT__LOCALS, __VA_ARGS__)				\
+	if (!bprint__constfmt) {						\
+		if (!bprint__strings)						\
+			bprint__r = bprint__open_format(&bprint__site, bprint__fmt); \
+	} else if (__builtin_expect(bprint__on == BPRINT__SITE_ON_CHARS ||	\
+				    (!bprint__strings &&			\
+				     bprint__on == BPRINT__SITE_ON_FAST), 1)) {	\
+		bprint__r = bprint__open_var(bprint__site.head,			\
+					     BPRINT__MIN(n, __VA_ARGS__));	\
+	}									\
+	if (__builtin_expect(bprint__r.p != (unsigned char *)0, 1)) {		\
+		unsigned char *bprint__b = bprint__r.p;				\
+		uint32_t bprint__o = 0;						\
+		unsigned bprint__fits = 1;					\
+		int32_t bprint__star = -1;					\
+		(void)bprint__star;						\
+		BPRINT__MAPX(n, BPRINT__PUT, __VA_ARGS__)			\
+		BPRINT__PAD4(bprint__b, bprint__o);				\
+		if (__builtin_expect(bprint__fits, 1)) {			\
+			bprint__close_var(bprint__o);				\
 			break;							\
 		}								\
-	}
-
-#define BPRINT__BODY(n, ...)							\
-	if (BPRINT__PATH(n, __VA_ARGS__) == BPRINT__PATH_CALL) {		\
-		bprint__call_fmt(&bprint__site, __VA_ARGS__);			\
-	} else if (BPRINT__PATH(n, __VA_ARGS__) == BPRINT__PATH_RUNTIME) {	\
-		const char *bprint__fmt = BPRINT__FIRST(__VA_ARGS__);		\
-		BPRINT__MAPX(n, BPRINT__LOCAL, __VA_ARGS__)			\
-		BPRINT__FAST_RUNTIME(n, __VA_ARGS__)				\
+		bprint__drop();							\
+	}									\
+	if (!bprint__constfmt)							\
 		bprint__call_fmt(&bprint__site, bprint__fmt			\
 				 BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__)); \
-	} else {								\
-		BPRINT__MAPX(n, BPRINT__LOCAL, __VA_ARGS__)			\
-		if (BPRINT__PATH(n, __VA_ARGS__) != BPRINT__PATH_STRINGS) {	\
-			BPRINT__FAST(n, __VA_ARGS__)				\
-		}								\
-		if (BPRINT__PATH(n, __VA_ARGS__) == BPRINT__PATH_CHARS) {	\
-			BPRINT__FAST_BYTES(n, __VA_ARGS__)			\
-		}								\
-		if (BPRINT__PATH(n, __VA_ARGS__) == BPRINT__PATH_STRINGS) {	\
-			BPRINT__FAST_STRINGS(n, __VA_ARGS__)			\
-		}								\
-		BPRINT__CALL_LOCALS(n, __VA_ARGS__)				\
-	}
+	else									\
+		bprint__call(&bprint__site BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__));
 #else
 /* No inline path here: every call is one call. */
-#define BPRINT__BODY(n, ...) bprint__call_fmt(&bprint__site, __VA_ARGS__);
+#define BPRINT__BODY_0(n, ...) BPRINT__BODY_1(n, __VA_ARGS__)
 #endif
+/*
+ * More than 32 arguments (BPRINT__BIG(n) is 1; 0 for 32 and fewer): only
+ * the call, which reads them by their types.
+ */
+#define BPRINT__BODY_1(n, ...)							\
+	(void)bprint__constfmt, (void)bprint__chars, (void)bprint__strings;	\
+	bprint__call_fmt(&bprint__site, __VA_ARGS__);
 
 static inline uint64_t bprint__double_bits(double d)
 {
@@ -622,15 +576,6 @@ extern "C" {
 #endif /* __cplusplus */
 
 /*
- * The argument types as site->argsig, argchar and argfp.
- * BPRINT__BITS(m, n, ...) is m(a) for each of the n
- * arguments a after the format, the last one in bit 0.
- */
-#define BPRINT__BITS(m, n, ...) BPRINT__CAT(BPRINT__BITS_, n)(m, __VA_ARGS__)
-#define BPRINT__SIG(n, ...) BPRINT__BITS(BPRINT__IS8, n, __VA_ARGS__)
-#define BPRINT__CHARSIG(n, ...) BPRINT__BITS(BPRINT__ISCH, n, __VA_ARGS__)
-
-/*
  * The ladders take the whole argument list, the format first ("...",
  * never ", ##__VA_ARGS__", which ISO C and C++ reject under -Wpedantic):
  * BPRINT__FIRST() is the format, BPRINT__NARGS() counts the arguments
@@ -653,6 +598,80 @@ extern "C" {
 	a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, \
 	a63, a64, a65, a66, a67, a68, a69, a70, a71, a72, \
 	n, ...) n
+#define BPRINT__BIG(n) BPRINT__CAT(BPRINT__BIG_, n)
+#define BPRINT__BIG_0 0
+#define BPRINT__BIG_1 0
+#define BPRINT__BIG_2 0
+#define BPRINT__BIG_3 0
+#define BPRINT__BIG_4 0
+#define BPRINT__BIG_5 0
+#define BPRINT__BIG_6 0
+#define BPRINT__BIG_7 0
+#define BPRINT__BIG_8 0
+#define BPRINT__BIG_9 0
+#define BPRINT__BIG_10 0
+#define BPRINT__BIG_11 0
+#define BPRINT__BIG_12 0
+#define BPRINT__BIG_13 0
+#define BPRINT__BIG_14 0
+#define BPRINT__BIG_15 0
+#define BPRINT__BIG_16 0
+#define BPRINT__BIG_17 0
+#define BPRINT__BIG_18 0
+#define BPRINT__BIG_19 0
+#define BPRINT__BIG_20 0
+#define BPRINT__BIG_21 0
+#define BPRINT__BIG_22 0
+#define BPRINT__BIG_23 0
+#define BPRINT__BIG_24 0
+#define BPRINT__BIG_25 0
+#define BPRINT__BIG_26 0
+#define BPRINT__BIG_27 0
+#define BPRINT__BIG_28 0
+#define BPRINT__BIG_29 0
+#define BPRINT__BIG_30 0
+#define BPRINT__BIG_31 0
+#define BPRINT__BIG_32 0
+#define BPRINT__BIG_33 1
+#define BPRINT__BIG_34 1
+#define BPRINT__BIG_35 1
+#define BPRINT__BIG_36 1
+#define BPRINT__BIG_37 1
+#define BPRINT__BIG_38 1
+#define BPRINT__BIG_39 1
+#define BPRINT__BIG_40 1
+#define BPRINT__BIG_41 1
+#define BPRINT__BIG_42 1
+#define BPRINT__BIG_43 1
+#define BPRINT__BIG_44 1
+#define BPRINT__BIG_45 1
+#define BPRINT__BIG_46 1
+#define BPRINT__BIG_47 1
+#define BPRINT__BIG_48 1
+#define BPRINT__BIG_49 1
+#define BPRINT__BIG_50 1
+#define BPRINT__BIG_51 1
+#define BPRINT__BIG_52 1
+#define BPRINT__BIG_53 1
+#define BPRINT__BIG_54 1
+#define BPRINT__BIG_55 1
+#define BPRINT__BIG_56 1
+#define BPRINT__BIG_57 1
+#define BPRINT__BIG_58 1
+#define BPRINT__BIG_59 1
+#define BPRINT__BIG_60 1
+#define BPRINT__BIG_61 1
+#define BPRINT__BIG_62 1
+#define BPRINT__BIG_63 1
+#define BPRINT__BIG_64 1
+#define BPRINT__BIG_65 1
+#define BPRINT__BIG_66 1
+#define BPRINT__BIG_67 1
+#define BPRINT__BIG_68 1
+#define BPRINT__BIG_69 1
+#define BPRINT__BIG_70 1
+#define BPRINT__BIG_71 1
+#define BPRINT__BIG_72 1
 #define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
 #define BPRINT__CAT_(a, b) a##b
 #define BPRINT__MAPX_0(m, f)
@@ -688,39 +707,39 @@ extern "C" {
 #define BPRINT__MAPX_30(m, f, a, ...) m(30, a) BPRINT__MAPX_29(m, f, __VA_ARGS__)
 #define BPRINT__MAPX_31(m, f, a, ...) m(31, a) BPRINT__MAPX_30(m, f, __VA_ARGS__)
 #define BPRINT__MAPX_32(m, f, a, ...) m(32, a) BPRINT__MAPX_31(m, f, __VA_ARGS__)
-/* More than 32 arguments: no inline path, no locals. */
-#define BPRINT__MAPX_33(...)
-#define BPRINT__MAPX_34(...)
-#define BPRINT__MAPX_35(...)
-#define BPRINT__MAPX_36(...)
-#define BPRINT__MAPX_37(...)
-#define BPRINT__MAPX_38(...)
-#define BPRINT__MAPX_39(...)
-#define BPRINT__MAPX_40(...)
-#define BPRINT__MAPX_41(...)
-#define BPRINT__MAPX_42(...)
-#define BPRINT__MAPX_43(...)
-#define BPRINT__MAPX_44(...)
-#define BPRINT__MAPX_45(...)
-#define BPRINT__MAPX_46(...)
-#define BPRINT__MAPX_47(...)
-#define BPRINT__MAPX_48(...)
-#define BPRINT__MAPX_49(...)
-#define BPRINT__MAPX_50(...)
-#define BPRINT__MAPX_51(...)
-#define BPRINT__MAPX_52(...)
-#define BPRINT__MAPX_53(...)
-#define BPRINT__MAPX_54(...)
-#define BPRINT__MAPX_55(...)
-#define BPRINT__MAPX_56(...)
-#define BPRINT__MAPX_57(...)
-#define BPRINT__MAPX_58(...)
-#define BPRINT__MAPX_59(...)
-#define BPRINT__MAPX_60(...)
-#define BPRINT__MAPX_61(...)
-#define BPRINT__MAPX_62(...)
-#define BPRINT__MAPX_63(...)
-#define BPRINT__MAPX_64(...)
+#define BPRINT__MAPX_33(m, f, a, ...) m(33, a) BPRINT__MAPX_32(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_34(m, f, a, ...) m(34, a) BPRINT__MAPX_33(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_35(m, f, a, ...) m(35, a) BPRINT__MAPX_34(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_36(m, f, a, ...) m(36, a) BPRINT__MAPX_35(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_37(m, f, a, ...) m(37, a) BPRINT__MAPX_36(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_38(m, f, a, ...) m(38, a) BPRINT__MAPX_37(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_39(m, f, a, ...) m(39, a) BPRINT__MAPX_38(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_40(m, f, a, ...) m(40, a) BPRINT__MAPX_39(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_41(m, f, a, ...) m(41, a) BPRINT__MAPX_40(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_42(m, f, a, ...) m(42, a) BPRINT__MAPX_41(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_43(m, f, a, ...) m(43, a) BPRINT__MAPX_42(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_44(m, f, a, ...) m(44, a) BPRINT__MAPX_43(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_45(m, f, a, ...) m(45, a) BPRINT__MAPX_44(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_46(m, f, a, ...) m(46, a) BPRINT__MAPX_45(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_47(m, f, a, ...) m(47, a) BPRINT__MAPX_46(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_48(m, f, a, ...) m(48, a) BPRINT__MAPX_47(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_49(m, f, a, ...) m(49, a) BPRINT__MAPX_48(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_50(m, f, a, ...) m(50, a) BPRINT__MAPX_49(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_51(m, f, a, ...) m(51, a) BPRINT__MAPX_50(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_52(m, f, a, ...) m(52, a) BPRINT__MAPX_51(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_53(m, f, a, ...) m(53, a) BPRINT__MAPX_52(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_54(m, f, a, ...) m(54, a) BPRINT__MAPX_53(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_55(m, f, a, ...) m(55, a) BPRINT__MAPX_54(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_56(m, f, a, ...) m(56, a) BPRINT__MAPX_55(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_57(m, f, a, ...) m(57, a) BPRINT__MAPX_56(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_58(m, f, a, ...) m(58, a) BPRINT__MAPX_57(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_59(m, f, a, ...) m(59, a) BPRINT__MAPX_58(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_60(m, f, a, ...) m(60, a) BPRINT__MAPX_59(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_61(m, f, a, ...) m(61, a) BPRINT__MAPX_60(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_62(m, f, a, ...) m(62, a) BPRINT__MAPX_61(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_63(m, f, a, ...) m(63, a) BPRINT__MAPX_62(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_64(m, f, a, ...) m(64, a) BPRINT__MAPX_63(m, f, __VA_ARGS__)
+/* Past the limit: the static assertion says so, nothing else fails. */
 #define BPRINT__MAPX_65(...)
 #define BPRINT__MAPX_66(...)
 #define BPRINT__MAPX_67(...)
@@ -729,80 +748,6 @@ extern "C" {
 #define BPRINT__MAPX_70(...)
 #define BPRINT__MAPX_71(...)
 #define BPRINT__MAPX_72(...)
-#define BPRINT__BITS_0(m, f) 0u
-#define BPRINT__BITS_1(m, f, a) ((uint64_t)m(a))
-#define BPRINT__BITS_2(m, f, a, ...) ((uint64_t)m(a) << 1 | BPRINT__BITS_1(m, f, __VA_ARGS__))
-#define BPRINT__BITS_3(m, f, a, ...) ((uint64_t)m(a) << 2 | BPRINT__BITS_2(m, f, __VA_ARGS__))
-#define BPRINT__BITS_4(m, f, a, ...) ((uint64_t)m(a) << 3 | BPRINT__BITS_3(m, f, __VA_ARGS__))
-#define BPRINT__BITS_5(m, f, a, ...) ((uint64_t)m(a) << 4 | BPRINT__BITS_4(m, f, __VA_ARGS__))
-#define BPRINT__BITS_6(m, f, a, ...) ((uint64_t)m(a) << 5 | BPRINT__BITS_5(m, f, __VA_ARGS__))
-#define BPRINT__BITS_7(m, f, a, ...) ((uint64_t)m(a) << 6 | BPRINT__BITS_6(m, f, __VA_ARGS__))
-#define BPRINT__BITS_8(m, f, a, ...) ((uint64_t)m(a) << 7 | BPRINT__BITS_7(m, f, __VA_ARGS__))
-#define BPRINT__BITS_9(m, f, a, ...) ((uint64_t)m(a) << 8 | BPRINT__BITS_8(m, f, __VA_ARGS__))
-#define BPRINT__BITS_10(m, f, a, ...) ((uint64_t)m(a) << 9 | BPRINT__BITS_9(m, f, __VA_ARGS__))
-#define BPRINT__BITS_11(m, f, a, ...) ((uint64_t)m(a) << 10 | BPRINT__BITS_10(m, f, __VA_ARGS__))
-#define BPRINT__BITS_12(m, f, a, ...) ((uint64_t)m(a) << 11 | BPRINT__BITS_11(m, f, __VA_ARGS__))
-#define BPRINT__BITS_13(m, f, a, ...) ((uint64_t)m(a) << 12 | BPRINT__BITS_12(m, f, __VA_ARGS__))
-#define BPRINT__BITS_14(m, f, a, ...) ((uint64_t)m(a) << 13 | BPRINT__BITS_13(m, f, __VA_ARGS__))
-#define BPRINT__BITS_15(m, f, a, ...) ((uint64_t)m(a) << 14 | BPRINT__BITS_14(m, f, __VA_ARGS__))
-#define BPRINT__BITS_16(m, f, a, ...) ((uint64_t)m(a) << 15 | BPRINT__BITS_15(m, f, __VA_ARGS__))
-#define BPRINT__BITS_17(m, f, a, ...) ((uint64_t)m(a) << 16 | BPRINT__BITS_16(m, f, __VA_ARGS__))
-#define BPRINT__BITS_18(m, f, a, ...) ((uint64_t)m(a) << 17 | BPRINT__BITS_17(m, f, __VA_ARGS__))
-#define BPRINT__BITS_19(m, f, a, ...) ((uint64_t)m(a) << 18 | BPRINT__BITS_18(m, f, __VA_ARGS__))
-#define BPRINT__BITS_20(m, f, a, ...) ((uint64_t)m(a) << 19 | BPRINT__BITS_19(m, f, __VA_ARGS__))
-#define BPRINT__BITS_21(m, f, a, ...) ((uint64_t)m(a) << 20 | BPRINT__BITS_20(m, f, __VA_ARGS__))
-#define BPRINT__BITS_22(m, f, a, ...) ((uint64_t)m(a) << 21 | BPRINT__BITS_21(m, f, __VA_ARGS__))
-#define BPRINT__BITS_23(m, f, a, ...) ((uint64_t)m(a) << 22 | BPRINT__BITS_22(m, f, __VA_ARGS__))
-#define BPRINT__BITS_24(m, f, a, ...) ((uint64_t)m(a) << 23 | BPRINT__BITS_23(m, f, __VA_ARGS__))
-#define BPRINT__BITS_25(m, f, a, ...) ((uint64_t)m(a) << 24 | BPRINT__BITS_24(m, f, __VA_ARGS__))
-#define BPRINT__BITS_26(m, f, a, ...) ((uint64_t)m(a) << 25 | BPRINT__BITS_25(m, f, __VA_ARGS__))
-#define BPRINT__BITS_27(m, f, a, ...) ((uint64_t)m(a) << 26 | BPRINT__BITS_26(m, f, __VA_ARGS__))
-#define BPRINT__BITS_28(m, f, a, ...) ((uint64_t)m(a) << 27 | BPRINT__BITS_27(m, f, __VA_ARGS__))
-#define BPRINT__BITS_29(m, f, a, ...) ((uint64_t)m(a) << 28 | BPRINT__BITS_28(m, f, __VA_ARGS__))
-#define BPRINT__BITS_30(m, f, a, ...) ((uint64_t)m(a) << 29 | BPRINT__BITS_29(m, f, __VA_ARGS__))
-#define BPRINT__BITS_31(m, f, a, ...) ((uint64_t)m(a) << 30 | BPRINT__BITS_30(m, f, __VA_ARGS__))
-#define BPRINT__BITS_32(m, f, a, ...) ((uint64_t)m(a) << 31 | BPRINT__BITS_31(m, f, __VA_ARGS__))
-#define BPRINT__BITS_33(m, f, a, ...) ((uint64_t)m(a) << 32 | BPRINT__BITS_32(m, f, __VA_ARGS__))
-#define BPRINT__BITS_34(m, f, a, ...) ((uint64_t)m(a) << 33 | BPRINT__BITS_33(m, f, __VA_ARGS__))
-#define BPRINT__BITS_35(m, f, a, ...) ((uint64_t)m(a) << 34 | BPRINT__BITS_34(m, f, __VA_ARGS__))
-#define BPRINT__BITS_36(m, f, a, ...) ((uint64_t)m(a) << 35 | BPRINT__BITS_35(m, f, __VA_ARGS__))
-#define BPRINT__BITS_37(m, f, a, ...) ((uint64_t)m(a) << 36 | BPRINT__BITS_36(m, f, __VA_ARGS__))
-#define BPRINT__BITS_38(m, f, a, ...) ((uint64_t)m(a) << 37 | BPRINT__BITS_37(m, f, __VA_ARGS__))
-#define BPRINT__BITS_39(m, f, a, ...) ((uint64_t)m(a) << 38 | BPRINT__BITS_38(m, f, __VA_ARGS__))
-#define BPRINT__BITS_40(m, f, a, ...) ((uint64_t)m(a) << 39 | BPRINT__BITS_39(m, f, __VA_ARGS__))
-#define BPRINT__BITS_41(m, f, a, ...) ((uint64_t)m(a) << 40 | BPRINT__BITS_40(m, f, __VA_ARGS__))
-#define BPRINT__BITS_42(m, f, a, ...) ((uint64_t)m(a) << 41 | BPRINT__BITS_41(m, f, __VA_ARGS__))
-#define BPRINT__BITS_43(m, f, a, ...) ((uint64_t)m(a) << 42 | BPRINT__BITS_42(m, f, __VA_ARGS__))
-#define BPRINT__BITS_44(m, f, a, ...) ((uint64_t)m(a) << 43 | BPRINT__BITS_43(m, f, __VA_ARGS__))
-#define BPRINT__BITS_45(m, f, a, ...) ((uint64_t)m(a) << 44 | BPRINT__BITS_44(m, f, __VA_ARGS__))
-#define BPRINT__BITS_46(m, f, a, ...) ((uint64_t)m(a) << 45 | BPRINT__BITS_45(m, f, __VA_ARGS__))
-#define BPRINT__BITS_47(m, f, a, ...) ((uint64_t)m(a) << 46 | BPRINT__BITS_46(m, f, __VA_ARGS__))
-#define BPRINT__BITS_48(m, f, a, ...) ((uint64_t)m(a) << 47 | BPRINT__BITS_47(m, f, __VA_ARGS__))
-#define BPRINT__BITS_49(m, f, a, ...) ((uint64_t)m(a) << 48 | BPRINT__BITS_48(m, f, __VA_ARGS__))
-#define BPRINT__BITS_50(m, f, a, ...) ((uint64_t)m(a) << 49 | BPRINT__BITS_49(m, f, __VA_ARGS__))
-#define BPRINT__BITS_51(m, f, a, ...) ((uint64_t)m(a) << 50 | BPRINT__BITS_50(m, f, __VA_ARGS__))
-#define BPRINT__BITS_52(m, f, a, ...) ((uint64_t)m(a) << 51 | BPRINT__BITS_51(m, f, __VA_ARGS__))
-#define BPRINT__BITS_53(m, f, a, ...) ((uint64_t)m(a) << 52 | BPRINT__BITS_52(m, f, __VA_ARGS__))
-#define BPRINT__BITS_54(m, f, a, ...) ((uint64_t)m(a) << 53 | BPRINT__BITS_53(m, f, __VA_ARGS__))
-#define BPRINT__BITS_55(m, f, a, ...) ((uint64_t)m(a) << 54 | BPRINT__BITS_54(m, f, __VA_ARGS__))
-#define BPRINT__BITS_56(m, f, a, ...) ((uint64_t)m(a) << 55 | BPRINT__BITS_55(m, f, __VA_ARGS__))
-#define BPRINT__BITS_57(m, f, a, ...) ((uint64_t)m(a) << 56 | BPRINT__BITS_56(m, f, __VA_ARGS__))
-#define BPRINT__BITS_58(m, f, a, ...) ((uint64_t)m(a) << 57 | BPRINT__BITS_57(m, f, __VA_ARGS__))
-#define BPRINT__BITS_59(m, f, a, ...) ((uint64_t)m(a) << 58 | BPRINT__BITS_58(m, f, __VA_ARGS__))
-#define BPRINT__BITS_60(m, f, a, ...) ((uint64_t)m(a) << 59 | BPRINT__BITS_59(m, f, __VA_ARGS__))
-#define BPRINT__BITS_61(m, f, a, ...) ((uint64_t)m(a) << 60 | BPRINT__BITS_60(m, f, __VA_ARGS__))
-#define BPRINT__BITS_62(m, f, a, ...) ((uint64_t)m(a) << 61 | BPRINT__BITS_61(m, f, __VA_ARGS__))
-#define BPRINT__BITS_63(m, f, a, ...) ((uint64_t)m(a) << 62 | BPRINT__BITS_62(m, f, __VA_ARGS__))
-#define BPRINT__BITS_64(m, f, a, ...) ((uint64_t)m(a) << 63 | BPRINT__BITS_63(m, f, __VA_ARGS__))
-/* Past the limit: the static assertion says so, nothing else fails. */
-#define BPRINT__BITS_65(...) 0u
-#define BPRINT__BITS_66(...) 0u
-#define BPRINT__BITS_67(...) 0u
-#define BPRINT__BITS_68(...) 0u
-#define BPRINT__BITS_69(...) 0u
-#define BPRINT__BITS_70(...) 0u
-#define BPRINT__BITS_71(...) 0u
-#define BPRINT__BITS_72(...) 0u
 
 /* trace_puts(str) of <bprint.h>. */
 #define BPRINT__PUTS(str)							\

@@ -3,7 +3,7 @@
  * argument stores and calls into here, whatever its kind:
  *   - the window's: open a record on the thread's window, close it (the
  *     inline path's reservation and publication, trace/window.h), a %s
- *     slot's copy, a runtime format's record;
+ *     slot's copy, a runtime format's record opened;
  *   - its one out-of-line call, bprint__call() or bprint__call_fmt(),
  *     for everything the window cannot take, with the arguments as the
  *     call passed them: they are read here, by the types the call site
@@ -18,16 +18,6 @@
 
 #include <stdarg.h>
 #include <string.h>
-
-uint32_t *bprint__open(uint32_t head)
-{
-	return bp_window_open(head);
-}
-
-void bprint__close(void)
-{
-	bp_window_close();
-}
 
 struct bprint__room bprint__open_var(uint32_t head, uint32_t min)
 {
@@ -50,11 +40,18 @@ void bprint__drop(void)
 }
 
 /* The cache answers 0 for a format it does not know as compiled: the call goes out of line. */
-uint32_t *bprint__open_format(const struct bprint_site *site, const char *fmt)
+struct bprint__room bprint__open_format(const struct bprint_site *site, const char *fmt)
 {
 	uint32_t head = bprint__format_head(site, fmt);
+	struct bprint__room r = { NULL, 0 };
+	uint32_t room;
 
-	return head ? bp_window_open(head) : NULL;
+	if (head) {
+		r.p = bp_window_open_var(head, (head & BP_RING_HEAD_LEN_MASK) * 4u -
+					 BP_RING_REC_HDR_BYTES, &room);
+		r.room = r.p ? room : 0;
+	}
+	return r;
 }
 
 /* A %s with no precision, the usual one, in the function's straight line. */

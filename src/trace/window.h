@@ -6,11 +6,10 @@
  *
  * Between an open and its close the thread's nest count is 1, so that a
  * signal handler that traces meanwhile goes out of line, to its own ring,
- * and the record being written stays intact.  The window keeps what the
- * close needs (pending): for a fixed-size record the offset past it, for
- * one whose strings set its length the record's own offset.  The close
- * never reads the head back: its delta comes from rdtsc, whose latency
- * would then hold up the next record's offset.
+ * and the record being written stays intact.  The window keeps the
+ * record's offset (pending), and the close is told its length: it never
+ * reads the head back, whose delta comes from rdtsc, whose latency would
+ * then hold up the next record's offset.
  */
 #ifndef BP_TRACE_WINDOW_H
 #define BP_TRACE_WINDOW_H
@@ -56,7 +55,7 @@ static inline uint32_t *bp_window_reserve(uint32_t bytes, uint64_t *delta, uint3
 	d = (uint64_t)__builtin_ia32_rdtsc() - t->base;
 	if (__builtin_expect(d > 0xffffffffu, 0))	/* also a TSC behind the base */
 		goto out;
-	t->pending = off;	/* bp_window_open() makes it the end */
+	t->pending = off;
 	*delta = d;
 	return (uint32_t *)(void *)(t->rec + off);
 out:
@@ -66,22 +65,6 @@ out:
 	(void)bytes, (void)delta, (void)room;
 #endif
 	return NULL;
-}
-
-/* A record of the length head says (head: length in words, site id): its payload, or NULL. */
-__attribute__((always_inline))
-static inline uint32_t *bp_window_open(uint32_t head)
-{
-	uint64_t delta;
-	uint32_t room, bytes = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-	uint32_t *p = bp_window_reserve(bytes, &delta, &room);
-
-	if (!p)
-		return NULL;
-	bprint__tls.pending += bytes;
-	/* head (length, site id) and delta in one store */
-	*(bp_u64_a4 *)(void *)p = delta << 32 | head;
-	return p + 2;
 }
 
 /*
@@ -128,13 +111,6 @@ static inline void bp_window_publish(uint32_t end)
 #endif
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->nest = 0;
-}
-
-/* Publish the record bp_window_open() opened. */
-__attribute__((always_inline))
-static inline void bp_window_close(void)
-{
-	bp_window_publish(bprint__tls.pending);
 }
 
 /* Its length (payload bytes, a multiple of 4), then publish the record bp_window_open_var() opened. */
