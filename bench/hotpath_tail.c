@@ -36,40 +36,79 @@ static struct {
 	uint64_t ts, value;
 } tail_floor_ring[4096];
 
+/*
+ * A distribution of tick counts: one counter a tick below HIST_TICKS, the
+ * rest kept whole (few: preemptions, waits).  Recording a call costs an
+ * increment in a few hot counters, never a store into a large array whose
+ * new pages (and their TLB misses) the next call would pay for.
+ */
+#define HIST_TICKS 65536
+struct hist {
+	uint32_t count[HIST_TICKS];
+	uint64_t *over;
+	size_t nover, cap;
+};
+
+static void hist_add(struct hist *h, uint64_t ticks)
+{
+	if (__builtin_expect(ticks < HIST_TICKS, 1)) {
+		h->count[ticks]++;
+	} else if (h->nover < h->cap) {
+		h->over[h->nover++] = ticks;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The rank-th smallest of the n ticks recorded (0-based). */
+static uint64_t hist_rank(const struct hist *h, size_t rank)
+{
+	for (size_t t = 0; t < HIST_TICKS; t++) {
+		if (rank < h->count[t])
+			return t;
+		rank -= h->count[t];
+	}
+	return rank < h->nover ? h->over[rank] : (h->nover ? h->over[h->nover - 1] : 0);
+}
+
 struct tail {
 	double p50, p99, p999, max;
 	size_t slow;			/* calls over TAIL_SLOW_NS */
 	double slow_p50, slow_p99;
 };
 
-static double pick(const double *sorted, size_t n, double q)
+/* The distribution of n calls in ns, summed up into *t. */
+static void summarise(struct hist *h, size_t n, const struct bp_clock_calib *cal, struct tail *t)
 {
-	return sorted[(size_t)(q * (double)(n - 1))];
-}
+	size_t first_slow = 0;
+#define NS(ticks) ((double)(bp_clock_to_ns(cal, cal->raw0 + (ticks)) - cal->ns0))
 
-/* ticks[0..n) to ns, sorted, summed up into *t. */
-static void summarise(uint64_t *ticks, size_t n, const struct bp_clock_calib *cal,
-		      struct tail *t)
-{
-	double *ns = malloc(n * sizeof(*ns));
-	size_t first_slow;
+	qsort(h->over, h->nover, sizeof(*h->over), cmp_u64);
+	t->p50 = NS(hist_rank(h, (size_t)(0.50 * (double)(n - 1))));
+	t->p99 = NS(hist_rank(h, (size_t)(0.99 * (double)(n - 1))));
+	t->p999 = NS(hist_rank(h, (size_t)(0.999 * (double)(n - 1))));
+	t->max = NS(hist_rank(h, n - 1));
+	for (size_t lo = 0, hi = n; lo < hi;) {	/* the first call over TAIL_SLOW_NS */
+		size_t mid = lo + (hi - lo) / 2;
 
-	for (size_t i = 0; i < n; i++)
-		ns[i] = (double)(bp_clock_to_ns(cal, cal->raw0 + ticks[i]) - cal->ns0);
-	qsort(ns, n, sizeof(*ns), bench_cmp_double);
-	t->p50 = pick(ns, n, 0.50);
-	t->p99 = pick(ns, n, 0.99);
-	t->p999 = pick(ns, n, 0.999);
-	t->max = ns[n - 1];
-	for (first_slow = n; first_slow > 0 && ns[first_slow - 1] > TAIL_SLOW_NS; first_slow--)
-		;
+		if (NS(hist_rank(h, mid)) > TAIL_SLOW_NS)
+			hi = mid;
+		else
+			lo = mid + 1;
+		first_slow = lo;
+	}
 	t->slow = n - first_slow;
-	t->slow_p50 = t->slow ? pick(ns + first_slow, t->slow, 0.50) : 0;
-	t->slow_p99 = t->slow ? pick(ns + first_slow, t->slow, 0.99) : 0;
-	free(ns);
+	t->slow_p50 = t->slow ? NS(hist_rank(h, first_slow + (size_t)(0.50 * (double)(t->slow - 1)))) : 0;
+	t->slow_p99 = t->slow ? NS(hist_rank(h, first_slow + (size_t)(0.99 * (double)(t->slow - 1)))) : 0;
+#undef NS
 }
 
-__attribute__((noinline)) static void measure(uint64_t *floor_ticks, uint64_t *call_ticks, size_t n)
+__attribute__((noinline)) static void measure(struct hist *floor_h, struct hist *call_h, size_t n)
 {
 	for (size_t b = 0; b < n; b += TAIL_BLOCK) {
 		for (size_t i = b; i < b + TAIL_BLOCK && i < n; i++) {
@@ -78,15 +117,37 @@ __attribute__((noinline)) static void measure(uint64_t *floor_ticks, uint64_t *c
 			tail_floor_ring[i & 4095].ts = t0;
 			tail_floor_ring[i & 4095].value = i;
 			__asm__ volatile("" : : "r"(&tail_floor_ring[i & 4095]) : "memory");
-			floor_ticks[i] = __builtin_ia32_rdtsc() - t0;
+			hist_add(floor_h, __builtin_ia32_rdtsc() - t0);
 		}
 		for (size_t i = b; i < b + TAIL_BLOCK && i < n; i++) {
 			uint64_t t0 = __builtin_ia32_rdtsc();
 
 			trace_printk(MSG_SEED, (unsigned long long)i);
-			call_ticks[i] = __builtin_ia32_rdtsc() - t0;
+			hist_add(call_h, __builtin_ia32_rdtsc() - t0);
 		}
 	}
+}
+
+static struct hist *hist_new(void)
+{
+	struct hist *h = calloc(1, sizeof(*h));
+
+	if (h) {
+		h->cap = TAIL_CALLS;
+		h->over = calloc(h->cap, sizeof(*h->over));
+		if (!h->over) {
+			free(h);
+			h = NULL;
+		}
+	}
+	return h;
+}
+
+static void hist_free(struct hist *h)
+{
+	if (h)
+		free(h->over);
+	free(h);
 }
 
 static void print_tail(const char *name, const struct tail *t)
@@ -101,17 +162,20 @@ static void print_tail(const char *name, const struct tail *t)
 
 int bench_tail(const char *where, double *ratio)
 {
-	uint64_t *f = malloc(TAIL_CALLS * sizeof(*f)), *c = malloc(TAIL_CALLS * sizeof(*c));
+	struct hist *f = hist_new(), *c = hist_new();
 	struct bp_clock_calib cal;
 	struct tail tf, tc;
 
 	if (!f || !c || bp_clock_selected() != BP_CLOCK_TSC) {
-		free(f);
-		free(c);
+		hist_free(f);
+		hist_free(c);
 		printf("  %s: not measured (the TSC is not the clock)\n", where);
 		return -1;
 	}
-	measure(f, c, TAIL_BLOCK * 10);	/* warm: the thread's ring, the site */
+	measure(f, c, TAIL_BLOCK * 10);	/* warm: the thread's ring, the site, the counters */
+	memset(f->count, 0, sizeof(f->count));
+	memset(c->count, 0, sizeof(c->count));
+	f->nover = c->nover = 0;
 	measure(f, c, TAIL_CALLS);
 	bp_clock_calibrate(&cal);
 	summarise(f, TAIL_CALLS, &cal, &tf);
@@ -124,8 +188,8 @@ int bench_tail(const char *where, double *ratio)
 	print_tail("bprint", &tc);
 	if (ratio)
 		*ratio = tc.p999 / tf.p999;
-	free(f);
-	free(c);
+	hist_free(f);
+	hist_free(c);
 	return 0;
 }
 

@@ -12,6 +12,8 @@
  * out-of-line call), so a library it dlopen()s finds all of them.
  */
 #include "trace/emit.h"
+#include "trace/site.h"
+#include "trace/tracer.h"
 #include "trace/window.h"
 
 #include <bprint/format.h>
@@ -80,8 +82,9 @@ static inline bool arg_bit(uint64_t mask, unsigned nargs, unsigned i)
  * bits; a long double goes to ld[i] (if ld) and its word is its address.
  * Returns the mask of long doubles.
  */
-static uint64_t take_words(const struct bprint_site *site, va_list *ap, uint64_t *words,
-			   long double *ld)
+__attribute__((always_inline))
+static inline uint64_t take_words(const struct bprint_site *site, va_list *ap, uint64_t *words,
+				  long double *ld)
 {
 	unsigned n = site->nargs;
 	uint64_t ldouble = 0;
@@ -152,13 +155,27 @@ static void call_site(struct bprint_site *site, const char *fmt, va_list *ap)
 	}
 }
 
+/*
+ * A registered constant-format site's call with no long double, the one
+ * a page switch sends here from the inline path: its straight line.
+ */
 void bprint__call(struct bprint_site *site, ...)
 {
+	uint64_t words[BPRINT__MAX_ARGS];
 	va_list ap;
 
-	if (!bp_emit_ready(site))
+	if (__builtin_expect(!bp_tracing_is_on(), 0))
+		return;
+	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0) && !bp_emit_ready(site))
 		return;
 	va_start(ap, site);
+	if (__builtin_expect(site->format && !(site->argfp & ~site->argsig) &&
+			     site->nargs <= BPRINT__MAX_ARGS, 1)) {
+		take_words(site, &ap, words, NULL);
+		va_end(ap);
+		bp_emit_site_words(site, words);
+		return;
+	}
 	call_site(site, site->format, &ap);
 	va_end(ap);
 }
