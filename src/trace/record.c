@@ -13,7 +13,7 @@ size_t bp_record_message(char *buf, size_t size, const struct bp_record_args *a,
 		*exact = 0;
 	if (a->text) {
 		/* Text made at trace time; nothing guarantees its NUL. */
-		size_t len = strnlen((const char *)a->words, a->nwords * 4);
+		size_t len = a->nwords ? strnlen((const char *)a->words, a->nwords * 4) : 0;
 		char mark[64];
 		size_t m = a->cut ? (size_t)bp_snprintf(mark, sizeof(mark), BP_REC_CUT_TEXT,
 							 (unsigned)len, (unsigned)a->cut) : 0;
@@ -28,7 +28,8 @@ size_t bp_record_message(char *buf, size_t size, const struct bp_record_args *a,
 				m = (size_t)bp_snprintf(mark, sizeof(mark), BP_REC_CUT_TEXT,
 							(unsigned)len, (unsigned)a->cut);
 		}
-		memcpy(buf, a->words, len);
+		if (len)
+			memcpy(buf, a->words, len);
 		memcpy(buf + len, mark, m);
 		buf[len + m] = '\0';
 		if (exact)
