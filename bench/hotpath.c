@@ -483,7 +483,15 @@ static void tails(int *held, int *total)
 	*held += ok;
 	++*total;
 #ifdef BPRINT_CMD
-	bench_tail_recorded("/proc/self/exe", BPRINT_CMD);
+	{
+		char self[4096];
+		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (len > 0) {
+			self[len] = '\0';
+			bench_tail_recorded(self, BPRINT_CMD);
+		}
+	}
 #endif
 }
 

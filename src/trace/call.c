@@ -21,14 +21,36 @@
 #include <stdarg.h>
 #include <string.h>
 
-struct bprint__room bprint__open_var(uint32_t head, uint32_t min)
+/*
+ * A record of exactly the size its head gives (min is that: 4- and 8-byte
+ * slots) that the window cannot take for the page (full, the CPU changed,
+ * a time extend) is reserved through ring 0's writer instead, for the
+ * call site to write all the same: a page switch costs no call out of
+ * line.  Any other the call site hands to its call.
+ */
+static struct bprint__room open_room(uint32_t head, uint32_t min)
 {
 	struct bprint__room r = { NULL, 0 };
-	uint32_t room;
+	uint32_t room, exact = (head & BP_RING_HEAD_LEN_MASK) * 4u;
+	bool held = false;
 
-	r.p = bp_window_open_var(head, min, &room);
-	r.room = r.p ? room : 0;
+	r.p = bp_window_open_var(head, min, &room, &held);
+	if (__builtin_expect(r.p != NULL, 1)) {
+		r.room = room;
+	} else if (held) {
+		if (exact == min + BP_RING_REC_HDR_BYTES) {
+			r.p = bp_emit_refill(head, min);
+			r.room = min;
+		} else {
+			bp_window_drop();
+		}
+	}
 	return r;
+}
+
+struct bprint__room bprint__open_var(uint32_t head, uint32_t min)
+{
+	return open_room(head, min);
 }
 
 void bprint__close_var(uint32_t bytes)
@@ -46,13 +68,9 @@ struct bprint__room bprint__open_format(const struct bprint_site *site, const ch
 {
 	uint32_t head = bprint__format_head(site, fmt);
 	struct bprint__room r = { NULL, 0 };
-	uint32_t room;
 
-	if (head) {
-		r.p = bp_window_open_var(head, (head & BP_RING_HEAD_LEN_MASK) * 4u -
-					 BP_RING_REC_HDR_BYTES, &room);
-		r.room = r.p ? room : 0;
-	}
+	if (head)
+		r = open_room(head, (head & BP_RING_HEAD_LEN_MASK) * 4u - BP_RING_REC_HDR_BYTES);
 	return r;
 }
 

@@ -283,7 +283,7 @@ static inline bool window_write(uint32_t id, const struct bp_arg_plan *plan,
 {
 	uint32_t room, bytes;
 	unsigned char *p = bp_window_open_var(id << BP_RING_HEAD_USER_SHIFT,
-					      plan->fixed_words * 4u, &room);
+					      plan->fixed_words * 4u, &room, NULL);
 
 	if (!p)
 		return false;
@@ -294,6 +294,52 @@ static inline bool window_write(uint32_t id, const struct bp_arg_plan *plan,
 	}
 	bp_window_close_var(bytes);	/* nest back to 0 */
 	return true;
+}
+
+/*
+ * A record the window could not take (its page full, the CPU changed, a
+ * time extend), of exactly bytes of payload, so that the call site writes
+ * it all the same (trace/window.h): reserved through ring 0's writer (a
+ * page switch, a CPU prefix, a time extend), the thread still in its
+ * nest count of 1, which the open took; bp_emit_refill_close() commits it.
+ * A record the ring discards (counted there) is written to a scratch
+ * buffer and dropped at its close.  NULL (the nest count back to 0) for a
+ * thread with no rings yet: the call goes out of line.
+ */
+static __thread unsigned char refill_scratch[BP_SITE_WORDS_MAX * 4]
+	__attribute__((tls_model("initial-exec"), aligned(8)));
+
+unsigned char *bp_emit_refill(uint32_t head, uint32_t bytes)
+{
+	struct bp_thread *t = bp_self;
+	uint32_t *p;
+
+	if (__builtin_expect(!t, 0) || bytes > sizeof(refill_scratch)) {
+		atomic_signal_fence(memory_order_seq_cst);
+		bprint__tls.nest = 0;
+		return NULL;
+	}
+	window_pull(t);
+	p = reserve(&t->ring[0], bytes, head >> BP_RING_HEAD_USER_SHIFT, bp_clock_now());
+	if (!p) {
+		bp_thread_window_push(t);
+		bprint__tls.pending = BP_WINDOW_DISCARDED;
+		return refill_scratch;
+	}
+	bprint__tls.pending = BP_WINDOW_RING;
+	return (unsigned char *)p;
+}
+
+void bp_emit_refill_close(uint32_t pending)
+{
+	struct bp_thread *t = bp_self;
+
+	if (pending != BP_WINDOW_DISCARDED) {
+		bp_ring_commit(&t->ring[0].w);
+		bp_thread_window_push(t);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	bprint__tls.nest = 0;
 }
 
 /* Pack a scalar-only plan (BPRINT__SITE_FAST): 4-byte slots take the word's low half. */

@@ -28,6 +28,13 @@ void bp_emit_site_words(struct bprint_site *site, const uint64_t *words);
 void bp_emit_runtime_words(struct bprint_site *site, const char *fmt, const uint64_t *words,
 			   size_t n, uint64_t ldouble);
 
+/*
+ * A fixed-size record the window could not take, reserved through ring
+ * 0's writer (the thread's nest count held): its payload of bytes, which
+ * bp_window_close_var() closes; NULL, the nest count released, if not.
+ */
+unsigned char *bp_emit_refill(uint32_t head, uint32_t bytes);
+
 /* A registered site's call through a va_list read by fmt's plan (fmt checked by the compiler). */
 void bp_emit_va(struct bprint_site *site, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));

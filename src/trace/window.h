@@ -31,12 +31,25 @@
 typedef uint64_t bp_u64_a4 __attribute__((aligned(4)));
 
 /*
+ * pending with this bit set: the open record was reserved through ring
+ * 0's writer (trace/emit.c, bp_emit_refill()), and its close is there.
+ */
+#define BP_WINDOW_RING		0x80000000u
+#define BP_WINDOW_DISCARDED	(BP_WINDOW_RING | 1u)	/* none: the ring discarded it */
+
+/* The close of a record bp_emit_refill() opened (trace/emit.c). */
+void bp_emit_refill_close(uint32_t pending);
+
+/*
  * The checks every open makes, then rdtsc: for a record of at least
  * bytes (its 8-byte header included).  Returns the record, nest held, or
- * NULL, nest not held.  *room: the record area left from it.
+ * NULL, nest not held; but where the window is there and the page full,
+ * the CPU changed or the delta too large, with held not NULL, NULL with
+ * nest held and *held set, for a refill.  *room: the record area left.
  */
 __attribute__((always_inline))
-static inline uint32_t *bp_window_reserve(uint32_t bytes, uint64_t *delta, uint32_t *room)
+static inline uint32_t *bp_window_reserve(uint32_t bytes, uint64_t *delta, uint32_t *room,
+					  bool *held)
 {
 #if BP_WINDOW
 	struct bprint__tls *t = &bprint__tls;
@@ -59,10 +72,14 @@ static inline uint32_t *bp_window_reserve(uint32_t bytes, uint64_t *delta, uint3
 	*delta = d;
 	return (uint32_t *)(void *)(t->rec + off);
 out:
+	if (held && t->end) {
+		*held = true;
+		return NULL;
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->nest = 0;
 #else
-	(void)bytes, (void)delta, (void)room;
+	(void)bytes, (void)delta, (void)room, (void)held;
 #endif
 	return NULL;
 }
@@ -70,14 +87,16 @@ out:
 /*
  * A record of at least min payload bytes and head's site id, its length
  * set at bp_window_close_var(): its payload, and in *room what it may
- * take (the page's room, at most a record's); or NULL.
+ * take (the page's room, at most a record's); or NULL (held: as
+ * bp_window_reserve()).
  */
 __attribute__((always_inline))
-static inline unsigned char *bp_window_open_var(uint32_t head, uint32_t min, uint32_t *room)
+static inline unsigned char *bp_window_open_var(uint32_t head, uint32_t min, uint32_t *room,
+						bool *held)
 {
 	uint64_t delta;
 	uint32_t left;
-	uint32_t *p = bp_window_reserve(min + BP_RING_REC_HDR_BYTES, &delta, &left);
+	uint32_t *p = bp_window_reserve(min + BP_RING_REC_HDR_BYTES, &delta, &left, held);
 
 	if (!p)
 		return NULL;
@@ -120,6 +139,10 @@ static inline void bp_window_close_var(uint32_t bytes)
 	struct bprint__tls *t = &bprint__tls;
 	uint32_t off = t->pending, len = bytes + BP_RING_REC_HDR_BYTES;
 
+	if (__builtin_expect(off & BP_WINDOW_RING, 0)) {
+		bp_emit_refill_close(off);
+		return;
+	}
 	*(uint32_t *)(void *)(t->rec + off) |= len / 4u;
 	bp_window_publish(off + len);
 }
