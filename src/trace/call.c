@@ -74,6 +74,27 @@ struct bprint__room bprint__open_format(const struct bprint_site *site, const ch
 	return r;
 }
 
+/*
+ * The last argument's %s, then the record's end: padding to 4 bytes
+ * (within the 4 bytes of room the call site keeps past the last slot) and
+ * the close.  A string that does not fit drops the record.
+ */
+int bprint__put_str_close(unsigned char *d, size_t room, uint32_t o, const char *s, int32_t prec,
+			  unsigned fits)
+{
+	uint32_t took = fits && o + 4u < room ? bprint__put_str(d, room - o - 4u, s, prec) : 0;
+
+	if (__builtin_expect(!took, 0)) {
+		bp_window_drop();
+		return 0;
+	}
+	o += took;
+	while (o & 3u)
+		d[took++] = 0, o++;
+	bp_window_close_var(o);
+	return 1;
+}
+
 /* A %s with no precision, the usual one, in the function's straight line. */
 uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
 {
