@@ -13,7 +13,8 @@
 /*
  * BENCH_CPUTIME=1 in the environment: the calling thread's CPU time
  * instead, for a machine shared with other work (time spent preempted is
- * not the code's); the figures of the README are wall time.
+ * not the code's; a figure of several threads, timed from another, means
+ * nothing then).
  */
 static inline double bench_now_ns(void)
 {

@@ -233,7 +233,6 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__MASK_f(k, a) | (uint64_t)bprint__f##k << ((k) - 1)
 #define BPRINT__ANY_CHAR(k, a) | bprint__c##k
 #define BPRINT__ANY_STRING(k, a) | (bprint__c##k & bprint__s##k)
-#define BPRINT__LAST_STRING(k, a) | ((k) == 1 && (bprint__c##k & bprint__s##k))
 
 /*
  * For a site whose format is not a constant, with only 4- and 8-byte
@@ -318,10 +317,6 @@ BP_API extern struct bprint__gate bprint__gate;
  *
  * bprint__put_str(d, room, s, prec): a %s slot (bprint__put_string_prec(),
  * <bprint/format.h>), out of the call site's line.
- * bprint__put_str_close(d, room, o, s, prec, fits): the same for the last
- * argument, at offset o of a record of room bytes, which it then pads and
- * closes: 1; or 0, the record dropped (the string does not fit, or fits
- * is 0: an earlier one did not).
  */
 struct bprint__room {
 	unsigned char *p;
@@ -332,8 +327,6 @@ BP_API void bprint__close_var(uint32_t bytes);
 BP_API void bprint__drop(void);
 BP_API struct bprint__room bprint__open_format(const struct bprint_site *site, const char *fmt);
 BP_API uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec);
-BP_API int bprint__put_str_close(unsigned char *d, size_t room, uint32_t o, const char *s,
-				 int32_t prec, unsigned fits);
 
 #if defined(__x86_64__) && !defined(BPRINT_NO_FAST_ARGS)
 /* A store of 8 bytes at 4-byte alignment (slots are u32-aligned). */
@@ -391,15 +384,7 @@ typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
  * zeroed.  Only strings and chars make the offset a run-time value.
  */
 #define BPRINT__PUT(k, a)							\
-	if (bprint__c##k && bprint__s##k && (k) == 1) {			\
-		/* the last argument: its copy ends and closes the record */	\
-		if (__builtin_expect(bprint__put_str_close(bprint__b + bprint__o, \
-				bprint__r.room, bprint__o,			\
-				(const char *)(uintptr_t)bprint__w##k,		\
-				((bprint__site.argstar >> ((k) - 1u)) & 1u) ?	\
-					bprint__star : -1, bprint__fits), 1))	\
-			break;							\
-	} else if (bprint__c##k && bprint__s##k) {				\
+	if (bprint__c##k && bprint__s##k) {					\
 		uint32_t bprint__tail = bprint__o + 8u * ((k) - 1u) + 4u;	\
 		uint32_t bprint__took = bprint__tail < bprint__r.room ?	\
 			bprint__put_str(bprint__b + bprint__o,			\
@@ -456,14 +441,12 @@ typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
 		int32_t bprint__star = -1;					\
 		(void)bprint__star;						\
 		BPRINT__MAPX(n, BPRINT__PUT, __VA_ARGS__)			\
-		if (!(0 BPRINT__MAPX(n, BPRINT__LAST_STRING, __VA_ARGS__))) {	\
-			BPRINT__PAD4(bprint__b, bprint__o);			\
-			if (__builtin_expect(bprint__fits, 1)) {		\
-				bprint__close_var(bprint__o);			\
-				break;						\
-			}							\
-			bprint__drop();						\
+		BPRINT__PAD4(bprint__b, bprint__o);				\
+		if (__builtin_expect(bprint__fits, 1)) {			\
+			bprint__close_var(bprint__o);				\
+			break;							\
 		}								\
+		bprint__drop();							\
 	}									\
 	if (!bprint__constfmt)							\
 		bprint__call_fmt(&bprint__site, bprint__fmt			\

@@ -74,52 +74,6 @@ struct bprint__room bprint__open_format(const struct bprint_site *site, const ch
 	return r;
 }
 
-/* put_str_close()'s other cases: a precision, a NULL, no room left in the page. */
-__attribute__((noinline))
-static int put_str_close_slow(unsigned char *d, size_t room, uint32_t o, const char *s,
-			      int32_t prec, unsigned fits)
-{
-	uint32_t took = fits && o + 4u < room ? bprint__put_str(d, room - o - 4u, s, prec) : 0;
-
-	if (__builtin_expect(!took, 0)) {
-		/* no room left in the page: the next one, through the ring's writer */
-		if (fits && bp_emit_refill_string(d - o, o, s, prec))
-			return 1;
-		bp_window_drop();
-		return 0;
-	}
-	o += took;
-	while (o & 3u)
-		d[took++] = 0, o++;
-	bp_window_close_var(o);
-	return 1;
-}
-
-/*
- * The last argument's %s, then the record's end: padding to 4 bytes
- * (within the 4 bytes of room the call site keeps past the last slot) and
- * the close.  A string that does not fit drops the record.  A %s with no
- * precision, the usual one, in the straight line of a function that calls
- * nothing.
- */
-int bprint__put_str_close(unsigned char *d, size_t room, uint32_t o, const char *s, int32_t prec,
-			  unsigned fits)
-{
-	if (__builtin_expect(fits && s && prec < 0 && o + 4u < room, 1)) {
-		size_t bound = room - o - 4u, n = bprint__copy_string(d, s, bound);
-
-		if (__builtin_expect(n < bound, 1)) {
-			/* the string and its NUL, then up to 3 zero bytes in one store */
-			const uint32_t zero = 0;
-
-			memcpy(d + n + 1, &zero, sizeof(zero));
-			bp_window_close_var((o + (uint32_t)n + 1u + 3u) & ~3u);
-			return 1;
-		}
-	}
-	return put_str_close_slow(d, room, o, s, prec, fits);
-}
-
 /* A %s with no precision, the usual one, in the function's straight line. */
 uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
 {

@@ -342,52 +342,6 @@ void bp_emit_refill_close(uint32_t pending)
 	bprint__tls.nest = 0;
 }
 
-/*
- * The last argument's string does not fit the room the window's page has
- * left (bprint__put_str_close()): the record is written through ring 0's
- * writer instead, its size now known (the string's length, read once
- * before it is copied: a string that another thread lengthens meanwhile
- * is cut at it), the arguments before the string (o bytes at block)
- * copied over.  Called with the nest count the open took, which it
- * releases.  false, with nothing done (the nest count still held), for a
- * string longer than a record holds: the call goes out of line, where it
- * is cut as text.
- */
-bool bp_emit_refill_string(const unsigned char *block, uint32_t o, const char *s, int32_t prec)
-{
-	struct bp_thread *t = bp_self;
-	struct bprint__tls *w = &bprint__tls;
-	unsigned char before[BP_SITE_WORDS_MAX * 8];
-	uint32_t id, max, bytes;
-	size_t n, got;
-	unsigned char *p;
-
-	if (!t || !s || (w->pending & BP_WINDOW_RING) || o > sizeof(before))
-		return false;
-	max = bp_ring_max_payload(&t->ring[0].w) - 4;	/* room for the CPU prefix */
-	if (o + 4u >= max)
-		return false;
-	/* the string's bytes, up to one more than a record has room for */
-	n = strnlen(s, prec >= 0 && (uint32_t)prec <= max - o - 1u ? (size_t)prec : max - o);
-	bytes = (o + (uint32_t)n + 1u + 3u) & ~3u;
-	if (n > max - o - 1u || bytes > max)
-		return false;
-	id = *(const uint32_t *)(const void *)(w->rec + w->pending) >> BP_RING_HEAD_USER_SHIFT;
-	memcpy(before, block, o);	/* before the page switch: the page may be reused */
-	window_pull(t);
-	p = reserve(&t->ring[0], bytes, id, bp_clock_now());
-	if (p) {
-		memcpy(p, before, o);
-		got = bprint__copy_string(p + o, s, n);	/* n bytes at most, then our NUL */
-		memset(p + o + got, 0, bytes - o - got);
-		bp_ring_commit(&t->ring[0].w);
-	}
-	bp_thread_window_push(t);
-	atomic_signal_fence(memory_order_seq_cst);
-	w->nest = 0;
-	return true;
-}
-
 /* Pack a scalar-only plan (BPRINT__SITE_FAST): 4-byte slots take the word's low half. */
 static inline void pack_scalars(uint32_t *p, const struct bp_arg_plan *plan, const uint64_t *words)
 {

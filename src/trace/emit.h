@@ -35,14 +35,6 @@ void bp_emit_runtime_words(struct bprint_site *site, const char *fmt, const uint
  */
 unsigned char *bp_emit_refill(uint32_t head, uint32_t bytes);
 
-/*
- * The last argument's string, which the window's page has no room left
- * for, and the o bytes of arguments before it at block: the record written
- * through ring 0's writer (the nest count, held, released): true; false,
- * nothing done, for a string longer than a record holds.
- */
-bool bp_emit_refill_string(const unsigned char *block, uint32_t o, const char *s, int32_t prec);
-
 /* A registered site's call through a va_list read by fmt's plan (fmt checked by the compiler). */
 void bp_emit_va(struct bprint_site *site, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
