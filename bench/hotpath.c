@@ -19,13 +19,19 @@
  * ratio to that floor, and C++ against C.  Within a run the two languages
  * take turns at going first.
  *
- * Then per-call latency percentiles measured around each call with rdtsc
- * (as NanoLog's paper does; the two rdtsc reads are included), bytes per
- * record, the library's resident memory with 1, 2 and 16 threads, and the
- * targets (issue 9's per row).
+ * Then 64 different sites in one loop against the floor in the same
+ * shape (the many-sites row, hotpath_rows.h), the tail of single calls
+ * in memory and under `bprint record` (hotpath_tail.c), bytes per record,
+ * the library's resident memory with 1, 2 and 16 threads, and the
+ * targets (issue 9's per row, issue 20's).
  *
  *   build/bench/bench-hotpath [calls-per-run] [runs]
  *   build/bench/bench-hotpath --check   (ctest bench_hotpath_rows)
+ *   build/bench/bench-hotpath --row NAME [calls-per-run] [runs]
+ *       one row of hotpath_rows.h (or "many"), C and C++, against the
+ *       floor: medians and minima of the runs' ratios
+ *   build/bench/bench-hotpath --tail    (the tail alone; bench-hotpath
+ *       runs itself so under bprint record)
  *
  * --check reads back three calls of every row and compares them with glibc's
  * snprintf of the same call: the rows time what their labels say.
@@ -36,6 +42,7 @@
 #include "trace/clock.h"
 #include "bench.h"
 #include "hotpath_rows.h"
+#include "hotpath_tail.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -70,6 +77,23 @@ __attribute__((noinline)) static void floor_loop(size_t n)
 		/* r escapes: without it the compiler drops the stores to an array
 		 * nobody reads, and the floor is a bare rdtsc */
 		__asm__ volatile("" : : "r"(r) : "memory");
+	}
+}
+
+/* The many-sites row's floor: 64 of the floor's operations in one loop body. */
+#define FLOOR_MANY(a, b)							\
+	{									\
+		struct floor_rec *r = &floor_at[(i + 0##a##b) & 65535];		\
+										\
+		r->ts = __builtin_ia32_rdtsc();					\
+		r->value = i;							\
+		__asm__ volatile("" : : "r"(r) : "memory");			\
+	}
+
+__attribute__((noinline)) static void floor_many(size_t n)
+{
+	for (size_t i = 0; i < n; i += BENCH_MANY) {
+		BENCH_MANY_64(FLOOR_MANY)
 	}
 }
 
@@ -139,44 +163,6 @@ static double two_threads(void (*loop)(size_t), size_t n)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&start_line);
 	return (bench_now_ns() - t0) / (double)(2 * n);	/* ns per record, aggregate */
-}
-
-/* Latency of each call, in TSC ticks, converted with the tracer's calibration. */
-static void latency(const char *name, int variant, size_t n, struct bp_clock_calib *cal)
-{
-	uint64_t *ticks = malloc(n * sizeof(*ticks));
-	double p[3];
-	const double q[3] = { 0.50, 0.99, 0.999 };
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t t0 = __builtin_ia32_rdtsc();
-
-		if (variant == 0) {
-			struct floor_rec *r = &floor_ring[i & 65535];
-
-			r->ts = t0;
-			r->value = i;
-			__asm__ volatile("" : : "r"(r) : "memory");
-		} else {
-			trace_printk(SEED_FMT, (unsigned long long)i);
-		}
-		ticks[i] = __builtin_ia32_rdtsc() - t0;
-	}
-	{
-		double *d = malloc(n * sizeof(*d));
-
-		for (size_t i = 0; i < n; i++)
-			d[i] = (double)ticks[i];
-		qsort(d, n, sizeof(*d), bench_cmp_double);
-		for (int k = 0; k < 3; k++) {
-			double t = d[(size_t)(q[k] * (double)(n - 1))];
-
-			p[k] = (double)(bp_clock_to_ns(cal, cal->raw0 + (uint64_t)t) - cal->ns0);
-		}
-		free(d);
-	}
-	printf("  %-10s p50 %6.1f ns   p99 %6.1f ns   p99.9 %7.1f ns\n", name, p[0], p[1], p[2]);
-	free(ticks);
 }
 
 static long rss_kib(void)
@@ -414,73 +400,123 @@ static void row_targets(int *held, int *total)
 	++*total;
 }
 
-/*
- * --check: every row, in each language, records what it says it does.
- * Each row's loop makes CHECK_CALLS calls (i = 0, 1, 2), read back at once
- * and compared with glibc's snprintf of the same format and arguments;
- * the disabled row must record nothing.  Returns the number of rows that do not.
- */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-static int expected_text(int row, size_t i, char *out, size_t size)
+/* The many-sites row, each run: its floor, C and C++ (in turns), and their ratios. */
+static double many_floor[64], many_c[64], many_cxx[64], many_c_ratio[64], many_cxx_ratio[64];
+
+static void time_many(int run)
 {
-	(void)i;
-	switch (row) {
-#define BENCH_EXPECT(name, kind, label, ...)					\
-	case BENCH_ROW_##name:							\
-		return snprintf(out, size, __VA_ARGS__);
-	BENCH_ROWS(BENCH_EXPECT)
-#undef BENCH_EXPECT
-	}
-	return -1;
+	many_floor[run] = time_loop(floor_many, calls);
+	if (rows_cxx && run % 2)
+		many_cxx[run] = time_loop(bench_many_cxx, calls);
+	many_c[run] = time_loop(bench_many_c, calls);
+	if (rows_cxx && !(run % 2))
+		many_cxx[run] = time_loop(bench_many_cxx, calls);
+	many_c_ratio[run] = many_c[run] / many_floor[run];
+	many_cxx_ratio[run] = rows_cxx ? many_cxx[run] / many_floor[run] : 0;
 }
-#pragma GCC diagnostic pop
 
-#define CHECK_CALLS 3
-
-static int check_rows(void)
+/* Its target, counted into *held and *total. */
+static void many_target(int *held, int *total)
 {
-	const struct bench_row *langs[2] = { bench_rows_c, rows_cxx };
-	const char *lang_names[2] = { "C", "C++" };
-	int bad = 0;
+	double fl = bench_median(many_floor, runs), c = bench_median(many_c, runs);
+	double cr = bench_median(many_c_ratio, runs), xr = 0;
+	int ok;
 
-	drain_all();
-	for (int l = 0; l < 2; l++) {
-		if (!langs[l]) {
-			printf("FAIL C++ rows: not built\n");
-			bad++;
-			continue;
-		}
-		for (int k = 0; k < BENCH_NROWS; k++) {
-			struct bprint_reader *r;
-			struct bprint_event ev = BPRINT_EVENT_INIT;
-			int disabled = langs[l][k].kind == BENCH_DISABLED;
-			char want[512] = "", got[512] = "";
-			int n = 0, same = 1, ok;
+	if (rows_cxx)
+		xr = bench_median(many_cxx_ratio, runs);
+	ok = cr <= 1.25 && rows_cxx && xr <= 1.25;
+	printf("\n%d different sites in one loop (records of 16 bytes), against %d floor\n"
+	       "operations in the same shape: floor %.2f ns, C %.2f ns a call\n", BENCH_MANY,
+	       BENCH_MANY, fl, c);
+	printf("  many sites <= 1.25x the floor   C %.3fx  C++ %.3fx   %s\n", cr, xr, verdict(ok));
+	*held += ok;
+	++*total;
+}
 
-			langs[l][k].loop(CHECK_CALLS);
-			r = bprint_read_begin();
-			while (bprint_read_next(r, &ev) == 1) {
-				expected_text(k, (size_t)n, want, sizeof(want));
-				if (same && strcmp(ev.message, want)) {
-					snprintf(got, sizeof(got), "%s", ev.message);
-					same = 0;
-				}
-				n++;
-			}
-			bprint_read_end(r);
-			ok = disabled ? n == 0 : n == CHECK_CALLS && same;
-			printf("%s %-4s %-14s %d records", ok ? "ok  " : "FAIL", lang_names[l],
-			       langs[l][k].name, n);
-			if (!same)
-				printf(", want \"%s\", got \"%s\"", want, got);
-			else if (n)
-				printf(", the last \"%s\"", want);
-			printf("\n");
-			bad += !ok;
+/* --row NAME: one row (or "many"), C and C++, against the floor, runs times. */
+static int row_mode(const char *name)
+{
+	double f[64], c[64], x[64], cr[64], xr[64], mf, mc, mcr, mx, mxr;
+	void (*loop_c)(size_t) = NULL, (*loop_x)(size_t) = NULL, (*fl)(size_t) = floor_loop;
+
+	for (int k = 0; k < BENCH_NROWS; k++)
+		if (!strcmp(bench_rows_c[k].name, name))
+			loop_c = bench_rows_c[k].loop, loop_x = rows_cxx ? rows_cxx[k].loop : NULL;
+	if (!strcmp(name, "many"))
+		loop_c = bench_many_c, loop_x = rows_cxx ? bench_many_cxx : NULL, fl = floor_many;
+	if (!loop_c) {
+		fprintf(stderr, "bench-hotpath: no row %s\n", name);
+		return 1;
+	}
+	loop_c(100000), fl(100000);
+	if (loop_x)
+		loop_x(100000);
+	for (int r = 0; r < runs; r++) {
+		f[r] = time_loop(fl, calls);
+		c[r] = time_loop(loop_c, calls);
+		x[r] = loop_x ? time_loop(loop_x, calls) : 0;
+		cr[r] = c[r] / f[r];
+		xr[r] = x[r] / f[r];
+	}
+	mf = bench_median(f, runs), mc = bench_median(c, runs), mcr = bench_median(cr, runs);
+	printf("%s, %d runs of %zu calls: floor %.2f ns; C %.2f ns, %.3fx (min %.3fx)", name, runs,
+	       calls, mf, mc, mcr, cr[0]);
+	if (loop_x) {
+		mx = bench_median(x, runs), mxr = bench_median(xr, runs);
+		printf("; C++ %.2f ns, %.3fx (min %.3fx)", mx, mxr, xr[0]);
+	}
+	printf("\n");
+	return 0;
+}
+
+/* The tail of single calls, in memory, then under bprint record (running this program again). */
+static void tails(int *held, int *total)
+{
+	double ratio = 0;
+	int ok;
+
+	printf("\nthe tail of single calls (hotpath_tail.c):\n");
+	if (bench_tail("in memory", &ratio) < 0)
+		return;
+	ok = ratio <= 2.0;
+	printf("  p99.9 <= 2x the floor's, in memory: %.2fx   %s\n", ratio, verdict(ok));
+	*held += ok;
+	++*total;
+#ifdef BPRINT_CMD
+	{
+		char self[4096];
+		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (len > 0) {
+			self[len] = '\0';
+			bench_tail_recorded(self, BPRINT_CMD);
 		}
 	}
-	return bad;
+#endif
+}
+
+/* Parse the arguments; a mode of its own (--check, --row, --tail) returns its exit status, else -1. */
+static int parse_args(int argc, char **argv)
+{
+	int row = argc > 2 && !strcmp(argv[1], "--row");
+
+	bench_rows_fill();
+	bprint_disable(BENCH_DISABLED_PATTERN);
+	if (argc > 1 && !strcmp(argv[1], "--check"))
+		return bench_check_rows(rows_cxx) ? 1 : 0;
+	if (argc > 1 && !strcmp(argv[1], "--tail"))
+		return bench_tail(getenv("BPRINT_FILE") ? "under bprint record (block mode)"
+							: "in memory", NULL) < 0;
+	if (argc > 1 + 2 * row)
+		calls = strtoull(argv[1 + 2 * row], NULL, 10);
+	if (argc > 2 + 2 * row)
+		runs = atoi(argv[2 + 2 * row]);
+	if (runs < 1 || runs > 64)
+		runs = 11;
+	calls -= calls % BENCH_MANY;
+	if (row)
+		return row_mode(argv[2]);
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -489,29 +525,17 @@ int main(int argc, char **argv)
 	double r_old_ratio[64], r_two_ratio[64], r_two_floor_ratio[64];
 	size_t ring_bytes = bp_ring_bytes(4096, 256);
 	void *ring_mem;
-	struct bp_clock_calib cal;
 	const struct row_result *seed = &result[BENCH_ROW_seed], *off = &result[BENCH_ROW_disabled];
 	void (*seed_loop)(size_t) = bench_rows_c[BENCH_ROW_seed].loop;
 	double m_old, m_two, ratio_old, ratio_two, m_two_floor, ratio_two_floor, bytes;
-	int held = 0, total = 0;
+	int held = 0, total = 0, mode;
 
-	if (argc > 1 && !strcmp(argv[1], "--check")) {
-		bench_rows_fill();
-		bprint_disable(BENCH_DISABLED_PATTERN);
-		return check_rows() ? 1 : 0;
-	}
-	if (argc > 1)
-		calls = strtoull(argv[1], NULL, 10);
-	if (argc > 2)
-		runs = atoi(argv[2]);
-	if (runs < 1 || runs > 64)
-		runs = 11;
-
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if ((mode = parse_args(argc, argv)) >= 0)
+		return mode;
 	ring_mem = aligned_alloc(64, ring_bytes);
 	bp_ring_init(ring_mem, ring_bytes, 4096, BP_RING_OVERWRITE);
 	bp_ring_writer_init(&old_ring, ring_mem, ring_bytes);
-	bench_rows_fill();
-	bprint_disable(BENCH_DISABLED_PATTERN);
 
 	/* warm up: first-use paths (thread buffer, site registration, first pages) */
 	for (int k = 0; k < BENCH_NROWS; k++) {
@@ -519,11 +543,15 @@ int main(int argc, char **argv)
 		if (rows_cxx)
 			rows_cxx[k].loop(100000);
 	}
+	bench_many_c(100000 - 100000 % BENCH_MANY);
+	if (rows_cxx)
+		bench_many_cxx(100000 - 100000 % BENCH_MANY);
 	snprintf_loop(100000);
 	floor_loop(100000);
 
 	for (int r = 0; r < runs; r++) {
 		time_rows(r);
+		time_many(r);
 		old_ns[r] = time_loop(snprintf_loop, calls);
 		two_ns[r] = two_threads(seed_loop, calls);
 		two_floor_ns[r] = two_threads(floor_loop, calls);
@@ -555,13 +583,8 @@ int main(int argc, char **argv)
 	printf("\n  bytes per record: %.1f (header included)\n", bytes);
 
 	print_row_tables();
-
-	bp_clock_calibrate(&cal);
-	if (bp_clock_selected() == BP_CLOCK_TSC) {
-		printf("\nper-call latency (rdtsc around each call, %zu calls):\n", calls);
-		latency("floor", 0, calls, &cal);
-		latency("bprint", 1, calls, &cal);
-	}
+	many_target(&held, &total);
+	tails(&held, &total);
 	memory();
 
 	printf("\ntargets:\n");

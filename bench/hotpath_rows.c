@@ -24,3 +24,4 @@ void bench_rows_fill(void)
 }
 
 BENCH_DEFINE_ROWS(bench_rows_c)
+BENCH_DEFINE_MANY(bench_many_c)

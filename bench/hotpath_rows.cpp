@@ -5,3 +5,4 @@
 #include "hotpath_rows.h"
 
 BENCH_DEFINE_ROWS(bench_rows_cxx)
+BENCH_DEFINE_MANY(bench_many_cxx)

@@ -85,6 +85,25 @@ enum bench_kind {
 
 enum { BENCH_ROWS(BENCH_INDEX) BENCH_NROWS };
 
+/*
+ * The many-sites row: BENCH_MANY different call sites in straight-line
+ * code, one loop (a record of 16 bytes each, as the seed's), against the
+ * floor in the same shape (hotpath.c).  n calls: n / BENCH_MANY turns.
+ */
+#define BENCH_MANY 64
+#define BENCH_MANY_SITE(a, b) trace_printk("many sites " #a #b ": %llu", (unsigned long long)i);
+#define BENCH_MANY_8(m, a) m(a, 0) m(a, 1) m(a, 2) m(a, 3) m(a, 4) m(a, 5) m(a, 6) m(a, 7)
+#define BENCH_MANY_64(m) BENCH_MANY_8(m, 0) BENCH_MANY_8(m, 1) BENCH_MANY_8(m, 2)	\
+	BENCH_MANY_8(m, 3) BENCH_MANY_8(m, 4) BENCH_MANY_8(m, 5) BENCH_MANY_8(m, 6)	\
+	BENCH_MANY_8(m, 7)
+#define BENCH_DEFINE_MANY(name)							\
+	__attribute__((noinline)) void name(size_t n)				\
+	{									\
+		for (size_t i = 0; i < n; i += BENCH_MANY) {			\
+			BENCH_MANY_64(BENCH_MANY_SITE)				\
+		}								\
+	}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -107,6 +126,16 @@ extern char bench_string_200[];
 extern char bench_format_nonconst[];
 
 void bench_rows_fill(void);
+
+/*
+ * --check (hotpath_check.c): each row of each language (rows_cxx NULL:
+ * not built) read back against glibc; the number of rows that fail.
+ */
+int bench_check_rows(const struct bench_row *rows_cxx);
+
+/* The many-sites row, compiled as C and as C++ (if built with C++). */
+void bench_many_c(size_t n);
+void bench_many_cxx(size_t n);
 
 #ifdef __cplusplus
 }

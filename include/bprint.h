@@ -50,19 +50,23 @@ extern "C" {
 
 /*
  * trace_printk(fmt, ...): record a printf-style message.  The format is
- * checked by the compiler.  A format that is not a string literal still
- * works: each format it passes is parsed at its first call, and its
- * records are binary like any other's (out of line).
+ * checked by the compiler.  At most 64 arguments after the format (past
+ * that, a static assertion says so).  A format that is not a string
+ * literal still works: each format it passes is parsed at its first call,
+ * and its records are binary like any other's; the call's own arguments
+ * are all it reads, the conversions past them printing 0 or (null).
  *
  * The fast path, the same in C and in C++ (C++11 on): a call whose
  * arguments are none or only 4- and 8-byte scalars (integers, enums,
  * pointers, float and double), each of the size its conversion asks for,
- * is written at the call site, without a call (x86-64, TSC clock); so is
- * one that also passes chars for %c and pointers to char (or arrays of
- * char) for %s without a precision, each string copied once.  %.8s,
- * %.*s, an int for %c and scalars of other sizes go out of line without
- * a va_list; %Lf, %n and more than 32 arguments go out of line through
- * a va_list.  A record too long for the ring is cut, as text.
+ * is written at the call site, between two calls that open and close its
+ * record on the thread's page (x86-64, TSC clock); so is one that also
+ * passes chars for %c and pointers to char (or arrays of char) for %s
+ * without a precision or with a '*' one.  Everything else (%.8s, an int
+ * for %c, scalars of other sizes, a pointer to char for %p, %Lf, more
+ * than 32 arguments, and what the page cannot take) is one call out of
+ * line, with the arguments as they are.  A message too long for a record
+ * is cut, as text, and marked so ("[...cut: N of M bytes]").
  */
 #define trace_printk(...) BPRINT__PRINTK(__VA_ARGS__)
 

@@ -39,9 +39,10 @@
 extern "C" {
 #endif
 
-#define BPRINT__LAYOUT 3
+#define BPRINT__LAYOUT 4
 #define BPRINT__SITE_MAGIC 0x42507331u	/* "1sPB" */
 #define BPRINT__SITE_REFUSED 0xffffffffu	/* site->id of a site of another layout */
+#define BPRINT__MAX_ARGS 64		/* arguments after the format (README, "Tracing API") */
 
 /*
  * One call site.  Lives in the "bprint_sites" section; one array per ELF
@@ -49,6 +50,13 @@ extern "C" {
  * a library reads of a site compiled against another layout.  Readers may
  * read file, line, func and format of the registry's copies
  * (struct bprint_event's site); the rest is the library's.
+ *
+ * What the compiler saw of the arguments (never evaluating them), one bit
+ * per argument, bit 0 the last one: argsig, it takes 8 bytes as varargs
+ * pass it (LP64: a long, a pointer, a double); argchar, it is a char (if
+ * 4 bytes) or a pointer to char (if 8); argfp, it is floating point (a
+ * double if 8 bytes, a long double if not).  The out-of-line half reads
+ * the arguments of a call by these, and only those the call passed.
  */
 struct bprint_site {
 	/* head */
@@ -59,23 +67,21 @@ struct bprint_site {
 	uint32_t line;
 	uint32_t id;			/* 0 until registered; BPRINT__SITE_REFUSED */
 	const char *file;
-	/* layout 1 on */
+	/* layout 4 */
 	const char *format;		/* NULL if the format is not a compile-time constant */
-	const char *func;
+	const char *func;		/* C: __func__; C++: __PRETTY_FUNCTION__, which the
+					 * registry's copy holds as "ns::Class::method" */
 	const struct bp_arg_plan *plan;	/* set when registered; NULL: format at trace time */
 	uint32_t head;			/* BPRINT__SITE_FAST: the record's head word */
-	uint32_t argsig;		/* compile-time argument sizes: bit i set = the
-					 * i-th argument from the last takes 8 bytes */
 	uint16_t flags;			/* BPRINT__SITE_WORDS, _FAST, _CHARS, set at registration */
 	uint8_t nargs;			/* arguments after the format, as compiled; 255: unknown */
-	uint8_t argstar;		/* layout 3, set at registration for BPRINT__SITE_CHARS:
-					 * bit i set = the i-th argument from the last (of the
-					 * last 8) is a %.*s string, its precision the
-					 * 4-byte argument before it */
-	/* layout 2 on */
-	uint32_t argchar;		/* compile-time argument types, as argsig: bit i set =
-					 * the i-th from the last is a char (if 4 bytes) or a
-					 * pointer to char (if 8) */
+	uint8_t argstar;		/* set at registration for BPRINT__SITE_CHARS: bit i
+					 * set = the i-th argument from the last (of the last
+					 * 8) is a %.*s string, its precision the 4-byte
+					 * argument before it */
+	uint64_t argsig;		/* compile-time argument types (above) */
+	uint64_t argchar;
+	uint64_t argfp;
 } __attribute__((aligned(8)));
 
 enum bprint__site_kind {
@@ -83,7 +89,18 @@ enum bprint__site_kind {
 	BPRINT__SITE_PUTS = 1,		/* trace_puts(): the "format" is the text */
 };
 
-/* The out-of-line halves of trace_printk() and trace_puts(). */
+/*
+ * The out-of-line halves of trace_printk() and trace_puts().  A call site
+ * hands a call it does not write itself to bprint__call() (a constant
+ * format: the site has it) or bprint__call_fmt(), with its arguments as
+ * they are: no per-site code packs them.  bprint__check() is never
+ * called: the format check of every call site (in sizeof, unevaluated).
+ * bprint__printk() and bprint__printk_words() are the entries of earlier
+ * layouts' call sites, kept so that such a site is refused, not missed.
+ */
+BP_API void bprint__call(struct bprint_site *site, ...);
+BP_API void bprint__call_fmt(struct bprint_site *site, const char *fmt, ...);
+BP_API int bprint__check(const char *fmt, ...) BP_PRINTF(1, 2);
 BP_API void bprint__printk(struct bprint_site *site, const char *fmt, ...) BP_PRINTF(2, 3);
 BP_API void bprint__puts(struct bprint_site *site, const char *str);
 /*
@@ -116,64 +133,21 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__STR(x) BPRINT__STR_(x)
 #define BPRINT__STR_(x) #x
 
-#define BPRINT__SITE(name, fmt, k, sig, n, chars)				\
+#if defined(__cplusplus)
+#define BPRINT__FUNC __PRETTY_FUNCTION__
+#define BPRINT__STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define BPRINT__FUNC __func__
+#define BPRINT__STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+#define BPRINT__SITE(name, fmt, k, n, sig, chars, fp)				\
 	static struct bprint_site name						\
 		__attribute__((BPRINT__SECTION, used)) = {			\
 		BPRINT__SITE_MAGIC, BPRINT__LAYOUT, 1, k, __LINE__, 0, __FILE__, \
 		__builtin_constant_p(fmt) ? (fmt) : (const char *)0,		\
-		__func__, (const struct bp_arg_plan *)0, 0, sig, 0, n, 0, chars }
-
-/*
- * trace_printk(fmt, ...) of <bprint.h>.  In C, arguments of a format with
- * only 4- and 8-byte scalars (integers, pointers, doubles) are handed over
- * as 64-bit words, which spares the hot path va_arg and its register
- * spills; anything else (%s, %c, long double, C++) goes through the
- * variadic bprint__printk().  On x86-64, when the argument sizes the
- * compiler sees are those the format asks for (checked at registration,
- * which then sets enabled to BPRINT__SITE_ON_FAST), the record is written
- * right here (bprint__reserve(), below), and bprint__printk_words() takes
- * only what that cannot do.
- */
-#if defined(BPRINT_NO_FAST_ARGS)
-#define BPRINT__PRINTK(...)							\
-	do {									\
-		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
-			     BPRINT__SITE_PRINTK, 0u, 255u, 0u);		\
-		if (__builtin_expect(bprint__site.enabled, 1))			\
-			bprint__printk(&bprint__site, __VA_ARGS__);		\
-	} while (0)
-#else
-#define BPRINT__PRINTK(...)							\
-	do {									\
-		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
-			     BPRINT__SITE_PRINTK, BPRINT__SIG(__VA_ARGS__),	\
-			     BPRINT__NARGS(__VA_ARGS__), BPRINT__CHARSIG(__VA_ARGS__)); \
-		/* acquire: registration's head and flags come with the value */ \
-		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
-						     __ATOMIC_ACQUIRE);		\
-		/*								\
-		 * A disabled site is one branch, not taken; the enabled body	\
-		 * is laid out of the straight line, and its two jumps are	\
-		 * lost in the shadow of its rdtsc.				\
-		 */								\
-		if (__builtin_expect(bprint__on != 0, 0)) {			\
-			if (__builtin_expect(bprint__on == BPRINT__SITE_ON_FAST, 1)) { \
-				BPRINT__FAST(__VA_ARGS__)			\
-			} else if (BPRINT__CHARSIG(__VA_ARGS__) != 0u &&	\
-				   bprint__on == BPRINT__SITE_ON_CHARS) {	\
-				BPRINT__FAST_CHARS(__VA_ARGS__)			\
-			} else if (bprint__site.flags & BPRINT__SITE_WORDS) {	\
-				const uint64_t bprint__words[] = { 0		\
-					BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) }; \
-				bprint__printk_words(&bprint__site, bprint__words + 1); \
-			} else if (BPRINT__RUNTIME_WORDS(__VA_ARGS__)) {	\
-				BPRINT__RUNTIME(__VA_ARGS__)			\
-			} else {						\
-				bprint__printk(&bprint__site, __VA_ARGS__);	\
-			}							\
-		}								\
-	} while (0)
-#endif
+		BPRINT__FUNC, (const struct bp_arg_plan *)0, 0, 0, n, 0,	\
+		sig, chars, fp }
 
 /*
  * site->flags (internal): arguments may come as 64-bit words; the call
@@ -189,33 +163,99 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__SITE_ON_FAST 3u
 #define BPRINT__SITE_ON_CHARS 5u
 
-/* Arguments as words, in format order; only for sites with BPRINT__SITE_WORDS. */
-BP_API void bprint__printk_words(struct bprint_site *site, const uint64_t *words);
+/*
+ * trace_printk(fmt, ...) of <bprint.h>.  The argument count n is counted
+ * once, and the argument types choose, at compile time, the one path a
+ * call site compiles (BPRINT__BODY):
+ *   scalars  none or only 4- and 8-byte scalars, a constant format: the
+ *            record is written right here (x86-64: bprint__open_var(),
+ *            below) when registration found the sizes the format's
+ *            (enabled is then BPRINT__SITE_ON_FAST);
+ *   chars    chars too: the same, or with the chars as %c bytes
+ *            (BPRINT__SITE_ON_CHARS);
+ *   strings  pointers to char: the %s strings copied right here
+ *            (BPRINT__SITE_ON_CHARS);
+ *   runtime  a format that is not a constant, with only scalars: the
+ *            format cache's head for it (bprint__open_format()), then as
+ *            scalars;
+ *   none     anything else (a long double, more than 32 arguments, a
+ *            runtime format with strings or chars).
+ * Everything a path does not write itself is one call,
+ * bprint__call(site, arguments...) or bprint__call_fmt(site, fmt,
+ * arguments...), each argument evaluated once, into a local, before it.
+ * A disabled site is one load and one branch, not taken; the enabled body
+ * is laid out of the straight line.  The type questions are asked once
+ * per argument (BPRINT__TYPES): the paths not taken are parsed, and
+ * folded away, cheaply.
+ */
+#define BPRINT__PRINTK(...) BPRINT__PRINTK_N(BPRINT__NARGS(__VA_ARGS__), __VA_ARGS__)
+#define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, __VA_ARGS__)
+#define BPRINT__PRINTK_(n, ...)							\
+	do {									\
+		BPRINT__STATIC_ASSERT(n <= BPRINT__MAX_ARGS,			\
+			"trace_printk() takes at most 64 arguments after the format"); \
+		BPRINT__MAPX(n, BPRINT__TYPES, __VA_ARGS__)			\
+		enum {								\
+			bprint__chars = 0 BPRINT__MAPX(n, BPRINT__ANY_CHAR, __VA_ARGS__), \
+			bprint__strings = 0 BPRINT__MAPX(n, BPRINT__ANY_STRING, __VA_ARGS__) \
+		};								\
+		/* the format if it is a constant, decided as for the site's own \
+		 * (at compile time, in a static's initializer): the path goes	\
+		 * with the site's format, even where inlining makes it known */ \
+		static const char *const bprint__constfmt =			\
+			__builtin_constant_p(BPRINT__FIRST(__VA_ARGS__)) ?	\
+			BPRINT__FIRST(__VA_ARGS__) : (const char *)0;		\
+		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
+			     BPRINT__SITE_PRINTK, n, BPRINT__MASK(n, s, __VA_ARGS__), \
+			     BPRINT__MASK(n, c, __VA_ARGS__), BPRINT__MASK(n, f, __VA_ARGS__)); \
+		(void)sizeof(bprint__check(__VA_ARGS__));			\
+		/* acquire: registration's head and flags come with the value */ \
+		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
+						     __ATOMIC_ACQUIRE);		\
+		if (__builtin_expect(bprint__on != 0, 0)) {			\
+			BPRINT__CAT(BPRINT__BODY_, BPRINT__BIG(n))(n, __VA_ARGS__) \
+		}								\
+	} while (0)
 
 /*
- * A format that is not a compile-time constant, its arguments as words:
- * known at compile time to be up to 32, none a long double (which a word
- * cannot carry), so that the library never needs a va_list for it.
+ * What the compiler sees of argument k, once per call site, as enum
+ * constants that the rest of the macros read (not expanding the type
+ * questions again): bprint__sK it takes 8 bytes, bprint__cK it is a char
+ * or a pointer to char, bprint__fK it is floating point; and the site's
+ * masks of them, bit 0 the last argument.
  */
+#define BPRINT__TYPES(k, a)							\
+	enum { bprint__s##k = BPRINT__IS8(a), bprint__c##k = BPRINT__ISCH(a),	\
+	       bprint__f##k = BPRINT__ISFP(a) };
+#define BPRINT__MASK(n, x, ...) (0u BPRINT__MAPX(n, BPRINT__MASK_##x, __VA_ARGS__))
+#define BPRINT__MASK_s(k, a) | (uint64_t)bprint__s##k << ((k) - 1)
+#define BPRINT__MASK_c(k, a) | (uint64_t)bprint__c##k << ((k) - 1)
+#define BPRINT__MASK_f(k, a) | (uint64_t)bprint__f##k << ((k) - 1)
+#define BPRINT__ANY_CHAR(k, a) | bprint__c##k
+#define BPRINT__ANY_STRING(k, a) | (bprint__c##k & bprint__s##k)
+
+/*
+ * For a site whose format is not a constant, with only 4- and 8-byte
+ * scalar arguments: the head of fmt's records when the format cache knows
+ * fmt for this site and its plan is the arguments as compiled (the length
+ * and the derived site's id, as site->head of a BPRINT__SITE_ON_FAST
+ * site), so that the call site writes the record itself; else 0, and the
+ * call goes to bprint__call_fmt(), which also learns formats.
+ */
+BP_API uint32_t bprint__format_head(const struct bprint_site *site, const char *fmt);
+
+/*
+ * The arguments as words, in format order (an integer's value, a double's
+ * bits, a pointer's address): the entries of layout 3's call sites, kept
+ * so that such a site is refused when it calls, and for tests.
+ */
+BP_API void bprint__printk_words(struct bprint_site *site, const uint64_t *words);
 BP_API void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
 					const uint64_t *words);
 
 /*
- * For such a site with only 4- and 8-byte scalar arguments: the head of
- * fmt's records when the format cache knows fmt for this site and its
- * plan is the arguments as compiled (the length and the derived site's
- * id, as site->head of a BPRINT__SITE_ON_FAST site), so that the call
- * site writes the record itself; else 0, and the call site hands its
- * words to bprint__printk_format_words(), which also learns formats.
- */
-BP_API uint32_t bprint__format_head(const struct bprint_site *site, const char *fmt);
-#define BPRINT__RUNTIME_WORDS(...)						\
-	(!__builtin_constant_p(BPRINT__FIRST(__VA_ARGS__)) &&			\
-	 BPRINT__NARGS(__VA_ARGS__) <= 32 && BPRINT__BITS(BPRINT__ISLD, __VA_ARGS__) == 0u)
-
-/*
  * The inline fast path's state, one per thread (internal: the library
- * keeps it; only bprint__reserve() and bprint__commit() read it).  It is a
+ * keeps it; the window's calls, below, read it).  It is a
  * window on the calling thread's ring 0: the page being filled and its
  * time base.  Initial-exec TLS, so that finding it costs no call.  end = 0
  * (a thread that has not traced yet, or has exited) sends every call out
@@ -234,7 +274,7 @@ struct bprint__tls {
 	uint64_t *written;		/* the ring's written count */
 	uint32_t layout;		/* BPRINT__LAYOUT of the library that keeps it
 					 * (static: every thread starts with it) */
-	uint32_t reserved;
+	uint32_t pending;		/* what the open record's close needs (trace/window.h) */
 };
 BP_API extern __thread struct bprint__tls bprint__tls
 	__attribute__((tls_model("initial-exec")));
@@ -252,198 +292,66 @@ struct bprint__gate {
 } __attribute__((aligned(64)));
 BP_API extern struct bprint__gate bprint__gate;
 
-/* The %s copy, bprint__copy_string() and bprint__put_string(), is the
- * printf engine's (<bprint/format.h>): it writes a block's string slot. */
+/*
+ * The window's calls: the library's half of a call site's inline path,
+ * written once, there.  The call site only stores its arguments between
+ * opening a record and closing it.
+ *
+ * bprint__open_var(head, min): reserve at the end of the thread's current
+ * page a record of at least min payload bytes, head's site id (site->head,
+ * set at registration), and write its head and time delta (rdtsc, no
+ * system call).  Returns the payload (4-byte aligned) and the bytes it may
+ * take (the page's room, at most a record's), or a NULL p for everything
+ * else: no window, page full, CPU changed, delta over 32 bits, a nested
+ * call from a signal handler, tracing off or another clock; the call site
+ * then makes its one out-of-line call.  Until the close the thread's nest
+ * count is 1, so a signal handler that traces meanwhile goes out of line,
+ * to its own ring, and the record here stays intact.
+ * bprint__close_var(bytes) writes the length and publishes (release) and
+ * counts the record; bprint__drop() gives it up, nothing published.
+ *
+ * bprint__open_format(site, fmt): the same, for a runtime format's record
+ * when the format cache knows fmt for this site and its plan is the
+ * arguments as compiled (bprint__format_head()); else a NULL p, and the
+ * call goes out of line, where formats are learnt.
+ *
+ * bprint__put_str(d, room, s, prec): a %s slot (bprint__put_string_prec(),
+ * <bprint/format.h>), out of the call site's line.
+ */
+struct bprint__room {
+	unsigned char *p;
+	size_t room;
+};
+BP_API struct bprint__room bprint__open_var(uint32_t head, uint32_t min);
+BP_API void bprint__close_var(uint32_t bytes);
+BP_API void bprint__drop(void);
+BP_API struct bprint__room bprint__open_format(const struct bprint_site *site, const char *fmt);
+BP_API uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec);
 
 #if defined(__x86_64__) && !defined(BPRINT_NO_FAST_ARGS)
-/* What bprint__reserve() hands to bprint__commit(), in registers. */
-struct bprint__slot {
-	uint32_t *commit;
-	uint32_t off;
-};
-
 /* A store of 8 bytes at 4-byte alignment (slots are u32-aligned). */
 typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
 
 /*
- * Reserve a record of 8 + bytes at the end of the thread's current page
- * and fill its head (head: its length and site id, as site->head) and
- * time delta: rdtsc, a bump of the offset within the
- * page, no call.  Returns the payload, or NULL for everything else (no
- * window, page full, CPU changed, delta over 32 bits, a nested call from a
- * signal handler, tracing off or another clock), which the caller hands to
- * bprint__printk_words().  Between a success and bprint__commit() the
- * thread's nest count is 1, so a signal handler that traces meanwhile goes
- * out of line, to its own ring, and the record here stays intact.  No CPU
- * prefix: the CPU is the one of the ring's last record (checked), and a
- * record that opens a page never comes here.
+ * The inline path.  Each argument k is evaluated once, into a local of its
+ * own (bprint__aK: arrays decayed, small integers promoted, as varargs
+ * would take it), and its word (bprint__wK: a double's bits, an integer's
+ * value, a pointer's address) is what the record stores; then the record
+ * is written and the do-while left with break, or the path falls through
+ * to the one call, which takes the locals.  One body serves every kind
+ * of argument: the type constants (BPRINT__TYPES) fold each argument's
+ * store to the one it can take.
  */
-__attribute__((always_inline))
-static inline uint32_t *bprint__reserve_head(const uint32_t *head, uint32_t bytes,
-					     struct bprint__slot *slot)
-{
-	struct bprint__tls *t = &bprint__tls;
-	uint32_t off, *p;
-	uint64_t delta;
+#define BPRINT__LOCALS(k, a) BPRINT__LOCAL(k, a)				\
+	const uint64_t bprint__w##k = BPRINT__WORD(bprint__a##k); (void)bprint__w##k;
+#define BPRINT__LOCAL_LIST(k, a) , bprint__a##k
 
-	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
-			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
-		return (uint32_t *)0;
-	t->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	off = t->off;
-	if (__builtin_expect(t->end - off < bytes + 8u || *t->cpu != t->last_cpu, 0))
-		goto out;
-	delta = (uint64_t)__builtin_ia32_rdtsc() - t->base;
-	if (__builtin_expect(delta > 0xffffffffu, 0))	/* also a TSC behind the base */
-		goto out;
-	p = (uint32_t *)(void *)(t->rec + off);
-	/* head (length, site id) and delta in one store */
-	*(bprint__u64_a4 *)(void *)p = delta << 32 | *head;
-	slot->commit = (uint32_t *)(void *)(t->rec - 8);
-	slot->off = off + bytes + 8u;
-	return p + 2;
-out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nest = 0;
-	return (uint32_t *)0;
-}
-
-/* The record of a registered BPRINT__SITE_ON_FAST site: its head says all. */
-__attribute__((always_inline))
-static inline uint32_t *bprint__reserve(const struct bprint_site *site, uint32_t bytes,
-					struct bprint__slot *slot)
-{
-	return bprint__reserve_head(&site->head, bytes, slot);
-}
-
-/*
- * Publish the record (release: its bytes before the commit) and count it.
- * The count's only writer is this thread's ring-0 writer, so it needs no
- * atomic read-modify-write: one incq, which a signal cannot split, and an
- * aligned 8-byte store, which no reader sees torn.
- */
-__attribute__((always_inline))
-static inline void bprint__commit(const struct bprint__slot *slot)
-{
-	struct bprint__tls *t = &bprint__tls;
-
-	t->off = slot->off;
-	__atomic_store_n(slot->commit, slot->off, __ATOMIC_RELEASE);
-	__asm__ volatile("incq %0" : "+m"(*t->written));
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nest = 0;
-}
-
-/*
- * bprint__reserve()'s twin for a record whose length is known only once
- * its strings are copied (BPRINT__SITE_ON_CHARS): the same checks, for at
- * least min payload bytes, and no head yet.  Returns the payload, with
- * slot->room the bytes it may take (the page's room, at most a record's),
- * or NULL.  bprint__commit_len() writes the head and publishes.
- */
-struct bprint__vslot {
-	uint32_t *commit;
-	uint32_t off;			/* the record's offset in the record area */
-	uint32_t room;
-	uint64_t delta;
-};
-
-__attribute__((always_inline))
-static inline unsigned char *bprint__reserve_var(uint32_t min, struct bprint__vslot *slot)
-{
-	struct bprint__tls *t = &bprint__tls;
-	uint32_t off, room;
-	uint64_t delta;
-
-	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
-			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
-		return (unsigned char *)0;
-	t->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	off = t->off;
-	room = t->end - off;
-	if (__builtin_expect(room < min + 8u || *t->cpu != t->last_cpu, 0))
-		goto out;
-	delta = (uint64_t)__builtin_ia32_rdtsc() - t->base;
-	if (__builtin_expect(delta > 0xffffffffu, 0))
-		goto out;
-	room -= 8u;
-	slot->room = room < 4084u ? room : 4084u;	/* a record is at most 1023 words */
-	slot->commit = (uint32_t *)(void *)(t->rec - 8);
-	slot->off = off;
-	slot->delta = delta;
-	return t->rec + off + 8;
-out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->nest = 0;
-	return (unsigned char *)0;
-}
-
-/* Give up a reservation of bprint__reserve_var(): nothing was published. */
-__attribute__((always_inline))
-static inline void bprint__abandon(void)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	bprint__tls.nest = 0;
-}
-
-/* Head (length, the site id bits of head_id, delta), then bprint__commit(). */
-__attribute__((always_inline))
-static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *slot, uint32_t bytes)
-{
-	struct bprint__slot s;
-	uint32_t len = bytes + 8u;
-
-	*(bprint__u64_a4 *)(void *)(bprint__tls.rec + slot->off) =
-		slot->delta << 32 | (head_id & ~0x3ffu) | len / 4u;
-	s.commit = slot->commit;
-	s.off = slot->off + len;
-	bprint__commit(&s);
-}
-
-/* Each argument once, as a word, into a local of its own. */
-#define BPRINT__LOCAL(n, a) const uint64_t bprint__a##n = BPRINT__WORD(a);
-#define BPRINT__LOCAL_LIST(n, a) , bprint__a##n
-
-/* One argument into its slot: the word's low half, or all of it. */
-#define BPRINT__PUT(n, a)							\
-	if (BPRINT__IS8(a)) {							\
-		*(bprint__u64_a4 *)(void *)bprint__p = bprint__a##n;		\
-		bprint__p += 2;							\
-	} else {								\
-		*bprint__p++ = (uint32_t)bprint__a##n;				\
-	}
-
-/*
- * The arguments into the record reserved at bprint__p, published; or, if
- * none was, call (an out-of-line half) with them in bprint__words.
- */
-#define BPRINT__PUT_OR_CALL(call, ...)						\
-	if (__builtin_expect(bprint__p != (uint32_t *)0, 1)) {			\
-		BPRINT__MAPX(BPRINT__PUT, __VA_ARGS__)				\
-		bprint__commit(&bprint__slot);					\
-	} else {								\
-		const uint64_t bprint__words[] = { 0				\
-			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
-		call;								\
-	}
-
-#define BPRINT__FAST(...)							\
-	struct bprint__slot bprint__slot;					\
-	uint32_t *bprint__p;							\
-	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
-	bprint__p = bprint__reserve(&bprint__site,				\
-				    BPRINT__BYTES(__VA_ARGS__), &bprint__slot);	\
-	BPRINT__PUT_OR_CALL(bprint__printk_words(&bprint__site, bprint__words + 1), \
-			    __VA_ARGS__)
 /*
  * Zero the bytes from offset o of b to the next multiple of 4, and move o
  * there.  Where o is known at compile time, byte stores the compiler
- * folds; else (after a string, or at -O0) one store of 4 zero bytes,
- * which the slot after it overwrites, or which the room of a record with
- * strings holds (each argument has 8 bytes of it, the block 4 more): the
- * end of an exactly sized record (BPRINT__FAST_BYTES) must not use it.
+ * folds; else (after a string or a %c, or at -O0) one store of 4 zero
+ * bytes, which the slot after it overwrites, or which the record's room
+ * holds (each argument has 8 bytes of it, the block 4 more: BPRINT__MIN).
  */
 #define BPRINT__PAD4(b, o)							\
 	do {									\
@@ -458,140 +366,104 @@ static inline void bprint__commit_len(uint32_t head_id, struct bprint__vslot *sl
 	} while (0)
 
 /*
- * One argument of a BPRINT__SITE_ON_CHARS site, n counting down to 1.
- * BPRINT__PUT_BYTES: a char as its %c byte, the rest as BPRINT__PUT()
- * stores them, at 4-byte alignment, gaps zeroed.  BPRINT__PUT_CHARS: the
- * same, and a pointer to char as its %s string, bounded so that the n - 1
- * slots after it (8 bytes at most each) and the padding still fit, and by
- * the argument before it (bprint__star, when that is a 4-byte integer)
- * where site->argstar says it is a %.*s.  Only the strings make the
- * offset a run-time value.
+ * The room a record asks for: its size, where its arguments are all 4-
+ * and 8-byte slots; else 8 bytes an argument and 4 more.
  */
-#define BPRINT__PUT_BYTES(n, a)							\
-	if (BPRINT__ISCH(a) && !BPRINT__IS8(a)) {				\
-		bprint__b[bprint__o++] = (unsigned char)bprint__a##n;		\
-	} else {								\
-		BPRINT__PAD4(bprint__b, bprint__o);				\
-		if (BPRINT__IS8(a)) {						\
-			*(bprint__u64_a4 *)(void *)(bprint__b + bprint__o) = bprint__a##n; \
-			bprint__o += 8u;					\
-		} else {							\
-			*(uint32_t *)(void *)(bprint__b + bprint__o) = (uint32_t)bprint__a##n; \
-			bprint__o += 4u;					\
-		}								\
-	}
+#define BPRINT__MIN(n, ...)							\
+	(bprint__chars ? 8u * (n) + 4u							\
+		       : 4u * ((n) + (unsigned)__builtin_popcountll(BPRINT__MASK(n, s, __VA_ARGS__))))
 
-#define BPRINT__PUT_CHARS(n, a)							\
-	if (BPRINT__ISCH(a) && BPRINT__IS8(a)) {				\
-		uint32_t bprint__tail = bprint__o + 8u * ((n) - 1u) + 4u;	\
-		uint32_t bprint__took = bprint__tail < bprint__vs.room ?	\
-			bprint__put_string_prec(bprint__b + bprint__o,		\
-				bprint__vs.room - bprint__tail,			\
-				(const char *)(uintptr_t)bprint__a##n,		\
-				(n) <= 8u && ((bprint__site.argstar >> ((n) - 1u)) & 1u) \
+/*
+ * Argument k into the record at bprint__b + bprint__o, k counting down to
+ * 1: a pointer to char as its %s string, bounded so that the k - 1 slots
+ * after it (8 bytes at most each) and the padding still fit, and by the
+ * argument before it (bprint__star, when that is a 4-byte integer) where
+ * site->argstar says it is a %.*s; a char as its %c byte where the site
+ * is BPRINT__SITE_ON_CHARS (a 4-byte slot where it is _ON_FAST: a %d);
+ * anything else in a 4- or 8-byte slot at 4-byte alignment, the gap
+ * zeroed.  Only strings and chars make the offset a run-time value.
+ */
+#define BPRINT__PUT(k, a)							\
+	if (bprint__c##k && bprint__s##k) {					\
+		uint32_t bprint__tail = bprint__o + 8u * ((k) - 1u) + 4u;	\
+		uint32_t bprint__took = bprint__tail < bprint__r.room ?	\
+			bprint__put_str(bprint__b + bprint__o,			\
+				bprint__r.room - bprint__tail,			\
+				(const char *)(uintptr_t)bprint__w##k,		\
+				(k) <= 8u && ((bprint__site.argstar >> ((k) - 1u)) & 1u) \
 					? bprint__star : -1) : 0u;		\
 		bprint__fits &= bprint__took != 0u;				\
 		bprint__o += bprint__took;					\
 		bprint__star = -1;						\
+	} else if (bprint__c##k && bprint__on == BPRINT__SITE_ON_CHARS) {	\
+		bprint__b[bprint__o++] = (unsigned char)bprint__w##k;		\
+		bprint__star = -1;						\
 	} else {								\
-		BPRINT__PUT_BYTES(n, a)						\
-		/* a constant -1 after all but a 4-byte integer: a string	\
-		 * after one of those tests no argstar bit */			\
-		bprint__star = !BPRINT__ISCH(a) && !BPRINT__IS8(a) ?		\
-			(int32_t)bprint__a##n : -1;				\
+		BPRINT__PAD4(bprint__b, bprint__o);				\
+		if (bprint__s##k) {						\
+			*(bprint__u64_a4 *)(void *)(bprint__b + bprint__o) = bprint__w##k; \
+			bprint__o += 8u;					\
+			bprint__star = -1;					\
+		} else {							\
+			*(uint32_t *)(void *)(bprint__b + bprint__o) = (uint32_t)bprint__w##k; \
+			bprint__o += 4u;					\
+			bprint__star = (int32_t)bprint__w##k;			\
+		}								\
 	}
 
 /*
- * A BPRINT__SITE_ON_CHARS site.  Without pointers to char among its
- * arguments (known at compile time) the record's size is too, and
- * registration put it in site->head: the scalar path's reservation, with
- * %c bytes.  With strings, the size is known once they are copied.
+ * The inline path, whose record is opened by the format cache for a
+ * runtime format (bprint__open_format(); not with strings, which the
+ * cache's plan could take as %p), else on the window where registration
+ * allowed it (enabled: BPRINT__SITE_ON_FAST for 4- and 8-byte slots as
+ * compiled, BPRINT__SITE_ON_CHARS with %c bytes and %s strings too); the
+ * conditions on types are constants, the branches not taken folded away.
+ * A long double is never written here (no registration allows it): the
+ * call takes it.
  */
-#define BPRINT__FAST_CHARS(...)							\
-	if ((BPRINT__CHARSIG(__VA_ARGS__) & BPRINT__SIG(__VA_ARGS__)) == 0u) {	\
-		BPRINT__FAST_BYTES(__VA_ARGS__)					\
-	} else {								\
-		BPRINT__FAST_STRINGS(__VA_ARGS__)				\
-	}
-
-#define BPRINT__FAST_BYTES(...)							\
-	struct bprint__slot bprint__slot;					\
-	unsigned char *bprint__b;						\
-	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
-	bprint__b = (unsigned char *)bprint__reserve(&bprint__site,		\
-		(bprint__site.head & 0x3ffu) * 4u - 8u, &bprint__slot);		\
-	if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {		\
-		uint32_t bprint__o = 0;						\
-		BPRINT__MAPX(BPRINT__PUT_BYTES, __VA_ARGS__)			\
-		/* byte by byte: the reservation is exact, no room for a	\
-		 * 4-byte store (the compiler folds this; -O0 loops) */		\
-		while (bprint__o & 3u)						\
-			bprint__b[bprint__o++] = 0;				\
-		bprint__commit(&bprint__slot);					\
-	} else {								\
-		const uint64_t bprint__words[] = { 0				\
-			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
-		bprint__printk_words(&bprint__site, bprint__words + 1);		\
-	}
-
-#define BPRINT__FAST_STRINGS(...)						\
-	struct bprint__vslot bprint__vs;					\
-	unsigned char *bprint__b;						\
-	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
-	bprint__b = bprint__reserve_var(8u * BPRINT__NARGS(__VA_ARGS__) + 4u,	\
-					&bprint__vs);				\
-	if (__builtin_expect(bprint__b != (unsigned char *)0, 1)) {		\
+#define BPRINT__BODY_0(n, ...)							\
+	const char *bprint__fmt = BPRINT__FIRST(__VA_ARGS__);			\
+	struct bprint__room bprint__r = { 0, 0 };				\
+	BPRINT__MAPX(n, BPRINT__LOCALS, __VA_ARGS__)				\
+	if (!bprint__constfmt) {						\
+		if (!bprint__strings)						\
+			bprint__r = bprint__open_format(&bprint__site, bprint__fmt); \
+	} else if (__builtin_expect(bprint__on == BPRINT__SITE_ON_CHARS ||	\
+				    (!bprint__strings &&			\
+				     bprint__on == BPRINT__SITE_ON_FAST), 1)) {	\
+		bprint__r = bprint__open_var(bprint__site.head,			\
+					     BPRINT__MIN(n, __VA_ARGS__));	\
+	}									\
+	if (__builtin_expect(bprint__r.p != (unsigned char *)0, 1)) {		\
+		unsigned char *bprint__b = bprint__r.p;				\
 		uint32_t bprint__o = 0;						\
 		unsigned bprint__fits = 1;					\
 		int32_t bprint__star = -1;					\
 		(void)bprint__star;						\
-		BPRINT__MAPX(BPRINT__PUT_CHARS, __VA_ARGS__)			\
+		BPRINT__MAPX(n, BPRINT__PUT, __VA_ARGS__)			\
 		BPRINT__PAD4(bprint__b, bprint__o);				\
-		if (__builtin_expect(bprint__fits, 1))				\
-			bprint__commit_len(bprint__site.head, &bprint__vs, bprint__o); \
-		else								\
-			bprint__abandon();					\
-		if (__builtin_expect(bprint__fits, 1))				\
+		if (__builtin_expect(bprint__fits, 1)) {			\
+			bprint__close_var(bprint__o);				\
 			break;							\
+		}								\
+		bprint__drop();							\
 	}									\
-	{									\
-		const uint64_t bprint__words[] = { 0				\
-			BPRINT__MAPX(BPRINT__LOCAL_LIST, __VA_ARGS__) };	\
-		bprint__printk_words(&bprint__site, bprint__words + 1);		\
-	}
-
-/*
- * A runtime format (BPRINT__RUNTIME_WORDS): with scalar arguments only
- * (known at compile time), the cache's head for it, and the record
- * written here as BPRINT__FAST() writes it; anything else, and what the
- * window cannot take, out of line.  The format is evaluated once.
- */
-#define BPRINT__RUNTIME(...)							\
-	const char *bprint__fmt = BPRINT__FIRST(__VA_ARGS__);			\
-	struct bprint__slot bprint__slot;					\
-	uint32_t *bprint__p = (uint32_t *)0;					\
-	BPRINT__MAPX(BPRINT__LOCAL, __VA_ARGS__)				\
-	if (BPRINT__CHARSIG(__VA_ARGS__) == 0u) {				\
-		uint32_t bprint__h = bprint__format_head(&bprint__site, bprint__fmt); \
-		if (bprint__h)							\
-			bprint__p = bprint__reserve_head(&bprint__h,		\
-				BPRINT__BYTES(__VA_ARGS__), &bprint__slot);	\
-	}									\
-	BPRINT__PUT_OR_CALL(bprint__printk_format_words(&bprint__site, bprint__fmt, \
-							bprint__words + 1), __VA_ARGS__)
+	if (!bprint__constfmt)							\
+		bprint__call_fmt(&bprint__site, bprint__fmt			\
+				 BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__)); \
+	else									\
+		bprint__call(&bprint__site BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__));
 #else
-/* No inline path here: every site is an ordinary words site. */
-#define BPRINT__FAST(...)							\
-	const uint64_t bprint__words[] = { 0					\
-		BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) };		\
-	bprint__printk_words(&bprint__site, bprint__words + 1);
-#define BPRINT__FAST_CHARS(...) BPRINT__FAST(__VA_ARGS__)
-#define BPRINT__RUNTIME(...)							\
-	const uint64_t bprint__words[] = { 0					\
-		BPRINT__MAPX(BPRINT__COMMA_WORD, __VA_ARGS__) };		\
-	bprint__printk_format_words(&bprint__site, BPRINT__FIRST(__VA_ARGS__),	\
-				    bprint__words + 1);
+/* No inline path here: every call is one call. */
+#define BPRINT__BODY_0(n, ...) BPRINT__BODY_1(n, __VA_ARGS__)
 #endif
+/*
+ * More than 32 arguments (BPRINT__BIG(n) is 1; 0 for 32 and fewer): only
+ * the call, which reads them by their types.
+ */
+#define BPRINT__BODY_1(n, ...)							\
+	(void)bprint__constfmt, (void)bprint__chars, (void)bprint__strings;	\
+	bprint__call_fmt(&bprint__site, __VA_ARGS__);
 
 static inline uint64_t bprint__double_bits(double d)
 {
@@ -610,9 +482,9 @@ static inline uint64_t bprint__double_bits(double d)
  * that a C++ call site writes the bytes a C one writes.  Integers and
  * enums of 4 bytes or fewer take a 4-byte slot (varargs promote them to
  * int); float and double go as a double's bits; pointers as their
- * address; anything else (long double, nullptr, a class, which the format
- * check rejects) as 8 bytes of 0, like C's long double: such a site never
- * gets the words path.
+ * address; a long double is floating point of no 8-byte slot; anything
+ * else (nullptr, a class, which the format check rejects) as 8 bytes of
+ * 0: the record of a nullptr for %p.
  */
 template <class U> struct bprint__is_char {
 	static constexpr bool value = std::is_same<U, char>::value ||
@@ -625,7 +497,9 @@ template <class T> struct bprint__arg {
 		std::is_integral<type>::value || std::is_enum<type>::value ? 0u :
 		std::is_same<type, float>::value || std::is_same<type, double>::value ? 1u :
 		std::is_pointer<type>::value ? 2u : 3u;
-	static constexpr unsigned is8 = kind == 0u && sizeof(type) <= 4u ? 0u : 1u;
+	static constexpr unsigned isld = std::is_same<type, long double>::value ? 1u : 0u;
+	static constexpr unsigned is8 = (kind == 0u && sizeof(type) <= 4u) || isld ? 0u : 1u;
+	static constexpr unsigned isfp = kind == 1u || isld ? 1u : 0u;
 	/* a char, or a pointer to one: %c and %s at a BPRINT__SITE_CHARS site */
 	typedef typename std::remove_cv<typename std::remove_pointer<type>::type>::type pointee;
 	static constexpr unsigned ischar =
@@ -651,8 +525,9 @@ template <class T> static inline uint64_t bprint__word(const T &v)
 #define BPRINT__WORD(x) bprint__word(x)
 #define BPRINT__IS8(x) bprint__arg<decltype((x))>::is8
 #define BPRINT__ISCH(x) bprint__arg<decltype((x))>::ischar
-#define BPRINT__ISLD(x) \
-	(std::is_same<typename std::decay<decltype((x))>::type, long double>::value ? 1u : 0u)
+#define BPRINT__ISFP(x) bprint__arg<decltype((x))>::isfp
+/* The argument, evaluated once: auto decays arrays and copies the value. */
+#define BPRINT__LOCAL(k, a) auto bprint__a##k = (a);
 extern "C" {
 #else
 /*
@@ -670,12 +545,12 @@ extern "C" {
  * Does the argument take an 8-byte slot (as varargs promote it, LP64)?
  * By type, never evaluating x: what the compiler sees, which registration
  * compares with what the format asks for.  Anything not listed (pointers,
- * arrays) is 8 bytes.
+ * arrays) is 8 bytes; a long double is none of them.
  */
 #define BPRINT__IS8(x) _Generic((x),						\
 	_Bool: 0u, char: 0u, signed char: 0u, unsigned char: 0u,		\
 	short: 0u, unsigned short: 0u, int: 0u, unsigned int: 0u,		\
-	float: 1u, double: 1u, default: 1u)
+	float: 1u, double: 1u, long double: 0u, default: 1u)
 
 /*
  * Is the argument a char, or a pointer to one (an array of char decays to
@@ -688,50 +563,115 @@ extern "C" {
 	const char *: 1u, const signed char *: 1u, const unsigned char *: 1u,	\
 	default: 0u)
 
-/* A long double, which no word can carry. */
-#define BPRINT__ISLD(x) _Generic((x), long double: 1u, default: 0u)
-
-#endif /* __cplusplus */
-
-/* A word per argument: ", WORD(a1), WORD(a2), ...", nothing for none (up to 32). */
-#define BPRINT__COMMA_WORD(n, a) , BPRINT__WORD(a)
+/* Floating point: a double (8 bytes, as float is passed) or a long double. */
+#define BPRINT__ISFP(x) _Generic((x), float: 1u, double: 1u, long double: 1u, default: 0u)
 
 /*
- * The argument sizes as site->argsig, their types as site->argchar; the
- * payload's size in bytes.  BPRINT__BITS(m, ...) is m(a) for each
- * argument a after the format, the last one in bit 0.
+ * The argument, evaluated once, as varargs would take it: the conditional
+ * decays an array and promotes a small integer or a bit-field, keeping
+ * every type printf takes.
  */
-#define BPRINT__BITS(m, ...) \
-	BPRINT__CAT(BPRINT__BITS_, BPRINT__NARGS(__VA_ARGS__))(m, __VA_ARGS__)
-#define BPRINT__SIG(...) BPRINT__BITS(BPRINT__IS8, __VA_ARGS__)
-#define BPRINT__CHARSIG(...) BPRINT__BITS(BPRINT__ISCH, __VA_ARGS__)
-#define BPRINT__BYTES(...) \
-	(4u * (BPRINT__NARGS(__VA_ARGS__) + \
-	       (unsigned)__builtin_popcount(BPRINT__SIG(__VA_ARGS__))))
+#define BPRINT__LOCAL(k, a) __typeof__(1 ? (a) : (a)) bprint__a##k = (a);
+
+#endif /* __cplusplus */
 
 /*
  * The ladders take the whole argument list, the format first ("...",
  * never ", ##__VA_ARGS__", which ISO C and C++ reject under -Wpedantic):
  * BPRINT__FIRST() is the format, BPRINT__NARGS() counts the arguments
- * after it, and BPRINT__MAPX(m, ...) calls m(n, a) for every argument a
- * after the format, n counting down from their number to 1 (a name for
- * each one's local).
+ * after it (up to 72, so that 65 to 72 meet the limit's assertion rather
+ * than errors of the ladders), and BPRINT__MAPX(n, m, ...) calls m(k, a)
+ * for every argument a after the format, k counting down from n to 1 (a
+ * name for each one's local).
  */
 #define BPRINT__FIRST(...) BPRINT__FIRST_(__VA_ARGS__, 0)
 #define BPRINT__FIRST_(f, ...) f
-#define BPRINT__MAPX(m, ...) \
-	BPRINT__CAT(BPRINT__MAPX_, BPRINT__NARGS(__VA_ARGS__))(m, __VA_ARGS__)
+#define BPRINT__MAPX(n, m, ...) BPRINT__CAT(BPRINT__MAPX_, n)(m, __VA_ARGS__)
 #define BPRINT__NARGS(...) BPRINT__NARGS_(__VA_ARGS__, \
-	64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, \
-	47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, \
-	30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, \
-	13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0)
-#define BPRINT__NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, \
-	a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, \
-	a30, a31, a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, \
-	a44, a45, a46, a47, a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, \
-	a58, a59, a60, a61, a62, a63, a64, \
+	72, 71, 70, 69, 68, 67, 66, 65, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, \
+	53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, \
+	34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, \
+	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0)
+#define BPRINT__NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, \
+	a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, \
+	a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, \
+	a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, \
+	a63, a64, a65, a66, a67, a68, a69, a70, a71, a72, \
 	n, ...) n
+#define BPRINT__BIG(n) BPRINT__CAT(BPRINT__BIG_, n)
+#define BPRINT__BIG_0 0
+#define BPRINT__BIG_1 0
+#define BPRINT__BIG_2 0
+#define BPRINT__BIG_3 0
+#define BPRINT__BIG_4 0
+#define BPRINT__BIG_5 0
+#define BPRINT__BIG_6 0
+#define BPRINT__BIG_7 0
+#define BPRINT__BIG_8 0
+#define BPRINT__BIG_9 0
+#define BPRINT__BIG_10 0
+#define BPRINT__BIG_11 0
+#define BPRINT__BIG_12 0
+#define BPRINT__BIG_13 0
+#define BPRINT__BIG_14 0
+#define BPRINT__BIG_15 0
+#define BPRINT__BIG_16 0
+#define BPRINT__BIG_17 0
+#define BPRINT__BIG_18 0
+#define BPRINT__BIG_19 0
+#define BPRINT__BIG_20 0
+#define BPRINT__BIG_21 0
+#define BPRINT__BIG_22 0
+#define BPRINT__BIG_23 0
+#define BPRINT__BIG_24 0
+#define BPRINT__BIG_25 0
+#define BPRINT__BIG_26 0
+#define BPRINT__BIG_27 0
+#define BPRINT__BIG_28 0
+#define BPRINT__BIG_29 0
+#define BPRINT__BIG_30 0
+#define BPRINT__BIG_31 0
+#define BPRINT__BIG_32 0
+#define BPRINT__BIG_33 1
+#define BPRINT__BIG_34 1
+#define BPRINT__BIG_35 1
+#define BPRINT__BIG_36 1
+#define BPRINT__BIG_37 1
+#define BPRINT__BIG_38 1
+#define BPRINT__BIG_39 1
+#define BPRINT__BIG_40 1
+#define BPRINT__BIG_41 1
+#define BPRINT__BIG_42 1
+#define BPRINT__BIG_43 1
+#define BPRINT__BIG_44 1
+#define BPRINT__BIG_45 1
+#define BPRINT__BIG_46 1
+#define BPRINT__BIG_47 1
+#define BPRINT__BIG_48 1
+#define BPRINT__BIG_49 1
+#define BPRINT__BIG_50 1
+#define BPRINT__BIG_51 1
+#define BPRINT__BIG_52 1
+#define BPRINT__BIG_53 1
+#define BPRINT__BIG_54 1
+#define BPRINT__BIG_55 1
+#define BPRINT__BIG_56 1
+#define BPRINT__BIG_57 1
+#define BPRINT__BIG_58 1
+#define BPRINT__BIG_59 1
+#define BPRINT__BIG_60 1
+#define BPRINT__BIG_61 1
+#define BPRINT__BIG_62 1
+#define BPRINT__BIG_63 1
+#define BPRINT__BIG_64 1
+#define BPRINT__BIG_65 1
+#define BPRINT__BIG_66 1
+#define BPRINT__BIG_67 1
+#define BPRINT__BIG_68 1
+#define BPRINT__BIG_69 1
+#define BPRINT__BIG_70 1
+#define BPRINT__BIG_71 1
+#define BPRINT__BIG_72 1
 #define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
 #define BPRINT__CAT_(a, b) a##b
 #define BPRINT__MAPX_0(m, f)
@@ -767,109 +707,52 @@ extern "C" {
 #define BPRINT__MAPX_30(m, f, a, ...) m(30, a) BPRINT__MAPX_29(m, f, __VA_ARGS__)
 #define BPRINT__MAPX_31(m, f, a, ...) m(31, a) BPRINT__MAPX_30(m, f, __VA_ARGS__)
 #define BPRINT__MAPX_32(m, f, a, ...) m(32, a) BPRINT__MAPX_31(m, f, __VA_ARGS__)
-/* More than 32 arguments: no plan, so never the words path; nothing. */
-#define BPRINT__MAPX_33(m, ...)
-#define BPRINT__MAPX_34(m, ...)
-#define BPRINT__MAPX_35(m, ...)
-#define BPRINT__MAPX_36(m, ...)
-#define BPRINT__MAPX_37(m, ...)
-#define BPRINT__MAPX_38(m, ...)
-#define BPRINT__MAPX_39(m, ...)
-#define BPRINT__MAPX_40(m, ...)
-#define BPRINT__MAPX_41(m, ...)
-#define BPRINT__MAPX_42(m, ...)
-#define BPRINT__MAPX_43(m, ...)
-#define BPRINT__MAPX_44(m, ...)
-#define BPRINT__MAPX_45(m, ...)
-#define BPRINT__MAPX_46(m, ...)
-#define BPRINT__MAPX_47(m, ...)
-#define BPRINT__MAPX_48(m, ...)
-#define BPRINT__MAPX_49(m, ...)
-#define BPRINT__MAPX_50(m, ...)
-#define BPRINT__MAPX_51(m, ...)
-#define BPRINT__MAPX_52(m, ...)
-#define BPRINT__MAPX_53(m, ...)
-#define BPRINT__MAPX_54(m, ...)
-#define BPRINT__MAPX_55(m, ...)
-#define BPRINT__MAPX_56(m, ...)
-#define BPRINT__MAPX_57(m, ...)
-#define BPRINT__MAPX_58(m, ...)
-#define BPRINT__MAPX_59(m, ...)
-#define BPRINT__MAPX_60(m, ...)
-#define BPRINT__MAPX_61(m, ...)
-#define BPRINT__MAPX_62(m, ...)
-#define BPRINT__MAPX_63(m, ...)
-#define BPRINT__MAPX_64(m, ...)
-#define BPRINT__BITS_0(m, f) 0u
-#define BPRINT__BITS_1(m, f, a) m(a)
-#define BPRINT__BITS_2(m, f, a, ...) (m(a) << 1 | BPRINT__BITS_1(m, f, __VA_ARGS__))
-#define BPRINT__BITS_3(m, f, a, ...) (m(a) << 2 | BPRINT__BITS_2(m, f, __VA_ARGS__))
-#define BPRINT__BITS_4(m, f, a, ...) (m(a) << 3 | BPRINT__BITS_3(m, f, __VA_ARGS__))
-#define BPRINT__BITS_5(m, f, a, ...) (m(a) << 4 | BPRINT__BITS_4(m, f, __VA_ARGS__))
-#define BPRINT__BITS_6(m, f, a, ...) (m(a) << 5 | BPRINT__BITS_5(m, f, __VA_ARGS__))
-#define BPRINT__BITS_7(m, f, a, ...) (m(a) << 6 | BPRINT__BITS_6(m, f, __VA_ARGS__))
-#define BPRINT__BITS_8(m, f, a, ...) (m(a) << 7 | BPRINT__BITS_7(m, f, __VA_ARGS__))
-#define BPRINT__BITS_9(m, f, a, ...) (m(a) << 8 | BPRINT__BITS_8(m, f, __VA_ARGS__))
-#define BPRINT__BITS_10(m, f, a, ...) (m(a) << 9 | BPRINT__BITS_9(m, f, __VA_ARGS__))
-#define BPRINT__BITS_11(m, f, a, ...) (m(a) << 10 | BPRINT__BITS_10(m, f, __VA_ARGS__))
-#define BPRINT__BITS_12(m, f, a, ...) (m(a) << 11 | BPRINT__BITS_11(m, f, __VA_ARGS__))
-#define BPRINT__BITS_13(m, f, a, ...) (m(a) << 12 | BPRINT__BITS_12(m, f, __VA_ARGS__))
-#define BPRINT__BITS_14(m, f, a, ...) (m(a) << 13 | BPRINT__BITS_13(m, f, __VA_ARGS__))
-#define BPRINT__BITS_15(m, f, a, ...) (m(a) << 14 | BPRINT__BITS_14(m, f, __VA_ARGS__))
-#define BPRINT__BITS_16(m, f, a, ...) (m(a) << 15 | BPRINT__BITS_15(m, f, __VA_ARGS__))
-#define BPRINT__BITS_17(m, f, a, ...) (m(a) << 16 | BPRINT__BITS_16(m, f, __VA_ARGS__))
-#define BPRINT__BITS_18(m, f, a, ...) (m(a) << 17 | BPRINT__BITS_17(m, f, __VA_ARGS__))
-#define BPRINT__BITS_19(m, f, a, ...) (m(a) << 18 | BPRINT__BITS_18(m, f, __VA_ARGS__))
-#define BPRINT__BITS_20(m, f, a, ...) (m(a) << 19 | BPRINT__BITS_19(m, f, __VA_ARGS__))
-#define BPRINT__BITS_21(m, f, a, ...) (m(a) << 20 | BPRINT__BITS_20(m, f, __VA_ARGS__))
-#define BPRINT__BITS_22(m, f, a, ...) (m(a) << 21 | BPRINT__BITS_21(m, f, __VA_ARGS__))
-#define BPRINT__BITS_23(m, f, a, ...) (m(a) << 22 | BPRINT__BITS_22(m, f, __VA_ARGS__))
-#define BPRINT__BITS_24(m, f, a, ...) (m(a) << 23 | BPRINT__BITS_23(m, f, __VA_ARGS__))
-#define BPRINT__BITS_25(m, f, a, ...) (m(a) << 24 | BPRINT__BITS_24(m, f, __VA_ARGS__))
-#define BPRINT__BITS_26(m, f, a, ...) (m(a) << 25 | BPRINT__BITS_25(m, f, __VA_ARGS__))
-#define BPRINT__BITS_27(m, f, a, ...) (m(a) << 26 | BPRINT__BITS_26(m, f, __VA_ARGS__))
-#define BPRINT__BITS_28(m, f, a, ...) (m(a) << 27 | BPRINT__BITS_27(m, f, __VA_ARGS__))
-#define BPRINT__BITS_29(m, f, a, ...) (m(a) << 28 | BPRINT__BITS_28(m, f, __VA_ARGS__))
-#define BPRINT__BITS_30(m, f, a, ...) (m(a) << 29 | BPRINT__BITS_29(m, f, __VA_ARGS__))
-#define BPRINT__BITS_31(m, f, a, ...) (m(a) << 30 | BPRINT__BITS_30(m, f, __VA_ARGS__))
-#define BPRINT__BITS_32(m, f, a, ...) (m(a) << 31 | BPRINT__BITS_31(m, f, __VA_ARGS__))
-#define BPRINT__BITS_33(...) 0u
-#define BPRINT__BITS_34(...) 0u
-#define BPRINT__BITS_35(...) 0u
-#define BPRINT__BITS_36(...) 0u
-#define BPRINT__BITS_37(...) 0u
-#define BPRINT__BITS_38(...) 0u
-#define BPRINT__BITS_39(...) 0u
-#define BPRINT__BITS_40(...) 0u
-#define BPRINT__BITS_41(...) 0u
-#define BPRINT__BITS_42(...) 0u
-#define BPRINT__BITS_43(...) 0u
-#define BPRINT__BITS_44(...) 0u
-#define BPRINT__BITS_45(...) 0u
-#define BPRINT__BITS_46(...) 0u
-#define BPRINT__BITS_47(...) 0u
-#define BPRINT__BITS_48(...) 0u
-#define BPRINT__BITS_49(...) 0u
-#define BPRINT__BITS_50(...) 0u
-#define BPRINT__BITS_51(...) 0u
-#define BPRINT__BITS_52(...) 0u
-#define BPRINT__BITS_53(...) 0u
-#define BPRINT__BITS_54(...) 0u
-#define BPRINT__BITS_55(...) 0u
-#define BPRINT__BITS_56(...) 0u
-#define BPRINT__BITS_57(...) 0u
-#define BPRINT__BITS_58(...) 0u
-#define BPRINT__BITS_59(...) 0u
-#define BPRINT__BITS_60(...) 0u
-#define BPRINT__BITS_61(...) 0u
-#define BPRINT__BITS_62(...) 0u
-#define BPRINT__BITS_63(...) 0u
-#define BPRINT__BITS_64(...) 0u
+#define BPRINT__MAPX_33(m, f, a, ...) m(33, a) BPRINT__MAPX_32(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_34(m, f, a, ...) m(34, a) BPRINT__MAPX_33(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_35(m, f, a, ...) m(35, a) BPRINT__MAPX_34(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_36(m, f, a, ...) m(36, a) BPRINT__MAPX_35(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_37(m, f, a, ...) m(37, a) BPRINT__MAPX_36(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_38(m, f, a, ...) m(38, a) BPRINT__MAPX_37(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_39(m, f, a, ...) m(39, a) BPRINT__MAPX_38(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_40(m, f, a, ...) m(40, a) BPRINT__MAPX_39(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_41(m, f, a, ...) m(41, a) BPRINT__MAPX_40(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_42(m, f, a, ...) m(42, a) BPRINT__MAPX_41(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_43(m, f, a, ...) m(43, a) BPRINT__MAPX_42(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_44(m, f, a, ...) m(44, a) BPRINT__MAPX_43(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_45(m, f, a, ...) m(45, a) BPRINT__MAPX_44(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_46(m, f, a, ...) m(46, a) BPRINT__MAPX_45(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_47(m, f, a, ...) m(47, a) BPRINT__MAPX_46(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_48(m, f, a, ...) m(48, a) BPRINT__MAPX_47(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_49(m, f, a, ...) m(49, a) BPRINT__MAPX_48(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_50(m, f, a, ...) m(50, a) BPRINT__MAPX_49(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_51(m, f, a, ...) m(51, a) BPRINT__MAPX_50(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_52(m, f, a, ...) m(52, a) BPRINT__MAPX_51(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_53(m, f, a, ...) m(53, a) BPRINT__MAPX_52(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_54(m, f, a, ...) m(54, a) BPRINT__MAPX_53(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_55(m, f, a, ...) m(55, a) BPRINT__MAPX_54(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_56(m, f, a, ...) m(56, a) BPRINT__MAPX_55(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_57(m, f, a, ...) m(57, a) BPRINT__MAPX_56(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_58(m, f, a, ...) m(58, a) BPRINT__MAPX_57(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_59(m, f, a, ...) m(59, a) BPRINT__MAPX_58(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_60(m, f, a, ...) m(60, a) BPRINT__MAPX_59(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_61(m, f, a, ...) m(61, a) BPRINT__MAPX_60(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_62(m, f, a, ...) m(62, a) BPRINT__MAPX_61(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_63(m, f, a, ...) m(63, a) BPRINT__MAPX_62(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_64(m, f, a, ...) m(64, a) BPRINT__MAPX_63(m, f, __VA_ARGS__)
+/* Past the limit: the static assertion says so, nothing else fails. */
+#define BPRINT__MAPX_65(...)
+#define BPRINT__MAPX_66(...)
+#define BPRINT__MAPX_67(...)
+#define BPRINT__MAPX_68(...)
+#define BPRINT__MAPX_69(...)
+#define BPRINT__MAPX_70(...)
+#define BPRINT__MAPX_71(...)
+#define BPRINT__MAPX_72(...)
 
 /* trace_puts(str) of <bprint.h>. */
 #define BPRINT__PUTS(str)							\
 	do {									\
-		BPRINT__SITE(bprint__site, str, BPRINT__SITE_PUTS, 0u, 255u, 0u); \
+		BPRINT__SITE(bprint__site, str, BPRINT__SITE_PUTS, 255u, 0u, 0u, 0u); \
 		if (__builtin_expect(bprint__site.enabled, 1))			\
 			bprint__puts(&bprint__site, str);			\
 	} while (0)
@@ -890,12 +773,12 @@ __attribute__((destructor, used)) static void bprint__unregister_object(void)
 }
 
 /*
- * What call sites compiled against BPRINT__LAYOUT 3 hold the library to
+ * What call sites compiled against BPRINT__LAYOUT 4 hold the library to
  * (LP64).  A change here is a new layout: raise BPRINT__LAYOUT with it.
  */
 #if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
-_Static_assert(BPRINT__LAYOUT == 3, "these asserts pin layout 3");
-_Static_assert(sizeof(struct bprint_site) == 64, "bprint_site");
+_Static_assert(BPRINT__LAYOUT == 4, "these asserts pin layout 4");
+_Static_assert(sizeof(struct bprint_site) == 80, "bprint_site");
 _Static_assert(__builtin_offsetof(struct bprint_site, layout) == 4, "the head: layout");
 _Static_assert(__builtin_offsetof(struct bprint_site, enabled) == 6, "the head: enabled");
 _Static_assert(__builtin_offsetof(struct bprint_site, line) == 8, "the head: line");
@@ -903,10 +786,12 @@ _Static_assert(__builtin_offsetof(struct bprint_site, id) == 12, "the head: id")
 _Static_assert(__builtin_offsetof(struct bprint_site, file) == 16, "the head: file");
 _Static_assert(__builtin_offsetof(struct bprint_site, plan) == 40, "bprint_site.plan");
 _Static_assert(__builtin_offsetof(struct bprint_site, head) == 48, "bprint_site.head");
-_Static_assert(__builtin_offsetof(struct bprint_site, flags) == 56, "bprint_site.flags");
-_Static_assert(__builtin_offsetof(struct bprint_site, nargs) == 58, "bprint_site.nargs");
-_Static_assert(__builtin_offsetof(struct bprint_site, argstar) == 59, "bprint_site.argstar");
-_Static_assert(__builtin_offsetof(struct bprint_site, argchar) == 60, "bprint_site.argchar");
+_Static_assert(__builtin_offsetof(struct bprint_site, flags) == 52, "bprint_site.flags");
+_Static_assert(__builtin_offsetof(struct bprint_site, nargs) == 54, "bprint_site.nargs");
+_Static_assert(__builtin_offsetof(struct bprint_site, argstar) == 55, "bprint_site.argstar");
+_Static_assert(__builtin_offsetof(struct bprint_site, argsig) == 56, "bprint_site.argsig");
+_Static_assert(__builtin_offsetof(struct bprint_site, argchar) == 64, "bprint_site.argchar");
+_Static_assert(__builtin_offsetof(struct bprint_site, argfp) == 72, "bprint_site.argfp");
 _Static_assert(sizeof(struct bprint__tls) == 56, "bprint__tls");
 _Static_assert(__builtin_offsetof(struct bprint__tls, end) == 8, "bprint__tls.end");
 _Static_assert(__builtin_offsetof(struct bprint__tls, rec) == 16, "bprint__tls.rec");

@@ -13,15 +13,34 @@ struct arg_source {
 	va_list *ap;
 	const uint64_t *words;
 	size_t left;		/* words not yet taken */
+	uint64_t ldouble;	/* which words hold a long double's address, bit 0 the first */
 };
 
-/* The next word; 0 once they have run out (a caller's miscount, never a read past them). */
-static inline uint64_t next_word(struct arg_source *src)
+/*
+ * The next word; 0 once they have run out (a caller's miscount, never a
+ * read past them).  *is_ld: the word is a long double's address, which
+ * only take_ldouble() uses (any other conversion gets 0 for it).
+ */
+static inline uint64_t next_word_ld(struct arg_source *src, bool *is_ld)
 {
+	uint64_t w;
+
+	*is_ld = false;
 	if (src->left == 0)
 		return 0;
 	src->left--;
-	return *src->words++;
+	w = *src->words++;
+	*is_ld = src->ldouble & 1u;
+	src->ldouble >>= 1;
+	return w;
+}
+
+static inline uint64_t next_word(struct arg_source *src)
+{
+	bool is_ld;
+	uint64_t w = next_word_ld(src, &is_ld);
+
+	return is_ld ? 0 : w;
 }
 
 static inline int32_t take_int(struct arg_source *src)
@@ -55,13 +74,16 @@ static inline double take_double(struct arg_source *src)
 	return d;
 }
 
-/* Words carry no long double (format/words.h): such a call never comes as words. */
+/* A long double travels as its address, in a word its mask marks; any other word gives 0. */
 static inline long double take_ldouble(struct arg_source *src)
 {
+	bool is_ld;
+	uint64_t w;
+
 	if (src->ap)
 		return va_arg(*src->ap, long double);
-	(void)next_word(src);
-	return 0;
+	w = next_word_ld(src, &is_ld);
+	return is_ld && w ? *(const long double *)(uintptr_t)w : 0;
 }
 
 static inline __attribute__((always_inline)) int
@@ -128,9 +150,10 @@ int bp_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 	return n;
 }
 
-int bp_words_snprintf(char *buf, size_t size, const char *fmt, const uint64_t *words, size_t n)
+int bp_words_snprintf(char *buf, size_t size, const char *fmt, const uint64_t *words, size_t n,
+		      uint64_t ldouble)
 {
-	struct arg_source src = { .ap = NULL, .words = words, .left = n };
+	struct arg_source src = { .ap = NULL, .words = words, .left = n, .ldouble = ldouble };
 
 	return format_loop(buf, size, fmt, &src);
 }

@@ -4,7 +4,9 @@
  * (include/bprint/internal.h, BPRINT__WORD): an integer's value (a 4-byte
  * one sign- or zero-extended as its type is), a double's bits, a
  * pointer's address, a string's address.  A long double cannot travel as
- * a word; a plan with one never gets here.
+ * a word; a plan with one never gets here (bp_words_pack()), and the
+ * text of one (bp_words_snprintf()) takes its address, in a word the
+ * caller marks.
  *
  * bp_words_pack() makes from words the block that bp_vbin_printf_plan()
  * makes from a va_list, byte for byte, into a bounded destination, and
@@ -16,7 +18,10 @@
  * of bytes the string held, never past its bound.
  *
  * bp_words_snprintf() is bp_vsnprintf() with its arguments as words: the
- * text of a record too long for the ring.
+ * text of a record too long for the ring, or of a call with no plan.  The
+ * n words are all it reads: a conversion past them prints 0 (a %s
+ * "(null)").  Bit i of ldouble set: word i is the address of a long
+ * double (for %Lf); any other conversion of that word prints 0.
  */
 #ifndef BP_FORMAT_WORDS_H
 #define BP_FORMAT_WORDS_H
@@ -127,6 +132,7 @@ static inline uint32_t bp_words_pack(unsigned char *d, uint32_t room,
 }
 
 /* The text bp_vsnprintf() makes, from n words. */
-int bp_words_snprintf(char *buf, size_t size, const char *fmt, const uint64_t *words, size_t n);
+int bp_words_snprintf(char *buf, size_t size, const char *fmt, const uint64_t *words, size_t n,
+		      uint64_t ldouble);
 
 #endif /* BP_FORMAT_WORDS_H */

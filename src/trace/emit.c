@@ -34,10 +34,12 @@
  */
 #include "trace/clock.h"
 #include "trace/cpu.h"
+#include "trace/emit.h"
 #include "trace/fmtcache.h"
 #include "trace/site.h"
 #include "trace/thread.h"
 #include "trace/tracer.h"
+#include "trace/window.h"
 #include "format/words.h"
 
 #include <stdbool.h>
@@ -51,6 +53,8 @@ _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "written as a plain
 
 /* A program that traces gets the start-up (src/runtime/start.c) and its constructor. */
 __attribute__((used)) static const char *const link_init = &bp_init_anchor;
+/* And every call site's calls (trace/call.c), for the objects it dlopen()s. */
+__attribute__((used)) static void (*const link_calls)(struct bprint_site *, ...) = bprint__call;
 
 static inline void count_drop(_Atomic uint64_t *counter)
 {
@@ -85,21 +89,48 @@ static inline void *reserve(struct bp_thread_ring *r, uint32_t payload_bytes,
 	return bp_ring_reserve(&r->w, payload_bytes, user, ts);
 }
 
+/* A text record being written: what to format into, and whether it is cut. */
+struct text_rec {
+	char *p;
+	size_t size;		/* the text's bytes, its NUL included */
+	uint32_t full;		/* cut: the whole message's length; else 0 */
+};
+
 /*
- * Reserve a text record for a message of n characters (n < 0: none),
- * cut to what one record holds; *size is what to format into.
+ * Reserve a text record for a message of n characters (n < 0: none).  A
+ * message longer than one record holds is cut to what it holds with the
+ * cut trailer (trace/record.h), which commit_text() writes.
  */
-static char *reserve_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, int n,
-			  size_t *size)
+static bool reserve_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, int n,
+			 struct text_rec *t)
 {
 	uint32_t max = bp_ring_max_payload(&r->w) - 4;	/* room for the CPU prefix */
+	uint32_t bytes;
 
 	if (n < 0)
 		n = 0;
-	if ((uint32_t)n + 1 > max)
-		n = (int)max - 1;	/* truncated to what one record holds */
-	*size = (size_t)n + 1;
-	return reserve(r, (uint32_t)n + 1, id | BP_REC_TEXT, ts);
+	t->full = 0;
+	if ((uint32_t)n + 1 > max) {
+		t->full = (uint32_t)n;
+		n = (int)((max - 8u) & ~3u) - 1;	/* the text, its NUL and the trailer */
+	}
+	t->size = (size_t)n + 1;
+	bytes = t->full ? (((uint32_t)t->size + 3u) & ~3u) + 8u : (uint32_t)t->size;
+	t->p = reserve(r, bytes, id | BP_REC_TEXT, ts);
+	return t->p != NULL;
+}
+
+/* The cut trailer after the text's padding, if cut; then publish. */
+static void commit_text(struct bp_thread_ring *r, const struct text_rec *t)
+{
+	if (t->full) {
+		size_t end = (t->size + 3u) & ~(size_t)3u;
+		const uint32_t trailer[2] = { BP_REC_CUT_MAGIC, t->full };
+
+		memset(t->p + t->size, 0, end - t->size);
+		memcpy(t->p + end, trailer, sizeof(trailer));
+	}
+	bp_ring_commit(&r->w);
 }
 
 /* A text record: the message formatted now (non-constant formats, huge blocks). */
@@ -107,17 +138,17 @@ __attribute__((format(printf, 4, 0)))
 static void emit_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts,
 		      const char *fmt, va_list ap)
 {
+	struct text_rec t;
 	va_list aq;
-	size_t size;
-	char *p;
+	bool ok;
 
 	va_copy(aq, ap);
-	p = reserve_text(r, id, ts, bp_vsnprintf(NULL, 0, fmt, aq), &size);
+	ok = reserve_text(r, id, ts, bp_vsnprintf(NULL, 0, fmt, aq), &t);
 	va_end(aq);
-	if (!p)
+	if (!ok)
 		return;
-	bp_vsnprintf(p, size, fmt, ap);
-	bp_ring_commit(&r->w);
+	bp_vsnprintf(t.p, t.size, fmt, ap);
+	commit_text(r, &t);
 }
 
 /* Ring 0's writer catches up with what the inline path wrote. */
@@ -179,8 +210,7 @@ static inline void leave(struct bp_thread *t, unsigned level)
 	bprint__tls.nest = level;
 }
 
-__attribute__((format(printf, 2, 0)))
-static void emit(struct bprint_site *site, const char *fmt, va_list ap)
+void bp_emit_va(struct bprint_site *site, const char *fmt, va_list ap)
 {
 	struct bp_thread *t = bp_self;
 	struct bp_thread_ring *r;
@@ -239,42 +269,82 @@ void bprint__printk(struct bprint_site *site, const char *fmt, ...)
 	if (!bp_tracing_is_on())
 		return;
 	va_start(ap, fmt);
-	emit(site, fmt, ap);
+	bp_emit_va(site, fmt, ap);
 	va_end(ap);
 }
 
 /*
- * The words path's try on the TLS window, for sites the call site cannot
- * write itself (strings, %c, argument sizes other than the plan's): what
- * bprint__reserve() and bprint__commit() do inline, for a record whose
- * length is known only once its strings are copied.  The block is packed
- * straight into the page, the head written last; nothing is visible
- * before the commit.  Returns false, with nothing written, for anything
- * the slow path must do (no window, no room, CPU changed, time extend,
- * nested, not the TSC).
+ * The words path's try on the TLS window (trace/window.h), for sites the
+ * call site cannot write itself (strings, %c, argument sizes other than
+ * the plan's), for a record whose length is known only once its strings
+ * are copied.  The block is packed straight into the page, the length
+ * written last; nothing is visible before the commit.  Returns false,
+ * with nothing written, for anything the slow path must do (no window,
+ * no room, CPU changed, time extend, nested, not the TSC).
  */
 __attribute__((always_inline))
 static inline bool window_write(uint32_t id, const struct bp_arg_plan *plan,
 				const uint64_t *words)
 {
-#if defined(__x86_64__)
-	struct bprint__vslot slot;
-	unsigned char *p = bprint__reserve_var(plan->fixed_words * 4u, &slot);
-	uint32_t bytes;
+	uint32_t room, bytes;
+	unsigned char *p = bp_window_open_var(id << BP_RING_HEAD_USER_SHIFT,
+					      plan->fixed_words * 4u, &room, NULL);
 
 	if (!p)
 		return false;
-	bytes = bp_words_pack(p, slot.room, plan, words);
+	bytes = bp_words_pack(p, room, plan, words);
 	if (bytes == BP_WORDS_NO_ROOM) {
-		bprint__abandon();
+		bp_window_drop();
 		return false;
 	}
-	bprint__commit_len(id << BP_RING_HEAD_USER_SHIFT, &slot, bytes);	/* nest back to 0 */
+	bp_window_close_var(bytes);	/* nest back to 0 */
 	return true;
-#else
-	(void)id, (void)plan, (void)words;
-	return false;
-#endif
+}
+
+/*
+ * A record the window could not take (its page full, the CPU changed, a
+ * time extend), of exactly bytes of payload, so that the call site writes
+ * it all the same (trace/window.h): reserved through ring 0's writer (a
+ * page switch, a CPU prefix, a time extend), the thread still in its
+ * nest count of 1, which the open took; bp_emit_refill_close() commits it.
+ * A record the ring discards (counted there) is written to a scratch
+ * buffer and dropped at its close.  NULL (the nest count back to 0) for a
+ * thread with no rings yet: the call goes out of line.
+ */
+static __thread unsigned char refill_scratch[BP_SITE_WORDS_MAX * 4]
+	__attribute__((tls_model("initial-exec"), aligned(8)));
+
+unsigned char *bp_emit_refill(uint32_t head, uint32_t bytes)
+{
+	struct bp_thread *t = bp_self;
+	uint32_t *p;
+
+	if (__builtin_expect(!t, 0) || bytes > sizeof(refill_scratch)) {
+		atomic_signal_fence(memory_order_seq_cst);
+		bprint__tls.nest = 0;
+		return NULL;
+	}
+	window_pull(t);
+	p = reserve(&t->ring[0], bytes, head >> BP_RING_HEAD_USER_SHIFT, bp_clock_now());
+	if (!p) {
+		bp_thread_window_push(t);
+		bprint__tls.pending = BP_WINDOW_DISCARDED;
+		return refill_scratch;
+	}
+	bprint__tls.pending = BP_WINDOW_RING;
+	return (unsigned char *)p;
+}
+
+void bp_emit_refill_close(uint32_t pending)
+{
+	struct bp_thread *t = bp_self;
+
+	if (pending != BP_WINDOW_DISCARDED) {
+		bp_ring_commit(&t->ring[0].w);
+		bp_thread_window_push(t);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	bprint__tls.nest = 0;
 }
 
 /* Pack a scalar-only plan (BPRINT__SITE_FAST): 4-byte slots take the word's low half. */
@@ -292,17 +362,20 @@ static inline void pack_scalars(uint32_t *p, const struct bp_arg_plan *plan, con
 	}
 }
 
-/* A text record made from words: the record that cannot hold the block. */
+/*
+ * A text record made from words: the record that cannot hold the block,
+ * or a call with no plan.  ldouble: which words hold a long double's
+ * address (format/words.h).
+ */
 static void emit_words_text(struct bp_thread_ring *r, uint32_t id, uint64_t ts, const char *fmt,
-			    const uint64_t *words, size_t nwords)
+			    const uint64_t *words, size_t nwords, uint64_t ldouble)
 {
-	size_t size;
-	char *p = reserve_text(r, id, ts, bp_words_snprintf(NULL, 0, fmt, words, nwords), &size);
+	struct text_rec t;
 
-	if (!p)
+	if (!reserve_text(r, id, ts, bp_words_snprintf(NULL, 0, fmt, words, nwords, ldouble), &t))
 		return;
-	bp_words_snprintf(p, size, fmt, words, nwords);
-	bp_ring_commit(&r->w);
+	bp_words_snprintf(t.p, t.size, fmt, words, nwords, ldouble);
+	commit_text(r, &t);
 }
 
 /*
@@ -337,7 +410,7 @@ static void ring_write(struct bp_thread_ring *r, uint32_t id, const struct bp_ar
 		uint32_t bytes = bp_words_pack((unsigned char *)block, max, plan, words);
 
 		if (bytes == BP_WORDS_NO_ROOM) {
-			emit_words_text(r, id, ts, fmt, words, plan->nargs);
+			emit_words_text(r, id, ts, fmt, words, plan->nargs, 0);
 		} else if ((p = reserve(r, bytes, id, ts))) {
 			memcpy(p, block, bytes);
 			bp_ring_commit(&r->w);
@@ -363,26 +436,44 @@ static void printk_words_ring(struct bprint_site *site, const uint64_t *words)
 	leave(t, level);
 }
 
-/*
- * Sites whose arguments come as words (BPRINT__SITE_WORDS): what
- * bprint__reserve() could not write inline, sites with strings or %c, and
- * sites whose argument sizes differ from the plan's.  The block is the
- * one bp_vbin_printf_plan() makes.  A site the call site cannot pack
- * tries the window first, in this function's straight line; the rest,
- * and what the window cannot take, goes through ring 0's writer, out of
- * line, so that the window's try saves no registers it does not use.  A
- * site the call site packs (FAST, CHARS) tried the window already: here
- * it would fail for the same reason, and copy its strings once more.
- */
-void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
+/* A text record of fmt from n words, through ring 0's writer. */
+__attribute__((noinline))
+static void words_text(uint32_t id, const char *fmt, const uint64_t *words, size_t n,
+		       uint64_t ldouble)
 {
-	if (!bp_tracing_is_on())
+	struct bp_thread *t = bp_self;
+	struct bp_thread_ring *r;
+	unsigned level;
+
+	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
-	/* Only a registered site has a plan: never read another layout's.
-	 * The call site saw flags that another thread's registration set
-	 * before the id: it waits for that registration here. */
-	if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0) && !register_now(site))
+	level = bprint__tls.nest;
+	r = enter(t, level);
+	if (r)
+		emit_words_text(r, id, bp_clock_now(), fmt, words, n, ldouble);
+	leave(t, level);
+}
+
+/*
+ * A registered constant-format site's call, its arguments as words.  A
+ * site whose words its plan takes (BPRINT__SITE_WORDS) gets the block
+ * bp_vbin_printf_plan() makes: what bprint__reserve() could not write
+ * inline, sites with strings or %c, and sites whose argument sizes differ
+ * from the plan's.  A site the call site cannot pack tries the window
+ * first, in this function's straight line; the rest, and what the window
+ * cannot take, goes through ring 0's writer, out of line, so that the
+ * window's try saves no registers it does not use.  A site the call site
+ * packs (FAST, CHARS) tried the window already: here it would fail for
+ * the same reason, and copy its strings once more.  Any other site (no
+ * plan: more than 32 arguments; a plan that takes other arguments than
+ * the call passed) gets a text record of the words it passed.
+ */
+void bp_emit_site_words(struct bprint_site *site, const uint64_t *words)
+{
+	if (__builtin_expect(!(site->flags & BPRINT__SITE_WORDS), 0)) {
+		words_text(site->id, site->format, words, site->nargs, 0);
 		return;
+	}
 	if (!(site->flags & (BPRINT__SITE_FAST | BPRINT__SITE_CHARS)) &&
 	    window_write(site->id, site->plan, words))
 		return;
@@ -390,15 +481,15 @@ void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
 }
 
 /*
- * A runtime format with its arguments as words (BPRINT__RUNTIME_WORDS):
- * the derived site's plan (fmtcache.h), when the words the call site
- * compiled are the ones that plan takes, packs them as
- * bprint__printk_words() does, under the derived site's id; anything else
- * (no plan, a bound reached, a busy lock, arguments that do not match) is
- * a text record formatted from the words.
+ * A runtime format's call, its n arguments as words: the derived site's
+ * plan (fmtcache.h), when the words the call site passed are the ones
+ * that plan takes, packs them as site_words() does, under the derived
+ * site's id; anything else (no plan, a bound reached, a busy lock,
+ * arguments that do not match) is a text record formatted from the
+ * words, the format's conversions past them printing 0.
  */
-void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
-				 const uint64_t *words)
+void bp_emit_runtime_words(struct bprint_site *site, const char *fmt, const uint64_t *words,
+			   size_t n, uint64_t ldouble)
 {
 	struct bp_thread *t = bp_self;
 	const struct bp_arg_plan *plan;
@@ -406,16 +497,12 @@ void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
 	uint32_t id = site->id;
 	unsigned level;
 
-	if (!bp_tracing_is_on())
-		return;
-	if (__builtin_expect(id - 1u >= BP_SITE_MAX, 0) && !(id = register_now(site)))
-		return;
 	if (__builtin_expect(!t, 0) && !(t = bp_thread_self_slow()))
 		return;
 	level = bprint__tls.nest;
 	/* an outermost call may learn a format; a nested one is a signal handler's */
 	plan = bp_fmtcache_plan(fmt, &id, level == 0);
-	if (plan && !bp_site_takes_words(plan, site))
+	if (plan && (ldouble || !bp_site_takes_words(plan, site)))
 		plan = NULL;
 	if (plan && window_write(id, plan, words))
 		return;
@@ -424,10 +511,34 @@ void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
 		if (plan)
 			ring_write(r, id, plan, fmt, words, false);
 		else
-			emit_words_text(r, id, bp_clock_now(), fmt, words,
-					site->nargs <= BP_PLAN_MAX_ARGS ? site->nargs : 0);
+			emit_words_text(r, id, bp_clock_now(), fmt, words, n, ldouble);
 	}
 	leave(t, level);
+}
+
+bool bp_emit_ready(struct bprint_site *site)
+{
+	if (!bp_tracing_is_on())
+		return false;
+	/* Only a registered site's fields past the head may be read.  The
+	 * call site saw flags that another thread's registration set before
+	 * the id: it waits for that registration here. */
+	return __builtin_expect(site->id - 1u < BP_SITE_MAX, 1) || register_now(site);
+}
+
+/* Layout 3's entries (include/bprint/internal.h): words as its call sites passed them. */
+void bprint__printk_words(struct bprint_site *site, const uint64_t *words)
+{
+	if (bp_emit_ready(site))
+		bp_emit_site_words(site, words);
+}
+
+void bprint__printk_format_words(struct bprint_site *site, const char *fmt,
+				 const uint64_t *words)
+{
+	if (bp_emit_ready(site) && fmt)
+		bp_emit_runtime_words(site, fmt, words,
+			      site->nargs <= BP_PLAN_MAX_ARGS ? site->nargs : 0, 0);
 }
 
 /*

@@ -5,6 +5,35 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * A function: its whole name ("Conn::opened", "ns::sum<int>"), or a C++
+ * one's own name without its scope ("opened", "sum<int>") or template
+ * arguments ("sum").
+ */
+static bool func_matches(const char *pattern, const char *func)
+{
+	char own[4096];
+	const char *name = func;
+	int depth = 0;
+
+	if (!fnmatch(pattern, func, 0))
+		return true;
+	for (const char *p = func; *p; p++) {
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth > 0)
+			depth--;
+		else if (depth == 0 && p[0] == ':' && p[1] == ':')
+			name = p + 2;
+	}
+	if (name == func && !strchr(func, '<'))
+		return false;	/* a C function: its name is all there is */
+	if (!fnmatch(pattern, name, 0))
+		return true;
+	snprintf(own, sizeof(own), "%.*s", (int)strcspn(name, "<"), name);
+	return own[0] && strcmp(own, name) && !fnmatch(pattern, own, 0);
+}
+
 bool bp_site_pattern_matches(const char *pattern, const struct bprint_site *s)
 {
 	char where[4096 + 16];
@@ -25,5 +54,5 @@ bool bp_site_pattern_matches(const char *pattern, const struct bprint_site *s)
 		return s->format && !fnmatch(pattern + 4, s->format, 0);
 	if (!strncmp(pattern, "func:", 5))
 		pattern += 5;
-	return s->func && !fnmatch(pattern, s->func, 0);
+	return s->func && func_matches(pattern, s->func);
 }

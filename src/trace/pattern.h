@@ -3,7 +3,9 @@
  * bprint_disable() and `bprint report --site`:
  *   file:GLOB        the source file, or its base name
  *   line:FILE:LINE   FILE:LINE as a glob, with the base name or the path
- *   func:GLOB        the function
+ *   func:GLOB        the function: a C++ one's qualified name ("Conn::opened"),
+ *                    or its own name ("opened"), with or without its
+ *                    template arguments ("sum<int>", "sum")
  *   fmt:GLOB         the format
  *   GLOB             a bare glob: the function
  */

@@ -13,15 +13,28 @@ size_t bp_record_message(char *buf, size_t size, const struct bp_record_args *a,
 		*exact = 0;
 	if (a->text) {
 		/* Text made at trace time; nothing guarantees its NUL. */
-		size_t len = strnlen((const char *)a->words, a->nwords * 4);
+		size_t len = a->nwords ? strnlen((const char *)a->words, a->nwords * 4) : 0;
+		char mark[64];
+		size_t m = a->cut ? (size_t)bp_snprintf(mark, sizeof(mark), BP_REC_CUT_TEXT,
+							 (unsigned)len, (unsigned)a->cut) : 0;
 
-		if (len >= size)
-			len = size - 1;
-		memcpy(buf, a->words, len);
-		buf[len] = '\0';
+		/* the cut's mark always shows, the text before it cut to make
+		 * room; it says how much of the message the text shows */
+		if (m >= size)
+			m = 0;
+		if (len + m >= size) {
+			len = size - 1 - m;
+			if (m)	/* fewer digits, if any change: it still fits */
+				m = (size_t)bp_snprintf(mark, sizeof(mark), BP_REC_CUT_TEXT,
+							(unsigned)len, (unsigned)a->cut);
+		}
+		if (len)
+			memcpy(buf, a->words, len);
+		memcpy(buf + len, mark, m);
+		buf[len + m] = '\0';
 		if (exact)
-			*exact = len < a->nwords * 4 && len + 1 < size;
-		return len;
+			*exact = !a->cut && len < a->nwords * 4 && len + 1 < size;
+		return len + m;
 	}
 	if (!site)
 		n = bp_snprintf(buf, size, "<unknown call site %u>", a->site_id);

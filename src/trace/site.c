@@ -15,6 +15,7 @@
 #include "trace/site.h"
 
 #include "trace/backing.h"
+#include "trace/funcname.h"
 #include "trace/pattern.h"
 #include "ring/ring.h"
 
@@ -160,7 +161,7 @@ static char *copy_string(const char *s)
 }
 
 /* Argument i's bit in a call site's argsig or argchar (bit 0 is its last argument). */
-static inline bool arg_bit(uint32_t mask, const struct bprint_site *site, unsigned i)
+static inline bool arg_bit(uint64_t mask, const struct bprint_site *site, unsigned i)
 {
 	return (mask >> (site->nargs - 1u - i)) & 1u;
 }
@@ -431,7 +432,7 @@ static uint32_t register_locked(struct bprint_site *site)
 	e->copy = *site;
 	e->copy.format = copy_string(site->format);
 	e->copy.file = copy_string(site->file);
-	e->copy.func = copy_string(site->func);
+	e->copy.func = bp_func_name_dup(site->func);	/* C++: the qualified name */
 	e->copy.id = id;
 	e->live = site;
 	/*
@@ -474,7 +475,7 @@ static uint32_t register_locked(struct bprint_site *site)
 	e->copy.argstar = site->argstar;
 	/* S5: plan, head and flags before enabled; pairs with the call site's
 	 * acquire load of enabled (include/bprint/internal.h). */
-	__atomic_store_n(&site->enabled, on_value(site, rules_say(site)), __ATOMIC_RELEASE);
+	__atomic_store_n(&site->enabled, on_value(site, rules_say(&e->copy)), __ATOMIC_RELEASE);
 	if (bp_backing && bp_backing->site_added)
 		bp_backing->site_added(&e->copy);
 	/* S6: everything above (and the trace file's site record) before the

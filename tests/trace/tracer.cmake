@@ -123,8 +123,21 @@ tracer_exe(tracer_snapshot)
 add_test(NAME tracer_snapshot COMMAND tracer_snapshot)
 set_tests_properties(tracer_snapshot PROPERTIES TIMEOUT 60)
 
+# Runtime formats that ask for more arguments than the call passed: read
+# only as far as it passed (run under ASan in CI).
+tracer_exe(tracer_runtime_args)
+add_test(NAME tracer_runtime_args COMMAND tracer_runtime_args)
+set_tests_properties(tracer_runtime_args PROPERTIES TIMEOUT 60)
+
 tracer_exe(tracer_dynamic)
 add_test(NAME tracer_dynamic COMMAND tracer_dynamic)
+if(TARGET bprint_tool)
+  add_test(NAME tracer_cut_file
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tracer_cut_file.sh $<TARGET_FILE:bprint_tool>
+            $<TARGET_FILE:tracer_dynamic> ${CMAKE_CURRENT_BINARY_DIR}/tracer_cut_file.d
+            ${PROJECT_SOURCE_DIR}/tests/file)
+  set_tests_properties(tracer_cut_file PROPERTIES TIMEOUT 60)
+endif()
 add_test(NAME tracer_dynamic_bigpage COMMAND tracer_dynamic)
 set_tests_properties(tracer_dynamic_bigpage PROPERTIES ENVIRONMENT "BPRINT_PAGE_SIZE=64K;BPRINT_BUFFER_SIZE=1M")
 set_tests_properties(tracer_dynamic tracer_dynamic_bigpage PROPERTIES TIMEOUT 60)
@@ -198,6 +211,28 @@ add_test(NAME tracer_compile_control COMMAND ${CMAKE_COMMAND}
   -DCC=${CMAKE_C_COMPILER} -DINC=${PROJECT_SOURCE_DIR}/include
   -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_fail.c -DEXPECT=pass
   -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+# 65 arguments: one clear error, the static assertion naming the limit
+# (and 64 compile), with gcc and clang, C and C++.
+foreach(cc gcc clang g++ clang++)
+  string(REPLACE "+" "x" cc_id ${cc})
+  find_program(TRACER_ARGS_${cc_id} NAMES ${cc})
+  if(TRACER_ARGS_${cc_id})
+    set(lang_flag "")
+    if(cc MATCHES "\\+\\+")
+      set(lang_flag "-x c++")
+    endif()
+    add_test(NAME tracer_compile_args_${cc_id} COMMAND ${CMAKE_COMMAND}
+      -DCC=${TRACER_ARGS_${cc_id}} -DINC=${PROJECT_SOURCE_DIR}/include "-DFLAGS=${lang_flag}"
+      "-DMATCH=at most 64 arguments after the format"
+      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_args.c -DEXPECT=fail
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+    add_test(NAME tracer_compile_args_control_${cc_id} COMMAND ${CMAKE_COMMAND}
+      -DCC=${TRACER_ARGS_${cc_id}} -DINC=${PROJECT_SOURCE_DIR}/include
+      "-DFLAGS=${lang_flag} -Wall -Wextra -Werror"
+      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_args.c -DEXPECT=pass
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+  endif()
+endforeach()
 # bprint.h under -Wpedantic -Werror, with gcc and clang if there (clang
 # once rejected the header's ", ##__VA_ARGS__").
 foreach(cc gcc clang)
@@ -258,6 +293,35 @@ if(CMAKE_CXX_COMPILER)
         -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
       set_tests_properties(tracer_cxx_sites_other_${std} PROPERTIES TIMEOUT 120)
     endforeach()
+  endif()
+endif()
+
+# C++ call sites named by their qualified function and template arguments
+# (src/trace/funcname.c), built with CMake's C++ compiler and the other one
+# of g++ and clang++; and the same names in the trace file, its report,
+# formats and exports.
+if(CMAKE_CXX_COMPILER)
+  add_executable(tracer_cxx_names tracer_cxx_names.cpp)
+  target_link_libraries(tracer_cxx_names PRIVATE bprint_internal)
+  target_compile_options(tracer_cxx_names PRIVATE -std=c++17 -Wall -Wextra -Wpedantic -Werror)
+  add_test(NAME tracer_cxx_names COMMAND tracer_cxx_names)
+  set_tests_properties(tracer_cxx_names PROPERTIES TIMEOUT 60)
+  if(TRACER_CXX_OTHER AND NOT BPRINT_SANITIZE)
+    add_test(NAME tracer_cxx_names_other COMMAND ${CMAKE_COMMAND}
+      -DCC=${TRACER_CXX_OTHER} -DINC=${PROJECT_SOURCE_DIR}/include
+      "-DFLAGS=-std=c++17 -O2 -Wall -Wextra -Wpedantic -Werror"
+      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_cxx_names.cpp
+      -DEXPECT=run -DOUT=${CMAKE_CURRENT_BINARY_DIR}/tracer_cxx_names_other
+      "-DLINK=$<TARGET_FILE:bprint_static>;-lpthread;-ldl;-lm"
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+    set_tests_properties(tracer_cxx_names_other PROPERTIES TIMEOUT 120)
+  endif()
+  if(TARGET bprint_tool)
+    add_test(NAME tracer_cxx_names_file
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tracer_cxx_names_file.sh $<TARGET_FILE:bprint_tool>
+              $<TARGET_FILE:tracer_cxx_names> ${CMAKE_CURRENT_BINARY_DIR}/tracer_cxx_names_file.d
+              ${PROJECT_SOURCE_DIR}/tests/file)
+    set_tests_properties(tracer_cxx_names_file PROPERTIES TIMEOUT 120)
   endif()
 endif()
 

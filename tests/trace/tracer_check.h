@@ -45,6 +45,26 @@ static inline void tc_expect(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A message cut at trace time (docs/trace-format.md, "Record"): the first
+ * K bytes of full, then "[...cut: K of N bytes]" with N = strlen(full).
+ * Returns K, or -1 if msg (of len bytes) is not that.
+ */
+static inline long tc_cut_prefix(const char *msg, size_t len, const char *full)
+{
+	const char *mark = NULL;
+	unsigned k, n;
+	int end = 0;
+
+	for (const char *p = strstr(msg, "[...cut: "); p; p = strstr(p + 1, "[...cut: "))
+		mark = p;
+	if (!mark || sscanf(mark, "[...cut: %u of %u bytes]%n", &k, &n, &end) != 2 ||
+	    mark + end != msg + len || (size_t)(mark - msg) != k || n != strlen(full) || k >= n ||
+	    strncmp(msg, full, k))
+		return -1;
+	return (long)k;
+}
+
 static inline uint64_t tc_mono_ns(void)
 {
 	struct timespec ts;

@@ -1,6 +1,8 @@
 # Run by CTest in script mode:
 #   cmake -DCC=... -DINC=... -DSRC=... -DEXPECT=fail|pass [-DFLAGS=...] -P tracer_compile.cmake
-# EXPECT=fail: compiling SRC with -DTRACER_BAD must fail with a format diagnostic.
+# EXPECT=fail: compiling SRC with -DTRACER_BAD must fail with a format diagnostic
+#              (or, with -DMATCH=REGEX, a diagnostic that matches REGEX, and
+#              no other error).
 # EXPECT=pass: compiling SRC as is must succeed (the control).
 # EXPECT=run:  compile and link SRC with LINK (a ;-list) into OUT, then run it.
 separate_arguments(flag_list UNIX_COMMAND "${FLAGS}")
@@ -10,8 +12,16 @@ if(EXPECT STREQUAL "fail")
   if(rc EQUAL 0)
     message(FATAL_ERROR "a mismatched trace_printk() argument compiled")
   endif()
-  if(NOT err MATCHES "format")
-    message(FATAL_ERROR "compilation failed, but not on the format:\n${err}")
+  if(NOT MATCH)
+    set(MATCH "format")
+  endif()
+  if(NOT err MATCHES "${MATCH}")
+    message(FATAL_ERROR "compilation failed, but not on ${MATCH}:\n${err}")
+  endif()
+  string(REGEX MATCHALL "error:" errors "${err}")
+  list(LENGTH errors nerrors)
+  if(NOT MATCH STREQUAL "format" AND nerrors GREATER 1)
+    message(FATAL_ERROR "${nerrors} errors where one was expected:\n${err}")
   endif()
   message(STATUS "rejected as expected:\n${err}")
 elseif(EXPECT STREQUAL "pass")

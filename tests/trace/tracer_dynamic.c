@@ -5,8 +5,9 @@
  * trace time: changing the string afterwards changes nothing) and of a
  * literal, a format with more than the plan's 32 arguments, and %s
  * strings longer than a page: cut to what one record (and the reader's
- * message buffer) holds, but always an exact prefix, NUL-terminated, with
- * message_len == strlen(message).  Expectations come from vsnprintf().
+ * message buffer) holds, but always an exact prefix, marked as cut with
+ * the whole length, NUL-terminated, with message_len == strlen(message).
+ * Expectations come from vsnprintf().
  */
 #include "tracer_check.h"
 
@@ -136,11 +137,14 @@ int main(void)
 		if (!want[i].prefix_ok) {
 			CHECK_STREQ(ev.message, want[i].text);
 		} else {
-			if (len < want[i].min_len || len > strlen(want[i].text) ||
-			    strncmp(ev.message, want[i].text, len))
-				FAIL("record %d: %zu bytes, not a prefix (of %zu) of the expected text",
-				     i, len, strlen(want[i].text));
-			printf("record %d: long text cut to %zu of %zu bytes\n", i, len,
+			long kept = tc_cut_prefix(ev.message, len, want[i].text);
+
+			if (kept < (long)want[i].min_len)
+				FAIL("record %d: \"%.40s...%s\" (%zu bytes) is not a prefix of the "
+				     "%zu expected, marked cut", i, ev.message,
+				     len > 40 ? ev.message + len - 40 : "", len,
+				     strlen(want[i].text));
+			printf("record %d: long text cut to %ld of %zu bytes, marked\n", i, kept,
 			       strlen(want[i].text));
 		}
 		i++;

@@ -1,0 +1,412 @@
+/*
+ * bench/footprint: what a trace_printk() call site costs in code, and in
+ * compile time.
+ *
+ * For each kind of call site it writes a translation unit with N sites of
+ * that kind in one function, and one with the same function and no site
+ * (the empty body), compiles both at -O2 with every compiler it finds
+ * (gcc, clang, g++, clang++: the ones this build was configured with
+ * first), and prints the bytes of machine code a site adds: the
+ * executable sections of the two objects, their difference over N.  The
+ * kinds:
+ *
+ *   seed      trace_printk("This is the timer interrupt N: %llu", x)
+ *   %s        trace_printk("site N s=%s", s)
+ *   %c        trace_printk("site N c=%c", c)
+ *   mixed     trace_printk("site N a=%d s=%s d=%f", a, s, d)
+ *   runtime   trace_printk(fmt, a), fmt a parameter
+ *   method    mixed, in a C++ method (C++ only)
+ *
+ * The arguments are the function's parameters, so that nothing is known
+ * to the compiler that a real call site would not know.  NanoLog's
+ * NANO_LOG adds 216 bytes a site (its own figure, printed alongside).
+ *
+ * Then compile time: 1,000 mixed sites in one file (100 functions of 10)
+ * against 1,000 snprintf() calls of the same formats and arguments in the
+ * same shape, each compiled COMPILE_RUNS times, alternating; the median
+ * of each and their ratio.
+ *
+ *   build/bench/bench-footprint [N]     (default 200; BENCH_INCLUDE=DIR
+ *       measures the bprint headers in DIR, another version's)
+ *   build/bench/bench-footprint --sizes [N]   (the bytes only)
+ *   build/bench/bench-footprint --check (ctest bench_footprint: the byte
+ *       targets, with this build's compilers, 64 sites of the two kinds
+ *       that have one)
+ *
+ * The targets (x86-64, -O2): a seed site at most 160 bytes, a mixed one
+ * at most 256, in C and in C++; compile time at most 2x snprintf's.
+ */
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef BENCH_CC
+#define BENCH_CC "cc"
+#endif
+#ifndef BENCH_CXX
+#define BENCH_CXX "c++"
+#endif
+#ifndef BENCH_INCLUDE
+#define BENCH_INCLUDE "include"
+#endif
+
+#define NANOLOG_BYTES 216
+#define SEED_TARGET 160
+#define MIXED_TARGET 256
+#define COMPILE_SITES 1000
+#define COMPILE_PER_FUNCTION 10
+#define COMPILE_RUNS 3
+#define COMPILE_TARGET 2.0
+
+enum kind { K_EMPTY, K_SEED, K_STRING, K_CHAR, K_MIXED, K_RUNTIME, K_METHOD, K_SNPRINTF, K_NKINDS };
+
+static const char *const kind_names[K_NKINDS] = {
+	[K_EMPTY] = "empty", [K_SEED] = "seed", [K_STRING] = "%s", [K_CHAR] = "%c",
+	[K_MIXED] = "mixed", [K_RUNTIME] = "runtime", [K_METHOD] = "method",
+	[K_SNPRINTF] = "snprintf",
+};
+
+struct compiler {
+	const char *cmd;
+	int cxx;
+};
+
+static char dir[] = "/tmp/bench-footprint.XXXXXX";
+
+/* A command's name without its directory. */
+static const char *base(const char *cmd)
+{
+	const char *slash = strrchr(cmd, '/');
+
+	return slash ? slash + 1 : cmd;
+}
+
+/* One call of kind k, number i, as a line of source. */
+static void put_site(FILE *f, enum kind k, int i)
+{
+	switch (k) {
+	case K_SEED:
+		fprintf(f, "\ttrace_printk(\"This is the timer interrupt %d: %%llu\", x);\n", i);
+		break;
+	case K_STRING:
+		fprintf(f, "\ttrace_printk(\"site %d s=%%s\", s);\n", i);
+		break;
+	case K_CHAR:
+		fprintf(f, "\ttrace_printk(\"site %d c=%%c\", c);\n", i);
+		break;
+	case K_MIXED:
+	case K_METHOD:
+		fprintf(f, "\ttrace_printk(\"site %d a=%%d s=%%s d=%%f\", a, s, d);\n", i);
+		break;
+	case K_RUNTIME:
+		fprintf(f, "\ttrace_printk(fmt, a);\n");
+		break;
+	case K_SNPRINTF:
+		fprintf(f, "\tsnprintf(buf, sizeof(buf), \"site %d a=%%d s=%%s d=%%f\", a, s, d);\n"
+			   "\tsink(buf);\n", i);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The start of function number fn (a method for K_METHOD). */
+static void open_function(FILE *f, enum kind k, int fn)
+{
+	if (k == K_METHOD) {
+		fprintf(f, "void Conn::opened%d(int a, const char *s, double d)\n{\n", fn);
+		return;
+	}
+	fprintf(f, "void f%d(int a, const char *s, double d, char c, unsigned long long x,"
+		   " const char *fmt);\n", fn);
+	fprintf(f, "void f%d(int a, const char *s, double d, char c, unsigned long long x,"
+		   " const char *fmt)\n{\n", fn);
+	fprintf(f, "\t(void)a, (void)s, (void)d, (void)c, (void)x, (void)fmt;\n");
+	if (k == K_SNPRINTF)
+		fprintf(f, "\tchar buf[128];\n");
+}
+
+/*
+ * The translation unit: n sites of kind k, per_fn of them in each
+ * function (a method for K_METHOD), functions with none if n is 0.
+ */
+static int write_source(const char *path, enum kind k, int n, int per_fn)
+{
+	FILE *f = fopen(path, "w");
+	int nfn = n ? (n + per_fn - 1) / per_fn : 1;
+
+	if (!f)
+		return -1;
+	fprintf(f, "#include <bprint.h>\n#include <stdio.h>\n");
+	fprintf(f, "void sink(const char *);\n");
+	if (k == K_METHOD) {
+		fprintf(f, "struct Conn {\n");
+		for (int fn = 0; fn < nfn; fn++)
+			fprintf(f, "\tvoid opened%d(int a, const char *s, double d);\n", fn);
+		fprintf(f, "};\n");
+	}
+	for (int fn = 0; fn < nfn; fn++) {
+		open_function(f, k, fn);
+		for (int i = fn * per_fn; i < n && i < (fn + 1) * per_fn; i++)
+			put_site(f, k, i);
+		fprintf(f, "}\n");
+	}
+	return fclose(f);
+}
+
+/* Run argv; 0 if it exited 0. */
+static int run(char *const argv[])
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* bprint's headers: this tree's, or BENCH_INCLUDE's from the environment (another version's). */
+static const char *include_dir(void)
+{
+	const char *dir_env = getenv("BENCH_INCLUDE");
+
+	return dir_env && *dir_env ? dir_env : BENCH_INCLUDE;
+}
+
+static int compile(const struct compiler *cc, const char *src, const char *obj)
+{
+	char *argv[] = { (char *)cc->cmd, "-O2", (char *)(cc->cxx ? "-std=c++17" : "-std=c11"),
+			 "-w", "-I", (char *)include_dir(), "-c", (char *)src, "-o", (char *)obj, NULL };
+
+	return run(argv);
+}
+
+/* The bytes of the object's executable sections, or -1. */
+static long text_bytes(const char *obj)
+{
+	FILE *f = fopen(obj, "rb");
+	Elf64_Ehdr eh;
+	long sum = 0;
+
+	if (!f)
+		return -1;
+	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr)) {
+		fclose(f);
+		return -1;
+	}
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh;
+
+		if (fseek(f, (long)(eh.e_shoff + i * sizeof(sh)), SEEK_SET) ||
+		    fread(&sh, sizeof(sh), 1, f) != 1) {
+			fclose(f);
+			return -1;
+		}
+		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR))
+			sum += (long)sh.sh_size;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* The text of n sites of kind k compiled by cc, or -1. */
+static long kind_bytes(const struct compiler *cc, enum kind k, int n)
+{
+	char src[128], obj[128];
+
+	snprintf(src, sizeof(src), "%s/%s_%d.%s", dir, k == K_EMPTY ? "empty" : "sites", n,
+		 cc->cxx ? "cpp" : "c");
+	snprintf(obj, sizeof(obj), "%s/out.o", dir);
+	if (write_source(src, k, n, n ? n : 1) || compile(cc, src, obj))
+		return -1;
+	return text_bytes(obj);
+}
+
+/* Bytes a site of kind k adds over the empty body (the method's own for K_METHOD); -1 if not built. */
+static double site_bytes(const struct compiler *cc, enum kind k, int n)
+{
+	long with = kind_bytes(cc, k, n), without = kind_bytes(cc, k == K_METHOD ? K_METHOD : K_EMPTY, 0);
+
+	if (with < 0 || without < 0)
+		return -1;
+	return (double)(with - without) / n;
+}
+
+/* The file a command runs (through PATH and symbolic links) into real[PATH_MAX]; 0 if found. */
+static int resolve(const char *cmd, char *real)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+
+	if (strchr(cmd, '/'))
+		return realpath(cmd, real) ? 0 : -1;
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+
+		snprintf(file, sizeof(file), "%.*s/%s", (int)len, p, cmd);
+		if (access(file, X_OK) == 0 && realpath(file, real))
+			return 0;
+		p += len + (p[len] == ':');
+	}
+	return -1;
+}
+
+static double compile_seconds(const struct compiler *cc, enum kind k)
+{
+	char src[128], obj[128];
+	double t0;
+
+	snprintf(src, sizeof(src), "%s/compile_%s.%s", dir, kind_names[k], cc->cxx ? "cpp" : "c");
+	snprintf(obj, sizeof(obj), "%s/compile.o", dir);
+	if (write_source(src, k, COMPILE_SITES, COMPILE_PER_FUNCTION))
+		return -1;
+	t0 = bench_now_ns();
+	if (compile(cc, src, obj))
+		return -1;
+	return (bench_now_ns() - t0) / 1e9;
+}
+
+/* Compile time of COMPILE_SITES sites against as many snprintf calls; the ratio, or -1. */
+static double compile_time(const struct compiler *cc)
+{
+	double sites[COMPILE_RUNS], snp[COMPILE_RUNS], ratio[COMPILE_RUNS];
+	double ms, mn, mr;
+
+	for (int r = 0; r < COMPILE_RUNS; r++) {
+		int first = r % 2;
+
+		if (first)
+			snp[r] = compile_seconds(cc, K_SNPRINTF);
+		sites[r] = compile_seconds(cc, K_MIXED);
+		if (!first)
+			snp[r] = compile_seconds(cc, K_SNPRINTF);
+		if (sites[r] < 0 || snp[r] < 0)
+			return -1;
+		ratio[r] = sites[r] / snp[r];
+	}
+	ms = bench_median(sites, COMPILE_RUNS);
+	mn = bench_median(snp, COMPILE_RUNS);
+	mr = bench_median(ratio, COMPILE_RUNS);
+	printf("  %-8s %6.2f s   %6.2f s   %5.2fx   %s\n", base(cc->cmd), ms, mn, mr,
+	       mr <= COMPILE_TARGET ? "holds" : "FAILS");
+	return mr;
+}
+
+static const enum kind table_kinds[] = { K_SEED, K_STRING, K_CHAR, K_MIXED, K_RUNTIME, K_METHOD };
+#define NTABLE (int)(sizeof(table_kinds) / sizeof(table_kinds[0]))
+
+/*
+ * One compiler's row; counts the targets into *held and *total.  targets:
+ * only the kinds with a target (seed, mixed), the others left out.
+ */
+static void table_row(const struct compiler *cc, int n, int targets, int *held, int *total)
+{
+	double b[NTABLE];
+
+	for (int j = 0; j < NTABLE; j++)
+		b[j] = (table_kinds[j] == K_METHOD && !cc->cxx) ||
+		       (targets && table_kinds[j] != K_SEED && table_kinds[j] != K_MIXED)
+		       ? -1 : site_bytes(cc, table_kinds[j], n);
+	printf("  %-8s", base(cc->cmd));
+	for (int j = 0; j < NTABLE; j++) {
+		if (b[j] < 0)
+			printf(" %8s", "-");
+		else
+			printf(" %8.0f", b[j]);
+	}
+	printf("   %s\n", b[0] >= 0 && b[0] <= SEED_TARGET && b[3] >= 0 && b[3] <= MIXED_TARGET
+		   ? "holds" : "FAILS");
+	*held += b[0] >= 0 && b[0] <= SEED_TARGET && b[3] >= 0 && b[3] <= MIXED_TARGET;
+	++*total;
+}
+
+static void cleanup(void)
+{
+	char *argv[] = { "rm", "-rf", dir, NULL };
+
+	run(argv);
+}
+
+int main(int argc, char **argv)
+{
+	struct compiler found[6];
+	static char real[6][PATH_MAX];
+	const char *names[] = { BENCH_CC, BENCH_CXX, "gcc", "clang", "g++", "clang++" };
+	int nfound = 0, n = 200, check = argc > 1 && !strcmp(argv[1], "--check");
+	int sizes = argc > 1 && !strcmp(argv[1], "--sizes");
+	int held = 0, total = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!check && argc > 1 + sizes)
+		n = atoi(argv[1 + sizes]);
+	if (n < 1)
+		n = 200;
+	if (check)
+		n = 64;
+	if (!mkdtemp(dir)) {
+		perror("bench-footprint: mkdtemp");
+		return 1;
+	}
+	atexit(cleanup);
+	/* this build's compilers, then (not for --check) the others there are, each once */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && (!check || i < 2); i++) {
+		int dup = 0, cxx = i == 1 || strstr(names[i], "++") != NULL;
+
+		if (resolve(names[i], real[nfound]))
+			continue;
+		for (int j = 0; j < nfound; j++)
+			dup |= !strcmp(real[j], real[nfound]) && found[j].cxx == cxx;
+		if (!dup)
+			found[nfound++] = (struct compiler){ names[i], cxx };
+	}
+	printf("bench-footprint: bytes of machine code a call site adds (-O2, %d sites of each kind\n"
+	       "in one function, against the same function empty); NanoLog's NANO_LOG: %d\n"
+	       "headers: %s\n\n", n, NANOLOG_BYTES, include_dir());
+	printf("  %-8s", "compiler");
+	for (int j = 0; j < NTABLE; j++)
+		printf(" %8s", kind_names[table_kinds[j]]);
+	printf("   seed <= %d, mixed <= %d\n", SEED_TARGET, MIXED_TARGET);
+	for (int i = 0; i < nfound; i++)
+		table_row(&found[i], n, check, &held, &total);
+	if (!check && !sizes) {
+		printf("\ncompile time of %d mixed sites in one file against %d snprintf calls, %d\n"
+		       "a function (medians of %d compiles each, -O2; target <= %.0fx):\n",
+		       COMPILE_SITES, COMPILE_SITES, COMPILE_PER_FUNCTION, COMPILE_RUNS,
+		       COMPILE_TARGET);
+		printf("  %-8s %8s %10s %8s\n", "compiler", "sites", "snprintf", "ratio");
+		for (int i = 0; i < nfound; i++) {
+			double r = compile_time(&found[i]);
+
+			held += r >= 0 && r <= COMPILE_TARGET;
+			total++;
+		}
+	}
+	printf("targets: %d/%d hold\n", held, total);
+	if (nfound == 0) {
+		fprintf(stderr, "bench-footprint: no compiler found\n");
+		return 1;
+	}
+	return check && held != total ? 1 : 0;
+}
