@@ -125,6 +125,53 @@ static bool ring_still(const struct source *s)
 	       __atomic_load_n(&c->index, __ATOMIC_RELAXED) == s->info.key;
 }
 
+enum ring_look {
+	RING_READY,			/* the cursor is set */
+	RING_EMPTY,			/* not formatted yet, or reused: nothing for now */
+	RING_DAMAGED,
+};
+
+/*
+ * Set s's cursor, its counters first.  The tracer publishes a ring chunk
+ * complete, then formats the ring in it, its magic stored last
+ * (src/trace/thread.c): until then the control block is all 0 (a new
+ * chunk, or a reused one: docs/file-format.md), and the ring is empty.
+ * Any other ring that fails the ring's checks is damage: a magic neither
+ * 0 nor the ring's, or 0 beside a head page taken (seen with acquire, and
+ * the magic still 0 after it: no format explains it), or 0 in the ring of
+ * a thread that exited (it formatted its ring before its first record).
+ * The magic is read before the chunk's state and index, as C2 pairs them,
+ * so that a ring reused under the reader is no damage; and a format that
+ * ended in between sends it to look again.
+ */
+static enum ring_look look_at_ring(struct source *s)
+{
+	struct ring_source *rs = &s->ring;
+	/* const dropped for the atomic loads (C11 takes non-const pointers
+	 * on some compilers): only loaded through */
+	struct bp_ring_ctl *ctl = (struct bp_ring_ctl *)(uintptr_t)rs->mem;
+	uint32_t magic;
+
+	for (int look = 0; look < 2; look++) {
+		accounts_ring_counters(s);
+		if (s->info.npages && bp_ring_cursor_init(rs->mem, rs->bytes, &rs->cur,
+							  BP_RING_CURSOR_SNAPSHOT) == BP_RING_OK)
+			return RING_READY;
+		magic = __atomic_load_n(&ctl->magic, __ATOMIC_RELAXED);
+		if (!ring_still(s))
+			return RING_EMPTY;	/* reused: the next read says so */
+		if (magic == BP_RING_MAGIC)
+			continue;		/* formatted in between, or damaged */
+		if (magic != 0 || s->info.state == BP_RING_EXITED)
+			return RING_DAMAGED;
+		if (!atomic_load_explicit(&ctl->head_seq, memory_order_acquire))
+			return RING_EMPTY;	/* not formatted yet */
+		if (__atomic_load_n(&ctl->magic, __ATOMIC_RELAXED) == 0 && ring_still(s))
+			return RING_DAMAGED;
+	}
+	return magic == BP_RING_MAGIC ? RING_DAMAGED : RING_EMPTY;
+}
+
 int ring_next(struct bp_trace *t, struct source *s)
 {
 	struct ring_source *rs = &s->ring;
@@ -135,15 +182,20 @@ int ring_next(struct bp_trace *t, struct source *s)
 		return SOURCE_AGAIN;
 	}
 	if (!rs->cursor_ready) {
-		accounts_ring_counters(s);
-		if (!s->info.npages ||
-		    bp_ring_cursor_init(rs->mem, rs->bytes, &rs->cur, BP_RING_CURSOR_SNAPSHOT) !=
-			    BP_RING_OK) {
-			/* not formatted (yet), or never: empty for now */
+		switch (look_at_ring(s)) {
+		case RING_READY:
+			rs->cursor_ready = true;
+			break;
+		case RING_EMPTY:
 			s->dry = true;
 			return SOURCE_STOP;
+		case RING_DAMAGED:
+			reader_problem(t, "thread %d: damaged ring (its control block)",
+				       s->info.tid);
+			s->info.corrupt = 1;
+			s->dead = true;
+			return SOURCE_STOP;
 		}
-		rs->cursor_ready = true;
 	}
 	rc = bp_ring_next(rs->mem, rs->bytes, &rs->cur, &s->ev, s->buf, sizeof(s->buf));
 	if (rc != 0 && !ring_still(s)) {	/* reused under us: neither s's record nor damage */

@@ -80,7 +80,10 @@ static struct bp_mapped mapping_of(struct bp_file_ring *r)
 
 /*
  * Steps 1 and 2 of a reuse (docs/file-format.md): readers skip the chunk
- * from now on, and the old ring no longer passes the ring's checks.
+ * from now on, and the old ring no longer passes the ring's checks.  The
+ * whole control block goes, not the magic alone: a published ring whose
+ * magic is 0 is then one not formatted yet only if its writer's counts
+ * are 0 too, which lets a reader call any other such ring damaged.
  */
 static void blank(struct bp_file_ring *r)
 {
@@ -92,7 +95,7 @@ static void blank(struct bp_file_ring *r)
 	 * sees a changed ring (acquire fence) sees the chunk state 0 or the new
 	 * index; pairs with the copier's re-check of the chunk header (D2). */
 	atomic_thread_fence(memory_order_release);
-	ctl->magic = 0;
+	memset(ctl, 0, sizeof(*ctl));
 }
 
 /* With spare_lock: the waiting chunks the copier is done with become spare. */

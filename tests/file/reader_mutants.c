@@ -68,6 +68,8 @@ struct file {
 	size_t nspans, cap;
 	size_t *bounds;			/* chunk boundaries */
 	size_t nbounds;
+	size_t ctls[64];		/* a live file's rings' control blocks */
+	size_t nctls;
 };
 
 static void add_span(struct file *f, size_t off, size_t len)
@@ -117,6 +119,8 @@ static void ring_spans(struct file *f, size_t off, bool closed)
 
 	add_span(f, off + 32, BP_FILE_RING_OFFSET - 32);
 	add_span(f, off + BP_FILE_RING_OFFSET, BP_RING_CTL_BYTES);
+	if (f->nctls < sizeof(f->ctls) / sizeof(f->ctls[0]))
+		f->ctls[f->nctls++] = off + BP_FILE_RING_OFFSET;
 	memcpy(&ps, ring + 8, 4);
 	memcpy(&np, ring + 12, 4);
 	memcpy(&head, ring + 64, 8);
@@ -262,6 +266,22 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 		snprintf(what, sizeof(what), "bit %u of byte %zu", bit, at);
 		judge(f, m, f->n, what);
 	}
+	/* every word of every ring's static and writer lines, set to 0 and to
+	 * all ones (a ring's control block failing its checks is damage, not
+	 * a ring not formatted yet: the random words below hit these rarely) */
+	for (size_t r = 0; r < f->nctls; r++)
+		for (size_t at = f->ctls[r]; at < f->ctls[r] + 128; at += 4)
+			for (uint32_t v = 0; v < 2; v++) {
+				uint32_t word = v ? UINT32_MAX : 0;
+
+				memcpy(m, f->p, f->n);
+				if (!memcmp(m + at, &word, 4))
+					continue;
+				memcpy(m + at, &word, 4);
+				snprintf(what, sizeof(what), "ring control word at %zu set to %#x",
+					 at, word);
+				judge(f, m, f->n, what);
+			}
 	/* 32-bit words set to 0 and to all ones */
 	for (unsigned i = 0; i < words; i++) {
 		const struct span *s = &f->spans[rnd() % f->nspans];

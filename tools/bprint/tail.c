@@ -46,6 +46,7 @@ static void tail_help(void)
 	       "  -m, --msg-only       the messages alone\n"
 	       "  -t, --tid=TID        only records of thread TID (repeatable)\n"
 	       "  -s, --site=SITE      only records of SITE: an id or a pattern (see report)\n"
+	       "  -w, --where=EXPR     only records whose fields satisfy EXPR (as report's)\n"
 	       "      --from=SEC       only records at or after SEC seconds\n"
 	       "      --to=SEC         only records at or before SEC seconds\n"
 	       "  -N, --new            skip the records already in the file\n"
@@ -240,6 +241,7 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 		{ "msg-only", no_argument, NULL, 'm' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "site", required_argument, NULL, 's' },
+		{ "where", required_argument, NULL, 'w' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "new", no_argument, NULL, 'N' },
@@ -252,7 +254,7 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":rmt:s:Ni:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":rmt:s:w:Ni:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->how = BPRINT_OUTPUT_RAW; break;
 		case 'm': o->how = BPRINT_OUTPUT_MSG; break;
