@@ -359,4 +359,45 @@ if counts != {"GET": (N + 2) // 3, "SET": (N + 1) // 3, "DEL": N // 3, "EDGE": 2
 else:
     ok("hist --follow PID: every record of the live program, the process's end ends it")
 
+# --follow PID of a program under bprint record: the stream the recorder
+# writes, not the live file whose copied pages it frees (every record, none
+# called lost), and the recorder's last pages before the end
+if os.path.exists("rec.dat"):
+    os.unlink("rec.dat")
+rec = subprocess.Popen([BPRINT, "record", "-q", "-o", "rec.dat", "--", TRACED, str(N), "slow"],
+                       env=dict(os.environ, BPRINT_BUFFER_SIZE="64K"))
+i = 0
+while not os.path.exists("rec.dat.live") and i < 500:
+    time.sleep(0.01)
+    i += 1
+child = None
+for i in range(500):
+    try:
+        kids = open("/proc/%d/task/%d/children" % (rec.pid, rec.pid)).read().split()
+    except OSError:
+        kids = []
+    if kids:
+        child = int(kids[0])
+        break
+    time.sleep(0.01)
+if child is None:
+    rec.wait()
+    fail("hist --follow PID under record: the traced program was not found")
+else:
+    p = subprocess.run([BPRINT, "hist", "--follow", "-v", "dur_us", "-k", "cmd", "--json", str(child)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    rec.wait()
+    try:
+        doc = json.loads(p.stdout)
+        counts = {g["key"]["cmd"]: g["count"] for g in doc["groups"]}
+        lost = doc["lost"]
+    except (ValueError, KeyError):
+        counts, lost = None, None
+    want = {"GET": (N + 2) // 3, "SET": (N + 1) // 3, "DEL": N // 3, "EDGE": 2}
+    if counts != want or lost != 0 or p.returncode != 0:
+        fail("hist --follow PID under record: %r, lost %r (exit %d, %r)"
+             % (counts, lost, p.returncode, p.stderr[:200]))
+    else:
+        ok("hist --follow PID under record: the recorder's stream, every record, none lost")
+
 sys.exit(finish())

@@ -231,23 +231,23 @@ static int read_all(struct bp_trace *t, struct analyze_opts *o, const struct ana
 static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analyze_ops *ops,
 		  void *ctx, long pid, const char *name)
 {
+	struct follow_end fe = { 0 };
 	uint64_t drawn = now_ms();
 	int rc = read_all(t, o, ops, ctx);
 
 	catch_signals();
 	while (rc == EXIT_OK && !stop) {
-		bool gone = pid && !alive(pid);
+		bool last = follow_last_poll(&fe, t, pid);
 		struct timespec nap = { 0, o->interval * 1000000L };
 
-		if (!gone)
+		if (!last)
 			nanosleep(&nap, NULL);
 		if (bp_trace_refresh(t) < 0) {
 			errmsg(name, "read error");
 			return EXIT_IO;
 		}
 		rc = read_all(t, o, ops, ctx);
-		/* the process gone, or its file closed cleanly: nothing more comes */
-		if (gone || bp_trace_info(t)->flags & BP_TRACE_F_CLOSED)
+		if (last)
 			break;
 		if (rc == EXIT_OK && now_ms() - drawn >= 1000) {
 			if (!ops->render(ctx, t, false))

@@ -123,6 +123,14 @@ int tail_target(const char *arg, long *pid, char **path);
 /* Does process pid still exist? */
 bool alive(long pid);
 
+/* Following a file (tail, --follow): where its end stood, and since when. */
+struct follow_end {
+	uint64_t end, since;
+};
+/* Is the poll about to be made the last one?  pid: the process followed,
+ * 0 for none.  fe starts zeroed (tail.c). */
+bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid);
+
 /* Print the event bp_trace_next() returned last (asked for without its
  * message) in the given form, as bprint_dump() does: one line, into the
  * output buffer.  false: a write error. */

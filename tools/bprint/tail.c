@@ -38,9 +38,10 @@ static void tail_help(void)
 {
 	printf("Usage: %s tail [OPTION]... FILE|PID\n"
 	       "Follow a live trace: print the records of FILE, and those added to it later,\n"
-	       "each once, until interrupted (Ctrl-C).  With a process id, follow the trace\n"
-	       "file that process has mapped (else the one BPRINT_FILE names in its\n"
-	       "environment), until the process ends.\n"
+	       "each once, until interrupted (Ctrl-C) or the file is closed.  With a process\n"
+	       "id, follow the trace file that process has mapped (else the one BPRINT_FILE\n"
+	       "names in its environment; under bprint record, the file it records into),\n"
+	       "until the process ends.\n"
 	       "\n"
 	       "  -r, --raw            one record a line: ns tid cpu site-id message\n"
 	       "  -m, --msg-only       the messages alone\n"
@@ -280,21 +281,102 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 	return -1;
 }
 
+/* Does path hold the header of a stream file of process pid? */
+static bool stream_of_pid(const char *path, long pid)
+{
+	struct bp_file_header h;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	bool is;
+
+	if (fd < 0)
+		return false;
+	is = pread(fd, &h, offsetof(struct bp_file_header, start_realtime_ns), 0) ==
+		     (ssize_t)offsetof(struct bp_file_header, start_realtime_ns) &&
+	     !memcmp(h.magic, BP_FILE_MAGIC, sizeof(h.magic)) &&
+	     atomic_load_explicit(&h.flags, memory_order_relaxed) & BP_FILE_F_STREAM &&
+	     h.pid == (uint64_t)pid;
+	close(fd);
+	return is;
+}
+
+/*
+ * The file bprint record copies process pid's live file into, if it does:
+ * FILE for FILE.live, FILE.PID for FILE.live.PID (a child's).  Following
+ * the live file itself would miss what the copier had copied and freed
+ * before, and count it lost; the stream holds every record.  NULL if no
+ * recorder copies live.
+ */
+static char *recorded_into(const char *live, long pid)
+{
+	size_t n = strlen(live);
+	const char *at = strstr(live, ".live");
+	char *stream;
+
+	while (at && strstr(at + 1, ".live"))
+		at = strstr(at + 1, ".live");	/* the last one */
+	if (!at || (at[5] && at[5] != '.') || !(stream = malloc(n + 1)))
+		return NULL;
+	memcpy(stream, live, (size_t)(at - live));
+	strcpy(stream + (at - live), at + 5);	/* "", or ".PID" */
+	if (stream_of_pid(stream, pid))
+		return stream;
+	free(stream);
+	return NULL;
+}
+
 /* A number that names no file is a process: *path becomes its trace file
- * (allocated) and *pid its id.  Else *pid is 0 and arg is the file. */
+ * (allocated; the file bprint record copies it into, if one does) and
+ * *pid its id.  Else *pid is 0 and arg is the file. */
 int tail_target(const char *arg, long *pid, char **path)
 {
 	struct stat st;
-	char *end;
+	char *end, *stream;
 
 	*pid = strtol(arg, &end, 10);
 	if (end != arg && !*end && *pid > 0 && stat(arg, &st) != 0) {
 		if (!(*path = file_of_pid(arg, *pid)))
 			return EXIT_BADFILE;
+		if ((stream = recorded_into(*path, *pid))) {
+			free(*path);
+			*path = stream;
+		}
 	} else {
 		*pid = 0;
 	}
 	return EXIT_OK;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * Following: is the poll about to be made the last one?  Yes once process
+ * pid (0: none) has gone, or the file is closed cleanly (nothing more can
+ * come).  But a stream that bprint record copies into gets the copier's
+ * last pages after its program ends: until the file is closed, or its end
+ * has not moved for FOLLOW_SETTLE_MS (a recorder killed never closes it).
+ */
+#define FOLLOW_SETTLE_MS 2000u
+
+bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid)
+{
+	const struct bp_trace_info *in = bp_trace_info(t);
+	uint64_t now = now_ms(), end = in->file_size;
+
+	if (in->flags & BP_TRACE_F_CLOSED)
+		return true;
+	if (!pid || alive(pid))
+		return false;
+	if (!(in->flags & BP_TRACE_F_STREAM))
+		return true;
+	if (!fe->since || end != fe->end)
+		fe->since = now, fe->end = end;
+	return now - fe->since >= FOLLOW_SETTLE_MS;
 }
 
 /* SIGINT, SIGTERM and SIGHUP end the loop once the poll under way is printed. */
@@ -317,19 +399,20 @@ static void catch_signals(void)
  */
 static int follow(struct bp_trace *t, struct tail_opts *o, long pid, const char *name)
 {
+	struct follow_end fe = { 0 };
 	int rc = drain(t, &o->f, o->how, o->skip);
 
 	while (rc == EXIT_OK && !stop) {
-		bool gone = pid && !alive(pid);
+		bool last = follow_last_poll(&fe, t, pid);
 
-		nap(gone ? 0 : o->interval);
+		nap(last ? 0 : o->interval);
 		if (bp_trace_refresh(t) < 0) {
 			errmsg(name, "read error");
 			rc = EXIT_IO;
 			break;
 		}
 		rc = drain(t, &o->f, o->how, false);
-		if (gone)
+		if (last)
 			break;
 	}
 	if (rc == EXIT_IO)
