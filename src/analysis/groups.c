@@ -148,7 +148,7 @@ static bool item_at(const unsigned char *key, size_t len, size_t i, struct item 
 
 size_t bp_key_items(const unsigned char *key, size_t len)
 {
-	struct item it;
+	struct item it = { 0 };
 	size_t pos = 0, n = 0;
 
 	while (next_item(key, len, &pos, &it))
@@ -158,7 +158,7 @@ size_t bp_key_items(const unsigned char *key, size_t len)
 
 void bp_key_item_text(const unsigned char *key, size_t len, size_t i, char *buf, size_t size)
 {
-	struct item it;
+	struct item it = { 0 };
 
 	if (!size)
 		return;
@@ -186,7 +186,7 @@ void bp_key_item_text(const unsigned char *key, size_t len, size_t i, char *buf,
 
 void bp_key_item_json(const unsigned char *key, size_t len, size_t i, FILE *out)
 {
-	struct item it;
+	struct item it = { 0 };
 
 	if (!item_at(key, len, i, &it) || it.tag == '-') {
 		fputs("null", out);
@@ -209,7 +209,7 @@ void bp_key_item_json(const unsigned char *key, size_t len, size_t i, FILE *out)
 
 bool bp_key_item_number(const unsigned char *key, size_t len, size_t i, long double *x)
 {
-	struct item it;
+	struct item it = { 0 };
 
 	if (!item_at(key, len, i, &it))
 		return false;

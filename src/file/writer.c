@@ -103,6 +103,11 @@ int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 		(void)!pwrite(bp_live.fd, &c, sizeof(c), (off_t)off);
 		return -1;
 	}
+	/* The writer touches the chunk a page at a time (a ring: its control
+	 * block, then each page as it is reached): no fault should read ahead
+	 * around it, which on a new chunk fills the page cache with the zeros
+	 * of pages not reached yet (a ring's first record took 0.35 ms). */
+	(void)madvise(p, (size_t)(off - moff + size), MADV_RANDOM);
 	m->base = p;
 	m->len = (size_t)(off - moff + size);
 	m->chunk = (struct bp_file_chunk *)(void *)((unsigned char *)p + (off - moff));

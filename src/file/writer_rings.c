@@ -14,8 +14,10 @@
  *	            once the copier has stored "copied" in it
  *
  * Spare and waiting chunks stay mapped (the tracer dropped their pages
- * from memory at thread exit): reusing one is a few stores, and whether
- * the copier is done with one is a load.  The two lists change under
+ * from memory at thread exit): whether the copier is done with one is a
+ * load, and a chunk is blanked (its old ring cleared) as it becomes spare,
+ * at thread exit where it can be, so that reusing it in a thread's first
+ * record is a few stores.  The two lists change under
  * spare_lock: ring_unmap takes it (ordinary context), ring_map only tries
  * it (a signal handler's first trace may interrupt a give-back on its own
  * thread: it then takes a new chunk).
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 struct chunk_list {
@@ -79,16 +82,45 @@ static struct bp_mapped mapping_of(struct bp_file_ring *r)
 /* ---- reuse -------------------------------------------------------------- */
 
 /*
+ * Zero the headers of npages ring pages from pages on.  Writing them one
+ * by one would fault back in every page the exited thread gave back (a
+ * 4 MiB ring: 1,024 faults, milliseconds on its successor's first
+ * record): the file's whole system pages among them are punched out
+ * instead (they read as zero again, and the writer faults them in as it
+ * reaches them), and only the headers outside those are written.
+ */
+static void clear_headers(unsigned char *pages, uint32_t page_size, uint32_t npages)
+{
+	uintptr_t os = bp_live.sys_page, end = (uintptr_t)pages + (uintptr_t)npages * page_size;
+	uintptr_t lo = ((uintptr_t)pages + os - 1) & ~(os - 1), hi = end & ~(os - 1);
+
+	if (lo >= hi || madvise((void *)lo, hi - lo, MADV_REMOVE) != 0)
+		lo = hi = 0;	/* none punched (a file system without holes) */
+	for (uint32_t i = 0; i < npages; i++) {
+		uintptr_t h = (uintptr_t)pages + (uintptr_t)i * page_size;
+
+		if (h < lo || h + BP_RING_PAGE_HDR_BYTES > hi)
+			memset((void *)h, 0, BP_RING_PAGE_HDR_BYTES);
+	}
+}
+
+/*
  * Steps 1 and 2 of a reuse (docs/file-format.md): readers skip the chunk
  * from now on, and the old ring no longer passes the ring's checks.  The
  * whole control block goes, not the magic alone: a published ring whose
  * magic is 0 is then one not formatted yet only if its writer's counts
- * are 0 too, which lets a reader call any other such ring damaged.
+ * are 0 too, which lets a reader call any other such ring damaged.  And
+ * the old ring's page headers go, so that the new ring is formatted as on
+ * new memory (bp_ring_init_clean; the page size is the process's, the
+ * same for both rings).
  */
 static void blank(struct bp_file_ring *r)
 {
-	struct bp_ring_ctl *ctl = (struct bp_ring_ctl *)(void *)((unsigned char *)r +
-								 BP_FILE_RING_OFFSET);
+	unsigned char *ring = (unsigned char *)r + BP_FILE_RING_OFFSET;
+	struct bp_ring_ctl *ctl = (struct bp_ring_ctl *)(void *)ring;
+	uint32_t page_size = ctl->page_size, npages = ctl->npages;
+	bool formatted = ctl->magic == BP_RING_MAGIC && page_size >= BP_RING_PAGE_HDR_BYTES &&
+			 (uint64_t)npages * page_size <= r->ring_bytes - BP_RING_CTL_BYTES;
 
 	atomic_store_explicit(&r->chunk.state, BP_CHUNK_WRITING, memory_order_relaxed);
 	/* C2: the state "being written" before the ring changes: a reader that
@@ -96,6 +128,8 @@ static void blank(struct bp_file_ring *r)
 	 * index; pairs with the copier's re-check of the chunk header (D2). */
 	atomic_thread_fence(memory_order_release);
 	memset(ctl, 0, sizeof(*ctl));
+	if (formatted)
+		clear_headers(ring + BP_RING_CTL_BYTES, page_size, npages);
 }
 
 /* With spare_lock: the waiting chunks the copier is done with become spare. */
@@ -110,9 +144,10 @@ static void promote_copied(void)
 			i++;
 			continue;
 		}
-		if (spare.n < spare.cap)	/* no allocation here: it may be a signal handler */
+		if (spare.n < spare.cap) {	/* no allocation here: it may be a signal handler */
+			blank(r);
 			spare.v[spare.n++] = waiting.v[i];
-		else
+		} else
 			munmap(waiting.v[i].base, waiting.v[i].len);	/* not reused */
 		waiting.v[i] = waiting.v[--waiting.n];
 	}
@@ -138,7 +173,8 @@ static int take_spare(uint64_t size, struct bp_mapped *m)
 	if (found != 0)
 		return -1;
 	r = (struct bp_file_ring *)(void *)m->chunk;
-	blank(r);
+	if (atomic_load_explicit(&r->chunk.state, memory_order_relaxed) != BP_CHUNK_WRITING)
+		blank(r);	/* a ring read in process, shown until now */
 	/* Step 3's fields start from zero, as in a new chunk; ring_map fills them. */
 	memset((unsigned char *)r + BP_CHUNK_HDR_BYTES, 0, BP_FILE_RING_OFFSET - BP_CHUNK_HDR_BYTES);
 	r->chunk.index = bp_live_next_index();
@@ -242,11 +278,39 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 	return (unsigned char *)r + BP_FILE_RING_OFFSET;
 }
 
+/*
+ * Block mode under bprint record: a ring given back before the copier
+ * copied it is one the tracer's BPRINT_RETAIN budget let go (the tracer
+ * keeps exited threads' rings until they are copied, within the budget):
+ * the thread that gave it back waits (at most the block timeout) until
+ * the copier is done with every such ring, so that threads that start and
+ * end faster than the copier copies do not grow the file past the budget.
+ * The wait is at thread exit, never in a call site: a thread's first
+ * record takes a spare chunk or a new one at once.
+ */
+static void wait_for_copier(void)
+{
+	uint64_t waited = 0, step = 200000;	/* ns */
+	bool over = true;
+
+	while (over && waited < bp_config.block_ns) {
+		struct timespec nap = { 0, (long)step };
+
+		nanosleep(&nap, NULL);
+		waited += step;
+		pthread_mutex_lock(&spare_lock);
+		promote_copied();
+		over = waiting.n > 0;
+		pthread_mutex_unlock(&spare_lock);
+	}
+}
+
 void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes,
 			enum bp_ring_release why)
 {
 	struct bp_file_ring *r = ring_chunk(mem);
 	uint32_t state;
+	bool wait = false;
 
 	(void)t;
 	(void)level;
@@ -260,10 +324,13 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 	}
 	state = atomic_load_explicit(&r->state, memory_order_acquire);	/* C1 */
 	pthread_mutex_lock(&spare_lock);
+	promote_copied();	/* the others the copier is done with: blanked here */
 	if (state == BP_RING_COPIED) {
+		blank(r);	/* here, at thread exit, not in the next thread's first record */
 		push(&spare, mapping_of(r));
 	} else if (bp_config.record_pid) {
 		push(&waiting, mapping_of(r));	/* the copier may still be reading it */
+		wait = bp_config.mode == BP_RING_BLOCK;
 	} else {
 		if (why == BP_RELEASE_LOST) {
 			count_retired(r, mem, bytes);
@@ -275,6 +342,8 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 		push(&spare, mapping_of(r));
 	}
 	pthread_mutex_unlock(&spare_lock);
+	if (wait)
+		wait_for_copier();
 }
 
 /* In a fork child: the parent's file rings are unmapped, nothing written. */

@@ -17,6 +17,7 @@
  *     document's "Barrier pairs" table.
  */
 #include "ring/geom.h"
+#include <stdbool.h>
 
 #include <string.h>
 
@@ -58,7 +59,8 @@ size_t bp_ring_bytes(uint32_t page_size, uint32_t npages)
 
 /* ---- init -------------------------------------------------------------- */
 
-int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode mode)
+static int format(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode mode,
+		  bool clear_pages)
 {
 	struct bp_ring_ctl *ctl = mem;
 	uint32_t npages, i;
@@ -74,7 +76,7 @@ int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode 
 	npages = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 
 	memset(ctl, 0, sizeof(*ctl));
-	for (i = 0; i < npages; i++)
+	for (i = 0; clear_pages && i < npages; i++)
 		memset((unsigned char *)mem + BP_RING_CTL_BYTES + (size_t)i * page_size, 0,
 		       BP_RING_PAGE_HDR_BYTES);
 	ctl->version = BP_RING_VERSION;
@@ -88,6 +90,16 @@ int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode 
 	atomic_thread_fence(memory_order_release);
 	ctl->magic = BP_RING_MAGIC;
 	return BP_RING_OK;
+}
+
+int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode mode)
+{
+	return format(mem, bytes, page_size, mode, true);
+}
+
+int bp_ring_init_clean(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode mode)
+{
+	return format(mem, bytes, page_size, mode, false);
 }
 
 /* ---- writer ------------------------------------------------------------ */

@@ -146,6 +146,15 @@ size_t bp_ring_bytes(uint32_t page_size, uint32_t npages);
 int bp_ring_init(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode mode);
 
 /*
+ * The same on memory whose page headers are known to read as zero (new
+ * memory from mmap, a file's new space, or headers cleared before):
+ * only the control block is written.  A thread's first record then
+ * touches one page, not every page of its ring (4 MiB: 1,024 page faults,
+ * milliseconds in a file); the writer reaches the others one at a time.
+ */
+int bp_ring_init_clean(void *mem, size_t bytes, uint32_t page_size, enum bp_ring_mode mode);
+
+/*
  * Attach the (only) writer to a ring made by bp_ring_init().  The writer
  * continues after the ring's last page, so a ring may be re-attached (after
  * fork, say).  Returns BP_RING_OK or BP_RING_ECORRUPT.

@@ -28,8 +28,10 @@ enum bp_ring_release {
 };
 
 struct bp_backing {
-	/* Memory for ring level of t (bytes long, 64-byte aligned, 8-byte
-	 * aligned content the ring may reformat; new memory is zeroed), or NULL. */
+	/* Memory for ring level of t (bytes long, 64-byte aligned), or NULL.
+	 * The ring's page headers (at the page size in force) read as zero:
+	 * new memory, or memory whose old ring's headers were cleared; the
+	 * tracer formats it without writing them (bp_ring_init_clean). */
 	void *(*ring_map)(struct bp_thread *t, unsigned level, size_t bytes);
 	/* Give it back: an exited thread's ring, or a fork child's inherited one.
 	 * Ordinary context only. */

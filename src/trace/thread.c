@@ -149,7 +149,7 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 	size_t bytes = ring_bytes(level, &npages);
 	void *mem = bytes ? ring_map(t, level, bytes) : NULL;
 
-	if (!mem || bp_ring_init(mem, bytes, bp_config.page_size, bp_config.mode) != BP_RING_OK ||
+	if (!mem || bp_ring_init_clean(mem, bytes, bp_config.page_size, bp_config.mode) != BP_RING_OK ||
 	    bp_ring_writer_init(&r->w, mem, bytes) != BP_RING_OK) {
 		if (mem)
 			ring_unmap(t, level, mem, bytes, BP_RELEASE_READ);
@@ -270,7 +270,7 @@ static struct bp_thread *push_new(void)
 
 /*
  * Give back the pages of an exited thread's anonymous ring that never held
- * a record: the slots past head_seq, as zero as bp_ring_init() left them.
+ * a record: the slots past head_seq, as zero as the ring was made.
  * A reader may be reading the ring meanwhile: it finds the same zeros.
  * A ring in the backing's file gives back all its pages: the file keeps
  * them, and a reader that reads them again faults them back in from it.

@@ -22,7 +22,7 @@
  * Thread creation and exit cost O(1) whatever the number of threads seen:
  * FREE descriptors wait on a stack, so a claim never walks the list.  At
  * exit a thread gives back the pages of its anonymous rings that never
- * held a record (they read as zero again, as bp_ring_init() left them),
+ * held a record (they read as zero again, as the ring was made),
  * and all the pages of its rings in the backing's file (the file keeps
  * them), and joins the queue of exited threads, oldest first.  What the
  * queue keeps is bounded by BPRINT_RETAIN, counting anonymous rings by
