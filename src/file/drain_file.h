@@ -1,8 +1,9 @@
 /*
  * file/drain_file.h - the drainer's one struct (struct bp_drain_file of
- * drain.h), shared by its two halves:
- *   drain.c      the live file: its chunks, its rings' pages copied and
- *                encoded, the passes and the end;
+ * drain.h), shared by its three parts:
+ *   drain.c      the live file: its chunks walked, the passes and the end;
+ *   drain_ring.c its rings: set up, their pages copied and encoded, and
+ *                handed back to the process once their thread exited;
  *   drain_out.c  the stream file: chunks, header and accounts written,
  *                and what a failed write stops.
  */
@@ -101,6 +102,19 @@ struct bp_drain_file {
 	bool remove_live;		/* unlink the live file when it is closed */
 	bool done;			/* both files closed */
 };
+
+/* ---- drain_ring.c ------------------------------------------------------- */
+
+/*
+ * Copy what ring r has completed (and, final or its thread exited, its
+ * head page; an exited ring copied to its end is then handed back).
+ * Returns the pages copied, or -1 on an output error.
+ */
+long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final);
+
+/* Writes stopped: keep the accounts' counters up with the rings, and hand
+ * exited rings back. */
+void drain_acct_watch(struct bp_drain_file *df);
 
 /* ---- drain_out.c -------------------------------------------------------- */
 

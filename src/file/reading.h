@@ -3,10 +3,13 @@
  * bprint/reader.h) and its parts, shared by the reader's files, each one
  * job:
  *
- *   catalogue.c      open and close; the header; the chunk walk and what
- *                    each chunk adds (rings and pages chunks become
- *                    sources, counters chunks their counters); the one
- *                    step that changes the catalogue, catalogue_update()
+ *   open.c           open and close; the header; what the other files
+ *                    share (problems, bounded reads, holes)
+ *   catalogue.c      the chunk walk, ring chunks reused; the one step
+ *                    that changes the catalogue, catalogue_update()
+ *   catalogue_chunks.c  what each chunk the walk accepts adds (rings and
+ *                    pages chunks become sources, counters chunks their
+ *                    counters)
  *   tables.c         the sites and libraries lists, parsed into tables
  *   stream_source.c  a source's pages chunks (stream files), page by page
  *   ring_source.c    a source's ring chunk (live files), mapped
@@ -243,6 +246,14 @@ struct source *catalogue_source(struct bp_trace *t, uint64_t key, bool create);
 /* s's ring chunk holds another ring now (format 1.3, reuse): s is over,
  * and the chunk is looked at again at the next update. */
 void catalogue_ring_reused(struct bp_trace *t, struct source *s);
+
+/* catalogue_chunks.c: a complete chunk at off, its checksum checked, into
+ * the catalogue by its type. */
+int catalogue_accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c);
+
+/* An end chunk, or an accounts chunk, at off: its entries into the
+ * sources' counters (an end chunk's win). */
+int catalogue_add_counters(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c);
 
 /* tables.c */
 int tables_parse_list(struct bp_trace *t, struct list_chunk *lc);

@@ -11,28 +11,24 @@
  * Filters are an ordered list of rules; a site's state is that of the last
  * rule matching it, so sites registered later (dlopen) get the same answer
  * as those registered earlier.
+ *
+ * What is checked of a site's own fields lives apart (site_check.h): the
+ * sites refused (site_refuse.c) and the path a site's calls take
+ * (site_path.c).
  */
 #include "trace/site.h"
 
+#include "trace/site_check.h"
 #include "trace/backing.h"
 #include "trace/funcname.h"
 #include "trace/pattern.h"
 #include "ring/ring.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* The inline fast path of include/bprint/internal.h exists on x86-64 only. */
-#if defined(__x86_64__)
-#define BP_SITE_INLINE 1
-#else
-#define BP_SITE_INLINE 0
-#endif
 
 #define CHUNK_BITS 12
 #define CHUNK_SIZE (1u << CHUNK_BITS)
@@ -160,159 +156,6 @@ static char *copy_string(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* Argument i's bit in a call site's argsig or argchar (bit 0 is its last argument). */
-static inline bool arg_bit(uint64_t mask, const struct bprint_site *site, unsigned i)
-{
-	return (mask >> (site->nargs - 1u - i)) & 1u;
-}
-
-/*
- * May the site's arguments come as words (bprint__printk_words())?  Every
- * kind but long double travels as a word; the call site must have passed
- * as many arguments as the plan takes (a short array would be read past
- * its end), each string as a pointer, and a plan with no strings must fit
- * a record.
- */
-bool bp_site_takes_words(const struct bp_arg_plan *plan, const struct bprint_site *site)
-{
-	unsigned n = site->nargs;
-
-	if (n != plan->nargs || (!plan->nstrings && plan->fixed_words > BP_SITE_WORDS_MAX))
-		return false;
-	for (unsigned i = 0; i < n; i++) {
-		bool is8 = arg_bit(site->argsig, site, i);
-
-		switch (plan->slot[i].kind) {
-		case BP_ARG_LDOUBLE:
-			return false;
-		case BP_ARG_STR:
-		case BP_ARG_STR_STAR:
-			if (!is8)
-				return false;
-			break;
-		default:
-			break;
-		}
-	}
-	return true;
-}
-
-/* Only 4- and 8-byte integers, pointers and doubles: what the call site packs itself. */
-static bool plan_is_scalar(const struct bp_arg_plan *plan)
-{
-	for (unsigned i = 0; i < plan->nargs; i++) {
-		switch (plan->slot[i].kind) {
-		case BP_ARG_CHAR:
-		case BP_ARG_STR:
-		case BP_ARG_STR_STAR:
-		case BP_ARG_LDOUBLE:
-		case BP_ARG_SKIP:
-			return false;
-		default:
-			break;
-		}
-	}
-	return true;
-}
-
-/*
- * Do the argument sizes the compiler saw at the call site (site->nargs and
- * site->argsig, include/bprint/internal.h) give the block the plan describes?  Then
- * the call site may pack the words itself.  A mismatch (a long passed for
- * %d, say) keeps the site on bprint__printk_words(), which packs by plan.
- */
-static bool plan_is_compiled(const struct bp_arg_plan *plan, const struct bprint_site *site)
-{
-	unsigned n = site->nargs;
-
-	if (n != plan->nargs || plan->fixed_words * 4u + BP_RING_REC_HDR_BYTES >
-	    BP_RING_REC_MAX_WORDS * 4u)
-		return false;
-	for (unsigned i = 0; i < n; i++) {
-		bool is8 = arg_bit(site->argsig, site, i);
-
-		if (is8 != (plan->slot[i].kind != BP_ARG_INT32))
-			return false;
-	}
-	return true;
-}
-
-/* The head word of a record of id whose block is plan's fixed words: its length and id. */
-static uint32_t fixed_head(const struct bp_arg_plan *plan, uint32_t id)
-{
-	return (BP_RING_REC_HDR_BYTES / 4u + plan->fixed_words) | id << BP_RING_HEAD_USER_SHIFT;
-}
-
-uint32_t bp_site_fast_head(const struct bp_arg_plan *plan, const struct bprint_site *site,
-			   uint32_t id)
-{
-	if (!BP_SITE_INLINE || !plan_is_scalar(plan) || !plan_is_compiled(plan, site))
-		return 0;
-	return fixed_head(plan, id);
-}
-
-/* site->argstar for a plan_is_chars() plan: its %.*s, as the call site counts them. */
-static uint8_t star_bits(const struct bp_arg_plan *plan)
-{
-	uint8_t bits = 0;
-
-	for (unsigned i = 0; i < plan->nargs; i++)
-		if (plan->slot[i].kind == BP_ARG_STR_STAR)
-			bits |= (uint8_t)(1u << (plan->nargs - 1u - i));
-	return bits;
-}
-
-/*
- * May the call site write the block itself, its chars as %c bytes and its
- * pointers to char as %s strings (BPRINT__FAST_CHARS in
- * include/bprint/internal.h)?  Each argument's compiled type must be the
- * plan's: a char for %c, a pointer to char for a %s without precision
- * or with a '*' one (among the last 8 arguments: site->argstar), other
- * 4-byte types for a 4-byte slot, other 8-byte ones for an 8-byte
- * integer, a pointer or a double.
- */
-static bool plan_is_chars(const struct bp_arg_plan *plan, const struct bprint_site *site)
-{
-	unsigned n = site->nargs;
-
-	if (n != plan->nargs || !site->argchar)
-		return false;
-	for (unsigned i = 0; i < n; i++) {
-		bool is8 = arg_bit(site->argsig, site, i);
-		bool ischar = arg_bit(site->argchar, site, i);
-		const struct bp_arg_slot *slot = &plan->slot[i];
-
-		switch (slot->kind) {
-		case BP_ARG_CHAR:
-			if (!ischar || is8)
-				return false;
-			break;
-		case BP_ARG_STR:
-			if (!ischar || !is8 || slot->precision >= 0)
-				return false;
-			break;
-		case BP_ARG_STR_STAR:
-			/* its precision is the slot before it, a 4-byte one; the
-			 * call site knows it by argstar, of the last 8 arguments */
-			if (!ischar || !is8 || n - i > 8u || i == 0 ||
-			    plan->slot[i - 1].kind != BP_ARG_INT32)
-				return false;
-			break;
-		case BP_ARG_INT32:
-			if (ischar || is8)
-				return false;
-			break;
-		case BP_ARG_LDOUBLE:
-		case BP_ARG_SKIP:
-			return false;
-		default:	/* the 8-byte slots */
-			if (ischar || !is8)
-				return false;
-			break;
-		}
-	}
-	return true;
-}
 
 /* What site->enabled holds for on: the inline path's value where it may run. */
 static uint8_t on_value(const struct bprint_site *site, bool on)
@@ -324,85 +167,6 @@ static uint8_t on_value(const struct bprint_site *site, bool on)
 	return site->flags & BPRINT__SITE_CHARS ? BPRINT__SITE_ON_CHARS : 1;
 }
 
-/*
- * A site compiled against another bprint.h layout (include/bprint/
- * internal.h): only its head may be read, and it is never registered.
- * With the lock held: refuse it (off, and marked so that it is refused
- * once) and say whether it is newly refused.  Its call site then never
- * calls again; a call already on its way finds the mark in emit.c.
- */
-static bool refuse_foreign(struct bprint_site *site)
-{
-	if (site->layout == BPRINT__LAYOUT || site->id == BPRINT__SITE_REFUSED)
-		return false;
-	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);	/* S1 */
-	/* S6: enabled 0 before the mark, for a call that reads the mark */
-	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);
-	return true;
-}
-
-void bp_site_warn(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = bp_vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (len > (int)sizeof(line) - 1)
-		len = (int)sizeof(line) - 1;
-	if (len > 0 && write(STDERR_FILENO, line, (size_t)len) < 0)
-		return;	/* nowhere left to say it */
-}
-
-/* One line on stderr for n sites refused at once; async-signal-safe. */
-static void say_refused(const struct bprint_site *first, unsigned n)
-{
-	bp_site_warn("bprint: %s:%u: call site compiled against bprint.h layout %u, "
-		     "this library reads layout %u: %u site%s disabled "
-		     "(rebuild against this bprint.h)\n",
-		     first->file ? first->file : "?", first->line, first->layout,
-		     BPRINT__LAYOUT, n, n == 1 ? "" : "s");
-}
-
-/*
- * A string of the site longer than a trace file holds (BP_SITE_TEXT_MAX):
- * its name ("format", ...) and length, or NULL.  Only the head of a
- * foreign site may be read: call after the layout check.
- */
-static const char *too_long(const struct bprint_site *site, size_t *len)
-{
-	const char *what[3] = { "format", "file name", "function name" };
-	const char *text[3] = { site->format, site->file, site->func };
-
-	for (int i = 0; i < 3; i++)
-		if (text[i] && (*len = strnlen(text[i], BP_SITE_TEXT_MAX + 1)) > BP_SITE_TEXT_MAX)
-			return what[i];
-	return NULL;
-}
-
-/*
- * With the lock held: refuse a site too long for a trace file (one line on
- * stderr, the site off and marked as refused, as refuse_foreign() does),
- * so that no file holds a record its readers would call damaged.
- */
-static bool refuse_long(struct bprint_site *site)
-{
-	size_t len = 0;
-	const char *what = too_long(site, &len);
-
-	if (!what)
-		return false;
-	bp_site_warn("bprint: %s:%u: call site with a %s of more than %u bytes, which trace "
-		     "files do not hold: disabled\n", site->file && strlen(site->file) < 512
-		     ? site->file : "?", site->line, what, BP_SITE_TEXT_MAX);
-	/* S1: relaxed, as every store of enabled outside registration: the
-	 * call site's acquire (include/bprint/internal.h) orders nothing else. */
-	__atomic_store_n(&site->enabled, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&site->id, BPRINT__SITE_REFUSED, __ATOMIC_RELEASE);	/* S6 */
-	return true;
-}
 
 /* With the lock held. */
 static uint32_t register_locked(struct bprint_site *site)
@@ -414,7 +178,7 @@ static uint32_t register_locked(struct bprint_site *site)
 
 	if (site->id)
 		return site->id == BPRINT__SITE_REFUSED ? 0 : site->id;
-	if (site->layout != BPRINT__LAYOUT || refuse_long(site))
+	if (site->layout != BPRINT__LAYOUT || bp_site_refuse_long(site))
 		return 0;
 	if (id > BP_SITE_MAX)
 		return 0;
@@ -462,11 +226,11 @@ static uint32_t register_locked(struct bprint_site *site)
 			/* Before the flag: the inline path reads the head once it sees it. */
 			site->head = fast;
 			site->flags |= BPRINT__SITE_FAST;
-		} else if (BP_SITE_INLINE && plan_is_chars(site->plan, site)) {
+		} else if (BP_SITE_INLINE && bp_site_plan_is_chars(site->plan, site)) {
 			/* without strings the size is known: the call site takes it from here */
 			if (!site->plan->nstrings)
-				site->head = fixed_head(site->plan, id);
-			site->argstar = star_bits(site->plan);
+				site->head = bp_site_fixed_head(site->plan, id);
+			site->argstar = bp_site_star_bits(site->plan);
 			site->flags |= BPRINT__SITE_CHARS;
 		}
 	}
@@ -545,9 +309,9 @@ uint32_t bp_site_register(struct bprint_site *site)
 	} else {
 		lock_registry();
 	}
-	if (refuse_foreign(site)) {
+	if (bp_site_refuse_foreign(site)) {
 		unlock_registry();
-		say_refused(site, 1);
+		bp_site_say_refused(site, 1);
 		return 0;
 	}
 	id = register_locked(site);
@@ -573,7 +337,7 @@ void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop)
 
 	lock_registry();
 	for (struct bprint_site *s = next_site(start, stop); s < stop; s = next_site(s + 1, stop)) {
-		if (refuse_foreign(s)) {
+		if (bp_site_refuse_foreign(s)) {
 			if (!refused++)
 				first = s;
 			continue;
@@ -582,7 +346,7 @@ void bprint__register_sites(struct bprint_site *start, struct bprint_site *stop)
 	}
 	unlock_registry();
 	if (refused)
-		say_refused(first, refused);
+		bp_site_say_refused(first, refused);
 }
 
 void bprint__unregister_sites(struct bprint_site *start, struct bprint_site *stop)

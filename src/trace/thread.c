@@ -1,9 +1,12 @@
 /*
  * Per-thread buffers: claiming descriptors, mapping rings, thread exit,
- * fork, reclaim.  The design and the locking table are in thread.h.
+ * fork.  What becomes of an exited thread's rings (kept within the budget,
+ * reclaimed, retired) is thread_retain.c's.  The design and the locking
+ * table are in thread.h.
  */
 #include "trace/thread.h"
 
+#include "trace/thread_lists.h"
 #include "trace/backing.h"
 #include "trace/clock.h"
 #include "trace/config.h"
@@ -22,7 +25,7 @@
 _Atomic(struct bp_thread *) bp_threads;
 pthread_rwlock_t bp_readers_lock = PTHREAD_RWLOCK_INITIALIZER;
 pthread_mutex_t bp_consumer_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t bp_list_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t bp_list_lock = PTHREAD_MUTEX_INITIALIZER;
 struct bp_retired bp_retired;
 __thread struct bp_thread *bp_self __attribute__((tls_model("initial-exec")));
 __thread struct bprint__tls bprint__tls __attribute__((tls_model("initial-exec"))) = {
@@ -32,10 +35,8 @@ __thread struct bprint__tls bprint__tls __attribute__((tls_model("initial-exec")
 const struct bp_backing *bp_backing;
 static pthread_key_t exit_key;
 
-/* Under bp_list_lock: FREE descriptors, and the DEAD ones in exit order. */
+/* Under bp_list_lock: FREE descriptors (the DEAD ones are thread_retain.c's). */
 static struct bp_thread *free_top;
-static struct bp_thread *dead_head, *dead_tail;
-static size_t retained_total;
 
 /* Where the hot path reads the CPU: the thread's rseq area, kept current by the kernel. */
 static const volatile uint32_t *cpu_id_source(void)
@@ -93,7 +94,7 @@ static void ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t by
 }
 
 /* Is mem a ring of the backing's file (not anonymous memory)? */
-static bool ring_in_file(const void *mem)
+bool bp_thread_ring_in_file(const void *mem)
 {
 	const struct bp_backing *b = bp_backing;
 
@@ -131,7 +132,7 @@ static void block_setup(struct bp_thread_ring *r, unsigned level, void *mem, siz
 		return;
 	if (level == 0)
 		bp_ring_writer_block(&r->w, bp_config.block_ns);
-	if (bp_config.record_pid && ring_in_file(mem))
+	if (bp_config.record_pid && bp_thread_ring_in_file(mem))
 		bp_ring_consumer_attach(mem, bytes, bp_config.record_pid);
 }
 
@@ -183,7 +184,7 @@ void bp_read_state_release(struct bp_read_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static void unmap_rings(struct bp_thread *t, enum bp_ring_release why)
+void bp_thread_unmap_rings(struct bp_thread *t, enum bp_ring_release why)
 {
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 		/* T3: one unmapper takes the pointer; acquire as T2 (r->bytes
@@ -219,32 +220,13 @@ static struct bp_thread *claim_free(void)
 }
 
 /* With bp_list_lock: t, its rings unmapped, goes back to be claimed. */
-static void make_free(struct bp_thread *t)
+void bp_thread_make_free(struct bp_thread *t)
 {
 	/* T4: the rings unmapped (T3) before FREE; pairs with the readers'
 	 * acquire of state (T5), which then skip the descriptor. */
 	atomic_store_explicit(&t->state, BP_THREAD_FREE, memory_order_release);
 	t->free_next = free_top;
 	free_top = t;
-}
-
-/* With bp_list_lock: take t off the dead queue, if it is on it. */
-static void dequeue_dead(struct bp_thread *t)
-{
-	if (!t->queued)
-		return;
-	if (t->dead_prev)
-		t->dead_prev->dead_next = t->dead_next;
-	else
-		dead_head = t->dead_next;
-	if (t->dead_next)
-		t->dead_next->dead_prev = t->dead_prev;
-	else
-		dead_tail = t->dead_prev;
-	t->dead_prev = t->dead_next = NULL;
-	t->queued = 0;
-	retained_total -= t->retained;
-	t->retained = 0;
 }
 
 static struct bp_thread *push_new(void)
@@ -268,72 +250,6 @@ static struct bp_thread *push_new(void)
 	return t;
 }
 
-/*
- * Give back the pages of an exited thread's anonymous ring that never held
- * a record: the slots past head_seq, as zero as the ring was made.
- * A reader may be reading the ring meanwhile: it finds the same zeros.
- * A ring in the backing's file gives back all its pages: the file keeps
- * them, and a reader that reads them again faults them back in from it.
- * Returns what the ring costs the budget: the bytes still resident, or,
- * in a file, the whole ring (BPRINT_RETAIN bounds the file too).
- */
-static size_t trim_ring(struct bp_thread_ring *r)
-{
-	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	struct bp_ring_stats st;
-	uintptr_t start, end;
-	uint64_t used;
-
-	if (mem && ring_in_file(mem)) {
-		start = ((uintptr_t)mem + page - 1) & ~(page - 1);
-		end = ((uintptr_t)mem + r->bytes) & ~(page - 1);
-		if (start < end)
-			(void)madvise((void *)start, end - start, MADV_DONTNEED);
-		return r->bytes;
-	}
-	if (!mem || bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
-		return mem ? r->bytes : 0;
-	used = st.head_seq < st.npages ? st.head_seq : st.npages;
-	start = (uintptr_t)mem + BP_RING_CTL_BYTES + (uintptr_t)used * st.page_size;
-	start = (start + page - 1) & ~(page - 1);
-	end = ((uintptr_t)mem + r->bytes) & ~(page - 1);
-	if (start < end && madvise((void *)start, end - start, MADV_DONTNEED) == 0)
-		return r->bytes - (end - start);
-	return r->bytes;
-}
-
-static void reclaim_copied(void);
-
-/* The exited thread t (still ALIVE: nobody unmaps it) is trimmed, queued, then DEAD. */
-static void retain_dead(struct bp_thread *t)
-{
-	size_t kept = 0;
-	bool over;
-
-	for (unsigned i = 0; i < BP_NEST_MAX; i++)
-		kept += trim_ring(&t->ring[i]);
-	pthread_mutex_lock(&bp_list_lock);
-	t->retained = kept;
-	t->queued = 1;
-	t->dead_next = NULL;
-	t->dead_prev = dead_tail;
-	if (dead_tail)
-		dead_tail->dead_next = t;
-	else
-		dead_head = t;
-	dead_tail = t;
-	retained_total += kept;
-	over = retained_total > bp_config.retain_bytes;
-	/* DEAD once queued: reclaim and the budget find it on the queue.
-	 * T4: its last name and counters before DEAD (T5). */
-	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
-	pthread_mutex_unlock(&bp_list_lock);
-	reclaim_copied();
-	if (over)
-		bp_thread_retain_enforce();
-}
-
 static void thread_exit(void *arg)
 {
 	struct bp_thread *t = arg;
@@ -345,7 +261,7 @@ static void thread_exit(void *arg)
 	}
 	if (bp_backing && bp_backing->thread_exit)
 		bp_backing->thread_exit(t);
-	retain_dead(t);
+	bp_thread_retain_dead(t);
 }
 
 /*
@@ -377,7 +293,7 @@ static struct bp_thread *make_self(void)
 	}
 	if (!map_ring(t, 0)) {
 		if (pthread_mutex_trylock(&bp_list_lock) == 0) {
-			make_free(t);
+			bp_thread_make_free(t);
 			pthread_mutex_unlock(&bp_list_lock);
 		}	/* else it stays CLAIMED, unused: one descriptor lost */
 		return NULL;
@@ -405,140 +321,6 @@ struct bp_thread *bp_thread_self_slow(void)
 	return t;
 }
 
-/* Has the consumer read everything this ring will ever hold? */
-static bool ring_drained(struct bp_thread_ring *r)
-{
-	/* T2: the pointer before the ring and r->bytes; pairs with T1. */
-	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
-	struct bp_ring_stats st;
-
-	if (!mem)
-		return true;
-	if (!r->consumer.ready || r->consumer.has_peek ||
-	    bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
-		return false;
-	return r->consumer.cursor.read + r->consumer.cursor.overwritten + st.discarded == st.written;
-}
-
-void bp_thread_reclaim(void)
-{
-	if (pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
-		return;
-	/* T7: the list head before the descriptors on it; pairs with T6. */
-	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
-	     t = t->next) {
-		bool drained = true;
-
-		/* T5: state before what it says is valid; pairs with T4. */
-		if (atomic_load_explicit(&t->state, memory_order_acquire) != BP_THREAD_DEAD)
-			continue;
-		for (unsigned i = 0; i < BP_NEST_MAX; i++)
-			drained = drained && ring_drained(&t->ring[i]);
-		if (!drained)
-			continue;
-		unmap_rings(t, BP_RELEASE_READ);
-		pthread_mutex_lock(&bp_list_lock);
-		dequeue_dead(t);
-		make_free(t);
-		pthread_mutex_unlock(&bp_list_lock);
-	}
-	pthread_rwlock_unlock(&bp_readers_lock);
-	bp_thread_retain_enforce();
-}
-
-/* Has the backing's consumer copied every ring of the exited thread t? */
-static bool rings_copied(struct bp_thread *t)
-{
-	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
-		void *mem = atomic_load_explicit(&t->ring[i].mem, memory_order_acquire);	/* T2 */
-
-		if (mem && !(ring_in_file(mem) && bp_backing->ring_copied(mem)))
-			return false;
-	}
-	return true;
-}
-
-/*
- * Under bprint record: the exited threads whose rings the copier has
- * copied give them back at once (nothing is lost, and the file reuses
- * them), not when BPRINT_RETAIN is reached.  Called at each thread exit;
- * the queue holds few threads here (file rings count whole in the
- * budget), and without a copier there is nothing to look for.
- */
-static void reclaim_copied(void)
-{
-	struct bp_thread *t, *next;
-
-	if (!bp_config.record_pid || !bp_backing || !bp_backing->ring_copied ||
-	    pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
-		return;
-	pthread_mutex_lock(&bp_list_lock);
-	for (t = dead_head; t; t = next) {
-		next = t->dead_next;
-		if (!rings_copied(t))
-			continue;
-		dequeue_dead(t);
-		unmap_rings(t, BP_RELEASE_READ);
-		make_free(t);
-	}
-	pthread_mutex_unlock(&bp_list_lock);
-	pthread_rwlock_unlock(&bp_readers_lock);
-}
-
-/* relaxed: a count with one writer at a time (under the readers' lock
- * exclusive), read for stats; it orders nothing. */
-static void add_relaxed(_Atomic uint64_t *c, uint64_t n)
-{
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
-			      memory_order_relaxed);
-}
-
-/* With the readers' lock exclusive: t's records are dropped, counted in bp_retired. */
-static void retire(struct bp_thread *t)
-{
-	uint64_t lost = bp_thread_dropped(t);
-
-	add_relaxed(&bp_retired.written, lost);
-	add_relaxed(&bp_retired.discarded, lost);
-	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
-		struct bp_thread_ring *r = &t->ring[i];
-		void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
-		/* relaxed: the consumer's count (its lock is not ours), a value only */
-		uint64_t read = atomic_load_explicit(&r->consumer_read, memory_order_relaxed);
-		struct bp_ring_stats st;
-
-		if (!mem || bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
-			continue;
-		add_relaxed(&bp_retired.written, st.written);
-		add_relaxed(&bp_retired.discarded, st.discarded);
-		add_relaxed(&bp_retired.read, read);
-		/* all it stored and the consumer did not return, overwritten or not */
-		add_relaxed(&bp_retired.overwritten, st.written - st.discarded - read);
-	}
-	unmap_rings(t, BP_RELEASE_LOST);
-}
-
-/*
- * Called at a thread's exit and at the end of a reader session.  With a
- * reader session open the budget waits for its end: the session may be
- * reading the oldest rings.
- */
-void bp_thread_retain_enforce(void)
-{
-	if (pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
-		return;
-	pthread_mutex_lock(&bp_list_lock);
-	while (retained_total > bp_config.retain_bytes && dead_head) {
-		struct bp_thread *t = dead_head;
-
-		dequeue_dead(t);
-		retire(t);
-		make_free(t);
-	}
-	pthread_mutex_unlock(&bp_list_lock);
-	pthread_rwlock_unlock(&bp_readers_lock);
-}
-
 /*
  * In a fork child only the forking thread exists and the parent's records
  * are the parent's: every descriptor goes back to FREE with its rings
@@ -551,17 +333,17 @@ static void fork_child(void)
 	pthread_rwlock_init(&bp_readers_lock, NULL);
 	pthread_mutex_init(&bp_consumer_lock, NULL);
 	pthread_mutex_init(&bp_list_lock, NULL);
-	free_top = dead_head = dead_tail = NULL;
-	retained_total = 0;
+	free_top = NULL;
+	bp_thread_dead_forget();
 	memset(&bp_retired, 0, sizeof(bp_retired));
 	/* T7 (one thread runs here: any order would do) */
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
 	     t = t->next) {
-		unmap_rings(t, BP_RELEASE_CHILD);
+		bp_thread_unmap_rings(t, BP_RELEASE_CHILD);
 		t->dead_prev = t->dead_next = NULL;
 		t->queued = 0;
 		t->retained = 0;
-		make_free(t);
+		bp_thread_make_free(t);
 	}
 	/* The window looked into the parent's ring, unmapped above. */
 	bprint__tls.off = 0;

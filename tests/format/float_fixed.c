@@ -1,11 +1,11 @@
 /*
- * %f and %F against glibc.  bp_vsnprintf() prints these itself (emit.c,
+ * %f and %F against glibc.  bp_vsnprintf() prints these itself (emit_float.c,
  * exact 128-bit arithmetic) rather than through the C library, so they get
  * a test of their own: random bit patterns, decimal-looking values, exact
  * binary ties (k + 0.5, k / 2^n) where rounding to even matters, subnormals
  * and the edges, at every precision from none to past the exact range, with
  * random flags and widths.  Then every float conversion with widths and
- * precisions above 512, which emit.c pads and fills with zeros itself
+ * precisions above 512, which emit_float.c pads and fills with zeros itself
  * instead of asking the C library for buffers that large.
  *
  *   float_fixed [SEED]   (BPRINT_TEST_QUICK=1 cuts the count)

@@ -664,7 +664,7 @@ static void saturation(void)
 	T_CHECK(r == 1 && strcmp(b, "5") == 0, "%%.*d of INT_MIN: %d \"%s\" (negative: no precision)", r, b);
 	/*
 	 * Floats: a huge width or precision is padded and zero-filled by the
-	 * engine, without a C library buffer of that size (emit.c).
+	 * engine, without a C library buffer of that size (emit_float.c).
 	 */
 	r = bp_both(b, sizeof(b), "%.99999999999f", 1.0);
 	T_CHECK(r == -1, "%%.99999999999f of 1.0: %d \"%.8s\", want -1 (\"1.\" and INT32_MAX zeros is longer "
