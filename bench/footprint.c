@@ -373,13 +373,16 @@ int main(int argc, char **argv)
 	/* this build's compilers, then (not for --check) the others there are, each once */
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && (!check || i < 2); i++) {
 		int dup = 0, cxx = i == 1 || strstr(names[i], "++") != NULL;
+		static char path[PATH_MAX];
 
-		if (resolve(names[i], real[nfound]))
+		if (resolve(names[i], path))
 			continue;
 		for (int j = 0; j < nfound; j++)
-			dup |= !strcmp(real[j], real[nfound]) && found[j].cxx == cxx;
-		if (!dup)
+			dup |= !strcmp(real[j], path) && found[j].cxx == cxx;
+		if (!dup) {
+			memcpy(real[nfound], path, sizeof(path));
 			found[nfound++] = (struct compiler){ names[i], cxx };
+		}
 	}
 	printf("bench-footprint: bytes of machine code a call site adds (-O2, %d sites of each kind\n"
 	       "in one function, against the same function empty); NanoLog's NANO_LOG: %d\n"
