@@ -353,6 +353,7 @@ int main(int argc, char **argv)
 {
 	struct compiler found[6];
 	static char real[6][PATH_MAX];
+	int lang[6] = { 0 };
 	const char *names[] = { BENCH_CC, BENCH_CXX, "gcc", "clang", "g++", "clang++" };
 	int nfound = 0, n = 200, check = argc > 1 && !strcmp(argv[1], "--check");
 	int sizes = argc > 1 && !strcmp(argv[1], "--sizes");
@@ -373,16 +374,17 @@ int main(int argc, char **argv)
 	/* this build's compilers, then (not for --check) the others there are, each once */
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && (!check || i < 2); i++) {
 		int dup = 0, cxx = i == 1 || strstr(names[i], "++") != NULL;
-		static char path[PATH_MAX];
+		char *path = real[i];	/* one per name: a compiler found twice is kept once */
 
-		if (resolve(names[i], path))
+		if (resolve(names[i], path)) {
+			path[0] = '\0';
 			continue;
-		for (int j = 0; j < nfound; j++)
-			dup |= !strcmp(real[j], path) && found[j].cxx == cxx;
-		if (!dup) {
-			memcpy(real[nfound], path, sizeof(path));
-			found[nfound++] = (struct compiler){ names[i], cxx };
 		}
+		lang[i] = cxx;
+		for (size_t j = 0; j < i; j++)
+			dup |= real[j][0] && !strcmp(real[j], path) && lang[j] == cxx;
+		if (!dup)
+			found[nfound++] = (struct compiler){ names[i], cxx };
 	}
 	printf("bench-footprint: bytes of machine code a call site adds (-O2, %d sites of each kind\n"
 	       "in one function, against the same function empty); NanoLog's NANO_LOG: %d\n"
