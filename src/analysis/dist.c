@@ -11,9 +11,12 @@
 #include "analysis/dist.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void sketch_tables(void);
 
 void bp_dist_pool_init(struct bp_dist_pool *p, enum bp_bucket_kind buckets, double width)
 {
@@ -22,6 +25,7 @@ void bp_dist_pool_init(struct bp_dist_pool *p, enum bp_bucket_kind buckets, doub
 		.buckets = buckets,
 		.width = width > 0 ? width : 1,
 	};
+	sketch_tables();
 }
 
 static void counts_free(struct bp_counts *c);
@@ -108,8 +112,8 @@ static bool regrow(struct bp_counts *c, int64_t lo, size_t n)
 /* Count one at index i, growing the range (by an eighth again, in the
  * direction it grew: a sketch's range settles after a few values, and ten
  * thousand groups' slack adds up); false if it would pass max entries or
- * memory ran out. */
-static bool counts_add(struct bp_counts *c, int64_t i, size_t max)
+ * memory ran out.  counts_add() below is the common case in line. */
+static bool counts_add_grow(struct bp_counts *c, int64_t i, size_t max)
 {
 	if (c->n == 0 || i < c->lo || i >= c->lo + (int64_t)c->n) {
 		int64_t lo = c->n && c->lo < i ? c->lo : i;
@@ -135,6 +139,19 @@ static bool counts_add(struct bp_counts *c, int64_t i, size_t max)
 	else
 		c->c[i - c->lo]++;
 	return true;
+}
+
+/* Count one at index i: an index inside the range, of a 32-bit count with
+ * room, is one compare; the rest (growing, widening) is out of line. */
+static inline bool counts_add(struct bp_counts *c, int64_t i, size_t max)
+{
+	uint64_t at = (uint64_t)i - (uint64_t)c->lo;
+
+	if (at < c->n && c->c && c->c[at] < BP_DIST_COUNT32_MAX) {
+		c->c[at]++;
+		return true;
+	}
+	return counts_add_grow(c, i, max);
 }
 
 static void counts_free(struct bp_counts *c)
@@ -197,77 +214,119 @@ static union bp_dist_value from_sort_key(enum bp_dist_kind kind, uint64_t k)
 
 /* ---- the sketch --------------------------------------------------------- */
 
-/* ln(gamma), computed once (not a constant expression in C: logl). */
-static long double log_gamma(void)
-{
-	static long double lg;
+/*
+ * The sketch's index, ceil(ln(x) / ln(gamma)), in integers: x = 2^e (1 + f)
+ * gives e ln(2) / ln(gamma) + ln(1 + f) / ln(gamma), both in fixed point
+ * (SKETCH_ONE is 1).  The second is a table over f's leading 10 bits,
+ * interpolated by its next 32 (error below 2e-7 of a bucket's width in ln,
+ * far inside alpha), where libm's log() was a third of a sketched hist run
+ * and a double's table lookup still a fifth.  An integer value never goes
+ * through a double.
+ */
+#define SKETCH_FRAC_BITS 32
+#define SKETCH_ONE ((int64_t)1 << SKETCH_FRAC_BITS)
+#define SKETCH_TABLE_BITS 10
+#define SKETCH_MAX_BUCKETS ((size_t)1 << 20)
 
-	if (lg == 0)
-		lg = logl((1 + (long double)BP_DIST_ALPHA) / (1 - (long double)BP_DIST_ALPHA));
-	return lg;
+static pthread_once_t sketch_once = PTHREAD_ONCE_INIT;
+static long double ln_gamma;			/* ln(gamma) */
+static double inv_ln_gamma;			/* 1 / ln(gamma) */
+static int64_t ln2_fixed;			/* ln(2) / ln(gamma), fixed point */
+static int64_t ln_mantissa_fixed[(1 << SKETCH_TABLE_BITS) + 1];
+					/* ln(1 + k / 1024) / ln(gamma), fixed point */
+
+static void make_sketch_tables(void)
+{
+	ln_gamma = logl((1 + (long double)BP_DIST_ALPHA) / (1 - (long double)BP_DIST_ALPHA));
+	inv_ln_gamma = (double)(1 / ln_gamma);
+	ln2_fixed = (int64_t)llroundl(logl(2) / ln_gamma * SKETCH_ONE);
+	for (int k = 0; k <= 1 << SKETCH_TABLE_BITS; k++)
+		ln_mantissa_fixed[k] = (int64_t)llroundl(
+			log1pl((long double)k / (1 << SKETCH_TABLE_BITS)) / ln_gamma * SKETCH_ONE);
 }
 
-/* ln(1 + k / 1024), k = 0 .. 1024: the logarithm of a double's mantissa,
- * interpolated between its neighbours (error below 2e-7, relative, far
- * inside alpha), where libm's log() was a third of a sketched hist run. */
-static double ln_mantissa[1025], inv_lg;
-
-static void ln_table(void)
+/* The tables, made once per process (a pool's init asks, off the hot path). */
+static void sketch_tables(void)
 {
-	for (int k = 0; k <= 1024; k++)
-		ln_mantissa[k] = log1p(k / 1024.0);
-	inv_lg = 1 / (double)log_gamma();
+	pthread_once(&sketch_once, make_sketch_tables);
 }
 
-/* ceil(y) as an integer, in line (libm's ceil() is a call on plain x86-64) */
-static int64_t ceil_int(double y)
+/* ceil(y / SKETCH_ONE), y of either sign (no shift of a negative number) */
+static int64_t ceil_fixed(int64_t y)
 {
-	int64_t i = (int64_t)y;	/* toward zero */
-
-	return y > (double)i ? i + 1 : i;
+	return y >= 0 ? (int64_t)(((uint64_t)y + (uint64_t)SKETCH_ONE - 1) >> SKETCH_FRAC_BITS) :
+			-(int64_t)((uint64_t)-y >> SKETCH_FRAC_BITS);
 }
 
-/* The sketch bucket of x > 0: gamma^(i-1) < x <= gamma^i. */
-static int64_t sketch_index(double x, long double lg)
+/* The bucket of 2^e (1 + f), f the 64-bit fraction (its first bit is 1/2). */
+static int64_t sketch_index_of(int64_t e, uint64_t f)
 {
-	uint64_t bits, frac;
+	unsigned k = (unsigned)(f >> (64 - SKETCH_TABLE_BITS));
+	uint64_t rest = f << SKETCH_TABLE_BITS >> (64 - SKETCH_FRAC_BITS);
+	uint64_t step = (uint64_t)(ln_mantissa_fixed[k + 1] - ln_mantissa_fixed[k]);
+
+	return ceil_fixed(e * ln2_fixed + ln_mantissa_fixed[k] +
+			  (int64_t)((step * rest) >> SKETCH_FRAC_BITS));
+}
+
+/* The sketch bucket of an integer x > 0: gamma^(i-1) < x <= gamma^i. */
+static int64_t sketch_index_int(uint64_t x)
+{
+	int lead = __builtin_clzll(x);
+
+	return sketch_index_of(63 - lead, x << lead << 1);
+}
+
+/* The same for a double x > 0. */
+static int64_t sketch_index_double(double x)
+{
+	uint64_t bits;
 	int e;
-	double pos, ln;
-	unsigned k;
 
 	memcpy(&bits, &x, 8);
 	e = (int)(bits >> 52 & 0x7ff);
 	if (e == 0 || e == 0x7ff)	/* subnormal or infinite: rare, exactly */
-		return (int64_t)ceil(log(x) / (double)lg);
-	frac = bits & ((1ull << 52) - 1);
-	pos = (double)frac * 0x1p-42;	/* the mantissa's fraction, times 1024 */
-	k = (unsigned)pos;
-	ln = ln_mantissa[k] + (ln_mantissa[k + 1] - ln_mantissa[k]) * (pos - k);
-	return ceil_int(((double)(e - 1023) * M_LN2 + ln) * inv_lg);
+		return (int64_t)ceil(log(x) * inv_ln_gamma);
+	return sketch_index_of(e - 1023, bits << 12);
 }
 
 /* The value that stands for bucket i: within alpha of all of it. */
-static long double sketch_value(int64_t i, long double lg)
+static long double sketch_value(int64_t i)
 {
-	long double gamma = expl(lg);
+	long double gamma = expl(ln_gamma);
 
-	return 2 * expl((long double)i * lg) / (gamma + 1);
+	return 2 * expl((long double)i * ln_gamma) / (gamma + 1);
 }
 
-static bool sketch_add(struct bp_dist *d, double x)
+/* An integer value as a sign and a magnitude (INT64_MIN's is 2^63). */
+static bool negative_of(enum bp_dist_kind kind, union bp_dist_value v)
 {
-	static const size_t max = 1u << 20;
-	long double lg = log_gamma();
+	return kind == BP_DIST_SIGNED && v.i < 0;
+}
 
-	if (ln_mantissa[1024] == 0)
-		ln_table();
-	if (x == 0) {
+static uint64_t magnitude_of(enum bp_dist_kind kind, union bp_dist_value v)
+{
+	return negative_of(kind, v) ? (uint64_t)0 - v.u : v.u;
+}
+
+/* A value into the sketch: its magnitude's bucket, on its sign's side. */
+static bool sketch_add(struct bp_dist *d, union bp_dist_value v)
+{
+	bool negative;
+	int64_t i;
+
+	if (d->kind == BP_DIST_FLOAT ? v.d == 0 : v.u == 0) {
 		d->sk_zero++;
 		return true;
 	}
-	if (x > 0)
-		return counts_add(&d->sk_pos, sketch_index(x, lg), max);
-	return counts_add(&d->sk_neg, sketch_index(-x, lg), max);
+	if (d->kind == BP_DIST_FLOAT) {
+		negative = v.d < 0;
+		i = sketch_index_double(negative ? -v.d : v.d);
+	} else {
+		negative = negative_of(d->kind, v);
+		i = sketch_index_int(magnitude_of(d->kind, v));
+	}
+	return counts_add(negative ? &d->sk_neg : &d->sk_pos, i, SKETCH_MAX_BUCKETS);
 }
 
 /* Move the exact values into the sketch. */
@@ -276,7 +335,7 @@ static bool to_sketch(struct bp_dist_pool *p, struct bp_dist *d)
 	bool ok = true;
 
 	for (size_t k = 0; k < d->nv; k++)
-		ok &= sketch_add(d, (double)bp_dist_ld(d->kind, from_sort_key(d->kind, d->v[k].u)));
+		ok &= sketch_add(d, from_sort_key(d->kind, d->v[k].u));
 	p->exact_left += d->nv;
 	free(d->v);
 	d->v = NULL, d->nv = d->capv = 0, d->nfixed = 0;
@@ -297,15 +356,15 @@ static int64_t log2_index(long double x)
 
 /* The log2 bucket of an integer value, without a long double: the common
  * case (a count, a duration). */
-static bool int_bucket_add(struct bp_dist *d, enum bp_dist_kind kind, union bp_dist_value v)
+static bool int_bucket_add(struct bp_dist *d, union bp_dist_value v)
 {
-	uint64_t m = kind == BP_DIST_SIGNED && v.i < 0 ? (uint64_t)0 - (uint64_t)v.i : v.u;
+	uint64_t m = magnitude_of(d->kind, v);
 
 	if (!m) {
 		d->h_zero++;
 		return true;
 	}
-	return counts_add(kind == BP_DIST_SIGNED && v.i < 0 ? &d->h_neg : &d->h_pos,
+	return counts_add(negative_of(d->kind, v) ? &d->h_neg : &d->h_pos,
 			  63 - __builtin_clzll(m), 4096);
 }
 
@@ -365,7 +424,7 @@ bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value 
 		d->max = v;
 	if (ints) {	/* exact in 128 bits: no long double on the common path */
 		d->isum += d->kind == BP_DIST_SIGNED ? (__int128)v.i : (__int128)v.u;
-		ok = p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, d->kind, v) :
+		ok = p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, v) :
 						    bucket_add(p, d, bp_dist_ld(d->kind, v));
 	} else {
 		d->sum += v.d;
@@ -375,7 +434,7 @@ bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value 
 		return keep_exact(p, d, v) && ok;
 	if (!d->sketch && !to_sketch(p, d))
 		ok = false;
-	return sketch_add(d, d->kind == BP_DIST_FLOAT ? v.d : (double)bp_dist_ld(d->kind, v)) && ok;
+	return sketch_add(d, v) && ok;
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -479,17 +538,18 @@ long double bp_dist_mean(const struct bp_dist *d)
 /* The sketch's value at rank r (1-based), clamped to [min, max]. */
 static long double sketch_rank(const struct bp_dist *d, uint64_t r)
 {
-	long double lg = log_gamma(), v = 0;
+	long double v = 0;
 	long double lo = bp_dist_ld(d->kind, d->min), hi = bp_dist_ld(d->kind, d->max);
 	int64_t a, b;
 	bool found = false;
 
+	sketch_tables();	/* made by the pool's init; asked again, cheaply */
 	if (counts_span(&d->sk_neg, &a, &b))	/* the most negative first */
 		for (int64_t i = b; i >= a && !found; i--) {
 			uint64_t c = counts_at(&d->sk_neg, i);
 
 			if (r <= c)
-				v = -sketch_value(i, lg), found = true;
+				v = -sketch_value(i), found = true;
 			r -= found ? 0 : c;
 		}
 	if (!found && r <= d->sk_zero)
@@ -501,7 +561,7 @@ static long double sketch_rank(const struct bp_dist *d, uint64_t r)
 			uint64_t c = counts_at(&d->sk_pos, i);
 
 			if (r <= c)
-				v = sketch_value(i, lg), found = true;
+				v = sketch_value(i), found = true;
 			r -= found ? 0 : c;
 		}
 	if (!found)
