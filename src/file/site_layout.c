@@ -326,6 +326,8 @@ static bool walk_format(struct walk *w)
 	return !w->oom;
 }
 
+static void fixed_offsets(struct bp_site_layout *l);
+
 struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const char *fmt)
 {
 	struct bp_site_layout *l = calloc(1, sizeof(*l));
@@ -353,6 +355,7 @@ struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const
 	l->names = w.text;
 	for (unsigned i = 0; i < l->pub.nfields; i++)
 		l->field[i].name = w.text + w.name_at[i];
+	fixed_offsets(l);
 	return l;
 }
 
@@ -365,7 +368,6 @@ void bp_site_layout_free(struct bp_site_layout *l)
 	free(l);
 }
 
-/* One value from the block; false if the block does not hold it. */
 /* An integer as printf reduces it to its conversion's length ("%hhd" of
  * 300 is 44), sign-extended for signed fields. */
 static inline uint64_t reduce(uint8_t type, uint8_t size, uint64_t raw)
@@ -384,67 +386,140 @@ static inline uint64_t reduce(uint8_t type, uint8_t size, uint64_t raw)
 	}
 }
 
-static bool read_value(const struct bp_trace_field *f, uint8_t slot, struct bp_block_in *b,
-		       struct bp_field_value *v)
+static bool is_string(uint8_t slot)
 {
-	const unsigned char *p;
-	uint64_t raw;
+	return slot == BP_ARG_STR || slot == BP_ARG_STR_STAR;
+}
+
+/* The bytes a slot other than a string takes in the block, and their
+ * alignment (by enum bp_arg_kind; 0 for a string). */
+static const uint8_t slot_bytes[] = {
+	[BP_ARG_INT32] = 4, [BP_ARG_CHAR] = 1, [BP_ARG_LONG] = 8, [BP_ARG_LLONG] = 8,
+	[BP_ARG_INTMAX] = 8, [BP_ARG_SIZE] = 8, [BP_ARG_PTRDIFF] = 8, [BP_ARG_PTR] = 8,
+	[BP_ARG_DOUBLE] = 8, [BP_ARG_LDOUBLE] = BP_LDOUBLE_BYTES,
+};
+_Static_assert(sizeof(slot_bytes) == BP_ARG_LDOUBLE + 1, "a size for every stored slot");
+
+static size_t slot_align(uint8_t slot)
+{
+	return slot == BP_ARG_CHAR ? 1 : 4;
+}
+
+/* A long double slot's value, as a double. */
+static double ldouble_at(const unsigned char *p)
+{
 	long double ld = 0;
+
+	memcpy(&ld, p, BP_LDOUBLE_BYTES < sizeof(ld) ? BP_LDOUBLE_BYTES : sizeof(ld));
+	return (double)ld;
+}
+
+/* The value of field f (not a string) from its slot's bytes p. */
+static inline void value_at(const struct bp_trace_field *f, uint8_t slot, const unsigned char *p,
+			    struct bp_field_value *v)
+{
+	uint64_t raw;
 
 	v->s = NULL;
 	v->len = 0;
 	switch (slot) {
-	case BP_ARG_STR:
-	case BP_ARG_STR_STAR:
-		v->v.u = 0;
-		return (v->s = block_get_string(b, &v->len)) != NULL;
 	case BP_ARG_CHAR:
-		if (!(p = block_get(b, 1, 1)))
-			return false;
 		v->v.u = *p;
-		return true;
+		return;
 	case BP_ARG_DOUBLE:
-		if (!(p = block_get(b, 8, 4)))
-			return false;
 		memcpy(&v->v.d, p, 8);
-		return true;
+		return;
 	case BP_ARG_LDOUBLE:
-		if (!(p = block_get(b, BP_LDOUBLE_BYTES, 4)))
-			return false;
-		memcpy(&ld, p, BP_LDOUBLE_BYTES < sizeof(ld) ? BP_LDOUBLE_BYTES : sizeof(ld));
-		v->v.d = (double)ld;
-		return true;
+		v->v.d = ldouble_at(p);
+		return;
 	case BP_ARG_INT32: {
 		uint32_t word;
 
-		if (!(p = block_get(b, 4, 4)))
-			return false;
 		memcpy(&word, p, 4);
 		raw = (uint64_t)(int64_t)(int32_t)word;	/* an int, as passed */
 		break;
 	}
 	default:	/* the 64-bit slots, %p */
-		if (!(p = block_get(b, 8, 4)))
-			return false;
 		memcpy(&raw, p, 8);
 		break;
 	}
 	v->v.u = f->type == BP_FIELD_POINTER ? raw : reduce(f->type, f->size, raw);
+}
+
+/* One value from the block (v NULL: walked over); false if the block does
+ * not hold it. */
+static inline bool read_value(const struct bp_trace_field *f, uint8_t slot, struct bp_block_in *b,
+			      struct bp_field_value *v)
+{
+	const unsigned char *p;
+	const char *s;
+	size_t len;
+
+	if (is_string(slot)) {
+		if (!(s = block_get_string(b, &len)))
+			return false;
+		if (v)
+			v->v.u = 0, v->s = s, v->len = len;
+		return true;
+	}
+	if (!(p = block_get(b, slot_bytes[slot], slot_align(slot))))
+		return false;
+	if (v)
+		value_at(f, slot, p, v);
 	return true;
+}
+
+/* Where the fields before the first string sit, for decode_some. */
+static void fixed_offsets(struct bp_site_layout *l)
+{
+	size_t pos = 0;
+
+	l->nfixed = 0;
+	while (l->nfixed < l->pub.nfields && !is_string(l->slot[l->nfixed])) {
+		uint8_t slot = l->slot[l->nfixed];
+		size_t align = slot_align(slot);
+
+		pos = (pos + align - 1) & ~(align - 1);
+		l->offset[l->nfixed++] = (uint16_t)pos;
+		pos += slot_bytes[slot];
+	}
+	l->fixed_end = (uint16_t)pos;
 }
 
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
 			  struct bp_field_value *out, size_t n)
 {
-	struct bp_block_in b = { .base = (const unsigned char *)block, .len = words * 4 };
-	struct bp_field_value scratch;
+	struct bp_block_in b = { .base = (const unsigned char *)block, .len = block ? words * 4 : 0 };
 
 	if (!l->has_plan)
 		return -1;
-	if (!block)
-		b.len = 0;
 	for (unsigned i = 0; i < l->pub.nfields; i++)
-		if (!read_value(&l->field[i], l->slot[i], &b, i < n ? &out[i] : &scratch))
+		if (!read_value(&l->field[i], l->slot[i], &b, i < n ? &out[i] : NULL))
+			return -1;
+	if ((b.pos + 3) / 4 != words)
+		return -1;	/* more words than the format packs */
+	return (int)l->pub.nfields;
+}
+
+int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *block,
+			       size_t words, uint32_t wanted, struct bp_field_value *out, size_t n)
+{
+	struct bp_block_in b = { .base = (const unsigned char *)block, .len = block ? words * 4 : 0,
+				 .pos = l->fixed_end };
+	uint32_t fixed;
+
+	if (!l->has_plan || b.len < l->fixed_end)
+		return -1;	/* no plan, or a fixed field past the block's end */
+	if (n < 32)
+		wanted &= (UINT32_C(1) << n) - 1;
+	fixed = l->nfixed < 32 ? wanted & ((UINT32_C(1) << l->nfixed) - 1) : wanted;
+	for (; fixed; fixed &= fixed - 1) {
+		unsigned i = (unsigned)__builtin_ctz(fixed);
+
+		value_at(&l->field[i], l->slot[i], b.base + l->offset[i], &out[i]);
+	}
+	for (unsigned i = l->nfixed; i < l->pub.nfields; i++)
+		if (!read_value(&l->field[i], l->slot[i], &b, wanted >> i & 1 ? &out[i] : NULL))
 			return -1;
 	if ((b.pos + 3) / 4 != words)
 		return -1;	/* more words than the format packs */

@@ -13,6 +13,7 @@
  *	bp_site_layout_new()     a format -> its layout (once per site)
  *	bp_site_layout_decode()  a layout + a block -> the values, bounded by
  *	                         the block's words (the file is untrusted)
+ *	bp_site_layout_decode_some()  the same checks, some of the values
  */
 #ifndef BP_FILE_SITE_LAYOUT_H
 #define BP_FILE_SITE_LAYOUT_H
@@ -41,6 +42,11 @@ struct bp_site_layout {
 					 * format ("%-*.*x", "%pS"), for `bprint formats` */
 	struct bp_trace_field field[BP_PLAN_MAX_ARGS];
 	char *names;			/* the fields' names, one allocation */
+	/* for bp_site_layout_decode_some(): the fields before the first string
+	 * sit at the same offsets in every block */
+	uint8_t nfixed;			/* fields before the first string */
+	uint16_t fixed_end;		/* the byte after them */
+	uint16_t offset[BP_PLAN_MAX_ARGS];	/* of each of the first nfixed fields */
 };
 
 /*
@@ -59,6 +65,16 @@ void bp_site_layout_free(struct bp_site_layout *l);
  */
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
 			  struct bp_field_value *out, size_t n);
+
+/*
+ * The same checks of the block, and the same return, but only the fields
+ * whose bit is set in wanted (bit i: field i, i < n) are written to out:
+ * those before the first string are read at their offsets, the others
+ * walked over.  What an analysis command uses per record (the -v, -k and
+ * --where fields of `bprint hist`).
+ */
+int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *block,
+			       size_t words, uint32_t wanted, struct bp_field_value *out, size_t n);
 
 /* The site layout that pub belongs to (pub from bp_trace_layout()). */
 static inline const struct bp_site_layout *bp_site_layout_of(const struct bp_trace_layout *pub)
