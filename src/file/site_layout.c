@@ -326,7 +326,7 @@ static bool walk_format(struct walk *w)
 	return !w->oom;
 }
 
-static void fixed_offsets(struct bp_site_layout *l);
+static void make_places(struct bp_site_layout *l);
 
 struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const char *fmt)
 {
@@ -340,6 +340,7 @@ struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const
 	l->format = fmt;
 	if (kind == BPRINT__SITE_PUTS) {
 		l->puts = l->has_plan = true;
+		make_places(l);		/* none: the block is empty */
 		return l;
 	}
 	l->has_plan = bp_format_compile(fmt, &l->plan) == 0;
@@ -355,7 +356,7 @@ struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const
 	l->names = w.text;
 	for (unsigned i = 0; i < l->pub.nfields; i++)
 		l->field[i].name = w.text + w.name_at[i];
-	fixed_offsets(l);
+	make_places(l);
 	return l;
 }
 
@@ -469,21 +470,40 @@ static inline bool read_value(const struct bp_trace_field *f, uint8_t slot, stru
 	return true;
 }
 
-/* Where the fields before the first string sit, for decode_some. */
-static void fixed_offsets(struct bp_site_layout *l)
+/* The places of l's fields and of its block's end, for decode_some. */
+static void make_places(struct bp_site_layout *l)
 {
-	size_t pos = 0;
+	struct bp_field_place at = { .after = -1 };
 
-	l->nfixed = 0;
-	while (l->nfixed < l->pub.nfields && !is_string(l->slot[l->nfixed])) {
-		uint8_t slot = l->slot[l->nfixed];
-		size_t align = slot_align(slot);
+	for (unsigned i = 0; i < l->pub.nfields; i++) {
+		uint8_t slot = l->slot[i];
 
-		pos = (pos + align - 1) & ~(align - 1);
-		l->offset[l->nfixed++] = (uint16_t)pos;
-		pos += slot_bytes[slot];
+		if (is_string(slot)) {
+			l->place[i] = at;
+			l->string[l->nstrings++] = (uint8_t)i;
+			l->string_mask |= UINT32_C(1) << i;
+			at = (struct bp_field_place){ .after = (int8_t)i };
+			continue;
+		}
+		if (slot_align(slot) == 4) {	/* align(align(x + pre) + off) */
+			at.off = at.aligned ? (uint16_t)((at.off + 3u) & ~3u) : 0;
+			at.aligned = true;
+		}
+		l->place[i] = at;
+		if (at.aligned)
+			at.off = (uint16_t)(at.off + slot_bytes[slot]);
+		else
+			at.pre = (uint16_t)(at.pre + slot_bytes[slot]);
 	}
-	l->fixed_end = (uint16_t)pos;
+	l->place[l->pub.nfields] = at;
+}
+
+/* Where a place is, given the ends of the strings before it. */
+static inline size_t place_at(const struct bp_field_place *p, const size_t *string_end)
+{
+	size_t x = (p->after < 0 ? 0 : string_end[p->after]) + p->pre;
+
+	return p->aligned ? ((x + 3) & ~(size_t)3) + p->off : x;
 }
 
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
@@ -504,25 +524,38 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
 int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *block,
 			       size_t words, uint32_t wanted, struct bp_field_value *out, size_t n)
 {
-	struct bp_block_in b = { .base = (const unsigned char *)block, .len = block ? words * 4 : 0,
-				 .pos = l->fixed_end };
-	uint32_t fixed;
+	struct bp_block_in b = { .base = (const unsigned char *)block, .len = block ? words * 4 : 0 };
+	size_t string_end[BP_PLAN_MAX_ARGS], end;
+	uint32_t values;
 
-	if (!l->has_plan || b.len < l->fixed_end)
-		return -1;	/* no plan, or a fixed field past the block's end */
+	if (!l->has_plan)
+		return -1;
+	if (n > l->pub.nfields)
+		n = l->pub.nfields;
 	if (n < 32)
 		wanted &= (UINT32_C(1) << n) - 1;
-	fixed = l->nfixed < 32 ? wanted & ((UINT32_C(1) << l->nfixed) - 1) : wanted;
-	for (; fixed; fixed &= fixed - 1) {
-		unsigned i = (unsigned)__builtin_ctz(fixed);
+	for (unsigned k = 0; k < l->nstrings; k++) {	/* their NULs place the rest */
+		unsigned i = l->string[k];
+		const char *s;
+		size_t len;
 
-		value_at(&l->field[i], l->slot[i], b.base + l->offset[i], &out[i]);
-	}
-	for (unsigned i = l->nfixed; i < l->pub.nfields; i++)
-		if (!read_value(&l->field[i], l->slot[i], &b, wanted >> i & 1 ? &out[i] : NULL))
+		b.pos = place_at(&l->place[i], string_end);
+		if (!(s = block_get_string(&b, &len)))
 			return -1;
-	if ((b.pos + 3) / 4 != words)
-		return -1;	/* more words than the format packs */
+		string_end[i] = b.pos;
+		if (wanted >> i & 1)
+			out[i].v.u = 0, out[i].s = s, out[i].len = len;
+	}
+	/* the last field ends in the last word: every field is inside the block */
+	end = place_at(&l->place[l->pub.nfields], string_end);
+	if ((end + 3) / 4 != words)
+		return -1;
+	for (values = wanted & ~l->string_mask; values; values &= values - 1) {
+		unsigned i = (unsigned)__builtin_ctz(values);
+
+		value_at(&l->field[i], l->slot[i], b.base + place_at(&l->place[i], string_end),
+			 &out[i]);
+	}
 	return (int)l->pub.nfields;
 }
 

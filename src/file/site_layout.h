@@ -25,6 +25,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Where a field starts in every block of its site, a string's length being
+ * the only unknown: x, the end of the string field `after` (or 0, the
+ * block's start, if after < 0), plus pre bytes; then, if a word-aligned
+ * slot came between, aligned up to a word, plus off bytes.
+ */
+struct bp_field_place {
+	int8_t after;
+	bool aligned;
+	uint16_t pre, off;
+};
+
 struct bp_site_layout {
 	struct bp_trace_layout pub;	/* first: what bp_trace_layout() hands out */
 	bool has_plan;			/* the format compiled into a plan (else its
@@ -42,11 +54,12 @@ struct bp_site_layout {
 					 * format ("%-*.*x", "%pS"), for `bprint formats` */
 	struct bp_trace_field field[BP_PLAN_MAX_ARGS];
 	char *names;			/* the fields' names, one allocation */
-	/* for bp_site_layout_decode_some(): the fields before the first string
-	 * sit at the same offsets in every block */
-	uint8_t nfixed;			/* fields before the first string */
-	uint16_t fixed_end;		/* the byte after them */
-	uint16_t offset[BP_PLAN_MAX_ARGS];	/* of each of the first nfixed fields */
+	/* for bp_site_layout_decode_some(): where each field starts, and
+	 * [nfields] where the block ends, from the end of the string before it */
+	struct bp_field_place place[BP_PLAN_MAX_ARGS + 1];
+	uint8_t string[BP_PLAN_MAX_ARGS];	/* the string fields, in order */
+	uint8_t nstrings;
+	uint32_t string_mask;		/* bit i: field i is a string */
 };
 
 /*
@@ -69,7 +82,7 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
 /*
  * The same checks of the block, and the same return, but only the fields
  * whose bit is set in wanted (bit i: field i, i < n) are written to out:
- * those before the first string are read at their offsets, the others
+ * the strings are scanned, each field is read where its place says, none
  * walked over.  What an analysis command uses per record (the -v, -k and
  * --where fields of `bprint hist`).
  */
