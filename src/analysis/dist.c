@@ -57,19 +57,6 @@ long double bp_dist_ld(enum bp_dist_kind kind, union bp_dist_value v)
 	}
 }
 
-/* a < b in the distribution's own type */
-static bool less(enum bp_dist_kind kind, union bp_dist_value a, union bp_dist_value b)
-{
-	switch (kind) {
-	case BP_DIST_SIGNED:
-		return a.i < b.i;
-	case BP_DIST_UNSIGNED:
-		return a.u < b.u;
-	default:
-		return a.d < b.d;
-	}
-}
-
 /* ---- counts over an index range ----------------------------------------- */
 
 /* Counts are 32 bits (half the memory of a sketch of many groups) until
@@ -259,7 +246,7 @@ static int64_t ceil_fixed(int64_t y)
 }
 
 /* The bucket of 2^e (1 + f), f the 64-bit fraction (its first bit is 1/2). */
-static int64_t sketch_index_of(int64_t e, uint64_t f)
+static inline int64_t sketch_index_of(int64_t e, uint64_t f)
 {
 	unsigned k = (unsigned)(f >> (64 - SKETCH_TABLE_BITS));
 	uint64_t rest = f << SKETCH_TABLE_BITS >> (64 - SKETCH_FRAC_BITS);
@@ -267,14 +254,6 @@ static int64_t sketch_index_of(int64_t e, uint64_t f)
 
 	return ceil_fixed(e * ln2_fixed + ln_mantissa_fixed[k] +
 			  (int64_t)((step * rest) >> SKETCH_FRAC_BITS));
-}
-
-/* The sketch bucket of an integer x > 0: gamma^(i-1) < x <= gamma^i. */
-static int64_t sketch_index_int(uint64_t x)
-{
-	int lead = __builtin_clzll(x);
-
-	return sketch_index_of(63 - lead, x << lead << 1);
 }
 
 /* The same for a double x > 0. */
@@ -298,35 +277,45 @@ static long double sketch_value(int64_t i)
 	return 2 * expl((long double)i * ln_gamma) / (gamma + 1);
 }
 
-/* An integer value as a sign and a magnitude (INT64_MIN's is 2^63). */
-static bool negative_of(enum bp_dist_kind kind, union bp_dist_value v)
-{
-	return kind == BP_DIST_SIGNED && v.i < 0;
-}
-
-static uint64_t magnitude_of(enum bp_dist_kind kind, union bp_dist_value v)
-{
-	return negative_of(kind, v) ? (uint64_t)0 - v.u : v.u;
-}
-
-/* A value into the sketch: its magnitude's bucket, on its sign's side. */
-static bool sketch_add(struct bp_dist *d, union bp_dist_value v)
-{
+/* An integer value as its sign, magnitude (INT64_MIN's is 2^63) and the
+ * magnitude's leading zero bits (64 for 0): what both its log2 bucket and
+ * its sketch bucket start from, worked out once per value. */
+struct int_parts {
 	bool negative;
-	int64_t i;
+	uint64_t magnitude;
+	int lead;
+};
 
-	if (d->kind == BP_DIST_FLOAT ? v.d == 0 : v.u == 0) {
+static inline struct int_parts int_parts_of(enum bp_dist_kind kind, union bp_dist_value v)
+{
+	struct int_parts x = { .negative = kind == BP_DIST_SIGNED && v.i < 0 };
+
+	x.magnitude = x.negative ? (uint64_t)0 - v.u : v.u;
+	x.lead = x.magnitude ? __builtin_clzll(x.magnitude) : 64;
+	return x;
+}
+
+/* An integer into the sketch: gamma^(i-1) < magnitude <= gamma^i, on its
+ * sign's side. */
+static inline bool sketch_add_int(struct bp_dist *d, struct int_parts x)
+{
+	if (!x.magnitude) {
 		d->sk_zero++;
 		return true;
 	}
-	if (d->kind == BP_DIST_FLOAT) {
-		negative = v.d < 0;
-		i = sketch_index_double(negative ? -v.d : v.d);
-	} else {
-		negative = negative_of(d->kind, v);
-		i = sketch_index_int(magnitude_of(d->kind, v));
+	return counts_add(x.negative ? &d->sk_neg : &d->sk_pos,
+			  sketch_index_of(63 - x.lead, x.magnitude << x.lead << 1),
+			  SKETCH_MAX_BUCKETS);
+}
+
+static bool sketch_add_double(struct bp_dist *d, double x)
+{
+	if (x == 0) {
+		d->sk_zero++;
+		return true;
 	}
-	return counts_add(negative ? &d->sk_neg : &d->sk_pos, i, SKETCH_MAX_BUCKETS);
+	return counts_add(x > 0 ? &d->sk_pos : &d->sk_neg, sketch_index_double(x > 0 ? x : -x),
+			  SKETCH_MAX_BUCKETS);
 }
 
 /* Move the exact values into the sketch. */
@@ -335,7 +324,12 @@ static bool to_sketch(struct bp_dist_pool *p, struct bp_dist *d)
 	bool ok = true;
 
 	for (size_t k = 0; k < d->nv; k++)
-		ok &= sketch_add(d, from_sort_key(d->kind, d->v[k].u));
+	{
+		union bp_dist_value v = from_sort_key(d->kind, d->v[k].u);
+
+		ok &= d->kind == BP_DIST_FLOAT ? sketch_add_double(d, v.d) :
+						 sketch_add_int(d, int_parts_of(d->kind, v));
+	}
 	p->exact_left += d->nv;
 	free(d->v);
 	d->v = NULL, d->nv = d->capv = 0, d->nfixed = 0;
@@ -356,16 +350,13 @@ static int64_t log2_index(long double x)
 
 /* The log2 bucket of an integer value, without a long double: the common
  * case (a count, a duration). */
-static bool int_bucket_add(struct bp_dist *d, union bp_dist_value v)
+static inline bool int_bucket_add(struct bp_dist *d, struct int_parts x)
 {
-	uint64_t m = magnitude_of(d->kind, v);
-
-	if (!m) {
+	if (!x.magnitude) {
 		d->h_zero++;
 		return true;
 	}
-	return counts_add(negative_of(d->kind, v) ? &d->h_neg : &d->h_pos,
-			  63 - __builtin_clzll(m), 4096);
+	return counts_add(x.negative ? &d->h_neg : &d->h_pos, 63 - x.lead, 4096);
 }
 
 static bool bucket_add(const struct bp_dist_pool *p, struct bp_dist *d, long double x)
@@ -409,32 +400,62 @@ static bool keep_exact(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_
 	return true;
 }
 
+/* The exact values, or the sketch: one more value, after its statistics
+ * and histogram. */
+static inline bool keep_or_sketch(struct bp_dist_pool *p, struct bp_dist *d,
+				  union bp_dist_value v, const struct int_parts *x)
+{
+	bool ok = true;
+
+	if (!d->sketch && (p->exact_left || d->nv < BP_DIST_EXACT_SMALL))
+		return keep_exact(p, d, v);
+	if (!d->sketch && !to_sketch(p, d))
+		ok = false;	/* the value is still sketched */
+	return (x ? sketch_add_int(d, *x) : sketch_add_double(d, v.d)) && ok;
+}
+
+/* An integer: exact in 128 bits, no long double on the common path. */
+static bool add_int(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v)
+{
+	struct int_parts x = int_parts_of(d->kind, v);
+	bool first = d->count == 1, ok;
+
+	if (d->kind == BP_DIST_SIGNED) {
+		if (first || v.i < d->min.i)
+			d->min = v;
+		if (first || v.i > d->max.i)
+			d->max = v;
+		d->isum += v.i;
+	} else {
+		if (first || v.u < d->min.u)
+			d->min = v;
+		if (first || v.u > d->max.u)
+			d->max = v;
+		d->isum += v.u;
+	}
+	ok = p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, x) :
+					    bucket_add(p, d, bp_dist_ld(d->kind, v));
+	return keep_or_sketch(p, d, v, &x) && ok;
+}
+
 bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v)
 {
-	bool ints = d->kind != BP_DIST_FLOAT, ok;
+	bool ok;
 
 	d->count++;
-	if (!ints && isnan(v.d)) {
+	if (d->kind != BP_DIST_FLOAT)
+		return add_int(p, d, v);
+	if (isnan(v.d)) {
 		d->nan++;
 		return true;
 	}
-	if (d->count - d->nan == 1 || less(d->kind, v, d->min))
+	if (d->count - d->nan == 1 || v.d < d->min.d)
 		d->min = v;
-	if (d->count - d->nan == 1 || less(d->kind, d->max, v))
+	if (d->count - d->nan == 1 || v.d > d->max.d)
 		d->max = v;
-	if (ints) {	/* exact in 128 bits: no long double on the common path */
-		d->isum += d->kind == BP_DIST_SIGNED ? (__int128)v.i : (__int128)v.u;
-		ok = p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, v) :
-						    bucket_add(p, d, bp_dist_ld(d->kind, v));
-	} else {
-		d->sum += v.d;
-		ok = bucket_add(p, d, v.d);
-	}
-	if (!d->sketch && (p->exact_left || d->nv < BP_DIST_EXACT_SMALL))
-		return keep_exact(p, d, v) && ok;
-	if (!d->sketch && !to_sketch(p, d))
-		ok = false;
-	return sketch_add(d, v) && ok;
+	d->sum += v.d;
+	ok = bucket_add(p, d, v.d);
+	return keep_or_sketch(p, d, v, NULL) && ok;
 }
 
 /* ---- queries ------------------------------------------------------------ */
