@@ -5,7 +5,9 @@
  * with the plan's slots (which say how the block holds each one); the
  * names come from the literal text between conversions, by the rule of
  * docs/fields.md.  Reading a block is then a loop over the fields with the
- * bounded readers of format/block.h.
+ * bounded readers of format/block.h; reading some of its fields (the
+ * analysis commands, per record) scans its strings and reads each wanted
+ * field at its place, worked out once per layout from the strings' ends.
  */
 #include "file/site_layout.h"
 
