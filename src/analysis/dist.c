@@ -11,9 +11,12 @@
 #include "analysis/dist.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void sketch_tables(void);
 
 void bp_dist_pool_init(struct bp_dist_pool *p, enum bp_bucket_kind buckets, double width)
 {
@@ -22,6 +25,7 @@ void bp_dist_pool_init(struct bp_dist_pool *p, enum bp_bucket_kind buckets, doub
 		.buckets = buckets,
 		.width = width > 0 ? width : 1,
 	};
+	sketch_tables();
 }
 
 static void counts_free(struct bp_counts *c);
@@ -50,19 +54,6 @@ long double bp_dist_ld(enum bp_dist_kind kind, union bp_dist_value v)
 		return (long double)v.u;
 	default:
 		return (long double)v.d;
-	}
-}
-
-/* a < b in the distribution's own type */
-static bool less(enum bp_dist_kind kind, union bp_dist_value a, union bp_dist_value b)
-{
-	switch (kind) {
-	case BP_DIST_SIGNED:
-		return a.i < b.i;
-	case BP_DIST_UNSIGNED:
-		return a.u < b.u;
-	default:
-		return a.d < b.d;
 	}
 }
 
@@ -108,8 +99,8 @@ static bool regrow(struct bp_counts *c, int64_t lo, size_t n)
 /* Count one at index i, growing the range (by an eighth again, in the
  * direction it grew: a sketch's range settles after a few values, and ten
  * thousand groups' slack adds up); false if it would pass max entries or
- * memory ran out. */
-static bool counts_add(struct bp_counts *c, int64_t i, size_t max)
+ * memory ran out.  counts_add() below is the common case in line. */
+static bool counts_add_grow(struct bp_counts *c, int64_t i, size_t max)
 {
 	if (c->n == 0 || i < c->lo || i >= c->lo + (int64_t)c->n) {
 		int64_t lo = c->n && c->lo < i ? c->lo : i;
@@ -135,6 +126,19 @@ static bool counts_add(struct bp_counts *c, int64_t i, size_t max)
 	else
 		c->c[i - c->lo]++;
 	return true;
+}
+
+/* Count one at index i: an index inside the range, of a 32-bit count with
+ * room, is one compare; the rest (growing, widening) is out of line. */
+static inline bool counts_add(struct bp_counts *c, int64_t i, size_t max)
+{
+	uint64_t at = (uint64_t)i - (uint64_t)c->lo;
+
+	if (at < c->n && c->c && c->c[at] < BP_DIST_COUNT32_MAX) {
+		c->c[at]++;
+		return true;
+	}
+	return counts_add_grow(c, i, max);
 }
 
 static void counts_free(struct bp_counts *c)
@@ -197,77 +201,121 @@ static union bp_dist_value from_sort_key(enum bp_dist_kind kind, uint64_t k)
 
 /* ---- the sketch --------------------------------------------------------- */
 
-/* ln(gamma), computed once (not a constant expression in C: logl). */
-static long double log_gamma(void)
-{
-	static long double lg;
+/*
+ * The sketch's index, ceil(ln(x) / ln(gamma)), in integers: x = 2^e (1 + f)
+ * gives e ln(2) / ln(gamma) + ln(1 + f) / ln(gamma), both in fixed point
+ * (SKETCH_ONE is 1).  The second is a table over f's leading 10 bits,
+ * interpolated by its next 32 (error below 2e-7 of a bucket's width in ln,
+ * far inside alpha), where libm's log() was a third of a sketched hist run
+ * and a double's table lookup still a fifth.  An integer value never goes
+ * through a double.
+ */
+#define SKETCH_FRAC_BITS 32
+#define SKETCH_ONE ((int64_t)1 << SKETCH_FRAC_BITS)
+#define SKETCH_TABLE_BITS 10
+#define SKETCH_MAX_BUCKETS ((size_t)1 << 20)
 
-	if (lg == 0)
-		lg = logl((1 + (long double)BP_DIST_ALPHA) / (1 - (long double)BP_DIST_ALPHA));
-	return lg;
+static pthread_once_t sketch_once = PTHREAD_ONCE_INIT;
+static long double ln_gamma;			/* ln(gamma) */
+static double inv_ln_gamma;			/* 1 / ln(gamma) */
+static int64_t ln2_fixed;			/* ln(2) / ln(gamma), fixed point */
+static int64_t ln_mantissa_fixed[(1 << SKETCH_TABLE_BITS) + 1];
+					/* ln(1 + k / 1024) / ln(gamma), fixed point */
+
+static void make_sketch_tables(void)
+{
+	ln_gamma = logl((1 + (long double)BP_DIST_ALPHA) / (1 - (long double)BP_DIST_ALPHA));
+	inv_ln_gamma = (double)(1 / ln_gamma);
+	ln2_fixed = (int64_t)llroundl(logl(2) / ln_gamma * SKETCH_ONE);
+	for (int k = 0; k <= 1 << SKETCH_TABLE_BITS; k++)
+		ln_mantissa_fixed[k] = (int64_t)llroundl(
+			log1pl((long double)k / (1 << SKETCH_TABLE_BITS)) / ln_gamma * SKETCH_ONE);
 }
 
-/* ln(1 + k / 1024), k = 0 .. 1024: the logarithm of a double's mantissa,
- * interpolated between its neighbours (error below 2e-7, relative, far
- * inside alpha), where libm's log() was a third of a sketched hist run. */
-static double ln_mantissa[1025], inv_lg;
-
-static void ln_table(void)
+/* The tables, made once per process (a pool's init asks, off the hot path). */
+static void sketch_tables(void)
 {
-	for (int k = 0; k <= 1024; k++)
-		ln_mantissa[k] = log1p(k / 1024.0);
-	inv_lg = 1 / (double)log_gamma();
+	pthread_once(&sketch_once, make_sketch_tables);
 }
 
-/* ceil(y) as an integer, in line (libm's ceil() is a call on plain x86-64) */
-static int64_t ceil_int(double y)
+/* ceil(y / SKETCH_ONE), y of either sign (no shift of a negative number) */
+static int64_t ceil_fixed(int64_t y)
 {
-	int64_t i = (int64_t)y;	/* toward zero */
-
-	return y > (double)i ? i + 1 : i;
+	return y >= 0 ? (int64_t)(((uint64_t)y + (uint64_t)SKETCH_ONE - 1) >> SKETCH_FRAC_BITS) :
+			-(int64_t)((uint64_t)-y >> SKETCH_FRAC_BITS);
 }
 
-/* The sketch bucket of x > 0: gamma^(i-1) < x <= gamma^i. */
-static int64_t sketch_index(double x, long double lg)
+/* The bucket of 2^e (1 + f), f the 64-bit fraction (its first bit is 1/2). */
+static inline int64_t sketch_index_of(int64_t e, uint64_t f)
 {
-	uint64_t bits, frac;
+	unsigned k = (unsigned)(f >> (64 - SKETCH_TABLE_BITS));
+	uint64_t rest = f << SKETCH_TABLE_BITS >> (64 - SKETCH_FRAC_BITS);
+	uint64_t step = (uint64_t)(ln_mantissa_fixed[k + 1] - ln_mantissa_fixed[k]);
+
+	return ceil_fixed(e * ln2_fixed + ln_mantissa_fixed[k] +
+			  (int64_t)((step * rest) >> SKETCH_FRAC_BITS));
+}
+
+/* The same for a double x > 0. */
+static int64_t sketch_index_double(double x)
+{
+	uint64_t bits;
 	int e;
-	double pos, ln;
-	unsigned k;
 
 	memcpy(&bits, &x, 8);
 	e = (int)(bits >> 52 & 0x7ff);
 	if (e == 0 || e == 0x7ff)	/* subnormal or infinite: rare, exactly */
-		return (int64_t)ceil(log(x) / (double)lg);
-	frac = bits & ((1ull << 52) - 1);
-	pos = (double)frac * 0x1p-42;	/* the mantissa's fraction, times 1024 */
-	k = (unsigned)pos;
-	ln = ln_mantissa[k] + (ln_mantissa[k + 1] - ln_mantissa[k]) * (pos - k);
-	return ceil_int(((double)(e - 1023) * M_LN2 + ln) * inv_lg);
+		return (int64_t)ceil(log(x) * inv_ln_gamma);
+	return sketch_index_of(e - 1023, bits << 12);
 }
 
 /* The value that stands for bucket i: within alpha of all of it. */
-static long double sketch_value(int64_t i, long double lg)
+static long double sketch_value(int64_t i)
 {
-	long double gamma = expl(lg);
+	long double gamma = expl(ln_gamma);
 
-	return 2 * expl((long double)i * lg) / (gamma + 1);
+	return 2 * expl((long double)i * ln_gamma) / (gamma + 1);
 }
 
-static bool sketch_add(struct bp_dist *d, double x)
-{
-	static const size_t max = 1u << 20;
-	long double lg = log_gamma();
+/* An integer value as its sign, magnitude (INT64_MIN's is 2^63) and the
+ * magnitude's leading zero bits (64 for 0): what both its log2 bucket and
+ * its sketch bucket start from, worked out once per value. */
+struct int_parts {
+	bool negative;
+	uint64_t magnitude;
+	int lead;
+};
 
-	if (ln_mantissa[1024] == 0)
-		ln_table();
+static inline struct int_parts int_parts_of(enum bp_dist_kind kind, union bp_dist_value v)
+{
+	struct int_parts x = { .negative = kind == BP_DIST_SIGNED && v.i < 0 };
+
+	x.magnitude = x.negative ? (uint64_t)0 - v.u : v.u;
+	x.lead = x.magnitude ? __builtin_clzll(x.magnitude) : 64;
+	return x;
+}
+
+/* An integer into the sketch: gamma^(i-1) < magnitude <= gamma^i, on its
+ * sign's side. */
+static inline bool sketch_add_int(struct bp_dist *d, struct int_parts x)
+{
+	if (!x.magnitude) {
+		d->sk_zero++;
+		return true;
+	}
+	return counts_add(x.negative ? &d->sk_neg : &d->sk_pos,
+			  sketch_index_of(63 - x.lead, x.magnitude << x.lead << 1),
+			  SKETCH_MAX_BUCKETS);
+}
+
+static bool sketch_add_double(struct bp_dist *d, double x)
+{
 	if (x == 0) {
 		d->sk_zero++;
 		return true;
 	}
-	if (x > 0)
-		return counts_add(&d->sk_pos, sketch_index(x, lg), max);
-	return counts_add(&d->sk_neg, sketch_index(-x, lg), max);
+	return counts_add(x > 0 ? &d->sk_pos : &d->sk_neg, sketch_index_double(x > 0 ? x : -x),
+			  SKETCH_MAX_BUCKETS);
 }
 
 /* Move the exact values into the sketch. */
@@ -276,7 +324,12 @@ static bool to_sketch(struct bp_dist_pool *p, struct bp_dist *d)
 	bool ok = true;
 
 	for (size_t k = 0; k < d->nv; k++)
-		ok &= sketch_add(d, (double)bp_dist_ld(d->kind, from_sort_key(d->kind, d->v[k].u)));
+	{
+		union bp_dist_value v = from_sort_key(d->kind, d->v[k].u);
+
+		ok &= d->kind == BP_DIST_FLOAT ? sketch_add_double(d, v.d) :
+						 sketch_add_int(d, int_parts_of(d->kind, v));
+	}
 	p->exact_left += d->nv;
 	free(d->v);
 	d->v = NULL, d->nv = d->capv = 0, d->nfixed = 0;
@@ -297,16 +350,13 @@ static int64_t log2_index(long double x)
 
 /* The log2 bucket of an integer value, without a long double: the common
  * case (a count, a duration). */
-static bool int_bucket_add(struct bp_dist *d, enum bp_dist_kind kind, union bp_dist_value v)
+static inline bool int_bucket_add(struct bp_dist *d, struct int_parts x)
 {
-	uint64_t m = kind == BP_DIST_SIGNED && v.i < 0 ? (uint64_t)0 - (uint64_t)v.i : v.u;
-
-	if (!m) {
+	if (!x.magnitude) {
 		d->h_zero++;
 		return true;
 	}
-	return counts_add(kind == BP_DIST_SIGNED && v.i < 0 ? &d->h_neg : &d->h_pos,
-			  63 - __builtin_clzll(m), 4096);
+	return counts_add(x.negative ? &d->h_neg : &d->h_pos, 63 - x.lead, 4096);
 }
 
 static bool bucket_add(const struct bp_dist_pool *p, struct bp_dist *d, long double x)
@@ -350,32 +400,62 @@ static bool keep_exact(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_
 	return true;
 }
 
+/* The exact values, or the sketch: one more value, after its statistics
+ * and histogram. */
+static inline bool keep_or_sketch(struct bp_dist_pool *p, struct bp_dist *d,
+				  union bp_dist_value v, const struct int_parts *x)
+{
+	bool ok = true;
+
+	if (!d->sketch && (p->exact_left || d->nv < BP_DIST_EXACT_SMALL))
+		return keep_exact(p, d, v);
+	if (!d->sketch && !to_sketch(p, d))
+		ok = false;	/* the value is still sketched */
+	return (x ? sketch_add_int(d, *x) : sketch_add_double(d, v.d)) && ok;
+}
+
+/* An integer: exact in 128 bits, no long double on the common path. */
+static bool add_int(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v)
+{
+	struct int_parts x = int_parts_of(d->kind, v);
+	bool first = d->count == 1, ok;
+
+	if (d->kind == BP_DIST_SIGNED) {
+		if (first || v.i < d->min.i)
+			d->min = v;
+		if (first || v.i > d->max.i)
+			d->max = v;
+		d->isum += v.i;
+	} else {
+		if (first || v.u < d->min.u)
+			d->min = v;
+		if (first || v.u > d->max.u)
+			d->max = v;
+		d->isum += v.u;
+	}
+	ok = p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, x) :
+					    bucket_add(p, d, bp_dist_ld(d->kind, v));
+	return keep_or_sketch(p, d, v, &x) && ok;
+}
+
 bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v)
 {
-	bool ints = d->kind != BP_DIST_FLOAT, ok;
+	bool ok;
 
 	d->count++;
-	if (!ints && isnan(v.d)) {
+	if (d->kind != BP_DIST_FLOAT)
+		return add_int(p, d, v);
+	if (isnan(v.d)) {
 		d->nan++;
 		return true;
 	}
-	if (d->count - d->nan == 1 || less(d->kind, v, d->min))
+	if (d->count - d->nan == 1 || v.d < d->min.d)
 		d->min = v;
-	if (d->count - d->nan == 1 || less(d->kind, d->max, v))
+	if (d->count - d->nan == 1 || v.d > d->max.d)
 		d->max = v;
-	if (ints) {	/* exact in 128 bits: no long double on the common path */
-		d->isum += d->kind == BP_DIST_SIGNED ? (__int128)v.i : (__int128)v.u;
-		ok = p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, d->kind, v) :
-						    bucket_add(p, d, bp_dist_ld(d->kind, v));
-	} else {
-		d->sum += v.d;
-		ok = bucket_add(p, d, v.d);
-	}
-	if (!d->sketch && (p->exact_left || d->nv < BP_DIST_EXACT_SMALL))
-		return keep_exact(p, d, v) && ok;
-	if (!d->sketch && !to_sketch(p, d))
-		ok = false;
-	return sketch_add(d, d->kind == BP_DIST_FLOAT ? v.d : (double)bp_dist_ld(d->kind, v)) && ok;
+	d->sum += v.d;
+	ok = bucket_add(p, d, v.d);
+	return keep_or_sketch(p, d, v, NULL) && ok;
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -479,17 +559,18 @@ long double bp_dist_mean(const struct bp_dist *d)
 /* The sketch's value at rank r (1-based), clamped to [min, max]. */
 static long double sketch_rank(const struct bp_dist *d, uint64_t r)
 {
-	long double lg = log_gamma(), v = 0;
+	long double v = 0;
 	long double lo = bp_dist_ld(d->kind, d->min), hi = bp_dist_ld(d->kind, d->max);
 	int64_t a, b;
 	bool found = false;
 
+	sketch_tables();	/* made by the pool's init; asked again, cheaply */
 	if (counts_span(&d->sk_neg, &a, &b))	/* the most negative first */
 		for (int64_t i = b; i >= a && !found; i--) {
 			uint64_t c = counts_at(&d->sk_neg, i);
 
 			if (r <= c)
-				v = -sketch_value(i, lg), found = true;
+				v = -sketch_value(i), found = true;
 			r -= found ? 0 : c;
 		}
 	if (!found && r <= d->sk_zero)
@@ -501,7 +582,7 @@ static long double sketch_rank(const struct bp_dist *d, uint64_t r)
 			uint64_t c = counts_at(&d->sk_pos, i);
 
 			if (r <= c)
-				v = sketch_value(i, lg), found = true;
+				v = sketch_value(i), found = true;
 			r -= found ? 0 : c;
 		}
 	if (!found)

@@ -5,7 +5,9 @@
  * with the plan's slots (which say how the block holds each one); the
  * names come from the literal text between conversions, by the rule of
  * docs/fields.md.  Reading a block is then a loop over the fields with the
- * bounded readers of format/block.h.
+ * bounded readers of format/block.h; reading some of its fields (the
+ * analysis commands, per record) scans its strings and reads each wanted
+ * field at its place, worked out once per layout from the strings' ends.
  */
 #include "file/site_layout.h"
 
@@ -326,6 +328,8 @@ static bool walk_format(struct walk *w)
 	return !w->oom;
 }
 
+static void make_places(struct bp_site_layout *l);
+
 struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const char *fmt)
 {
 	struct bp_site_layout *l = calloc(1, sizeof(*l));
@@ -338,6 +342,7 @@ struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const
 	l->format = fmt;
 	if (kind == BPRINT__SITE_PUTS) {
 		l->puts = l->has_plan = true;
+		make_places(l);		/* none: the block is empty */
 		return l;
 	}
 	l->has_plan = bp_format_compile(fmt, &l->plan) == 0;
@@ -353,6 +358,7 @@ struct bp_site_layout *bp_site_layout_new(uint32_t site_id, uint32_t kind, const
 	l->names = w.text;
 	for (unsigned i = 0; i < l->pub.nfields; i++)
 		l->field[i].name = w.text + w.name_at[i];
+	make_places(l);
 	return l;
 }
 
@@ -365,7 +371,6 @@ void bp_site_layout_free(struct bp_site_layout *l)
 	free(l);
 }
 
-/* One value from the block; false if the block does not hold it. */
 /* An integer as printf reduces it to its conversion's length ("%hhd" of
  * 300 is 44), sign-extended for signed fields. */
 static inline uint64_t reduce(uint8_t type, uint8_t size, uint64_t raw)
@@ -384,70 +389,175 @@ static inline uint64_t reduce(uint8_t type, uint8_t size, uint64_t raw)
 	}
 }
 
-static bool read_value(const struct bp_trace_field *f, uint8_t slot, struct bp_block_in *b,
-		       struct bp_field_value *v)
+static bool is_string(uint8_t slot)
 {
-	const unsigned char *p;
-	uint64_t raw;
+	return slot == BP_ARG_STR || slot == BP_ARG_STR_STAR;
+}
+
+/* The bytes a slot other than a string takes in the block, and their
+ * alignment (by enum bp_arg_kind; 0 for a string). */
+static const uint8_t slot_bytes[] = {
+	[BP_ARG_INT32] = 4, [BP_ARG_CHAR] = 1, [BP_ARG_LONG] = 8, [BP_ARG_LLONG] = 8,
+	[BP_ARG_INTMAX] = 8, [BP_ARG_SIZE] = 8, [BP_ARG_PTRDIFF] = 8, [BP_ARG_PTR] = 8,
+	[BP_ARG_DOUBLE] = 8, [BP_ARG_LDOUBLE] = BP_LDOUBLE_BYTES,
+};
+_Static_assert(sizeof(slot_bytes) == BP_ARG_LDOUBLE + 1, "a size for every stored slot");
+
+static size_t slot_align(uint8_t slot)
+{
+	return slot == BP_ARG_CHAR ? 1 : 4;
+}
+
+/* A long double slot's value, as a double. */
+static double ldouble_at(const unsigned char *p)
+{
 	long double ld = 0;
+
+	memcpy(&ld, p, BP_LDOUBLE_BYTES < sizeof(ld) ? BP_LDOUBLE_BYTES : sizeof(ld));
+	return (double)ld;
+}
+
+/* The value of field f (not a string) from its slot's bytes p. */
+static inline void value_at(const struct bp_trace_field *f, uint8_t slot, const unsigned char *p,
+			    struct bp_field_value *v)
+{
+	uint64_t raw;
 
 	v->s = NULL;
 	v->len = 0;
 	switch (slot) {
-	case BP_ARG_STR:
-	case BP_ARG_STR_STAR:
-		v->v.u = 0;
-		return (v->s = block_get_string(b, &v->len)) != NULL;
 	case BP_ARG_CHAR:
-		if (!(p = block_get(b, 1, 1)))
-			return false;
 		v->v.u = *p;
-		return true;
+		return;
 	case BP_ARG_DOUBLE:
-		if (!(p = block_get(b, 8, 4)))
-			return false;
 		memcpy(&v->v.d, p, 8);
-		return true;
+		return;
 	case BP_ARG_LDOUBLE:
-		if (!(p = block_get(b, BP_LDOUBLE_BYTES, 4)))
-			return false;
-		memcpy(&ld, p, BP_LDOUBLE_BYTES < sizeof(ld) ? BP_LDOUBLE_BYTES : sizeof(ld));
-		v->v.d = (double)ld;
-		return true;
+		v->v.d = ldouble_at(p);
+		return;
 	case BP_ARG_INT32: {
 		uint32_t word;
 
-		if (!(p = block_get(b, 4, 4)))
-			return false;
 		memcpy(&word, p, 4);
 		raw = (uint64_t)(int64_t)(int32_t)word;	/* an int, as passed */
 		break;
 	}
 	default:	/* the 64-bit slots, %p */
-		if (!(p = block_get(b, 8, 4)))
-			return false;
 		memcpy(&raw, p, 8);
 		break;
 	}
 	v->v.u = f->type == BP_FIELD_POINTER ? raw : reduce(f->type, f->size, raw);
+}
+
+/* One value from the block (v NULL: walked over); false if the block does
+ * not hold it. */
+static inline bool read_value(const struct bp_trace_field *f, uint8_t slot, struct bp_block_in *b,
+			      struct bp_field_value *v)
+{
+	const unsigned char *p;
+	const char *s;
+	size_t len;
+
+	if (is_string(slot)) {
+		if (!(s = block_get_string(b, &len)))
+			return false;
+		if (v)
+			v->v.u = 0, v->s = s, v->len = len;
+		return true;
+	}
+	if (!(p = block_get(b, slot_bytes[slot], slot_align(slot))))
+		return false;
+	if (v)
+		value_at(f, slot, p, v);
 	return true;
+}
+
+/* The places of l's fields and of its block's end, for decode_some. */
+static void make_places(struct bp_site_layout *l)
+{
+	struct bp_field_place at = { .after = -1 };
+
+	for (unsigned i = 0; i < l->pub.nfields; i++) {
+		uint8_t slot = l->slot[i];
+
+		if (is_string(slot)) {
+			l->place[i] = at;
+			l->string[l->nstrings++] = (uint8_t)i;
+			l->string_mask |= UINT32_C(1) << i;
+			at = (struct bp_field_place){ .after = (int8_t)i };
+			continue;
+		}
+		if (slot_align(slot) == 4) {	/* align(align(x + pre) + off) */
+			at.off = at.aligned ? (uint16_t)((at.off + 3u) & ~3u) : 0;
+			at.aligned = true;
+		}
+		l->place[i] = at;
+		if (at.aligned)
+			at.off = (uint16_t)(at.off + slot_bytes[slot]);
+		else
+			at.pre = (uint16_t)(at.pre + slot_bytes[slot]);
+	}
+	l->place[l->pub.nfields] = at;
+}
+
+/* Where a place is, given the ends of the strings before it. */
+static inline size_t place_at(const struct bp_field_place *p, const size_t *string_end)
+{
+	size_t x = (p->after < 0 ? 0 : string_end[p->after]) + p->pre;
+
+	return p->aligned ? ((x + 3) & ~(size_t)3) + p->off : x;
 }
 
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
 			  struct bp_field_value *out, size_t n)
 {
-	struct bp_block_in b = { .base = (const unsigned char *)block, .len = words * 4 };
-	struct bp_field_value scratch;
+	struct bp_block_in b = { .base = (const unsigned char *)block, .len = block ? words * 4 : 0 };
 
 	if (!l->has_plan)
 		return -1;
-	if (!block)
-		b.len = 0;
 	for (unsigned i = 0; i < l->pub.nfields; i++)
-		if (!read_value(&l->field[i], l->slot[i], &b, i < n ? &out[i] : &scratch))
+		if (!read_value(&l->field[i], l->slot[i], &b, i < n ? &out[i] : NULL))
 			return -1;
 	if ((b.pos + 3) / 4 != words)
 		return -1;	/* more words than the format packs */
+	return (int)l->pub.nfields;
+}
+
+int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *block,
+			       size_t words, uint32_t wanted, struct bp_field_value *out, size_t n)
+{
+	struct bp_block_in b = { .base = (const unsigned char *)block, .len = block ? words * 4 : 0 };
+	size_t string_end[BP_PLAN_MAX_ARGS], end;
+	uint32_t values;
+
+	if (!l->has_plan)
+		return -1;
+	if (n > l->pub.nfields)
+		n = l->pub.nfields;
+	if (n < 32)
+		wanted &= (UINT32_C(1) << n) - 1;
+	for (unsigned k = 0; k < l->nstrings; k++) {	/* their NULs place the rest */
+		unsigned i = l->string[k];
+		const char *s;
+		size_t len;
+
+		b.pos = place_at(&l->place[i], string_end);
+		if (!(s = block_get_string(&b, &len)))
+			return -1;
+		string_end[i] = b.pos;
+		if (wanted >> i & 1)
+			out[i].v.u = 0, out[i].s = s, out[i].len = len;
+	}
+	/* the last field ends in the last word: every field is inside the block */
+	end = place_at(&l->place[l->pub.nfields], string_end);
+	if ((end + 3) / 4 != words)
+		return -1;
+	for (values = wanted & ~l->string_mask; values; values &= values - 1) {
+		unsigned i = (unsigned)__builtin_ctz(values);
+
+		value_at(&l->field[i], l->slot[i], b.base + place_at(&l->place[i], string_end),
+			 &out[i]);
+	}
 	return (int)l->pub.nfields;
 }
 

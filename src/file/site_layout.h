@@ -13,6 +13,7 @@
  *	bp_site_layout_new()     a format -> its layout (once per site)
  *	bp_site_layout_decode()  a layout + a block -> the values, bounded by
  *	                         the block's words (the file is untrusted)
+ *	bp_site_layout_decode_some()  the same checks, some of the values
  */
 #ifndef BP_FILE_SITE_LAYOUT_H
 #define BP_FILE_SITE_LAYOUT_H
@@ -23,6 +24,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * Where a field starts in every block of its site, a string's length being
+ * the only unknown: x, the end of the string field `after` (or 0, the
+ * block's start, if after < 0), plus pre bytes; then, if a word-aligned
+ * slot came between, aligned up to a word, plus off bytes.
+ */
+struct bp_field_place {
+	int8_t after;
+	bool aligned;
+	uint16_t pre, off;
+};
 
 struct bp_site_layout {
 	struct bp_trace_layout pub;	/* first: what bp_trace_layout() hands out */
@@ -41,6 +54,12 @@ struct bp_site_layout {
 					 * format ("%-*.*x", "%pS"), for `bprint formats` */
 	struct bp_trace_field field[BP_PLAN_MAX_ARGS];
 	char *names;			/* the fields' names, one allocation */
+	/* for bp_site_layout_decode_some(): where each field starts, and
+	 * [nfields] where the block ends, from the end of the string before it */
+	struct bp_field_place place[BP_PLAN_MAX_ARGS + 1];
+	uint8_t string[BP_PLAN_MAX_ARGS];	/* the string fields, in order */
+	uint8_t nstrings;
+	uint32_t string_mask;		/* bit i: field i is a string */
 };
 
 /*
@@ -59,6 +78,16 @@ void bp_site_layout_free(struct bp_site_layout *l);
  */
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
 			  struct bp_field_value *out, size_t n);
+
+/*
+ * The same checks of the block, and the same return, but only the fields
+ * whose bit is set in wanted (bit i: field i, i < n) are written to out:
+ * the strings are scanned, each field is read where its place says, none
+ * walked over.  What an analysis command uses per record (the -v, -k and
+ * --where fields of `bprint hist`).
+ */
+int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *block,
+			       size_t words, uint32_t wanted, struct bp_field_value *out, size_t n);
 
 /* The site layout that pub belongs to (pub from bp_trace_layout()). */
 static inline const struct bp_site_layout *bp_site_layout_of(const struct bp_trace_layout *pub)

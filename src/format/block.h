@@ -110,17 +110,27 @@ static inline const unsigned char *block_get(struct bp_block_in *b, size_t n, si
 	return b->base + at;
 }
 
-/* A NUL-terminated string that ends inside the block, or NULL; *len its length. */
+#define BLOCK_SHORT_STRING 16	/* bytes scanned in line before memchr() */
+
+/* A NUL-terminated string that ends inside the block, or NULL; *len its
+ * length.  Most are short: their first bytes are scanned here, where the
+ * call of memchr() cost more than the scan. */
 static inline const char *block_get_string(struct bp_block_in *b, size_t *len)
 {
 	const unsigned char *s, *nul;
+	size_t left, k;
 
 	if (b->pos >= b->len)
 		return NULL;	/* before any pointer arithmetic: base may be NULL */
 	s = b->base + b->pos;
-	nul = memchr(s, '\0', b->len - b->pos);
-	if (!nul)
+	left = b->len - b->pos;
+	for (k = 0; k < left && k < BLOCK_SHORT_STRING && s[k]; k++)
+		;
+	if (k < left && k < BLOCK_SHORT_STRING) {
+		nul = s + k;
+	} else if (!(nul = k < left ? memchr(s + k, '\0', left - k) : NULL)) {
 		return NULL;
+	}
 	*len = (size_t)(nul - s);
 	b->pos += *len + 1;
 	return (const char *)s;

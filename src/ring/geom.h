@@ -71,14 +71,18 @@ static inline uint32_t slot_of(uint32_t npages, uint64_t seq)
 	return (uint32_t)((seq - 1) % npages);
 }
 
-static inline struct bp_ring_page *page_at(const struct geom *g, uint64_t seq)
+static inline struct bp_ring_page *page_at_slot(const struct geom *g, uint32_t slot)
 {
-	const unsigned char *p = g->mem + BP_RING_CTL_BYTES +
-				 (size_t)slot_of(g->npages, seq) * g->page_size;
+	const unsigned char *p = g->mem + BP_RING_CTL_BYTES + (size_t)slot * g->page_size;
 
 	/* The cast drops const: C11 atomic loads take non-const pointers on
 	 * some compilers.  Readers only load through it. */
 	return (struct bp_ring_page *)(uintptr_t)p;
+}
+
+static inline struct bp_ring_page *page_at(const struct geom *g, uint64_t seq)
+{
+	return page_at_slot(g, slot_of(g->npages, seq));
 }
 
 static inline struct bp_ring_ctl *ctl_of(const struct geom *g)

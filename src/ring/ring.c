@@ -429,11 +429,22 @@ static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 	return 1;
 }
 
+/* The cursor's page: its slot worked out once per page (the division was
+ * a fifth of reading a record), checked against the geometry every time. */
+static struct bp_ring_page *cursor_page(const struct geom *g, struct bp_ring_cursor *c)
+{
+	if (c->slot_seq != c->seq || c->slot >= g->npages) {
+		c->slot = slot_of(g->npages, c->seq);
+		c->slot_seq = c->seq;
+	}
+	return page_at_slot(g, c->slot);
+}
+
 /* One step at the cursor's page: a record, or STEP_AGAIN, 0, an error. */
 static int step(const struct geom *g, struct bp_ring_cursor *c,
 		struct bp_ring_event *ev, void *buf, size_t cap)
 {
-	struct bp_ring_page *p = page_at(g, c->seq);
+	struct bp_ring_page *p = cursor_page(g, c);
 	uint64_t s1;
 	uint32_t commit;
 

@@ -292,6 +292,9 @@ struct bp_ring_cursor {
 	uint32_t reserved;
 	uint64_t read;			/* records returned */
 	uint64_t overwritten;		/* records lost to recycling, exact */
+	uint64_t slot_seq;		/* the page seq whose slot is below (0: none) */
+	uint32_t slot;			/* its slot: no division per record */
+	uint32_t reserved2;
 };
 
 #define BP_RING_CURSOR_SNAPSHOT	0u

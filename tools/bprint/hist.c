@@ -12,6 +12,7 @@
 #include "analyze.h"
 
 #include "file/array.h"
+#include "file/site_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct site_bind {
 	enum { SITE_UNSEEN, SITE_SKIPPED, SITE_COUNTED } state;
 	const struct bp_trace_layout *lay;
 	int16_t idx[ANALYZE_MAX_KEYS + 1];	/* the -k fields, then -v */
+	uint32_t wanted;		/* the fields to decode: those, and --where's */
 };
 
 struct hist {
@@ -210,6 +212,9 @@ static const struct site_bind *site_counted(struct hist *h, struct bp_trace *t, 
 			return NULL;
 		h->vals = grown, h->nvals = b->lay->nfields;
 	}
+	b->wanted = h->o.where ? UINT32_MAX : 0;	/* --where: all, for its terms */
+	for (size_t i = 0; i < n; i++)
+		b->wanted |= UINT32_C(1) << b->idx[i];
 	b->state = SITE_COUNTED;
 	return b;
 }
@@ -238,7 +243,9 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 	union bp_dist_value v = { 0 };
 	int n;
 
-	if (!b || (n = bp_trace_event_fields(t, e, h->vals, h->nvals)) < 0)
+	if (!b || e->text ||
+	    (n = bp_site_layout_decode_some(bp_site_layout_of(b->lay), e->block, e->block_words,
+					    b->wanted, h->vals, h->nvals)) < 0)
 		return EXIT_OK;
 	if (h->o.where && !bp_where_match_fields(h->o.where, t, e->site_id, h->vals, (size_t)n))
 		return EXIT_OK;
