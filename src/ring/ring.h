@@ -295,6 +295,11 @@ struct bp_ring_cursor {
 	uint64_t slot_seq;		/* the page seq whose slot is below (0: none) */
 	uint32_t slot;			/* its slot: no division per record */
 	uint32_t reserved2;
+	/* the ring's geometry as last checked, for the ring at geom_mem of
+	 * geom_bytes: checked again only if the magic changed (ring.c) */
+	const void *geom_mem;
+	size_t geom_bytes;
+	uint32_t geom_page_size, geom_npages, geom_mode, geom_area;
 };
 
 #define BP_RING_CURSOR_SNAPSHOT	0u
