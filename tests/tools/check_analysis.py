@@ -339,6 +339,24 @@ if doc is None or p.returncode != rp.returncode or (p.returncode != 0) != bool(p
 else:
     ok("hist of a cut file: valid JSON, exit %d as report's, stderr says why" % p.returncode)
 
+# the header names the sites counted: the formats with a cmd field (read
+# from `formats`), or the one site chosen, by its file's name and line
+fmts = bprint("formats", TRACE).stdout.decode()
+with_cmd = []
+for block in re.split(r"\n(?=\d+ : )", fmts.strip()):
+    head = re.match(r'(\d+) : ".*" (\S+):(\d+) (\S+)', block)
+    if head and re.search(r"^\tcmd ", block, re.M):
+        with_cmd.append((int(head.group(1)), os.path.basename(head.group(2)), head.group(3), head.group(4)))
+first = bprint("hist", "-k", "cmd", TRACE).stdout.decode().split("\n")[0]
+one = with_cmd[0] if with_cmd else (0, "", "", "")
+single = bprint("hist", "-s", str(one[0]), "-v", "dur_us", TRACE).stdout.decode().split("\n")[0]
+if len(with_cmd) < 2 or ", %d sites:" % len(with_cmd) not in first:
+    fail("hist header over the sites with cmd (%d): %r" % (len(with_cmd), first))
+elif ", site %d (%s:%s %s):" % one not in single:
+    fail("hist header of site %r: %r" % (one, single))
+else:
+    ok("hist's header: %d sites counted, or the one site by name" % len(with_cmd))
+
 # --follow: a live program, by its pid, until it ends
 live = subprocess.Popen([TRACED, str(N), "slow"], env=dict(os.environ, BPRINT_FILE="live.dat"))
 i = 0

@@ -121,11 +121,14 @@ static enum bp_dist_kind value_kind(struct hist *h, struct bp_trace *t)
 	return any_float ? BP_DIST_FLOAT : any_signed ? BP_DIST_SIGNED : BP_DIST_UNSIGNED;
 }
 
-/* The header's words: "dur_us by cmd, site 4 (a.c:35 worker)". */
-static void describe(struct hist *h)
+/* The header's words: "hist of dur_us by cmd, site 4 (a.c:35 worker)", or
+ * "..., 3 sites": the sites whose records were counted (those chosen that
+ * have the fields), so that a key found in several formats says so. */
+static void describe(struct hist *h, const struct bp_trace *t)
 {
 	size_t len = (size_t)snprintf(h->what, sizeof(h->what), "hist of %s",
 				      h->value ? h->value : "records");
+	size_t nsites = 0, one = 0;
 
 	for (size_t i = 0; i < h->o.nkeys && len < sizeof(h->what); i++)
 		len += (size_t)snprintf(h->what + len, sizeof(h->what) - len, "%s%s",
@@ -133,6 +136,24 @@ static void describe(struct hist *h)
 	if (h->o.where_expr && len < sizeof(h->what))
 		len += (size_t)snprintf(h->what + len, sizeof(h->what) - len, " where %s",
 					h->o.where_expr);
+	for (size_t id = 0; id < h->nbind; id++)
+		if (h->bind[id].state == SITE_COUNTED)
+			nsites++, one = id;
+	if (nsites == 1 && t && len < sizeof(h->what)) {
+		const struct bp_trace_site *s = bp_trace_site(t, (uint32_t)one);
+
+		const char *base = s && s->site.file ? strrchr(s->site.file, '/') : NULL;
+
+		if (s)
+			len += (size_t)snprintf(h->what + len, sizeof(h->what) - len,
+						", site %zu (%s:%u %s)", one,
+						base ? base + 1 : s->site.file ? s->site.file : "?",
+						s->site.line, s->site.func ? s->site.func : "?");
+	} else if (nsites > 1 && len < sizeof(h->what)) {
+		len += (size_t)snprintf(h->what + len, sizeof(h->what) - len, ", %zu sites",
+					nsites);
+	}
+	(void)len;
 }
 
 /* Before reading: every field named exists in a chosen site, -v is a number. */
@@ -148,7 +169,6 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 				   path, prog);
 	if (h->o.follow && (pat || bp_trace_nsites(t) == 0)) {
 		errmsg(path, "waiting for the call sites to appear");
-		describe(h);
 		return EXIT_OK;	/* the distribution's kind is set at the first record */
 	}
 	for (size_t i = 0; i < h->o.nkeys; i++)
@@ -169,7 +189,6 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 		    h->o.width);
 	h->agg.counts_only = !h->value;
 	h->kind_set = true;
-	describe(h);
 	return EXIT_OK;
 }
 
@@ -280,6 +299,7 @@ static bool hist_render(void *ctx, struct bp_trace *t, bool final)
 	h->agg.nkeys = h->o.nkeys;
 	h->agg.value_name = h->value;
 	h->agg.counts_only = !h->value;
+	describe(h, t);
 	h->agg.what = h->what;
 	h->agg.lost = trace_lost(t);
 	bp_agg_finish(&h->agg);
