@@ -30,6 +30,8 @@ struct bp_agg {
 	bool time_ns;			/* values are durations in ns */
 	uint64_t records;		/* records that went into a group */
 	uint64_t lost;			/* records the file lacks */
+	uint64_t not_yet;		/* of those, not copied yet by a recorder still at
+					 * work (a stream followed live): shown apart */
 	/* latency */
 	bool spans;
 	uint64_t unmatched_opens, unmatched_closes;

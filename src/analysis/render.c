@@ -225,9 +225,14 @@ bool bp_agg_text(const struct bp_agg *a, FILE *out, bool bars)
 {
 	const char *unit = a->spans ? "span" : "record";
 
-	fprintf(out, "# %s: %llu %s%s in %zu group%s, %llu record%s lost\n", a->what,
+	uint64_t lost = a->lost - (a->not_yet < a->lost ? a->not_yet : a->lost);
+
+	fprintf(out, "# %s: %llu %s%s in %zu group%s, %llu record%s lost", a->what,
 		(unsigned long long)a->records, unit, a->records == 1 ? "" : "s", a->groups.n,
-		a->groups.n == 1 ? "" : "s", (unsigned long long)a->lost, a->lost == 1 ? "" : "s");
+		a->groups.n == 1 ? "" : "s", (unsigned long long)lost, lost == 1 ? "" : "s");
+	if (a->not_yet)
+		fprintf(out, ", %llu not copied yet", (unsigned long long)a->not_yet);
+	fputc('\n', out);
 	if (a->spans)
 		fprintf(out, "# unmatched: %llu opened and never closed, %llu closed without an open\n",
 			(unsigned long long)a->unmatched_opens, (unsigned long long)a->unmatched_closes);

@@ -110,6 +110,9 @@ void records_free(void);
 /* Records the file lacks: discarded, overwritten, not copied, kept in the
  * traced process's memory only (the exact count once t is read through). */
 uint64_t trace_lost(struct bp_trace *t);
+/* Of those, the records a stream not closed yet has not received: its
+ * recorder may still copy them (what a live view says apart). */
+uint64_t trace_not_yet(struct bp_trace *t);
 
 /* The line that stands where e->lost_before records of e's thread were
  * lost, in the form how (none for JSON and CSV: their records carry the

@@ -118,6 +118,17 @@ uint64_t trace_lost(struct bp_trace *t)
 	return tot.discarded + over + tot.not_copied + bp_trace_info(t)->memory_records;
 }
 
+uint64_t trace_not_yet(struct bp_trace *t)
+{
+	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
+	uint32_t flags = bp_trace_info(t)->flags;
+
+	if (!(flags & BP_TRACE_F_STREAM) || (flags & BP_TRACE_F_CLOSED))
+		return 0;
+	bp_trace_totals(t, &tot);
+	return tot.not_copied;
+}
+
 static void header(FILE *out, struct bp_trace *t)
 {
 	struct bp_trace_totals tot = BP_TRACE_TOTALS_INIT;
