@@ -316,8 +316,11 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	} else {
 		decode_message(t, best, out);
 	}
-	if (t->progress && ++t->progress_n % t->progress_every == 0)
+	if (t->progress && --t->progress_left == 0) {
+		t->progress_n += t->progress_every;
+		t->progress_left = t->progress_every;
 		t->progress(t->progress_arg, t->progress_n);
+	}
 	return 1;
 }
 
@@ -326,6 +329,7 @@ void bp_trace_on_progress(struct bp_trace *t, uint64_t every,
 {
 	t->progress = every ? fn : NULL;
 	t->progress_every = every;
+	t->progress_left = every;
 	t->progress_arg = arg;
 }
 

@@ -206,6 +206,7 @@ struct bp_trace {
 	void (*progress)(void *arg, uint64_t records);
 	void *progress_arg;
 	uint64_t progress_every, progress_n;
+	uint64_t progress_left;		/* records until the next call: no division a record */
 	/* the merge (merge.c): the sources with a record in hand */
 	struct bp_merge merge;
 	size_t merge_cap;
