@@ -14,8 +14,10 @@
  *  - lost_records: less the records lost in the gaps of C and later;
  *  - written and discarded: those of the ring's chunk before C (the
  *    drainer writes a chunk and the accounts from one snapshot).
- * Prints "ring R: copied A -> B, lost X -> Y".  Exit 0 done, 1 nothing to
- * roll back (no accounts, no pages chunk, the ring not in the accounts),
+ * Prints "ring R: copied A -> B, lost X -> Y", with "(no chunk loses
+ * records)" after it when the drainer kept up (no gap to roll past).
+ * Exit 0 done, 1 nothing to roll back (no accounts, no pages chunk, the
+ * ring not in the accounts),
  * 2 an error.
  */
 #include "file/compact.h"
@@ -162,11 +164,12 @@ int main(int argc, char **argv)
 				(unsigned long long)gaps, (unsigned long long)e.lost_records);
 			return 2;
 		}
-		printf("ring %llu: copied %llu -> %llu, lost %llu -> %llu\n",
+		printf("ring %llu: copied %llu -> %llu, lost %llu -> %llu%s\n",
 		       (unsigned long long)e.ring_index, (unsigned long long)e.copied,
 		       (unsigned long long)ring[roll].h.copied_before,
 		       (unsigned long long)e.lost_records,
-		       (unsigned long long)(e.lost_records - gaps));
+		       (unsigned long long)(e.lost_records - gaps),
+		       ring[roll].gaps ? "" : " (no chunk loses records)");
 		e.copied = ring[roll].h.copied_before;
 		e.lost_records -= gaps;
 		if (roll > 0 && ring[roll - 1].h.written < e.written) {

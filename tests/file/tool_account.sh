@@ -118,8 +118,13 @@ if [ $rc -eq 0 ]; then
 	same k1.threads rb.threads "accounts rolled back past a chunk: the same stats ($(cat rb.out))"
 	[ "$(header_lost rb.report)" = "$(header_lost k1.report)" ] ||
 		fail "rolled back: header lost $(header_lost rb.report), $(header_lost k1.report) before"
-	# "lost X -> Y": the chunk rolled past had a gap, so Y < X
-	awk '{ exit !($NF < $(NF - 2)) }' rb.out || fail "rolled back no lost records: $(cat rb.out)"
+	# "lost X -> Y": the chunk rolled past had a gap, so Y < X; unless the
+	# drainer kept up this time (no chunk with a gap to roll past)
+	if grep -q "no chunk loses records" rb.out; then
+		echo "note: the drainer lost no pages this run: rolled back past a chunk without a gap"
+	else
+		awk '{ exit !($NF < $(NF - 2)) }' rb.out || fail "rolled back no lost records: $(cat rb.out)"
+	fi
 else
 	fail "rollback of k1.dat: exit $rc"
 fi
