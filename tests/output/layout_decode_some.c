@@ -8,6 +8,9 @@
  * for up to 8 fields, else a sample) the two must agree: the same return,
  * the wanted values the same, and nothing written but the wanted fields.
  */
+#define CHECK_KEEP_GOING 20
+#include "check.h"
+
 #include "file/site_layout.h"
 #include "format/block.h"
 
@@ -18,19 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fails;
 static unsigned long compared;
 
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);             \
-			printf(__VA_ARGS__);                                    \
-			printf("\n");                                           \
-			if (++fails > 20)                                       \
-				exit(1);                                        \
-		}                                                               \
-	} while (0)
 
 /* Strings, chars, floats, stars and their mixes: whatever aligns or not. */
 static const char *const corpus[] = {
@@ -128,16 +120,16 @@ static void compare(const char *fmt, const struct bp_site_layout *l, const uint3
 	rf = bp_site_layout_decode(l, bin, words, full, n);
 	rs = bp_site_layout_decode_some(l, bin, words, wanted, some, n);
 	compared++;
-	CHECK(rf == rs, "\"%s\" (%zu words, wanted %#x, n %zu): %d, the full decode %d", fmt, words,
+	CHECK_MSG(rf == rs, "\"%s\" (%zu words, wanted %#x, n %zu): %d, the full decode %d", fmt, words,
 	      wanted, n, rs, rf);
 	for (unsigned i = 0; i < BP_PLAN_MAX_ARGS; i++) {
 		bool want = i < n && i < l->pub.nfields && (wanted >> i & 1);
 
 		if (want && rf >= 0)
-			CHECK(same_value(&some[i], &full[i]), "\"%s\" field %u: not the full decode's",
+			CHECK_MSG(same_value(&some[i], &full[i]), "\"%s\" field %u: not the full decode's",
 			      fmt, i);
 		if (!want)
-			CHECK(!memcmp(&some[i], &poison, sizeof(poison)),
+			CHECK_MSG(!memcmp(&some[i], &poison, sizeof(poison)),
 			      "\"%s\" field %u written, not wanted (%#x, n %zu)", fmt, i, wanted, n);
 	}
 }
@@ -204,7 +196,7 @@ int main(void)
 		struct bp_site_layout *l = bp_site_layout_new(1, BPRINT__SITE_PRINTK, corpus[f]);
 
 		if (!l) {
-			CHECK(0, "\"%s\": no layout", corpus[f]);
+			CHECK_MSG(0, "\"%s\": no layout", corpus[f]);
 			continue;
 		}
 		for (int round = 0; round < 8; round++)
@@ -219,10 +211,8 @@ int main(void)
 		check_block("puts", l, bin, 1);
 		bp_site_layout_free(l);
 	}
-	if (fails)
-		printf("%d failure(s)\n", fails);
-	else
+	if (!check_failures)
 		printf("decode_some: all passed (%zu formats, %lu comparisons)\n",
 		       sizeof(corpus) / sizeof(corpus[0]), compared);
-	return fails != 0;
+	return check_summary("decode_some");
 }

@@ -8,6 +8,9 @@
  * sanitizer sees any read past it), a word too many and a string without
  * its NUL refused.
  */
+#define CHECK_KEEP_GOING 1000
+#include "check.h"
+
 #include "file/site_layout.h"
 
 #include <bprint.h>
@@ -19,17 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fails;
 
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);             \
-			printf(__VA_ARGS__);                                    \
-			printf("\n");                                           \
-			fails++;                                                \
-		}                                                               \
-	} while (0)
 
 /* One expected field: name, type, size, base, conversion char, N. */
 struct want {
@@ -120,36 +113,36 @@ static void check_format(const struct format_case *c)
 	const struct bp_trace_layout *lay = l ? &l->pub : NULL;
 
 	if (!l || !l->has_plan) {
-		CHECK(0, "\"%s\": no layout", c->fmt);
+		CHECK_MSG(0, "\"%s\": no layout", c->fmt);
 		bp_site_layout_free(l);
 		return;
 	}
-	CHECK(lay->site_id == 7 && lay->fields == l->field, "\"%s\": site id or fields", c->fmt);
-	CHECK(lay->flags == c->flags, "\"%s\": flags %u, want %u", c->fmt, lay->flags, c->flags);
-	CHECK(lay->nfields == c->n, "\"%s\": %u fields, want %u", c->fmt, lay->nfields, c->n);
+	CHECK_MSG(lay->site_id == 7 && lay->fields == l->field, "\"%s\": site id or fields", c->fmt);
+	CHECK_MSG(lay->flags == c->flags, "\"%s\": flags %u, want %u", c->fmt, lay->flags, c->flags);
+	CHECK_MSG(lay->nfields == c->n, "\"%s\": %u fields, want %u", c->fmt, lay->nfields, c->n);
 	for (unsigned i = 0; i < lay->nfields && i < c->n; i++) {
 		const struct bp_trace_field *f = &lay->fields[i];
 		const struct want *w = &c->f[i];
 
-		CHECK(!strcmp(f->name, w->name) && f->type == w->type && f->size == w->size &&
+		CHECK_MSG(!strcmp(f->name, w->name) && f->type == w->type && f->size == w->size &&
 		      f->base == w->base && f->conv == w->conv && f->conversion == w->n,
 		      "\"%s\" field %u: %s type %u size %u base %u conv %c N %u, want %s %u %u %u %c %u",
 		      c->fmt, i, f->name, f->type, f->size, f->base, f->conv, f->conversion, w->name,
 		      w->type, w->size, w->base, w->conv, w->n);
 		/* every name by itself, every conversion's own value by argN */
-		CHECK(bp_trace_field_index(lay, f->name) == (int)i, "\"%s\": index of %s", c->fmt,
+		CHECK_MSG(bp_trace_field_index(lay, f->name) == (int)i, "\"%s\": index of %s", c->fmt,
 		      f->name);
 		if (f->conv != '*') {
 			char alias[16];
 
 			snprintf(alias, sizeof(alias), "arg%u", f->conversion);
-			CHECK(bp_trace_field_index(lay, alias) == (int)i, "\"%s\": alias %s", c->fmt,
+			CHECK_MSG(bp_trace_field_index(lay, alias) == (int)i, "\"%s\": alias %s", c->fmt,
 			      alias);
 		}
 	}
 	for (unsigned i = 0; i < lay->nfields; i++)
 		for (unsigned k = 0; k < i; k++)
-			CHECK(strcmp(lay->fields[i].name, lay->fields[k].name), "\"%s\": %s twice",
+			CHECK_MSG(strcmp(lay->fields[i].name, lay->fields[k].name), "\"%s\": %s twice",
 			      c->fmt, lay->fields[i].name);
 	bp_site_layout_free(l);
 }
@@ -159,19 +152,19 @@ static void aliases(void)
 	struct bp_site_layout *l = bp_site_layout_new(1, BPRINT__SITE_PRINTK, "a=%d %*s b=%d");
 	const struct bp_trace_layout *lay = &l->pub;
 
-	CHECK(bp_trace_field_index(lay, "a") == 0, "a");
-	CHECK(bp_trace_field_index(lay, "arg0") == 0, "arg0");
-	CHECK(bp_trace_field_index(lay, "arg1") == 2, "arg1: the string, not its width");
-	CHECK(bp_trace_field_index(lay, "arg1_width") == 1, "arg1_width by name");
-	CHECK(bp_trace_field_index(lay, "arg2") == 3, "arg2");
-	CHECK(bp_trace_field_index(lay, "b") == 3, "b");
-	CHECK(bp_trace_field_index(lay, "arg3") == -1, "arg3: no such conversion");
-	CHECK(bp_trace_field_index(lay, "arg01") == -1, "arg01 is no alias");
-	CHECK(bp_trace_field_index(lay, "arg") == -1, "arg");
-	CHECK(bp_trace_field_index(lay, "arg1x") == -1, "arg1x");
-	CHECK(bp_trace_field_index(lay, "arg99999999999999999999") == -1, "huge N");
-	CHECK(bp_trace_field_index(lay, "c") == -1, "c");
-	CHECK(bp_trace_field_index(NULL, "a") == -1, "no layout");
+	CHECK_MSG(bp_trace_field_index(lay, "a") == 0, "a");
+	CHECK_MSG(bp_trace_field_index(lay, "arg0") == 0, "arg0");
+	CHECK_MSG(bp_trace_field_index(lay, "arg1") == 2, "arg1: the string, not its width");
+	CHECK_MSG(bp_trace_field_index(lay, "arg1_width") == 1, "arg1_width by name");
+	CHECK_MSG(bp_trace_field_index(lay, "arg2") == 3, "arg2");
+	CHECK_MSG(bp_trace_field_index(lay, "b") == 3, "b");
+	CHECK_MSG(bp_trace_field_index(lay, "arg3") == -1, "arg3: no such conversion");
+	CHECK_MSG(bp_trace_field_index(lay, "arg01") == -1, "arg01 is no alias");
+	CHECK_MSG(bp_trace_field_index(lay, "arg") == -1, "arg");
+	CHECK_MSG(bp_trace_field_index(lay, "arg1x") == -1, "arg1x");
+	CHECK_MSG(bp_trace_field_index(lay, "arg99999999999999999999") == -1, "huge N");
+	CHECK_MSG(bp_trace_field_index(lay, "c") == -1, "c");
+	CHECK_MSG(bp_trace_field_index(NULL, "a") == -1, "no layout");
 	bp_site_layout_free(l);
 }
 
@@ -191,7 +184,7 @@ static void texts(void)
 		struct bp_site_layout *l = bp_site_layout_new(1, BPRINT__SITE_PRINTK, c[i].fmt);
 
 		for (unsigned k = 0; l && k < l->pub.nfields && k < 6; k++)
-			CHECK(c[i].text[k] && strlen(c[i].text[k]) == l->text[k].len &&
+			CHECK_MSG(c[i].text[k] && strlen(c[i].text[k]) == l->text[k].len &&
 			      !memcmp(c[i].fmt + l->text[k].offset, c[i].text[k], l->text[k].len),
 			      "\"%s\" field %u: text \"%.*s\"", c[i].fmt, k, (int)l->text[k].len,
 			      c[i].fmt + l->text[k].offset);
@@ -208,11 +201,11 @@ static void no_plan(void)
 	for (int i = 0; i < 33; i++)
 		strcat(many, "%d");
 	l = bp_site_layout_new(1, BPRINT__SITE_PRINTK, many);
-	CHECK(l && !l->has_plan && l->pub.nfields == 0 && l->pf, "33 slots: no plan, a parse");
+	CHECK_MSG(l && !l->has_plan && l->pub.nfields == 0 && l->pf, "33 slots: no plan, a parse");
 	bp_site_layout_free(l);
 	l = bp_site_layout_new(1, BPRINT__SITE_PUTS, "a puts with %d in it");
-	CHECK(l && l->has_plan && l->puts && l->pub.nfields == 0, "puts: no fields");
-	CHECK(l && bp_site_layout_decode(l, NULL, 0, NULL, 0) == 0, "puts: the empty block");
+	CHECK_MSG(l && l->has_plan && l->puts && l->pub.nfields == 0, "puts: no fields");
+	CHECK_MSG(l && bp_site_layout_decode(l, NULL, 0, NULL, 0) == 0, "puts: the empty block");
 	bp_site_layout_free(l);
 }
 
@@ -234,11 +227,11 @@ static void check_block(const char *fmt, const uint32_t *bin, size_t words,
 	uint32_t *copy;
 
 	if (!l || l->pub.nfields != n) {
-		CHECK(0, "\"%s\": no layout of %u fields", fmt, n);
+		CHECK_MSG(0, "\"%s\": no layout of %u fields", fmt, n);
 		bp_site_layout_free(l);
 		return;
 	}
-	CHECK(bp_site_layout_decode(l, bin, words, v, BP_PLAN_MAX_ARGS) == (int)n,
+	CHECK_MSG(bp_site_layout_decode(l, bin, words, v, BP_PLAN_MAX_ARGS) == (int)n,
 	      "\"%s\": block refused", fmt);
 	for (unsigned i = 0; i < n; i++) {
 		const struct bp_trace_field *f = &l->field[i];
@@ -246,35 +239,35 @@ static void check_block(const char *fmt, const uint32_t *bin, size_t words,
 
 		switch (f->type) {
 		case BP_FIELD_SIGNED:
-			CHECK(v[i].v.i == w->i, "\"%s\" %s: %lld, want %lld", fmt, f->name,
+			CHECK_MSG(v[i].v.i == w->i, "\"%s\" %s: %lld, want %lld", fmt, f->name,
 			      (long long)v[i].v.i, (long long)w->i);
 			break;
 		case BP_FIELD_FLOAT:
-			CHECK(!memcmp(&v[i].v.d, &w->d, 8), "\"%s\" %s: %a, want %a", fmt, f->name,
+			CHECK_MSG(!memcmp(&v[i].v.d, &w->d, 8), "\"%s\" %s: %a, want %a", fmt, f->name,
 			      v[i].v.d, w->d);
 			break;
 		case BP_FIELD_STRING:
-			CHECK(v[i].s && v[i].len == strlen(w->s) && !memcmp(v[i].s, w->s, v[i].len),
+			CHECK_MSG(v[i].s && v[i].len == strlen(w->s) && !memcmp(v[i].s, w->s, v[i].len),
 			      "\"%s\" %s: \"%.*s\", want \"%s\"", fmt, f->name, (int)v[i].len,
 			      v[i].s ? v[i].s : "", w->s);
 			break;
 		default:
-			CHECK(v[i].v.u == w->u, "\"%s\" %s: %llu, want %llu", fmt, f->name,
+			CHECK_MSG(v[i].v.u == w->u, "\"%s\" %s: %llu, want %llu", fmt, f->name,
 			      (unsigned long long)v[i].v.u, (unsigned long long)w->u);
 		}
 	}
 	/* fewer slots than fields: the block is checked all the same */
-	CHECK(bp_site_layout_decode(l, bin, words, v, 0) == (int)n, "\"%s\": nvals 0", fmt);
+	CHECK_MSG(bp_site_layout_decode(l, bin, words, v, 0) == (int)n, "\"%s\": nvals 0", fmt);
 	for (size_t w = 0; w < words; w++) {
 		copy = malloc(w ? w * 4 : 1);
 		memcpy(copy, bin, w * 4);
-		CHECK(bp_site_layout_decode(l, w ? copy : NULL, w, v, BP_PLAN_MAX_ARGS) == -1,
+		CHECK_MSG(bp_site_layout_decode(l, w ? copy : NULL, w, v, BP_PLAN_MAX_ARGS) == -1,
 		      "\"%s\": block cut to %zu of %zu words accepted", fmt, w, words);
 		free(copy);
 	}
 	copy = calloc(words + 1, 4);
 	memcpy(copy, bin, words * 4);
-	CHECK(bp_site_layout_decode(l, copy, words + 1, v, BP_PLAN_MAX_ARGS) == -1,
+	CHECK_MSG(bp_site_layout_decode(l, copy, words + 1, v, BP_PLAN_MAX_ARGS) == -1,
 	      "\"%s\": a word too many accepted", fmt);
 	free(copy);
 	bp_site_layout_free(l);
@@ -342,12 +335,12 @@ static void refused(void)
 
 	/* a string whose NUL is missing, filling the whole block */
 	memcpy(bin, "abcdefghijklmnop", 16);
-	CHECK(bp_site_layout_decode(l, bin, 4, v, 2) == -1, "unterminated string accepted");
+	CHECK_MSG(bp_site_layout_decode(l, bin, 4, v, 2) == -1, "unterminated string accepted");
 	bp_site_layout_free(l);
 	/* no arguments: only the empty block */
 	l = bp_site_layout_new(1, BPRINT__SITE_PRINTK, "plain text");
-	CHECK(bp_site_layout_decode(l, NULL, 0, v, 2) == 0, "empty block refused");
-	CHECK(bp_site_layout_decode(l, bin, 1, v, 2) == -1, "extra word accepted");
+	CHECK_MSG(bp_site_layout_decode(l, NULL, 0, v, 2) == 0, "empty block refused");
+	CHECK_MSG(bp_site_layout_decode(l, bin, 1, v, 2) == -1, "extra word accepted");
 	bp_site_layout_free(l);
 }
 
@@ -360,9 +353,7 @@ int main(void)
 	no_plan();
 	values();
 	refused();
-	if (fails)
-		printf("%d failure(s)\n", fails);
-	else
+	if (!check_failures)
 		printf("layout: all passed (%zu formats)\n", sizeof(table) / sizeof(table[0]));
-	return fails != 0;
+	return check_summary("layout");
 }

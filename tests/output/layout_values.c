@@ -14,6 +14,9 @@
  *
  *   layout_values DIR
  */
+#define CHECK_KEEP_GOING 1000
+#include "check.h"
+
 #include <bprint.h>
 #include <bprint/reader.h>
 
@@ -30,17 +33,7 @@
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #pragma GCC diagnostic ignored "-Wformat-security"
 
-static int fails;
 
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);             \
-			printf(__VA_ARGS__);                                    \
-			printf("\n");                                           \
-			fails++;                                                \
-		}                                                               \
-	} while (0)
 
 static double bits(uint64_t u)
 {
@@ -151,23 +144,23 @@ static void expect(void)
 static void check_value(const struct record *w, const struct bp_trace_field *f,
 			const struct field *e, const struct bp_field_value *v)
 {
-	CHECK(!strcmp(f->name, e->name) && f->type == e->type, "\"%s\": field %s type %u, want %s %u",
+	CHECK_MSG(!strcmp(f->name, e->name) && f->type == e->type, "\"%s\": field %s type %u, want %s %u",
 	      w->format, f->name, f->type, e->name, e->type);
 	switch (e->type) {
 	case BP_FIELD_SIGNED:
-		CHECK(v->v.i == e->i, "\"%s\" %s: %lld, want %lld", w->format, e->name,
+		CHECK_MSG(v->v.i == e->i, "\"%s\" %s: %lld, want %lld", w->format, e->name,
 		      (long long)v->v.i, (long long)e->i);
 		break;
 	case BP_FIELD_FLOAT:
-		CHECK(!memcmp(&v->v.d, &e->d, 8), "\"%s\" %s: %a, want %a (bit for bit)", w->format,
+		CHECK_MSG(!memcmp(&v->v.d, &e->d, 8), "\"%s\" %s: %a, want %a (bit for bit)", w->format,
 		      e->name, v->v.d, e->d);
 		break;
 	case BP_FIELD_STRING:
-		CHECK(v->len == e->len && !memcmp(v->s, e->s, e->len), "\"%s\" %s: \"%.*s\"",
+		CHECK_MSG(v->len == e->len && !memcmp(v->s, e->s, e->len), "\"%s\" %s: \"%.*s\"",
 		      w->format, e->name, (int)v->len, v->s);
 		break;
 	default:
-		CHECK(v->v.u == e->u, "\"%s\" %s: %llu, want %llu", w->format, e->name,
+		CHECK_MSG(v->v.u == e->u, "\"%s\" %s: %llu, want %llu", w->format, e->name,
 		      (unsigned long long)v->v.u, (unsigned long long)e->u);
 	}
 }
@@ -179,26 +172,26 @@ static void check_record(struct bp_trace *t, const struct bp_trace_event *ev,
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
 	int n = bp_trace_event_fields(t, ev, v, BP_PLAN_MAX_ARGS);
 
-	CHECK(ev->ev.site && ev->ev.site->format && !strcmp(ev->ev.site->format, w->format),
+	CHECK_MSG(ev->ev.site && ev->ev.site->format && !strcmp(ev->ev.site->format, w->format),
 	      "record of \"%s\": site \"%s\"", w->format,
 	      ev->ev.site && ev->ev.site->format ? ev->ev.site->format : "(none)");
 	if (w->nfields < 0) {
-		CHECK(ev->text && !lay && n == -1, "\"%s\": text %d, layout %p, %d values", w->format,
+		CHECK_MSG(ev->text && !lay && n == -1, "\"%s\": text %d, layout %p, %d values", w->format,
 		      ev->text, (const void *)lay, n);
 		return;
 	}
 	if (!lay || n != w->nfields || (int)lay->nfields != w->nfields) {
-		CHECK(0, "\"%s\": layout %p, %d values, want %d", w->format, (const void *)lay, n,
+		CHECK_MSG(0, "\"%s\": layout %p, %d values, want %d", w->format, (const void *)lay, n,
 		      w->nfields);
 		return;
 	}
-	CHECK(lay->site_id == ev->site_id, "\"%s\": layout of site %u", w->format, lay->site_id);
+	CHECK_MSG(lay->site_id == ev->site_id, "\"%s\": layout of site %u", w->format, lay->site_id);
 	for (int k = 0; k < n; k++) {
 		check_value(w, &lay->fields[k], &w->f[k], &v[k]);
-		CHECK(bp_trace_field_index(lay, w->f[k].name) == k, "\"%s\": index of %s", w->format,
+		CHECK_MSG(bp_trace_field_index(lay, w->f[k].name) == k, "\"%s\": index of %s", w->format,
 		      w->f[k].name);
 	}
-	CHECK(bp_trace_layout(t, ev->site_id) == lay, "\"%s\": the layout is made once", w->format);
+	CHECK_MSG(bp_trace_layout(t, ev->site_id) == lay, "\"%s\": the layout is made once", w->format);
 }
 
 static int read_back(const char *path)
@@ -213,14 +206,14 @@ static int read_back(const char *path)
 		return 1;
 	}
 	expect();
-	CHECK(bp_trace_layout(t, 0) == NULL && bp_trace_layout(t, 1u << 30) == NULL,
+	CHECK_MSG(bp_trace_layout(t, 0) == NULL && bp_trace_layout(t, 1u << 30) == NULL,
 	      "a layout for an id not in the table");
 	while (bp_trace_next(t, &ev, 0) == 1) {
 		if (k < sizeof(want) / sizeof(want[0]))
 			check_record(t, &ev, &want[k]);
 		k++;
 	}
-	CHECK(k == sizeof(want) / sizeof(want[0]), "%zu records, want %zu", k,
+	CHECK_MSG(k == sizeof(want) / sizeof(want[0]), "%zu records, want %zu", k,
 	      sizeof(want) / sizeof(want[0]));
 	bp_trace_close(t);
 	return 0;
@@ -253,9 +246,7 @@ int main(int argc, char **argv)
 	}
 	if (read_back(path))
 		return 1;
-	if (fails)
-		printf("%d failure(s)\n", fails);
-	else
+	if (!check_failures)
 		printf("layout values: all passed\n");
-	return fails != 0;
+	return check_summary("layout_values");
 }
