@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -313,19 +314,55 @@ static bool write_svg(const struct analyze_opts *o, const struct bp_agg *a, cons
 	return true;
 }
 
+/* Lines of text, a last one without its newline included. */
+static size_t count_lines(const char *text, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += text[i] == '\n';
+	return n + (len && text[len - 1] != '\n');
+}
+
+/*
+ * --follow's redraw on a terminal: the screen cleared, then the text,
+ * with its bars while it fits the terminal's height; without them (a
+ * line a group) when it does not, so that the header stays on screen.
+ */
+static bool redraw(const struct bp_agg *a)
+{
+	struct winsize ws;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	bool ok = mem && bp_agg_text(a, mem, true);
+
+	if (mem && fclose(mem) != 0)
+		ok = false;
+	if (ok && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row &&
+	    count_lines(text, len) >= ws.ws_row) {
+		free(text);
+		text = NULL, len = 0;
+		mem = open_memstream(&text, &len);
+		ok = mem && bp_agg_text(a, mem, false);
+		if (mem && fclose(mem) != 0)
+			ok = false;
+	}
+	fputs("\033[H\033[J", stdout);
+	if (ok)
+		fwrite(text, 1, len, stdout);
+	free(text);
+	fflush(stdout);
+	return ok;
+}
+
 bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
 		    bool final)
 {
 	bool ok;
 
-	if (!final) {	/* --follow's redraw: text, on a terminal only */
-		if (o->json || o->csv || !isatty(STDOUT_FILENO))
-			return true;
-		fputs("\033[H\033[J", stdout);
-		ok = bp_agg_text(a, stdout, true);
-		fflush(stdout);
-		return ok;
-	}
+	if (!final)	/* --follow's redraw: text, on a terminal only */
+		return o->json || o->csv || !isatty(STDOUT_FILENO) || redraw(a);
 	if (o->json)
 		ok = bp_agg_json(a, stdout);
 	else if (o->csv)
