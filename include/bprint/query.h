@@ -94,6 +94,11 @@ BP_API int bp_where_match(struct bp_where *w, struct bp_trace *t, const struct b
 BP_API int bp_where_match_fields(struct bp_where *w, struct bp_trace *t, uint32_t site_id,
 				 const struct bp_field_value *vals, size_t n);
 
+/* The fields of site site_id that w's terms read: bit i for field i (of
+ * the first 64); 0 if the site lacks one, or memory ran out.  What a
+ * caller must decode before bp_where_match_fields(). */
+BP_API uint64_t bp_where_fields(struct bp_where *w, struct bp_trace *t, uint32_t site_id);
+
 /* ---- how complete a trace is ---- */
 
 enum bp_trace_state {

@@ -440,6 +440,19 @@ static bool holds_float_of(const struct term *tm, const struct bp_trace_field *f
 	return holds(tm->op, (x > y) - (x < y));
 }
 
+uint64_t bp_where_fields(struct bp_where *w, struct bp_trace *t, uint32_t site_id)
+{
+	const struct site_binds *sb = binds_of(w, t, site_id);
+	uint64_t mask = 0;
+
+	if (!sb || sb->none)
+		return 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (sb->b[i].field >= 0 && sb->b[i].field < 64)
+			mask |= UINT64_C(1) << sb->b[i].field;
+	return mask;
+}
+
 int bp_where_match_fields(struct bp_where *w, struct bp_trace *t, uint32_t site_id,
 			  const struct bp_field_value *vals, size_t n)
 {

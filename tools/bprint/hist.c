@@ -22,7 +22,8 @@ struct site_bind {
 	enum { SITE_UNSEEN, SITE_SKIPPED, SITE_COUNTED } state;
 	const struct bp_trace_layout *lay;
 	int16_t idx[ANALYZE_MAX_KEYS + 1];	/* the -k fields, then -v */
-	uint32_t wanted;		/* the fields to decode: those, and --where's */
+	uint32_t wanted;		/* the fields to decode: those, and --where's
+					 * (a layout has at most 32: BP_PLAN_MAX_ARGS) */
 };
 
 struct hist {
@@ -231,7 +232,8 @@ static const struct site_bind *site_counted(struct hist *h, struct bp_trace *t, 
 			return NULL;
 		h->vals = grown, h->nvals = b->lay->nfields;
 	}
-	b->wanted = h->o.where ? UINT32_MAX : 0;	/* --where: all, for its terms */
+	/* --where's fields too (a site that lacks one never matches) */
+	b->wanted = h->o.where ? (uint32_t)bp_where_fields(h->o.where, t, id) : 0;
 	for (size_t i = 0; i < n; i++)
 		b->wanted |= UINT32_C(1) << b->idx[i];
 	b->state = SITE_COUNTED;
