@@ -166,6 +166,7 @@ static const struct bp_backing file_backing = {
 	.ring_unmap = bp_live_ring_unmap,
 	.ring_in_file = bp_live_ring_in_file,
 	.ring_copied = bp_live_ring_copied,
+	.settle = bp_live_settle,
 	.site_added = bp_live_site_added,
 	.thread_exit = bp_live_thread_exit,
 	.fork_child = file_fork_child,

@@ -80,6 +80,9 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 			enum bp_ring_release why);
 bool bp_live_ring_in_file(const void *mem);
 bool bp_live_ring_copied(const void *mem);
+/* Block mode under bprint record, after rings were given back before the
+ * copier copied them: wait (at most the block timeout) until it has. */
+void bp_live_settle(void);
 void bp_live_thread_exit(struct bp_thread *t);
 
 /* A fork child's hook: the parent's rings unmapped, nothing written. */

@@ -282,26 +282,36 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
  * Block mode under bprint record: a ring given back before the copier
  * copied it is one the tracer's BPRINT_RETAIN budget let go (the tracer
  * keeps exited threads' rings until they are copied, within the budget):
- * the thread that gave it back waits (at most the block timeout) until
- * the copier is done with every such ring, so that threads that start and
- * end faster than the copier copies do not grow the file past the budget.
- * The wait is at thread exit, never in a call site: a thread's first
- * record takes a spare chunk or a new one at once.
+ * the exiting thread that gave it back waits (at most the block timeout,
+ * once its tracer has let go of its locks) until the copier is done with
+ * every such ring, so that threads that start and end faster than the
+ * copier copies do not grow the file past the budget.  The wait is at
+ * thread exit, never in a call site: a thread's first record takes a
+ * spare chunk or a new one at once.
  */
-static void wait_for_copier(void)
+static atomic_bool copier_behind;	/* a ring went to waiting in block mode */
+
+void bp_live_settle(void)
 {
 	uint64_t waited = 0, step = 200000;	/* ns */
 	bool over = true;
 
-	while (over && waited < bp_config.block_ns) {
+	/* relaxed: a hint, set and cleared under spare_lock with the list */
+	if (!atomic_load_explicit(&copier_behind, memory_order_relaxed))
+		return;
+	for (;;) {
 		struct timespec nap = { 0, (long)step };
 
-		nanosleep(&nap, NULL);
-		waited += step;
 		pthread_mutex_lock(&spare_lock);
 		promote_copied();
 		over = waiting.n > 0;
+		if (!over)
+			atomic_store_explicit(&copier_behind, false, memory_order_relaxed);
 		pthread_mutex_unlock(&spare_lock);
+		if (!over || waited >= bp_config.block_ns)
+			return;
+		nanosleep(&nap, NULL);
+		waited += step;
 	}
 }
 
@@ -310,7 +320,6 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 {
 	struct bp_file_ring *r = ring_chunk(mem);
 	uint32_t state;
-	bool wait = false;
 
 	(void)t;
 	(void)level;
@@ -330,7 +339,8 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 		push(&spare, mapping_of(r));
 	} else if (bp_config.record_pid) {
 		push(&waiting, mapping_of(r));	/* the copier may still be reading it */
-		wait = bp_config.mode == BP_RING_BLOCK;
+		if (bp_config.mode == BP_RING_BLOCK)
+			atomic_store_explicit(&copier_behind, true, memory_order_relaxed);
 	} else {
 		if (why == BP_RELEASE_LOST) {
 			count_retired(r, mem, bytes);
@@ -342,8 +352,6 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 		push(&spare, mapping_of(r));
 	}
 	pthread_mutex_unlock(&spare_lock);
-	if (wait)
-		wait_for_copier();
 }
 
 /* In a fork child: the parent's file rings are unmapped, nothing written. */

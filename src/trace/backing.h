@@ -43,6 +43,10 @@ struct bp_backing {
 	/* Has that consumer copied the whole ring of an exited thread (so that
 	 * giving it back loses nothing)?  May be NULL. */
 	bool (*ring_copied)(const void *mem);
+	/* After a thread's exit gave rings back, outside every lock of the
+	 * tracer: may wait, bounded, for the consumer to catch up with them
+	 * (bprint record in block mode).  May be NULL. */
+	void (*settle)(void);
 	/* A call site entered the registry: its copy, id set. */
 	void (*site_added)(const struct bprint_site *site);
 	/* t exited; t->comm holds its last name. */

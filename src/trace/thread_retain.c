@@ -247,4 +247,6 @@ void bp_thread_retain_enforce(void)
 	}
 	pthread_mutex_unlock(&bp_list_lock);
 	pthread_rwlock_unlock(&bp_readers_lock);
+	if (bp_backing && bp_backing->settle)
+		bp_backing->settle();	/* with no lock held: it may wait for the consumer */
 }
