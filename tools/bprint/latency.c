@@ -14,6 +14,7 @@
 #include "analyze.h"
 
 #include "file/array.h"
+#include "file/site_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ struct site_role {
 	bool from, to;
 	int16_t kidx[ANALYZE_MAX_KEYS];	/* the -k fields */
 	int16_t by;			/* the --by field (from sites), -1 */
+	uint32_t wanted;		/* the fields to decode: those, and --where's or
+					 * --where-to's (a layout has at most 32) */
 };
 
 struct latency {
@@ -196,15 +199,24 @@ static const struct site_role *role_of(struct latency *l, struct bp_trace *t, ui
 		return NULL;	/* without the key it pairs with nothing */
 	if (r->from && l->by && (lay = bp_trace_layout(t, id)))
 		r->by = (int16_t)bp_trace_field_index(lay, l->by);
+	for (size_t i = 0; i < l->o.nkeys; i++)
+		r->wanted |= UINT32_C(1) << r->kidx[i];
+	if (r->by >= 0)
+		r->wanted |= UINT32_C(1) << r->by;
+	if (r->from && l->o.where)
+		r->wanted |= (uint32_t)bp_where_fields(l->o.where, t, id);
+	if (r->to && l->where_to)
+		r->wanted |= (uint32_t)bp_where_fields(l->where_to, t, id);
 	r->state = 2;
 	return r;
 }
 
-/* The record's fields, decoded into l->vals; -1 if it has none. */
-static int fields_of(struct latency *l, struct bp_trace *t, const struct bp_trace_event *e,
-		     const struct bp_trace_layout **lay)
+/* The record's fields that r's role reads, decoded into l->vals (the
+ * others left as they were); -1 if it has none. */
+static int fields_of(struct latency *l, struct bp_trace *t, const struct site_role *r,
+		     const struct bp_trace_event *e, const struct bp_trace_layout **lay)
 {
-	if (!(*lay = bp_trace_layout(t, e->site_id)))
+	if (e->text || !(*lay = bp_trace_layout(t, e->site_id)))
 		return -1;
 	if ((*lay)->nfields > l->nvals) {
 		struct bp_field_value *grown = realloc(l->vals, (*lay)->nfields * sizeof(*grown));
@@ -213,7 +225,8 @@ static int fields_of(struct latency *l, struct bp_trace *t, const struct bp_trac
 			return -1;
 		l->vals = grown, l->nvals = (*lay)->nfields;
 	}
-	return bp_trace_event_fields(t, e, l->vals, l->nvals);
+	return bp_site_layout_decode_some(bp_site_layout_of(*lay), e->block, e->block_words,
+					  r->wanted, l->vals, l->nvals);
 }
 
 /* A span closed: into its group and the top list. */
@@ -261,7 +274,7 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 
 	if (!r)
 		return EXIT_OK;
-	if ((l->o.nkeys || l->by || l->o.where || l->where_to) && (n = fields_of(l, t, e, &lay)) < 0)
+	if ((l->o.nkeys || l->by || l->o.where || l->where_to) && (n = fields_of(l, t, r, e, &lay)) < 0)
 		return EXIT_OK;
 	if (!key_of(l, r, lay, e))
 		return out_of_memory();
