@@ -383,6 +383,11 @@ BP_API const struct bp_trace_layout *bp_trace_layout(struct bp_trace *t, uint32_
  * conversion's own value); -1 if none. */
 BP_API int bp_trace_field_index(const struct bp_trace_layout *lay, const char *name);
 
+/* A field's type in words, as `bprint formats` prints it: "int32",
+ * "uint8", "double", "string", "char", "pointer" ("integer" for an
+ * integer of another size). */
+BP_API const char *bp_trace_field_type_name(const struct bp_trace_field *f);
+
 struct bp_field_value {
 	union {
 		int64_t i;

@@ -231,27 +231,6 @@ static PyObject *trace_info(BpyTrace *tr, void *closure)
 
 /* ---- sites ---- */
 
-/* A field's type as bprint formats prints it. */
-static const char *type_name(const struct bp_trace_field *f)
-{
-	static const char *const ints[2][9] = {
-		{ [1] = "int8", [2] = "int16", [4] = "int32", [8] = "int64" },
-		{ [1] = "uint8", [2] = "uint16", [4] = "uint32", [8] = "uint64" },
-	};
-
-	switch (f->type) {
-	case BP_FIELD_SIGNED:
-	case BP_FIELD_UNSIGNED:
-		return f->size < 9 && ints[f->type == BP_FIELD_UNSIGNED][f->size]
-			? ints[f->type == BP_FIELD_UNSIGNED][f->size] : "integer";
-	case BP_FIELD_FLOAT: return "double";
-	case BP_FIELD_STRING: return "string";
-	case BP_FIELD_CHAR: return "char";
-	case BP_FIELD_POINTER: return "pointer";
-	default: return "?";
-	}
-}
-
 static PyObject *fields_tuple(struct bp_trace *t, uint32_t id)
 {
 	const struct bp_trace_layout *lay = bp_trace_layout(t, id);
@@ -262,7 +241,7 @@ static PyObject *fields_tuple(struct bp_trace *t, uint32_t id)
 		PyObject *fo = PyStructSequence_New(bpy_field_type);
 
 		if (!fo || !put(fo, 0, PyUnicode_FromString(f->name)) ||
-		    !put(fo, 1, PyUnicode_FromString(type_name(f))) ||
+		    !put(fo, 1, PyUnicode_FromString(bp_trace_field_type_name(f))) ||
 		    !put(fo, 2, PyUnicode_FromStringAndSize(&f->conv, 1)) ||
 		    !put(fo, 3, PyLong_FromUnsignedLong(f->conversion))) {
 			Py_XDECREF(fo);

@@ -570,6 +570,26 @@ const struct bp_trace_layout *bp_trace_layout(struct bp_trace *t, uint32_t site_
 	return l && l->has_plan ? &l->pub : NULL;
 }
 
+const char *bp_trace_field_type_name(const struct bp_trace_field *f)
+{
+	static const char *const ints[2][9] = {
+		{ [1] = "int8", [2] = "int16", [4] = "int32", [8] = "int64" },
+		{ [1] = "uint8", [2] = "uint16", [4] = "uint32", [8] = "uint64" },
+	};
+
+	switch (f->type) {
+	case BP_FIELD_SIGNED:
+	case BP_FIELD_UNSIGNED:
+		return f->size < 9 && ints[f->type == BP_FIELD_UNSIGNED][f->size]
+			? ints[f->type == BP_FIELD_UNSIGNED][f->size] : "integer";
+	case BP_FIELD_FLOAT: return "double";
+	case BP_FIELD_STRING: return "string";
+	case BP_FIELD_CHAR: return "char";
+	case BP_FIELD_POINTER: return "pointer";
+	default: return "?";
+	}
+}
+
 int bp_trace_field_index(const struct bp_trace_layout *lay, const char *name)
 {
 	unsigned long n = 0;

@@ -59,27 +59,6 @@ static void put_quoted(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* A field's type as formats prints it: int32, uint8, double, string, ... */
-static const char *type_name(const struct bp_trace_field *f)
-{
-	static const char *const ints[2][9] = {
-		{ [1] = "int8", [2] = "int16", [4] = "int32", [8] = "int64" },
-		{ [1] = "uint8", [2] = "uint16", [4] = "uint32", [8] = "uint64" },
-	};
-
-	switch (f->type) {
-	case BP_FIELD_SIGNED:
-	case BP_FIELD_UNSIGNED:
-		return f->size < 9 && ints[f->type == BP_FIELD_UNSIGNED][f->size]
-			? ints[f->type == BP_FIELD_UNSIGNED][f->size] : "integer";
-	case BP_FIELD_FLOAT: return "double";
-	case BP_FIELD_STRING: return "string";
-	case BP_FIELD_CHAR: return "char";
-	case BP_FIELD_POINTER: return "pointer";
-	default: return "?";
-	}
-}
-
 /* The fields of site id, one a line: TAB NAME TYPE CONVERSION. */
 static void print_fields(struct bp_trace *t, uint32_t id)
 {
@@ -89,7 +68,7 @@ static void print_fields(struct bp_trace *t, uint32_t id)
 	for (uint32_t k = 0; lay && k < lay->nfields; k++) {
 		const struct bp_trace_field *f = &lay->fields[k];
 
-		printf("\t%s %s %.*s\n", f->name, type_name(f), (int)l->text[k].len,
+		printf("\t%s %s %.*s\n", f->name, bp_trace_field_type_name(f), (int)l->text[k].len,
 		       l->format + l->text[k].offset);
 	}
 }
