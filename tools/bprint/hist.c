@@ -35,8 +35,7 @@ struct hist {
 	struct site_bind *bind;		/* per site id */
 	size_t nbind;
 	struct bp_key key;
-	struct bp_field_value *vals;
-	size_t nvals;
+	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 	char what[512];
 };
 
@@ -225,13 +224,6 @@ static const struct site_bind *site_counted(struct hist *h, struct bp_trace *t, 
 		if (type == BP_FIELD_STRING || type == BP_FIELD_CHAR)
 			return NULL;
 	}
-	if (b->lay->nfields > h->nvals) {
-		struct bp_field_value *grown = realloc(h->vals, b->lay->nfields * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		h->vals = grown, h->nvals = b->lay->nfields;
-	}
 	/* --where's fields too (a site that lacks one never matches) */
 	b->wanted = h->o.where ? (uint32_t)bp_where_fields(h->o.where, t, id) : 0;
 	for (size_t i = 0; i < n; i++)
@@ -266,7 +258,7 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 
 	if (!b || e->text ||
 	    (n = bp_site_layout_decode_some(bp_site_layout_of(b->lay), e->block, e->block_words,
-					    b->wanted, h->vals, h->nvals)) < 0)
+					    b->wanted, h->vals, BP_PLAN_MAX_ARGS)) < 0)
 		return EXIT_OK;
 	if (h->o.where && !bp_where_match_fields(h->o.where, t, e->site_id, h->vals, (size_t)n))
 		return EXIT_OK;
@@ -325,6 +317,5 @@ int cmd_hist(int argc, char **argv)
 	analyze_free(&h.o);
 	bp_key_free(&h.key);
 	free(h.bind);
-	free(h.vals);
 	return rc;
 }

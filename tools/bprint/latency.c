@@ -27,6 +27,7 @@ struct site_role {
 	bool from, to;
 	int16_t kidx[ANALYZE_MAX_KEYS];	/* the -k fields */
 	int16_t by;			/* the --by field (from sites), -1 */
+	const struct bp_trace_layout *lay;	/* NULL: its records have no fields */
 	uint32_t wanted;		/* the fields to decode: those, and --where's or
 					 * --where-to's (a layout has at most 32) */
 };
@@ -43,8 +44,7 @@ struct latency {
 	struct site_role *roles;
 	size_t nroles;
 	struct bp_key key, bykey;
-	struct bp_field_value *vals;
-	size_t nvals;
+	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 	const char *top_names[ANALYZE_MAX_KEYS];
 	char what[512];
 };
@@ -176,7 +176,6 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 static const struct site_role *role_of(struct latency *l, struct bp_trace *t, uint32_t id)
 {
 	struct site_role *r;
-	const struct bp_trace_layout *lay;
 
 	if (id >= l->nroles) {
 		struct site_role *grown = bp_array_grow(l->roles, &l->nroles, (size_t)id + 1,
@@ -195,10 +194,11 @@ static const struct site_role *role_of(struct latency *l, struct bp_trace *t, ui
 	r->to = bp_sites_match(l->to, t, id);
 	if (!r->from && !r->to)
 		return NULL;
-	if (l->o.nkeys && !analyze_bind(t, id, l->o.keys, l->o.nkeys, r->kidx, &lay))
+	r->lay = bp_trace_layout(t, id);
+	if (l->o.nkeys && !analyze_bind(t, id, l->o.keys, l->o.nkeys, r->kidx, &r->lay))
 		return NULL;	/* without the key it pairs with nothing */
-	if (r->from && l->by && (lay = bp_trace_layout(t, id)))
-		r->by = (int16_t)bp_trace_field_index(lay, l->by);
+	if (r->from && l->by && r->lay)
+		r->by = (int16_t)bp_trace_field_index(r->lay, l->by);
 	for (size_t i = 0; i < l->o.nkeys; i++)
 		r->wanted |= UINT32_C(1) << r->kidx[i];
 	if (r->by >= 0)
@@ -213,20 +213,12 @@ static const struct site_role *role_of(struct latency *l, struct bp_trace *t, ui
 
 /* The record's fields that r's role reads, decoded into l->vals (the
  * others left as they were); -1 if it has none. */
-static int fields_of(struct latency *l, struct bp_trace *t, const struct site_role *r,
-		     const struct bp_trace_event *e, const struct bp_trace_layout **lay)
+static int fields_of(struct latency *l, const struct site_role *r, const struct bp_trace_event *e)
 {
-	if (e->text || !(*lay = bp_trace_layout(t, e->site_id)))
+	if (e->text || !r->lay)
 		return -1;
-	if ((*lay)->nfields > l->nvals) {
-		struct bp_field_value *grown = realloc(l->vals, (*lay)->nfields * sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		l->vals = grown, l->nvals = (*lay)->nfields;
-	}
-	return bp_site_layout_decode_some(bp_site_layout_of(*lay), e->block, e->block_words,
-					  r->wanted, l->vals, l->nvals);
+	return bp_site_layout_decode_some(bp_site_layout_of(r->lay), e->block, e->block_words,
+					  r->wanted, l->vals, BP_PLAN_MAX_ARGS);
 }
 
 /* A span closed: into its group and the top list. */
@@ -238,18 +230,17 @@ static bool closed(struct latency *l, const struct bp_span *sp)
 }
 
 /* The pairing key of a record: its -k values, or its thread. */
-static bool key_of(struct latency *l, const struct site_role *r, const struct bp_trace_layout *lay,
-		   const struct bp_trace_event *e)
+static bool key_of(struct latency *l, const struct site_role *r, const struct bp_trace_event *e)
 {
 	bp_key_reset(&l->key);
 	if (!l->o.nkeys)
 		return bp_key_add_uint(&l->key, (uint64_t)(uint32_t)e->ev.tid);
-	return analyze_key(&l->key, lay, r->kidx, l->o.nkeys, l->vals);
+	return analyze_key(&l->key, r->lay, r->kidx, l->o.nkeys, l->vals);
 }
 
 /* Open a span at e; it is only counted when it closes if --where holds. */
-static bool open_span(struct latency *l, const struct site_role *r, struct bp_trace *t,
-		      const struct bp_trace_layout *lay, int n, const struct bp_trace_event *e)
+static bool open_span(struct latency *l, const struct site_role *r, struct bp_trace *t, int n,
+		      const struct bp_trace_event *e)
 {
 	bool chosen = !l->o.where ||
 		      bp_where_match_fields(l->o.where, t, e->site_id, l->vals, (size_t)n);
@@ -257,7 +248,7 @@ static bool open_span(struct latency *l, const struct site_role *r, struct bp_tr
 
 	bp_key_reset(&l->bykey);
 	if (l->by) {
-		if (r->by >= 0 && !bp_key_add_field(&l->bykey, lay->fields[r->by].type, &l->vals[r->by]))
+		if (r->by >= 0 && !bp_key_add_field(&l->bykey, r->lay->fields[r->by].type, &l->vals[r->by]))
 			return false;
 		if (r->by < 0 && !bp_key_add_none(&l->bykey))
 			return false;
@@ -269,14 +260,13 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 {
 	struct latency *l = ctx;
 	const struct site_role *r = role_of(l, t, e->site_id);
-	const struct bp_trace_layout *lay = NULL;
 	int n = 0;
 
 	if (!r)
 		return EXIT_OK;
-	if ((l->o.nkeys || l->by || l->o.where || l->where_to) && (n = fields_of(l, t, r, e, &lay)) < 0)
+	if ((l->o.nkeys || l->by || l->o.where || l->where_to) && (n = fields_of(l, r, e)) < 0)
 		return EXIT_OK;
-	if (!key_of(l, r, lay, e))
+	if (!key_of(l, r, e))
 		return out_of_memory();
 	if (r->to) {
 		struct bp_span_end to = { e->ev.ns, e->ev.tid, e->site_id, 0 };
@@ -291,7 +281,7 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 		    !closed(l, &sp))
 			return out_of_memory();
 	}
-	if (r->from && !open_span(l, r, t, lay, n, e))
+	if (r->from && !open_span(l, r, t, n, e))
 		return out_of_memory();
 	return EXIT_OK;
 }
@@ -365,6 +355,5 @@ int cmd_latency(int argc, char **argv)
 	bp_key_free(&l.key);
 	bp_key_free(&l.bykey);
 	free(l.roles);
-	free(l.vals);
 	return rc;
 }
