@@ -10,21 +10,13 @@
  */
 #include "analyze.h"
 
+#include "trace/clock.h"
+
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static int parse_buckets(struct analyze_opts *o, const char *arg)
 {
@@ -187,26 +179,6 @@ const char *analyze_type_word(uint8_t type)
 
 /* ---- the loop ----------------------------------------------------------- */
 
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* Every record there is now, through ops->record: an exit code. */
 static int read_all(struct bp_trace *t, struct analyze_opts *o, const struct analyze_ops *ops,
 		    void *ctx)
@@ -233,16 +205,15 @@ static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analy
 		  void *ctx, long pid, const char *name)
 {
 	struct follow_end fe = { 0 };
-	uint64_t drawn = now_ms();
+	uint64_t drawn = bp_clock_read_ns(CLOCK_MONOTONIC);
 	int rc = read_all(t, o, ops, ctx);
 
-	catch_signals();
-	while (rc == EXIT_OK && !stop) {
+	follow_catch_signals();
+	while (rc == EXIT_OK && !follow_interrupted()) {
 		bool last = follow_last_poll(&fe, t, pid);
-		struct timespec nap = { 0, o->interval * 1000000L };
 
 		if (!last)
-			nanosleep(&nap, NULL);
+			follow_nap(o->interval);
 		if (bp_trace_refresh(t) < 0) {
 			errmsg(name, "read error");
 			return EXIT_IO;
@@ -250,10 +221,10 @@ static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analy
 		rc = read_all(t, o, ops, ctx);
 		if (last)
 			break;
-		if (rc == EXIT_OK && now_ms() - drawn >= 1000) {
+		if (rc == EXIT_OK && bp_clock_read_ns(CLOCK_MONOTONIC) - drawn >= 1000000000u) {
 			if (!ops->render(ctx, t, false))
 				return EXIT_IO;
-			drawn = now_ms();
+			drawn = bp_clock_read_ns(CLOCK_MONOTONIC);
 		}
 	}
 	return rc;

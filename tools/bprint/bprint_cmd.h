@@ -133,6 +133,12 @@ struct follow_end {
 /* Is the poll about to be made the last one?  pid: the process followed,
  * 0 for none.  fe starts zeroed (tail.c). */
 bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid);
+/* SIGINT, SIGTERM and SIGHUP end a follow loop once the poll under way is
+ * done: follow_interrupted() says so from then on (tail.c). */
+void follow_catch_signals(void);
+bool follow_interrupted(void);
+/* Sleep ms milliseconds between polls; a signal cuts it short. */
+void follow_nap(long ms);
 
 /* Print the event bp_trace_next() returned last (asked for without its
  * message) in the given form, as bprint_dump() does: one line, into the

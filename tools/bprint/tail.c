@@ -12,6 +12,7 @@
 #include "bprint_cmd.h"
 
 #include "file/layout.h"
+#include "trace/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -200,7 +201,7 @@ bool alive(long pid)
 	return !state || (state[1] == ' ' && state[2] != 'Z' && state[2] != 'X');
 }
 
-static void nap(long ms)
+void follow_nap(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
@@ -346,14 +347,6 @@ int tail_target(const char *arg, long *pid, char **path)
 	return EXIT_OK;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /*
  * Following: is the poll about to be made the last one?  Yes once process
  * pid (0: none) has gone, or the file is closed cleanly (nothing more can
@@ -366,7 +359,7 @@ static uint64_t now_ms(void)
 bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid)
 {
 	const struct bp_trace_info *in = bp_trace_info(t);
-	uint64_t now = now_ms(), end = in->file_size;
+	uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC) / 1000000u, end = in->file_size;
 
 	if (in->flags & BP_TRACE_F_CLOSED)
 		return true;
@@ -379,8 +372,7 @@ bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid)
 	return now - fe->since >= FOLLOW_SETTLE_MS;
 }
 
-/* SIGINT, SIGTERM and SIGHUP end the loop once the poll under way is printed. */
-static void catch_signals(void)
+void follow_catch_signals(void)
 {
 	struct sigaction sa;
 
@@ -390,6 +382,11 @@ static void catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+bool follow_interrupted(void)
+{
+	return stop != 0;
 }
 
 /*
@@ -405,7 +402,7 @@ static int follow(struct bp_trace *t, struct tail_opts *o, long pid, const char 
 	while (rc == EXIT_OK && !stop) {
 		bool last = follow_last_poll(&fe, t, pid);
 
-		nap(last ? 0 : o->interval);
+		follow_nap(last ? 0 : o->interval);
 		if (bp_trace_refresh(t) < 0) {
 			errmsg(name, "read error");
 			rc = EXIT_IO;
@@ -437,7 +434,7 @@ int cmd_tail(int argc, char **argv)
 		name = path ? path : o.arg;
 		if ((t = open_trace(name, &rc))) {
 			filter_note_sites(&o.f, t, name);
-			catch_signals();
+			follow_catch_signals();
 			rc = follow(t, &o, pid, name);
 			rc2 = report_trouble(name, t);
 			if (rc == EXIT_OK)
