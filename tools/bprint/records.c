@@ -44,30 +44,24 @@ static void json_value(FILE *out, const struct bp_trace_field *f, const struct b
 	}
 }
 
-/* The fields of e, decoded; n < 0 if it has none. */
+/* A layout's fields, at most (a plan's arguments), decoded for the record
+ * being printed. */
+static struct bp_field_value vals[BP_PLAN_MAX_ARGS];
+
+/* The fields of e, decoded into vals; n < 0 if it has none. */
 static int decode(struct bp_trace *t, const struct bp_trace_event *e,
-		  const struct bp_trace_layout **lay, struct bp_field_value **vals, size_t *cap)
+		  const struct bp_trace_layout **lay)
 {
 	if (!(*lay = bp_trace_layout(t, e->site_id)))
 		return -1;
-	if ((*lay)->nfields > *cap) {
-		struct bp_field_value *grown = realloc(*vals, (*lay)->nfields * sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		*vals = grown, *cap = (*lay)->nfields;
-	}
-	return bp_trace_event_fields(t, e, *vals, *cap);
+	return bp_trace_event_fields(t, e, vals, BP_PLAN_MAX_ARGS);
 }
-
-static struct bp_field_value *vals;
-static size_t nvals;
 
 bool print_event_json(struct bp_trace *t, struct bp_trace_event *e)
 {
 	const struct bp_trace_site *ts = e->tsite;
 	const struct bp_trace_layout *lay;
-	int n = decode(t, e, &lay, &vals, &nvals);
+	int n = decode(t, e, &lay);
 	FILE *out = stdout;
 
 	bp_trace_message(t, e);
@@ -188,7 +182,7 @@ bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e)
 {
 	const struct bp_trace_site *ts = e->tsite;
 	const struct bp_trace_layout *lay;
-	int n = decode(t, e, &lay, &vals, &nvals);
+	int n = decode(t, e, &lay);
 	FILE *out = stdout;
 
 	bp_trace_message(t, e);
@@ -216,6 +210,5 @@ void records_free(void)
 	for (size_t i = 0; i < ncolumns; i++)
 		free(columns[i]);
 	free(columns);
-	free(vals);
-	columns = NULL, ncolumns = 0, vals = NULL, nvals = 0;
+	columns = NULL, ncolumns = 0;
 }
