@@ -33,8 +33,7 @@ struct rule {
 struct bp_span_export {
 	struct rule *rules;
 	size_t n;
-	struct bp_field_value *vals;
-	size_t nvals;
+	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 };
 
 struct bp_span_export *bp_span_export_new(void)
@@ -59,7 +58,6 @@ void bp_span_export_free(struct bp_span_export *se)
 	for (size_t i = 0; i < se->n; i++)
 		rule_free(&se->rules[i]);
 	free(se->rules);
-	free(se->vals);
 	free(se);
 }
 
@@ -174,14 +172,7 @@ static int key_of(struct bp_span_export *se, struct rule *r, const struct role *
 		return bp_key_add_uint(&r->key, (uint64_t)(uint32_t)e->ev.tid) ? 1 : -1;
 	if (!(lay = bp_trace_layout(t, e->site_id)))
 		return 0;
-	if (lay->nfields > se->nvals) {
-		struct bp_field_value *grown = realloc(se->vals, lay->nfields * sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		se->vals = grown, se->nvals = lay->nfields;
-	}
-	if ((n = bp_trace_event_fields(t, e, se->vals, se->nvals)) < 0)
+	if ((n = bp_trace_event_fields(t, e, se->vals, BP_PLAN_MAX_ARGS)) < 0)
 		return 0;
 	for (size_t k = 0; k < r->nkeys; k++)
 		if (!bp_key_add_field(&r->key, lay->fields[ro->kidx[k]].type, &se->vals[ro->kidx[k]]))

@@ -61,8 +61,7 @@ struct bp_where {
 	size_t nby_id;
 	const struct bp_trace *bound_to;
 	/* fields decoded for bp_where_match() */
-	struct bp_field_value *vals;
-	size_t nvals;
+	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 };
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -225,7 +224,6 @@ void bp_where_free(struct bp_where *w)
 		return;
 	free_terms(w);
 	forget_sites(w);
-	free(w->vals);
 	free(w);
 }
 
@@ -486,13 +484,6 @@ int bp_where_match(struct bp_where *w, struct bp_trace *t, const struct bp_trace
 
 	if (!sb || sb->none || !(lay = bp_trace_layout(t, ev->site_id)))
 		return 0;
-	if (lay->nfields > w->nvals) {
-		struct bp_field_value *grown = realloc(w->vals, lay->nfields * sizeof(*grown));
-
-		if (!grown)
-			return 0;
-		w->vals = grown, w->nvals = lay->nfields;
-	}
-	n = bp_trace_event_fields(t, ev, w->vals, w->nvals);
+	n = bp_trace_event_fields(t, ev, w->vals, BP_PLAN_MAX_ARGS);
 	return n >= 0 && bp_where_match_fields(w, t, ev->site_id, w->vals, (size_t)n);
 }
