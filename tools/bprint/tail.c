@@ -61,6 +61,25 @@ static void tail_help(void)
 	       prog);
 }
 
+/* Does path hold the header of a trace file of process pid: the stream
+ * bprint record writes (stream), else the live file it writes itself? */
+static bool trace_of_pid(const char *path, long pid, bool stream)
+{
+	struct bp_file_header h;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	bool is;
+
+	if (fd < 0)
+		return false;
+	is = pread(fd, &h, offsetof(struct bp_file_header, start_realtime_ns), 0) ==
+		     (ssize_t)offsetof(struct bp_file_header, start_realtime_ns) &&
+	     !memcmp(h.magic, BP_FILE_MAGIC, sizeof(h.magic)) &&
+	     !(atomic_load_explicit(&h.flags, memory_order_relaxed) & BP_FILE_F_STREAM) == !stream &&
+	     h.pid == (uint64_t)pid;
+	close(fd);
+	return is;
+}
+
 /*
  * The live trace file process pid has mapped, from its mappings: a file
  * mapped shared and writable from offset 0 whose header is a live file's
@@ -76,26 +95,17 @@ static char *file_of_maps(long pid)
 	if (!(maps = fopen(where, "re")))
 		return NULL;
 	while (!found && fgets(line, sizeof(line), maps)) {
-		struct bp_file_header h;
 		char perms[8], *path;
 		unsigned long long off;
-		int at = 0, fd;
+		int at = 0;
 
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, "%*x-%*x %7s %llx %*s %*u %n", perms, &off, &at) != 2 || !at ||
 		    strcmp(perms, "rw-s") || off != 0 || line[at] != '/')
 			continue;
 		path = line + at;
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;	/* gone (" (deleted)"), or not ours to read */
-		if (pread(fd, &h, offsetof(struct bp_file_header, start_realtime_ns), 0) ==
-			    (ssize_t)offsetof(struct bp_file_header, start_realtime_ns) &&
-		    !memcmp(h.magic, BP_FILE_MAGIC, sizeof(h.magic)) &&
-		    !(atomic_load_explicit(&h.flags, memory_order_relaxed) & BP_FILE_F_STREAM) &&
-		    h.pid == (uint64_t)pid)
+		if (trace_of_pid(path, pid, false))	/* " (deleted)", or not ours: no */
 			found = strdup(path);
-		close(fd);
 	}
 	fclose(maps);
 	return found;
@@ -282,24 +292,6 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 	return -1;
 }
 
-/* Does path hold the header of a stream file of process pid? */
-static bool stream_of_pid(const char *path, long pid)
-{
-	struct bp_file_header h;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	bool is;
-
-	if (fd < 0)
-		return false;
-	is = pread(fd, &h, offsetof(struct bp_file_header, start_realtime_ns), 0) ==
-		     (ssize_t)offsetof(struct bp_file_header, start_realtime_ns) &&
-	     !memcmp(h.magic, BP_FILE_MAGIC, sizeof(h.magic)) &&
-	     atomic_load_explicit(&h.flags, memory_order_relaxed) & BP_FILE_F_STREAM &&
-	     h.pid == (uint64_t)pid;
-	close(fd);
-	return is;
-}
-
 /*
  * The file bprint record copies process pid's live file into, if it does:
  * FILE for FILE.live, FILE.PID for FILE.live.PID (a child's).  Following
@@ -310,16 +302,16 @@ static bool stream_of_pid(const char *path, long pid)
 static char *recorded_into(const char *live, long pid)
 {
 	size_t n = strlen(live);
-	const char *at = strstr(live, ".live");
+	const char *at = NULL;
 	char *stream;
 
-	while (at && strstr(at + 1, ".live"))
-		at = strstr(at + 1, ".live");	/* the last one */
+	for (const char *p = strstr(live, ".live"); p; p = strstr(p + 1, ".live"))
+		at = p;	/* the last one */
 	if (!at || (at[5] && at[5] != '.') || !(stream = malloc(n + 1)))
 		return NULL;
 	memcpy(stream, live, (size_t)(at - live));
 	strcpy(stream + (at - live), at + 5);	/* "", or ".PID" */
-	if (stream_of_pid(stream, pid))
+	if (trace_of_pid(stream, pid, true))
 		return stream;
 	free(stream);
 	return NULL;
