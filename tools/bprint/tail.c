@@ -299,6 +299,8 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
  * before, and count it lost; the stream holds every record.  NULL if no
  * recorder copies live.
  */
+#define RECORDED_WAIT_MS 1000
+
 static char *recorded_into(const char *live, long pid)
 {
 	size_t n = strlen(live);
@@ -311,6 +313,14 @@ static char *recorded_into(const char *live, long pid)
 		return NULL;
 	memcpy(stream, live, (size_t)(at - live));
 	strcpy(stream + (at - live), at + 5);	/* "", or ".PID" */
+	/* the recorder makes its stream once it has found the live file: a
+	 * follower that came first waits for it, a while (the name alone may
+	 * be a user's own) */
+	for (int tries = 0; tries < RECORDED_WAIT_MS / 10 && alive(pid); tries++) {
+		if (trace_of_pid(stream, pid, true))
+			return stream;
+		follow_nap(10);
+	}
 	if (trace_of_pid(stream, pid, true))
 		return stream;
 	free(stream);
