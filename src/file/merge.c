@@ -301,7 +301,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	best->has = false;
 	best->info.read++;
 	accounts_settle(best);
-	best->args = bp_record_split(best->ev.user_bits, best->buf, best->ev.payload_len);
+	best->args = bp_record_split(best->ev.user_bits, best->ev.payload, best->ev.payload_len);
 	if (best->args.has_cpu)
 		best->cpu = best->args.cpu;
 	id = best->args.site_id;

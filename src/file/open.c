@@ -244,21 +244,16 @@ static void check_size(struct bp_trace *t)
 }
 
 /*
- * Is the live file's writer gone, so that what its rings hold is final?
- * It is if it closed the file, or if its process is not running with the
- * file mapped (a program killed: no process of that pid, or one that
- * does not map this file, the pid reused).  Asked at open and at every
- * refresh; a file whose process cannot be looked at counts as written.
+ * Is the process that wrote the file dead, or not mapping it any more (the
+ * pid reused)?  A process that cannot be looked at counts as writing.
  */
-static bool writer_gone(const struct bp_trace *t)
+static bool writer_process_gone(const struct bp_trace *t)
 {
 	char path[64], line[512];
 	struct stat st;
 	bool mapped = false;
 	FILE *maps;
 
-	if ((t->info.flags & BP_TRACE_F_CLOSED) || (t->info.flags & BP_TRACE_F_STREAM))
-		return true;
 	if (t->info.pid <= 0 || t->info.pid > INT32_MAX || fstat(t->fd, &st) != 0)
 		return false;
 	if (kill((pid_t)t->info.pid, 0) != 0 && errno == ESRCH)
@@ -278,6 +273,17 @@ static bool writer_gone(const struct bp_trace *t)
 	return !mapped;
 }
 
+/*
+ * Is the live file's writer gone, so that what its rings hold is final?
+ * It is if it closed the file, or if its process is gone (a program
+ * killed).  Asked at open and at every refresh.
+ */
+static bool writer_gone(const struct bp_trace *t)
+{
+	return (t->info.flags & BP_TRACE_F_CLOSED) || (t->info.flags & BP_TRACE_F_STREAM) ||
+	       writer_process_gone(t);
+}
+
 /* ---- open, close, refresh ---------------------------------------------- */
 
 /* The header and the catalogue of t's file; err says why not. */
@@ -292,7 +298,11 @@ static int open_file(struct bp_trace *t, char *err, size_t errlen)
 	if ((rc = read_header(t, err, errlen)) != BP_TRACE_OK)
 		return rc;
 	t->walk_pos = BP_FILE_HEADER_BYTES;
-	t->writer_gone = writer_gone(t);
+	/* Closed is not enough to read without the seqlock: the threads of
+	 * an exiting process may write on after its exit handler closed it. */
+	t->writer_dead = !(t->info.flags & BP_TRACE_F_STREAM) && writer_process_gone(t);
+	t->writer_gone = t->writer_dead || (t->info.flags & BP_TRACE_F_CLOSED) ||
+			 (t->info.flags & BP_TRACE_F_STREAM);
 	rc = catalogue_update(t, 0);
 	check_tail(t);
 	check_size(t);

@@ -174,6 +174,9 @@ struct bp_trace {
 	struct bp_clock_calib calib;	/* the header's slot in force */
 	bool live;			/* refreshed: a writer may still be adding */
 	bool writer_gone;		/* it is not: what the rings hold is final */
+	bool writer_dead;		/* no process of its maps the file (at open):
+					 * rings are read in place, unchecked by
+					 * the seqlock (BP_RING_CURSOR_FROZEN) */
 	/* the catalogue: chunk walk */
 	uint64_t walk_pos;		/* resume here */
 	uint64_t gaps_judged;		/* offsets below: gaps in the walk said already */

@@ -144,7 +144,7 @@ enum ring_look {
  * so that a ring reused under the reader is no damage; and a format that
  * ended in between sends it to look again.
  */
-static enum ring_look look_at_ring(struct source *s)
+static enum ring_look look_at_ring(struct source *s, unsigned flags)
 {
 	struct ring_source *rs = &s->ring;
 	/* const dropped for the atomic loads (C11 takes non-const pointers
@@ -155,7 +155,7 @@ static enum ring_look look_at_ring(struct source *s)
 	for (int look = 0; look < 2; look++) {
 		accounts_ring_counters(s);
 		if (s->info.npages && bp_ring_cursor_init(rs->mem, rs->bytes, &rs->cur,
-							  BP_RING_CURSOR_SNAPSHOT) == BP_RING_OK)
+							  flags) == BP_RING_OK)
 			return RING_READY;
 		magic = __atomic_load_n(&ctl->magic, __ATOMIC_RELAXED);
 		if (!ring_still(s))
@@ -182,7 +182,8 @@ int ring_next(struct bp_trace *t, struct source *s)
 		return SOURCE_AGAIN;
 	}
 	if (!rs->cursor_ready) {
-		switch (look_at_ring(s)) {
+		switch (look_at_ring(s, t->writer_dead ? BP_RING_CURSOR_FROZEN
+						       : BP_RING_CURSOR_SNAPSHOT)) {
 		case RING_READY:
 			rs->cursor_ready = true;
 			break;
@@ -198,7 +199,7 @@ int ring_next(struct bp_trace *t, struct source *s)
 		}
 	}
 	rc = bp_ring_next(rs->mem, rs->bytes, &rs->cur, &s->ev, s->buf, sizeof(s->buf));
-	if (rc != 0 && !ring_still(s)) {	/* reused under us: neither s's record nor damage */
+	if (rc != 0 && !rs->cur.frozen && !ring_still(s)) {	/* reused under us: neither s's record nor damage */
 		catalogue_ring_reused(t, s);
 		return SOURCE_STOP;
 	}

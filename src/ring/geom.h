@@ -109,6 +109,44 @@ static inline uint32_t record_len(uint32_t head, uint32_t left)
 	return len;
 }
 
+/* How far ahead of the record being read its page is fetched into the
+ * cache: reading a trace is a stream through memory that the hardware's
+ * prefetch alone left a fifth of the reading time waiting for. */
+#define BP_RING_PREFETCH_AHEAD 256u
+
+/*
+ * The record at rec, with left bytes of its page committed from rec on,
+ * in memory that no writer changes any more (a page copied out of its
+ * ring, or the ring of a writer gone).  Returns its length, 0 if it is
+ * not a record.  A time extend moves *base_ts and sets *got false; a
+ * record sets *got and ev's ts, payload (in place), payload_len and
+ * user_bits.
+ */
+static inline uint32_t static_record(const unsigned char *rec, uint32_t left,
+				     uint64_t *base_ts, struct bp_ring_event *ev, int *got)
+{
+	uint32_t w2[2], len;
+
+	__builtin_prefetch(rec + BP_RING_PREFETCH_AHEAD);
+	if (left < BP_RING_REC_HDR_BYTES)
+		return 0;
+	memcpy(w2, rec, sizeof(w2));
+	if (!(len = record_len(w2[0], left)))
+		return 0;
+	if (((w2[0] >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) ==
+	    BP_RING_TYPE_TIME_EXTEND) {
+		memcpy(base_ts, rec + BP_RING_REC_HDR_BYTES, sizeof(*base_ts));
+		*got = 0;
+		return len;
+	}
+	ev->ts = *base_ts + w2[1];
+	ev->payload = rec + BP_RING_REC_HDR_BYTES;
+	ev->payload_len = len - BP_RING_REC_HDR_BYTES;
+	ev->user_bits = w2[0] >> BP_RING_HEAD_USER_SHIFT;
+	*got = 1;
+	return len;
+}
+
 /* R3: the copies before the re-check of seq; pairs with the writer's W1. */
 static inline int page_unchanged(struct bp_ring_page *p, uint64_t s1)
 {

@@ -44,28 +44,19 @@ int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, vo
 	/* Every turn moves off on by a whole record or returns. */
 	while (it->off < it->commit) {
 		const unsigned char *rec = it->rec + it->off;
-		uint32_t w2[2], len;
+		int got;
+		uint32_t len = static_record(rec, it->commit - it->off, &it->base_ts, ev, &got);
 
-		if (it->commit - it->off < BP_RING_REC_HDR_BYTES)
-			return BP_RING_ECORRUPT;
-		memcpy(w2, rec, sizeof(w2));
-		len = record_len(w2[0], it->commit - it->off);
 		if (!len)
 			return BP_RING_ECORRUPT;
-		if (((w2[0] >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) ==
-		    BP_RING_TYPE_TIME_EXTEND) {
-			it->base_ts = header_u64(rec, BP_RING_REC_HDR_BYTES);
+		if (!got) {
 			it->off += len;
 			continue;
 		}
-		if (buf && len - BP_RING_REC_HDR_BYTES > cap)
+		if (buf && ev->payload_len > cap)
 			return BP_RING_ENOSPC;
 		if (buf)
-			memcpy(buf, rec + BP_RING_REC_HDR_BYTES, len - BP_RING_REC_HDR_BYTES);
-		ev->ts = it->base_ts + w2[1];
-		ev->payload = buf;
-		ev->payload_len = len - BP_RING_REC_HDR_BYTES;
-		ev->user_bits = w2[0] >> BP_RING_HEAD_USER_SHIFT;
+			ev->payload = memcpy(buf, ev->payload, ev->payload_len);
 		ev->page_seq = it->seq;
 		ev->index = it->next_rec++;
 		ev->discarded_before = it->disc_pending;

@@ -396,6 +396,26 @@ static int end_of_page(const struct geom *g, struct bp_ring_cursor *c,
 	return STEP_AGAIN;
 }
 
+/* The record at the cursor of a ring whose writer is gone, in place. */
+static int read_frozen(struct bp_ring_cursor *c, const unsigned char *rec, uint32_t commit,
+		       struct bp_ring_event *ev, uint64_t s1)
+{
+	int got;
+	uint32_t len = static_record(rec, commit - c->off, &c->base_ts, ev, &got);
+
+	if (!len)
+		return BP_RING_ECORRUPT;
+	c->off += len;
+	if (!got)
+		return STEP_AGAIN;
+	ev->page_seq = s1;
+	ev->index = c->next_rec++;
+	ev->discarded_before = c->disc_pending;
+	c->disc_pending = 0;
+	c->read++;
+	return 1;
+}
+
 /* Copy the record at the cursor (commit bytes are valid in this page). */
 static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 		       struct bp_ring_page *p, uint64_t s1, uint32_t commit,
@@ -407,6 +427,9 @@ static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 
 	if (commit - c->off < BP_RING_REC_HDR_BYTES)
 		return torn_or_corrupt(g, c, p, s1);
+	if (c->frozen)
+		return read_frozen(c, rec, commit, ev, s1);
+	__builtin_prefetch(rec + BP_RING_PREFETCH_AHEAD);
 	copy_racy(w2, rec, 2);
 	len = record_len(w2[0], commit - c->off);
 	if (!len)
@@ -489,6 +512,7 @@ int bp_ring_cursor_init(const void *mem, size_t bytes, struct bp_ring_cursor *c,
 	memset(c, 0, sizeof(*c));
 	if (rc)
 		return rc;
+	c->frozen = !!(flags & BP_RING_CURSOR_FROZEN);
 	if (flags & BP_RING_CURSOR_CONSUME) {
 		c->consumer = 1;
 		consumed = atomic_load_explicit(&ctl_of(&g)->consumed_seq, memory_order_acquire);

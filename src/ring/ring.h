@@ -289,7 +289,7 @@ struct bp_ring_cursor {
 	uint32_t off;			/* offset in the record area */
 	uint32_t entered;		/* page header of seq read */
 	uint32_t consumer;		/* publishes consumed_seq */
-	uint32_t reserved;
+	uint32_t frozen;		/* no writer: records read in place */
 	uint64_t read;			/* records returned */
 	uint64_t overwritten;		/* records lost to recycling, exact */
 	uint64_t slot_seq;		/* the page seq whose slot is below (0: none) */
@@ -304,20 +304,24 @@ struct bp_ring_cursor {
 
 #define BP_RING_CURSOR_SNAPSHOT	0u
 #define BP_RING_CURSOR_CONSUME	1u
+#define BP_RING_CURSOR_FROZEN	2u	/* the ring's writer is gone for good */
 
 /*
  * Position a cursor at the ring's oldest valid page (a consumer: the page
  * after consumed_seq if that is newer).  flags: BP_RING_CURSOR_SNAPSHOT or
  * BP_RING_CURSOR_CONSUME (one consumer per ring; bp_ring_next() then stores
- * into the ring memory, which must be writable).  Returns BP_RING_OK or
- * BP_RING_ECORRUPT.
+ * into the ring memory, which must be writable), or BP_RING_CURSOR_FROZEN:
+ * no writer will touch the ring again (its process is dead), so records
+ * are read in place, without the seqlock's copies and re-checks; the
+ * bounds checks stay.  Returns BP_RING_OK or BP_RING_ECORRUPT.
  */
 int bp_ring_cursor_init(const void *mem, size_t bytes, struct bp_ring_cursor *c,
 			unsigned flags);
 
 /*
- * Copy the next record's payload into buf (cap bytes) and describe it in
- * ev.  Returns 1 (a record, exactly as written), 0 (nothing more for now:
+ * Copy the next record's payload into buf (cap bytes; a frozen cursor
+ * points ev->payload into the ring instead, valid while mem stays mapped)
+ * and describe it in ev.  Returns 1 (a record, exactly as written), 0 (nothing more for now:
  * call again later to follow a live writer), BP_RING_ENOSPC (payload larger
  * than cap; the cursor stays) or BP_RING_ECORRUPT.  Never reads outside
  * [mem, mem + bytes) and never loops without bound, whatever the memory holds.

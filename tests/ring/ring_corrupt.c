@@ -7,7 +7,9 @@
  * damaged (bit flips, garbage runs, extreme values in header fields, a short
  * mapping, pure noise behind a valid static line) and read with every
  * reader entry point.  Each call must return a documented code, each record
- * returned must lie in the caller's buffer, and the number of records must
+ * returned must lie in the caller's buffer (a frozen cursor's: in the ring),
+ * a frozen cursor must read exactly what a snapshot cursor reads (no
+ * writer changes these rings), and the number of records must
  * stay below what the ring's geometry can hold: no crash, no overread, no
  * endless loop.  Undamaged copies must read back exactly.
  */
@@ -76,34 +78,79 @@ static uint64_t bound(const struct base *b)
 	return (uint64_t)ctl->npages * (ctl->page_size / 8u) + 16;
 }
 
-/* Read the whole ring with one cursor; returns the records it got. */
-static uint64_t drain(const void *mem, size_t bytes, unsigned flags, uint64_t limit,
-		      size_t cap)
+/* What one cursor read of a ring: its records, a hash of all of them
+ * (times, indexes, bits, losses, payload bytes) and how it stopped. */
+struct reading {
+	uint64_t n, hash;
+	int rc;
+};
+
+static void hash_in(uint64_t *h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ull;
+}
+
+/* Read the whole ring with one cursor.  A frozen cursor's payloads must
+ * lie inside the ring, the others' in the caller's buffer. */
+static struct reading read_ring(const void *mem, size_t bytes, unsigned flags, uint64_t limit,
+				size_t cap)
 {
 	static uint64_t buf[2048];
 	struct bp_ring_cursor c;
 	struct bp_ring_event ev;
-	uint64_t n = 0, calls;
-	int rc;
+	struct reading r = { 0, 0xcbf29ce484222325ull, 0 };
+	uint64_t calls;
 
-	if (bp_ring_cursor_init(mem, bytes, &c, flags) != BP_RING_OK)
-		return 0;
+	if ((r.rc = bp_ring_cursor_init(mem, bytes, &c, flags)) != BP_RING_OK)
+		return r;
 	for (calls = 0; calls <= limit; calls++) {
 		memset(&ev, 0, sizeof(ev));
-		rc = bp_ring_next(mem, bytes, &c, &ev, buf, cap);
-		if (rc == 1) {
-			CHECK(ev.payload == (const void *)buf);
+		r.rc = bp_ring_next(mem, bytes, &c, &ev, buf, cap);
+		if (r.rc == 1) {
+			const unsigned char *pl = ev.payload;
+
+			if (flags & BP_RING_CURSOR_FROZEN)
+				CHECK(pl >= (const unsigned char *)mem &&
+				      pl + ev.payload_len <= (const unsigned char *)mem + bytes);
+			else
+				CHECK(ev.payload == (const void *)buf);
 			CHECK_OP(ev.payload_len, <=, cap);
 			CHECK_OP(ev.payload_len % 4, ==, 0);
 			CHECK_OP(ev.user_bits, <=, BP_RING_USER_BITS_MAX);
-			n++;
+			hash_in(&r.hash, &ev.ts, sizeof(ev.ts));
+			hash_in(&r.hash, &ev.index, sizeof(ev.index));
+			hash_in(&r.hash, &ev.user_bits, sizeof(ev.user_bits));
+			hash_in(&r.hash, &ev.discarded_before, sizeof(ev.discarded_before));
+			hash_in(&r.hash, pl, ev.payload_len);
+			r.n++;
 			continue;
 		}
-		CHECK(rc == 0 || rc == BP_RING_ECORRUPT || rc == BP_RING_ENOSPC);
-		return n;
+		CHECK(r.rc == 0 || r.rc == BP_RING_ECORRUPT || r.rc == BP_RING_ENOSPC);
+		return r;
 	}
 	fprintf(stderr, "reader returned more than %llu records\n", (unsigned long long)limit);
 	exit(1);
+}
+
+static uint64_t drain(const void *mem, size_t bytes, unsigned flags, uint64_t limit,
+		      size_t cap)
+{
+	return read_ring(mem, bytes, flags, limit, cap).n;
+}
+
+/* A ring no writer touches reads the same in place as through the
+ * seqlock's copies: the same records, and the same end. */
+static void frozen_reads_alike(const void *mem, size_t bytes, uint64_t limit)
+{
+	struct reading a = read_ring(mem, bytes, BP_RING_CURSOR_SNAPSHOT, limit, 16384);
+	struct reading b = read_ring(mem, bytes, BP_RING_CURSOR_FROZEN, limit, 16384);
+
+	CHECK_EQ(b.n, a.n);
+	CHECK_EQ(b.hash, a.hash);
+	CHECK_EQ(b.rc, a.rc);
 }
 
 static void poke_stats(const void *mem, size_t bytes)
@@ -184,6 +231,8 @@ static void exact_copy_reads_back(const struct base *b)
 	memcpy(m, b->mem, b->bytes);
 	CHECK_EQ(drain(m, b->bytes, BP_RING_CURSOR_SNAPSHOT, lim, 16384), b->records);
 	CHECK_EQ(drain(m, b->bytes, BP_RING_CURSOR_CONSUME, lim, 16384), b->records);
+	CHECK_EQ(drain(m, b->bytes, BP_RING_CURSOR_FROZEN, lim, 16384), b->records);
+	frozen_reads_alike(m, b->bytes, lim);
 	free(m);
 }
 
@@ -207,6 +256,7 @@ static void fuzz(const struct base *b, long long iters)
 		drain(m, bytes, BP_RING_CURSOR_SNAPSHOT, lim, 16384);
 		drain(m, bytes, (unsigned)(rnd() & 1), lim, (size_t)rnd_below(300));
 		drain(m, bytes, BP_RING_CURSOR_CONSUME, lim, 16384);
+		frozen_reads_alike(m, bytes, lim);
 		free(m);
 	}
 }
