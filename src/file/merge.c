@@ -10,6 +10,7 @@
  */
 #include "file/reading.h"
 #include "file/site_layout.h"
+#include "ring/frozen.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,11 @@ static int fill(struct bp_trace *t, struct source *s)
 		if (s->phase == SOURCE_STREAMED) {
 			rc = stream_next(t, s);
 		} else if (s->phase == SOURCE_RING) {
-			rc = ring_next(t, s);
+			/* a frozen ring's next record in its page, in line */
+			if (bp_ring_next_in_page(&s->ring.cur, &s->ev))
+				rc = s->ev.index < s->next_index ? SOURCE_AGAIN : SOURCE_GOT;
+			else
+				rc = ring_next(t, s);
 		} else {
 			s->dry = true;
 			break;

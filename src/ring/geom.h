@@ -2,8 +2,9 @@
  * ring/geom.h - what the ring's own files share (ring.c: init, the writer,
  * the cursor reader; access.c: the accessors; page.c: a page out of its
  * ring): the geometry checks, page and slot arithmetic, the record checks
- * every reader makes, and the seqlock's re-check.  Not for use outside ring/:
- * the ring's layout is the ring's own.
+ * every reader makes, and the seqlock's re-check.  Not for use outside ring/
+ * (ring/frozen.h brings its record reader to the file reader's loop): the
+ * ring's layout is the ring's own.
  */
 #ifndef BP_RING_GEOM_H
 #define BP_RING_GEOM_H

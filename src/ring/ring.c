@@ -16,6 +16,7 @@
  *   - Barriers are named W1..W5 (writer) and R1..R5 (reader) as in the
  *     document's "Barrier pairs" table.
  */
+#include "ring/frozen.h"
 #include "ring/geom.h"
 #include <stdbool.h>
 
@@ -396,24 +397,18 @@ static int end_of_page(const struct geom *g, struct bp_ring_cursor *c,
 	return STEP_AGAIN;
 }
 
-/* The record at the cursor of a ring whose writer is gone, in place. */
+/* The record at the cursor of a ring whose writer is gone, in place; the
+ * page is kept for bp_ring_next_in_page(). */
 static int read_frozen(struct bp_ring_cursor *c, const unsigned char *rec, uint32_t commit,
 		       struct bp_ring_event *ev, uint64_t s1)
 {
-	int got;
-	uint32_t len = static_record(rec, commit - c->off, &c->base_ts, ev, &got);
+	const unsigned char *area = rec - c->off;
+	int rc = frozen_take(c, area, commit, s1, ev);
 
-	if (!len)
-		return BP_RING_ECORRUPT;
-	c->off += len;
-	if (!got)
-		return STEP_AGAIN;
-	ev->page_seq = s1;
-	ev->index = c->next_rec++;
-	ev->discarded_before = c->disc_pending;
-	c->disc_pending = 0;
-	c->read++;
-	return 1;
+	c->frozen_area = area;
+	c->frozen_commit = commit;
+	c->frozen_seq = s1;
+	return rc == 1 ? 1 : rc == 0 ? STEP_AGAIN : BP_RING_ECORRUPT;
 }
 
 /* Copy the record at the cursor (commit bytes are valid in this page). */

@@ -294,7 +294,9 @@ struct bp_ring_cursor {
 	uint64_t overwritten;		/* records lost to recycling, exact */
 	uint64_t slot_seq;		/* the page seq whose slot is below (0: none) */
 	uint32_t slot;			/* its slot: no division per record */
-	uint32_t reserved2;
+	uint32_t frozen_commit;		/* a frozen cursor: the commit of page */
+	uint64_t frozen_seq;		/* frozen_seq (0: none), whose record */
+	const unsigned char *frozen_area;	/* area it last read (frozen.h) */
 	/* the ring's geometry as last checked, for the ring at geom_mem of
 	 * geom_bytes: checked again only if the magic changed (ring.c) */
 	const void *geom_mem;

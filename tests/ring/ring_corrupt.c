@@ -13,6 +13,7 @@
  * stay below what the ring's geometry can hold: no crash, no overread, no
  * endless loop.  Undamaged copies must read back exactly.
  */
+#include "ring/frozen.h"
 #include "ring/ring.h"
 #include "check.h"
 
@@ -79,7 +80,7 @@ static uint64_t bound(const struct base *b)
 }
 
 /* What one cursor read of a ring: its records, a hash of all of them
- * (times, indexes, bits, losses, payload bytes) and how it stopped. */
+ * (times, indexes, pages, bits, losses, payload bytes) and how it stopped. */
 struct reading {
 	uint64_t n, hash;
 	int rc;
@@ -108,7 +109,9 @@ static struct reading read_ring(const void *mem, size_t bytes, unsigned flags, u
 		return r;
 	for (calls = 0; calls <= limit; calls++) {
 		memset(&ev, 0, sizeof(ev));
-		r.rc = bp_ring_next(mem, bytes, &c, &ev, buf, cap);
+		/* a frozen cursor as the file reader drives it: in line first */
+		r.rc = (flags & BP_RING_CURSOR_FROZEN) && bp_ring_next_in_page(&c, &ev)
+			? 1 : bp_ring_next(mem, bytes, &c, &ev, buf, cap);
 		if (r.rc == 1) {
 			const unsigned char *pl = ev.payload;
 
@@ -122,6 +125,7 @@ static struct reading read_ring(const void *mem, size_t bytes, unsigned flags, u
 			CHECK_OP(ev.user_bits, <=, BP_RING_USER_BITS_MAX);
 			hash_in(&r.hash, &ev.ts, sizeof(ev.ts));
 			hash_in(&r.hash, &ev.index, sizeof(ev.index));
+			hash_in(&r.hash, &ev.page_seq, sizeof(ev.page_seq));
 			hash_in(&r.hash, &ev.user_bits, sizeof(ev.user_bits));
 			hash_in(&r.hash, &ev.discarded_before, sizeof(ev.discarded_before));
 			hash_in(&r.hash, pl, ev.payload_len);
