@@ -11,11 +11,6 @@
 
 /* ---- keys --------------------------------------------------------------- */
 
-void bp_key_reset(struct bp_key *k)
-{
-	k->len = 0;
-}
-
 void bp_key_free(struct bp_key *k)
 {
 	free(k->b);

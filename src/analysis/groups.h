@@ -30,7 +30,12 @@ struct bp_key {
 	size_t len, cap;
 };
 
-void bp_key_reset(struct bp_key *k);
+/* Empty, for the next record (in line: every record of hist and latency) */
+static inline void bp_key_reset(struct bp_key *k)
+{
+	k->len = 0;
+}
+
 void bp_key_free(struct bp_key *k);
 /* Append one value of field type (enum bp_field_type) or a thread id;
  * false if memory ran out. */

@@ -475,7 +475,7 @@ static inline bool read_value(const struct bp_trace_field *f, uint8_t slot, stru
 /* The places of l's fields and of its block's end, for decode_some. */
 static void make_places(struct bp_site_layout *l)
 {
-	struct bp_field_place at = { .after = -1 };
+	struct bp_field_place at = { 0 };
 
 	for (unsigned i = 0; i < l->pub.nfields; i++) {
 		uint8_t slot = l->slot[i];
@@ -484,7 +484,7 @@ static void make_places(struct bp_site_layout *l)
 			l->place[i] = at;
 			l->string[l->nstrings++] = (uint8_t)i;
 			l->string_mask |= UINT32_C(1) << i;
-			at = (struct bp_field_place){ .after = (int8_t)i };
+			at = (struct bp_field_place){ 0 };
 			continue;
 		}
 		if (slot_align(slot) == 4) {	/* align(align(x + pre) + off) */
@@ -500,10 +500,10 @@ static void make_places(struct bp_site_layout *l)
 	l->place[l->pub.nfields] = at;
 }
 
-/* Where a place is, given the ends of the strings before it. */
-static inline size_t place_at(const struct bp_field_place *p, const size_t *string_end)
+/* Where a place is, given the end of the last string before it (0: none). */
+static inline size_t place_at(const struct bp_field_place *p, size_t string_end)
 {
-	size_t x = (p->after < 0 ? 0 : string_end[p->after]) + p->pre;
+	size_t x = string_end + p->pre;
 
 	return p->aligned ? ((x + 3) & ~(size_t)3) + p->off : x;
 }
@@ -523,12 +523,20 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
 	return (int)l->pub.nfields;
 }
 
+/*
+ * One pass in field order over the strings (all: their NULs place the
+ * rest) and the wanted values: a field's place is counted from the end of
+ * the last string before it, which is the last string scanned.  A value
+ * is read only if it lies inside the block; one that does not puts the
+ * block's end past its last word, so the end's check then says -1, as it
+ * does for every block that decode() refuses.
+ */
 int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *block,
 			       size_t words, uint32_t wanted, struct bp_field_value *out, size_t n)
 {
 	struct bp_block_in b = { .base = (const unsigned char *)block, .len = block ? words * 4 : 0 };
-	size_t string_end[BP_PLAN_MAX_ARGS], end;
-	uint32_t values;
+	size_t string_end = 0, at;
+	uint32_t todo;
 
 	if (!l->has_plan)
 		return -1;
@@ -536,28 +544,27 @@ int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *b
 		n = l->pub.nfields;
 	if (n < 32)
 		wanted &= (UINT32_C(1) << n) - 1;
-	for (unsigned k = 0; k < l->nstrings; k++) {	/* their NULs place the rest */
-		unsigned i = l->string[k];
+	for (todo = wanted | l->string_mask; todo; todo &= todo - 1) {
+		unsigned i = (unsigned)__builtin_ctz(todo);
 		const char *s;
 		size_t len;
 
-		b.pos = place_at(&l->place[i], string_end);
-		if (!(s = block_get_string(&b, &len)))
-			return -1;
-		string_end[i] = b.pos;
-		if (wanted >> i & 1)
-			out[i].v.u = 0, out[i].s = s, out[i].len = len;
+		at = place_at(&l->place[i], string_end);
+		if (l->string_mask >> i & 1) {
+			b.pos = at;
+			if (!(s = block_get_string(&b, &len)))
+				return -1;
+			string_end = b.pos;
+			if (wanted >> i & 1)
+				out[i].v.u = 0, out[i].s = s, out[i].len = len;
+		} else if (at <= b.len && b.len - at >= slot_bytes[l->slot[i]]) {
+			value_at(&l->field[i], l->slot[i], b.base + at, &out[i]);
+		}
 	}
 	/* the last field ends in the last word: every field is inside the block */
-	end = place_at(&l->place[l->pub.nfields], string_end);
-	if ((end + 3) / 4 != words)
+	at = place_at(&l->place[l->pub.nfields], string_end);
+	if ((at + 3) / 4 != words)
 		return -1;
-	for (values = wanted & ~l->string_mask; values; values &= values - 1) {
-		unsigned i = (unsigned)__builtin_ctz(values);
-
-		value_at(&l->field[i], l->slot[i], b.base + place_at(&l->place[i], string_end),
-			 &out[i]);
-	}
 	return (int)l->pub.nfields;
 }
 

@@ -27,12 +27,11 @@
 
 /*
  * Where a field starts in every block of its site, a string's length being
- * the only unknown: x, the end of the string field `after` (or 0, the
- * block's start, if after < 0), plus pre bytes; then, if a word-aligned
- * slot came between, aligned up to a word, plus off bytes.
+ * the only unknown: x, the end of the last string field before it (or 0,
+ * the block's start, if there is none), plus pre bytes; then, if a
+ * word-aligned slot came between, aligned up to a word, plus off bytes.
  */
 struct bp_field_place {
-	int8_t after;
 	bool aligned;
 	uint16_t pre, off;
 };
@@ -55,7 +54,7 @@ struct bp_site_layout {
 	struct bp_trace_field field[BP_PLAN_MAX_ARGS];
 	char *names;			/* the fields' names, one allocation */
 	/* for bp_site_layout_decode_some(): where each field starts, and
-	 * [nfields] where the block ends, from the end of the string before it */
+	 * [nfields] where the block ends, from the end of the last string before it */
 	struct bp_field_place place[BP_PLAN_MAX_ARGS + 1];
 	uint8_t string[BP_PLAN_MAX_ARGS];	/* the string fields, in order */
 	uint8_t nstrings;

@@ -269,7 +269,7 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 		h->kind_set = true;
 	}
 	bp_key_reset(&h->key);
-	if (!analyze_key(&h->key, b->lay, b->idx, h->o.nkeys, h->vals))
+	if (h->o.nkeys && !analyze_key(&h->key, b->lay, b->idx, h->o.nkeys, h->vals))
 		return out_of_memory();
 	if (h->value) {
 		int16_t k = b->idx[h->o.nkeys];
