@@ -28,24 +28,38 @@ void bp_agg_free(struct bp_agg *a)
 	a->sorted = NULL;
 }
 
-bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen, union bp_dist_value v)
+/* The pending values into the last group's distribution. */
+static bool flush(struct bp_agg *a)
+{
+	unsigned n = a->npending;
+
+	a->npending = 0;
+	return !n || bp_dist_add_many(&a->pool, a->last->data, a->pending, n);
+}
+
+bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
+		     union bp_dist_value v)
 {
 	struct bp_group *g = a->last;
 	struct bp_dist *d;
+	bool ok = true;
 
-	if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
+	if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen)) {
+		ok = flush(a);
 		g = a->last = bp_groups_get(&a->groups, key, keylen);
+	}
 	if (!g)
 		return false;
 	d = g->data;
-	if (!d->count && !d->v && !d->sketch)
+	if (!d->count && !d->v && !d->sketch && !a->npending)
 		d->kind = a->kind;
 	a->records++;
 	if (a->counts_only) {	/* no values to keep */
 		d->count++;
-		return true;
+		return ok;
 	}
-	return bp_dist_add(&a->pool, d, v);
+	a->pending[a->npending++] = v;
+	return (a->npending < BP_AGG_BATCH || flush(a)) && ok;
 }
 
 /* Keys in order: item by item, numbers numerically, before strings. */
@@ -86,8 +100,11 @@ static int most_first(const void *p, const void *q)
 
 void bp_agg_finish(struct bp_agg *a)
 {
-	struct bp_group **s = realloc(a->sorted, (a->groups.n ? a->groups.n : 1) * sizeof(*s));
+	struct bp_group **s;
 
+	/* what memory lacks for is counted in the statistics only (dist.h) */
+	(void)flush(a);
+	s = realloc(a->sorted, (a->groups.n ? a->groups.n : 1) * sizeof(*s));
 	if (!s)
 		return;
 	a->sorted = s;

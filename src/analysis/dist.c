@@ -458,6 +458,87 @@ bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value 
 	return keep_or_sketch(p, d, v, NULL) && ok;
 }
 
+/* The exact statistics of n > 0 integers at once: loops without a
+ * branch per value that the compiler can vectorise. */
+static void int_stats_many(struct bp_dist *d, const union bp_dist_value *v, size_t n)
+{
+	bool first = d->count == 0;
+
+	d->count += n;
+	if (d->kind == BP_DIST_SIGNED) {
+		int64_t lo = first ? v[0].i : d->min.i, hi = first ? v[0].i : d->max.i;
+		__int128 sum = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			lo = v[k].i < lo ? v[k].i : lo;
+			hi = v[k].i > hi ? v[k].i : hi;
+			sum += v[k].i;
+		}
+		d->min.i = lo, d->max.i = hi, d->isum += sum;
+	} else {
+		uint64_t lo = first ? v[0].u : d->min.u, hi = first ? v[0].u : d->max.u;
+		__int128 sum = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			lo = v[k].u < lo ? v[k].u : lo;
+			hi = v[k].u > hi ? v[k].u : hi;
+			sum += v[k].u;
+		}
+		d->min.u = lo, d->max.u = hi, d->isum += sum;
+	}
+}
+
+/* One integer's histogram bucket. */
+static inline bool int_bucket(const struct bp_dist_pool *p, struct bp_dist *d,
+			      union bp_dist_value v, struct int_parts x)
+{
+	return p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, x) :
+					      bucket_add(p, d, bp_dist_ld(d->kind, v));
+}
+
+/*
+ * The statistics of the batch first, then value by value the bucket and
+ * the exact value while the budget lasts (it may run out in between),
+ * then the sketch: keep_or_sketch()'s decisions, taken once per batch
+ * where they no longer change.
+ */
+bool bp_dist_add_many(struct bp_dist_pool *p, struct bp_dist *d, const union bp_dist_value *v,
+		      size_t n)
+{
+	bool ok = true;
+	size_t k = 0;
+
+	if (!n)
+		return true;
+	if (d->kind == BP_DIST_FLOAT) {
+		for (; k < n; k++)
+			ok &= bp_dist_add(p, d, v[k]);
+		return ok;
+	}
+	int_stats_many(d, v, n);
+	for (; k < n && !d->sketch && (p->exact_left || d->nv < BP_DIST_EXACT_SMALL); k++) {
+		ok &= int_bucket(p, d, v[k], int_parts_of(d->kind, v[k]));
+		ok &= keep_exact(p, d, v[k]);
+	}
+	if (k < n && !d->sketch && !to_sketch(p, d))
+		ok = false;	/* the values are still sketched */
+	if (p->buckets == BP_BUCKETS_LOG2) {
+		for (; k < n; k++) {
+			struct int_parts x = int_parts_of(d->kind, v[k]);
+
+			ok &= int_bucket_add(d, x);
+			ok &= sketch_add_int(d, x);
+		}
+	}
+	for (; k < n; k++) {
+		struct int_parts x = int_parts_of(d->kind, v[k]);
+
+		ok &= int_bucket(p, d, v[k], x);
+		ok &= sketch_add_int(d, x);
+	}
+	return ok;
+}
+
 /* ---- queries ------------------------------------------------------------ */
 
 static int cmp_key(const void *a, const void *b)

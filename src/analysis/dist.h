@@ -109,6 +109,10 @@ void bp_dist_free(struct bp_dist *d);
  * count, min, max and sum only). */
 bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v);
 
+/* The same for v[0 .. n), as n calls of bp_dist_add() would leave d. */
+bool bp_dist_add_many(struct bp_dist_pool *p, struct bp_dist *d, const union bp_dist_value *v,
+		      size_t n);
+
 /* After the last add, before the queries (may be called again after more
  * adds). */
 void bp_dist_finish(struct bp_dist *d);

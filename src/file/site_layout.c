@@ -371,24 +371,6 @@ void bp_site_layout_free(struct bp_site_layout *l)
 	free(l);
 }
 
-/* An integer as printf reduces it to its conversion's length ("%hhd" of
- * 300 is 44), sign-extended for signed fields. */
-static inline uint64_t reduce(uint8_t type, uint8_t size, uint64_t raw)
-{
-	bool is_signed = type == BP_FIELD_SIGNED;
-
-	switch (size) {
-	case 1:
-		return is_signed ? (uint64_t)(int64_t)(int8_t)raw : (uint8_t)raw;
-	case 2:
-		return is_signed ? (uint64_t)(int64_t)(int16_t)raw : (uint16_t)raw;
-	case 4:
-		return is_signed ? (uint64_t)(int64_t)(int32_t)raw : (uint32_t)raw;
-	default:
-		return raw;
-	}
-}
-
 static bool is_string(uint8_t slot)
 {
 	return slot == BP_ARG_STR || slot == BP_ARG_STR_STAR;
@@ -417,9 +399,10 @@ static double ldouble_at(const unsigned char *p)
 	return (double)ld;
 }
 
-/* The value of field f (not a string) from its slot's bytes p. */
-static inline void value_at(const struct bp_trace_field *f, uint8_t slot, const unsigned char *p,
-			    struct bp_field_value *v)
+/* The value of a field (not a string) of slot slot, read as place says,
+ * from its slot's bytes p. */
+static inline void value_at(uint8_t slot, const struct bp_field_place *place,
+			    const unsigned char *p, struct bp_field_value *v)
 {
 	uint64_t raw;
 
@@ -446,13 +429,15 @@ static inline void value_at(const struct bp_trace_field *f, uint8_t slot, const 
 		memcpy(&raw, p, 8);
 		break;
 	}
-	v->v.u = f->type == BP_FIELD_POINTER ? raw : reduce(f->type, f->size, raw);
+	/* as printf reduces it to its conversion's length ("%hhd" of 300 is 44) */
+	raw <<= place->drop;
+	v->v.u = place->sign ? (uint64_t)((int64_t)raw >> place->drop) : raw >> place->drop;
 }
 
 /* One value from the block (v NULL: walked over); false if the block does
  * not hold it. */
-static inline bool read_value(const struct bp_trace_field *f, uint8_t slot, struct bp_block_in *b,
-			      struct bp_field_value *v)
+static inline bool read_value(uint8_t slot, const struct bp_field_place *place,
+			      struct bp_block_in *b, struct bp_field_value *v)
 {
 	const unsigned char *p;
 	const char *s;
@@ -468,7 +453,7 @@ static inline bool read_value(const struct bp_trace_field *f, uint8_t slot, stru
 	if (!(p = block_get(b, slot_bytes[slot], slot_align(slot))))
 		return false;
 	if (v)
-		value_at(f, slot, p, v);
+		value_at(slot, place, p, v);
 	return true;
 }
 
@@ -478,11 +463,12 @@ static void make_places(struct bp_site_layout *l)
 	struct bp_field_place at = { 0 };
 
 	for (unsigned i = 0; i < l->pub.nfields; i++) {
+		const struct bp_trace_field *f = &l->field[i];
 		uint8_t slot = l->slot[i];
 
+		l->field_mask |= UINT32_C(1) << i;
 		if (is_string(slot)) {
 			l->place[i] = at;
-			l->string[l->nstrings++] = (uint8_t)i;
 			l->string_mask |= UINT32_C(1) << i;
 			at = (struct bp_field_place){ 0 };
 			continue;
@@ -492,6 +478,12 @@ static void make_places(struct bp_site_layout *l)
 			at.aligned = true;
 		}
 		l->place[i] = at;
+		l->place[i].bytes = slot_bytes[slot];
+		if ((f->type == BP_FIELD_SIGNED || f->type == BP_FIELD_UNSIGNED) &&
+		    (f->size == 1 || f->size == 2 || f->size == 4)) {
+			l->place[i].drop = (uint8_t)(64 - 8 * f->size);
+			l->place[i].sign = f->type == BP_FIELD_SIGNED;
+		}
 		if (at.aligned)
 			at.off = (uint16_t)(at.off + slot_bytes[slot]);
 		else
@@ -516,7 +508,7 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
 	if (!l->has_plan)
 		return -1;
 	for (unsigned i = 0; i < l->pub.nfields; i++)
-		if (!read_value(&l->field[i], l->slot[i], &b, i < n ? &out[i] : NULL))
+		if (!read_value(l->slot[i], &l->place[i], &b, i < n ? &out[i] : NULL))
 			return -1;
 	if ((b.pos + 3) / 4 != words)
 		return -1;	/* more words than the format packs */
@@ -540,25 +532,25 @@ int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *b
 
 	if (!l->has_plan)
 		return -1;
-	if (n > l->pub.nfields)
-		n = l->pub.nfields;
+	wanted &= l->field_mask;
 	if (n < 32)
 		wanted &= (UINT32_C(1) << n) - 1;
 	for (todo = wanted | l->string_mask; todo; todo &= todo - 1) {
 		unsigned i = (unsigned)__builtin_ctz(todo);
+		const struct bp_field_place *p = &l->place[i];
 		const char *s;
 		size_t len;
 
-		at = place_at(&l->place[i], string_end);
-		if (l->string_mask >> i & 1) {
+		at = place_at(p, string_end);
+		if (!p->bytes) {	/* a string */
 			b.pos = at;
 			if (!(s = block_get_string(&b, &len)))
 				return -1;
 			string_end = b.pos;
 			if (wanted >> i & 1)
 				out[i].v.u = 0, out[i].s = s, out[i].len = len;
-		} else if (at <= b.len && b.len - at >= slot_bytes[l->slot[i]]) {
-			value_at(&l->field[i], l->slot[i], b.base + at, &out[i]);
+		} else if (at + p->bytes <= b.len) {
+			value_at(l->slot[i], p, b.base + at, &out[i]);
 		}
 	}
 	/* the last field ends in the last word: every field is inside the block */

@@ -30,9 +30,15 @@
  * the only unknown: x, the end of the last string field before it (or 0,
  * the block's start, if there is none), plus pre bytes; then, if a
  * word-aligned slot came between, aligned up to a word, plus off bytes.
+ * And how to read it there, worked out once: its slot's bytes, and for an
+ * integer the high bits its conversion drops ("%hhd": 56), sign-extended
+ * or not.
  */
 struct bp_field_place {
 	bool aligned;
+	uint8_t bytes;			/* 0 for a string */
+	uint8_t drop;
+	bool sign;
 	uint16_t pre, off;
 };
 
@@ -56,9 +62,8 @@ struct bp_site_layout {
 	/* for bp_site_layout_decode_some(): where each field starts, and
 	 * [nfields] where the block ends, from the end of the last string before it */
 	struct bp_field_place place[BP_PLAN_MAX_ARGS + 1];
-	uint8_t string[BP_PLAN_MAX_ARGS];	/* the string fields, in order */
-	uint8_t nstrings;
 	uint32_t string_mask;		/* bit i: field i is a string */
+	uint32_t field_mask;		/* bit i: i < nfields */
 };
 
 /*

@@ -354,7 +354,7 @@ void bp_clock_calibrate(struct bp_clock_calib *out)
 #endif
 }
 
-uint64_t bp_clock_to_ns(const struct bp_clock_calib *c, uint64_t raw)
+uint64_t bp_clock_to_ns_scaled(const struct bp_clock_calib *c, uint64_t raw)
 {
 	int before = raw < c->raw0;
 	unsigned __int128 d = before ? c->raw0 - raw : raw - c->raw0;

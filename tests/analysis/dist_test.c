@@ -2,7 +2,8 @@
  * The distribution of analysis/dist.h against a reference that keeps and
  * sorts every value: count, min, max, sum and every percentile exact while
  * values are kept, within BP_DIST_ALPHA once sketched; the histogram's
- * buckets equal to counting each value's bucket by brute force.
+ * buckets equal to counting each value's bucket by brute force; and values
+ * added in batches (bp_dist_add_many) giving what one at a time gives.
  */
 #define CHECK_KEEP_GOING 20
 #include "check.h"
@@ -179,6 +180,80 @@ static void run_linear(void)
 	bp_dist_free(&d);
 }
 
+/* Every bucket, in order, to compare two histograms. */
+struct bucket_list {
+	struct bp_bucket b[8192];
+	size_t n;
+};
+
+static void list_bucket(void *arg, const struct bp_bucket *b)
+{
+	struct bucket_list *l = arg;
+
+	if (l->n < sizeof(l->b) / sizeof(l->b[0]))
+		l->b[l->n] = *b;
+	l->n++;
+}
+
+/*
+ * bp_dist_add_many() leaves a distribution as bp_dist_add() one value at a
+ * time does: batches of every size from 1 to 300, a budget of exact values
+ * that runs out in the middle of a batch (or never), both kinds of buckets.
+ */
+static void run_batches(enum bp_dist_kind kind, enum bp_bucket_kind buckets, uint64_t budget)
+{
+	static union bp_dist_value v[30000];
+	static struct bucket_list la, lb;
+	struct bp_dist_pool pa, pb;
+	struct bp_dist a, b;
+	size_t n = sizeof(v) / sizeof(v[0]);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = draw(kind);
+	if (buckets == BP_BUCKETS_LINEAR)	/* values a linear histogram can hold */
+		for (size_t i = 0; i < n; i++) {
+			if (kind == BP_DIST_FLOAT)
+				v[i].d = (double)(next() % 100000) / 7 - 5000;
+			else
+				v[i].u = next() % 200000;
+		}
+	bp_dist_pool_init(&pa, buckets, 13);
+	bp_dist_pool_init(&pb, buckets, 13);
+	pa.exact_left = pb.exact_left = budget;
+	bp_dist_init(&a, kind);
+	bp_dist_init(&b, kind);
+	for (size_t i = 0; i < n; i++)
+		CHECK(bp_dist_add(&pa, &a, v[i]));
+	for (size_t i = 0, step; i < n; i += step) {
+		step = 1 + next() % 300;
+		if (step > n - i)
+			step = n - i;
+		CHECK(bp_dist_add_many(&pb, &b, v + i, step));
+	}
+	bp_dist_finish(&a);
+	bp_dist_finish(&b);
+	CHECK_EQ(b.count, a.count);
+	CHECK_EQ(b.min.u, a.min.u);
+	CHECK_EQ(b.max.u, a.max.u);
+	CHECK(b.isum == a.isum);
+	CHECK(b.sum == a.sum);
+	CHECK_EQ(b.sketch, a.sketch);
+	CHECK_EQ(b.nv, a.nv);
+	CHECK_EQ(pb.exact_left, pa.exact_left);
+	for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++)
+		CHECK(bp_dist_quantile(&b, (double)qs[k] / 1e6) ==
+		      bp_dist_quantile(&a, (double)qs[k] / 1e6));
+	la.n = lb.n = 0;
+	bp_dist_buckets(&pa, &a, list_bucket, &la);
+	bp_dist_buckets(&pb, &b, list_bucket, &lb);
+	CHECK_EQ(lb.n, la.n);
+	for (size_t k = 0; k < la.n && k < lb.n && k < sizeof(la.b) / sizeof(la.b[0]); k++)
+		CHECK(la.b[k].lo == lb.b[k].lo && la.b[k].hi == lb.b[k].hi &&
+		      la.b[k].count == lb.b[k].count);
+	bp_dist_free(&a);
+	bp_dist_free(&b);
+}
+
 /* Small known distribution: 1..100, the textbook answers. */
 static void run_known(void)
 {
@@ -205,6 +280,12 @@ int main(void)
 
 	run_known();
 	run_linear();
+	for (int kind = BP_DIST_SIGNED; kind <= BP_DIST_FLOAT; kind++)
+		for (int buckets = BP_BUCKETS_LOG2; buckets <= BP_BUCKETS_LINEAR; buckets++) {
+			run_batches((enum bp_dist_kind)kind, (enum bp_bucket_kind)buckets, 0);
+			run_batches((enum bp_dist_kind)kind, (enum bp_bucket_kind)buckets, 12345);
+			run_batches((enum bp_dist_kind)kind, (enum bp_bucket_kind)buckets, 1u << 20);
+		}
 	for (int kind = BP_DIST_SIGNED; kind <= BP_DIST_FLOAT; kind++)
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 			run((enum bp_dist_kind)kind, sizes[s], false);

@@ -253,6 +253,25 @@ static void test_to_ns_arithmetic(void)
 	CHECK_U64(bp_clock_to_ns(&c, 123456789), ==, 123456789);
 	CHECK_U64(bp_clock_to_ns(&c, UINT64_MAX), ==, UINT64_MAX);
 
+	/* The identity's in-line path against the general one, offsets and
+	 * saturation on both sides included. */
+	{
+		static const uint64_t edge[] = { 0, 1, 2, 1000, (uint64_t)1 << 63,
+						 UINT64_MAX - 1, UINT64_MAX };
+		uint64_t x = 0x9e3779b97f4a7c15ull;
+
+		for (int k = 0; k < 20000; k++) {
+			uint64_t raw;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			c.raw0 = k < 49 ? edge[k % 7] : x;
+			c.ns0 = k < 49 ? edge[k / 7] : x * 0x2545f4914f6cdd1dull;
+			raw = k % 3 ? x >> (k % 64) : edge[k % 7];
+			CHECK_U64(bp_clock_to_ns(&c, raw), ==, bp_clock_to_ns_scaled(&c, raw));
+		}
+		c.raw0 = c.ns0 = 0;
+	}
+
 	/* x1.5 around (1000, 5000), both sides of raw0. */
 	c.mult = 3;
 	c.shift = 1;
