@@ -22,6 +22,8 @@ struct site_bind {
 	enum { SITE_UNSEEN, SITE_SKIPPED, SITE_COUNTED } state;
 	const struct bp_trace_layout *lay;
 	int16_t idx[ANALYZE_MAX_KEYS + 1];	/* the -k fields, then -v */
+	int16_t value;			/* -v's field, and its type */
+	uint8_t value_type;
 	uint32_t wanted;		/* the fields to decode: those, and --where's
 					 * (a layout has at most 32: BP_PLAN_MAX_ARGS) */
 };
@@ -121,6 +123,16 @@ static enum bp_dist_kind value_kind(struct hist *h, struct bp_trace *t)
 	return any_float ? BP_DIST_FLOAT : any_signed ? BP_DIST_SIGNED : BP_DIST_UNSIGNED;
 }
 
+/* The distribution's kind, from the chosen sites (once: at the check, or
+ * when following, at the first site counted). */
+static void set_kind(struct hist *h, struct bp_trace *t)
+{
+	bp_agg_init(&h->agg, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED, h->o.buckets,
+		    h->o.width);
+	h->agg.counts_only = !h->value;
+	h->kind_set = true;
+}
+
 /* The header's words: "hist of dur_us by cmd, site 4 (a.c:35 worker)", or
  * "..., 3 sites": the sites whose records were counted (those chosen that
  * have the fields), so that a key found in several formats says so. */
@@ -185,10 +197,7 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 	}
 	if (h->o.where && bp_where_check(h->o.where, t, h->sites, err, sizeof(err)))
 		return sub_error("hist", "--where: %s", err);
-	bp_agg_init(&h->agg, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED, h->o.buckets,
-		    h->o.width);
-	h->agg.counts_only = !h->value;
-	h->kind_set = true;
+	set_kind(h, t);
 	return EXIT_OK;
 }
 
@@ -219,9 +228,9 @@ static const struct site_bind *site_counted(struct hist *h, struct bp_trace *t, 
 	if (!bp_sites_match(h->sites, t, id) || !analyze_bind(t, id, names, n, b->idx, &b->lay))
 		return NULL;
 	if (h->value) {
-		uint8_t type = b->lay->fields[b->idx[h->o.nkeys]].type;
-
-		if (type == BP_FIELD_STRING || type == BP_FIELD_CHAR)
+		b->value = b->idx[h->o.nkeys];
+		b->value_type = b->lay->fields[b->value].type;
+		if (b->value_type == BP_FIELD_STRING || b->value_type == BP_FIELD_CHAR)
 			return NULL;
 	}
 	/* --where's fields too (a site that lacks one never matches) */
@@ -229,6 +238,8 @@ static const struct site_bind *site_counted(struct hist *h, struct bp_trace *t, 
 	for (size_t i = 0; i < n; i++)
 		b->wanted |= UINT32_C(1) << b->idx[i];
 	b->state = SITE_COUNTED;
+	if (!h->kind_set)	/* following: the first site counted, before its value */
+		set_kind(h, t);
 	return b;
 }
 
@@ -262,20 +273,11 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 		return EXIT_OK;
 	if (h->o.where && !bp_where_match_fields(h->o.where, t, e->site_id, h->vals, (size_t)n))
 		return EXIT_OK;
-	if (!h->kind_set) {
-		bp_agg_init(&h->agg, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED, h->o.buckets,
-			    h->o.width);
-		h->agg.counts_only = !h->value;
-		h->kind_set = true;
-	}
 	bp_key_reset(&h->key);
 	if (h->o.nkeys && !analyze_key(&h->key, b->lay, b->idx, h->o.nkeys, h->vals))
 		return out_of_memory();
-	if (h->value) {
-		int16_t k = b->idx[h->o.nkeys];
-
-		v = as_kind(h->agg.kind, b->lay->fields[k].type, &h->vals[k]);
-	}
+	if (h->value)
+		v = as_kind(h->agg.kind, b->value_type, &h->vals[b->value]);
 	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v))
 		return out_of_memory();
 	return EXIT_OK;
