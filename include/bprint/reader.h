@@ -227,6 +227,13 @@ BP_API const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, si
 /* Flags of bp_trace_next(). */
 #define BP_TRACE_NEXT_NO_MESSAGE 1u	/* leave ev.message "": format later with
 					 * bp_trace_message() (for filters) */
+#define BP_TRACE_NEXT_ARGS_ONLY	2u	/* fill only what decoding the arguments and
+					 * choosing by site and thread need: site_id,
+					 * tsite, ev.site, ev.tid, ring, index, block,
+					 * block_words, text; the rest of *out (the
+					 * time, the name, the message, the losses)
+					 * keeps what it held (bprint hist: a fifth
+					 * of the reading saved) */
 
 /*
  * The next record in timestamp order: 1 (*out filled), 0 (nothing more;

@@ -250,13 +250,29 @@ size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size)
 
 /* ---- the next record ---------------------------------------------------- */
 
-/* out from the record of source bi (best) just taken, its site and id. */
-static void put_event(struct bp_trace *t, struct source *best, size_t bi,
-		      const struct site_entry *site, uint32_t id, struct bp_trace_event *out)
+/* What out says of the record of source bi (best) just taken, its site
+ * and id, that decoding its arguments needs (all BP_TRACE_NEXT_ARGS_ONLY
+ * asks for). */
+static void put_args(struct source *best, size_t bi, const struct site_entry *site, uint32_t id,
+		     struct bp_trace_event *out)
+{
+	out->ev.tid = best->info.tid;
+	out->ev.site = site ? &site->ts.site : NULL;
+	out->tsite = site ? &site->ts : NULL;
+	out->site_id = id;
+	out->ring = bi;
+	out->index = best->ev.index;
+	out->block = best->args.words;
+	out->block_words = best->args.nwords;
+	out->text = best->args.text;
+}
+
+/* The rest of out, the message as flags say. */
+static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigned flags,
+		     struct bp_trace_event *out)
 {
 	out->ev.size = sizeof(out->ev);
 	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
-	out->ev.tid = best->info.tid;
 	out->ev.cpu = best->cpu;
 	if (!best->first_of_tid)
 		for (size_t i = 0; i <= bi; i++)
@@ -267,22 +283,22 @@ static void put_event(struct bp_trace *t, struct source *best, size_t bi,
 	/* A thread's name is that of its first ring, as the process has one
 	 * name per thread (taken when it first traced, updated at exit). */
 	out->ev.comm = best->first_of_tid->info.comm;
-	out->ev.site = site ? &site->ts.site : NULL;
-	out->tsite = site ? &site->ts : NULL;
-	out->site_id = id;
 	out->level = best->info.level;
-	out->ring = bi;
 	out->raw_ts = best->ev.ts;
-	out->index = best->ev.index;
 	out->lost_before = best->ev.discarded_before + best->gap_before;
-	out->block = best->args.words;
-	out->block_words = best->args.nwords;
-	out->text = best->args.text;
 	if (out->size >= BP_TRACE_EVENT_SIZE_2)
 		out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
 				 (!best->gap_before ? 0u
 				  : best->stream.nchunks ? BP_TRACE_LOST_NOT_COPIED
 							 : BP_TRACE_LOST_OVERWRITTEN);
+	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
+		t->msg[0] = '\0';
+		out->ev.message = t->msg;
+		out->ev.message_len = 0;
+		out->exact = 0;
+	} else {
+		decode_message(t, best, out);
+	}
 }
 
 int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
@@ -312,15 +328,9 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	id = best->args.site_id;
 	if ((rc = site_of(t, id, &site)) < 0)
 		return rc;
-	put_event(t, best, bi, site, id, out);
-	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
-		t->msg[0] = '\0';
-		out->ev.message = t->msg;
-		out->ev.message_len = 0;
-		out->exact = 0;
-	} else {
-		decode_message(t, best, out);
-	}
+	put_args(best, bi, site, id, out);
+	if (!(flags & BP_TRACE_NEXT_ARGS_ONLY))
+		put_rest(t, best, bi, flags, out);
 	if (t->progress && --t->progress_left == 0) {
 		t->progress_n += t->progress_every;
 		t->progress_left = t->progress_every;

@@ -185,9 +185,12 @@ static int read_all(struct bp_trace *t, struct analyze_opts *o, const struct ana
 {
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	bool filtering = filter_active(&o->f);
+	/* a filter may choose by time */
+	unsigned flags = ops->args_only && !filtering ? BP_TRACE_NEXT_ARGS_ONLY
+						      : BP_TRACE_NEXT_NO_MESSAGE;
 	int rc;
 
-	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
+	while ((rc = bp_trace_next(t, &e, flags)) == 1) {
 		int r;
 
 		if (filtering && !filter_pass(&o->f, t, &e))

@@ -70,10 +70,13 @@ const char *analyze_type_word(uint8_t type);
 
 /* What a command does with the records. */
 struct analyze_ops {
-	/* one record (asked for without its message); an exit code, EXIT_OK to go on */
+	/* one record (asked for without its message, and with args_only, with
+	 * only what decoding its arguments needs: BP_TRACE_NEXT_ARGS_ONLY);
+	 * an exit code, EXIT_OK to go on */
 	int (*record)(void *ctx, struct bp_trace *t, const struct bp_trace_event *e);
 	/* the answer so far (final: the last time) into out */
 	bool (*render)(void *ctx, struct bp_trace *t, bool final);
+	bool args_only;
 };
 
 /* Open the trace, read it through ops (following it if asked: redrawn every

@@ -305,7 +305,7 @@ static bool hist_render(void *ctx, struct bp_trace *t, bool final)
 
 int cmd_hist(int argc, char **argv)
 {
-	static const struct analyze_ops ops = { hist_record, hist_render };
+	static const struct analyze_ops ops = { hist_record, hist_render, .args_only = true };
 	struct hist h = { .o = { .sub = "hist", .interval = 100 } };
 	int rc;
 

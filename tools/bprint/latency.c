@@ -334,7 +334,7 @@ static void latency_init(struct latency *l)
 
 int cmd_latency(int argc, char **argv)
 {
-	static const struct analyze_ops ops = { latency_record, latency_render };
+	static const struct analyze_ops ops = { latency_record, latency_render, .args_only = false };
 	struct latency l = { .o = { .sub = "latency", .interval = 100 } };
 	int rc;
 
