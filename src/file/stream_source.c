@@ -171,7 +171,8 @@ int stream_next(struct bp_trace *t, struct source *s)
 	int rc;
 
 	if (ss->in_page) {
-		rc = bp_ring_page_next(&ss->it, &s->ev, s->buf, sizeof(s->buf));
+		/* in place: page_buf holds the page until the record is taken */
+		rc = bp_ring_page_next(&ss->it, &s->ev, NULL, 0);
 		if (rc == 1)
 			return SOURCE_GOT;
 		if (rc < 0) {

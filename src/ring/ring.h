@@ -431,7 +431,7 @@ int bp_ring_page_begin(struct bp_ring_page_iter *it, const void *page, uint32_t 
  * page ends; it->next_rec is then the index after its last record),
  * BP_RING_ENOSPC (payload larger than cap; the iterator stays) or
  * BP_RING_ECORRUPT (a record breaks the ring's rules).  buf NULL: the
- * payload is not copied (ev->payload NULL), to count records.
+ * payload is not copied, ev->payload points into the page.
  */
 int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, void *buf,
 		      size_t cap);

@@ -417,8 +417,8 @@ static void test_page_iterator(void)
 {
 	struct ring r;
 	struct bp_ring_cursor c;
-	struct bp_ring_event a, b;
-	struct bp_ring_page_iter it;
+	struct bp_ring_event a, b, p;
+	struct bp_ring_page_iter it, in_place;
 	struct bp_ring_stats st;
 	uint32_t buf1[1024], buf2[1024];
 	unsigned char *copy = malloc(512);
@@ -435,7 +435,14 @@ static void test_page_iterator(void)
 	for (uint64_t seq = 1; seq <= st.head_seq; seq++) {
 		CHECK_EQ(bp_ring_copy_page(r.mem, r.bytes, seq, copy), BP_RING_OK);
 		CHECK_EQ(bp_ring_page_begin(&it, copy, 512, expect), BP_RING_OK);
+		CHECK_EQ(bp_ring_page_begin(&in_place, copy, 512, expect), BP_RING_OK);
 		while (bp_ring_page_next(&it, &b, buf2, sizeof(buf2)) == 1) {
+			/* without a buffer: the same record, its payload in the page */
+			CHECK_EQ(bp_ring_page_next(&in_place, &p, NULL, 0), 1);
+			CHECK(p.ts == b.ts && p.index == b.index && p.payload_len == b.payload_len);
+			CHECK((const unsigned char *)p.payload >= copy &&
+			      (const unsigned char *)p.payload + p.payload_len <= copy + 512);
+			CHECK(memcmp(p.payload, buf2, p.payload_len) == 0);
 			CHECK_EQ(bp_ring_next(r.mem, r.bytes, &c, &a, buf1, sizeof(buf1)), 1);
 			CHECK_EQ(a.ts, b.ts);
 			CHECK_EQ(a.index, b.index);
