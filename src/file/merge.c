@@ -23,9 +23,13 @@ static int fill(struct bp_trace *t, struct source *s)
 		int rc;
 
 		if (s->phase == SOURCE_STREAMED) {
-			rc = stream_next(t, s);
+			/* a streamed page's next record, in line */
+			if (s->stream.in_page && bp_ring_page_next_in_line(&s->stream.it, &s->ev))
+				rc = SOURCE_GOT;
+			else
+				rc = stream_next(t, s);
 		} else if (s->phase == SOURCE_RING) {
-			/* a frozen ring's next record in its page, in line */
+			/* the next record of a frozen ring's page, in line */
 			if (bp_ring_next_in_page(&s->ring.cur, &s->ev))
 				rc = s->ev.index < s->next_index ? SOURCE_AGAIN : SOURCE_GOT;
 			else

@@ -148,6 +148,17 @@ static inline uint32_t static_record(const unsigned char *rec, uint32_t left,
 	return len;
 }
 
+/* A data record taken from page seq: its index, and the losses the page
+ * counts before its first record. */
+static inline void record_taken(struct bp_ring_event *ev, uint64_t seq, uint64_t *next_rec,
+				uint64_t *disc_pending)
+{
+	ev->page_seq = seq;
+	ev->index = (*next_rec)++;
+	ev->discarded_before = *disc_pending;
+	*disc_pending = 0;
+}
+
 /* R3: the copies before the re-check of seq; pairs with the writer's W1. */
 static inline int page_unchanged(struct bp_ring_page *p, uint64_t s1)
 {

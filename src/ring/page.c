@@ -57,10 +57,7 @@ int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, vo
 			return BP_RING_ENOSPC;
 		if (buf)
 			ev->payload = memcpy(buf, ev->payload, ev->payload_len);
-		ev->page_seq = it->seq;
-		ev->index = it->next_rec++;
-		ev->discarded_before = it->disc_pending;
-		it->disc_pending = 0;
+		record_taken(ev, it->seq, &it->next_rec, &it->disc_pending);
 		it->off += len;
 		return 1;
 	}

@@ -454,10 +454,7 @@ static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 	ev->payload = buf;
 	ev->payload_len = len - BP_RING_REC_HDR_BYTES;
 	ev->user_bits = w2[0] >> BP_RING_HEAD_USER_SHIFT;
-	ev->page_seq = s1;
-	ev->index = c->next_rec++;
-	ev->discarded_before = c->disc_pending;
-	c->disc_pending = 0;
+	record_taken(ev, s1, &c->next_rec, &c->disc_pending);
 	c->off += len;
 	c->read++;
 	return 1;

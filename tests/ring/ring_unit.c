@@ -6,6 +6,7 @@
  * reader) and checks both what a reader returns and the ring's counters,
  * including the exact accounting read + overwritten + discarded == written.
  */
+#include "ring/frozen.h"
 #include "ring/ring.h"
 #include "check.h"
 
@@ -417,8 +418,8 @@ static void test_page_iterator(void)
 {
 	struct ring r;
 	struct bp_ring_cursor c;
-	struct bp_ring_event a, b, p;
-	struct bp_ring_page_iter it, in_place;
+	struct bp_ring_event a, b, p, q;
+	struct bp_ring_page_iter it, in_place, in_line;
 	struct bp_ring_stats st;
 	uint32_t buf1[1024], buf2[1024];
 	unsigned char *copy = malloc(512);
@@ -436,6 +437,7 @@ static void test_page_iterator(void)
 		CHECK_EQ(bp_ring_copy_page(r.mem, r.bytes, seq, copy), BP_RING_OK);
 		CHECK_EQ(bp_ring_page_begin(&it, copy, 512, expect), BP_RING_OK);
 		CHECK_EQ(bp_ring_page_begin(&in_place, copy, 512, expect), BP_RING_OK);
+		CHECK_EQ(bp_ring_page_begin(&in_line, copy, 512, expect), BP_RING_OK);
 		while (bp_ring_page_next(&it, &b, buf2, sizeof(buf2)) == 1) {
 			/* without a buffer: the same record, its payload in the page */
 			CHECK_EQ(bp_ring_page_next(&in_place, &p, NULL, 0), 1);
@@ -443,6 +445,12 @@ static void test_page_iterator(void)
 			CHECK((const unsigned char *)p.payload >= copy &&
 			      (const unsigned char *)p.payload + p.payload_len <= copy + 512);
 			CHECK(memcmp(p.payload, buf2, p.payload_len) == 0);
+			/* as the file reader drives it: in line first */
+			CHECK(bp_ring_page_next_in_line(&in_line, &q) ||
+			      bp_ring_page_next(&in_line, &q, NULL, 0) == 1);
+			CHECK(q.ts == b.ts && q.index == b.index && q.page_seq == b.page_seq &&
+			      q.discarded_before == b.discarded_before && q.payload == p.payload &&
+			      q.user_bits == b.user_bits);
 			CHECK_EQ(bp_ring_next(r.mem, r.bytes, &c, &a, buf1, sizeof(buf1)), 1);
 			CHECK_EQ(a.ts, b.ts);
 			CHECK_EQ(a.index, b.index);
@@ -453,6 +461,8 @@ static void test_page_iterator(void)
 			CHECK(memcmp(buf1, buf2, a.payload_len) == 0);
 			n++;
 		}
+		CHECK(!bp_ring_page_next_in_line(&in_line, &q));
+		CHECK_EQ(bp_ring_page_next(&in_line, &q, NULL, 0), 0);
 		CHECK_EQ(bp_ring_page_records(copy, 512), it.next_rec - expect);
 		expect = it.next_rec;
 	}
