@@ -522,14 +522,6 @@ bool bp_dist_add_many(struct bp_dist_pool *p, struct bp_dist *d, const union bp_
 	}
 	if (k < n && !d->sketch && !to_sketch(p, d))
 		ok = false;	/* the values are still sketched */
-	if (p->buckets == BP_BUCKETS_LOG2) {
-		for (; k < n; k++) {
-			struct int_parts x = int_parts_of(d->kind, v[k]);
-
-			ok &= int_bucket_add(d, x);
-			ok &= sketch_add_int(d, x);
-		}
-	}
 	for (; k < n; k++) {
 		struct int_parts x = int_parts_of(d->kind, v[k]);
 

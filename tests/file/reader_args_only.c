@@ -12,26 +12,9 @@
 
 #include <bprint/reader.h>
 
-#include <errno.h>
 #include <pthread.h>
 
 #define PER_THREAD 3000
-
-/* BPRINT_FILE, a file no earlier run made: set it and start again if need be. */
-static const char *own_file(char **argv)
-{
-	static char path[64];
-	char dir[] = "/tmp/bp-reader-args-XXXXXX";
-
-	if (getenv("BPRINT_FILE"))
-		return getenv("BPRINT_FILE");
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/trace.dat", dir);
-	setenv("BPRINT_FILE", path, 1);
-	execv("/proc/self/exe", argv);
-	FAIL("exec: %s", strerror(errno));
-	return NULL;
-}
 
 static void *worker(void *arg)
 {
@@ -59,11 +42,10 @@ static struct bp_trace *open_it(const char *path)
 
 int main(int argc, char **argv)
 {
-	const char *path = own_file(argv);
+	const char *path = tc_own_file(argv, "bp-reader-args");
 	struct bp_trace *full, *args;
 	struct bp_trace_event f = BP_TRACE_EVENT_INIT, a = BP_TRACE_EVENT_INIT;
 	pthread_t th[3];
-	char dir[64];
 	long n = 0;
 	int rf, ra;
 
@@ -101,11 +83,7 @@ int main(int argc, char **argv)
 	CHECK_EQ(n, 3 * PER_THREAD);
 	bp_trace_close(full);
 	bp_trace_close(args);
-	snprintf(dir, sizeof(dir), "%s", path);
-	unlink(path);
-	if (strrchr(dir, '/'))
-		*strrchr(dir, '/') = '\0';
-	rmdir(dir);
+	tc_own_file_remove(path);
 	printf("ok: %ld records read with their arguments only, as a full read gives them\n", n);
 	return 0;
 }

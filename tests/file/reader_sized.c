@@ -11,7 +11,6 @@
 
 #include <bprint/reader.h>
 
-#include <errno.h>
 
 struct newer_event {
 	struct bp_trace_event ev;
@@ -23,26 +22,9 @@ struct newer_totals {
 	uint64_t tail;
 };
 
-/* BPRINT_FILE, a file no earlier run made: set it and start again if need be. */
-static const char *own_file(char **argv)
-{
-	static char path[64];
-	char dir[] = "/tmp/bp-reader-sized-XXXXXX";
-
-	if (getenv("BPRINT_FILE"))
-		return getenv("BPRINT_FILE");
-	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/trace.dat", dir);
-	setenv("BPRINT_FILE", path, 1);
-	execv("/proc/self/exe", argv);
-	FAIL("exec: %s", strerror(errno));
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
-	const char *path = own_file(argv);
-	char dir[64];
+	const char *path = tc_own_file(argv, "bp-reader-sized");
 	struct bp_trace_event unset, e = BP_TRACE_EVENT_INIT;
 	struct bp_trace_totals unset_tot, tot = BP_TRACE_TOTALS_INIT;
 	struct newer_event ne;
@@ -94,11 +76,7 @@ int main(int argc, char **argv)
 	CHECK_EQ(nt.tot.read, 2);
 	CHECK_EQ(nt.tail, 7);
 	bp_trace_close(t);
-	snprintf(dir, sizeof(dir), "%s", path);
-	unlink(path);
-	if (strrchr(dir, '/'))
-		*strrchr(dir, '/') = '\0';
-	rmdir(dir);
+	tc_own_file_remove(path);
 	printf("ok: sized structs refused unset, filled as far as their size\n");
 	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <bprint.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -237,5 +238,38 @@ static inline void tc_thread_timer_stop(timer_t timer)
 #ifndef TC_TSAN
 #define TC_TSAN 0
 #endif
+
+/*
+ * BPRINT_FILE for a test that traces into a live file of its own and
+ * reads it back: a new directory's trace.dat (named after prefix), set
+ * before the tracer starts by executing the test again.  Returns the path
+ * in the second run; tc_own_file_remove() takes the file and directory.
+ */
+static inline const char *tc_own_file(char **argv, const char *prefix)
+{
+	static char path[96];
+	char dir[64];
+
+	if (getenv("BPRINT_FILE"))
+		return getenv("BPRINT_FILE");
+	snprintf(dir, sizeof(dir), "/tmp/%s-XXXXXX", prefix);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/trace.dat", dir);
+	setenv("BPRINT_FILE", path, 1);
+	execv("/proc/self/exe", argv);
+	FAIL("exec: %s", strerror(errno));
+	return NULL;
+}
+
+static inline void tc_own_file_remove(const char *path)
+{
+	char dir[96];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	unlink(path);
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	rmdir(dir);
+}
 
 #endif
