@@ -458,34 +458,32 @@ bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value 
 	return keep_or_sketch(p, d, v, NULL) && ok;
 }
 
-/* The exact statistics of n > 0 integers at once: loops without a
- * branch per value that the compiler can vectorise. */
+/*
+ * The exact statistics of n > 0 integers at once, in one loop without a
+ * branch a value: signed values compared as unsigned ones with the sign
+ * bit flipped (as sort_key() orders them), and summed as unsigned ones
+ * less 2^64 for each negative one.
+ */
 static void int_stats_many(struct bp_dist *d, const union bp_dist_value *v, size_t n)
 {
-	bool first = d->count == 0;
+	uint64_t flip = d->kind == BP_DIST_SIGNED ? UINT64_C(1) << 63 : 0;
+	uint64_t lo = (d->count ? d->min.u : v[0].u) ^ flip;
+	uint64_t hi = (d->count ? d->max.u : v[0].u) ^ flip, negative = 0;
+	unsigned __int128 sum = 0;
 
-	d->count += n;
-	if (d->kind == BP_DIST_SIGNED) {
-		int64_t lo = first ? v[0].i : d->min.i, hi = first ? v[0].i : d->max.i;
-		__int128 sum = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t x = v[k].u ^ flip;
 
-		for (size_t k = 0; k < n; k++) {
-			lo = v[k].i < lo ? v[k].i : lo;
-			hi = v[k].i > hi ? v[k].i : hi;
-			sum += v[k].i;
-		}
-		d->min.i = lo, d->max.i = hi, d->isum += sum;
-	} else {
-		uint64_t lo = first ? v[0].u : d->min.u, hi = first ? v[0].u : d->max.u;
-		__int128 sum = 0;
-
-		for (size_t k = 0; k < n; k++) {
-			lo = v[k].u < lo ? v[k].u : lo;
-			hi = v[k].u > hi ? v[k].u : hi;
-			sum += v[k].u;
-		}
-		d->min.u = lo, d->max.u = hi, d->isum += sum;
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+		sum += v[k].u;
+		negative += v[k].u >> 63;
 	}
+	d->count += n;
+	d->min.u = lo ^ flip, d->max.u = hi ^ flip;
+	if (flip)
+		sum -= (unsigned __int128)negative << 64;
+	d->isum += (__int128)sum;	/* modulo 2^128, as the sum itself wraps */
 }
 
 /* One integer's histogram bucket. */
