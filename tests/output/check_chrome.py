@@ -11,15 +11,37 @@ names than messages; every metadata event must have "cat":"__metadata",
 every thread a thread_name event with its name, the process a
 process_name event; the "records lost" events must add up to the
 exporter's lost count; the typed arguments of the flood records must be
-the numbers of their messages.
+the numbers of their messages; a %pS argument must be the symbol its
+message shows, in the Chrome args and in `bprint report --json` and
+`--csv` alike.
 """
 import collections
+import csv
 import decimal
+import io
 import json
 import re
 import sys
 
 from export_check import check_names, event_names, fail, finish, layouts, ok, report, unraw
+
+
+def check_symbols(bprint, trace, recs):
+    """The records of "sym %pS": the symbol of the message, everywhere."""
+    chrome = [e["args"]["sym"] for e in recs if e["args"]["msg"].startswith("sym ")]
+    lines = report(bprint, "--json", "-s", "fmt:sym*", trace)
+    docs = [json.loads(ln) for ln in lines]
+    rows = list(csv.DictReader(io.StringIO(b"\n".join(report(bprint, "--csv", "-s", "fmt:sym*",
+                                                             trace)).decode() + "\n")))
+    want = [d["message"][len("sym "):] for d in docs]
+    got = [d["fields"].get("sym") for d in docs]
+    if not want or not want[0] or want[0].startswith("0x") or got != want or chrome != want or \
+            [r.get("sym") for r in rows] != want:
+        fail("%%pS: report --json %r, --csv %r, chrome %r, messages %r" %
+             (got[:2], [r.get("sym") for r in rows][:2], chrome[:2], want[:2]))
+    else:
+        ok("%%pS: %d records give the symbol %r in the Chrome args, report --json and --csv" %
+           (len(want), want[0]))
 
 
 def main():
@@ -74,6 +96,7 @@ def main():
         fail("typed arguments of %d flood records differ: %r" % (len(badargs), badargs[:2]))
     else:
         ok("typed arguments of %d flood records" % len(flood))
+    check_symbols(bprint, trace, recs)
     fields = layouts(bprint, trace)
     named = []
     for e, (_, _, site, _) in zip(recs, raw):

@@ -6,7 +6,7 @@
  *           "func":"..","message":"..","fields":{NAME:VALUE,..},
  *           "lost_before":..}; integers as JSON integers, %f as numbers
  *           (NaN and infinities as null), %s and %c as strings, %p as a
- *           "0x..." string
+ *           "0x..." string, %pS and %ps as the symbol the message shows
  *   --csv   RFC 4180: ns,tid,comm,cpu,site,func,message,lost_before, then one column
  *           per field name of the chosen sites (the union, in the order of
  *           the site table), empty where a record's site lacks it
@@ -14,13 +14,27 @@
 #include "bprint_cmd.h"
 
 #include "output/json.h"
+#include "output/names.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void json_value(FILE *out, const struct bp_trace_field *f, const struct bp_field_value *v)
+/* Field k of lay, a %pS or %ps: the symbol report prints into sym, its
+ * length; 0 if the field is no such pointer. */
+static size_t symbol_of(struct bp_trace *t, const struct bp_trace_layout *lay, unsigned k,
+			const struct bp_field_value *v, char *sym, size_t size)
 {
-	char c;
+	char letter = lay->fields[k].type == BP_FIELD_POINTER ? bp_out_symbol_letter(lay, k) : 0;
+
+	return letter ? bp_out_symbol(t, letter, v->v.u, sym, size) : 0;
+}
+
+static void json_value(FILE *out, struct bp_trace *t, const struct bp_trace_layout *lay,
+		       unsigned k, const struct bp_field_value *v)
+{
+	const struct bp_trace_field *f = &lay->fields[k];
+	char c, sym[BP_OUT_SYMBOL_MAX];
+	size_t n;
 
 	switch (f->type) {
 	case BP_FIELD_SIGNED:
@@ -40,7 +54,10 @@ static void json_value(FILE *out, const struct bp_trace_field *f, const struct b
 		bp_json_str(out, &c, 1);
 		break;
 	default:
-		fprintf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
+		if ((n = symbol_of(t, lay, k, v, sym, sizeof(sym))))
+			bp_json_str(out, sym, n < sizeof(sym) ? n : sizeof(sym) - 1);
+		else
+			fprintf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
 	}
 }
 
@@ -79,7 +96,7 @@ bool print_event_json(struct bp_trace *t, struct bp_trace_event *e)
 		fputs(i ? "," : "", out);
 		bp_json_cstr(out, lay->fields[i].name);
 		fputc(':', out);
-		json_value(out, &lay->fields[i], &vals[i]);
+		json_value(out, t, lay, (unsigned)i, &vals[i]);
 	}
 	fprintf(out, "},\"lost_before\":%llu}\n", (unsigned long long)e->lost_before);
 	return !ferror(out);
@@ -106,9 +123,12 @@ static void csv_bytes(FILE *out, const char *s, size_t n)
 	fputc('"', out);
 }
 
-static void csv_value(FILE *out, const struct bp_trace_field *f, const struct bp_field_value *v)
+static void csv_value(FILE *out, struct bp_trace *t, const struct bp_trace_layout *lay,
+		      unsigned k, const struct bp_field_value *v)
 {
-	char c;
+	const struct bp_trace_field *f = &lay->fields[k];
+	char c, sym[BP_OUT_SYMBOL_MAX];
+	size_t n;
 
 	switch (f->type) {
 	case BP_FIELD_SIGNED:
@@ -128,7 +148,10 @@ static void csv_value(FILE *out, const struct bp_trace_field *f, const struct bp
 		csv_bytes(out, &c, 1);
 		break;
 	default:
-		fprintf(out, "0x%llx", (unsigned long long)v->v.u);
+		if ((n = symbol_of(t, lay, k, v, sym, sizeof(sym))))
+			csv_bytes(out, sym, n < sizeof(sym) ? n : sizeof(sym) - 1);
+		else
+			fprintf(out, "0x%llx", (unsigned long long)v->v.u);
 	}
 }
 
@@ -199,7 +222,7 @@ bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e)
 
 		fputc(',', out);
 		if (k >= 0 && k < n && !strcmp(lay->fields[k].name, columns[c]))
-			csv_value(out, &lay->fields[k], &vals[k]);
+			csv_value(out, t, lay, (unsigned)k, &vals[k]);
 	}
 	fputc('\n', out);
 	return !ferror(out);
