@@ -29,14 +29,38 @@ static size_t symbol_of(struct bp_trace *t, const struct bp_trace_layout *lay, u
 	return letter ? bp_out_symbol(t, letter, v->v.u, sym, size) : 0;
 }
 
-static void json_value(FILE *out, struct bp_trace *t, const struct bp_trace_layout *lay,
-		       unsigned k, const struct bp_field_value *v)
+static void csv_bytes(FILE *out, const char *s, size_t n)
 {
-	const struct bp_trace_field *f = &lay->fields[k];
-	char c, sym[BP_OUT_SYMBOL_MAX];
+	bool quote = false;
+
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+	if (!quote) {
+		fwrite(s, 1, n, out);
+		return;
+	}
+	fputc('"', out);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', out);
+		fputc(s[i], out);
+	}
+	fputc('"', out);
+}
+
+/*
+ * Field k of lay, with value v, as --json (json) or --csv writes it: the
+ * same text either way but for the quoting of strings (a %s, a %c, a
+ * pointer's "0x..." or symbol) and a floating-point number's digits.
+ */
+static void put_value(FILE *out, struct bp_trace *t, const struct bp_trace_layout *lay,
+		      unsigned k, const struct bp_field_value *v, bool json)
+{
+	void (*text)(FILE *, const char *, size_t) = json ? bp_json_str : csv_bytes;
+	char c, buf[BP_OUT_SYMBOL_MAX];
 	size_t n;
 
-	switch (f->type) {
+	switch (lay->fields[k].type) {
 	case BP_FIELD_SIGNED:
 		fprintf(out, "%lld", (long long)v->v.i);
 		break;
@@ -44,20 +68,22 @@ static void json_value(FILE *out, struct bp_trace *t, const struct bp_trace_layo
 		fprintf(out, "%llu", (unsigned long long)v->v.u);
 		break;
 	case BP_FIELD_FLOAT:
-		bp_json_double(out, v->v.d);
+		if (json)
+			bp_json_double(out, v->v.d);
+		else
+			fprintf(out, "%.17g", v->v.d);
 		break;
 	case BP_FIELD_STRING:
-		bp_json_str(out, v->s, v->len);
+		text(out, v->s, v->len);
 		break;
 	case BP_FIELD_CHAR:
 		c = (char)v->v.u;
-		bp_json_str(out, &c, 1);
+		text(out, &c, 1);
 		break;
 	default:
-		if ((n = symbol_of(t, lay, k, v, sym, sizeof(sym))))
-			bp_json_str(out, sym, n < sizeof(sym) ? n : sizeof(sym) - 1);
-		else
-			fprintf(out, "\"0x%llx\"", (unsigned long long)v->v.u);
+		if (!(n = symbol_of(t, lay, k, v, buf, sizeof(buf))))
+			n = (size_t)snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v->v.u);
+		text(out, buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
 	}
 }
 
@@ -96,64 +122,13 @@ bool print_event_json(struct bp_trace *t, struct bp_trace_event *e)
 		fputs(i ? "," : "", out);
 		bp_json_cstr(out, lay->fields[i].name);
 		fputc(':', out);
-		json_value(out, t, lay, (unsigned)i, &vals[i]);
+		put_value(out, t, lay, (unsigned)i, &vals[i], true);
 	}
 	fprintf(out, "},\"lost_before\":%llu}\n", (unsigned long long)e->lost_before);
 	return !ferror(out);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */
-
-static void csv_bytes(FILE *out, const char *s, size_t n)
-{
-	bool quote = false;
-
-	for (size_t i = 0; i < n && !quote; i++)
-		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-	if (!quote) {
-		fwrite(s, 1, n, out);
-		return;
-	}
-	fputc('"', out);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			fputc('"', out);
-		fputc(s[i], out);
-	}
-	fputc('"', out);
-}
-
-static void csv_value(FILE *out, struct bp_trace *t, const struct bp_trace_layout *lay,
-		      unsigned k, const struct bp_field_value *v)
-{
-	const struct bp_trace_field *f = &lay->fields[k];
-	char c, sym[BP_OUT_SYMBOL_MAX];
-	size_t n;
-
-	switch (f->type) {
-	case BP_FIELD_SIGNED:
-		fprintf(out, "%lld", (long long)v->v.i);
-		break;
-	case BP_FIELD_UNSIGNED:
-		fprintf(out, "%llu", (unsigned long long)v->v.u);
-		break;
-	case BP_FIELD_FLOAT:
-		fprintf(out, "%.17g", v->v.d);
-		break;
-	case BP_FIELD_STRING:
-		csv_bytes(out, v->s, v->len);
-		break;
-	case BP_FIELD_CHAR:
-		c = (char)v->v.u;
-		csv_bytes(out, &c, 1);
-		break;
-	default:
-		if ((n = symbol_of(t, lay, k, v, sym, sizeof(sym))))
-			csv_bytes(out, sym, n < sizeof(sym) ? n : sizeof(sym) - 1);
-		else
-			fprintf(out, "0x%llx", (unsigned long long)v->v.u);
-	}
-}
 
 /* The columns: field names of the chosen sites, each once. */
 static char **columns;
@@ -222,7 +197,7 @@ bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e)
 
 		fputc(',', out);
 		if (k >= 0 && k < n && !strcmp(lay->fields[k].name, columns[c]))
-			csv_value(out, t, lay, (unsigned)k, &vals[k]);
+			put_value(out, t, lay, (unsigned)k, &vals[k], false);
 	}
 	fputc('\n', out);
 	return !ferror(out);
