@@ -42,17 +42,10 @@ int bp_ring_page_info(const void *mem, size_t bytes, uint64_t seq,
 	struct geom g;
 	struct bp_ring_page *p;
 	uint64_t s1;
-	int rc = load_geom(mem, bytes, &g);
+	int rc = page_enter(mem, bytes, seq, &g, &p, &s1);
 
 	if (rc)
 		return rc;
-	if (seq == 0)
-		return BP_RING_ENOENT;
-	p = page_at(&g, seq);
-	/* R1 */
-	s1 = atomic_load_explicit(&p->seq, memory_order_acquire);
-	if (s1 != seq)
-		return BP_RING_ENOENT;
 	pi->seq = seq;
 	pi->slot = slot_of(g.npages, seq);
 	pi->base_ts = atomic_load_explicit(&p->base_ts, memory_order_relaxed);

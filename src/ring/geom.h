@@ -148,6 +148,26 @@ static inline uint32_t static_record(const unsigned char *rec, uint32_t left,
 	return len;
 }
 
+/*
+ * What reading one page seq on its own starts with: the geometry checked,
+ * the page's slot found, its seq read (R1; pairs with W2) and matched.
+ * BP_RING_OK with *p and *s1, BP_RING_ENOENT (seq 0, or the slot holds
+ * another page) or the geometry's error.
+ */
+static inline int page_enter(const void *mem, size_t bytes, uint64_t seq, struct geom *g,
+			     struct bp_ring_page **p, uint64_t *s1)
+{
+	int rc = load_geom(mem, bytes, g);
+
+	if (rc)
+		return rc;
+	if (seq == 0)
+		return BP_RING_ENOENT;
+	*p = page_at(g, seq);
+	*s1 = atomic_load_explicit(&(*p)->seq, memory_order_acquire);
+	return *s1 == seq ? BP_RING_OK : BP_RING_ENOENT;
+}
+
 /* A data record taken from page seq: its index, and the losses the page
  * counts before its first record. */
 static inline void record_taken(struct bp_ring_event *ev, uint64_t seq, uint64_t *next_rec,

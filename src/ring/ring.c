@@ -567,16 +567,10 @@ int bp_ring_copy_page(const void *mem, size_t bytes, uint64_t seq, void *out)
 	struct bp_ring_page *copy = out;
 	uint64_t s1;
 	uint32_t commit;
-	int rc = load_geom(mem, bytes, &g);
+	int rc = page_enter(mem, bytes, seq, &g, &p, &s1);				/* R1 */
 
 	if (rc)
 		return rc;
-	if (seq == 0)
-		return BP_RING_ENOENT;
-	p = page_at(&g, seq);
-	s1 = atomic_load_explicit(&p->seq, memory_order_acquire);		/* R1 */
-	if (s1 != seq)
-		return BP_RING_ENOENT;
 	commit = atomic_load_explicit(&p->commit, memory_order_acquire);	/* R2 */
 	if (commit > g.area || (commit & 3u))
 		commit = g.area + 1;	/* reported after the re-check */
