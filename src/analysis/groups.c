@@ -305,10 +305,17 @@ struct bp_group *bp_groups_get(struct bp_groups *g, const unsigned char *key, si
 			return NULL;
 		g->list = grown, g->capl = capl;
 	}
-	if (!(gr = calloc(1, sizeof(*gr) + g->data_size)) || !(gr->key = malloc(len ? len : 1))) {
-		free(gr);
+	/* one allocation: the group, its data, its key; a spare one if it has
+	 * room (malloc() and free() were a fifth of `bprint latency`) */
+	if (g->nspare && g->spare[g->nspare - 1]->room >= len) {
+		gr = g->spare[--g->nspare];
+		memset(gr + 1, 0, g->data_size);
+	} else if ((gr = calloc(1, sizeof(*gr) + g->data_size + len))) {
+		gr->room = len;
+	} else {
 		return NULL;
 	}
+	gr->key = (unsigned char *)(gr + 1) + g->data_size;
 	if (len)	/* no -k: an empty key, which may be NULL */
 		memcpy(gr->key, key, len);
 	gr->keylen = len, gr->hash = h;
@@ -342,8 +349,10 @@ void bp_groups_remove(struct bp_groups *g, struct bp_group *gr, void (*fn)(void 
 	g->list[gr->pos]->pos = gr->pos;
 	if (fn)
 		fn(gr->data);
-	free(gr->key);
-	free(gr);
+	if (g->nspare < BP_GROUPS_SPARE)
+		g->spare[g->nspare++] = gr;
+	else
+		free(gr);
 }
 
 void bp_groups_free(struct bp_groups *g, void (*fn)(void *data))
@@ -351,9 +360,10 @@ void bp_groups_free(struct bp_groups *g, void (*fn)(void *data))
 	for (size_t i = 0; i < g->n; i++) {
 		if (fn)
 			fn(g->list[i]->data);
-		free(g->list[i]->key);
 		free(g->list[i]);
 	}
+	while (g->nspare)
+		free(g->spare[--g->nspare]);
 	free(g->slots);
 	free(g->list);
 	*g = (struct bp_groups){ .data_size = g->data_size };

@@ -70,13 +70,16 @@ static inline bool bp_key_equal(const unsigned char *a, const unsigned char *b, 
 }
 
 struct bp_group {
-	unsigned char *key;
+	unsigned char *key;		/* after data, in the same allocation */
 	size_t keylen;
 	uint64_t hash;
 	size_t pos;		/* in the list */
 	void *data;		/* the user's, zeroed at creation, freed by the user */
-	uint64_t pad_;		/* the data after the group stays 16-byte aligned */
+	size_t room;		/* key bytes the allocation holds (and the data
+				 * after the group stays 16-byte aligned) */
 };
+
+#define BP_GROUPS_SPARE 16	/* groups removed, kept for the next ones */
 
 struct bp_groups {
 	struct bp_group **slots;	/* open addressing, at most half full */
@@ -84,6 +87,10 @@ struct bp_groups {
 	struct bp_group **list;		/* first seen first */
 	size_t n, capl;
 	size_t data_size;
+	/* removed groups, to be the next new ones: the open spans of
+	 * `bprint latency` come and go a record at a time */
+	struct bp_group *spare[BP_GROUPS_SPARE];
+	unsigned nspare;
 };
 
 void bp_groups_init(struct bp_groups *g, size_t data_size);
@@ -92,8 +99,9 @@ void bp_groups_init(struct bp_groups *g, size_t data_size);
 struct bp_group *bp_groups_get(struct bp_groups *g, const unsigned char *key, size_t len);
 /* The group of key if it exists. */
 struct bp_group *bp_groups_find(const struct bp_groups *g, const unsigned char *key, size_t len);
-/* Take a group out of the table and free it (call fn on its data first, if
- * fn).  The last group of the list takes its place there. */
+/* Take a group out of the table and free it, or keep it for a new group
+ * (call fn on its data first, if fn).  The last group of the list takes
+ * its place there. */
 void bp_groups_remove(struct bp_groups *g, struct bp_group *gr, void (*fn)(void *data));
 /* Free every group (call fn on each group's data first, if fn). */
 void bp_groups_free(struct bp_groups *g, void (*fn)(void *data));

@@ -6,23 +6,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define BY_INLINE 32	/* a --by key this long is kept in the open span */
+
 struct open_span {
 	struct bp_span_end from;
-	unsigned char *by;
 	size_t bylen;
+	unsigned char *by;		/* longer than BY_INLINE: its own allocation */
+	unsigned char by_inline[BY_INLINE];
 };
 
+/* The spans open under one key: the first in place (a key has one open at
+ * a time, but for nesting), the others in v.  One allocation less a span. */
 struct stack {
+	struct open_span first;
 	struct open_span *v;
-	size_t n, cap;
+	size_t n, cap;			/* n: all of them, first included */
 };
+
+static struct open_span *span_at(struct stack *st, size_t i)
+{
+	return i ? &st->v[i - 1] : &st->first;
+}
+
+static const unsigned char *by_of(const struct open_span *o)
+{
+	return o->bylen > BY_INLINE ? o->by : o->by_inline;
+}
 
 static void stack_free(void *data)
 {
 	struct stack *st = data;
 
 	for (size_t i = 0; i < st->n; i++)
-		free(st->v[i].by);
+		free(span_at(st, i)->by);
 	free(st->v);
 }
 
@@ -50,7 +66,7 @@ bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
 	if (!g)
 		return false;
 	st = g->data;
-	if (st->n == st->cap) {
+	if (st->n && st->n - 1 == st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 2;
 		struct open_span *grown = realloc(st->v, cap * sizeof(*grown));
 
@@ -58,14 +74,12 @@ bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
 			return false;
 		st->v = grown, st->cap = cap;
 	}
-	o = &st->v[st->n];
-	*o = (struct open_span){ .from = *from };
-	if (bylen) {
-		if (!(o->by = malloc(bylen)))
-			return false;
-		memcpy(o->by, by, bylen);
-		o->bylen = bylen;
-	}
+	o = span_at(st, st->n);
+	*o = (struct open_span){ .from = *from, .bylen = bylen };
+	if (bylen > BY_INLINE && !(o->by = malloc(bylen)))
+		return false;
+	if (bylen)
+		memcpy(bylen > BY_INLINE ? o->by : o->by_inline, by, bylen);
 	st->n++;
 	s->nopen++;
 	return true;
@@ -97,11 +111,11 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 		s->unmatched_closes++;
 		return 0;
 	}
-	o = st->v[--st->n];
+	o = *span_at(st, --st->n);
 	s->nopen--;
 	*out = (struct bp_span){ .from = o.from, .to = *to, .keylen = keylen, .bylen = o.bylen };
 	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);
-	out->by = keep(&s->last_by, &s->last_cap_by, o.by, o.bylen);
+	out->by = keep(&s->last_by, &s->last_cap_by, by_of(&o), o.bylen);
 	free(o.by);
 	if (!st->n)
 		bp_groups_remove(&s->open, g, stack_free);
@@ -113,10 +127,10 @@ uint64_t bp_spans_count_open(const struct bp_spans *s, uint32_t flags)
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < s->open.n; i++) {
-		const struct stack *st = s->open.list[i]->data;
+		struct stack *st = s->open.list[i]->data;
 
 		for (size_t k = 0; k < st->n; k++)
-			n += (st->v[k].from.flags & flags) == flags;
+			n += (span_at(st, k)->from.flags & flags) == flags;
 	}
 	return n;
 }

@@ -119,6 +119,18 @@ static int cmp_desc(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
+/* The --by bytes of the span opened at ns, into by: their length, from 0
+ * to past what an open span keeps in place. */
+#define BY_MAX 70
+static size_t by_of(uint64_t ns, unsigned char *by)
+{
+	size_t n = (size_t)(ns % BY_MAX);
+
+	for (size_t i = 0; i < n; i++)
+		by[i] = (unsigned char)(ns * 31 + i);
+	return n;
+}
+
 static void test_spans(void)
 {
 	static uint64_t stack[KEYS][STEPS], durations[STEPS];
@@ -127,6 +139,7 @@ static void test_spans(void)
 	struct bp_spans s;
 	struct bp_top top;
 	struct bp_key k = { 0 };
+	unsigned char by[BY_MAX];
 
 	bp_spans_init(&s);
 	bp_top_init(&top, TOP);
@@ -138,7 +151,7 @@ static void test_spans(void)
 		make_key(&k, id);
 		if (next() % 2) {
 			stack[id][depth[id]++] = end.ns;
-			CHECK(bp_spans_open(&s, k.b, k.len, &end, (const unsigned char *)"by", 2));
+			CHECK(bp_spans_open(&s, k.b, k.len, &end, by, by_of(end.ns, by)));
 			continue;
 		}
 		if (!depth[id]) {
@@ -149,7 +162,8 @@ static void test_spans(void)
 		CHECK_EQ(bp_spans_close(&s, k.b, k.len, &end, &sp), 1);
 		depth[id]--;
 		CHECK(sp.from.ns == stack[id][depth[id]]);
-		CHECK(sp.to.ns == end.ns && sp.bylen == 2 && !memcmp(sp.by, "by", 2));
+		CHECK(sp.to.ns == end.ns && sp.bylen == by_of(sp.from.ns, by) &&
+		      !memcmp(sp.by, by, sp.bylen));
 		CHECK(sp.keylen == k.len && !memcmp(sp.key, k.b, k.len));
 		durations[ndur++] = sp.to.ns - sp.from.ns;
 		CHECK(bp_top_offer(&top, &sp));
