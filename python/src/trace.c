@@ -300,8 +300,8 @@ static BpyReader *read_through(BpyTrace *tr, PyObject **finish)
 	if (!r)
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-	while ((rc = bp_trace_next(r->t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1)
-		;
+	while ((rc = bp_trace_next(r->t, &e, BP_TRACE_NEXT_ARGS_ONLY)) == 1)
+		;	/* only the counting: nothing of a record is needed */
 	Py_END_ALLOW_THREADS
 	*finish = bpy_reader_finish(r, rc, NULL);
 	if (rc >= 0)
