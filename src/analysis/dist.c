@@ -400,10 +400,9 @@ static bool keep_exact(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_
 	return true;
 }
 
-/* The exact values, or the sketch: one more value, after its statistics
- * and histogram. */
-static inline bool keep_or_sketch(struct bp_dist_pool *p, struct bp_dist *d,
-				  union bp_dist_value v, const struct int_parts *x)
+/* A double's exact value, or its sketch bucket, after its statistics and
+ * histogram (integers: bp_dist_add_many(), the same decisions). */
+static bool keep_or_sketch(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v)
 {
 	bool ok = true;
 
@@ -411,40 +410,16 @@ static inline bool keep_or_sketch(struct bp_dist_pool *p, struct bp_dist *d,
 		return keep_exact(p, d, v);
 	if (!d->sketch && !to_sketch(p, d))
 		ok = false;	/* the value is still sketched */
-	return (x ? sketch_add_int(d, *x) : sketch_add_double(d, v.d)) && ok;
-}
-
-/* An integer: exact in 128 bits, no long double on the common path. */
-static bool add_int(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v)
-{
-	struct int_parts x = int_parts_of(d->kind, v);
-	bool first = d->count == 1, ok;
-
-	if (d->kind == BP_DIST_SIGNED) {
-		if (first || v.i < d->min.i)
-			d->min = v;
-		if (first || v.i > d->max.i)
-			d->max = v;
-		d->isum += v.i;
-	} else {
-		if (first || v.u < d->min.u)
-			d->min = v;
-		if (first || v.u > d->max.u)
-			d->max = v;
-		d->isum += v.u;
-	}
-	ok = p->buckets == BP_BUCKETS_LOG2 ? int_bucket_add(d, x) :
-					    bucket_add(p, d, bp_dist_ld(d->kind, v));
-	return keep_or_sketch(p, d, v, &x) && ok;
+	return sketch_add_double(d, v.d) && ok;
 }
 
 bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value v)
 {
 	bool ok;
 
+	if (d->kind != BP_DIST_FLOAT)	/* exact in 128 bits, no long double */
+		return bp_dist_add_many(p, d, &v, 1);
 	d->count++;
-	if (d->kind != BP_DIST_FLOAT)
-		return add_int(p, d, v);
 	if (isnan(v.d)) {
 		d->nan++;
 		return true;
@@ -455,7 +430,7 @@ bool bp_dist_add(struct bp_dist_pool *p, struct bp_dist *d, union bp_dist_value 
 		d->max = v;
 	d->sum += v.d;
 	ok = bucket_add(p, d, v.d);
-	return keep_or_sketch(p, d, v, NULL) && ok;
+	return keep_or_sketch(p, d, v) && ok;
 }
 
 /*
@@ -498,7 +473,7 @@ static inline bool int_bucket(const struct bp_dist_pool *p, struct bp_dist *d,
  * The statistics of the batch first, then value by value the bucket and
  * the exact value while the budget lasts (it may run out in between),
  * then the sketch: keep_or_sketch()'s decisions, taken once per batch
- * where they no longer change.
+ * where they no longer change.  bp_dist_add() of an integer comes here.
  */
 bool bp_dist_add_many(struct bp_dist_pool *p, struct bp_dist *d, const union bp_dist_value *v,
 		      size_t n)
