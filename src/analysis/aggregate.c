@@ -51,7 +51,7 @@ bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 	if (!g)
 		return false;
 	d = g->data;
-	if (!d->count && !d->v && !d->sketch && !a->npending)
+	if (!d->count && !d->v && !d->sketch)	/* new, or only values pending: its kind */
 		d->kind = a->kind;
 	a->records++;
 	if (a->counts_only) {	/* no values to keep */

@@ -124,7 +124,7 @@ static enum bp_dist_kind value_kind(struct hist *h, struct bp_trace *t)
 }
 
 /* The distribution's kind, from the chosen sites (once: at the check, or
- * when following, at the first site counted). */
+ * when following, at the first site counted or the first drawing). */
 static void set_kind(struct hist *h, struct bp_trace *t)
 {
 	bp_agg_init(&h->agg, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED, h->o.buckets,
@@ -287,10 +287,8 @@ static bool hist_render(void *ctx, struct bp_trace *t, bool final)
 {
 	struct hist *h = ctx;
 
-	if (!h->kind_set) {
-		bp_agg_init(&h->agg, BP_DIST_UNSIGNED, h->o.buckets, h->o.width);
-		h->kind_set = true;
-	}
+	if (!h->kind_set)	/* following, nothing counted yet */
+		set_kind(h, t);
 	h->agg.key_names = h->o.keys;
 	h->agg.nkeys = h->o.nkeys;
 	h->agg.value_name = h->value;
