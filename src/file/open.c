@@ -273,15 +273,12 @@ static bool writer_process_gone(const struct bp_trace *t)
 	return !mapped;
 }
 
-/*
- * Is the live file's writer gone, so that what its rings hold is final?
- * It is if it closed the file, or if its process is gone (a program
- * killed).  Asked at open and at every refresh.
- */
-static bool writer_gone(const struct bp_trace *t)
+/* Did the writer say it is done: a live file closed, or a stream?  Then,
+ * or when its process is gone, what its rings hold is final (writer_gone,
+ * asked at open and at every refresh). */
+static bool writer_closed(const struct bp_trace *t)
 {
-	return (t->info.flags & BP_TRACE_F_CLOSED) || (t->info.flags & BP_TRACE_F_STREAM) ||
-	       writer_process_gone(t);
+	return (t->info.flags & BP_TRACE_F_CLOSED) || (t->info.flags & BP_TRACE_F_STREAM);
 }
 
 /* ---- open, close, refresh ---------------------------------------------- */
@@ -301,8 +298,7 @@ static int open_file(struct bp_trace *t, char *err, size_t errlen)
 	/* Closed is not enough to read without the seqlock: the threads of
 	 * an exiting process may write on after its exit handler closed it. */
 	t->writer_dead = !(t->info.flags & BP_TRACE_F_STREAM) && writer_process_gone(t);
-	t->writer_gone = t->writer_dead || (t->info.flags & BP_TRACE_F_CLOSED) ||
-			 (t->info.flags & BP_TRACE_F_STREAM);
+	t->writer_gone = t->writer_dead || writer_closed(t);
 	rc = catalogue_update(t, 0);
 	check_tail(t);
 	check_size(t);
@@ -379,7 +375,7 @@ int bp_trace_refresh(struct bp_trace *t)
 	if ((rc = reader_measure(t)) != BP_TRACE_OK)
 		return rc;
 	reread_header(t);
-	t->writer_gone = writer_gone(t);
+	t->writer_gone = writer_closed(t) || writer_process_gone(t);
 	if ((rc = catalogue_update(t, 0)) < 0)
 		return rc;
 	for (size_t i = 0; i < t->nsrc; i++) {
