@@ -23,6 +23,12 @@
  *
  * BENCH_ANALYSIS_DIR says where the files go (default /tmp); they are
  * removed at the end.
+ *
+ *   bench-analysis --file TRACE FIELD [RUNS]
+ *
+ * measures step 2 on a trace of your own (a real program's): `bprint
+ * report TRACE` against `bprint hist -v FIELD TRACE`, alternating, RUNS
+ * rounds (default 9): the medians of their CPU time and the ratio.
  */
 #include <bprint.h>
 
@@ -128,6 +134,30 @@ static int run_bprint(char *const *args, struct rusage *ru)
 	return 0;
 }
 
+/* --file: report against hist -v field on a trace of the caller's. */
+static int on_file(char *trace, char *field, int runs)
+{
+	char *report_cmd[] = { BPRINT_CMD, "report", trace, NULL };
+	char *hist[] = { BPRINT_CMD, "hist", "-v", field, trace, NULL };
+	double cpu[2][MAX_RUNS], med[2];
+	struct rusage ru;
+
+	for (int r = 0; r < runs; r++) {
+		if (run_bprint(report_cmd, &ru))
+			return 1;
+		cpu[0][r] = cpu_seconds(&ru);
+		if (run_bprint(hist, &ru))
+			return 1;
+		cpu[1][r] = cpu_seconds(&ru);
+	}
+	med[0] = bench_median(cpu[0], runs);
+	med[1] = bench_median(cpu[1], runs);
+	printf("%s: bprint report %.3f s CPU, hist -v %s %.3f s: hist at %.2fx report's rate "
+	       "(target >= 2x) [medians of %d runs]\n", trace, med[0], field, med[1],
+	       med[0] / med[1], runs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("BENCH_ANALYSIS_DIR") ? getenv("BENCH_ANALYSIS_DIR") : "/tmp";
@@ -139,6 +169,10 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--trace"))
 		return child(strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10));
+	if (argc >= 4 && !strcmp(argv[1], "--file")) {
+		runs = argc > 4 ? atoi(argv[4]) : 9;
+		return on_file(argv[2], argv[3], runs < 1 || runs > MAX_RUNS ? 9 : runs);
+	}
 	if (argc > 1)
 		n = strtoul(argv[1], NULL, 10);
 	if (argc > 2)
