@@ -64,4 +64,26 @@ fi
 out=$(env -u LD_LIBRARY_PATH "$work/stb/hello_static")
 [ "$out" = "$expected" ] || { echo "static build printed:"; echo "$out"; exit 1; }
 
-echo "installed package: find_package (shared and static) and pkg-config builds (with LD_LIBRARY_PATH or the rpath) of the runtime and the reading library work"
+# the static reading library with a program whose own globals share names
+# with our internals: only bp_/bprint_ names leave the library, so it links
+# and calls its own
+cat > "$work/clash.c" <<'EOF2'
+int ring_next(void) { return 7; }
+int pb_uint(void) { return 8; }
+int tables_free(void) { return 9; }
+EOF2
+cat > "$work/st/CMakeLists.txt" <<EOF2
+cmake_minimum_required(VERSION 3.16)
+project(st C)
+find_package(bprint REQUIRED)
+add_executable(messages_static $src/examples/installed/messages.c $work/clash.c)
+target_link_libraries(messages_static PRIVATE bprint::reader_static)
+EOF2
+rm -rf "$work/stb"
+cmake -S "$work/st" -B "$work/stb" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/stb" >/dev/null ||
+	{ echo "a program with its own ring_next() did not link with bprint::reader_static"; exit 1; }
+out=$(env -u LD_LIBRARY_PATH "$work/stb/messages_static" "$work/hello.dat")
+[ "$out" = "$expected" ] || { echo "static reader printed:"; echo "$out"; exit 1; }
+
+echo "installed package: find_package (shared and static, the static reader beside a program's own ring_next()) and pkg-config builds (with LD_LIBRARY_PATH or the rpath) of the runtime and the reading library work"
