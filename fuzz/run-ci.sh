@@ -13,7 +13,8 @@
 # Seeds:  fuzz/gen-corpus.py rewrites the seeds of fuzz_decode, fuzz_bstr,
 #   fuzz_roundtrip and fuzz_dense; add a case to its lists, or drop a small file into
 #   fuzz/corpus/<target>/ by hand (fuzz_tracefile's are real trace files).
-#   Keep seeds small and few; when a crash is fixed, add its input as a seed.
+#   Keep seeds small and few; when a crash is fixed, add its input as a seed:
+#   make check replays every seed (tests/fuzz/), so it stays fixed.
 #   To shrink a grown corpus before committing it:
 #     build-fuzz/fuzz/<target> -merge=1 NEWDIR fuzz/corpus/<target>
 set -euo pipefail
