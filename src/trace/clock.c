@@ -15,6 +15,17 @@
  *
  * The base is published under a sequence count so that a calibration
  * (which may run in a signal handler) never sees half of a selection.
+ * Its orderings are named as docs/locks.md lists them (K1-K4):
+ *   K1  select_begin: the count made odd (acquire) and a release fence,
+ *       before the base's stores; pairs with K4.
+ *   K2  bp_clock_select: the base's stores, then the count made even
+ *       (release); pairs with K3.
+ *   K3  read_base: the count (acquire) before the base's loads; pairs
+ *       with K2, so an even count read first means a whole base after it.
+ *   K4  read_base: an acquire fence after the base's loads, before the
+ *       count is read again; pairs with K1, so a selection that began
+ *       while we read changes the count we compare.
+ * The rest is relaxed, each saying why where it is.
  */
 #include "trace/clock.h"
 
@@ -171,13 +182,16 @@ static void take_pair(uint64_t *tsc, uint64_t *ns)
 
 int bp_clock_tsc_usable(void)
 {
+	/* relaxed: a test's switch, a value alone that guards no data */
 	int o = atomic_load_explicit(&tsc_usable_override, memory_order_relaxed);
 
 	if (o >= 0)
 		return o;
 #if defined(__x86_64__)
 	{
-		/* 0 not yet known, 1 usable, 2 not usable */
+		/* 0 not yet known, 1 usable, 2 not usable.  relaxed: every
+		 * thread that finds 0 computes the same answer from the CPU and
+		 * the kernel, so a racing store writes what the other would. */
 		static _Atomic int cached;
 		int v = atomic_load_explicit(&cached, memory_order_relaxed);
 
@@ -202,6 +216,8 @@ enum bp_clock_id bp_clock_default(void)
 	return bp_clock_tsc_usable() ? BP_CLOCK_TSC : BP_CLOCK_MONO;
 }
 
+/* relaxed: a hint for callers that only name the clock; whoever needs the
+ * id with its base reads both under the count (read_base). */
 enum bp_clock_id bp_clock_selected(void)
 {
 	return (enum bp_clock_id)atomic_load_explicit(&bp_clock_state.id,
@@ -214,13 +230,17 @@ static uint32_t select_begin(void)
 	uint32_t seq;
 
 	for (;;) {
+		/* relaxed: only a guess that the exchange below checks */
 		seq = atomic_load_explicit(&base.seq, memory_order_relaxed);
+		/* acquire: the previous selection's base (its K2) is seen
+		 * before we overwrite it */
 		if (!(seq & 1u) &&
 		    atomic_compare_exchange_weak_explicit(&base.seq, &seq, seq + 1,
 							  memory_order_acquire,
 							  memory_order_relaxed))
 			break;
 	}
+	/* K1: the odd count before the base's stores; pairs with K4 */
 	atomic_thread_fence(memory_order_release);
 	return seq;
 }
@@ -238,6 +258,7 @@ void bp_clock_fork_prepare(void)
 
 void bp_clock_fork_release(void)
 {
+	/* K2 without a new base: the base as it was, published again */
 	atomic_store_explicit(&base.seq, fork_seq + 2, memory_order_release);
 }
 
@@ -259,16 +280,20 @@ int bp_clock_select(enum bp_clock_id id)
 #endif
 
 	seq = select_begin();
+	/* relaxed: ordered by K1 before and K2 after */
 	atomic_store_explicit(&base.id, (uint32_t)id, memory_order_relaxed);
 	atomic_store_explicit(&base.tsc, tsc, memory_order_relaxed);
 	atomic_store_explicit(&base.ns, ns, memory_order_relaxed);
 	atomic_store_explicit(&bp_clock_state.id, (uint32_t)id, memory_order_relaxed);
-	/* The inline fast path reads the TSC itself: only while it is the clock. */
+	/* The inline fast path reads the TSC itself: only while it is the clock.
+	 * relaxed: the gate bit chooses how a call reads the time, never which
+	 * data it reads; a call that sees it late stamps one record with the
+	 * clock it still had, as if it had run a moment earlier. */
 	if (id == BP_CLOCK_TSC)
 		__atomic_fetch_or(&bprint__gate.bits, BPRINT__GATE_TSC, __ATOMIC_RELAXED);
 	else
 		__atomic_fetch_and(&bprint__gate.bits, ~BPRINT__GATE_TSC, __ATOMIC_RELAXED);
-	atomic_store_explicit(&base.seq, seq + 2, memory_order_release);
+	atomic_store_explicit(&base.seq, seq + 2, memory_order_release);	/* K2 */
 	return ret;
 }
 
@@ -290,13 +315,14 @@ static int read_base(uint32_t *id, uint64_t *tsc, uint64_t *ns)
 	int i;
 
 	for (i = 0; i < SEQ_READ_TRIES; i++) {
-		uint32_t s1 = atomic_load_explicit(&base.seq, memory_order_acquire);
+		uint32_t s1 = atomic_load_explicit(&base.seq, memory_order_acquire);	/* K3 */
 		uint32_t s2;
 
+		/* relaxed: ordered by K3 before and K4 after */
 		*id = atomic_load_explicit(&base.id, memory_order_relaxed);
 		*tsc = atomic_load_explicit(&base.tsc, memory_order_relaxed);
 		*ns = atomic_load_explicit(&base.ns, memory_order_relaxed);
-		atomic_thread_fence(memory_order_acquire);
+		atomic_thread_fence(memory_order_acquire);			/* K4 */
 		s2 = atomic_load_explicit(&base.seq, memory_order_relaxed);
 		if (s1 == s2 && !(s1 & 1u)) {
 			if (s1 == 0)	/* never selected: the static mono */

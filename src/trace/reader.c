@@ -162,15 +162,15 @@ static bool add_source(struct bprint_reader *r, struct bp_thread *t, struct bp_t
 /* Pick up rings that appeared since the last look. */
 static void scan(struct bprint_reader *r)
 {
-	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;	/* T7 */
 	     t = t->next) {
-		int state = atomic_load_explicit(&t->state, memory_order_acquire);
+		int state = atomic_load_explicit(&t->state, memory_order_acquire);	/* T5 */
 
 		if (state != BP_THREAD_ALIVE && state != BP_THREAD_DEAD)
 			continue;
 		for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 			struct bp_thread_ring *ring = &t->ring[i];
-			void *mem = atomic_load_explicit(&ring->mem, memory_order_acquire);
+			void *mem = atomic_load_explicit(&ring->mem, memory_order_acquire);	/* T2 */
 
 			if (mem && !source_known(r, ring, mem) && !add_source(r, t, ring, mem))
 				return;
@@ -185,6 +185,8 @@ static void publish(const struct source *s)
 
 	if (st != &s->ring->consumer)
 		return;
+	/* relaxed: counts read as values by bprint_stats() and the totals;
+	 * one consumer writes them (bp_consumer_lock) */
 	atomic_store_explicit(&s->ring->consumer_read,
 			      st->cursor.read - (st->has_peek ? 1u : 0u), memory_order_relaxed);
 	atomic_store_explicit(&s->ring->consumer_overwritten, st->cursor.overwritten,
@@ -484,12 +486,13 @@ static uint64_t oldest_index(const void *mem, size_t bytes)
 void bp_reader_header(const struct bprint_reader *r, uint64_t *written, uint64_t *lost)
 {
 	(void)r;
+	/* relaxed: counters read as values, each alone */
 	*written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed);
 	*lost = atomic_load_explicit(&bp_retired.discarded, memory_order_relaxed) +
 		atomic_load_explicit(&bp_retired.overwritten, memory_order_relaxed);
-	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;	/* T7 */
 	     t = t->next) {
-		int state = atomic_load_explicit(&t->state, memory_order_acquire);
+		int state = atomic_load_explicit(&t->state, memory_order_acquire);	/* T5 */
 		uint64_t dropped = bp_thread_dropped(t);
 
 		if (state != BP_THREAD_ALIVE && state != BP_THREAD_DEAD)
@@ -498,13 +501,14 @@ void bp_reader_header(const struct bprint_reader *r, uint64_t *written, uint64_t
 		*lost += dropped;
 		for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 			struct bp_thread_ring *ring = &t->ring[i];
-			void *mem = atomic_load_explicit(&ring->mem, memory_order_acquire);
+			void *mem = atomic_load_explicit(&ring->mem, memory_order_acquire);	/* T2 */
 			uint64_t got, missed, next, oldest;
 			struct bp_ring_stats rs;
 
 			if (!mem || bp_ring_stats(mem, ring->bytes, &rs) != BP_RING_OK)
 				continue;
 			/* what a consumer took is not lost; what nobody will see is */
+			/* relaxed: the consumer's counts, read as values */
 			got = atomic_load_explicit(&ring->consumer_read, memory_order_relaxed);
 			missed = atomic_load_explicit(&ring->consumer_overwritten, memory_order_relaxed);
 			next = got + missed;

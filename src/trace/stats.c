@@ -21,6 +21,8 @@
  */
 static int retired_entry(void *out, uint32_t stride)
 {
+	/* relaxed: counters read as values, each alone; a report taken while
+	 * threads retire may be a moment old, never torn */
 	uint64_t written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed);
 	struct bprint_thread_stats s;
 
@@ -53,9 +55,9 @@ int bp_stats_collect(struct bprint_thread_stats *out, int max)
 		return -1;
 	}
 
-	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;
+	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;	/* T7 */
 	     t = t->next) {
-		int state = atomic_load_explicit(&t->state, memory_order_acquire);
+		int state = atomic_load_explicit(&t->state, memory_order_acquire);	/* T5 */
 		struct bprint_thread_stats s = BPRINT_THREAD_STATS_INIT;
 
 		if (state != BP_THREAD_ALIVE && state != BP_THREAD_DEAD)
@@ -73,13 +75,14 @@ int bp_stats_collect(struct bprint_thread_stats *out, int max)
 		s.written = s.discarded;
 		for (unsigned i = 0; i < BP_NEST_MAX; i++) {
 			struct bp_thread_ring *r = &t->ring[i];
-			void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);
+			void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
 			struct bp_ring_stats rs;
 
 			if (!mem || bp_ring_stats(mem, r->bytes, &rs) != BP_RING_OK)
 				continue;
 			s.written += rs.written;
 			s.discarded += rs.discarded;
+			/* relaxed: the consumer's own counts, read as values */
 			s.read += atomic_load_explicit(&r->consumer_read, memory_order_relaxed);
 			s.overwritten += atomic_load_explicit(&r->consumer_overwritten,
 							      memory_order_relaxed);
