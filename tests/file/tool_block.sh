@@ -13,7 +13,6 @@
 # BPRINT_TEST_QUICK=1 divides the record counts by 10.
 . "$(dirname "$0")/tool_lib.sh"
 BURST=$TRACED
-unset BPRINT_BLOCK_TIMEOUT BPRINT_RECORD_PID
 scale=1
 [ "${BPRINT_TEST_QUICK:-0}" = 1 ] && scale=10
 

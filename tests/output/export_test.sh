@@ -22,7 +22,8 @@
 # Exit 77 (skipped) without trace-cmd, babeltrace2, python3, protoc, npm or script.
 set -u
 MODE=$1 BPRINT=$2 TRACED=$3 WORK=$4 SRC=$5
-unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_PAGE_SIZE BPRINT_MODE BPRINT_DUMP BPRINT_FILTER BPRINT_DISABLE
+. "$(dirname "$0")/../lib.sh"
+bp_env_reset
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 
 if ! command -v python3 >/dev/null 2>&1; then

@@ -7,10 +7,9 @@
 # The reference: report --raw's nanoseconds, cut here with awk.
 set -u
 BPRINT=$1 TRACED=$2 WORK=$3
-unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_MODE BPRINT_DISABLE BPRINT_CLOCK BPRINT_FILTER
+. "$(dirname "$0")/../lib.sh"
+bp_env_reset
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 BPRINT_FILE=t.dat BPRINT_CLOCK=mono "$TRACED" 400 || { echo "FAIL: the traced program"; exit 1; }
 "$BPRINT" report --raw t.dat > raw.txt || exit 1
