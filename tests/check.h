@@ -133,4 +133,10 @@ static inline long long test_scale(long long normal)
 	return q && *q && *q != '0' ? normal / 10 : normal;
 }
 
+/* Under the sanitizers' quick runs (BPRINT_TEST_QUICK=1)? */
+static inline int test_quick(void)
+{
+	return test_scale(10) < 10;
+}
+
 #endif /* BP_TEST_CHECK_H */

@@ -53,17 +53,17 @@ static void check_text(int line, const char *fmt, const char *user, size_t size,
 	size_t keep = size ? ((size_t)wlen < size - 1 ? (size_t)wlen : size - 1) : 0;
 
 	if (ret != wlen) {
-		T_FAIL("line %d: %s(size %zu, \"%s\") returned %d, want %d", line, user, size, fmt, ret, wlen);
+		FAIL("line %d: %s(size %zu, \"%s\") returned %d, want %d", line, user, size, fmt, ret, wlen);
 		return;
 	}
 	if (!untouched(b - GUARD, GUARD, 0x7e))
-		T_FAIL("line %d: %s(size %zu, \"%s\") wrote before the buffer", line, user, size, fmt);
+		FAIL("line %d: %s(size %zu, \"%s\") wrote before the buffer", line, user, size, fmt);
 	if (!untouched(b + size, GUARD, 0x7e))
-		T_FAIL("line %d: %s(size %zu, \"%s\") wrote past size", line, user, size, fmt);
+		FAIL("line %d: %s(size %zu, \"%s\") wrote past size", line, user, size, fmt);
 	if (size == 0)
 		return;
 	if (memcmp(buf, want, keep) != 0 || buf[keep] != '\0') {
-		T_FAIL("line %d: %s(size %zu, \"%s\") wrote the wrong prefix", line, user, size, fmt);
+		FAIL("line %d: %s(size %zu, \"%s\") wrote the wrong prefix", line, user, size, fmt);
 		fprintf(stderr, "  want ");
 		t_escape(stderr, want, keep);
 		fprintf(stderr, "\n  got  ");
@@ -84,11 +84,11 @@ static void check_block(int line, const char *fmt, const char *user, size_t word
 			const uint32_t *bin, size_t ret, size_t need, const uint32_t *ref)
 {
 	if (ret != need)
-		T_FAIL("line %d: %s(words %zu, \"%s\") returned %zu, want %zu", line, user, words, fmt, ret, need);
+		FAIL("line %d: %s(words %zu, \"%s\") returned %zu, want %zu", line, user, words, fmt, ret, need);
 	if (!untouched((const unsigned char *)(bin + words), GUARD, 0xa5))
-		T_FAIL("line %d: %s(words %zu, \"%s\") wrote past words", line, user, words, fmt);
+		FAIL("line %d: %s(words %zu, \"%s\") wrote past words", line, user, words, fmt);
 	if (words >= need && memcmp(bin, ref, need * 4) != 0)
-		T_FAIL("line %d: %s(words %zu, \"%s\") block differs from the one packed with room to spare",
+		FAIL("line %d: %s(words %zu, \"%s\") block differs from the one packed with room to spare",
 		       line, user, words, fmt);
 }
 
@@ -100,7 +100,7 @@ static size_t next_size(size_t size, int wlen)
 {
 	size_t len = (size_t)wlen;
 
-	if (!t_quick() || len <= 512 || size < 256 || size + 256 >= len)
+	if (!test_quick() || len <= 512 || size < 256 || size + 256 >= len)
 		return size + 1;
 	return size + 61 < len - 256 ? size + 61 : len - 256;
 }
@@ -119,7 +119,7 @@ static void vcheck(int line, const char *fmt, va_list ap)
 	wlen = vsnprintf(want, sizeof(want), fmt, c);
 	va_end(c);
 	if (wlen < 0 || wlen >= BIG) {
-		T_FAIL("line %d: glibc: %d for \"%s\"", line, wlen, fmt);
+		FAIL("line %d: glibc: %d for \"%s\"", line, wlen, fmt);
 		return;
 	}
 
@@ -134,7 +134,7 @@ static void vcheck(int line, const char *fmt, va_list ap)
 		ncalls++;
 	}
 	va_copy(c, ap);
-	T_CHECK(bp_vsnprintf(NULL, 0, fmt, c) == wlen, "line %d: bp_vsnprintf(NULL, 0, \"%s\")", line, fmt);
+	CHECK_MSG(bp_vsnprintf(NULL, 0, fmt, c) == wlen, "line %d: bp_vsnprintf(NULL, 0, \"%s\")", line, fmt);
 	va_end(c);
 
 	/* The reference block, packed with room to spare. */
@@ -143,11 +143,11 @@ static void vcheck(int line, const char *fmt, va_list ap)
 	need = bp_vbin_printf(ref, MAXWORDS, fmt, c);
 	va_end(c);
 	if (need >= MAXWORDS) {
-		T_FAIL("line %d: block of %zu words for \"%s\"", line, need, fmt);
+		FAIL("line %d: block of %zu words for \"%s\"", line, need, fmt);
 		return;
 	}
 	plan_rc = bp_format_compile(fmt, &plan);
-	T_CHECK(plan_rc == 0, "line %d: bp_format_compile(\"%s\") = %d", line, fmt, plan_rc);
+	CHECK_MSG(plan_rc == 0, "line %d: bp_format_compile(\"%s\") = %d", line, fmt, plan_rc);
 
 	for (size_t words = 0; words <= need + 1; words++) {
 		uint32_t *bin = bin_buffer(words);
@@ -174,7 +174,7 @@ static void vcheck(int line, const char *fmt, va_list ap)
 		check_text(line, fmt, "bp_bstr_printf", size, buf, ret, want, wlen);
 		ncalls++;
 	}
-	T_CHECK(bp_bstr_printf(NULL, 0, fmt, ref, need) == wlen, "line %d: bp_bstr_printf(NULL, 0, \"%s\")",
+	CHECK_MSG(bp_bstr_printf(NULL, 0, fmt, ref, need) == wlen, "line %d: bp_bstr_printf(NULL, 0, \"%s\")",
 		line, fmt);
 }
 

@@ -89,13 +89,13 @@ static void huge_cases(void)
 
 				gw = snprintf(hwant, sizeof(hwant), fm[i], w, p, dv[j]);
 				bw = bp_snprintf(hgot, sizeof(hgot), fm[i], w, p, dv[j]);
-				T_CHECK(gw == bw && strcmp(hwant, hgot) == 0,
+				CHECK_MSG(gw == bw && strcmp(hwant, hgot) == 0,
 					"\"%s\" width %d precision %d of %a: glibc %d, bprint %d",
 					fm[i], w, p, dv[j], gw, bw);
 				for (int big = 0; big < 2; big++, l *= 1e4000L) {
 					gw = snprintf(hwant, sizeof(hwant), lf, w, p, l);
 					bw = bp_snprintf(hgot, sizeof(hgot), lf, w, p, l);
-					T_CHECK(gw == bw && strcmp(hwant, hgot) == 0,
+					CHECK_MSG(gw == bw && strcmp(hwant, hgot) == 0,
 						"\"%s\" width %d precision %d of %La: glibc %d, "
 						"bprint %d", lf, w, p, l, gw, bw);
 				}
@@ -107,12 +107,12 @@ static void huge_cases(void)
 int main(int argc, char **argv)
 {
 	static const char flagset[] = "-+ #0";
-	long cases = t_quick() ? 50000 : 500000;
+	long cases = test_scale(500000);
 	char fmt[64], want[512], got[512];
 
 	rng = argc > 1 ? strtoull(argv[1], NULL, 0) : 20260901;
 	printf("float_fixed: seed %" PRIu64 ", %ld cases\n", rng, cases);
-	for (long i = 0; i < cases && t_failures < 20; i++) {
+	for (long i = 0; i < cases && check_failures < 20; i++) {
 		double d = value();
 		int n = 0, gw, bw;
 
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 
 		gw = snprintf(want, sizeof(want), fmt, d);
 		bw = bp_snprintf(got, sizeof(got), fmt, d);
-		T_CHECK(gw == bw && strcmp(want, got) == 0,
+		CHECK_MSG(gw == bw && strcmp(want, got) == 0,
 			"case %ld: \"%s\" of %a: glibc %d \"%s\", bprint %d \"%s\"", i, fmt, d,
 			gw, want, bw, got);
 	}

@@ -1,6 +1,5 @@
 /*
- * Helpers shared by the printf engine's tests: quick mode, failure
- * reporting, escaped printing, and buffers that end at a PROT_NONE page so
+ * Helpers shared by the printf engine's tests: escaped printing, and buffers that end at a PROT_NONE page so
  * that a read or write one byte past the end faults even without ASan.
  */
 #ifndef BP_TEST_FMT_TEST_H
@@ -15,29 +14,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Set by the sanitizer builds: cut iteration counts about tenfold. */
-static inline int t_quick(void)
-{
-	const char *q = getenv("BPRINT_TEST_QUICK");
-
-	return q && *q && strcmp(q, "0") != 0;
-}
-
-static int t_failures;
-
-#define T_FAIL(...)                                                     \
-	do {                                                            \
-		t_failures++;                                           \
-		fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);   \
-		fprintf(stderr, __VA_ARGS__);                           \
-		fputc('\n', stderr);                                    \
-	} while (0)
-
-#define T_CHECK(cond, ...)                                              \
-	do {                                                            \
-		if (!(cond))                                            \
-			T_FAIL(__VA_ARGS__);                            \
-	} while (0)
+/* The harness is tests/check.h's; the printf engine's tests keep going
+ * after a failure, so that one run shows every case that differs. */
+#ifndef CHECK_KEEP_GOING
+#define CHECK_KEEP_GOING 1000
+#endif
+#include "check.h"
 
 /* Print n bytes C-escaped, in quotes. */
 static inline void t_escape(FILE *f, const char *s, size_t n)
@@ -117,10 +99,8 @@ static inline const char *t_guard_str(const struct t_guard *g, const char *s)
 
 static inline int t_exit_status(const char *name)
 {
-	if (t_failures) {
-		fprintf(stderr, "%s: %d failure(s)\n", name, t_failures);
+	if (check_summary(name))
 		return 1;
-	}
 	printf("%s: ok\n", name);
 	return 0;
 }

@@ -118,7 +118,7 @@ static void check_marked(int line, const char *marked, ...)
 	ret = bp_vsnprintf(got, sizeof(got), fmt, c);
 	va_end(c);
 	if (ret != wlen || memcmp(got, want, (size_t)wlen + 1) != 0) {
-		T_FAIL("line %d: bp_vsnprintf(\"%s\") returned %d, want %d", line, ours, ret, wlen);
+		FAIL("line %d: bp_vsnprintf(\"%s\") returned %d, want %d", line, ours, ret, wlen);
 		fprintf(stderr, "  want ");
 		t_escape(stderr, want, (size_t)wlen);
 		fprintf(stderr, "\n  got  ");
@@ -131,7 +131,7 @@ static void check_marked(int line, const char *marked, ...)
 		va_copy(c, ap);
 		ret = bp_vsnprintf(small, size, fmt, c);
 		va_end(c);
-		T_CHECK(ret == wlen && (!size || (memcmp(small, want, keep) == 0 && small[keep] == 0)),
+		CHECK_MSG(ret == wlen && (!size || (memcmp(small, want, keep) == 0 && small[keep] == 0)),
 			"line %d: bp_vsnprintf(size %zu, \"%s\") wrong truncation", line, size, ours);
 	}
 
@@ -141,7 +141,7 @@ static void check_marked(int line, const char *marked, ...)
 	va_end(c);
 	ret = bp_bstr_printf(got, sizeof(got), fmt, bin, need);
 	if (ret != wlen || memcmp(got, want, (size_t)wlen + 1) != 0) {
-		T_FAIL("line %d: bp_bstr_printf(\"%s\") returned %d, want %d", line, ours, ret, wlen);
+		FAIL("line %d: bp_bstr_printf(\"%s\") returned %d, want %d", line, ours, ret, wlen);
 		fprintf(stderr, "  want ");
 		t_escape(stderr, want, (size_t)wlen);
 		fprintf(stderr, "\n  got  ");
@@ -149,17 +149,17 @@ static void check_marked(int line, const char *marked, ...)
 		fputc('\n', stderr);
 	}
 	if (bp_format_compile(fmt, &plan) != 0) {
-		T_FAIL("line %d: bp_format_compile(\"%s\") failed", line, ours);
+		FAIL("line %d: bp_format_compile(\"%s\") failed", line, ours);
 	} else {
 		memset(bin2, 0x3c, sizeof(bin2));
 		va_copy(c, ap);
 		need2 = bp_vbin_printf_plan(bin2, MAXWORDS, &plan, c);
 		va_end(c);
-		T_CHECK(need2 == need && memcmp(bin, bin2, need * 4) == 0,
+		CHECK_MSG(need2 == need && memcmp(bin, bin2, need * 4) == 0,
 			"line %d: plan block differs for \"%s\"", line, ours);
 	}
 	va_end(ap);
-	T_CHECK(sentinels_ok(), "line %d: %%n wrote through its pointer (\"%s\")", line, ours);
+	CHECK_MSG(sentinels_ok(), "line %d: %%n wrote through its pointer (\"%s\")", line, ours);
 }
 
 #define M(...) check_marked(__LINE__, __VA_ARGS__)
@@ -306,7 +306,7 @@ static int check_block_text(const struct fg_case *t, const char *fmt, const uint
 	int ret = bp_bstr_printf(got, BIG, fmt, bin, words);
 
 	if (ret != wret || strcmp(got, want) != 0) {
-		T_FAIL("%s: bp_bstr_printf(words %zu) returned %d, want %d", what, words, ret, wret);
+		FAIL("%s: bp_bstr_printf(words %zu) returned %d, want %d", what, words, ret, wret);
 		fg_print(stderr, t);
 		fprintf(stderr, "  want ");
 		t_escape(stderr, want, wlen);
@@ -316,7 +316,7 @@ static int check_block_text(const struct fg_case *t, const char *fmt, const uint
 		return 0;
 	}
 	if (!parsed_agrees(fmt, bin, words, got, ret)) {
-		T_FAIL("%s: bp_bstr_printf_parsed(words %zu) differs from bp_bstr_printf", what, words);
+		FAIL("%s: bp_bstr_printf_parsed(words %zu) differs from bp_bstr_printf", what, words);
 		fg_print(stderr, t);
 		return 0;
 	}
@@ -325,7 +325,7 @@ static int check_block_text(const struct fg_case *t, const char *fmt, const uint
 	ret = bp_bstr_printf(small, 16, fmt, bin, words);
 	if (ret != wret || strncmp(small, want, 15) != 0 || small[wlen < 15 ? wlen : 15] != '\0' ||
 	    small[16] != 0x7e) {
-		T_FAIL("%s: bp_bstr_printf(size 16, words %zu) wrong truncation", what, words);
+		FAIL("%s: bp_bstr_printf(size 16, words %zu) wrong truncation", what, words);
 		fg_print(stderr, t);
 		return 0;
 	}
@@ -388,13 +388,13 @@ static void unterminated_strings(void)
 	for (size_t w = 0; w <= 8; w++) {
 		bin = block_at_end(bytes, w);
 		ret = bp_bstr_printf(got, sizeof(got), "[%s]", bin, w);
-		T_CHECK(ret == -1 && strcmp(got, "[" BAD "]") == 0, "%%s unterminated in %zu words: %d \"%s\"", w,
+		CHECK_MSG(ret == -1 && strcmp(got, "[" BAD "]") == 0, "%%s unterminated in %zu words: %d \"%s\"", w,
 			ret, got);
 		ret = bp_bstr_printf(got, sizeof(got), "[%.3s]", bin, w);
-		T_CHECK(ret == -1 && strcmp(got, "[" BAD "]") == 0,
+		CHECK_MSG(ret == -1 && strcmp(got, "[" BAD "]") == 0,
 			"%%.3s unterminated in %zu words: %d \"%s\"", w, ret, got);
 		ret = bp_bstr_printf(got, sizeof(got), "%c%s|%d", bin, w);
-		T_CHECK(ret == -1 && (w ? got[0] == 'a' && strcmp(got + 1, BAD "|") == 0 : strcmp(got, BAD "|") == 0),
+		CHECK_MSG(ret == -1 && (w ? got[0] == 'a' && strcmp(got + 1, BAD "|") == 0 : strcmp(got, BAD "|") == 0),
 			"%%c%%s|%%d unterminated in %zu words: %d \"%s\"", w, ret, got);
 	}
 	/* an int, then a string that runs to the end */
@@ -405,20 +405,20 @@ static void unterminated_strings(void)
 		memcpy(&b[1], "abcdefgh", 8);
 		bin = block_at_end(b, 3);
 		ret = bp_bstr_printf(got, sizeof(got), "%d %s end", bin, 3);
-		T_CHECK(ret == -1 && strcmp(got, "42 " BAD " end") == 0, "int + unterminated: %d \"%s\"", ret, got);
+		CHECK_MSG(ret == -1 && strcmp(got, "42 " BAD " end") == 0, "int + unterminated: %d \"%s\"", ret, got);
 	}
 	/* a NULL block of zero words */
 	ret = bp_bstr_printf(got, sizeof(got), "%s", NULL, 0);
-	T_CHECK(ret == -1 && strcmp(got, BAD) == 0, "NULL block, %%s: %d \"%s\"", ret, got);
+	CHECK_MSG(ret == -1 && strcmp(got, BAD) == 0, "NULL block, %%s: %d \"%s\"", ret, got);
 	ret = bp_bstr_printf(got, sizeof(got), "x%dy", NULL, 0);
-	T_CHECK(ret == -1 && strcmp(got, "x" BAD "y") == 0, "NULL block, %%d: %d \"%s\"", ret, got);
+	CHECK_MSG(ret == -1 && strcmp(got, "x" BAD "y") == 0, "NULL block, %%d: %d \"%s\"", ret, got);
 	ret = bp_bstr_printf(got, sizeof(got), "no args%%", NULL, 0);
-	T_CHECK(ret == 8 && strcmp(got, "no args%") == 0, "NULL block, no args: %d \"%s\"", ret, got);
+	CHECK_MSG(ret == 8 && strcmp(got, "no args%") == 0, "NULL block, no args: %d \"%s\"", ret, got);
 	ret = bp_bstr_printf(got, sizeof(got), "%c", NULL, 0);
-	T_CHECK(ret == -1 && strcmp(got, BAD) == 0, "NULL block, %%c: %d \"%s\"", ret, got);
+	CHECK_MSG(ret == -1 && strcmp(got, BAD) == 0, "NULL block, %%c: %d \"%s\"", ret, got);
 	/* a zero-word block that is not NULL */
 	ret = bp_bstr_printf(got, sizeof(got), "%s|%d", words, 0);
-	T_CHECK(ret == -1 && strcmp(got, BAD "|") == 0, "empty block: %d \"%s\"", ret, got);
+	CHECK_MSG(ret == -1 && strcmp(got, BAD "|") == 0, "empty block: %d \"%s\"", ret, got);
 }
 
 /* A valid x87 encoding (the explicit integer bit matches the exponent). */
@@ -599,12 +599,12 @@ static void garbage_blocks(unsigned ncase)
 			memset(got, 0x7f, BIG);
 			ret = bp_bstr_printf(got, BIG, fmt, bin, words);
 			if (bad_piece >= 0)
-				T_CHECK(ret == -1 && has_bad_marker(got),
+				CHECK_MSG(ret == -1 && has_bad_marker(got),
 					"garbage case %u: returned %d, reader model says bad", i, ret);
 			else
-				T_CHECK(ret >= 0 || may_pass_int_max(&t, args, fmt, words),
+				CHECK_MSG(ret >= 0 || may_pass_int_max(&t, args, fmt, words),
 					"garbage case %u: returned -1, reader model says good", i);
-			T_CHECK(parsed_agrees(fmt, bin, words, got, ret),
+			CHECK_MSG(parsed_agrees(fmt, bin, words, got, ret),
 				"garbage case %u: bp_bstr_printf_parsed differs", i);
 			skipped++;
 			continue;
@@ -638,7 +638,7 @@ static int bp_both(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	r2 = bp_bstr_printf(buf, size, fmt, bin, need);
 	if (r1 != r2)
-		T_FAIL("\"%s\": bp_vsnprintf %d, bp_bstr_printf %d", fmt, r1, r2);
+		FAIL("\"%s\": bp_vsnprintf %d, bp_bstr_printf %d", fmt, r1, r2);
 	return r1;
 }
 
@@ -648,38 +648,38 @@ static void saturation(void)
 	int r;
 
 	r = bp_both(b, sizeof(b), "%99999999999d", 1);
-	T_CHECK(r == INT_MAX, "%%99999999999d: %d, want INT_MAX (width saturates at INT32_MAX)", r);
+	CHECK_MSG(r == INT_MAX, "%%99999999999d: %d, want INT_MAX (width saturates at INT32_MAX)", r);
 	r = bp_both(b, sizeof(b), "%99999999999d|", 1);
-	T_CHECK(r == -1, "%%99999999999d|: %d, want -1 (longer than INT_MAX)", r);
+	CHECK_MSG(r == -1, "%%99999999999d|: %d, want -1 (longer than INT_MAX)", r);
 	r = bp_both(b, sizeof(b), "%-2147483647d|", 1);
-	T_CHECK(r == -1 && strncmp(b, "1      ", 7) == 0, "%%-2147483647d|: %d \"%.10s\"", r, b);
+	CHECK_MSG(r == -1 && strncmp(b, "1      ", 7) == 0, "%%-2147483647d|: %d \"%.10s\"", r, b);
 	r = bp_both(b, sizeof(b), "%.99999999999d", 7);
-	T_CHECK(r == INT_MAX && strspn(b, "0") == sizeof(b) - 1, "%%.99999999999d: %d", r);
+	CHECK_MSG(r == INT_MAX && strspn(b, "0") == sizeof(b) - 1, "%%.99999999999d: %d", r);
 	r = bp_both(b, sizeof(b), "%.99999999999s|", "abc");
-	T_CHECK(r == 4 && strcmp(b, "abc|") == 0, "%%.99999999999s|: %d \"%s\"", r, b);
+	CHECK_MSG(r == 4 && strcmp(b, "abc|") == 0, "%%.99999999999s|: %d \"%s\"", r, b);
 	r = bp_both(b, sizeof(b), "%*d", INT_MIN, 5);
-	T_CHECK(r == INT_MAX && b[0] == '5', "%%*d of INT_MIN: %d \"%.8s\" (left-justified, INT32_MAX wide)", r,
+	CHECK_MSG(r == INT_MAX && b[0] == '5', "%%*d of INT_MIN: %d \"%.8s\" (left-justified, INT32_MAX wide)", r,
 		b);
 	r = bp_both(b, sizeof(b), "%.*d", INT_MIN, 5);
-	T_CHECK(r == 1 && strcmp(b, "5") == 0, "%%.*d of INT_MIN: %d \"%s\" (negative: no precision)", r, b);
+	CHECK_MSG(r == 1 && strcmp(b, "5") == 0, "%%.*d of INT_MIN: %d \"%s\" (negative: no precision)", r, b);
 	/*
 	 * Floats: a huge width or precision is padded and zero-filled by the
 	 * engine, without a C library buffer of that size (emit_float.c).
 	 */
 	r = bp_both(b, sizeof(b), "%.99999999999f", 1.0);
-	T_CHECK(r == -1, "%%.99999999999f of 1.0: %d \"%.8s\", want -1 (\"1.\" and INT32_MAX zeros is longer "
+	CHECK_MSG(r == -1, "%%.99999999999f of 1.0: %d \"%.8s\", want -1 (\"1.\" and INT32_MAX zeros is longer "
 		"than INT_MAX)", r, b);
 	r = bp_both(b, sizeof(b), "%2147483647e", 1.0);
-	T_CHECK(r == INT_MAX && b[0] == ' ', "%%2147483647e: %d \"%.8s\"", r, b);
+	CHECK_MSG(r == INT_MAX && b[0] == ' ', "%%2147483647e: %d \"%.8s\"", r, b);
 	r = bp_both(b, sizeof(b), "%-2147483647a|", -0.5);
-	T_CHECK(r == -1 && strncmp(b, "-0x1p-1 ", 8) == 0, "%%-2147483647a|: %d \"%.10s\"", r, b);
+	CHECK_MSG(r == -1 && strncmp(b, "-0x1p-1 ", 8) == 0, "%%-2147483647a|: %d \"%.10s\"", r, b);
 	r = bp_both(b, sizeof(b), "%0*.*Lg", 100000, 3000, 1e4000L);
-	T_CHECK(r == 100000 && strncmp(b, "0000", 4) == 0, "%%0*.*Lg of 1e4000L: %d \"%.10s\"", r, b);
+	CHECK_MSG(r == 100000 && strncmp(b, "0000", 4) == 0, "%%0*.*Lg of 1e4000L: %d \"%.10s\"", r, b);
 }
 
 int main(void)
 {
-	unsigned scale = t_quick() ? 1 : 10;
+	unsigned scale = (unsigned)test_scale(10);
 
 	t_guard_init(&fmt_page, 4096);
 	t_guard_init(&bin_page, MAXWORDS * 4);
