@@ -211,6 +211,11 @@ BP_API void bp_trace_close(struct bp_trace *t);
 
 BP_API const struct bp_trace_info *bp_trace_info(const struct bp_trace *t);
 
+/* What to add to a record's ns for its wall-clock (CLOCK_REALTIME) time:
+ * 0 and *offset_ns, or -1 for a clock that gives no dates (boot, counter)
+ * or a header without its start pair.  As `bprint report --date`. */
+BP_API int bp_trace_wallclock_offset(const struct bp_trace *t, int64_t *offset_ns);
+
 /* Sites, by position (sorted by id) or by id (NULL if absent). */
 BP_API size_t bp_trace_nsites(const struct bp_trace *t);
 BP_API const struct bp_trace_site *bp_trace_site_at(const struct bp_trace *t, size_t i);

@@ -432,23 +432,18 @@ static PyObject *trace_events(BpyTrace *tr, PyObject *args, PyObject *kwargs)
 }
 
 /* realtime - trace clock, the rule of bprint report --date
- * (src/output/wallclock.c): None for a clock that gives no dates. */
+ * (bp_trace_wallclock_offset): None for a clock that gives no dates. */
 static PyObject *trace_wallclock_offset(BpyTrace *tr, PyObject *unused)
 {
 	BpyReader *r = reader_of(tr);
-	const struct bp_trace_info *in;
-	const char *c;
+	int64_t offset;
 
 	(void)unused;
 	if (!r)
 		return NULL;
-	in = bp_trace_info(r->t);
-	c = in->clock_name;
-	if (!c || (strcmp(c, "mono") && strcmp(c, "tsc") && strcmp(c, "mono_raw")) ||
-	    in->start_realtime_ns == 0 || in->start_realtime_ns > INT64_MAX ||
-	    in->start_mono_ns > INT64_MAX)
+	if (bp_trace_wallclock_offset(r->t, &offset))
 		Py_RETURN_NONE;
-	return PyLong_FromLongLong((int64_t)in->start_realtime_ns - (int64_t)in->start_mono_ns);
+	return PyLong_FromLongLong(offset);
 }
 
 static PyObject *trace_repr(BpyTrace *tr)

@@ -41,12 +41,12 @@ static void uuid_str(struct bp_out_buf *f, const unsigned char *u)
 }
 
 /* The clock's name: LTTng's "monotonic" for the clocks that count
- * CLOCK_MONOTONIC's nanoseconds (tsc is calibrated to it), else bprint's. */
+ * CLOCK_MONOTONIC's nanoseconds (the clock table's ctf_name). */
 static const char *clock_name(const struct bp_trace_info *info)
 {
-	return info->clock == BP_CLOCK_MONO || info->clock == BP_CLOCK_TSC ? "monotonic"
-	       : info->clock == BP_CLOCK_MONO_RAW ? "monotonic_raw"
-	       : info->clock == BP_CLOCK_BOOT ? "boottime" : "counter";
+	const struct bp_clock_desc *d = bp_clock_desc((enum bp_clock_id)info->clock);
+
+	return d ? d->ctf_name : "counter";
 }
 
 static const char *const trace_head =

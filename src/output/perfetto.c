@@ -75,10 +75,6 @@ enum {
 #define TYPE_SLICE_BEGIN 1u
 #define TYPE_SLICE_END 2u
 #define TYPE_INSTANT 3u
-#define CLOCK_REALTIME_ID 1u
-#define CLOCK_MONOTONIC_ID 3u
-#define CLOCK_MONOTONIC_RAW_ID 5u
-#define CLOCK_BOOTTIME_ID 6u
 #define CLOCK_DELTA_ID 64u		/* ours: sequence-scoped, incremental */
 
 /* Event name and category iids; a known site's are its id + SITE_IID0. */
@@ -129,15 +125,18 @@ static uint64_t random_uuid(struct px *x)
 	return u;
 }
 
+/* The trace's clock as Perfetto's builtin one (the clock table's), and for
+ * CLOCK_MONOTONIC the offset to the realtime clock; a clock that ought to
+ * be monotonic but has no dates, and any other, counts as boottime ns. */
 static uint32_t builtin_clock(const struct bp_trace_info *info, int64_t *realtime_offset)
 {
-	if (info->clock == BP_CLOCK_MONO_RAW) {
-		*realtime_offset = 0;	/* a snapshot of its own clock, no realtime */
-		return CLOCK_MONOTONIC_RAW_ID;
-	}
-	if (bp_out_wallclock_offset(info, realtime_offset) == 0)
-		return CLOCK_MONOTONIC_ID;	/* mono, and tsc calibrated to it */
-	return CLOCK_BOOTTIME_ID;		/* boot; counter and unknown: counts as ns */
+	const struct bp_clock_desc *d = bp_clock_desc((enum bp_clock_id)info->clock);
+	uint32_t id = d ? d->perfetto_clock : BP_PERFETTO_CLOCK_BOOTTIME;
+
+	*realtime_offset = 0;
+	if (id == BP_PERFETTO_CLOCK_MONOTONIC && bp_out_wallclock_offset(info, realtime_offset))
+		id = BP_PERFETTO_CLOCK_BOOTTIME;
+	return id;
 }
 
 #ifdef BP_HAVE_ZLIB
@@ -223,7 +222,7 @@ static void first_packet(struct px *x, const struct bp_trace_info *info)
 	bool mono;
 
 	x->builtin = builtin_clock(info, &offset);
-	mono = x->builtin == CLOCK_MONOTONIC_ID;
+	mono = x->builtin == BP_PERFETTO_CLOCK_MONOTONIC;
 	x->last_ns = mono ? info->start_mono_ns : 0;
 	pb_uint(b, TP_SEQ_ID, x->seq_id);
 	pb_uint(b, TP_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
@@ -234,7 +233,7 @@ static void first_packet(struct px *x, const struct bp_trace_info *info)
 	snapshot_clock(b, CLOCK_DELTA_ID, x->last_ns, 1);
 	snapshot_clock(b, x->builtin, x->last_ns, 0);
 	if (mono)	/* the same instant on both clocks: when the file was made */
-		snapshot_clock(b, CLOCK_REALTIME_ID, (uint64_t)((int64_t)x->last_ns + offset), 0);
+		snapshot_clock(b, BP_PERFETTO_CLOCK_REALTIME, (uint64_t)((int64_t)x->last_ns + offset), 0);
 	pb_uint(b, CS_PRIMARY, x->builtin);
 	pb_end(b, in);
 	pb_end(b, at);

@@ -221,15 +221,13 @@ static int tracedat_record(struct bp_export *fx, const struct bp_trace_event *e,
 
 /* ---- the file ----------------------------------------------------------- */
 
-/* trace-cmd prints seconds only for some clock names: the nearest one. */
+/* trace-cmd prints seconds only for some clock names: the nearest one
+ * (the clock table's tracecmd_name). */
 static const char *clock_for(uint32_t clock)
 {
-	switch (clock) {
-	case BP_CLOCK_MONO: return "mono";
-	case BP_CLOCK_MONO_RAW: return "mono_raw";
-	case BP_CLOCK_TSC: return "mono";	/* calibrated to CLOCK_MONOTONIC's nanoseconds */
-	default: return "global";		/* boot, counter: "boot" would print raw numbers */
-	}
+	const struct bp_clock_desc *d = bp_clock_desc((enum bp_clock_id)clock);
+
+	return d ? d->tracecmd_name : "global";
 }
 
 /* s's pages, in order, to the output. */

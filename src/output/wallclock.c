@@ -10,14 +10,20 @@
 
 int bp_out_wallclock_offset(const struct bp_trace_info *info, int64_t *offset_ns)
 {
-	if (info->clock != BP_CLOCK_MONO && info->clock != BP_CLOCK_TSC &&
-	    info->clock != BP_CLOCK_MONO_RAW)
+	const struct bp_clock_desc *d = bp_clock_desc((enum bp_clock_id)info->clock);
+
+	if (!d || !d->dated)
 		return -1;
 	if (info->start_realtime_ns == 0 || info->start_realtime_ns > INT64_MAX ||
 	    info->start_mono_ns > INT64_MAX)
 		return -1;	/* an old or damaged header */
 	*offset_ns = (int64_t)info->start_realtime_ns - (int64_t)info->start_mono_ns;
 	return 0;
+}
+
+int bp_trace_wallclock_offset(const struct bp_trace *t, int64_t *offset_ns)
+{
+	return bp_out_wallclock_offset(bp_trace_info(t), offset_ns);
 }
 
 /* The second's text: date and time, and the zone. */

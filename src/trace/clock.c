@@ -79,13 +79,26 @@ static struct {
 /* Test hook: -1 asks the hardware, 0 and 1 override it. */
 static _Atomic int tsc_usable_override = -1;
 
-static const char *const clock_names[BP_CLOCK_NR] = {
-	[BP_CLOCK_TSC] = "tsc",
-	[BP_CLOCK_MONO] = "mono",
-	[BP_CLOCK_MONO_RAW] = "mono_raw",
-	[BP_CLOCK_BOOT] = "boot",
-	[BP_CLOCK_COUNTER] = "counter",
+/* The clock table (clock.h, struct bp_clock_desc).  tsc is calibrated to
+ * CLOCK_MONOTONIC, so the viewers are told it is that clock; boot and the
+ * counter have no clock of trace-cmd's that prints seconds, nor dates. */
+static const struct bp_clock_desc clocks[BP_CLOCK_NR] = {
+	[BP_CLOCK_TSC] = { "tsc", "monotonic", "mono", BP_PERFETTO_CLOCK_MONOTONIC,
+			   .monotonic_ns = 1, .dated = 1, .calibrated = 1 },
+	[BP_CLOCK_MONO] = { "mono", "monotonic", "mono", BP_PERFETTO_CLOCK_MONOTONIC,
+			    .monotonic_ns = 1, .dated = 1 },
+	[BP_CLOCK_MONO_RAW] = { "mono_raw", "monotonic_raw", "mono_raw",
+				BP_PERFETTO_CLOCK_MONOTONIC_RAW, .dated = 1 },
+	[BP_CLOCK_BOOT] = { "boot", "boottime", "global", BP_PERFETTO_CLOCK_BOOTTIME },
+	[BP_CLOCK_COUNTER] = { "counter", "counter", "global", BP_PERFETTO_CLOCK_BOOTTIME },
 };
+
+const struct bp_clock_desc *bp_clock_desc(enum bp_clock_id id)
+{
+	unsigned i = (unsigned)id;
+
+	return i < BP_CLOCK_NR ? &clocks[i] : NULL;
+}
 
 int bp_clock_parse(const char *name, enum bp_clock_id *out)
 {
@@ -94,7 +107,7 @@ int bp_clock_parse(const char *name, enum bp_clock_id *out)
 	if (!name)
 		return -1;
 	for (i = 0; i < BP_CLOCK_NR; i++) {
-		if (strcmp(name, clock_names[i]) == 0) {
+		if (strcmp(name, clocks[i].name) == 0) {
 			*out = (enum bp_clock_id)i;
 			return 0;
 		}
@@ -104,9 +117,9 @@ int bp_clock_parse(const char *name, enum bp_clock_id *out)
 
 const char *bp_clock_name(enum bp_clock_id id)
 {
-	unsigned i = (unsigned)id;
+	const struct bp_clock_desc *d = bp_clock_desc(id);
 
-	return i < BP_CLOCK_NR ? clock_names[i] : NULL;
+	return d ? d->name : NULL;
 }
 
 static uint64_t mono_ns(void)

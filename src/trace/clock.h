@@ -62,6 +62,36 @@ struct bp_clock_calib {
 	uint64_t mult;
 };
 
+/*
+ * What the rest of bprint knows of a clock, one row a clock in clock.c's
+ * table: its name, the names and ids other tools give it, and how its
+ * time stamps map to wall-clock dates.  Adding a clock touches the enum
+ * above, its row, its reading code in bp_clock_now() below, a test and
+ * the docs (docs/trace-format.md, "Clocks"); nothing else names clocks.
+ */
+struct bp_clock_desc {
+	const char *name;		/* BPRINT_CLOCK's and the trace file's */
+	const char *ctf_name;		/* CTF's clock name: LTTng's where it has one */
+	const char *tracecmd_name;	/* trace-cmd's [clock] trailer: the nearest clock
+					 * trace-cmd prints seconds for ("global": none) */
+	uint32_t perfetto_clock;	/* Perfetto's BuiltinClock id */
+	unsigned monotonic_ns : 1;	/* counts CLOCK_MONOTONIC's nanoseconds (after
+					 * calibration): realtime = ns + the offset the
+					 * header's start pair gives */
+	unsigned dated : 1;		/* the header's start pair dates its records */
+	unsigned calibrated : 1;	/* raw counts converted by the file's calibration */
+};
+
+/* Perfetto's BuiltinClock ids the table uses (protos/perfetto/common/
+ * builtin_clock.proto). */
+#define BP_PERFETTO_CLOCK_REALTIME 1u
+#define BP_PERFETTO_CLOCK_MONOTONIC 3u
+#define BP_PERFETTO_CLOCK_MONOTONIC_RAW 5u
+#define BP_PERFETTO_CLOCK_BOOTTIME 6u
+
+/* The row of id, or NULL for a value that is no clock id. */
+const struct bp_clock_desc *bp_clock_desc(enum bp_clock_id id);
+
 /* "tsc", "mono", ... to the id: 0, or -1 for an unknown name (or NULL).
  * Names are matched exactly (lower case). */
 int bp_clock_parse(const char *name, enum bp_clock_id *out);

@@ -95,6 +95,36 @@ static void test_names(void)
 	CHECK(bp_clock_name((enum bp_clock_id)1000) == NULL);
 }
 
+/* Every clock has a whole row in the table, and the rules the readers
+ * rely on hold: a clock that counts CLOCK_MONOTONIC's ns is dated and is
+ * Perfetto's MONOTONIC; a clock without dates is not. */
+static void test_table(void)
+{
+	for (size_t i = 0; i < NIDS; i++) {
+		const struct bp_clock_desc *d = bp_clock_desc(all_ids[i]);
+
+		CHECK(d != NULL);
+		if (!d)
+			continue;
+		CHECK(d->name && d->ctf_name && d->tracecmd_name);
+		CHECK(d->name == bp_clock_name(all_ids[i]));
+		CHECK(d->perfetto_clock == BP_PERFETTO_CLOCK_MONOTONIC ||
+		      d->perfetto_clock == BP_PERFETTO_CLOCK_MONOTONIC_RAW ||
+		      d->perfetto_clock == BP_PERFETTO_CLOCK_BOOTTIME);
+		if (d->monotonic_ns) {
+			CHECK(d->dated);
+			CHECK(d->perfetto_clock == BP_PERFETTO_CLOCK_MONOTONIC);
+		}
+		if (d->perfetto_clock == BP_PERFETTO_CLOCK_MONOTONIC)
+			CHECK(d->monotonic_ns);
+	}
+	CHECK(bp_clock_desc(BP_CLOCK_TSC)->calibrated);
+	CHECK(!bp_clock_desc(BP_CLOCK_MONO)->calibrated);
+	CHECK(!bp_clock_desc(BP_CLOCK_BOOT)->dated && !bp_clock_desc(BP_CLOCK_COUNTER)->dated);
+	CHECK(bp_clock_desc((enum bp_clock_id)BP_CLOCK_NR) == NULL);
+	CHECK(bp_clock_desc((enum bp_clock_id)-1) == NULL);
+}
+
 /* What the kernel says, for the consistency of bp_clock_tsc_usable(). */
 static int kernel_clocksource_is_tsc(void)
 {
@@ -552,6 +582,7 @@ int main(void)
 	quick = getenv("BPRINT_TEST_QUICK") != NULL;
 
 	test_names();
+	test_table();
 	test_default_and_select();
 	test_monotonic();
 	test_ns_clocks_identity();

@@ -283,7 +283,7 @@ static struct bp_trace *open_report_trace(struct report_opts *r, int *rc)
 		bp_trace_close(t);
 		return NULL;
 	}
-	if (times.date != DATE_NONE && bp_out_wallclock_offset(bp_trace_info(t), &times.offset)) {
+	if (times.date != DATE_NONE && bp_trace_wallclock_offset(t, &times.offset)) {
 		errmsg(r->path, "the %s clock gives no dates", bp_trace_info(t)->clock_name);
 		bp_trace_close(t);
 		*rc = EXIT_USAGE;
