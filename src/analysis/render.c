@@ -16,15 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-	const char *json;		/* the JSON and CSV name */
-	const char *text;		/* the text name */
-	double q;
-} quantiles[] = {
-	{ "p50", "p50", 0.5 }, { "p90", "p90", 0.9 }, { "p99", "p99", 0.99 },
-	{ "p999", "p99.9", 0.999 },
-};
-
 /* ---- numbers as text ---------------------------------------------------- */
 
 static void i128_text(char *buf, size_t size, __int128 v)
@@ -168,10 +159,10 @@ static void group_text(const struct bp_agg *a, const struct bp_group *g, FILE *o
 	fprintf(out, "  min %s", buf);
 	value_text(a, buf, sizeof(buf), bp_dist_mean(d), false);
 	fprintf(out, "  mean %s", buf);
-	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+	for (size_t q = 0; q < a->quantiles.n; q++) {
 		/* a sketched percentile of integers rounded, as in JSON and CSV */
-		value_text(a, buf, sizeof(buf), bp_dist_quantile(d, quantiles[q].q), true);
-		fprintf(out, "  %s %s", quantiles[q].text, buf);
+		value_text(a, buf, sizeof(buf), bp_dist_quantile(d, a->quantiles.v[q].q), true);
+		fprintf(out, "  %s %s", a->quantiles.v[q].text, buf);
 	}
 	value_text(a, buf, sizeof(buf), bp_dist_ld(d->kind, d->max), true);
 	fprintf(out, "  max %s", buf);
@@ -179,6 +170,8 @@ static void group_text(const struct bp_agg *a, const struct bp_group *g, FILE *o
 	fprintf(out, "  sum %s", buf);
 	if (d->nan)
 		fprintf(out, "  (%llu NaN)", (unsigned long long)d->nan);
+	/* the sketch's bound is BP_DIST_ALPHA, under 1 % */
+	fputs(d->sketch ? "  [percentiles within 1%]" : "  [exact]", out);
 	fputc('\n', out);
 	if (bars) {
 		struct bars x = { .a = a, .out = out, .measure = true };
@@ -236,11 +229,14 @@ bool bp_agg_text(const struct bp_agg *a, FILE *out, bool bars)
 	if (a->spans)
 		fprintf(out, "# unmatched: %llu opened and never closed, %llu closed without an open\n",
 			(unsigned long long)a->unmatched_opens, (unsigned long long)a->unmatched_closes);
-	for (size_t i = 0; i < a->groups.n && a->sorted; i++) {
+	for (size_t i = 0; i < bp_agg_shown(a) && a->sorted; i++) {
 		if (i && bars && !a->counts_only)
 			fputc('\n', out);
 		group_text(a, a->sorted[i], out, bars && !a->counts_only);
 	}
+	if (bp_agg_shown(a) < a->groups.n)
+		fprintf(out, "# and %zu more group%s (--limit %zu)\n", a->groups.n - bp_agg_shown(a),
+			a->groups.n - bp_agg_shown(a) == 1 ? "" : "s", a->limit);
 	top_text(a, out);
 	return !ferror(out);
 }
@@ -294,14 +290,15 @@ static void group_json(const struct bp_agg *a, const struct bp_group *g, FILE *o
 	value_json(a, out, bp_dist_ld(d->kind, d->min));
 	fputs(",\"mean\":", out);
 	bp_json_double(out, (double)bp_dist_mean(d));
-	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
-		fprintf(out, ",\"%s\":", quantiles[q].json);
-		value_json(a, out, bp_dist_quantile(d, quantiles[q].q));
+	for (size_t q = 0; q < a->quantiles.n; q++) {
+		fprintf(out, ",\"%s\":", a->quantiles.v[q].json);
+		value_json(a, out, bp_dist_quantile(d, a->quantiles.v[q].q));
 	}
 	fputs(",\"max\":", out);
 	value_json(a, out, bp_dist_ld(d->kind, d->max));
 	fputs(",\"sum\":", out);
 	sum_json(a, d, out);
+	fprintf(out, ",\"exact\":%s", d->sketch ? "false" : "true");
 	fputs(",\"buckets\":[", out);
 	bp_dist_buckets(&a->pool, d, bucket_json, &jb);
 	fputs("]}", out);
@@ -331,18 +328,24 @@ static void top_json(const struct bp_agg *a, FILE *out)
 
 bool bp_agg_json(const struct bp_agg *a, FILE *out)
 {
+	uint64_t not_yet = a->not_yet < a->lost ? a->not_yet : a->lost;
+
 	fputs("{\"groups\":[", out);
-	for (size_t i = 0; i < a->groups.n && a->sorted; i++) {
+	for (size_t i = 0; i < bp_agg_shown(a) && a->sorted; i++) {
 		fputs(i ? "," : "", out);
 		group_json(a, a->sorted[i], out);
 	}
 	fputc(']', out);
+	if (bp_agg_shown(a) < a->groups.n)
+		fprintf(out, ",\"omitted\":%zu", a->groups.n - bp_agg_shown(a));
 	if (a->spans) {
 		fprintf(out, ",\"unmatched\":{\"opens\":%llu,\"closes\":%llu}",
 			(unsigned long long)a->unmatched_opens, (unsigned long long)a->unmatched_closes);
 		top_json(a, out);
 	}
-	fprintf(out, ",\"lost\":%llu}\n", (unsigned long long)a->lost);
+	if (not_yet)	/* a recorder still at work may copy them yet */
+		fprintf(out, ",\"not_copied_yet\":%llu", (unsigned long long)not_yet);
+	fprintf(out, ",\"lost\":%llu}\n", (unsigned long long)(a->lost - not_yet));
 	return !ferror(out);
 }
 
@@ -391,15 +394,17 @@ static void group_csv(const struct bp_agg *a, const struct bp_group *g, FILE *ou
 		return;
 	}
 	if (d->count == d->nan) {
-		fputs(",,,,,,,,\n", out);
+		for (size_t i = 0; i < a->quantiles.n + 5; i++)	/* min mean ... max sum exact */
+			fputc(',', out);
+		fputc('\n', out);
 		return;
 	}
 	fputc(',', out);
 	csv_value(a, out, bp_dist_ld(d->kind, d->min));
 	fprintf(out, ",%.17Lg", bp_dist_mean(d));
-	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+	for (size_t q = 0; q < a->quantiles.n; q++) {
 		fputc(',', out);
-		csv_value(a, out, bp_dist_quantile(d, quantiles[q].q));
+		csv_value(a, out, bp_dist_quantile(d, a->quantiles.v[q].q));
 	}
 	fputc(',', out);
 	csv_value(a, out, bp_dist_ld(d->kind, d->max));
@@ -410,7 +415,7 @@ static void group_csv(const struct bp_agg *a, const struct bp_group *g, FILE *ou
 		i128_text(item, sizeof(item), d->isum);
 		fputs(item, out);
 	}
-	fputc('\n', out);
+	fputs(d->sketch ? ",false\n" : ",true\n", out);
 }
 
 bool bp_agg_csv(const struct bp_agg *a, FILE *out)
@@ -422,12 +427,12 @@ bool bp_agg_csv(const struct bp_agg *a, FILE *out)
 	fputs("count", out);
 	if (!a->counts_only) {
 		fputs(",min,mean", out);
-		for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++)
-			fprintf(out, ",%s", quantiles[q].json);
-		fputs(",max,sum", out);
+		for (size_t q = 0; q < a->quantiles.n; q++)
+			fprintf(out, ",%s", a->quantiles.v[q].json);
+		fputs(",max,sum,exact", out);
 	}
 	fputc('\n', out);
-	for (size_t i = 0; i < a->groups.n && a->sorted; i++)
+	for (size_t i = 0; i < bp_agg_shown(a) && a->sorted; i++)
 		group_csv(a, a->sorted[i], out);
 	return !ferror(out);
 }
@@ -459,7 +464,7 @@ static void collect_bucket(void *arg, const struct bp_bucket *b)
 
 bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title)
 {
-	size_t ns = a->groups.n < BP_SVG_MAX_SERIES ? a->groups.n : BP_SVG_MAX_SERIES;
+	size_t ns = bp_agg_shown(a) < BP_SVG_MAX_SERIES ? bp_agg_shown(a) : BP_SVG_MAX_SERIES;
 	struct bp_svg_series s[BP_SVG_MAX_SERIES];
 	struct collect c[BP_SVG_MAX_SERIES] = { { 0 } };
 	char names[BP_SVG_MAX_SERIES][256];

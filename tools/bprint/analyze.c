@@ -49,6 +49,20 @@ static bool field_name_ok(const char *s)
 	return true;
 }
 
+static int parse_limit(struct analyze_opts *o, const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || n < 1)
+		return usage_error(o->sub, "--limit: expected a number of groups (1 or more), not '%s'",
+				   arg);
+	o->limit = (size_t)n;
+	return 0;
+}
+
 int analyze_option(struct analyze_opts *o, int c, const char *arg)
 {
 	char err[256];
@@ -83,6 +97,17 @@ int analyze_option(struct analyze_opts *o, int c, const char *arg)
 			return usage_error(o->sub, "-k: at most %d key fields", ANALYZE_MAX_KEYS);
 		o->keys[o->nkeys++] = arg;
 		return 0;
+	case 'P':
+		if (!bp_quantiles_parse(&o->quantiles, arg, err, sizeof(err)))
+			return usage_error(o->sub, "--percentiles: %s", err);
+		return 0;
+	case 'S':
+		if (!bp_agg_sort_parse(&o->sort, arg))
+			return usage_error(o->sub, "--sort: expected count, min, max, mean, sum, key or "
+					   "a percentile pN (p99, p99.99), not '%s'", arg);
+		return 0;
+	case 'L':
+		return parse_limit(o, arg);
 	default:
 		return usage_error(o->sub, "unknown option");
 	}
@@ -98,6 +123,14 @@ int analyze_finish_args(struct analyze_opts *o, int argc, char **argv)
 		return usage_error(o->sub, "unexpected argument '%s'", argv[optind + 1]);
 	o->arg = argv[optind];
 	return -1;
+}
+
+void analyze_agg_setup(const struct analyze_opts *o, struct bp_agg *a)
+{
+	if (o->quantiles.n)
+		a->quantiles = o->quantiles;
+	a->sort = o->sort;
+	a->limit = o->limit;
 }
 
 void analyze_free(struct analyze_opts *o)

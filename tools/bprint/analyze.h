@@ -30,6 +30,9 @@ struct analyze_opts {
 	struct filter f;		/* --tid (and hist's --site) */
 	const char *keys[ANALYZE_MAX_KEYS];	/* -k */
 	size_t nkeys;
+	struct bp_quantiles quantiles;	/* --percentiles (the default set if not given) */
+	struct bp_agg_sort sort;	/* --sort */
+	size_t limit;			/* --limit, 0 for all */
 	long interval;			/* --follow's redraw, ms */
 	const char *arg;		/* FILE or PID */
 };
@@ -44,8 +47,21 @@ struct analyze_opts {
 	{ "follow", no_argument, NULL, 'f' },                  \
 	{ "tid", required_argument, NULL, 't' },               \
 	{ "key", required_argument, NULL, 'k' },               \
+	{ "percentiles", required_argument, NULL, 'P' },       \
+	{ "sort", required_argument, NULL, 'S' },              \
+	{ "limit", required_argument, NULL, 'L' },             \
 	{ "help", no_argument, NULL, 'h' }
-#define ANALYZE_OPTIONS case 'w': case 'B': case 'J': case 'C': case 'G': case 'f': case 't': case 'k'
+#define ANALYZE_OPTIONS case 'w': case 'B': case 'J': case 'C': case 'G': case 'f': case 't': \
+	case 'k': case 'P': case 'S': case 'L'
+
+/* The lines of --help for the options both take that shape the groups. */
+#define ANALYZE_GROUP_HELP                                                               \
+	"      --percentiles=LIST  the percentiles shown, e.g. 50,95,99,99.99 (default\n"  \
+	"                        50,90,99,99.9; JSON and CSV name them p50, p9999)\n"        \
+	"      --sort=FIELD      order the groups by FIELD, largest first: count (the\n"     \
+	"                        default), min, max, mean, sum, or a percentile pN (p99,\n" \
+	"                        p99.99, any N); or by key, smallest first\n"              \
+	"      --limit=N         show the first N groups only (the others are counted)\n"
 
 /* One of ANALYZE_OPTIONS into o: 0 or a usage error's exit code. */
 int analyze_option(struct analyze_opts *o, int c, const char *arg);
@@ -90,6 +106,10 @@ int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
  * --svg file); false on a write error (said on stderr). */
 bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
 		    bool final);
+
+/* The options that shape the groups (percentiles, order, limit) into a,
+ * after bp_agg_init(). */
+void analyze_agg_setup(const struct analyze_opts *o, struct bp_agg *a);
 
 void analyze_free(struct analyze_opts *o);
 

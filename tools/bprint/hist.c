@@ -45,8 +45,8 @@ static void hist_help(void)
 {
 	printf("Usage: %s hist [OPTION]... FILE|PID\n"
 	       "Aggregate the values of a field of trace FILE's records, per key: count, min,\n"
-	       "mean, p50, p90, p99, p99.9, max, sum and a histogram (the kernel's hist\n"
-	       "trigger).  Without -v, count the records per key.\n"
+	       "mean, percentiles (p50, p90, p99, p99.9 unless --percentiles), max, sum and a\n"
+	       "histogram (the kernel's hist trigger).  Without -v, count the records per key.\n"
 	       "\n"
 	       "  -s, --site=SITE       only records of SITE: an id or a pattern (as report's;\n"
 	       "                        repeatable); default: every site with the fields\n"
@@ -56,6 +56,7 @@ static void hist_help(void)
 	       "  -w, --where=EXPR      only records whose fields satisfy EXPR: FIELD OP VALUE\n"
 	       "                        terms joined by ',', OP one of == != < <= > >= ~\n"
 	       "      --buckets=KIND    log2 (default) or linear:WIDTH\n"
+	       ANALYZE_GROUP_HELP
 	       "      --json            one JSON document\n"
 	       "      --csv             the groups as CSV, with a header line\n"
 	       "      --svg=OUT         also write the histogram to OUT as SVG\n"
@@ -64,7 +65,8 @@ static void hist_help(void)
 	       "  -h, --help            show this help\n"
 	       "\n"
 	       "Percentiles are exact up to %u values in all; past that, within 1%% (see\n"
-	       "bprint(1)).\n"
+	       "bprint(1)): each group says which, [exact] or [percentiles within 1%%] (JSON\n"
+	       "and CSV: exact true or false).\n"
 	       "\n"
 	       EXIT_STATUS_HELP,
 	       prog, BP_DIST_EXACT_VALUES);
@@ -99,6 +101,8 @@ static int parse_hist_args(int argc, char **argv, struct hist *h)
 		if (rc)
 			return rc;
 	}
+	if (!h->value && h->o.sort.by != BP_ORDER_COUNT && h->o.sort.by != BP_ORDER_KEY)
+		return usage_error("hist", "--sort: without -v, groups have a count only (count or key)");
 	return analyze_finish_args(&h->o, argc, argv);
 }
 
@@ -130,6 +134,7 @@ static void set_kind(struct hist *h, struct bp_trace *t)
 	bp_agg_init(&h->agg, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED, h->o.buckets,
 		    h->o.width);
 	h->agg.counts_only = !h->value;
+	analyze_agg_setup(&h->o, &h->agg);
 	h->kind_set = true;
 }
 
