@@ -293,7 +293,7 @@ int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
 		errmsg(name, "read error");
 	if (!ops->render(ctx, t, true) && rc == EXIT_OK)
 		rc = EXIT_IO;
-	rc2 = report_file(name, t);
+	rc2 = o->follow ? follow_verdict(name, t) : report_file(name, t);
 	if (rc == EXIT_OK)
 		rc = rc2;
 out:

@@ -301,7 +301,7 @@ static bool hist_render(void *ctx, struct bp_trace *t, bool final)
 	describe(h, t);
 	h->agg.what = h->what;
 	h->agg.lost = trace_lost(t);
-	h->agg.not_yet = final ? 0 : trace_not_yet(t);
+	h->agg.not_yet = final && !follow_writer_at_work(t) ? 0 : trace_not_yet(t);
 	bp_agg_finish(&h->agg);
 	return analyze_output(&h->o, &h->agg, h->what, final);
 }

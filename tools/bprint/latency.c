@@ -424,7 +424,7 @@ static bool latency_render(void *ctx, struct bp_trace *t, bool final)
 
 	l->agg.what = l->what;
 	l->agg.lost = trace_lost(t);
-	l->agg.not_yet = final ? 0 : trace_not_yet(t);
+	l->agg.not_yet = final && !follow_writer_at_work(t) ? 0 : trace_not_yet(t);
 	l->agg.unmatched_opens = bp_spans_count_open(&l->spans, SPAN_CHOSEN);
 	l->agg.unmatched_closes = l->spans.unmatched_closes;
 	bp_agg_finish(&l->agg);
