@@ -255,6 +255,15 @@ void bp_agg_finish(struct bp_agg *a)
 		free(r);
 	}
 	bp_top_sort(&a->top);
+	if (a->series)
+		bp_agg_finish(a->series);
+}
+
+bool bp_agg_window_key(struct bp_key *w, uint64_t every_ns, uint64_t ns, const unsigned char *key,
+		       size_t keylen)
+{
+	bp_key_reset(w);
+	return bp_key_add_uint(w, ns / every_ns) && bp_key_append(w, key, keylen);
 }
 
 size_t bp_agg_shown(const struct bp_agg *a)

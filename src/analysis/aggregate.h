@@ -75,6 +75,12 @@ struct bp_agg {
 	uint64_t lost;			/* records the file lacks */
 	uint64_t not_yet;		/* of those, not copied yet by a recorder still at
 					 * work (a stream followed live): shown apart */
+	/* --every: the same values per window of every_ns of the trace's clock
+	 * (keys: the window's index, then the group's key), shown after the
+	 * groups; series_last shows the last window only (a live view) */
+	struct bp_agg *series;
+	uint64_t every_ns;
+	bool series_last;
 	/* latency */
 	bool spans;
 	uint64_t unmatched_opens, unmatched_closes;
@@ -108,6 +114,11 @@ static inline bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t
 	a->pending[a->npending++] = v;
 	return true;
 }
+
+/* --every: the key of ns's window and key into w (the series' key);
+ * false if memory ran out. */
+bool bp_agg_window_key(struct bp_key *w, uint64_t every_ns, uint64_t ns, const unsigned char *key,
+		       size_t keylen);
 
 /* Sort the groups (as a->sort says: most records first, then by key,
  * unless set) and finish their distributions; call before rendering

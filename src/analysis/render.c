@@ -94,7 +94,7 @@ static void sum_json(const struct bp_agg *a, const struct bp_dist *d, FILE *out)
 
 /* ---- text --------------------------------------------------------------- */
 
-static void key_text(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+static void key_bytes_text(const struct bp_agg *a, const unsigned char *key, size_t len, FILE *out)
 {
 	char item[256];
 
@@ -103,9 +103,84 @@ static void key_text(const struct bp_agg *a, const struct bp_group *g, FILE *out
 		return;
 	}
 	for (size_t i = 0; i < a->nkeys; i++) {
-		bp_key_item_text(g->key, g->keylen, i, item, sizeof(item));
+		bp_key_item_text(key, len, i, item, sizeof(item));
 		fprintf(out, "%s%s=%s", i ? " " : "", a->key_names[i], item);
 	}
+}
+
+static void key_text(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+{
+	key_bytes_text(a, g->key, g->keylen, out);
+}
+
+/* ---- --every's windows -------------------------------------------------- */
+
+#define WINDOW_ITEM 9	/* a series key's first item: 'u', the window's index */
+
+/* The window of a series group, and its key past the window. */
+static uint64_t window_of(const struct bp_group *g, const unsigned char **key, size_t *len)
+{
+	uint64_t w = 0;
+
+	if (g->keylen >= WINDOW_ITEM)
+		memcpy(&w, g->key + 1, 8);
+	*key = g->key + (g->keylen >= WINDOW_ITEM ? WINDOW_ITEM : g->keylen);
+	*len = g->keylen - (size_t)(*key - g->key);
+	return w;
+}
+
+static double rate_of(const struct bp_agg *a, const struct bp_dist *d)
+{
+	return (double)d->count * 1e9 / (double)a->every_ns;
+}
+
+static void window_text(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+{
+	const struct bp_agg *s = a->series;
+	struct bp_dist *d = g->data;
+	const unsigned char *key;
+	size_t len;
+	uint64_t w = window_of(g, &key, &len);
+	char buf[64];
+
+	bp_agg_seconds(buf, sizeof(buf), w * a->every_ns, false);
+	fprintf(out, "%18s  ", buf);
+	key_bytes_text(a, key, len, out);
+	fprintf(out, "  count %llu  rate %.6g/s", (unsigned long long)d->count, rate_of(a, d));
+	if (!a->counts_only && d->count > d->nan) {
+		for (size_t q = 0; q < s->quantiles.n; q++) {
+			value_text(a, buf, sizeof(buf), bp_dist_quantile(d, s->quantiles.v[q].q), true);
+			fprintf(out, "  %s %s", s->quantiles.v[q].text, buf);
+		}
+		value_text(a, buf, sizeof(buf), bp_dist_ld(d->kind, d->max), true);
+		fprintf(out, "  max %s%s", buf, d->sketch ? "  [percentiles within 1%]" : "  [exact]");
+	}
+	fputc('\n', out);
+}
+
+/* The windows (or the last one only), after the groups. */
+static void series_text(const struct bp_agg *a, FILE *out)
+{
+	const struct bp_agg *s = a->series;
+	const unsigned char *key;
+	size_t len, first = 0;
+	char every[32];
+
+	if (!s || !s->sorted || !s->groups.n)
+		return;
+	duration_text(every, sizeof(every), (long double)a->every_ns);
+	if (a->series_last) {
+		uint64_t last = window_of(s->sorted[s->groups.n - 1], &key, &len);
+
+		for (first = s->groups.n; first && window_of(s->sorted[first - 1], &key, &len) == last;)
+			first--;
+		fprintf(out, "\n# the last %s window (so far), beside the totals above\n", every);
+	} else {
+		fprintf(out, "\n# per %s window, by its start (seconds, as 'bprint report' prints "
+			     "them)%s\n", every, a->spans ? "; a span is in the window it ends in" : "");
+	}
+	for (size_t i = first; i < s->groups.n; i++)
+		window_text(a, s->sorted[i], out);
 }
 
 struct bars {
@@ -237,6 +312,7 @@ bool bp_agg_text(const struct bp_agg *a, FILE *out, bool bars)
 	if (bp_agg_shown(a) < a->groups.n)
 		fprintf(out, "# and %zu more group%s (--limit %zu)\n", a->groups.n - bp_agg_shown(a),
 			a->groups.n - bp_agg_shown(a) == 1 ? "" : "s", a->limit);
+	series_text(a, out);
 	top_text(a, out);
 	return !ferror(out);
 }
@@ -326,6 +402,37 @@ static void top_json(const struct bp_agg *a, FILE *out)
 	fputc(']', out);
 }
 
+static void series_json(const struct bp_agg *a, FILE *out)
+{
+	const struct bp_agg *s = a->series;
+
+	fprintf(out, ",\"every_ns\":%llu,\"windows\":[", (unsigned long long)a->every_ns);
+	for (size_t i = 0; i < s->groups.n && s->sorted; i++) {
+		struct bp_dist *d = s->sorted[i]->data;
+		const unsigned char *key;
+		size_t len;
+		char start[32];
+
+		bp_agg_seconds(start, sizeof(start), window_of(s->sorted[i], &key, &len) * a->every_ns,
+			       true);
+		fprintf(out, "%s{\"start\":%s,\"key\":", i ? "," : "", start);
+		key_json(a->key_names, a->nkeys, key, len, out);
+		fprintf(out, ",\"count\":%llu,\"rate\":", (unsigned long long)d->count);
+		bp_json_double(out, rate_of(a, d));
+		if (!a->counts_only && d->count > d->nan) {
+			for (size_t q = 0; q < s->quantiles.n; q++) {
+				fprintf(out, ",\"%s\":", s->quantiles.v[q].json);
+				value_json(a, out, bp_dist_quantile(d, s->quantiles.v[q].q));
+			}
+			fputs(",\"max\":", out);
+			value_json(a, out, bp_dist_ld(d->kind, d->max));
+			fprintf(out, ",\"exact\":%s", d->sketch ? "false" : "true");
+		}
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 bool bp_agg_json(const struct bp_agg *a, FILE *out)
 {
 	uint64_t not_yet = a->not_yet < a->lost ? a->not_yet : a->lost;
@@ -343,6 +450,8 @@ bool bp_agg_json(const struct bp_agg *a, FILE *out)
 			(unsigned long long)a->unmatched_opens, (unsigned long long)a->unmatched_closes);
 		top_json(a, out);
 	}
+	if (a->series)
+		series_json(a, out);
 	if (not_yet)	/* a recorder still at work may copy them yet */
 		fprintf(out, ",\"not_copied_yet\":%llu", (unsigned long long)not_yet);
 	fprintf(out, ",\"lost\":%llu}\n", (unsigned long long)(a->lost - not_yet));
@@ -418,8 +527,56 @@ static void group_csv(const struct bp_agg *a, const struct bp_group *g, FILE *ou
 	fputs(d->sketch ? ",false\n" : ",true\n", out);
 }
 
+/* --every as CSV: a row a window and group. */
+static bool series_csv(const struct bp_agg *a, FILE *out)
+{
+	const struct bp_agg *s = a->series;
+
+	fputs("start", out);
+	for (size_t i = 0; i < a->nkeys; i++) {
+		fputc(',', out);
+		csv_field(out, a->key_names[i]);
+	}
+	fputs(",count,rate", out);
+	for (size_t q = 0; !a->counts_only && q < s->quantiles.n; q++)
+		fprintf(out, ",%s", s->quantiles.v[q].json);
+	fputs(a->counts_only ? "\n" : ",max,exact\n", out);
+	for (size_t i = 0; i < s->groups.n && s->sorted; i++) {
+		struct bp_dist *d = s->sorted[i]->data;
+		const unsigned char *key;
+		size_t len;
+		char item[4096];
+
+		bp_agg_seconds(item, sizeof(item), window_of(s->sorted[i], &key, &len) * a->every_ns,
+			       true);
+		fputs(item, out);
+		for (size_t k = 0; k < a->nkeys; k++) {
+			bp_key_item_text(key, len, k, item, sizeof(item));
+			fputc(',', out);
+			csv_field(out, item);
+		}
+		fprintf(out, ",%llu,%.17g", (unsigned long long)d->count, rate_of(a, d));
+		for (size_t q = 0; !a->counts_only && q < s->quantiles.n; q++) {
+			fputc(',', out);
+			if (d->count > d->nan)
+				csv_value(a, out, bp_dist_quantile(d, s->quantiles.v[q].q));
+		}
+		if (!a->counts_only && d->count > d->nan) {
+			fputc(',', out);
+			csv_value(a, out, bp_dist_ld(d->kind, d->max));
+			fputs(d->sketch ? ",false" : ",true", out);
+		} else if (!a->counts_only) {
+			fputs(",,", out);
+		}
+		fputc('\n', out);
+	}
+	return !ferror(out);
+}
+
 bool bp_agg_csv(const struct bp_agg *a, FILE *out)
 {
+	if (a->series)
+		return series_csv(a, out);
 	for (size_t i = 0; i < a->nkeys; i++) {
 		csv_field(out, a->key_names[i]);
 		fputc(',', out);

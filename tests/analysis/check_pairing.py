@@ -179,6 +179,45 @@ else:
     ok("hist --percentiles 50,95,99.99 --sort p95 --limit 3 --csv: columns p50 p95 p9999 exact, "
        "rows in order, figures exact")
 
+# --every: per window of the trace's clock, each group's count, rate and
+# percentiles (a record in the window of its time, a span in that of its end)
+EVERY = 1000000
+vals = {}
+for r in recs:
+    if r["message"].startswith("req "):
+        vals.setdefault((r["ns"] // EVERY, r["fields"]["cmd"]), []).append(r["fields"]["seq"])
+doc = json.loads(bprint("hist", "-s", "fmt:req*", "-v", "seq", "-k", "cmd", "--every", "1ms", "--percentiles",
+                        "50,99", "--json", TRACE).stdout)
+got = {(round(w["start"] * 1e9) // EVERY, w["key"]["cmd"]): w for w in doc.get("windows", [])}
+order = [(round(w["start"] * 1e9) // EVERY, w["key"]["cmd"]) for w in doc.get("windows", [])]
+good = doc.get("every_ns") == EVERY and set(got) == set(vals) and order == sorted(order)
+for k, v in vals.items():
+    w = got.get(k, {})
+    if (w.get("count"), w.get("rate"), w.get("p50"), w.get("p99"), w.get("max"), w.get("exact")) != \
+            (len(v), len(v) * 1e9 / EVERY, rank(v, "50"), rank(v, "99"), max(v), True):
+        fail("hist --every 1ms: window %r: %r, want count %d" % (k, w, len(v)))
+        good = False
+        break
+spans, _, _ = pair("fifo")
+lat = {}
+for d, _f, t in spans:
+    lat.setdefault(t["ns"] // 500000, []).append(d)
+rows = list(csv.DictReader(io.StringIO(bprint("latency", "-F", "fmt:req*", "-T", "fmt:reply*", "-k", "conn",
+                                              "--pair", "fifo", "--every", "0.5ms", "--percentiles", "99.99",
+                                              "--csv", TRACE).stdout.decode())))
+gotl = {int(r["start"].replace(".", "")) // 500000: r for r in rows}
+if set(gotl) != set(lat) or any(int(gotl[k]["count"]) != len(v) or int(gotl[k]["p9999"]) != rank(v, "99.99")
+                                or float(gotl[k]["rate"]) != len(v) * 2000.0 for k, v in lat.items()):
+    fail("latency --every 0.5ms --csv: %d windows, want %d; first %r" % (len(gotl), len(lat), rows[:1]))
+    good = False
+text = bprint("hist", "-s", "fmt:req*", "-k", "cmd", "--every", "1ms", TRACE).stdout.decode()
+if "# per 1ms window" not in text or len([ln for ln in text.splitlines() if "  rate " in ln]) != len(vals):
+    fail("hist --every 1ms text: %s" % text[-400:])
+    good = False
+if good:
+    ok("--every: hist (%d windows and groups, JSON) and latency (%d windows, CSV, by the span's end): "
+       "count, rate and percentiles of each window as the reference computes them" % (len(vals), len(lat)))
+
 BAD = [
     (["--pair", "lifo"], "--pair"),
     (["--percentiles", "0"], "--percentiles"),
@@ -192,6 +231,9 @@ BAD = [
     (["--by", "to.nosuch"], "to.nosuch"),
     (["--by", "from.status"], "from.status"),
     (["--by", "to."], "--by"),
+    (["--every", "0"], "--every"),
+    (["--every", "1h"], "--every"),
+    (["--every", "0.1ns"], "--every"),
 ]
 bad = 0
 for args, word in BAD:

@@ -63,6 +63,27 @@ static int parse_limit(struct analyze_opts *o, const char *arg)
 	return 0;
 }
 
+/* --every T: a number (a fraction allowed) and ns, us, ms or s (seconds
+ * if none), at least a nanosecond. */
+static int parse_every(struct analyze_opts *o, const char *arg)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	for (size_t i = 0; end != arg && !errno && v > 0 && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit) && v * units[i].ns >= 1 && v * units[i].ns < 1e18) {
+			o->every_ns = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	return usage_error(o->sub, "--every: expected a time such as 1s, 100ms or 500us, not '%s'", arg);
+}
+
 int analyze_option(struct analyze_opts *o, int c, const char *arg)
 {
 	char err[256];
@@ -108,6 +129,8 @@ int analyze_option(struct analyze_opts *o, int c, const char *arg)
 		return 0;
 	case 'L':
 		return parse_limit(o, arg);
+	case 'E':
+		return parse_every(o, arg);
 	default:
 		return usage_error(o->sub, "unknown option");
 	}
@@ -125,16 +148,37 @@ int analyze_finish_args(struct analyze_opts *o, int argc, char **argv)
 	return -1;
 }
 
-void analyze_agg_setup(const struct analyze_opts *o, struct bp_agg *a)
+void analyze_agg_setup(struct analyze_opts *o, struct bp_agg *a)
 {
 	if (o->quantiles.n)
 		a->quantiles = o->quantiles;
 	a->sort = o->sort;
 	a->limit = o->limit;
+	if (!o->every_ns)
+		return;
+	if (o->series_on)
+		bp_agg_free(&o->series);
+	bp_agg_init(&o->series, a->kind, a->pool.buckets, a->pool.width);
+	o->series.quantiles = a->quantiles;
+	o->series.sort.by = BP_ORDER_KEY;	/* window by window */
+	o->series_on = true;
+	a->series = &o->series;
+	a->every_ns = o->every_ns;
+}
+
+bool analyze_series_add(struct analyze_opts *o, uint64_t ns, const unsigned char *key, size_t len,
+			union bp_dist_value v)
+{
+	return bp_agg_window_key(&o->window_key, o->every_ns, ns, key, len) &&
+	       bp_agg_add(&o->series, o->window_key.b, o->window_key.len, v);
 }
 
 void analyze_free(struct analyze_opts *o)
 {
+	if (o->series_on)
+		bp_agg_free(&o->series);
+	o->series_on = false;
+	bp_key_free(&o->window_key);
 	bp_where_free(o->where);
 	o->where = NULL;
 	filter_free(&o->f);
@@ -368,6 +412,7 @@ bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const 
 {
 	bool ok;
 
+	((struct bp_agg *)a)->series_last = !final;	/* a live view: the last window */
 	if (!final)	/* --follow's redraw: text, on a terminal only */
 		return o->json || o->csv || !isatty(STDOUT_FILENO) || redraw(a);
 	if (o->json)

@@ -33,6 +33,10 @@ struct analyze_opts {
 	struct bp_quantiles quantiles;	/* --percentiles (the default set if not given) */
 	struct bp_agg_sort sort;	/* --sort */
 	size_t limit;			/* --limit, 0 for all */
+	uint64_t every_ns;		/* --every, 0 for none */
+	struct bp_agg series;		/* --every's windows (analyze_series_*) */
+	struct bp_key window_key;
+	bool series_on;
 	long interval;			/* --follow's redraw, ms */
 	const char *arg;		/* FILE or PID */
 };
@@ -50,9 +54,10 @@ struct analyze_opts {
 	{ "percentiles", required_argument, NULL, 'P' },       \
 	{ "sort", required_argument, NULL, 'S' },              \
 	{ "limit", required_argument, NULL, 'L' },             \
+	{ "every", required_argument, NULL, 'E' },             \
 	{ "help", no_argument, NULL, 'h' }
 #define ANALYZE_OPTIONS case 'w': case 'B': case 'J': case 'C': case 'G': case 'f': case 't': \
-	case 'k': case 'P': case 'S': case 'L'
+	case 'k': case 'P': case 'S': case 'L': case 'E'
 
 /* The lines of --help for the options both take that shape the groups. */
 #define ANALYZE_GROUP_HELP                                                               \
@@ -61,7 +66,10 @@ struct analyze_opts {
 	"      --sort=FIELD      order the groups by FIELD, largest first: count (the\n"     \
 	"                        default), min, max, mean, sum, or a percentile pN (p99,\n" \
 	"                        p99.99, any N); or by key, smallest first\n"              \
-	"      --limit=N         show the first N groups only (the others are counted)\n"
+	"      --limit=N         show the first N groups only (the others are counted)\n"  \
+	"      --every=T         also per window of T (1s, 100ms, 500us): count, rate\n"   \
+	"                        and percentiles of each group in each window; with\n"     \
+	"                        --follow, the last window beside the totals\n"
 
 /* One of ANALYZE_OPTIONS into o: 0 or a usage error's exit code. */
 int analyze_option(struct analyze_opts *o, int c, const char *arg);
@@ -107,9 +115,13 @@ int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
 bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
 		    bool final);
 
-/* The options that shape the groups (percentiles, order, limit) into a,
- * after bp_agg_init(). */
-void analyze_agg_setup(const struct analyze_opts *o, struct bp_agg *a);
+/* The options that shape the groups (percentiles, order, limit, --every's
+ * windows) into a, after bp_agg_init(). */
+void analyze_agg_setup(struct analyze_opts *o, struct bp_agg *a);
+/* --every: the value v of the record at ns, of group key, into the
+ * window's group too; false if memory ran out. */
+bool analyze_series_add(struct analyze_opts *o, uint64_t ns, const unsigned char *key, size_t len,
+			union bp_dist_value v);
 
 void analyze_free(struct analyze_opts *o);
 

@@ -283,7 +283,8 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 		return out_of_memory();
 	if (h->value)
 		v = as_kind(h->agg.kind, b->value_type, &h->vals[b->value]);
-	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v))
+	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v) ||
+	    (h->o.every_ns && !analyze_series_add(&h->o, e->ev.ns, h->key.b, h->key.len, v)))
 		return out_of_memory();
 	return EXIT_OK;
 }
@@ -308,14 +309,16 @@ static bool hist_render(void *ctx, struct bp_trace *t, bool final)
 
 int cmd_hist(int argc, char **argv)
 {
-	static const struct analyze_ops ops = { hist_record, hist_render, .args_only = true };
 	struct hist h = { .o = { .sub = "hist", .interval = 100 } };
+	struct analyze_ops ops = { hist_record, hist_render, .args_only = true };
 	int rc;
 
 	if (!(h.sites = bp_sites_new()))
 		return out_of_memory();
-	if ((rc = parse_hist_args(argc, argv, &h)) < 0)
+	if ((rc = parse_hist_args(argc, argv, &h)) < 0) {
+		ops.args_only = !h.o.every_ns;	/* --every needs each record's time */
 		rc = analyze_run(&h.o, &ops, hist_check, &h);
+	}
 	if (h.kind_set)
 		bp_agg_free(&h.agg);
 	bp_sites_free(h.sites);

@@ -328,6 +328,7 @@ static bool closed(struct latency *l, const struct site_role *r, struct bp_span 
 	union bp_dist_value d = { .u = sp->to.ns >= sp->from.ns ? sp->to.ns - sp->from.ns : 0 };
 
 	return group_of(l, r, sp) && bp_agg_add(&l->agg, sp->by, sp->bylen, d) &&
+	       (!l->o.every_ns || analyze_series_add(&l->o, sp->to.ns, sp->by, sp->bylen, d)) &&
 	       bp_top_offer(&l->agg.top, sp);
 }
 
