@@ -136,6 +136,12 @@ bool bp_agg_json(const struct bp_agg *a, FILE *out);
 bool bp_agg_csv(const struct bp_agg *a, FILE *out);
 bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title);
 
+/* A group's key as text: "cmd=GET status=200", or "all" without keys. */
+void bp_agg_key_text(const struct bp_agg *a, const unsigned char *key, size_t len, FILE *out);
+/* A window's group (of a->series): the window's index, and the group's key
+ * after it. */
+uint64_t bp_agg_window_of(const struct bp_group *g, const unsigned char **key, size_t *len);
+
 /* A timestamp as report prints it: seconds with 6 decimals, or 9 when
  * nine is set. */
 void bp_agg_seconds(char *buf, size_t size, uint64_t ns, bool nine);

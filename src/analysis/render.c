@@ -1,6 +1,6 @@
 /*
  * The renderings of an aggregate (analysis/aggregate.h): text with bars,
- * JSON, CSV and SVG.
+ * JSON and CSV (the SVG's is plot.c).
  *
  * Every rendering says how many records the file lacks: an aggregate must
  * never hide a loss.  Integer values stay integers in every output (a
@@ -9,7 +9,6 @@
  */
 #include "analysis/aggregate.h"
 
-#include "analysis/svg.h"
 #include "output/json.h"
 
 #include <math.h>
@@ -94,7 +93,7 @@ static void sum_json(const struct bp_agg *a, const struct bp_dist *d, FILE *out)
 
 /* ---- text --------------------------------------------------------------- */
 
-static void key_bytes_text(const struct bp_agg *a, const unsigned char *key, size_t len, FILE *out)
+void bp_agg_key_text(const struct bp_agg *a, const unsigned char *key, size_t len, FILE *out)
 {
 	char item[256];
 
@@ -110,15 +109,14 @@ static void key_bytes_text(const struct bp_agg *a, const unsigned char *key, siz
 
 static void key_text(const struct bp_agg *a, const struct bp_group *g, FILE *out)
 {
-	key_bytes_text(a, g->key, g->keylen, out);
+	bp_agg_key_text(a, g->key, g->keylen, out);
 }
 
 /* ---- --every's windows -------------------------------------------------- */
 
 #define WINDOW_ITEM 9	/* a series key's first item: 'u', the window's index */
 
-/* The window of a series group, and its key past the window. */
-static uint64_t window_of(const struct bp_group *g, const unsigned char **key, size_t *len)
+uint64_t bp_agg_window_of(const struct bp_group *g, const unsigned char **key, size_t *len)
 {
 	uint64_t w = 0;
 
@@ -140,12 +138,12 @@ static void window_text(const struct bp_agg *a, const struct bp_group *g, FILE *
 	struct bp_dist *d = g->data;
 	const unsigned char *key;
 	size_t len;
-	uint64_t w = window_of(g, &key, &len);
+	uint64_t w = bp_agg_window_of(g, &key, &len);
 	char buf[64];
 
 	bp_agg_seconds(buf, sizeof(buf), w * a->every_ns, false);
 	fprintf(out, "%18s  ", buf);
-	key_bytes_text(a, key, len, out);
+	bp_agg_key_text(a, key, len, out);
 	fprintf(out, "  count %llu  rate %.6g/s", (unsigned long long)d->count, rate_of(a, d));
 	if (!a->counts_only && d->count > d->nan) {
 		for (size_t q = 0; q < s->quantiles.n; q++) {
@@ -170,9 +168,9 @@ static void series_text(const struct bp_agg *a, FILE *out)
 		return;
 	duration_text(every, sizeof(every), (long double)a->every_ns);
 	if (a->series_last) {
-		uint64_t last = window_of(s->sorted[s->groups.n - 1], &key, &len);
+		uint64_t last = bp_agg_window_of(s->sorted[s->groups.n - 1], &key, &len);
 
-		for (first = s->groups.n; first && window_of(s->sorted[first - 1], &key, &len) == last;)
+		for (first = s->groups.n; first && bp_agg_window_of(s->sorted[first - 1], &key, &len) == last;)
 			first--;
 		fprintf(out, "\n# the last %s window (so far), beside the totals above\n", every);
 	} else {
@@ -413,7 +411,7 @@ static void series_json(const struct bp_agg *a, FILE *out)
 		size_t len;
 		char start[32];
 
-		bp_agg_seconds(start, sizeof(start), window_of(s->sorted[i], &key, &len) * a->every_ns,
+		bp_agg_seconds(start, sizeof(start), bp_agg_window_of(s->sorted[i], &key, &len) * a->every_ns,
 			       true);
 		fprintf(out, "%s{\"start\":%s,\"key\":", i ? "," : "", start);
 		key_json(a->key_names, a->nkeys, key, len, out);
@@ -547,7 +545,7 @@ static bool series_csv(const struct bp_agg *a, FILE *out)
 		size_t len;
 		char item[4096];
 
-		bp_agg_seconds(item, sizeof(item), window_of(s->sorted[i], &key, &len) * a->every_ns,
+		bp_agg_seconds(item, sizeof(item), bp_agg_window_of(s->sorted[i], &key, &len) * a->every_ns,
 			       true);
 		fputs(item, out);
 		for (size_t k = 0; k < a->nkeys; k++) {
@@ -592,65 +590,4 @@ bool bp_agg_csv(const struct bp_agg *a, FILE *out)
 	for (size_t i = 0; i < bp_agg_shown(a) && a->sorted; i++)
 		group_csv(a, a->sorted[i], out);
 	return !ferror(out);
-}
-
-/* ---- SVG ---------------------------------------------------------------- */
-
-struct collect {
-	struct bp_bucket *b;
-	size_t n, cap;
-	bool failed;
-};
-
-static void collect_bucket(void *arg, const struct bp_bucket *b)
-{
-	struct collect *c = arg;
-
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct bp_bucket *grown = realloc(c->b, cap * sizeof(*grown));
-
-		if (!grown) {
-			c->failed = true;
-			return;
-		}
-		c->b = grown, c->cap = cap;
-	}
-	c->b[c->n++] = *b;
-}
-
-bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title)
-{
-	size_t ns = bp_agg_shown(a) < BP_SVG_MAX_SERIES ? bp_agg_shown(a) : BP_SVG_MAX_SERIES;
-	struct bp_svg_series s[BP_SVG_MAX_SERIES];
-	struct collect c[BP_SVG_MAX_SERIES] = { { 0 } };
-	char names[BP_SVG_MAX_SERIES][256];
-	char xlabel[128];
-	struct bp_svg_plot p = {
-		.title = title, .xlabel = xlabel, .ylabel = a->spans ? "spans" : "records",
-		.logx = a->pool.buckets == BP_BUCKETS_LOG2, .time_ns = a->time_ns,
-		.omitted = a->groups.n - ns,
-	};
-	bool ok = true;
-
-	snprintf(xlabel, sizeof(xlabel), "%s", a->value_name ? a->value_name : "value");
-	for (size_t i = 0; i < ns; i++) {
-		const struct bp_group *g = a->sorted[i];
-		FILE *mem = fmemopen(names[i], sizeof(names[i]), "w");
-
-		if (mem) {
-			key_text(a, g, mem);
-			fclose(mem);
-			names[i][sizeof(names[i]) - 1] = '\0';
-		} else {
-			snprintf(names[i], sizeof(names[i]), "group %zu", i + 1);
-		}
-		bp_dist_buckets(&a->pool, g->data, collect_bucket, &c[i]);
-		ok &= !c[i].failed;
-		s[i] = (struct bp_svg_series){ .name = names[i], .b = c[i].b, .n = c[i].n };
-	}
-	ok = ok && bp_svg_histogram(out, &p, s, ns);
-	for (size_t i = 0; i < ns; i++)
-		free(c[i].b);
-	return ok;
 }

@@ -12,6 +12,7 @@ import io
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from fractions import Fraction
 
 BPRINT, TRACE, JSONL = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -213,6 +214,16 @@ if set(gotl) != set(lat) or any(int(gotl[k]["count"]) != len(v) or int(gotl[k]["
 text = bprint("hist", "-s", "fmt:req*", "-k", "cmd", "--every", "1ms", TRACE).stdout.decode()
 if "# per 1ms window" not in text or len([ln for ln in text.splitlines() if "  rate " in ln]) != len(vals):
     fail("hist --every 1ms text: %s" % text[-400:])
+    good = False
+# and its SVG: p50 and p99 over time, a line each a group, a point a window
+bprint("hist", "-s", "fmt:req*", "-v", "seq", "-k", "cmd", "--every", "1ms", "--svg", "every.svg", TRACE)
+SVG = "{http://www.w3.org/2000/svg}"
+tp = next((g for g in ET.parse("every.svg").getroot().iter(SVG + "g") if g.get("class") == "time-panel"), None)
+tlines = list(tp.iter(SVG + "polyline")) if tp is not None else []
+npts = sorted(len(pl.get("points").split()) for pl in tlines)
+want = sorted(n for cmd in {c for _w, c in vals} for n in [sum(1 for _w, c in vals if c == cmd)] * 2)
+if npts != want:
+    fail("hist --every --svg: time panel lines of %r points, want %r" % (npts, want))
     good = False
 if good:
     ok("--every: hist (%d windows and groups, JSON) and latency (%d windows, CSV, by the span's end): "

@@ -299,10 +299,12 @@ text = p.stdout.decode()
 if not re.search(r"^kind=read: count \d+  min \S+  mean", text, re.M) or "longest spans" not in text:
     fail("latency text: %s" % text[:300])
 root = ET.parse("lat.svg").getroot()
-if root.tag != "{http://www.w3.org/2000/svg}svg" or len(list(root.iter("{http://www.w3.org/2000/svg}polyline"))) != 2:
-    fail("latency --svg: not an SVG with 2 series")
+SVG = "{http://www.w3.org/2000/svg}"
+panels = {g.get("class"): len(list(g.iter(SVG + "polyline"))) for g in root.iter(SVG + "g") if g.get("class")}
+if root.tag != SVG + "svg" or panels != {"histogram-panel": 2, "percentiles-panel": 2}:
+    fail("latency --svg: not an SVG with 2 series in its histogram and percentile panels: %r" % panels)
 else:
-    ok("latency: text and an SVG of 2 series that an XML parser reads")
+    ok("latency: text and an SVG of 2 series (histogram, percentiles) that an XML parser reads")
 
 # bad input: one line on stderr that names the problem, exit 1
 BAD = [
