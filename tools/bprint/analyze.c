@@ -407,12 +407,11 @@ static bool redraw(const struct bp_agg *a)
 	return ok;
 }
 
-bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
-		    bool final)
+bool analyze_output(const struct analyze_opts *o, struct bp_agg *a, const char *title, bool final)
 {
 	bool ok;
 
-	((struct bp_agg *)a)->series_last = !final;	/* a live view: the last window */
+	a->series_last = !final;	/* a live view: the last window */
 	if (!final)	/* --follow's redraw: text, on a terminal only */
 		return o->json || o->csv || !isatty(STDOUT_FILENO) || redraw(a);
 	if (o->json)

@@ -111,9 +111,9 @@ int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
 		int (*check)(void *ctx, struct bp_trace *t, const char *path), void *ctx);
 
 /* Write the aggregate as o asks (text to stdout, --json, --csv, and the
- * --svg file); false on a write error (said on stderr). */
-bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
-		    bool final);
+ * --svg file; a redraw, not final, shows --every's last window only);
+ * false on a write error (said on stderr). */
+bool analyze_output(const struct analyze_opts *o, struct bp_agg *a, const char *title, bool final);
 
 /* The options that shape the groups (percentiles, order, limit, --every's
  * windows) into a, after bp_agg_init(). */
