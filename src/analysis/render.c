@@ -127,6 +127,12 @@ uint64_t bp_agg_window_of(const struct bp_group *g, const unsigned char **key, s
 	return w;
 }
 
+/* What a group's percentiles are, as text says it. */
+static const char *exactness(const struct bp_dist *d)
+{
+	return d->sketch ? "  [percentiles within 1%]" : "  [exact]";	/* BP_DIST_ALPHA < 1 % */
+}
+
 static double rate_of(const struct bp_agg *a, const struct bp_dist *d)
 {
 	return (double)d->count * 1e9 / (double)a->every_ns;
@@ -151,7 +157,7 @@ static void window_text(const struct bp_agg *a, const struct bp_group *g, FILE *
 			fprintf(out, "  %s %s", s->quantiles.v[q].text, buf);
 		}
 		value_text(a, buf, sizeof(buf), bp_dist_ld(d->kind, d->max), true);
-		fprintf(out, "  max %s%s", buf, d->sketch ? "  [percentiles within 1%]" : "  [exact]");
+		fprintf(out, "  max %s%s", buf, exactness(d));
 	}
 	fputc('\n', out);
 }
@@ -170,8 +176,9 @@ static void series_text(const struct bp_agg *a, FILE *out)
 	if (a->series_last) {
 		uint64_t last = bp_agg_window_of(s->sorted[s->groups.n - 1], &key, &len);
 
-		for (first = s->groups.n; first && bp_agg_window_of(s->sorted[first - 1], &key, &len) == last;)
-			first--;
+		for (first = s->groups.n; first; first--)
+			if (bp_agg_window_of(s->sorted[first - 1], &key, &len) != last)
+				break;
 		fprintf(out, "\n# the last %s window (so far), beside the totals above\n", every);
 	} else {
 		fprintf(out, "\n# per %s window, by its start (seconds, as 'bprint report' prints "
@@ -243,8 +250,7 @@ static void group_text(const struct bp_agg *a, const struct bp_group *g, FILE *o
 	fprintf(out, "  sum %s", buf);
 	if (d->nan)
 		fprintf(out, "  (%llu NaN)", (unsigned long long)d->nan);
-	/* the sketch's bound is BP_DIST_ALPHA, under 1 % */
-	fputs(d->sketch ? "  [percentiles within 1%]" : "  [exact]", out);
+	fputs(exactness(d), out);
 	fputc('\n', out);
 	if (bars) {
 		struct bars x = { .a = a, .out = out, .measure = true };
