@@ -91,7 +91,9 @@ static void latency_help(void)
 	       ANALYZE_GROUP_HELP
 	       "      --json            one JSON document\n"
 	       "      --csv             the groups as CSV, with a header line\n"
-	       "      --svg=OUT         also write the histogram to OUT as SVG\n"
+	       "      --svg=OUT         also write the plots to OUT as SVG: the histogram, the\n"
+	       "                        percentiles (p50 .. p99.99 on a 1/(1-p) scale) and,\n"
+	       "                        with --every, p50 and p99 over time\n"
 	       "  -f, --follow          a live FILE (or PID): redraw every second until\n"
 	       "                        interrupted or the process ends\n"
 	       "  -h, --help            show this help\n"
