@@ -427,6 +427,10 @@ else:
 # prefix of the main thread's records (nothing missing before the stop)
 rec = subprocess.Popen([BPRINT, "record", "-q", "-o", "int.dat", "--", TRACED, str(100 * N), "slow"],
                        env=dict(os.environ, BPRINT_BUFFER_SIZE="64K"))
+i = 0
+while not os.path.exists("int.dat.live") and i < 500:  # the program has started
+    time.sleep(0.01)
+    i += 1
 child = None
 for i in range(500):
     try:
@@ -436,6 +440,13 @@ for i in range(500):
     if kids:
         child = int(kids[0])
         break
+    time.sleep(0.01)
+for i in range(500):  # until the child is the traced program, not record's fork
+    try:
+        if child is None or os.path.realpath(os.readlink("/proc/%d/exe" % child)) == os.path.realpath(TRACED):
+            break
+    except OSError:
+        pass
     time.sleep(0.01)
 if child is not None:
     followers = [subprocess.Popen([BPRINT] + args + [str(child)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

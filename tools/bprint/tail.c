@@ -402,6 +402,9 @@ void follow_catch_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	/* a write to stdout under way goes on (it failed with EINTR: "write
+	 * error", exit 3); the nap between polls is cut short all the same */
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
