@@ -17,6 +17,42 @@
 #include <stdio.h>
 
 #define BP_AGG_BATCH 128	/* values handed to a distribution at once */
+#define BP_AGG_MAX_QUANTILES 12	/* percentiles a rendering shows, at most */
+
+/* The percentiles the renderings show (--percentiles), in the order given. */
+struct bp_quantile {
+	double q;			/* in (0, 1] */
+	char text[16];			/* "p99.9" */
+	char json[16];			/* "p999": the JSON and CSV name, the point dropped */
+};
+
+struct bp_quantiles {
+	struct bp_quantile v[BP_AGG_MAX_QUANTILES];
+	size_t n;
+};
+
+/* p50, p90, p99 and p99.9. */
+void bp_quantiles_default(struct bp_quantiles *qs);
+/* A list of percentiles, "50,95,99,99.99": each a number in (0, 100]
+ * written with digits and one point, no two of one JSON name; false with
+ * the reason in err otherwise. */
+bool bp_quantiles_parse(struct bp_quantiles *qs, const char *list, char *err, size_t size);
+
+/* The order of the groups (--sort): by one figure, largest first, or by
+ * key, smallest first.  Ties go by count, then key. */
+enum bp_agg_order {
+	BP_ORDER_COUNT, BP_ORDER_MIN, BP_ORDER_MAX, BP_ORDER_MEAN, BP_ORDER_SUM,
+	BP_ORDER_QUANTILE, BP_ORDER_KEY,
+};
+
+struct bp_agg_sort {
+	enum bp_agg_order by;
+	double q;			/* BP_ORDER_QUANTILE's */
+};
+
+/* "count", "min", "max", "mean", "sum", "key" or "pN" (any percentile N)
+ * into *s; false if it is none of them. */
+bool bp_agg_sort_parse(struct bp_agg_sort *s, const char *field);
 
 struct bp_agg {
 	struct bp_dist_pool pool;
@@ -30,12 +66,21 @@ struct bp_agg {
 	size_t nkeys;
 	const char *value_name;		/* the -v field, or "latency" */
 	const char *what;		/* the header: "dur_us of site 4 (a.c:35 worker)" */
+	struct bp_quantiles quantiles;	/* shown (the default set by bp_agg_init()) */
+	struct bp_agg_sort sort;	/* by count unless set */
+	size_t limit;			/* groups shown, 0 for all (the others counted) */
 	bool counts_only;		/* hist without -v: counts per key */
 	bool time_ns;			/* values are durations in ns */
 	uint64_t records;		/* records that went into a group */
 	uint64_t lost;			/* records the file lacks */
 	uint64_t not_yet;		/* of those, not copied yet by a recorder still at
 					 * work (a stream followed live): shown apart */
+	/* --every: the same values per window of every_ns of the trace's clock
+	 * (keys: the window's index, then the group's key), shown after the
+	 * groups; series_last shows the last window only (a live view) */
+	struct bp_agg *series;
+	uint64_t every_ns;
+	bool series_last;
 	/* latency */
 	bool spans;
 	uint64_t unmatched_opens, unmatched_closes;
@@ -70,15 +115,32 @@ static inline bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t
 	return true;
 }
 
-/* Sort the groups (most records first, then by key) and finish their
- * distributions; call before rendering (again after more adds). */
+/* --every: the key of ns's window and key into w (the series' key);
+ * false if memory ran out. */
+bool bp_agg_window_key(struct bp_key *w, uint64_t every_ns, uint64_t ns, const unsigned char *key,
+		       size_t keylen);
+
+/* Sort the groups (as a->sort says: most records first, then by key,
+ * unless set) and finish their distributions; call before rendering
+ * (again after more adds). */
 void bp_agg_finish(struct bp_agg *a);
 
-/* Renderings; false on a write error or out of memory. */
+/* The groups the renderings show: the first a->limit of a->sorted. */
+size_t bp_agg_shown(const struct bp_agg *a);
+
+/* Renderings; false on a write error or out of memory.  Every group with
+ * values says whether its percentiles are exact or from the sketch
+ * (analysis/dist.h); a limit says how many groups it leaves out. */
 bool bp_agg_text(const struct bp_agg *a, FILE *out, bool bars);
 bool bp_agg_json(const struct bp_agg *a, FILE *out);
 bool bp_agg_csv(const struct bp_agg *a, FILE *out);
 bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title);
+
+/* A group's key as text: "cmd=GET status=200", or "all" without keys. */
+void bp_agg_key_text(const struct bp_agg *a, const unsigned char *key, size_t len, FILE *out);
+/* A window's group (of a->series): the window's index, and the group's key
+ * after it. */
+uint64_t bp_agg_window_of(const struct bp_group *g, const unsigned char **key, size_t *len);
 
 /* A timestamp as report prints it: seconds with 6 decimals, or 9 when
  * nine is set. */

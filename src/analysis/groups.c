@@ -45,6 +45,16 @@ static bool key_item(struct bp_key *k, char tag, const void *p, size_t n)
 	return true;
 }
 
+bool bp_key_append(struct bp_key *k, const unsigned char *items, size_t n)
+{
+	if (!key_room(k, n))
+		return false;
+	if (n)
+		memcpy(k->b + k->len, items, n);
+	k->len += n;
+	return true;
+}
+
 bool bp_key_add_uint(struct bp_key *k, uint64_t u)
 {
 	return key_item(k, 'u', &u, 8);
@@ -139,6 +149,14 @@ static bool item_at(const unsigned char *key, size_t len, size_t i, struct item 
 		if (k == i)
 			return true;
 	return false;
+}
+
+size_t bp_key_item_size(const unsigned char *key, size_t len, size_t pos)
+{
+	struct item it = { 0 };
+	size_t end = pos;
+
+	return next_item(key, len, &end, &it) ? end - pos : 0;
 }
 
 size_t bp_key_items(const unsigned char *key, size_t len)

@@ -42,12 +42,17 @@ void bp_key_free(struct bp_key *k);
 bool bp_key_add_field(struct bp_key *k, uint8_t type, const struct bp_field_value *v);
 bool bp_key_add_uint(struct bp_key *k, uint64_t u);
 bool bp_key_add_none(struct bp_key *k);
+/* Append n bytes of whole items of another key. */
+bool bp_key_append(struct bp_key *k, const unsigned char *items, size_t n);
 
 /* Walk a key's items: their count, and item i printed as text (strings as
  * they are, cut to fit), or as JSON (strings quoted and escaped). */
 size_t bp_key_items(const unsigned char *key, size_t len);
 void bp_key_item_text(const unsigned char *key, size_t len, size_t i, char *buf, size_t size);
 void bp_key_item_json(const unsigned char *key, size_t len, size_t i, FILE *out);
+/* The bytes of the item that starts at byte pos of key (0 if none does):
+ * to take a key apart item by item. */
+size_t bp_key_item_size(const unsigned char *key, size_t len, size_t pos);
 /* Item i as a number, for sorting; false for a string or no value. */
 bool bp_key_item_number(const unsigned char *key, size_t len, size_t i, long double *x);
 

@@ -1,6 +1,6 @@
 /*
  * The renderings of an aggregate (analysis/aggregate.h): text with bars,
- * JSON, CSV and SVG.
+ * JSON and CSV (the SVG's is plot.c).
  *
  * Every rendering says how many records the file lacks: an aggregate must
  * never hide a loss.  Integer values stay integers in every output (a
@@ -9,21 +9,11 @@
  */
 #include "analysis/aggregate.h"
 
-#include "analysis/svg.h"
 #include "output/json.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const struct {
-	const char *json;		/* the JSON and CSV name */
-	const char *text;		/* the text name */
-	double q;
-} quantiles[] = {
-	{ "p50", "p50", 0.5 }, { "p90", "p90", 0.9 }, { "p99", "p99", 0.99 },
-	{ "p999", "p99.9", 0.999 },
-};
 
 /* ---- numbers as text ---------------------------------------------------- */
 
@@ -103,7 +93,7 @@ static void sum_json(const struct bp_agg *a, const struct bp_dist *d, FILE *out)
 
 /* ---- text --------------------------------------------------------------- */
 
-static void key_text(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+void bp_agg_key_text(const struct bp_agg *a, const unsigned char *key, size_t len, FILE *out)
 {
 	char item[256];
 
@@ -112,9 +102,90 @@ static void key_text(const struct bp_agg *a, const struct bp_group *g, FILE *out
 		return;
 	}
 	for (size_t i = 0; i < a->nkeys; i++) {
-		bp_key_item_text(g->key, g->keylen, i, item, sizeof(item));
+		bp_key_item_text(key, len, i, item, sizeof(item));
 		fprintf(out, "%s%s=%s", i ? " " : "", a->key_names[i], item);
 	}
+}
+
+static void key_text(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+{
+	bp_agg_key_text(a, g->key, g->keylen, out);
+}
+
+/* ---- --every's windows -------------------------------------------------- */
+
+#define WINDOW_ITEM 9	/* a series key's first item: 'u', the window's index */
+
+uint64_t bp_agg_window_of(const struct bp_group *g, const unsigned char **key, size_t *len)
+{
+	uint64_t w = 0;
+
+	if (g->keylen >= WINDOW_ITEM)
+		memcpy(&w, g->key + 1, 8);
+	*key = g->key + (g->keylen >= WINDOW_ITEM ? WINDOW_ITEM : g->keylen);
+	*len = g->keylen - (size_t)(*key - g->key);
+	return w;
+}
+
+/* What a group's percentiles are, as text says it. */
+static const char *exactness(const struct bp_dist *d)
+{
+	return d->sketch ? "  [percentiles within 1%]" : "  [exact]";	/* BP_DIST_ALPHA < 1 % */
+}
+
+static double rate_of(const struct bp_agg *a, const struct bp_dist *d)
+{
+	return (double)d->count * 1e9 / (double)a->every_ns;
+}
+
+static void window_text(const struct bp_agg *a, const struct bp_group *g, FILE *out)
+{
+	const struct bp_agg *s = a->series;
+	struct bp_dist *d = g->data;
+	const unsigned char *key;
+	size_t len;
+	uint64_t w = bp_agg_window_of(g, &key, &len);
+	char buf[64];
+
+	bp_agg_seconds(buf, sizeof(buf), w * a->every_ns, false);
+	fprintf(out, "%18s  ", buf);
+	bp_agg_key_text(a, key, len, out);
+	fprintf(out, "  count %llu  rate %.6g/s", (unsigned long long)d->count, rate_of(a, d));
+	if (!a->counts_only && d->count > d->nan) {
+		for (size_t q = 0; q < s->quantiles.n; q++) {
+			value_text(a, buf, sizeof(buf), bp_dist_quantile(d, s->quantiles.v[q].q), true);
+			fprintf(out, "  %s %s", s->quantiles.v[q].text, buf);
+		}
+		value_text(a, buf, sizeof(buf), bp_dist_ld(d->kind, d->max), true);
+		fprintf(out, "  max %s%s", buf, exactness(d));
+	}
+	fputc('\n', out);
+}
+
+/* The windows (or the last one only), after the groups. */
+static void series_text(const struct bp_agg *a, FILE *out)
+{
+	const struct bp_agg *s = a->series;
+	const unsigned char *key;
+	size_t len, first = 0;
+	char every[32];
+
+	if (!s || !s->sorted || !s->groups.n)
+		return;
+	duration_text(every, sizeof(every), (long double)a->every_ns);
+	if (a->series_last) {
+		uint64_t last = bp_agg_window_of(s->sorted[s->groups.n - 1], &key, &len);
+
+		for (first = s->groups.n; first; first--)
+			if (bp_agg_window_of(s->sorted[first - 1], &key, &len) != last)
+				break;
+		fprintf(out, "\n# the last %s window (so far), beside the totals above\n", every);
+	} else {
+		fprintf(out, "\n# per %s window, by its start (seconds, as 'bprint report' prints "
+			     "them)%s\n", every, a->spans ? "; a span is in the window it ends in" : "");
+	}
+	for (size_t i = first; i < s->groups.n; i++)
+		window_text(a, s->sorted[i], out);
 }
 
 struct bars {
@@ -168,10 +239,10 @@ static void group_text(const struct bp_agg *a, const struct bp_group *g, FILE *o
 	fprintf(out, "  min %s", buf);
 	value_text(a, buf, sizeof(buf), bp_dist_mean(d), false);
 	fprintf(out, "  mean %s", buf);
-	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+	for (size_t q = 0; q < a->quantiles.n; q++) {
 		/* a sketched percentile of integers rounded, as in JSON and CSV */
-		value_text(a, buf, sizeof(buf), bp_dist_quantile(d, quantiles[q].q), true);
-		fprintf(out, "  %s %s", quantiles[q].text, buf);
+		value_text(a, buf, sizeof(buf), bp_dist_quantile(d, a->quantiles.v[q].q), true);
+		fprintf(out, "  %s %s", a->quantiles.v[q].text, buf);
 	}
 	value_text(a, buf, sizeof(buf), bp_dist_ld(d->kind, d->max), true);
 	fprintf(out, "  max %s", buf);
@@ -179,6 +250,7 @@ static void group_text(const struct bp_agg *a, const struct bp_group *g, FILE *o
 	fprintf(out, "  sum %s", buf);
 	if (d->nan)
 		fprintf(out, "  (%llu NaN)", (unsigned long long)d->nan);
+	fputs(exactness(d), out);
 	fputc('\n', out);
 	if (bars) {
 		struct bars x = { .a = a, .out = out, .measure = true };
@@ -236,11 +308,15 @@ bool bp_agg_text(const struct bp_agg *a, FILE *out, bool bars)
 	if (a->spans)
 		fprintf(out, "# unmatched: %llu opened and never closed, %llu closed without an open\n",
 			(unsigned long long)a->unmatched_opens, (unsigned long long)a->unmatched_closes);
-	for (size_t i = 0; i < a->groups.n && a->sorted; i++) {
+	for (size_t i = 0; i < bp_agg_shown(a) && a->sorted; i++) {
 		if (i && bars && !a->counts_only)
 			fputc('\n', out);
 		group_text(a, a->sorted[i], out, bars && !a->counts_only);
 	}
+	if (bp_agg_shown(a) < a->groups.n)
+		fprintf(out, "# and %zu more group%s (--limit %zu)\n", a->groups.n - bp_agg_shown(a),
+			a->groups.n - bp_agg_shown(a) == 1 ? "" : "s", a->limit);
+	series_text(a, out);
 	top_text(a, out);
 	return !ferror(out);
 }
@@ -294,14 +370,15 @@ static void group_json(const struct bp_agg *a, const struct bp_group *g, FILE *o
 	value_json(a, out, bp_dist_ld(d->kind, d->min));
 	fputs(",\"mean\":", out);
 	bp_json_double(out, (double)bp_dist_mean(d));
-	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
-		fprintf(out, ",\"%s\":", quantiles[q].json);
-		value_json(a, out, bp_dist_quantile(d, quantiles[q].q));
+	for (size_t q = 0; q < a->quantiles.n; q++) {
+		fprintf(out, ",\"%s\":", a->quantiles.v[q].json);
+		value_json(a, out, bp_dist_quantile(d, a->quantiles.v[q].q));
 	}
 	fputs(",\"max\":", out);
 	value_json(a, out, bp_dist_ld(d->kind, d->max));
 	fputs(",\"sum\":", out);
 	sum_json(a, d, out);
+	fprintf(out, ",\"exact\":%s", d->sketch ? "false" : "true");
 	fputs(",\"buckets\":[", out);
 	bp_dist_buckets(&a->pool, d, bucket_json, &jb);
 	fputs("]}", out);
@@ -329,20 +406,59 @@ static void top_json(const struct bp_agg *a, FILE *out)
 	fputc(']', out);
 }
 
+static void series_json(const struct bp_agg *a, FILE *out)
+{
+	const struct bp_agg *s = a->series;
+
+	fprintf(out, ",\"every_ns\":%llu,\"windows\":[", (unsigned long long)a->every_ns);
+	for (size_t i = 0; i < s->groups.n && s->sorted; i++) {
+		struct bp_dist *d = s->sorted[i]->data;
+		const unsigned char *key;
+		size_t len;
+		char start[32];
+
+		bp_agg_seconds(start, sizeof(start), bp_agg_window_of(s->sorted[i], &key, &len) * a->every_ns,
+			       true);
+		fprintf(out, "%s{\"start\":%s,\"key\":", i ? "," : "", start);
+		key_json(a->key_names, a->nkeys, key, len, out);
+		fprintf(out, ",\"count\":%llu,\"rate\":", (unsigned long long)d->count);
+		bp_json_double(out, rate_of(a, d));
+		if (!a->counts_only && d->count > d->nan) {
+			for (size_t q = 0; q < s->quantiles.n; q++) {
+				fprintf(out, ",\"%s\":", s->quantiles.v[q].json);
+				value_json(a, out, bp_dist_quantile(d, s->quantiles.v[q].q));
+			}
+			fputs(",\"max\":", out);
+			value_json(a, out, bp_dist_ld(d->kind, d->max));
+			fprintf(out, ",\"exact\":%s", d->sketch ? "false" : "true");
+		}
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 bool bp_agg_json(const struct bp_agg *a, FILE *out)
 {
+	uint64_t not_yet = a->not_yet < a->lost ? a->not_yet : a->lost;
+
 	fputs("{\"groups\":[", out);
-	for (size_t i = 0; i < a->groups.n && a->sorted; i++) {
+	for (size_t i = 0; i < bp_agg_shown(a) && a->sorted; i++) {
 		fputs(i ? "," : "", out);
 		group_json(a, a->sorted[i], out);
 	}
 	fputc(']', out);
+	if (bp_agg_shown(a) < a->groups.n)
+		fprintf(out, ",\"omitted\":%zu", a->groups.n - bp_agg_shown(a));
 	if (a->spans) {
 		fprintf(out, ",\"unmatched\":{\"opens\":%llu,\"closes\":%llu}",
 			(unsigned long long)a->unmatched_opens, (unsigned long long)a->unmatched_closes);
 		top_json(a, out);
 	}
-	fprintf(out, ",\"lost\":%llu}\n", (unsigned long long)a->lost);
+	if (a->series)
+		series_json(a, out);
+	if (not_yet)	/* a recorder still at work may copy them yet */
+		fprintf(out, ",\"not_copied_yet\":%llu", (unsigned long long)not_yet);
+	fprintf(out, ",\"lost\":%llu}\n", (unsigned long long)(a->lost - not_yet));
 	return !ferror(out);
 }
 
@@ -391,15 +507,17 @@ static void group_csv(const struct bp_agg *a, const struct bp_group *g, FILE *ou
 		return;
 	}
 	if (d->count == d->nan) {
-		fputs(",,,,,,,,\n", out);
+		for (size_t i = 0; i < a->quantiles.n + 5; i++)	/* min mean ... max sum exact */
+			fputc(',', out);
+		fputc('\n', out);
 		return;
 	}
 	fputc(',', out);
 	csv_value(a, out, bp_dist_ld(d->kind, d->min));
 	fprintf(out, ",%.17Lg", bp_dist_mean(d));
-	for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+	for (size_t q = 0; q < a->quantiles.n; q++) {
 		fputc(',', out);
-		csv_value(a, out, bp_dist_quantile(d, quantiles[q].q));
+		csv_value(a, out, bp_dist_quantile(d, a->quantiles.v[q].q));
 	}
 	fputc(',', out);
 	csv_value(a, out, bp_dist_ld(d->kind, d->max));
@@ -410,11 +528,59 @@ static void group_csv(const struct bp_agg *a, const struct bp_group *g, FILE *ou
 		i128_text(item, sizeof(item), d->isum);
 		fputs(item, out);
 	}
-	fputc('\n', out);
+	fputs(d->sketch ? ",false\n" : ",true\n", out);
+}
+
+/* --every as CSV: a row a window and group. */
+static bool series_csv(const struct bp_agg *a, FILE *out)
+{
+	const struct bp_agg *s = a->series;
+
+	fputs("start", out);
+	for (size_t i = 0; i < a->nkeys; i++) {
+		fputc(',', out);
+		csv_field(out, a->key_names[i]);
+	}
+	fputs(",count,rate", out);
+	for (size_t q = 0; !a->counts_only && q < s->quantiles.n; q++)
+		fprintf(out, ",%s", s->quantiles.v[q].json);
+	fputs(a->counts_only ? "\n" : ",max,exact\n", out);
+	for (size_t i = 0; i < s->groups.n && s->sorted; i++) {
+		struct bp_dist *d = s->sorted[i]->data;
+		const unsigned char *key;
+		size_t len;
+		char item[4096];
+
+		bp_agg_seconds(item, sizeof(item), bp_agg_window_of(s->sorted[i], &key, &len) * a->every_ns,
+			       true);
+		fputs(item, out);
+		for (size_t k = 0; k < a->nkeys; k++) {
+			bp_key_item_text(key, len, k, item, sizeof(item));
+			fputc(',', out);
+			csv_field(out, item);
+		}
+		fprintf(out, ",%llu,%.17g", (unsigned long long)d->count, rate_of(a, d));
+		for (size_t q = 0; !a->counts_only && q < s->quantiles.n; q++) {
+			fputc(',', out);
+			if (d->count > d->nan)
+				csv_value(a, out, bp_dist_quantile(d, s->quantiles.v[q].q));
+		}
+		if (!a->counts_only && d->count > d->nan) {
+			fputc(',', out);
+			csv_value(a, out, bp_dist_ld(d->kind, d->max));
+			fputs(d->sketch ? ",false" : ",true", out);
+		} else if (!a->counts_only) {
+			fputs(",,", out);
+		}
+		fputc('\n', out);
+	}
+	return !ferror(out);
 }
 
 bool bp_agg_csv(const struct bp_agg *a, FILE *out)
 {
+	if (a->series)
+		return series_csv(a, out);
 	for (size_t i = 0; i < a->nkeys; i++) {
 		csv_field(out, a->key_names[i]);
 		fputc(',', out);
@@ -422,73 +588,12 @@ bool bp_agg_csv(const struct bp_agg *a, FILE *out)
 	fputs("count", out);
 	if (!a->counts_only) {
 		fputs(",min,mean", out);
-		for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++)
-			fprintf(out, ",%s", quantiles[q].json);
-		fputs(",max,sum", out);
+		for (size_t q = 0; q < a->quantiles.n; q++)
+			fprintf(out, ",%s", a->quantiles.v[q].json);
+		fputs(",max,sum,exact", out);
 	}
 	fputc('\n', out);
-	for (size_t i = 0; i < a->groups.n && a->sorted; i++)
+	for (size_t i = 0; i < bp_agg_shown(a) && a->sorted; i++)
 		group_csv(a, a->sorted[i], out);
 	return !ferror(out);
-}
-
-/* ---- SVG ---------------------------------------------------------------- */
-
-struct collect {
-	struct bp_bucket *b;
-	size_t n, cap;
-	bool failed;
-};
-
-static void collect_bucket(void *arg, const struct bp_bucket *b)
-{
-	struct collect *c = arg;
-
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct bp_bucket *grown = realloc(c->b, cap * sizeof(*grown));
-
-		if (!grown) {
-			c->failed = true;
-			return;
-		}
-		c->b = grown, c->cap = cap;
-	}
-	c->b[c->n++] = *b;
-}
-
-bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title)
-{
-	size_t ns = a->groups.n < BP_SVG_MAX_SERIES ? a->groups.n : BP_SVG_MAX_SERIES;
-	struct bp_svg_series s[BP_SVG_MAX_SERIES];
-	struct collect c[BP_SVG_MAX_SERIES] = { { 0 } };
-	char names[BP_SVG_MAX_SERIES][256];
-	char xlabel[128];
-	struct bp_svg_plot p = {
-		.title = title, .xlabel = xlabel, .ylabel = a->spans ? "spans" : "records",
-		.logx = a->pool.buckets == BP_BUCKETS_LOG2, .time_ns = a->time_ns,
-		.omitted = a->groups.n - ns,
-	};
-	bool ok = true;
-
-	snprintf(xlabel, sizeof(xlabel), "%s", a->value_name ? a->value_name : "value");
-	for (size_t i = 0; i < ns; i++) {
-		const struct bp_group *g = a->sorted[i];
-		FILE *mem = fmemopen(names[i], sizeof(names[i]), "w");
-
-		if (mem) {
-			key_text(a, g, mem);
-			fclose(mem);
-			names[i][sizeof(names[i]) - 1] = '\0';
-		} else {
-			snprintf(names[i], sizeof(names[i]), "group %zu", i + 1);
-		}
-		bp_dist_buckets(&a->pool, g->data, collect_bucket, &c[i]);
-		ok &= !c[i].failed;
-		s[i] = (struct bp_svg_series){ .name = names[i], .b = c[i].b, .n = c[i].n };
-	}
-	ok = ok && bp_svg_histogram(out, &p, s, ns);
-	for (size_t i = 0; i < ns; i++)
-		free(c[i].b);
-	return ok;
 }

@@ -15,12 +15,15 @@ struct open_span {
 	unsigned char by_inline[BY_INLINE];
 };
 
-/* The spans open under one key: the first in place (a key has one open at
- * a time, but for nesting), the others in v.  One allocation less a span. */
+/* The spans open under one key, oldest first: the first in place (a key
+ * has one open at a time, but for nesting and pipelining), the others in
+ * v; one allocation less a span.  Those at [head, n) are open: closing
+ * the oldest moves head, and the list moves down once head is half of n,
+ * so that a queue that is never empty stays as long as its open spans. */
 struct stack {
 	struct open_span first;
 	struct open_span *v;
-	size_t n, cap;			/* n: all of them, first included */
+	size_t head, n, cap;		/* n: up to the newest, first included */
 };
 
 static struct open_span *span_at(struct stack *st, size_t i)
@@ -37,7 +40,7 @@ static void stack_free(void *data)
 {
 	struct stack *st = data;
 
-	for (size_t i = 0; i < st->n; i++)
+	for (size_t i = st->head; i < st->n; i++)
 		free(span_at(st, i)->by);
 	free(st->v);
 }
@@ -85,6 +88,15 @@ bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
 	return true;
 }
 
+/* The open spans moved down to [0, n - head). */
+static void compact(struct stack *st)
+{
+	for (size_t i = st->head; i < st->n; i++)
+		*span_at(st, i - st->head) = *span_at(st, i);
+	st->n -= st->head;
+	st->head = 0;
+}
+
 /* Copy n bytes into a buffer of the span set's, grown as needed. */
 static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char *p, size_t n)
 {
@@ -107,17 +119,25 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 	struct stack *st = g ? g->data : NULL;
 	struct open_span o;
 
-	if (!st || !st->n) {
+	if (!st || st->n == st->head) {
 		s->unmatched_closes++;
 		return 0;
 	}
-	o = *span_at(st, --st->n);
+	if (s->pair == BP_PAIR_LATEST) {
+		o = *span_at(st, --st->n);
+	} else {
+		o = *span_at(st, st->head++);
+		if (st->head == st->n)
+			st->head = st->n = 0;
+		else if (st->head >= 8 && 2 * st->head >= st->n)
+			compact(st);
+	}
 	s->nopen--;
 	*out = (struct bp_span){ .from = o.from, .to = *to, .keylen = keylen, .bylen = o.bylen };
 	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);
 	out->by = keep(&s->last_by, &s->last_cap_by, by_of(&o), o.bylen);
 	free(o.by);
-	if (!st->n)
+	if (st->n == st->head)
 		bp_groups_remove(&s->open, g, stack_free);
 	return out->key && out->by ? 1 : -1;
 }
@@ -129,7 +149,7 @@ uint64_t bp_spans_count_open(const struct bp_spans *s, uint32_t flags)
 	for (size_t i = 0; i < s->open.n; i++) {
 		struct stack *st = s->open.list[i]->data;
 
-		for (size_t k = 0; k < st->n; k++)
+		for (size_t k = st->head; k < st->n; k++)
 			n += (span_at(st, k)->from.flags & flags) == flags;
 	}
 	return n;
@@ -139,7 +159,7 @@ bool bp_spans_is_open(const struct bp_spans *s, const unsigned char *key, size_t
 {
 	struct bp_group *g = bp_groups_find(&s->open, key, keylen);
 
-	return g && ((struct stack *)g->data)->n;
+	return g && ((struct stack *)g->data)->n > ((struct stack *)g->data)->head;
 }
 
 /* ---- the N longest -------------------------------------------------------- */

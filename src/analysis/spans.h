@@ -1,9 +1,12 @@
 /*
  * analysis/spans.h - spans made of two records, as the kernel's synthetic
  * events pair two events: a "from" record opens a span under a key, the
- * next "to" record of the same key closes the most recent one still open
- * (a stack per key, so spans of one key may nest).  The key is built by
- * the caller (analysis/groups.h): the -k fields' values, or the thread.
+ * next "to" record of the same key closes one still open, chosen by the
+ * pairing rule (enum bp_pair): the most recent (spans of one key nest, as
+ * calls do), the oldest (a queue: a pipelined client's requests answered
+ * in order), or every one (one end answers all that were opened before
+ * it).  The key is built by the caller (analysis/groups.h): the -k
+ * fields' values, or the thread.
  *
  * Memory is the open spans' and the distinct keys with open spans; a key
  * whose last span closed is forgotten.  Opens never closed and closes
@@ -36,7 +39,15 @@ struct bp_span {
 	size_t bylen;
 };
 
+/* Which open span of its key a "to" record closes. */
+enum bp_pair {
+	BP_PAIR_LATEST,		/* the most recent (a stack: the default) */
+	BP_PAIR_FIFO,		/* the oldest (a queue) */
+	BP_PAIR_ALL_BEFORE,	/* every one, oldest first: see bp_spans_close() */
+};
+
 struct bp_spans {
+	enum bp_pair pair;		/* set after bp_spans_init() (LATEST) */
 	struct bp_groups open;		/* key -> its stack of open spans */
 	uint64_t nopen;			/* open now */
 	uint64_t unmatched_closes;
@@ -53,9 +64,10 @@ void bp_spans_free(struct bp_spans *s);
 bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
 		   const struct bp_span_end *from, const unsigned char *by, size_t bylen);
 
-/* Close the most recent open span of key at `to`: 1 and *out filled, or 0
- * (no span of key is open: counted in unmatched_closes), -1 if memory ran
- * out. */
+/* Close an open span of key at `to`, the most recent (BP_PAIR_LATEST) or
+ * the oldest (the others): 1 and *out filled, or 0 (no span of key is
+ * open: counted in unmatched_closes), -1 if memory ran out.  Under
+ * BP_PAIR_ALL_BEFORE the caller closes again while bp_spans_is_open(). */
 int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 		   const struct bp_span_end *to, struct bp_span *out);
 

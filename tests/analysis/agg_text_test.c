@@ -14,14 +14,16 @@
 #include <string.h>
 
 /* The whole of a rendering, from a temporary file. */
-static char *render(const struct bp_agg *a, bool json)
+enum form { TEXT, JSON, CSV };
+
+static char *render(const struct bp_agg *a, enum form form)
 {
 	FILE *f = tmpfile();
 	char *buf;
 	long n;
 
 	CHECK(f);
-	CHECK(json ? bp_agg_json(a, f) : bp_agg_text(a, f, false));
+	CHECK(form == JSON ? bp_agg_json(a, f) : form == CSV ? bp_agg_csv(a, f) : bp_agg_text(a, f, false));
 	CHECK((n = ftell(f)) > 0);
 	CHECK(buf = calloc(1, (size_t)n + 1));
 	rewind(f);
@@ -51,7 +53,7 @@ static void same_quantiles(bool sketch, const char *want[4])
 						  "\"p999\":" };
 	static const unsigned char no_key[1];	/* no -k: one group, an empty key */
 	struct bp_agg a;
-	char *text, *json;
+	char *text, *json, *csv;
 
 	bp_agg_init(&a, BP_DIST_UNSIGNED, BP_BUCKETS_LOG2, 0);
 	a.what = "hist of dur_us";
@@ -69,8 +71,12 @@ static void same_quantiles(bool sketch, const char *want[4])
 	bp_agg_finish(&a);
 	CHECK(a.groups.n == 1);
 	CHECK(((struct bp_dist *)a.sorted[0]->data)->sketch == sketch);
-	text = render(&a, false);
-	json = render(&a, true);
+	text = render(&a, TEXT);
+	json = render(&a, JSON);
+	csv = render(&a, CSV);
+	CHECK_MSG(strstr(text, sketch ? "  [percentiles within 1%]\n" : "  [exact]\n"), "%s", text);
+	CHECK_MSG(strstr(json, sketch ? "\"exact\":false" : "\"exact\":true"), "%s", json);
+	CHECK_MSG(strstr(csv, ",max,sum,exact\n") && strstr(csv, sketch ? ",false\n" : ",true\n"), "%s", csv);
 	for (int q = 0; q < 4; q++) {
 		char t[64], j[64];
 
@@ -82,6 +88,7 @@ static void same_quantiles(bool sketch, const char *want[4])
 	}
 	free(text);
 	free(json);
+	free(csv);
 	bp_agg_free(&a);
 }
 

@@ -2,8 +2,9 @@
  * Keys, groups and spans (analysis/groups.h, analysis/spans.h) against
  * simple references: a table that inserts and removes random keys must
  * find exactly what a linear list finds; random opens and closes over a
- * few keys must pair as one stack per key pairs them, count the unmatched
- * exactly, and keep the N longest spans that sorting all of them gives.
+ * few keys must pair as one list per key pairs them under each rule (the
+ * newest, the oldest, all of them), count the unmatched exactly, and keep
+ * the N longest spans that sorting all of them gives.
  */
 #define CHECK_KEEP_GOING 20
 #include "check.h"
@@ -109,7 +110,8 @@ static void test_keys(void)
 	bp_key_free(&a), bp_key_free(&b);
 }
 
-/* The reference: per key a stack of open times, unmatched counted. */
+/* The reference: per key a list of open times, [lo, hi) open, unmatched
+ * counted. */
 enum { KEYS = 5, STEPS = 100000, TOP = 25 };
 
 static int cmp_desc(const void *a, const void *b)
@@ -131,10 +133,23 @@ static size_t by_of(uint64_t ns, unsigned char *by)
 	return n;
 }
 
-static void test_spans(void)
+/* One span closed: as the reference pairs it. */
+static void check_closed(const struct bp_span *sp, uint64_t from_ns, uint64_t to_ns,
+			 const struct bp_key *k)
 {
-	static uint64_t stack[KEYS][STEPS], durations[STEPS];
-	size_t depth[KEYS] = { 0 }, ndur = 0;
+	unsigned char by[BY_MAX];
+
+	CHECK_MSG(sp->from.ns == from_ns, "closed the span of %llu, want %llu",
+		  (unsigned long long)sp->from.ns, (unsigned long long)from_ns);
+	CHECK(sp->to.ns == to_ns && sp->bylen == by_of(sp->from.ns, by) &&
+	      !memcmp(sp->by, by, sp->bylen));
+	CHECK(sp->keylen == k->len && !memcmp(sp->key, k->b, k->len));
+}
+
+static void test_spans(enum bp_pair pair)
+{
+	static uint64_t opened[KEYS][STEPS], durations[STEPS];
+	size_t lo[KEYS] = { 0 }, hi[KEYS] = { 0 }, ndur = 0;
 	uint64_t unmatched = 0, open_left = 0;
 	struct bp_spans s;
 	struct bp_top top;
@@ -142,6 +157,7 @@ static void test_spans(void)
 	unsigned char by[BY_MAX];
 
 	bp_spans_init(&s);
+	s.pair = pair;
 	bp_top_init(&top, TOP);
 	for (uint64_t ns = 1; ns <= STEPS; ns++) {
 		unsigned id = (unsigned)(next() % KEYS);
@@ -149,27 +165,30 @@ static void test_spans(void)
 		struct bp_span sp;
 
 		make_key(&k, id);
-		if (next() % 2) {
-			stack[id][depth[id]++] = end.ns;
+		/* opens outnumber closes 3 to 2 under ALL_BEFORE, which closes many */
+		if (next() % 5 < (pair == BP_PAIR_ALL_BEFORE ? 3u : 2u) + (ns & 1)) {
+			opened[id][hi[id]++] = end.ns;
 			CHECK(bp_spans_open(&s, k.b, k.len, &end, by, by_of(end.ns, by)));
 			continue;
 		}
-		if (!depth[id]) {
+		if (lo[id] == hi[id]) {
 			unmatched++;
 			CHECK_EQ(bp_spans_close(&s, k.b, k.len, &end, &sp), 0);
+			CHECK(!bp_spans_is_open(&s, k.b, k.len));
 			continue;
 		}
-		CHECK_EQ(bp_spans_close(&s, k.b, k.len, &end, &sp), 1);
-		depth[id]--;
-		CHECK(sp.from.ns == stack[id][depth[id]]);
-		CHECK(sp.to.ns == end.ns && sp.bylen == by_of(sp.from.ns, by) &&
-		      !memcmp(sp.by, by, sp.bylen));
-		CHECK(sp.keylen == k.len && !memcmp(sp.key, k.b, k.len));
-		durations[ndur++] = sp.to.ns - sp.from.ns;
-		CHECK(bp_top_offer(&top, &sp));
+		do {
+			uint64_t from = pair == BP_PAIR_LATEST ? opened[id][--hi[id]] : opened[id][lo[id]++];
+
+			CHECK_EQ(bp_spans_close(&s, k.b, k.len, &end, &sp), 1);
+			check_closed(&sp, from, end.ns, &k);
+			durations[ndur++] = sp.to.ns - sp.from.ns;
+			CHECK(bp_top_offer(&top, &sp));
+			CHECK_EQ(bp_spans_is_open(&s, k.b, k.len), lo[id] != hi[id]);
+		} while (pair == BP_PAIR_ALL_BEFORE && lo[id] != hi[id]);
 	}
 	for (unsigned id = 0; id < KEYS; id++)
-		open_left += depth[id];
+		open_left += hi[id] - lo[id];
 	CHECK_EQ(s.unmatched_closes, unmatched);
 	CHECK_EQ(s.nopen, open_left);
 	CHECK_EQ(bp_spans_count_open(&s, 0), open_left);
@@ -189,6 +208,8 @@ int main(void)
 {
 	test_keys();
 	test_groups();
-	test_spans();
+	test_spans(BP_PAIR_LATEST);
+	test_spans(BP_PAIR_FIFO);
+	test_spans(BP_PAIR_ALL_BEFORE);
 	return check_summary("spans_test");
 }

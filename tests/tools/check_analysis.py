@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -298,10 +299,12 @@ text = p.stdout.decode()
 if not re.search(r"^kind=read: count \d+  min \S+  mean", text, re.M) or "longest spans" not in text:
     fail("latency text: %s" % text[:300])
 root = ET.parse("lat.svg").getroot()
-if root.tag != "{http://www.w3.org/2000/svg}svg" or len(list(root.iter("{http://www.w3.org/2000/svg}polyline"))) != 2:
-    fail("latency --svg: not an SVG with 2 series")
+SVG = "{http://www.w3.org/2000/svg}"
+panels = {g.get("class"): len(list(g.iter(SVG + "polyline"))) for g in root.iter(SVG + "g") if g.get("class")}
+if root.tag != SVG + "svg" or panels != {"histogram-panel": 2, "percentiles-panel": 2}:
+    fail("latency --svg: not an SVG with 2 series in its histogram and percentile panels: %r" % panels)
 else:
-    ok("latency: text and an SVG of 2 series that an XML parser reads")
+    ok("latency: text and an SVG of 2 series (histogram, percentiles) that an XML parser reads")
 
 # bad input: one line on stderr that names the problem, exit 1
 BAD = [
@@ -417,5 +420,59 @@ else:
              % (counts, lost, p.returncode, p.stderr[:200]))
     else:
         ok("hist --follow PID under record: the recorder's stream, every record, none lost")
+
+# --follow PID stopped by SIGINT while bprint record still runs ends as
+# tail does: what the recorder has not copied yet is said apart, not lost,
+# the stream not closed yet is no trouble (exit 0), and the counts are a
+# prefix of the main thread's records (nothing missing before the stop)
+rec = subprocess.Popen([BPRINT, "record", "-q", "-o", "int.dat", "--", TRACED, str(100 * N), "slow"],
+                       env=dict(os.environ, BPRINT_BUFFER_SIZE="64K"))
+i = 0
+while not os.path.exists("int.dat.live") and i < 500:  # the program has started
+    time.sleep(0.01)
+    i += 1
+child = None
+for i in range(500):
+    try:
+        kids = open("/proc/%d/task/%d/children" % (rec.pid, rec.pid)).read().split()
+    except OSError:
+        kids = []
+    if kids:
+        child = int(kids[0])
+        break
+    time.sleep(0.01)
+for i in range(500):  # until the child is the traced program, not record's fork
+    try:
+        if child is None or os.path.realpath(os.readlink("/proc/%d/exe" % child)) == os.path.realpath(TRACED):
+            break
+    except OSError:
+        pass
+    time.sleep(0.01)
+if child is not None:
+    followers = [subprocess.Popen([BPRINT] + args + [str(child)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for args in (["hist", "--follow", "-k", "cmd", "--json"], ["tail"],
+                              ["latency", "--follow", "-F", "fmt:begin*", "-T", "fmt:end*", "--json"])]
+    time.sleep(1.5)
+    running = rec.poll() is None
+    for f in followers:
+        f.send_signal(signal.SIGINT)
+    outs = [f.communicate(timeout=60) + (f.returncode,) for f in followers]
+    os.kill(child, signal.SIGTERM)
+    rec.wait()
+    try:
+        doc = json.loads(outs[0][0])
+        counts = {g["key"]["cmd"]: g["count"] for g in doc["groups"]}
+    except (ValueError, KeyError):
+        doc, counts = {}, {}
+    m = sum(counts.values())
+    if not running:
+        fail("hist --follow interrupted under record: the program ended before the signal")
+    elif any(rc != 0 or err for _out, err, rc in outs):
+        fail("--follow interrupted under record: exits %r, said %r" % ([o[2] for o in outs], [o[1][:200] for o in outs]))
+    elif doc.get("lost") != 0 or counts != {"GET": (m + 2) // 3, "SET": (m + 1) // 3, "DEL": m // 3} or not m:
+        fail("hist --follow interrupted under record: %r, lost %r" % (counts, doc.get("lost")))
+    else:
+        ok("hist, latency --follow and tail interrupted under a running record: exit 0, nothing called "
+           "lost (%d records, %d not copied yet)" % (m, doc.get("not_copied_yet", 0)))
 
 sys.exit(finish())

@@ -49,6 +49,41 @@ static bool field_name_ok(const char *s)
 	return true;
 }
 
+static int parse_limit(struct analyze_opts *o, const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || n < 1)
+		return usage_error(o->sub, "--limit: expected a number of groups (1 or more), not '%s'",
+				   arg);
+	o->limit = (size_t)n;
+	return 0;
+}
+
+/* --every T: a number (a fraction allowed) and ns, us, ms or s (seconds
+ * if none), at least a nanosecond. */
+static int parse_every(struct analyze_opts *o, const char *arg)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	for (size_t i = 0; end != arg && !errno && v > 0 && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit) && v * units[i].ns >= 1 && v * units[i].ns < 1e18) {
+			o->every_ns = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	return usage_error(o->sub, "--every: expected a time such as 1s, 100ms or 500us, not '%s'", arg);
+}
+
 int analyze_option(struct analyze_opts *o, int c, const char *arg)
 {
 	char err[256];
@@ -83,6 +118,19 @@ int analyze_option(struct analyze_opts *o, int c, const char *arg)
 			return usage_error(o->sub, "-k: at most %d key fields", ANALYZE_MAX_KEYS);
 		o->keys[o->nkeys++] = arg;
 		return 0;
+	case 'P':
+		if (!bp_quantiles_parse(&o->quantiles, arg, err, sizeof(err)))
+			return usage_error(o->sub, "--percentiles: %s", err);
+		return 0;
+	case 'S':
+		if (!bp_agg_sort_parse(&o->sort, arg))
+			return usage_error(o->sub, "--sort: expected count, min, max, mean, sum, key or "
+					   "a percentile pN (p99, p99.99), not '%s'", arg);
+		return 0;
+	case 'L':
+		return parse_limit(o, arg);
+	case 'E':
+		return parse_every(o, arg);
 	default:
 		return usage_error(o->sub, "unknown option");
 	}
@@ -100,8 +148,37 @@ int analyze_finish_args(struct analyze_opts *o, int argc, char **argv)
 	return -1;
 }
 
+void analyze_agg_setup(struct analyze_opts *o, struct bp_agg *a)
+{
+	if (o->quantiles.n)
+		a->quantiles = o->quantiles;
+	a->sort = o->sort;
+	a->limit = o->limit;
+	if (!o->every_ns)
+		return;
+	if (o->series_on)
+		bp_agg_free(&o->series);
+	bp_agg_init(&o->series, a->kind, a->pool.buckets, a->pool.width);
+	o->series.quantiles = a->quantiles;
+	o->series.sort.by = BP_ORDER_KEY;	/* window by window */
+	o->series_on = true;
+	a->series = &o->series;
+	a->every_ns = o->every_ns;
+}
+
+bool analyze_series_add(struct analyze_opts *o, uint64_t ns, const unsigned char *key, size_t len,
+			union bp_dist_value v)
+{
+	return bp_agg_window_key(&o->window_key, o->every_ns, ns, key, len) &&
+	       bp_agg_add(&o->series, o->window_key.b, o->window_key.len, v);
+}
+
 void analyze_free(struct analyze_opts *o)
 {
+	if (o->series_on)
+		bp_agg_free(&o->series);
+	o->series_on = false;
+	bp_key_free(&o->window_key);
 	bp_where_free(o->where);
 	o->where = NULL;
 	filter_free(&o->f);
@@ -260,7 +337,7 @@ int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
 		errmsg(name, "read error");
 	if (!ops->render(ctx, t, true) && rc == EXIT_OK)
 		rc = EXIT_IO;
-	rc2 = report_file(name, t);
+	rc2 = o->follow ? follow_verdict(name, t) : report_file(name, t);
 	if (rc == EXIT_OK)
 		rc = rc2;
 out:
@@ -330,11 +407,11 @@ static bool redraw(const struct bp_agg *a)
 	return ok;
 }
 
-bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
-		    bool final)
+bool analyze_output(const struct analyze_opts *o, struct bp_agg *a, const char *title, bool final)
 {
 	bool ok;
 
+	a->series_last = !final;	/* a live view: the last window */
 	if (!final)	/* --follow's redraw: text, on a terminal only */
 		return o->json || o->csv || !isatty(STDOUT_FILENO) || redraw(a);
 	if (o->json)

@@ -30,6 +30,13 @@ struct analyze_opts {
 	struct filter f;		/* --tid (and hist's --site) */
 	const char *keys[ANALYZE_MAX_KEYS];	/* -k */
 	size_t nkeys;
+	struct bp_quantiles quantiles;	/* --percentiles (the default set if not given) */
+	struct bp_agg_sort sort;	/* --sort */
+	size_t limit;			/* --limit, 0 for all */
+	uint64_t every_ns;		/* --every, 0 for none */
+	struct bp_agg series;		/* --every's windows (analyze_series_*) */
+	struct bp_key window_key;
+	bool series_on;
 	long interval;			/* --follow's redraw, ms */
 	const char *arg;		/* FILE or PID */
 };
@@ -44,8 +51,25 @@ struct analyze_opts {
 	{ "follow", no_argument, NULL, 'f' },                  \
 	{ "tid", required_argument, NULL, 't' },               \
 	{ "key", required_argument, NULL, 'k' },               \
+	{ "percentiles", required_argument, NULL, 'P' },       \
+	{ "sort", required_argument, NULL, 'S' },              \
+	{ "limit", required_argument, NULL, 'L' },             \
+	{ "every", required_argument, NULL, 'E' },             \
 	{ "help", no_argument, NULL, 'h' }
-#define ANALYZE_OPTIONS case 'w': case 'B': case 'J': case 'C': case 'G': case 'f': case 't': case 'k'
+#define ANALYZE_OPTIONS case 'w': case 'B': case 'J': case 'C': case 'G': case 'f': case 't': \
+	case 'k': case 'P': case 'S': case 'L': case 'E'
+
+/* The lines of --help for the options both take that shape the groups. */
+#define ANALYZE_GROUP_HELP                                                               \
+	"      --percentiles=LIST  the percentiles shown, e.g. 50,95,99,99.99 (default\n"  \
+	"                        50,90,99,99.9; JSON and CSV name them p50, p9999)\n"        \
+	"      --sort=FIELD      order the groups by FIELD, largest first: count (the\n"     \
+	"                        default), min, max, mean, sum, or a percentile pN (p99,\n" \
+	"                        p99.99, any N); or by key, smallest first\n"              \
+	"      --limit=N         show the first N groups only (the others are counted)\n"  \
+	"      --every=T         also per window of T (1s, 100ms, 500us): count, rate\n"   \
+	"                        and percentiles of each group in each window; with\n"     \
+	"                        --follow, the last window beside the totals\n"
 
 /* One of ANALYZE_OPTIONS into o: 0 or a usage error's exit code. */
 int analyze_option(struct analyze_opts *o, int c, const char *arg);
@@ -87,9 +111,17 @@ int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
 		int (*check)(void *ctx, struct bp_trace *t, const char *path), void *ctx);
 
 /* Write the aggregate as o asks (text to stdout, --json, --csv, and the
- * --svg file); false on a write error (said on stderr). */
-bool analyze_output(const struct analyze_opts *o, const struct bp_agg *a, const char *title,
-		    bool final);
+ * --svg file; a redraw, not final, shows --every's last window only);
+ * false on a write error (said on stderr). */
+bool analyze_output(const struct analyze_opts *o, struct bp_agg *a, const char *title, bool final);
+
+/* The options that shape the groups (percentiles, order, limit, --every's
+ * windows) into a, after bp_agg_init(). */
+void analyze_agg_setup(struct analyze_opts *o, struct bp_agg *a);
+/* --every: the value v of the record at ns, of group key, into the
+ * window's group too; false if memory ran out. */
+bool analyze_series_add(struct analyze_opts *o, uint64_t ns, const unsigned char *key, size_t len,
+			union bp_dist_value v);
 
 void analyze_free(struct analyze_opts *o);
 

@@ -41,8 +41,8 @@ _bprint() {
 	stats) opts="--all-sites --help" ;;
 	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --quiet --help" ;;
 	export) opts="--format --output --quiet --tid --site --from --to --where --span --help" ;;
-	hist) opts="--site --value --key --tid --where --buckets --json --csv --svg --follow --help" ;;
-	latency) opts="--from --to --key --by --where --where-to --top --tid --buckets --json --csv --svg --follow --help" ;;
+	hist) opts="--site --value --key --tid --where --buckets --percentiles --sort --limit --every --json --csv --svg --follow --help" ;;
+	latency) opts="--from --to --key --pair --by --where --where-to --top --tid --buckets --percentiles --sort --limit --every --json --csv --svg --follow --help" ;;
 	help) COMPREPLY=($(compgen -W "report tail formats stats record export hist latency" -- "$cur")); return ;;
 	*) return ;;
 	esac
@@ -67,6 +67,12 @@ _bprint() {
 		[[ $cmd == record ]] && { COMPREPLY=($(compgen -W "tsc mono mono_raw boot counter" -- "$cur")); return; } ;;
 	--buckets)
 		COMPREPLY=($(compgen -W "log2 linear:" -- "$cur")); return ;;
+	--pair)
+		COMPREPLY=($(compgen -W "latest fifo all-before" -- "$cur")); return ;;
+	--sort)
+		COMPREPLY=($(compgen -W "count min max mean sum key p50 p90 p99 p99.9 p99.99" -- "$cur")); return ;;
+	--percentiles|--limit|--every)
+		return ;;
 	-o|--output|--svg)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-t|--tid|--interval|--top|-n|-b|--buffer-size|-p|--page-size|--block-timeout|--span)

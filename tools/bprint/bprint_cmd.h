@@ -137,6 +137,14 @@ bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid);
  * done: follow_interrupted() says so from then on (tail.c). */
 void follow_catch_signals(void);
 bool follow_interrupted(void);
+/* Was following interrupted while the file's writer (the traced process,
+ * and bprint record copying it) still writes?  Then what the file lacks
+ * is not copied yet, not lost (tail.c). */
+bool follow_writer_at_work(struct bp_trace *t);
+/* What the file lacks once following ends, on stderr, as an exit code:
+ * nothing while the writer is at work (unless damage or a full file),
+ * else the verdict's trouble (tail.c). */
+int follow_verdict(const char *path, struct bp_trace *t);
 /* Sleep ms milliseconds between polls; a signal cuts it short. */
 void follow_nap(long ms);
 

@@ -45,8 +45,8 @@ static void hist_help(void)
 {
 	printf("Usage: %s hist [OPTION]... FILE|PID\n"
 	       "Aggregate the values of a field of trace FILE's records, per key: count, min,\n"
-	       "mean, p50, p90, p99, p99.9, max, sum and a histogram (the kernel's hist\n"
-	       "trigger).  Without -v, count the records per key.\n"
+	       "mean, percentiles (p50, p90, p99, p99.9 unless --percentiles), max, sum and a\n"
+	       "histogram (the kernel's hist trigger).  Without -v, count the records per key.\n"
 	       "\n"
 	       "  -s, --site=SITE       only records of SITE: an id or a pattern (as report's;\n"
 	       "                        repeatable); default: every site with the fields\n"
@@ -56,15 +56,19 @@ static void hist_help(void)
 	       "  -w, --where=EXPR      only records whose fields satisfy EXPR: FIELD OP VALUE\n"
 	       "                        terms joined by ',', OP one of == != < <= > >= ~\n"
 	       "      --buckets=KIND    log2 (default) or linear:WIDTH\n"
+	       ANALYZE_GROUP_HELP
 	       "      --json            one JSON document\n"
 	       "      --csv             the groups as CSV, with a header line\n"
-	       "      --svg=OUT         also write the histogram to OUT as SVG\n"
+	       "      --svg=OUT         also write the plots to OUT as SVG: the histogram, the\n"
+	       "                        percentiles (p50 .. p99.99 on a 1/(1-p) scale) and,\n"
+	       "                        with --every, p50 and p99 over time\n"
 	       "  -f, --follow          a live FILE (or PID): redraw every second until\n"
 	       "                        interrupted or the process ends\n"
 	       "  -h, --help            show this help\n"
 	       "\n"
 	       "Percentiles are exact up to %u values in all; past that, within 1%% (see\n"
-	       "bprint(1)).\n"
+	       "bprint(1)): each group says which, [exact] or [percentiles within 1%%] (JSON\n"
+	       "and CSV: exact true or false).\n"
 	       "\n"
 	       EXIT_STATUS_HELP,
 	       prog, BP_DIST_EXACT_VALUES);
@@ -99,6 +103,8 @@ static int parse_hist_args(int argc, char **argv, struct hist *h)
 		if (rc)
 			return rc;
 	}
+	if (!h->value && h->o.sort.by != BP_ORDER_COUNT && h->o.sort.by != BP_ORDER_KEY)
+		return usage_error("hist", "--sort: without -v, groups have a count only (count or key)");
 	return analyze_finish_args(&h->o, argc, argv);
 }
 
@@ -130,6 +136,7 @@ static void set_kind(struct hist *h, struct bp_trace *t)
 	bp_agg_init(&h->agg, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED, h->o.buckets,
 		    h->o.width);
 	h->agg.counts_only = !h->value;
+	analyze_agg_setup(&h->o, &h->agg);
 	h->kind_set = true;
 }
 
@@ -278,7 +285,8 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 		return out_of_memory();
 	if (h->value)
 		v = as_kind(h->agg.kind, b->value_type, &h->vals[b->value]);
-	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v))
+	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v) ||
+	    (h->o.every_ns && !analyze_series_add(&h->o, e->ev.ns, h->key.b, h->key.len, v)))
 		return out_of_memory();
 	return EXIT_OK;
 }
@@ -296,21 +304,23 @@ static bool hist_render(void *ctx, struct bp_trace *t, bool final)
 	describe(h, t);
 	h->agg.what = h->what;
 	h->agg.lost = trace_lost(t);
-	h->agg.not_yet = final ? 0 : trace_not_yet(t);
+	h->agg.not_yet = final && !follow_writer_at_work(t) ? 0 : trace_not_yet(t);
 	bp_agg_finish(&h->agg);
 	return analyze_output(&h->o, &h->agg, h->what, final);
 }
 
 int cmd_hist(int argc, char **argv)
 {
-	static const struct analyze_ops ops = { hist_record, hist_render, .args_only = true };
 	struct hist h = { .o = { .sub = "hist", .interval = 100 } };
+	struct analyze_ops ops = { hist_record, hist_render, .args_only = true };
 	int rc;
 
 	if (!(h.sites = bp_sites_new()))
 		return out_of_memory();
-	if ((rc = parse_hist_args(argc, argv, &h)) < 0)
+	if ((rc = parse_hist_args(argc, argv, &h)) < 0) {
+		ops.args_only = !h.o.every_ns;	/* --every needs each record's time */
 		rc = analyze_run(&h.o, &ops, hist_check, &h);
+	}
 	if (h.kind_set)
 		bp_agg_free(&h.agg);
 	bp_sites_free(h.sites);

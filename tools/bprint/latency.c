@@ -1,15 +1,19 @@
 /*
  * bprint latency: spans between two call sites, as the kernel's synthetic
  * events pair two events.  A record of a --from site opens a span; a
- * record of a --to site closes the most recent open span with the same
- * key: the -k fields' values, which both sites must have, or the thread
- * when there is no -k (spans of one thread may then nest).  A record whose
- * site is chosen by both closes the open span, then opens the next one.
+ * record of a --to site closes an open span with the same key (the -k
+ * fields' values, which both sites must have, or the thread when there is
+ * no -k): the most recent one (--pair latest: spans nest, as calls do),
+ * the oldest (fifo: a pipelined client's answers in the order asked), or
+ * all of them (all-before).  A record whose site is chosen by both closes
+ * what is open, then opens the next span.
  *
- * The durations (ns) go into one distribution per value of --by, a field
- * of the from-record; --where chooses the spans by their from-record and
- * --where-to by their to-record.  Opens never closed and closes without an
- * open are counted and shown; --top N lists the longest spans.
+ * The durations (ns) go into one distribution per value of the --by
+ * fields, each of the from-record (from.FIELD, or FIELD) or of the
+ * to-record (to.FIELD), as a synthetic event carries fields of both ends;
+ * --where chooses the spans by their from-record and --where-to by their
+ * to-record.  Opens never closed and closes without an open are counted
+ * and shown; --top N lists the longest spans.
  */
 #include "analyze.h"
 
@@ -26,16 +30,27 @@ struct site_role {
 	uint8_t state;			/* 0 not looked at, 1 none, 2 has a role */
 	bool from, to;
 	int16_t kidx[ANALYZE_MAX_KEYS];	/* the -k fields */
-	int16_t by;			/* the --by field (from sites), -1 */
+	int16_t by[ANALYZE_MAX_KEYS];	/* the --by fields of its end(s), else -1 */
 	const struct bp_trace_layout *lay;	/* NULL: its records have no fields */
 	uint32_t wanted;		/* the fields to decode: those, and --where's or
 					 * --where-to's (a layout has at most 32) */
 };
 
+/* A --by field: of the from-record (from.FIELD, or a bare FIELD) or of
+ * the to-record (to.FIELD). */
+struct by_field {
+	const char *name;		/* FIELD */
+	bool to;
+};
+
 struct latency {
 	struct analyze_opts o;
 	struct bp_sites *from, *to;
-	const char *by;
+	enum bp_pair pair;		/* --pair */
+	struct by_field by[ANALYZE_MAX_KEYS];
+	const char *by_names[ANALYZE_MAX_KEYS];	/* as given: the groups' key names */
+	size_t nby;
+	bool by_to;			/* some --by field is the to-record's */
 	const char *where_to_expr;
 	struct bp_where *where_to;
 	size_t top;
@@ -43,7 +58,8 @@ struct latency {
 	struct bp_agg agg;
 	struct site_role *roles;
 	size_t nroles;
-	struct bp_key key, bykey;
+	struct bp_key key, bykey;	/* the pairing key; the --by values at the open */
+	struct bp_key group;		/* the --by values in order, at the close */
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 	const char *top_names[ANALYZE_MAX_KEYS];
 	char what[512];
@@ -53,28 +69,75 @@ static void latency_help(void)
 {
 	printf("Usage: %s latency --from SITE --to SITE [OPTION]... FILE|PID\n"
 	       "Pair the records of two call sites into spans and aggregate their durations\n"
-	       "(ns): count, min, mean, p50, p90, p99, p99.9, max, sum and a histogram.\n"
+	       "(ns): count, min, mean, percentiles (p50, p90, p99, p99.9 unless\n"
+	       "--percentiles), max, sum and a histogram.\n"
 	       "\n"
 	       "  -F, --from=SITE       a record of SITE opens a span (an id or a pattern as\n"
 	       "                        report's --site takes; repeatable)\n"
-	       "  -T, --to=SITE         a record of SITE closes the latest open span of its key\n"
+	       "  -T, --to=SITE         a record of SITE closes an open span of its key\n"
 	       "  -k, --key=FIELD       pair by FIELD's value, which both sites must have\n"
 	       "                        (repeatable); without -k, spans pair within a thread\n"
-	       "  -b, --by=FIELD        one distribution per value of FIELD of the from-record\n"
+	       "      --pair=RULE       which open span of its key a to-record closes: latest\n"
+	       "                        (the default: spans nest), fifo (the oldest: answers\n"
+	       "                        in the order asked), all-before (every one open)\n"
+	       "  -b, --by=FIELD        one distribution per value of FIELD: from.FIELD (or\n"
+	       "                        FIELD) of the from-record, to.FIELD of the to-record\n"
+	       "                        (repeatable: a tuple)\n"
 	       "  -w, --where=EXPR      only spans whose from-record satisfies EXPR (as hist's)\n"
 	       "      --where-to=EXPR   only spans whose to-record satisfies EXPR\n"
 	       "  -n, --top=N           list the N longest spans\n"
 	       "  -t, --tid=TID         only records of thread TID (repeatable)\n"
 	       "      --buckets=KIND    log2 (default) or linear:WIDTH (ns)\n"
+	       ANALYZE_GROUP_HELP
 	       "      --json            one JSON document\n"
 	       "      --csv             the groups as CSV, with a header line\n"
-	       "      --svg=OUT         also write the histogram to OUT as SVG\n"
+	       "      --svg=OUT         also write the plots to OUT as SVG: the histogram, the\n"
+	       "                        percentiles (p50 .. p99.99 on a 1/(1-p) scale) and,\n"
+	       "                        with --every, p50 and p99 over time\n"
 	       "  -f, --follow          a live FILE (or PID): redraw every second until\n"
 	       "                        interrupted or the process ends\n"
 	       "  -h, --help            show this help\n"
 	       "\n"
+	       "A client that pipelines (reads 16 commands at once, then answers each) opens\n"
+	       "16 spans of one key before the first answer: fifo pairs the first answer with\n"
+	       "the first command; latest with the 16th; all-before closes all 16 at once.\n"
+	       "Each group says whether its percentiles are exact or within 1%% (see hist).\n"
+	       "\n"
 	       EXIT_STATUS_HELP,
 	       prog);
+}
+
+static int parse_pair(struct latency *l, const char *arg)
+{
+	static const char *const rules[] = { [BP_PAIR_LATEST] = "latest", [BP_PAIR_FIFO] = "fifo",
+					     [BP_PAIR_ALL_BEFORE] = "all-before" };
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (!strcmp(arg, rules[i])) {
+			l->pair = (enum bp_pair)i;
+			return 0;
+		}
+	return usage_error("latency", "--pair: expected latest, fifo or all-before, not '%s'", arg);
+}
+
+/* --by [from.|to.]FIELD */
+static int parse_by(struct latency *l, const char *arg)
+{
+	struct by_field *b = &l->by[l->nby];
+
+	if (l->nby == ANALYZE_MAX_KEYS)
+		return usage_error("latency", "--by: at most %d fields", ANALYZE_MAX_KEYS);
+	*b = (struct by_field){ .name = arg };
+	if (!strncmp(arg, "from.", 5))
+		b->name = arg + 5;
+	else if (!strncmp(arg, "to.", 3))
+		b->name = arg + 3, b->to = true;
+	if (!*b->name)
+		return usage_error("latency", "--by: expected FIELD, from.FIELD or to.FIELD, not '%s'",
+				   arg);
+	l->by_names[l->nby++] = arg;
+	l->by_to |= b->to;
+	return 0;
 }
 
 static int parse_top(struct latency *l, const char *arg)
@@ -96,6 +159,7 @@ static int parse_latency_args(int argc, char **argv, struct latency *l)
 		{ "by", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "where-to", required_argument, NULL, 'W' },
+		{ "pair", required_argument, NULL, 'R' },
 		ANALYZE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -112,7 +176,8 @@ static int parse_latency_args(int argc, char **argv, struct latency *l)
 				rc = usage_error("latency", "--%s: expected an id or a pattern",
 						 c == 'F' ? "from" : "to");
 			break;
-		case 'b': l->by = optarg; break;
+		case 'b': rc = parse_by(l, optarg); break;
+		case 'R': rc = parse_pair(l, optarg); break;
 		case 'n': rc = parse_top(l, optarg); break;
 		case 'W':
 			bp_where_free(l->where_to);
@@ -157,9 +222,13 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 						 "ends need the key; see '%s formats')", l->o.keys[i],
 						 end_name[e], prog);
 	}
-	if (l->by && !bp_sites_unmatched(l->from, t) &&
-	    !analyze_field_exists(t, l->from, l->by, false, &type)) {
-		return sub_error("latency", "--by %s: no --from site has this field", l->by);
+	for (size_t i = 0; i < l->nby; i++) {
+		struct bp_sites *end = l->by[i].to ? l->to : l->from;
+
+		if (!bp_sites_unmatched(end, t) &&
+		    !analyze_field_exists(t, end, l->by[i].name, false, &type))
+			return sub_error("latency", "--by %s: no %s site has this field", l->by_names[i],
+					 l->by[i].to ? "--to" : "--from");
 	}
 	if (l->o.where && !bp_sites_unmatched(l->from, t) &&
 	    bp_where_check(l->o.where, t, l->from, err, sizeof(err))) {
@@ -189,7 +258,6 @@ static const struct site_role *role_of(struct latency *l, struct bp_trace *t, ui
 	if (r->state)
 		return r->state == 2 ? r : NULL;
 	r->state = 1;
-	r->by = -1;
 	r->from = bp_sites_match(l->from, t, id);
 	r->to = bp_sites_match(l->to, t, id);
 	if (!r->from && !r->to)
@@ -197,12 +265,15 @@ static const struct site_role *role_of(struct latency *l, struct bp_trace *t, ui
 	r->lay = bp_trace_layout(t, id);
 	if (l->o.nkeys && !analyze_bind(t, id, l->o.keys, l->o.nkeys, r->kidx, &r->lay))
 		return NULL;	/* without the key it pairs with nothing */
-	if (r->from && l->by && r->lay)
-		r->by = (int16_t)bp_trace_field_index(r->lay, l->by);
+	for (size_t i = 0; i < l->nby; i++) {
+		bool mine = l->by[i].to ? r->to : r->from;
+
+		r->by[i] = mine && r->lay ? (int16_t)bp_trace_field_index(r->lay, l->by[i].name) : -1;
+		if (r->by[i] >= 0)
+			r->wanted |= UINT32_C(1) << r->by[i];
+	}
 	for (size_t i = 0; i < l->o.nkeys; i++)
 		r->wanted |= UINT32_C(1) << r->kidx[i];
-	if (r->by >= 0)
-		r->wanted |= UINT32_C(1) << r->by;
 	if (r->from && l->o.where)
 		r->wanted |= (uint32_t)bp_where_fields(l->o.where, t, id);
 	if (r->to && l->where_to)
@@ -221,12 +292,46 @@ static int fields_of(struct latency *l, const struct site_role *r, const struct 
 					  r->wanted, l->vals, BP_PLAN_MAX_ARGS);
 }
 
-/* A span closed: into its group and the top list. */
-static bool closed(struct latency *l, const struct bp_span *sp)
+/* Append the value of the field at index idx of r's layout (-1: none). */
+static bool add_by(struct bp_key *k, const struct site_role *r, int16_t idx,
+		   const struct bp_field_value *vals)
+{
+	return idx >= 0 ? bp_key_add_field(k, r->lay->fields[idx].type, &vals[idx])
+			: bp_key_add_none(k);
+}
+
+/*
+ * The group of a span closed at the to-record of role r: the --by values
+ * in their order, those of the from-record as the open kept them, those
+ * of the to-record from l->vals.  Without a to.FIELD, what the open kept.
+ */
+static bool group_of(struct latency *l, const struct site_role *r, struct bp_span *sp)
+{
+	size_t pos = 0;
+
+	if (!l->by_to)
+		return true;
+	bp_key_reset(&l->group);
+	for (size_t i = 0; i < l->nby; i++) {
+		size_t n = l->by[i].to ? 0 : bp_key_item_size(sp->by, sp->bylen, pos);
+
+		if (l->by[i].to ? !add_by(&l->group, r, r->by[i], l->vals) :
+				  !bp_key_append(&l->group, sp->by + pos, n))
+			return false;
+		pos += n;
+	}
+	sp->by = l->group.b, sp->bylen = l->group.len;
+	return true;
+}
+
+/* A span closed at a record of role r: into its group and the top list. */
+static bool closed(struct latency *l, const struct site_role *r, struct bp_span *sp)
 {
 	union bp_dist_value d = { .u = sp->to.ns >= sp->from.ns ? sp->to.ns - sp->from.ns : 0 };
 
-	return bp_agg_add(&l->agg, sp->by, sp->bylen, d) && bp_top_offer(&l->agg.top, sp);
+	return group_of(l, r, sp) && bp_agg_add(&l->agg, sp->by, sp->bylen, d) &&
+	       (!l->o.every_ns || analyze_series_add(&l->o, sp->to.ns, sp->by, sp->bylen, d)) &&
+	       bp_top_offer(&l->agg.top, sp);
 }
 
 /* The pairing key of a record: its -k values, or its thread. */
@@ -247,13 +352,34 @@ static bool open_span(struct latency *l, const struct site_role *r, struct bp_tr
 	struct bp_span_end from = { e->ev.ns, e->ev.tid, e->site_id, chosen ? SPAN_CHOSEN : 0 };
 
 	bp_key_reset(&l->bykey);
-	if (l->by) {
-		if (r->by >= 0 && !bp_key_add_field(&l->bykey, r->lay->fields[r->by].type, &l->vals[r->by]))
+	for (size_t i = 0; i < l->nby; i++)
+		if (!l->by[i].to && !add_by(&l->bykey, r, r->by[i], l->vals))
 			return false;
-		if (r->by < 0 && !bp_key_add_none(&l->bykey))
-			return false;
-	}
 	return bp_spans_open(&l->spans, l->key.b, l->key.len, &from, l->bykey.b, l->bykey.len);
+}
+
+/* The to-record e (of n fields decoded) closes what the pairing rule
+ * says; a site that also opens counts no close without an open. */
+static int close_spans(struct latency *l, const struct site_role *r, struct bp_trace *t, int n,
+		       const struct bp_trace_event *e)
+{
+	struct bp_span_end to = { e->ev.ns, e->ev.tid, e->site_id, 0 };
+	bool chosen_to = !l->where_to ||
+			 bp_where_match_fields(l->where_to, t, e->site_id, l->vals, (size_t)n);
+	int c;
+
+	if (r->from && !bp_spans_is_open(&l->spans, l->key.b, l->key.len))
+		return EXIT_OK;
+	do {
+		struct bp_span sp;
+
+		if ((c = bp_spans_close(&l->spans, l->key.b, l->key.len, &to, &sp)) < 0)
+			return EXIT_IO;
+		if (c == 1 && sp.from.flags & SPAN_CHOSEN && chosen_to && !closed(l, r, &sp))
+			return EXIT_IO;
+	} while (c == 1 && l->pair == BP_PAIR_ALL_BEFORE &&
+		 bp_spans_is_open(&l->spans, l->key.b, l->key.len));
+	return EXIT_OK;
 }
 
 static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
@@ -264,23 +390,12 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 
 	if (!r)
 		return EXIT_OK;
-	if ((l->o.nkeys || l->by || l->o.where || l->where_to) && (n = fields_of(l, r, e)) < 0)
+	if ((l->o.nkeys || l->nby || l->o.where || l->where_to) && (n = fields_of(l, r, e)) < 0)
 		return EXIT_OK;
 	if (!key_of(l, r, e))
 		return out_of_memory();
-	if (r->to) {
-		struct bp_span_end to = { e->ev.ns, e->ev.tid, e->site_id, 0 };
-		struct bp_span sp;
-		bool was_open = bp_spans_is_open(&l->spans, l->key.b, l->key.len);
-		int c = was_open || !r->from ? bp_spans_close(&l->spans, l->key.b, l->key.len, &to, &sp) : 0;
-
-		if (c < 0)
-			return out_of_memory();
-		if (c == 1 && sp.from.flags & SPAN_CHOSEN &&
-		    (!l->where_to || bp_where_match_fields(l->where_to, t, e->site_id, l->vals, (size_t)n)) &&
-		    !closed(l, &sp))
-			return out_of_memory();
-	}
+	if (r->to && close_spans(l, r, t, n, e) != EXIT_OK)
+		return out_of_memory();
 	if (r->from && !open_span(l, r, t, n, e))
 		return out_of_memory();
 	return EXIT_OK;
@@ -290,13 +405,17 @@ static void describe(struct latency *l)
 {
 	size_t len = (size_t)snprintf(l->what, sizeof(l->what), "latency");
 
-	if (l->by && len < sizeof(l->what))
-		len += (size_t)snprintf(l->what + len, sizeof(l->what) - len, " by %s", l->by);
+	for (size_t i = 0; i < l->nby && len < sizeof(l->what); i++)
+		len += (size_t)snprintf(l->what + len, sizeof(l->what) - len, "%s%s",
+					i ? ", " : " by ", l->by_names[i]);
 	for (size_t i = 0; i < l->o.nkeys && len < sizeof(l->what); i++)
 		len += (size_t)snprintf(l->what + len, sizeof(l->what) - len, "%s%s",
 					i ? ", " : ", paired by ", l->o.keys[i]);
 	if (!l->o.nkeys && len < sizeof(l->what))
 		len += (size_t)snprintf(l->what + len, sizeof(l->what) - len, ", paired by thread");
+	if (l->pair != BP_PAIR_LATEST && len < sizeof(l->what))
+		len += (size_t)snprintf(l->what + len, sizeof(l->what) - len, " (%s)",
+					l->pair == BP_PAIR_FIFO ? "fifo" : "all-before");
 	if (l->o.where_expr && len < sizeof(l->what))
 		len += (size_t)snprintf(l->what + len, sizeof(l->what) - len, " where %s",
 					l->o.where_expr);
@@ -308,7 +427,7 @@ static bool latency_render(void *ctx, struct bp_trace *t, bool final)
 
 	l->agg.what = l->what;
 	l->agg.lost = trace_lost(t);
-	l->agg.not_yet = final ? 0 : trace_not_yet(t);
+	l->agg.not_yet = final && !follow_writer_at_work(t) ? 0 : trace_not_yet(t);
 	l->agg.unmatched_opens = bp_spans_count_open(&l->spans, SPAN_CHOSEN);
 	l->agg.unmatched_closes = l->spans.unmatched_closes;
 	bp_agg_finish(&l->agg);
@@ -320,12 +439,14 @@ static void latency_init(struct latency *l)
 	static const char *const tid_name[] = { "tid" };
 
 	bp_agg_init(&l->agg, BP_DIST_UNSIGNED, l->o.buckets, l->o.width);
+	analyze_agg_setup(&l->o, &l->agg);
 	bp_spans_init(&l->spans);
+	l->spans.pair = l->pair;
 	bp_top_init(&l->agg.top, l->top);
 	l->agg.spans = l->agg.time_ns = true;
 	l->agg.value_name = "latency";
-	l->agg.key_names = &l->by;
-	l->agg.nkeys = l->by ? 1 : 0;
+	l->agg.key_names = l->by_names;
+	l->agg.nkeys = l->nby;
 	memcpy(l->top_names, l->o.keys, l->o.nkeys * sizeof(l->top_names[0]));
 	l->agg.top_key_names = l->o.nkeys ? l->top_names : tid_name;
 	l->agg.ntop_keys = l->o.nkeys ? l->o.nkeys : 1;
@@ -354,6 +475,7 @@ int cmd_latency(int argc, char **argv)
 	analyze_free(&l.o);
 	bp_key_free(&l.key);
 	bp_key_free(&l.bykey);
+	bp_key_free(&l.group);
 	free(l.roles);
 	return rc;
 }

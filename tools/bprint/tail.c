@@ -374,12 +374,37 @@ bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid)
 	return now - fe->since >= FOLLOW_SETTLE_MS;
 }
 
+bool follow_writer_at_work(struct bp_trace *t)
+{
+	const struct bp_trace_info *in = bp_trace_info(t);
+
+	return stop && !(in->flags & BP_TRACE_F_CLOSED) && !in->stop_reason && in->pid > 0 &&
+	       alive((long)in->pid);
+}
+
+int follow_verdict(const char *path, struct bp_trace *t)
+{
+	struct bp_trace_verdict v = BP_TRACE_VERDICT_INIT;
+	const struct bp_trace_info *in = bp_trace_info(t);
+
+	/* a stream not closed yet is all it lacks: not a fault, not a loss */
+	if (follow_writer_at_work(t) && !in->memory_rings && !in->missing_sites) {
+		bp_trace_verdict(t, &v);
+		if (v.state != BP_TRACE_DAMAGED)
+			return EXIT_OK;
+	}
+	return report_trouble(path, t);
+}
+
 void follow_catch_signals(void)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	/* a write to stdout under way goes on (it failed with EINTR: "write
+	 * error", exit 3); the nap between polls is cut short all the same */
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -438,7 +463,7 @@ int cmd_tail(int argc, char **argv)
 			filter_note_sites(&o.f, t, name);
 			follow_catch_signals();
 			rc = follow(t, &o, pid, name);
-			rc2 = report_trouble(name, t);
+			rc2 = follow_verdict(name, t);
 			if (rc == EXIT_OK)
 				rc = rc2;
 			bp_trace_close(t);
