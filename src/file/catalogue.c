@@ -155,6 +155,24 @@ static int judge_pending(struct bp_trace *t, uint64_t off, const struct bp_file_
 	return BP_TRACE_OK;
 }
 
+/*
+ * A stream of 1.4 numbers its chunks in file order from 1 (its copier
+ * writes them one after the other): any other index is a chunk out of
+ * place, a copy of another one most likely.
+ */
+static void check_index(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	uint64_t want = t->last_index + 1;
+
+	if (!(t->info.flags & BP_TRACE_F_STREAM) || t->info.minor < BP_FILE_MINOR_HCRC)
+		return;
+	t->last_index = c->index;
+	if (c->index != want)
+		reader_problem(t, "chunk at %llu: index %llu where %llu was next (a chunk out of "
+			       "place)", (unsigned long long)off, (unsigned long long)c->index,
+			       (unsigned long long)want);
+}
+
 /* Walk from t->walk_pos to the end of the file: *taken, the chunks accepted. */
 static int walk(struct bp_trace *t, size_t *taken)
 {
@@ -175,6 +193,7 @@ static int walk(struct bp_trace *t, size_t *taken)
 		}
 		if (bad_from != UINT64_MAX)
 			judge_gap(t, bad_from, &bad);
+		check_index(t, w.off, &c);
 		if (seen == BP_CHUNK_SEEN_COMPLETE) {
 			if ((rc = catalogue_accept_chunk(t, w.off, &c)) < 0)
 				return rc;

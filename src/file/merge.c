@@ -43,6 +43,14 @@ static int fill(struct bp_trace *t, struct source *s)
 		if (rc == SOURCE_STOP)
 			break;
 		if (rc == SOURCE_GOT) {
+			/* one writer a ring, one clock: its time never runs backwards */
+			if (s->any_read && s->ev.ts < s->last_ts && !s->backwards_said) {
+				s->backwards_said = true;
+				reader_problem(t, "ring %llu (thread %d): time runs backwards at "
+					       "record %llu", (unsigned long long)s->info.key,
+					       (int)s->info.tid, (unsigned long long)s->ev.index);
+			}
+			s->last_ts = s->ev.ts;
 			if (!s->any_read) {
 				s->any_read = true;
 				s->first_gap = s->ev.index - s->next_index;
