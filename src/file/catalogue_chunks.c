@@ -39,6 +39,12 @@ static int add_ring(struct bp_trace *t, uint64_t off, const struct bp_file_chunk
 		reader_problem(t, "ring chunk at %llu: bad ring size", (unsigned long long)off);
 		return BP_TRACE_OK;
 	}
+	/* its thread's name and dropped count (1.4), final once the writer
+	 * is done (before, a reader may see them rewritten under it) */
+	if (t->info.minor >= BP_FILE_MINOR_HCRC && t->writer_gone &&
+	    h.names_crc != bp_ring_names_crc(&h))
+		reader_problem(t, "ring chunk at %llu: its thread's name and counts do not match "
+			       "their checksum", (unsigned long long)off);
 	s = catalogue_source(t, c->index, true);
 	if (!s)
 		return BP_TRACE_ENOMEM;

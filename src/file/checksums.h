@@ -69,4 +69,12 @@ static inline uint32_t bp_live_chunk_crc(const struct bp_file_chunk *c)
 			 sizeof(((const struct bp_file_ring *)0)->ring_bytes));
 }
 
+/* A ring chunk's comm and dropped (1.4), which its thread rewrites at exit. */
+static inline uint32_t bp_ring_names_crc(const struct bp_file_ring *r)
+{
+	uint64_t dropped = atomic_load_explicit(&r->dropped, memory_order_relaxed);
+
+	return bp_crc32c(bp_crc32c(0, r->comm, sizeof(r->comm)), &dropped, sizeof(dropped));
+}
+
 #endif /* BP_FILE_CHECKSUMS_H */

@@ -178,7 +178,7 @@ struct bp_file_ring {
 	uint32_t level;
 	char comm[16];
 	_Atomic uint32_t state;		/* BP_RING_ALIVE / _EXITED / _RELEASED / _COPIED */
-	uint32_t reserved0;
+	uint32_t names_crc;		/* 1.4: of comm and dropped, stored after them */
 	uint64_t ring_bytes;
 	_Atomic uint64_t dropped;	/* records dropped before the ring */
 	uint8_t reserved1[48];
@@ -339,6 +339,7 @@ BP_LAYOUT_AT(bp_file_ring, tid, 32);
 BP_LAYOUT_AT(bp_file_ring, level, 36);
 BP_LAYOUT_AT(bp_file_ring, comm, 40);
 BP_LAYOUT_AT(bp_file_ring, state, 56);
+BP_LAYOUT_AT(bp_file_ring, names_crc, 60);
 BP_LAYOUT_AT(bp_file_ring, ring_bytes, 64);
 BP_LAYOUT_AT(bp_file_ring, dropped, 72);
 _Static_assert(sizeof(struct bp_file_ring) == BP_FILE_RING_OFFSET, "ring chunk head");

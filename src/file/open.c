@@ -322,6 +322,7 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	in->start_mono_ns = h.start_mono_ns;
 	in->end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
 	read_stop(in, &h);
+	t->missing_libs = atomic_load_explicit(&h.missing_libs, memory_order_relaxed);
 	read_calib(t, &h, &calib);
 	in->clock_name = bp_clock_name((enum bp_clock_id)t->calib.clock_id);
 	in->clock = in->clock_name ? t->calib.clock_id : BP_CLOCK_NR;
@@ -347,6 +348,7 @@ static void reread_header(struct bp_trace *t)
 	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
 	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
 	read_stop(&t->info, &h);
+	t->missing_libs = atomic_load_explicit(&h.missing_libs, memory_order_relaxed);
 	read_calib(t, &h, &calib);
 	if (h.minor >= BP_FILE_MINOR_HCRC && !t->header_said) {
 		if ((t->info.flags & BP_FILE_F_STREAM) && h.header_crc != bp_header_crc(&h)) {
