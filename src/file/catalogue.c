@@ -210,6 +210,14 @@ static void check_index(struct bp_trace *t, uint64_t off, const struct bp_file_c
 			       (unsigned long long)want);
 }
 
+/* Is the file from off on a hole that goes past the header's end, which
+ * open's check of the tail says (its words for it)? */
+static bool tail_hole(struct bp_trace *t, uint64_t off)
+{
+	return t->size > t->info.end_hint && lseek(t->fd, (off_t)off, SEEK_DATA) < 0 &&
+	       errno == ENXIO;
+}
+
 /* Walk from t->walk_pos to the end of the file: *taken, the chunks accepted. */
 static int walk(struct bp_trace *t, size_t *taken)
 {
@@ -246,7 +254,7 @@ static int walk(struct bp_trace *t, size_t *taken)
 	}
 	/* Resume at the trailing run of offsets that held no chunk (yet). */
 	t->walk_pos = bad_from != UINT64_MAX ? bad_from : w.off;
-	if (bad_from != UINT64_MAX && tail_settled(t, bad_from, &bad))
+	if (bad_from != UINT64_MAX && tail_settled(t, bad_from, &bad) && !tail_hole(t, bad_from))
 		judge_gap(t, bad_from, &bad, dirty);
 	return BP_TRACE_OK;
 }

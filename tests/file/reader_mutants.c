@@ -484,7 +484,7 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 				snprintf(what, sizeof(what), "cut at %zu", f->bounds[i] + d);
 				judge(f, f->p, f->bounds[i] + d, what);
 			}
-	for (unsigned i = 0; i < 200; i++) {
+	for (unsigned i = 0; i < 100; i++) {
 		size_t cut = (size_t)(rnd() % f->n);
 
 		snprintf(what, sizeof(what), "cut at %zu", cut);
@@ -674,7 +674,7 @@ int main(int argc, char **argv)
 		f->closed = flags & BP_FILE_F_CLOSED;
 		f->digest = read_file(f->p, f->n, &damage, &f->intact);
 		CHECK_MSG(!damage, "%s: the intact file reads as damaged", f->name);
-		mutate(f, 40 * scale, 20 * scale);
+		mutate(f, 30 * scale, 15 * scale);
 		printf("%s: %zu bytes, %zu chunks\n", f->name, f->n, f->nbounds - 1);
 	}
 	printf("%lu mutants: %lu said damaged, %lu read as the intact file, %lu lost records "
