@@ -175,7 +175,8 @@ def open(path, where=None, site=None):
     Raises bprint.Error for a missing, unreadable or foreign file (the
     command's words: "trace.dat: not a bprint trace file"), ValueError for
     a filter the file's sites cannot satisfy (a site pattern that matches
-    none, a field no chosen site has).
+    none, a field no chosen site has) unless the file is damaged (then
+    bprint.Error, exit_status 2: the sites may be in the damaged part).
     """
     return Trace(path, where=where, site=site)
 

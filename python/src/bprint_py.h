@@ -82,9 +82,14 @@ extern PyTypeObject BpyReader_Type;
 
 /* A reader of path with the given filters (each None, a str, or for site a
  * sequence of str/int); NULL with an exception: bprint.Error if the file
- * does not open, ValueError for a bad filter. */
+ * does not open or is damaged, ValueError for a bad filter. */
 BpyReader *bpy_reader_open(PyObject *path, PyObject *site0, PyObject *where0, PyObject *site1,
 			   PyObject *where1);
+
+/* Is r's file damaged (bp_trace_problems())?  Then bprint.Error is raised
+ * with the first problem (exit_status 2), instead of a ValueError for a
+ * filter that names what the damaged part may have held. */
+bool bpy_reader_damaged(BpyReader *r);
 
 /* Does e pass the reader's site filters? */
 bool bpy_reader_site_ok(BpyReader *r, const struct bp_trace_event *e);

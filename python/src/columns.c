@@ -406,6 +406,8 @@ static int check_wanted(struct fill *f)
 				bpy_reader_site_ok(f->r, &(struct bp_trace_event){ .site_id = s->site.id });
 		}
 		if (!found) {
+			if (bpy_reader_damaged(f->r))
+				return -1;
 			PyErr_Format(PyExc_ValueError, "fields: no field '%s' in the chosen call sites "
 				     "(see 'bprint formats')", f->want[i]);
 			return -1;

@@ -3,7 +3,8 @@
  * the pass that reads it: site patterns (bp_sites_*, what `bprint report
  * -s` takes) and --where expressions (bp_where_*), each from bprint.open()
  * and from the call, both of which must hold.  A bad pattern or
- * expression is a ValueError with the command's words.
+ * expression is a ValueError with the command's words, unless the file
+ * is damaged (its sites may be in the damaged part): then bprint.Error.
  */
 #include "bprint_py.h"
 
@@ -52,6 +53,27 @@ static int add_pattern(struct bp_sites *s, PyObject *p)
 	return PyErr_Occurred() ? -1 : 0;
 }
 
+/* bprint.Error for r's damage, in the words report prints: NULL. */
+static PyObject *raise_damage(BpyReader *r, PyObject *partial)
+{
+	struct bp_trace_verdict v = BP_TRACE_VERDICT_INIT;
+
+	r->damage_raised = true;
+	bp_trace_verdict(r->t, &v);
+	for (uint32_t i = 0; i < v.nnotes; i++)
+		if (!strncmp(v.notes[i], "damaged", 7))
+			return bpy_raise(r->path, BPY_EXIT_BADFILE, v.notes[i], partial);
+	return bpy_raise(r->path, BPY_EXIT_BADFILE, "damaged", partial);
+}
+
+bool bpy_reader_damaged(BpyReader *r)
+{
+	if (!r->t || bp_trace_problems(r->t, NULL) == 0)
+		return false;
+	raise_damage(r, NULL);
+	return true;
+}
+
 /* site=None, a str or int, or a sequence of them: a set, NULL for None. */
 static int make_sites(BpyReader *r, PyObject *site, struct bp_sites **out)
 {
@@ -81,6 +103,8 @@ static int make_sites(BpyReader *r, PyObject *site, struct bp_sites **out)
 	}
 	/* as bprint report: a pattern that matches no site is an error */
 	if ((bad = bp_sites_unmatched(*out, r->t))) {
+		if (bpy_reader_damaged(r))
+			return -1;	/* the site may be in the damaged part */
 		PyErr_Format(PyExc_ValueError, "site %s: no such site in %U (see 'bprint formats')",
 			     bad, r->path);
 		return -1;
@@ -113,6 +137,8 @@ static int make_where(BpyReader *r, PyObject *where, struct bp_sites *sel,
 		return -1;
 	}
 	if (bp_where_check(*out, r->t, sel, err, sizeof(err)) < 0) {
+		if (bpy_reader_damaged(r))
+			return -1;
 		PyErr_Format(PyExc_ValueError, "where: %s", err);
 		return -1;
 	}
@@ -204,12 +230,7 @@ PyObject *bpy_reader_finish(BpyReader *r, int rc, PyObject *partial)
 		return bpy_raise(r->path, rc == BP_TRACE_EFORMAT ? BPY_EXIT_BADFILE : BPY_EXIT_IO,
 				 rc == BP_TRACE_ENOMEM ? "out of memory" : "read error", partial);
 	bp_trace_verdict(r->t, &v);
-	if (v.state == BP_TRACE_DAMAGED && !r->damage_raised) {
-		r->damage_raised = true;
-		for (uint32_t i = 0; i < v.nnotes; i++)
-			if (!strncmp(v.notes[i], "damaged", 7))
-				return bpy_raise(r->path, BPY_EXIT_BADFILE, v.notes[i], partial);
-		return bpy_raise(r->path, BPY_EXIT_BADFILE, "damaged", partial);
-	}
+	if (v.state == BP_TRACE_DAMAGED && !r->damage_raised)
+		return raise_damage(r, partial);
 	Py_RETURN_NONE;
 }

@@ -70,14 +70,31 @@ static void remember_pending(struct bp_trace *t, uint64_t off)
 }
 
 /*
+ * May a live file have a run of zeros where a chunk should begin?  Only
+ * where an allocation failed (the header counts what the file lacks) or
+ * was not filled yet, by a process that did not close the file; and then
+ * the run is zeros through (dirty: bytes other than zeros were found in
+ * it, as in a chunk whose header alone was wiped).
+ */
+static bool live_gap_ok(const struct bp_trace *t, bool dirty)
+{
+	const struct bp_trace_info *in = &t->info;
+
+	if (dirty || (in->flags & BP_TRACE_F_STREAM))
+		return false;
+	return !(in->flags & BP_TRACE_F_CLOSED) || in->memory_rings || in->missing_sites ||
+	       t->missing_libs;
+}
+
+/*
  * Where a chunk should begin (at off), bytes c are not a chunk header the
  * reader takes.  A hole is what a live file may have (an allocation that
- * failed or was not filled yet); anything else, or a hole in a stream
- * (written without holes), is damage.  Called once the run of such
- * offsets is known to end before a chunk, or the file is closed: at the
- * tail of a file still being written, a header may be half filled in.
+ * failed or was not filled yet: live_gap_ok()); anything else, or a hole
+ * in a stream (written without holes), is damage.  Called once the run of
+ * such offsets is known to end before a chunk, or the file is closed: at
+ * the tail of a file still being written, a header may be half filled in.
  */
-static void judge_gap(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+static void judge_gap(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c, bool dirty)
 {
 	static const char *const why[] = {
 		[BP_CHUNK_FLAW_NONE] = "no chunk",
@@ -92,8 +109,14 @@ static void judge_gap(struct bp_trace *t, uint64_t off, const struct bp_file_chu
 	if (off < t->gaps_judged)
 		return;	/* said already, at an earlier refresh */
 	t->gaps_judged = off + BP_FILE_ALIGN;
-	if (f == BP_CHUNK_FLAW_ZERO && !(t->info.flags & BP_TRACE_F_STREAM))
+	if (f == BP_CHUNK_FLAW_ZERO && live_gap_ok(t, dirty))
 		return;
+	if (f == BP_CHUNK_FLAW_ZERO && !(t->info.flags & BP_TRACE_F_STREAM)) {
+		reader_problem(t, "at %llu, where a chunk should begin: nothing, in a file %s",
+			       (unsigned long long)off, dirty ? "that has more after it"
+						 : "closed with nothing missing");
+		return;
+	}
 	reader_problem(t, "at %llu, where a chunk should begin: %s", (unsigned long long)off, why[f]);
 }
 
@@ -115,6 +138,17 @@ static bool tail_settled(const struct bp_trace *t, uint64_t off, const struct bp
 	return (t->info.flags & BP_TRACE_F_STREAM) &&
 	       (off < t->info.end_hint || f == BP_CHUNK_FLAW_MAGIC || f == BP_CHUNK_FLAW_TYPE ||
 		f == BP_CHUNK_FLAW_SIZE);
+}
+
+/* Is the ring of the chunk at off alive (1), not (0), or unreadable (-1)?
+ * A reuse takes only an exited thread's ring. */
+static int ring_alive(struct bp_trace *t, uint64_t off)
+{
+	uint32_t state;
+
+	if (reader_pread(t, off + offsetof(struct bp_file_ring, state), &state, 4) != BP_TRACE_OK)
+		return -1;
+	return state == BP_RING_ALIVE;
 }
 
 /*
@@ -144,8 +178,11 @@ static int judge_pending(struct bp_trace *t, uint64_t off, const struct bp_file_
 		if ((rc = reader_pread(t, off + BP_FILE_RING_OFFSET, &magic, 4)) < 0 &&
 		    rc != BP_TRACE_EFORMAT)
 			return rc;
+		/* a reuse's steps 1 and 2 go together: one is cut between them
+		 * only in a file not closed */
 		if (magic == BP_RING_MAGIC &&
-		    (state != BP_CHUNK_WRITING || t->info.minor < BP_FILE_MINOR_REUSE)) {
+		    (state != BP_CHUNK_WRITING || t->info.minor < BP_FILE_MINOR_REUSE ||
+		     (t->info.flags & BP_TRACE_F_CLOSED) || ring_alive(t, off) != 0)) {
 			reader_problem(t, "ring chunk at %llu: a ring in a chunk of state %u",
 				       (unsigned long long)off, state);
 			return BP_TRACE_OK;
@@ -155,6 +192,32 @@ static int judge_pending(struct bp_trace *t, uint64_t off, const struct bp_file_
 	return BP_TRACE_OK;
 }
 
+/*
+ * A stream of 1.4 numbers its chunks in file order from 1 (its copier
+ * writes them one after the other): any other index is a chunk out of
+ * place, a copy of another one most likely.
+ */
+static void check_index(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	uint64_t want = t->last_index + 1;
+
+	if (!(t->info.flags & BP_TRACE_F_STREAM) || t->info.minor < BP_FILE_MINOR_HCRC)
+		return;
+	t->last_index = c->index;
+	if (c->index != want)
+		reader_problem(t, "chunk at %llu: index %llu where %llu was next (a chunk out of "
+			       "place)", (unsigned long long)off, (unsigned long long)c->index,
+			       (unsigned long long)want);
+}
+
+/* Is the file from off on a hole that goes past the header's end, which
+ * open's check of the tail says (its words for it)? */
+static bool tail_hole(struct bp_trace *t, uint64_t off)
+{
+	return t->size > t->info.end_hint && lseek(t->fd, (off_t)off, SEEK_DATA) < 0 &&
+	       errno == ENXIO;
+}
+
 /* Walk from t->walk_pos to the end of the file: *taken, the chunks accepted. */
 static int walk(struct bp_trace *t, size_t *taken)
 {
@@ -162,6 +225,7 @@ static int walk(struct bp_trace *t, size_t *taken)
 	uint64_t bad_from = UINT64_MAX;
 	struct bp_file_chunk c, bad;
 	enum bp_chunk_seen seen;
+	bool dirty = false;	/* the run of offsets without a chunk has more than zeros */
 	int rc;
 
 	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
@@ -169,12 +233,15 @@ static int walk(struct bp_trace *t, size_t *taken)
 			if (bad_from == UINT64_MAX) {
 				bad_from = w.off;
 				bad = c;
+				dirty = false;
 			}
+			dirty = dirty || bp_chunk_flaw(&c, w.off, t->size) != BP_CHUNK_FLAW_ZERO;
 			w.off = reader_next_data(t, w.off + BP_FILE_ALIGN);
 			continue;
 		}
 		if (bad_from != UINT64_MAX)
-			judge_gap(t, bad_from, &bad);
+			judge_gap(t, bad_from, &bad, dirty);
+		check_index(t, w.off, &c);
 		if (seen == BP_CHUNK_SEEN_COMPLETE) {
 			if ((rc = catalogue_accept_chunk(t, w.off, &c)) < 0)
 				return rc;
@@ -187,8 +254,8 @@ static int walk(struct bp_trace *t, size_t *taken)
 	}
 	/* Resume at the trailing run of offsets that held no chunk (yet). */
 	t->walk_pos = bad_from != UINT64_MAX ? bad_from : w.off;
-	if (bad_from != UINT64_MAX && tail_settled(t, bad_from, &bad))
-		judge_gap(t, bad_from, &bad);
+	if (bad_from != UINT64_MAX && tail_settled(t, bad_from, &bad) && !tail_hole(t, bad_from))
+		judge_gap(t, bad_from, &bad, dirty);
 	return BP_TRACE_OK;
 }
 

@@ -9,6 +9,7 @@
  */
 #include "file/reading.h"
 
+#include "file/checksums.h"
 #include "file/compact.h"
 #include "file/crc32c.h"
 #include "file/valid.h"
@@ -38,6 +39,12 @@ static int add_ring(struct bp_trace *t, uint64_t off, const struct bp_file_chunk
 		reader_problem(t, "ring chunk at %llu: bad ring size", (unsigned long long)off);
 		return BP_TRACE_OK;
 	}
+	/* its thread's name and dropped count (1.4), final once the writer
+	 * is done (before, a reader may see them rewritten under it) */
+	if (t->info.minor >= BP_FILE_MINOR_HCRC && t->writer_gone &&
+	    h.names_crc != bp_ring_names_crc(&h))
+		reader_problem(t, "ring chunk at %llu: its thread's name and counts do not match "
+			       "their checksum", (unsigned long long)off);
 	s = catalogue_source(t, c->index, true);
 	if (!s)
 		return BP_TRACE_ENOMEM;
@@ -247,6 +254,33 @@ static int check_crc(struct bp_trace *t, uint64_t off, const struct bp_file_chun
 	return BP_TRACE_OK;
 }
 
+/*
+ * A live file's chunk header against its crc (1.4: its fixed fields, a
+ * ring chunk's tid, level and ring_bytes too); before 1.4 the crc field
+ * of a live file's chunk is 0.
+ */
+static int check_live_crc(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
+{
+	struct bp_file_ring r;
+	int rc;
+
+	if (t->info.minor < BP_FILE_MINOR_HCRC) {
+		if (c->crc)
+			reader_problem(t, "chunk at %llu: a checksum in a live file of format 1.%u",
+				       (unsigned long long)off, t->info.minor);
+		return BP_TRACE_OK;
+	}
+	memcpy(&r.chunk, c, sizeof(*c));
+	if (c->type == BP_CHUNK_RING && c->size >= sizeof(r) &&
+	    (rc = reader_pread(t, off + sizeof(*c), (unsigned char *)&r + sizeof(*c),
+			       sizeof(r) - sizeof(*c))) != BP_TRACE_OK)
+		return rc == BP_TRACE_EFORMAT ? BP_TRACE_OK : rc;
+	if (bp_live_chunk_crc(&r.chunk) != c->crc)
+		reader_problem(t, "chunk at %llu (type %u): header checksum mismatch",
+			       (unsigned long long)off, c->type);
+	return BP_TRACE_OK;
+}
+
 /* Does a chunk of this type belong in this kind of file?  A traced program
  * writes rings, sites and libraries; a drainer all but rings. */
 static bool kind_fits(const struct bp_trace *t, uint32_t type)
@@ -263,6 +297,8 @@ int catalogue_accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_fil
 	int rc;
 
 	if (bp_file_has_crc(t->info.flags, t->info.minor) && (rc = check_crc(t, off, c)) < 0)
+		return rc;
+	if (!(t->info.flags & BP_TRACE_F_STREAM) && (rc = check_live_crc(t, off, c)) < 0)
 		return rc;
 	if (!kind_fits(t, c->type) && !t->kind_said) {
 		t->kind_said = true;

@@ -75,6 +75,7 @@ static int have_sse42(void)
 	int h = atomic_load_explicit(&have, memory_order_relaxed);
 
 	if (h < 0) {
+		__builtin_cpu_init();	/* a constructor may ask before libgcc's runs */
 		h = __builtin_cpu_supports("sse4.2") ? 1 : 0;
 		atomic_store_explicit(&have, h, memory_order_relaxed);
 	}

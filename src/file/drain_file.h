@@ -75,6 +75,7 @@ struct drain_out {
 	int stop_errno;
 	uint64_t stop_record;
 	uint64_t calib_seq;		/* the live calibration last copied into the header */
+	struct bp_file_header head;	/* the header as last written (its crcs: 1.4) */
 };
 
 struct bp_drain_file {

@@ -10,6 +10,7 @@
  */
 #include "file/drain_file.h"
 
+#include "file/checksums.h"
 #include "file/valid.h"
 
 #include <errno.h>
@@ -103,25 +104,48 @@ static int out_chunk(struct bp_drain_file *df, void *buf, uint32_t type, uint64_
 	return out_write(df, buf, (size_t)size);
 }
 
+/*
+ * Write the stream's header, o->head, whole, with its checksums (format
+ * 1.4: the fields written once, each calibration slot, the whole header):
+ * every change of it goes through here, so that the header on disk always
+ * has the crc of what it holds.  A reader that reads it while it is
+ * rewritten reads again (docs/file-format.md).
+ */
+static int head_write(struct drain_out *o)
+{
+	struct bp_file_header *h = &o->head;
+
+	uint64_t now = atomic_load_explicit(&h->calib_seq, memory_order_relaxed) & 1u;
+
+	h->fixed_crc = bp_header_fixed_crc(h);
+	/* The slot in force was copied whole (the seqlock); the other one, as
+	 * the live file had it, may be half written there: it keeps the live
+	 * file's crc, which then does not match, and a reader leaves it. */
+	h->calib_crc[now] = bp_calib_crc(&h->calib[now]);
+	h->header_crc = bp_header_crc(h);
+	return pwrite(o->fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) ? 0 : -1;
+}
+
 int drain_out_header(struct bp_drain_file *df, uint32_t flags)
 {
 	struct drain_out *o = &df->out;
-	struct bp_file_header h;
+	struct bp_file_header *h = &o->head;
 
-	memcpy(&h, df->hdr, sizeof(h));
-	h.minor = BP_FILE_MINOR;	/* what we write: chunks with checksums */
-	atomic_store_explicit(&h.flags, flags | BP_FILE_F_CRC, memory_order_relaxed);
-	atomic_store_explicit(&h.end, o->end, memory_order_relaxed);
-	h.accounts = o->acct_off;
-	h.stop_reason = o->stop_reason;
-	h.stop_errno = (uint32_t)o->stop_errno;
-	h.stop_record = o->stop_record;
-	if (pwrite(o->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+	memcpy(h, df->hdr, sizeof(*h));
+	h->minor = BP_FILE_MINOR;	/* what we write: chunks with checksums */
+	h->header_crc = 0;		/* a live file's own crcs are made again */
+	atomic_store_explicit(&h->flags, flags | BP_FILE_F_CRC, memory_order_relaxed);
+	atomic_store_explicit(&h->end, o->end, memory_order_relaxed);
+	h->accounts = o->acct_off;
+	h->stop_reason = o->stop_reason;
+	h->stop_errno = (uint32_t)o->stop_errno;
+	h->stop_record = o->stop_record;
+	if (head_write(o) != 0) {
 		drain_fail(df, "%s: %s", o->path, strerror(errno));
 		return -1;
 	}
 	o->end_written = o->end;
-	o->calib_seq = atomic_load_explicit(&h.calib_seq, memory_order_relaxed);
+	o->calib_seq = atomic_load_explicit(&h->calib_seq, memory_order_relaxed);
 	return 0;
 }
 
@@ -130,9 +154,10 @@ void drain_out_end_hint(struct bp_drain_file *df)
 	struct drain_out *o = &df->out;
 	uint64_t end = o->end;
 
-	if (end != o->end_written &&
-	    pwrite(o->fd, &end, sizeof(end), offsetof(struct bp_file_header, end)) ==
-		    (ssize_t)sizeof(end))
+	if (end == o->end_written)
+		return;
+	atomic_store_explicit(&o->head.end, end, memory_order_relaxed);
+	if (head_write(o) == 0)
 		o->end_written = end;
 }
 
@@ -140,9 +165,9 @@ void drain_out_end_hint(struct bp_drain_file *df)
  * A reader of the stream while the copy goes on (bprint report, tail)
  * converts timestamps with the header's calibration, which the traced
  * process refreshes as it runs (a TSC's rate is known only after a while):
- * the stream's copy follows the live one's, by the same two-slot seqlock
- * (docs/file-format.md, header): both slots first, then calib_seq, so that
- * a reader that sees the new sequence sees the slot it selects.
+ * the stream's copy follows the live one's: both slots, calib_seq and
+ * the crcs in one write of the header.  A reader that reads it half
+ * written finds its header_crc wrong and reads it again (1.4).
  */
 void drain_out_calibration(struct bp_drain_file *df)
 {
@@ -157,10 +182,11 @@ void drain_out_calibration(struct bp_drain_file *df)
 	again = atomic_load_explicit(&df->hdr->calib_seq, memory_order_acquire);
 	if (again != seq)
 		return;	/* it moved meanwhile: the next pass copies it */
-	if (pwrite(o->fd, calib, sizeof(calib), offsetof(struct bp_file_header, calib)) !=
-		    (ssize_t)sizeof(calib) ||
-	    pwrite(o->fd, &seq, sizeof(seq), offsetof(struct bp_file_header, calib_seq)) !=
-		    (ssize_t)sizeof(seq))
+	/* one write of the header: both slots, the sequence and the crcs */
+	memcpy(o->head.calib, calib, sizeof(calib));
+	memcpy(o->head.calib_crc, (const void *)df->hdr->calib_crc, sizeof(o->head.calib_crc));
+	atomic_store_explicit(&o->head.calib_seq, seq, memory_order_relaxed);
+	if (head_write(o) != 0)
 		return;
 	o->calib_seq = seq;
 }
@@ -238,7 +264,11 @@ int drain_out_accounts(struct bp_drain_file *df, size_t need)
 		return -1;
 	o->acct_off = off;
 	o->acct_cap = (uint32_t)((size - BP_FILE_END_HDR_BYTES) / BP_FILE_END_RING_BYTES);
-	return out_at(df, &off, sizeof(off), offsetof(struct bp_file_header, accounts));
+	o->head.accounts = off;
+	if (head_write(o) == 0)
+		return 0;
+	out_stopped(df, errno);
+	return -1;
 }
 
 void drain_out_account(struct bp_drain_file *df, struct drain_ring *r)

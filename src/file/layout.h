@@ -27,11 +27,13 @@
 
 #define BP_FILE_MAGIC		"BPTRACE"	/* 8 bytes with the NUL */
 #define BP_FILE_MAJOR		1u
-#define BP_FILE_MINOR		3u	/* 1.1: the accounts chunk (type 7), dense pages (type 8);
+#define BP_FILE_MINOR		4u	/* 1.1: the accounts chunk (type 7), dense pages (type 8);
 					 * 1.2: memory_rings, missing_sites, memory_records;
 					 * 1.3: stream files' chunk checksums (BP_FILE_F_CRC);
 					 * ring chunks reused, retired_*, missing_libs,
-					 * BP_RING_COPIED */
+					 * BP_RING_COPIED;
+					 * 1.4: the header's checksums, live files'
+					 * chunk headers' and lists' checksums */
 #define BP_FILE_LITTLE_ENDIAN	1u
 #define BP_FILE_BIG_ENDIAN	2u
 #define BP_FILE_HEADER_BYTES	4096u
@@ -44,6 +46,9 @@
 #define BP_FILE_F_CRC		4u	/* stream files of 1.3: every chunk's crc is set */
 #define BP_FILE_MINOR_CRC	3u	/* the first minor whose streams carry checksums */
 #define BP_FILE_MINOR_REUSE	3u	/* the first whose live files reuse ring chunks */
+#define BP_FILE_MINOR_HCRC	4u	/* the first with the header's checksums, live chunk
+					 * headers' and lists' checksums, stream chunk
+					 * indices in order */
 
 struct bp_file_header {
 	char magic[8];			/* "BPTRACE\0" */
@@ -78,7 +83,11 @@ struct bp_file_header {
 	_Atomic uint32_t missing_libs;	/* library records the file had no room for */
 	_Atomic uint64_t retired_written;	/* their written (+ dropped) */
 	_Atomic uint64_t retired_discarded;	/* their discarded (+ dropped) */
-	uint8_t reserved[1832];
+	/* checksums (minor 4): see valid.h */
+	uint32_t fixed_crc;		/* of the fields written once */
+	uint32_t header_crc;		/* streams: of the whole header, this as 0 */
+	uint32_t calib_crc[2];		/* of each calibration slot */
+	uint8_t reserved[1816];
 };
 
 /* header stop_reason */
@@ -113,7 +122,8 @@ struct bp_file_chunk {
 	_Atomic uint32_t state;		/* BP_CHUNK_*, stored last with release */
 	uint32_t crc;			/* stream files of 1.3 (BP_FILE_F_CRC): CRC32C of
 					 * the chunk but state and crc (accounts: of
-					 * its header); 0 in other files */
+					 * its header); live files of 1.4: of the chunk
+					 * header's fixed fields (valid.h); 0 in other files */
 	uint64_t index;			/* allocation order, from 1 */
 };
 
@@ -121,7 +131,8 @@ struct bp_file_chunk {
 struct bp_file_list {
 	struct bp_file_chunk chunk;
 	_Atomic uint32_t used;		/* bytes of complete records (release) */
-	uint32_t reserved;
+	uint32_t crc;			/* live files of 1.4: of the records [40, 40 + used),
+					 * stored before used; 0 in other files */
 };
 #define BP_FILE_LIST_HDR_BYTES	40u	/* records start here, 4-byte aligned */
 
@@ -167,7 +178,7 @@ struct bp_file_ring {
 	uint32_t level;
 	char comm[16];
 	_Atomic uint32_t state;		/* BP_RING_ALIVE / _EXITED / _RELEASED / _COPIED */
-	uint32_t reserved0;
+	uint32_t names_crc;		/* 1.4: of comm and dropped, stored after them */
 	uint64_t ring_bytes;
 	_Atomic uint64_t dropped;	/* records dropped before the ring */
 	uint8_t reserved1[48];
@@ -289,7 +300,10 @@ BP_LAYOUT_AT(bp_file_header, retired_rings, 2240);
 BP_LAYOUT_AT(bp_file_header, missing_libs, 2244);
 BP_LAYOUT_AT(bp_file_header, retired_written, 2248);
 BP_LAYOUT_AT(bp_file_header, retired_discarded, 2256);
-BP_LAYOUT_AT(bp_file_header, reserved, 2264);
+BP_LAYOUT_AT(bp_file_header, fixed_crc, 2264);
+BP_LAYOUT_AT(bp_file_header, header_crc, 2268);
+BP_LAYOUT_AT(bp_file_header, calib_crc, 2272);
+BP_LAYOUT_AT(bp_file_header, reserved, 2280);
 _Static_assert(sizeof(struct bp_file_header) == BP_FILE_HEADER_BYTES, "header is 4096 bytes");
 
 BP_LAYOUT_AT(bp_file_chunk, type, 4);
@@ -300,6 +314,7 @@ BP_LAYOUT_AT(bp_file_chunk, index, 24);
 _Static_assert(sizeof(struct bp_file_chunk) == BP_CHUNK_HDR_BYTES, "chunk header is 32 bytes");
 
 BP_LAYOUT_AT(bp_file_list, used, 32);
+BP_LAYOUT_AT(bp_file_list, crc, 36);
 _Static_assert(sizeof(struct bp_file_list) == BP_FILE_LIST_HDR_BYTES, "list header");
 
 BP_LAYOUT_AT(bp_file_site, id, 4);
@@ -324,6 +339,7 @@ BP_LAYOUT_AT(bp_file_ring, tid, 32);
 BP_LAYOUT_AT(bp_file_ring, level, 36);
 BP_LAYOUT_AT(bp_file_ring, comm, 40);
 BP_LAYOUT_AT(bp_file_ring, state, 56);
+BP_LAYOUT_AT(bp_file_ring, names_crc, 60);
 BP_LAYOUT_AT(bp_file_ring, ring_bytes, 64);
 BP_LAYOUT_AT(bp_file_ring, dropped, 72);
 _Static_assert(sizeof(struct bp_file_ring) == BP_FILE_RING_OFFSET, "ring chunk head");

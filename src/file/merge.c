@@ -43,6 +43,14 @@ static int fill(struct bp_trace *t, struct source *s)
 		if (rc == SOURCE_STOP)
 			break;
 		if (rc == SOURCE_GOT) {
+			/* one writer a ring, one clock: its time never runs backwards */
+			if (s->any_read && s->ev.ts < s->last_ts && !s->backwards_said) {
+				s->backwards_said = true;
+				reader_problem(t, "ring %llu (thread %d): time runs backwards at "
+					       "record %llu", (unsigned long long)s->info.key,
+					       (int)s->info.tid, (unsigned long long)s->ev.index);
+			}
+			s->last_ts = s->ev.ts;
 			if (!s->any_read) {
 				s->any_read = true;
 				s->first_gap = s->ev.index - s->next_index;
@@ -167,6 +175,13 @@ static int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
 	if ((rc = catalogue_update(t, id)) < 0)
 		return rc;
 	*site = tables_site(t, id);
+	/* a live file whose process is gone: its sites were all filed before
+	 * their records (a stream's copier may be a pass behind) */
+	if (!*site && !(t->info.flags & BP_TRACE_F_STREAM) && t->writer_gone &&
+	    !t->info.missing_sites && !t->unknown_site_said) {
+		t->unknown_site_said = true;
+		reader_problem(t, "records of call site %u, which the file does not have", id);
+	}
 	return BP_TRACE_OK;
 }
 
@@ -233,6 +248,44 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
 {
 	out->ev.message = t->msg;
 	out->ev.message_len = format_message(t, s, t->msg, sizeof(t->msg), &out->exact);
+}
+
+/*
+ * The writer packs a block by its site's format (its plan), to the word:
+ * a block its site's layout does not take whole (a slot past its end, a
+ * string without its NUL, words left over) is damage.
+ */
+static void check_block(struct bp_trace *t, struct source *s)
+{
+	const struct bp_site_layout *l = bp_trace_site_layout(t, s->args.site_id);
+
+	if (!l || !l->has_plan || l->puts || s->bad_said ||
+	    bp_site_layout_decode_some(l, s->args.words, s->args.nwords, 0, NULL, 0) >= 0)
+		return;
+	s->bad_said = true;
+	reader_problem(t, "ring %llu (thread %d): record %llu does not match its format",
+		       (unsigned long long)s->info.key, (int)s->info.tid,
+		       (unsigned long long)s->ev.index);
+}
+
+/*
+ * Text made at trace time (BP_REC_TEXT): its writer ends it with a NUL in
+ * its last word and zeroes the padding after it (trace/record.h).
+ */
+static void check_text(struct bp_trace *t, struct source *s)
+{
+	const unsigned char *p = (const unsigned char *)s->args.words;
+	size_t n = s->args.nwords * 4, len = n ? strnlen((const char *)p, n) : 0;
+	bool ok = n && len < n && len / 4 == s->args.nwords - 1;
+
+	for (size_t i = len; ok && i < n; i++)
+		ok = p[i] == 0;
+	if (!ok && !s->bad_said) {
+		s->bad_said = true;
+		reader_problem(t, "ring %llu (thread %d): record %llu holds text that is not",
+			       (unsigned long long)s->info.key, (int)s->info.tid,
+			       (unsigned long long)s->ev.index);
+	}
 }
 
 void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
@@ -329,9 +382,13 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	best->args = bp_record_split(best->ev.user_bits, best->ev.payload, best->ev.payload_len);
 	if (best->args.has_cpu)
 		best->cpu = best->args.cpu;
+	if (best->args.text)
+		check_text(t, best);
 	id = best->args.site_id;
 	if ((rc = site_of(t, id, &site)) < 0)
 		return rc;
+	if (site && !best->args.text)
+		check_block(t, best);
 	put_args(best, bi, site, id, out);
 	if (!(flags & BP_TRACE_NEXT_ARGS_ONLY))
 		put_rest(t, best, bi, flags, out);

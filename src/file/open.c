@@ -6,6 +6,7 @@
  */
 #include "file/reading.h"
 
+#include "file/checksums.h"
 #include "file/valid.h"
 #include "trace/safe_open.h"
 
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 void reader_problem(struct bp_trace *t, const char *fmt, ...)
@@ -72,20 +74,108 @@ uint64_t reader_next_data(struct bp_trace *t, uint64_t off)
 
 /* ---- header ------------------------------------------------------------- */
 
-/* The calibration in force: a two-slot seqlock (docs/file-format.md). */
-static void read_calib(struct bp_trace *t, const struct bp_file_header *h,
-		       struct bp_clock_calib *out)
-{
-	uint64_t s1 = atomic_load_explicit(&h->calib_seq, memory_order_relaxed), s2;
+/* The calibration slots, their crcs and the sequence, read together. */
+struct calib_read {
+	uint64_t seq;
+	struct bp_clock_calib slot[2];
+	uint32_t crc[2];
+};
 
-	*out = h->calib[s1 & 1u];
+/* The calibration in force: a two-slot seqlock (docs/file-format.md). */
+static void read_calib(struct bp_trace *t, const struct bp_file_header *h, struct calib_read *c)
+{
+	uint64_t s2;
+
+	c->seq = atomic_load_explicit(&h->calib_seq, memory_order_relaxed);
+	memcpy(c->slot, h->calib, sizeof(c->slot));
+	memcpy(c->crc, h->calib_crc, sizeof(c->crc));
 	for (int tries = 0; tries < 100; tries++) {
-		if (reader_pread(t, offsetof(struct bp_file_header, calib_seq), &s1, sizeof(s1)) ||
-		    reader_pread(t, offsetof(struct bp_file_header, calib) + (s1 & 1u) * sizeof(*out),
-				 out, sizeof(*out)) ||
+		if (reader_pread(t, offsetof(struct bp_file_header, calib_seq), &c->seq,
+				 sizeof(c->seq)) ||
+		    reader_pread(t, offsetof(struct bp_file_header, calib), c->slot, sizeof(c->slot)) ||
+		    reader_pread(t, offsetof(struct bp_file_header, calib_crc), c->crc,
+				 sizeof(c->crc)) ||
 		    reader_pread(t, offsetof(struct bp_file_header, calib_seq), &s2, sizeof(s2)) ||
-		    s1 == s2)
-			return;
+		    c->seq == s2)
+			break;
+	}
+	t->calib = c->slot[c->seq & 1u];
+}
+
+/* Why one calibration slot cannot be one a writer made, or NULL. */
+static const char *calib_slot_flaw(const struct bp_clock_calib *c, uint64_t start_mono_ns)
+{
+	unsigned __int128 one;
+
+	if (c->clock_id != BP_CLOCK_TSC)
+		return c->mult != 1 || c->shift || c->raw0 || c->ns0 ? "not the identity" : NULL;
+	if (c->shift > 63 || !c->raw0 || c->ns0 < start_mono_ns)
+		return "a tsc line that cannot be";
+	/* a rate between 1/64 and 16 ns a tick: mult / 2^shift */
+	one = (unsigned __int128)1 << c->shift;
+	if ((unsigned __int128)c->mult * 64 < one || (unsigned __int128)c->mult > one * 16)
+		return "a tsc rate that cannot be";
+	return NULL;
+}
+
+/*
+ * Why calibration c (the slot in force; other the other one, NULL unless
+ * it is filled and its crc matches: a writer may be filling it) cannot be
+ * one a writer made, or NULL (docs/file-format.md, header): files of 1.4.
+ * The other slot is the line before, or the next one not selected yet.
+ */
+static const char *calib_flaw(const struct bp_clock_calib *c, const struct bp_clock_calib *other,
+			      uint64_t start_mono_ns)
+{
+	const struct bp_clock_calib *a, *b;	/* the earlier line, the later */
+	unsigned __int128 slack, guess;		/* 128 bits: no product overflows */
+	const char *why = calib_slot_flaw(c, start_mono_ns);
+
+	if (why || !other)
+		return why;
+	if (other->clock_id != c->clock_id || calib_slot_flaw(other, start_mono_ns))
+		return "its two slots differ";
+	if (c->clock_id != BP_CLOCK_TSC)
+		return NULL;
+	a = other->raw0 <= c->raw0 ? other : c;
+	b = a == c ? other : c;
+	if (a->ns0 > b->ns0)
+		return "its two slots differ";
+	/* the earlier line puts raw0 within 1/16 of the distance (+ 1 ms) of ns0 */
+	guess = (((unsigned __int128)(b->raw0 - a->raw0) * a->mult) >> a->shift) + a->ns0;
+	slack = (b->ns0 - a->ns0) / 16 + 1000000;
+	if (guess + slack < b->ns0 || guess > b->ns0 + slack)
+		return "its two slots differ";
+	return NULL;
+}
+
+/* Is c a slot never filled (all zero, crc 0)? */
+static bool calib_unfilled(const struct calib_read *c, unsigned i)
+{
+	static const struct bp_clock_calib zero;
+
+	return !c->crc[i] && !memcmp(&c->slot[i], &zero, sizeof(zero));
+}
+
+/* The calibration of a file of 1.4: its crcs, then what it must be. */
+static void check_calib(struct bp_trace *t, const struct calib_read *c, uint64_t start_mono_ns)
+{
+	unsigned now = (unsigned)(c->seq & 1u), other = now ^ 1u;
+	const char *why;
+
+	if (t->header_said)
+		return;
+	if (bp_calib_crc(&c->slot[now]) != c->crc[now])
+		why = "checksum mismatch";
+	else
+		why = calib_flaw(&c->slot[now],
+				 calib_unfilled(c, other) ||
+						 bp_calib_crc(&c->slot[other]) != c->crc[other]
+					 ? NULL : &c->slot[other],
+				 start_mono_ns);
+	if (why) {
+		t->header_said = true;
+		reader_problem(t, "header: calibration: %s", why);
 	}
 }
 
@@ -128,6 +218,32 @@ static void read_command(struct bp_trace_info *in, const struct bp_file_header *
 	in->cmdline[o] = '\0';
 }
 
+/*
+ * The header's checksums (1.4, docs/file-format.md): the fields written
+ * once, a stream's whole header; before 1.4 the bytes they take were
+ * reserved, zero.  And its counters against each other.
+ */
+static void check_crcs(struct bp_trace *t, const struct bp_file_header *h)
+{
+	bool stream = t->info.flags & BP_FILE_F_STREAM;
+	uint64_t r_written = atomic_load_explicit(&h->retired_written, memory_order_relaxed);
+
+	if (h->minor < BP_FILE_MINOR_HCRC) {
+		if (h->fixed_crc || h->header_crc || h->calib_crc[0] || h->calib_crc[1])
+			reader_problem(t, "header: checksums in a file of format 1.%u", h->minor);
+		return;
+	}
+	if (h->fixed_crc != bp_header_fixed_crc(h))
+		reader_problem(t, "header: checksum mismatch (the fields written once)");
+	if (stream ? h->header_crc != bp_header_crc(h) : h->header_crc != 0)
+		reader_problem(t, "header: checksum mismatch");
+	if ((r_written && !atomic_load_explicit(&h->retired_rings, memory_order_relaxed)) ||
+	    atomic_load_explicit(&h->retired_discarded, memory_order_relaxed) > r_written ||
+	    (atomic_load_explicit(&h->memory_records, memory_order_relaxed) &&
+	     !atomic_load_explicit(&h->memory_rings, memory_order_relaxed)))
+		reader_problem(t, "header: counters that contradict each other");
+}
+
 /* Fields of a header that passed bp_valid_header() that cannot be. */
 static void check_header(struct bp_trace *t, const struct bp_file_header *h)
 {
@@ -149,18 +265,45 @@ static void check_header(struct bp_trace *t, const struct bp_file_header *h)
 		reader_problem(t, "header: a stream of format 1.%u without its checksums", h->minor);
 	if (!bp_clock_name((enum bp_clock_id)t->calib.clock_id))
 		reader_problem(t, "header: unknown clock %u", t->calib.clock_id);
+	check_crcs(t, h);
+}
+
+/*
+ * A stream not closed may have its header rewritten under us (its copier
+ * writes it whole, crcs included): one whose crc does not match is read
+ * again, a few times over some milliseconds, before it is taken as it is.
+ */
+static int read_header_bytes(struct bp_trace *t, struct bp_file_header *h, size_t have)
+{
+	int rc = BP_TRACE_OK;
+
+	for (int tries = 0; tries < 20; tries++) {
+		uint32_t flags;
+
+		if (have < sizeof(h->magic) || (rc = reader_pread(t, 0, h, have)) != BP_TRACE_OK ||
+		    have < sizeof(*h))
+			return rc;
+		flags = atomic_load_explicit(&h->flags, memory_order_relaxed);
+		if (memcmp(h->magic, BP_FILE_MAGIC, sizeof(h->magic)) ||
+		    !(flags & BP_FILE_F_STREAM) || (flags & BP_FILE_F_CLOSED) ||
+		    h->minor < BP_FILE_MINOR_HCRC || h->header_crc == bp_header_crc(h))
+			return rc;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	return rc;
 }
 
 static int read_header(struct bp_trace *t, char *err, size_t errlen)
 {
 	struct bp_file_header h;
 	struct bp_trace_info *in = &t->info;
+	struct calib_read calib;
 	size_t have = t->size < sizeof(h) ? (size_t)t->size : sizeof(h);
 	const char *why;
 	int rc;
 
 	memset(&h, 0, sizeof(h));
-	if (have >= sizeof(h.magic) && (rc = reader_pread(t, 0, &h, have)) != BP_TRACE_OK) {
+	if ((rc = read_header_bytes(t, &h, have)) != BP_TRACE_OK) {
 		bp_snprintf(err, errlen, "%s", rc == BP_TRACE_EIO ? strerror(errno) : "cannot read");
 		return rc;
 	}
@@ -179,13 +322,16 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 	in->start_mono_ns = h.start_mono_ns;
 	in->end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
 	read_stop(in, &h);
-	read_calib(t, &h, &t->calib);
+	t->missing_libs = atomic_load_explicit(&h.missing_libs, memory_order_relaxed);
+	read_calib(t, &h, &calib);
 	in->clock_name = bp_clock_name((enum bp_clock_id)t->calib.clock_id);
 	in->clock = in->clock_name ? t->calib.clock_id : BP_CLOCK_NR;
 	if (!in->clock_name)
 		in->clock_name = "unknown";
 	read_command(in, &h);
 	check_header(t, &h);
+	if (h.minor >= BP_FILE_MINOR_HCRC)
+		check_calib(t, &calib, h.start_mono_ns);
 	return BP_TRACE_OK;
 }
 
@@ -193,15 +339,24 @@ static int read_header(struct bp_trace *t, char *err, size_t errlen)
 static void reread_header(struct bp_trace *t)
 {
 	struct bp_file_header h;
+	struct calib_read calib;
 	char why[128];
 
-	if (t->size < sizeof(h) || reader_pread(t, 0, &h, sizeof(h)) != BP_TRACE_OK ||
+	if (t->size < sizeof(h) || read_header_bytes(t, &h, sizeof(h)) != BP_TRACE_OK ||
 	    bp_valid_header(&h, sizeof(h), why, sizeof(why)))
 		return;
 	t->info.flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
 	t->info.end_hint = atomic_load_explicit(&h.end, memory_order_relaxed);
 	read_stop(&t->info, &h);
-	read_calib(t, &h, &t->calib);
+	t->missing_libs = atomic_load_explicit(&h.missing_libs, memory_order_relaxed);
+	read_calib(t, &h, &calib);
+	if (h.minor >= BP_FILE_MINOR_HCRC && !t->header_said) {
+		if ((t->info.flags & BP_FILE_F_STREAM) && h.header_crc != bp_header_crc(&h)) {
+			t->header_said = true;
+			reader_problem(t, "header: checksum mismatch");
+		}
+		check_calib(t, &calib, h.start_mono_ns);
+	}
 }
 
 /*

@@ -87,6 +87,7 @@ struct ring_source {
 	bool cursor_ready;
 	uint64_t last_page;		/* page seq of the last record read */
 	uint64_t drop_from;		/* first page seq not dropped yet, 0 = none read */
+	bool closed;			/* the file was closed cleanly when it was mapped */
 };
 
 /* Where a source's next record comes from. */
@@ -133,6 +134,9 @@ struct source {
 	bool any_read;			/* a record was read: first_gap is set */
 	bool uncounted_said;		/* not in the end chunk: said */
 	bool entry_checked;		/* its accounts entry against its chunks */
+	bool backwards_said;		/* its time ran backwards: said */
+	bool bad_said;			/* a record not as its writer writes one: said */
+	uint64_t last_ts;		/* of the record read before the one in hand */
 	/* the record in hand */
 	struct bp_ring_event ev;
 	struct bp_record_args args;	/* ev's payload in buf, split */
@@ -161,6 +165,8 @@ struct list_chunk {
 	uint64_t off, size;
 	uint32_t parsed;		/* bytes of records already parsed */
 	uint32_t type;			/* BP_CHUNK_SITES or _LIBS */
+	uint32_t crc;			/* a live file of 1.4: of the bytes parsed */
+	bool crc_settled;		/* the crc matched up to parsed, or damage said */
 };
 
 /* ---- the reader --------------------------------------------------------- */
@@ -184,6 +190,9 @@ struct bp_trace {
 	bool read_checked;		/* accounts_check_read() ran */
 	bool unknown_site_said;		/* a closed file's record of a site it lacks */
 	bool kind_said;			/* a chunk of the other kind of file */
+	bool header_said;		/* a header crc or calibration: said */
+	uint32_t missing_libs;		/* the header's (1.3) */
+	uint64_t last_index;		/* a stream of 1.4: the last chunk's index */
 	uint64_t *pending;		/* chunks not complete yet, to look at again:
 					 * at the tail, and ring chunks being reused */
 	size_t npending, pending_cap;

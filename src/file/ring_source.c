@@ -38,6 +38,7 @@ bool ring_map(struct bp_trace *t, struct source *s)
 		return false;
 	}
 	rs->mem = chunk + BP_FILE_RING_OFFSET;
+	rs->closed = t->info.flags & BP_TRACE_F_CLOSED;
 	return true;
 }
 
@@ -256,8 +257,12 @@ bool ring_first_kept(const struct source *s, uint64_t *first)
 			break;
 		}
 		/* Not there: its slot may be being recycled (seq 0) while the
-		 * writer runs, or was when it died; any other seq is damage. */
-		if (!oldest_recycled(rs, seq + k, st.npages))
+		 * writer runs, or was when it died; any other seq is damage,
+		 * and so is a slot recycled in the ring of a thread that
+		 * exited, or in a file closed cleanly: no writer was cut short
+		 * in the middle of a page switch there. */
+		if (rs->closed || s->info.state != BP_RING_ALIVE ||
+		    !oldest_recycled(rs, seq + k, st.npages))
 			*first = UINT64_MAX - 1;
 		if (*first == UINT64_MAX - 1)
 			break;

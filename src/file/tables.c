@@ -10,6 +10,7 @@
 
 #include "file/array.h"
 #include "file/bytes.h"
+#include "file/crc32c.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,27 @@ static int add_record(struct bp_trace *t, const struct list_chunk *lc, const uns
 	return BP_TRACE_OK;
 }
 
+/*
+ * A live file of 1.4: the records parsed against the list's crc, which its
+ * writer stores before each `used`.  A reader may see the crc of a later
+ * `used` than the one it read: a mismatch is damage once the writer is
+ * done, and until then a reason to look again.
+ */
+static void check_list_crc(struct bp_trace *t, struct list_chunk *lc, uint32_t crc)
+{
+	if (lc->crc_settled || (t->info.flags & BP_TRACE_F_STREAM) ||
+	    t->info.minor < BP_FILE_MINOR_HCRC)
+		return;
+	if (lc->crc == crc)
+		lc->crc_settled = true;
+	else if (t->writer_gone) {
+		lc->crc_settled = true;
+		reader_problem(t, "chunk at %llu: its %s records do not match their checksum",
+			       (unsigned long long)lc->off,
+			       lc->type == BP_CHUNK_SITES ? "site" : "library");
+	}
+}
+
 int tables_parse_list(struct bp_trace *t, struct list_chunk *lc)
 {
 	struct bp_file_list h;
@@ -166,8 +188,11 @@ int tables_parse_list(struct bp_trace *t, struct list_chunk *lc)
 			       (unsigned long long)lc->off);
 		used = (uint32_t)area;
 	}
-	if (used <= lc->parsed)
+	if (used <= lc->parsed) {
+		check_list_crc(t, lc, h.crc);
 		return BP_TRACE_OK;
+	}
+	lc->crc_settled = false;	/* more records: the crc goes on */
 	rec = malloc(MAX_LIST_REC);
 	if (!rec)
 		return BP_TRACE_ENOMEM;
@@ -182,17 +207,23 @@ int tables_parse_list(struct bp_trace *t, struct list_chunk *lc)
 			reader_problem(t, "chunk at %llu: bad record at byte %u",
 				       (unsigned long long)lc->off, lc->parsed);
 			lc->parsed = used;	/* the rest cannot be delimited */
+			lc->crc_settled = true;	/* said */
 			break;
 		}
 		if (bytes > MAX_LIST_REC) {
 			reader_problem(t, "chunk at %llu: record too long", (unsigned long long)lc->off);
+			lc->crc_settled = true;	/* said: its crc cannot be followed */
 		} else {
-			if ((rc = reader_pread(t, at, rec, bytes)) != BP_TRACE_OK ||
-			    (rc = add_record(t, lc, rec, bytes)) != BP_TRACE_OK)
+			if ((rc = reader_pread(t, at, rec, bytes)) != BP_TRACE_OK)
+				break;
+			lc->crc = bp_crc32c(lc->crc, rec, bytes);
+			if ((rc = add_record(t, lc, rec, bytes)) != BP_TRACE_OK)
 				break;
 		}
 		lc->parsed += bytes;
 	}
+	if (rc == BP_TRACE_OK)
+		check_list_crc(t, lc, h.crc);
 	free(rec);
 	return rc == BP_TRACE_ENOMEM || rc == BP_TRACE_EIO ? rc : BP_TRACE_OK;
 }
@@ -209,6 +240,8 @@ int tables_add_list(struct bp_trace *t, uint64_t off, uint64_t size, uint32_t ty
 	l->size = size;
 	l->parsed = 0;
 	l->type = type;
+	l->crc = 0;
+	l->crc_settled = false;
 	return tables_parse_list(t, l);
 }
 

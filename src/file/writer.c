@@ -16,6 +16,7 @@
  */
 #include "file/writer.h"
 
+#include "file/checksums.h"
 #include "file/layout.h"
 #include "file/writer_live.h"
 #include "ring/ring.h"
@@ -124,8 +125,10 @@ uint64_t bp_live_next_index(void)
 
 void bp_live_chunk_publish(struct bp_file_chunk *c)
 {
-	/* H3: the chunk's headers before "complete"; pairs with the acquire
-	 * of state by the file's readers (src/file/valid.c, bp_chunk_state). */
+	c->crc = bp_live_chunk_crc(c);	/* format 1.4: its header's fixed fields */
+	/* H3: the chunk's headers (and crc) before "complete"; pairs with the
+	 * acquire of state by the file's readers (src/file/valid.c,
+	 * bp_chunk_state). */
 	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_release);
 }
 
@@ -143,8 +146,10 @@ void bp_file_calibrate(void)
 	bp_clock_calibrate(&c);
 	seq = atomic_load_explicit(&h->calib_seq, memory_order_relaxed);	/* ours alone (H4) */
 	h->calib[(seq + 1) & 1] = c;
-	/* H5: the slot before the sequence that selects it; pairs with the
-	 * readers' acquire of calib_seq and their re-check (a seqlock). */
+	h->calib_crc[(seq + 1) & 1] = bp_calib_crc(&c);
+	/* H5: the slot (and its crc) before the sequence that selects it;
+	 * pairs with the readers' acquire of calib_seq and their re-check (a
+	 * seqlock). */
 	atomic_store_explicit(&h->calib_seq, seq + 1, memory_order_release);
 	atomic_store_explicit(&last_calib_ns, mono_ns(), memory_order_relaxed);	/* a hint */
 	atomic_flag_clear_explicit(&calib_busy, memory_order_release);	/* H4 */
@@ -225,6 +230,7 @@ static void fill_header(struct bp_file_header *h)
 			h->cmdline[got - 1] = '\0';	/* cut: keep the last string terminated */
 		h->cmdline_len = (uint32_t)got;
 	}
+	h->fixed_crc = bp_header_fixed_crc(h);	/* the magic it covers is a constant */
 	/*
 	 * H2: the magic goes last: a process killed while filling the header
 	 * leaves a file no reader mistakes for a complete one (pid set, mode

@@ -12,6 +12,7 @@
  * fork(), and builds every record in place, without malloc(): its first
  * trace may come from a signal handler.
  */
+#include "file/crc32c.h"
 #include "file/writer_live.h"
 
 #include "trace/backing.h"
@@ -91,10 +92,13 @@ static void list_commit(struct list *l, uint32_t len)
 {
 	struct bp_file_list *lc = (struct bp_file_list *)(void *)l->m.chunk;
 
+	/* the records' crc goes on over the new one (format 1.4): a reader
+	 * that sees `used` may see the crc of a later one, never an older */
+	lc->crc = bp_crc32c(lc->crc, (unsigned char *)lc + BP_FILE_LIST_HDR_BYTES + l->used, len);
 	l->used += len;
-	/* L1: the record's bytes before `used` covers them; pairs with the
-	 * readers' acquire load of `used` (the drainer's drain_out_list(),
-	 * the reader's tables_parse_list()). */
+	/* L1: the record's bytes (and the crc) before `used` covers them;
+	 * pairs with the readers' acquire load of `used` (the drainer's
+	 * drain_out_list(), the reader's tables_parse_list()). */
 	atomic_store_explicit(&lc->used, l->used, memory_order_release);
 }
 

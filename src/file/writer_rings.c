@@ -22,6 +22,7 @@
  * it (a signal handler's first trace may interrupt a give-back on its own
  * thread: it then takes a new chunk).
  */
+#include "file/checksums.h"
 #include "file/writer_live.h"
 
 #include "ring/ring.h"
@@ -273,6 +274,7 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 	memcpy(r->comm, v.comm, sizeof(r->comm));
 	atomic_store_explicit(&r->state, BP_RING_ALIVE, memory_order_relaxed);	/* H3 publishes */
 	r->ring_bytes = bytes;
+	r->names_crc = bp_ring_names_crc(r);	/* format 1.4 */
 	bp_live_chunk_publish(&r->chunk);
 	bp_live_maybe_calibrate();
 	return (unsigned char *)r + BP_FILE_RING_OFFSET;
@@ -430,6 +432,7 @@ static void store_thread(const struct bp_thread_view *v, bool exited)
 		memcpy(r->comm, v->comm, sizeof(r->comm));
 		if (i == 0)	/* relaxed: "exited" (C3) or "closed" (H6) publishes it */
 			atomic_store_explicit(&r->dropped, v->dropped, memory_order_relaxed);
+		r->names_crc = bp_ring_names_crc(r);	/* format 1.4; published as dropped */
 		if (exited)
 			/* C3: the thread's last records, name and dropped count
 			 * before "exited": the copier (D3) then copies it to the

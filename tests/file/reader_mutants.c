@@ -10,12 +10,20 @@
  *   reader_mutants TRACED BPRINT WORKDIR
  *
  * Mutants: truncations at every chunk boundary and at random lengths; bit
- * flips; 32-bit words set to 0 and to all ones.  A stream's chunks carry
- * checksums, so anything in them may change.  A live file's rings and
- * site strings are written by the traced program's call path and site
- * registry, which carry none (docs/file-format.md): there the mutants
- * change only structure (headers of the file, chunks, rings, pages and
- * site records), which the reader checks.
+ * flips; 32-bit words set to 0 and to all ones; every aligned 4 KiB
+ * zeroed; every chunk zeroed; in a stream, chunks replaced by a copy of
+ * another of the same size.  Bytes are taken anywhere in the file (one
+ * in eight), or in its structure (headers of the file, chunks, rings,
+ * pages and site records), so that small headers get their share.
+ *
+ * A stream is checksummed whole (format 1.3 and 1.4): no mutant of it may
+ * read differently without a word.  A live file's records are written by
+ * the traced program's call path, which carries no checksum
+ * (docs/file-format.md, format 1.4): a mutant of one may read differently
+ * without a word only if every byte it changed is an argument byte of a
+ * record (a value, not the structure), and such mutants must be at most
+ * 2 % of a live file's; they are listed ("silent, argument bytes").
+ * BPRINT_TEST_LONG=1 makes ten times as many, BPRINT_TEST_QUICK=1 a tenth.
  */
 #define CHECK_KEEP_GOING 50
 #include "check.h"
@@ -41,6 +49,19 @@
 
 static const char *traced, *bprint_cmd, *work;
 static unsigned long mutants, said, same;
+static unsigned long live_mutants, live_silent;	/* silent: values of records only */
+static unsigned long live_time;			/* of them, a time among them */
+static bool anywhere;				/* the mutant's byte was picked anywhere */
+static unsigned long live_anywhere, silent_anywhere;	/* such mutants of live files */
+static unsigned long counted;	/* a killed program's file: records lost, and counted */
+
+/* What a file reads as, record by record (read_file()). */
+struct reading {
+	uint64_t *recs;			/* each record's hash, lost_before left out */
+	size_t n, cap;
+	uint64_t lost;			/* the rings' records counted as lost */
+	uint64_t rings;			/* hash of the rings' other counters */
+};
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
@@ -70,7 +91,53 @@ struct file {
 	size_t nbounds;
 	size_t ctls[64];		/* a live file's rings' control blocks */
 	size_t nctls;
+	unsigned char *args;		/* a live file: VALUE_* of each byte */
+	bool closed;			/* a live file closed cleanly */
+	struct reading intact;
 };
+
+/* What a byte of a live file's record is (struct file's args). */
+enum { VALUE_NONE, VALUE_ARG, VALUE_TIME };
+
+/*
+ * A live ring's records: their argument and time bytes, marked in f->args.  Every
+ * page is walked, read or not (a page not read stays unread when its
+ * records change), as the ring's layout says (docs/ring-buffer.md).
+ */
+static void mark_args(struct file *f, size_t ring_off, size_t ring_bytes)
+{
+	const unsigned char *ring = f->p + ring_off;
+	uint32_t ps, np;
+
+	memcpy(&ps, ring + 8, 4);
+	memcpy(&np, ring + 12, 4);
+	if (ps < BP_RING_PAGE_MIN || (uint64_t)np * ps > ring_bytes - BP_RING_CTL_BYTES)
+		return;
+	for (uint32_t i = 0; i < np; i++) {
+		size_t page = ring_off + BP_RING_CTL_BYTES + (size_t)i * ps;
+		size_t recs = page + BP_RING_PAGE_HDR_BYTES;
+		uint32_t commit, at = 0;
+
+		memcpy(&commit, f->p + page + 32, 4);
+		if (commit > ps - BP_RING_PAGE_HDR_BYTES)
+			continue;
+		memset(f->args + page + 8, VALUE_TIME, 8);	/* base_ts */
+		while (at + 8 <= commit) {
+			uint32_t head, len;
+
+			memcpy(&head, f->p + recs + at, 4);
+			len = (head & 0x3ffu) * 4;
+			if (len < 8 || len > commit - at)
+				break;
+			memset(f->args + recs + at + 4, VALUE_TIME, 4);	/* its delta */
+			if (((head >> 10) & 3u) == 0)	/* a data record: its payload */
+				memset(f->args + recs + at + 8, VALUE_ARG, len - 8);
+			else if (((head >> 10) & 3u) == 1)	/* a time extend */
+				memset(f->args + recs + at + 8, VALUE_TIME, len - 8);
+			at += len;
+		}
+	}
+}
 
 static void add_span(struct file *f, size_t off, size_t len)
 {
@@ -117,6 +184,11 @@ static void ring_spans(struct file *f, size_t off, bool closed)
 	uint32_t ps, np;
 	uint64_t head;
 
+	uint64_t ring_bytes;
+
+	memcpy(&ring_bytes, f->p + off + 64, 8);
+	if (ring_bytes >= BP_RING_CTL_BYTES && ring_bytes <= f->n - off - BP_FILE_RING_OFFSET)
+		mark_args(f, off + BP_FILE_RING_OFFSET, (size_t)ring_bytes);
 	add_span(f, off + 32, BP_FILE_RING_OFFSET - 32);
 	add_span(f, off + BP_FILE_RING_OFFSET, BP_RING_CTL_BYTES);
 	if (f->nctls < sizeof(f->ctls) / sizeof(f->ctls[0]))
@@ -140,8 +212,10 @@ static void map_file(struct file *f)
 	uint32_t flags;
 
 	add_span(f, 0, 128);			/* magic .. calibration */
-	add_span(f, 144, 8);			/* cmdline_len, ring_mode */
-	add_span(f, 2200, 40);			/* accounts .. memory_records */
+	add_span(f, 128, 24);			/* comm, cmdline_len, ring_mode */
+	add_span(f, 152, 2048);			/* cmdline */
+	add_span(f, 2200, 80);			/* accounts .. the checksums */
+	add_span(f, 2280, BP_FILE_HEADER_BYTES - 2280);	/* reserved */
 	while (off + BP_CHUNK_HDR_BYTES <= f->n) {
 		struct bp_file_chunk c;
 
@@ -174,8 +248,19 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 
 #define MIX(h, v) ((h) = mix((h), &(v), sizeof(v)))
 
-/* What the file reads as; *damage set when the reader says it is damaged. */
-static uint64_t read_file(const unsigned char *p, size_t n, bool *damage)
+static void add_rec(struct reading *r, uint64_t h)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->recs = realloc(r->recs, r->cap * sizeof(*r->recs));
+		CHECK(r->recs != NULL);
+	}
+	r->recs[r->n++] = h;
+}
+
+/* What the file reads as (and, in *r, record by record); *damage set when
+ * the reader says it is damaged. */
+static uint64_t read_file(const unsigned char *p, size_t n, bool *damage, struct reading *r)
 {
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	struct bp_trace *t;
@@ -190,27 +275,44 @@ static uint64_t read_file(const unsigned char *p, size_t n, bool *damage)
 	t = bp_trace_open(path, BP_TRACE_OPEN_NO_SYMBOLS, err, sizeof(err), &rc);
 	*damage = t == NULL;
 	if (t) {
+		const struct bp_trace_info *in = bp_trace_info(t);
+
+		/* what report's header says */
+		MIX(h, in->pid);
+		MIX(h, in->start_realtime_ns);
+		MIX(h, in->ring_mode);
+		h = mix(h, in->comm, strlen(in->comm));
+		h = mix(h, in->cmdline, strlen(in->cmdline));
+		h = mix(h, in->clock_name, strlen(in->clock_name));
 		while (count++ < 10000000 && (rc = bp_trace_next(t, &e, 0)) == 1) {
-			MIX(h, e.raw_ts);
-			MIX(h, e.ev.tid);
-			MIX(h, e.level);
-			MIX(h, e.site_id);
-			MIX(h, e.index);
+			uint64_t one = 0xcbf29ce484222325ull;
+
+			MIX(one, e.raw_ts);
+			MIX(one, e.ev.ns);
+			one = mix(one, e.ev.comm, strlen(e.ev.comm));
+			MIX(one, e.ev.tid);
+			MIX(one, e.level);
+			MIX(one, e.site_id);
+			MIX(one, e.index);
+			one = mix(one, e.ev.message, e.ev.message_len);
+			add_rec(r, one);
+			MIX(h, one);
 			MIX(h, e.lost_before);
-			h = mix(h, e.ev.message, e.ev.message_len);
 		}
 		for (size_t i = 0; i < bp_trace_nrings(t); i++) {
-			const struct bp_trace_ring *r = bp_trace_ring_at(t, i);
+			const struct bp_trace_ring *g = bp_trace_ring_at(t, i);
 
-			MIX(h, r->tid);
-			MIX(h, r->written);
-			MIX(h, r->discarded);
-			MIX(h, r->dropped);
-			MIX(h, r->overwritten);
-			MIX(h, r->read);
-			MIX(h, r->lost_by_drainer);
-			MIX(h, r->not_copied);
+			MIX(r->rings, g->tid);
+			MIX(r->rings, g->written);
+			MIX(r->rings, g->discarded);
+			MIX(r->rings, g->dropped);
+			r->lost += g->overwritten + g->lost_by_drainer + g->not_copied;
+			MIX(h, g->overwritten);
+			MIX(h, g->read);
+			MIX(h, g->lost_by_drainer);
+			MIX(h, g->not_copied);
 		}
+		MIX(h, r->rings);
 		*damage = rc < 0 || bp_trace_problems(t, NULL) > 0;
 		bp_trace_close(t);
 	}
@@ -218,13 +320,83 @@ static uint64_t read_file(const unsigned char *p, size_t n, bool *damage)
 	return h;
 }
 
-/* One mutant of f: it reads as f does, or says it is damaged. */
+/* Did mutant p (n bytes) of live file f change values of records only?
+ * VALUE_ARG if arguments only, VALUE_TIME if times too, else VALUE_NONE. */
+static int values_only(const struct file *f, const unsigned char *p, size_t n)
+{
+	int kind = VALUE_ARG;
+
+	if (n != f->n)
+		return VALUE_NONE;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != f->p[i]) {
+			if (f->args[i] == VALUE_NONE)
+				return VALUE_NONE;
+			if (f->args[i] == VALUE_TIME)
+				kind = VALUE_TIME;
+		}
+	return kind;
+}
+
+/* Is mutant p of f one chunk zeroed whole (a killed program's file may
+ * have one it was allocating: nothing tells them apart)? */
+static bool chunk_zeroed(const struct file *f, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; n == f->n && i + 1 < f->nbounds; i++) {
+		size_t off = f->bounds[i], len = f->bounds[i + 1] - off;
+
+		if (memcmp(p, f->p, off) || memcmp(p + off + len, f->p + off + len, n - off - len))
+			continue;
+		for (size_t k = 0; k < len && !p[off + k]; k++)
+			if (k + 1 == len)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * A killed program's live file: did the mutant lose records and count
+ * them as lost?  A writer killed as it moved to a new page leaves that
+ * page's header zero (docs/ring-buffer.md): its records are lost and
+ * counted as overwritten, and nothing tells such a page from one a
+ * mutant wiped.  The loss is not silent: the records read are the intact
+ * file's, in order, less exactly as many as the counts grew by.
+ */
+static bool lost_counted(const struct file *f, const struct reading *r)
+{
+	const struct reading *in = &f->intact;
+	size_t j = 0;
+
+	if (r->rings != in->rings || r->n > in->n || r->lost < in->lost ||
+	    r->lost - in->lost != in->n - r->n)
+		return false;
+	for (size_t i = 0; i < r->n; i++) {
+		while (j < in->n && in->recs[j] != r->recs[i])
+			j++;
+		if (j++ == in->n)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * One mutant of f: it reads as f does, or says it is damaged, or (a live
+ * file) it changed argument bytes of records only, which no checksum
+ * covers: listed, and counted against the 2 % allowed.
+ */
 static void judge(const struct file *f, const unsigned char *p, size_t n, const char *what)
 {
+	static struct reading r;
 	bool damage;
-	uint64_t h = read_file(p, n, &damage);
+	uint64_t h;
+	int kind;
 
+	r.n = 0;
+	r.lost = r.rings = 0;
+	h = read_file(p, n, &damage, &r);
 	mutants++;
+	live_mutants += !f->stream;
+	live_anywhere += !f->stream && anywhere;
 	if (damage) {
 		said++;
 		return;
@@ -233,7 +405,69 @@ static void judge(const struct file *f, const unsigned char *p, size_t n, const 
 		same++;
 		return;
 	}
+	if (!f->stream && !f->closed && (lost_counted(f, &r) || chunk_zeroed(f, p, n))) {
+		counted++;
+		printf("a killed program's: %s: %s\n", f->name, what);
+		return;
+	}
+	if (!f->stream && (kind = values_only(f, p, n)) != VALUE_NONE) {
+		live_silent++;
+		live_time += kind == VALUE_TIME;
+		silent_anywhere += anywhere;
+		printf("silent, %s: %s: %s\n", kind == VALUE_TIME ? "time of a record"
+			: "argument bytes", f->name, what);
+		return;
+	}
 	FAIL("%s: %s: read differently, and no damage said", f->name, what);
+}
+
+/* Byte at which a mutant changes f: in a span (structure), or one time
+ * in eight anywhere (mostly records, in a live file: anywhere says how
+ * many of those are silent). */
+static size_t pick(const struct file *f)
+{
+	const struct span *s = &f->spans[rnd() % f->nspans];
+
+	anywhere = rnd() % 8 == 0;
+	if (anywhere)
+		return (size_t)(rnd() % f->n);
+	return s->off + (size_t)(rnd() % s->len);
+}
+
+/* Every aligned 4 KiB zeroed, every chunk zeroed, and in a stream chunks
+ * replaced by a copy of another of their size. */
+static void blocks(const struct file *f, unsigned char *m, unsigned copies)
+{
+	char what[96];
+
+	for (size_t off = 0; off + BP_FILE_ALIGN <= f->n; off += BP_FILE_ALIGN) {
+		memcpy(m, f->p, f->n);
+		memset(m + off, 0, BP_FILE_ALIGN);
+		if (memcmp(m + off, f->p + off, BP_FILE_ALIGN)) {
+			snprintf(what, sizeof(what), "4 KiB at %zu zeroed", off);
+			judge(f, m, f->n, what);
+		}
+	}
+	for (size_t i = 0; i + 1 < f->nbounds; i++) {
+		size_t off = f->bounds[i], len = f->bounds[i + 1] - off;
+
+		memcpy(m, f->p, f->n);
+		memset(m + off, 0, len);
+		snprintf(what, sizeof(what), "chunk at %zu zeroed", off);
+		judge(f, m, f->n, what);
+	}
+	for (unsigned k = 0; f->stream && f->nbounds > 2 && k < copies; k++) {
+		size_t i = (size_t)(rnd() % (f->nbounds - 1)), j = (size_t)(rnd() % (f->nbounds - 1));
+		size_t len = f->bounds[i + 1] - f->bounds[i];
+
+		if (i == j || f->bounds[j + 1] - f->bounds[j] != len)
+			continue;
+		memcpy(m, f->p, f->n);
+		memcpy(m + f->bounds[i], f->p + f->bounds[j], len);
+		snprintf(what, sizeof(what), "chunk at %zu replaced by the one at %zu",
+			 f->bounds[i], f->bounds[j]);
+		judge(f, m, f->n, what);
+	}
 }
 
 static void mutate(struct file *f, unsigned flips, unsigned words)
@@ -242,6 +476,7 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 	char what[96];
 
 	CHECK(m != NULL);
+	anywhere = false;
 	/* truncations: at every chunk boundary and just after, and anywhere */
 	for (size_t i = 0; i < f->nbounds; i++)
 		for (size_t d = 0; d <= 32; d += 32)
@@ -249,7 +484,7 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 				snprintf(what, sizeof(what), "cut at %zu", f->bounds[i] + d);
 				judge(f, f->p, f->bounds[i] + d, what);
 			}
-	for (unsigned i = 0; i < 200; i++) {
+	for (unsigned i = 0; i < 100; i++) {
 		size_t cut = (size_t)(rnd() % f->n);
 
 		snprintf(what, sizeof(what), "cut at %zu", cut);
@@ -257,8 +492,7 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 	}
 	/* bit flips, a span first (so that small headers get theirs), then a byte */
 	for (unsigned i = 0; i < flips; i++) {
-		const struct span *s = &f->spans[rnd() % f->nspans];
-		size_t at = s->off + (size_t)(rnd() % s->len);
+		size_t at = pick(f);
 		unsigned bit = (unsigned)(rnd() % 8);
 
 		memcpy(m, f->p, f->n);
@@ -266,6 +500,7 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 		snprintf(what, sizeof(what), "bit %u of byte %zu", bit, at);
 		judge(f, m, f->n, what);
 	}
+	anywhere = false;
 	/* every word of every ring's static and writer lines, set to 0 and to
 	 * all ones (a ring's control block failing its checks is damage, not
 	 * a ring not formatted yet: the random words below hit these rarely) */
@@ -284,8 +519,7 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 			}
 	/* 32-bit words set to 0 and to all ones */
 	for (unsigned i = 0; i < words; i++) {
-		const struct span *s = &f->spans[rnd() % f->nspans];
-		size_t at = (s->off + (size_t)(rnd() % s->len)) & ~(size_t)3;
+		size_t at = pick(f) & ~(size_t)3;
 		uint32_t v = i & 1 ? UINT32_MAX : 0;
 
 		if (at + 4 > f->n)
@@ -297,6 +531,8 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 		snprintf(what, sizeof(what), "word at %zu set to %#x", at, v);
 		judge(f, m, f->n, what);
 	}
+	anywhere = false;
+	blocks(f, m, flips);
 	free(m);
 }
 
@@ -359,7 +595,8 @@ static void load(struct file *f, const char *name, bool stream)
 	f->stream = stream;
 	f->n = (size_t)st.st_size;
 	f->p = malloc(f->n);
-	CHECK(f->p && read(fd, f->p, f->n) == (ssize_t)f->n);
+	f->args = calloc(1, f->n);
+	CHECK(f->p && f->args && read(fd, f->p, f->n) == (ssize_t)f->n);
 	close(fd);
 	map_file(f);
 }
@@ -386,14 +623,14 @@ int main(int argc, char **argv)
 	snprintf(env_file, sizeof(env_file), "BPRINT_FILE=%s", live_closed);
 	pid = start((char *[]){ (char *)traced, "--threads", "3", "--records", "400", "--timer",
 				"300", NULL },
-		    env_file, "BPRINT_BUFFER_SIZE=8K");
+		    env_file, "BPRINT_BUFFER_SIZE=16K");
 	CHECK_EQ(finish(pid), 0);
 	load(&files[nfiles++], "live-closed.dat", false);
 
 	/* a live file of a program killed while it traced */
 	snprintf(env_file, sizeof(env_file), "BPRINT_FILE=%s", live_killed);
 	pid = start((char *[]){ (char *)traced, "--threads", "2", "--spin", NULL }, env_file,
-		    "BPRINT_BUFFER_SIZE=8K");
+		    "BPRINT_BUFFER_SIZE=16K");
 	usleep(300000);
 	kill(pid, SIGKILL);
 	finish(pid);
@@ -403,13 +640,13 @@ int main(int argc, char **argv)
 	snprintf(out, sizeof(out), "%s/stream.dat", work);
 	pid = start((char *[]){ (char *)bprint_cmd, "record", "-q", "-o", out, "--", (char *)traced,
 				"--threads", "3", "--records", "3000", "--timer", "300", NULL },
-		    "BPRINT_BUFFER_SIZE=8K", NULL);
+		    "BPRINT_BUFFER_SIZE=16K", NULL);
 	CHECK_EQ(finish(pid), 0);
 	load(&files[nfiles++], "stream.dat", true);
 	snprintf(out, sizeof(out), "%s/stream-discard.dat", work);
 	pid = start((char *[]){ (char *)bprint_cmd, "record", "-q", "-o", out, "--", (char *)traced,
 				"--threads", "2", "--records", "3000", NULL },
-		    "BPRINT_BUFFER_SIZE=8K", "BPRINT_MODE=discard");
+		    "BPRINT_BUFFER_SIZE=16K", "BPRINT_MODE=discard");
 	CHECK_EQ(finish(pid), 0);
 	load(&files[nfiles++], "stream-discard.dat", true);
 
@@ -418,7 +655,7 @@ int main(int argc, char **argv)
 	pid = start((char *[]){ (char *)bprint_cmd, "record", "-q", "-o", killed_out, "--",
 				(char *)traced, "--threads", "2", "--records", "1000000",
 				"--sleep-us", "50", NULL },
-		    "BPRINT_BUFFER_SIZE=8K", NULL);
+		    "BPRINT_BUFFER_SIZE=16K", NULL);
 	usleep(500000);
 	child = child_of(pid);
 	kill(pid, SIGKILL);
@@ -431,16 +668,29 @@ int main(int argc, char **argv)
 		struct file *f = &files[i];
 		bool damage;
 
-		f->digest = read_file(f->p, f->n, &damage);
+		uint32_t flags;
+
+		memcpy(&flags, f->p + offsetof(struct bp_file_header, flags), 4);
+		f->closed = flags & BP_FILE_F_CLOSED;
+		f->digest = read_file(f->p, f->n, &damage, &f->intact);
 		CHECK_MSG(!damage, "%s: the intact file reads as damaged", f->name);
-		mutate(f, 120 * scale, 60 * scale);
+		mutate(f, 30 * scale, 15 * scale);
 		printf("%s: %zu bytes, %zu chunks\n", f->name, f->n, f->nbounds - 1);
 	}
-	printf("%lu mutants: %lu said damaged, %lu read as the intact file\n", mutants, said, same);
+	printf("%lu mutants: %lu said damaged, %lu read as the intact file, %lu lost records "
+	       "of a killed program's file and counted them (or zeroed a chunk as one being "
+	       "allocated), %lu of %lu of live files changed values of records only, silently (%lu "
+	       "a time)\n", mutants, said, same, counted, live_silent, live_mutants, live_time);
+	printf("of the mutants of live files whose byte was picked anywhere: %lu of %lu silent\n",
+	       silent_anywhere, live_anywhere);
+	CHECK_MSG(live_silent * 50 <= live_mutants, "%lu of %lu mutants of live files silent: "
+		  "more than 2 %%", live_silent, live_mutants);
 	for (size_t i = 0; i < nfiles; i++) {
 		free(files[i].p);
 		free(files[i].spans);
 		free(files[i].bounds);
+		free(files[i].args);
+		free(files[i].intact.recs);
 	}
 	return check_summary("reader_mutants");
 }

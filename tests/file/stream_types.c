@@ -130,6 +130,7 @@ static unsigned convert(const unsigned char *in, size_t n, uint32_t type, const 
 		memcpy(&h, out, sizeof(h));
 		h.minor = 1;
 		atomic_store(&h.flags, atomic_load(&h.flags) & ~BP_FILE_F_CRC);
+		h.fixed_crc = h.header_crc = h.calib_crc[0] = h.calib_crc[1] = 0;	/* 1.4's */
 		atomic_store(&h.end, (uint64_t)w);
 		memcpy(out, &h, sizeof(h));
 	}

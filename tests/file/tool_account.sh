@@ -134,6 +134,8 @@ fi
 cp k.dat old.dat
 printf '\000\000' | dd of=old.dat bs=1 seek=10 conv=notrunc 2> /dev/null
 dd if=/dev/zero of=old.dat bs=1 seek=2200 count=24 conv=notrunc 2> /dev/null
+# nor the header's checksums (format 1.4)
+dd if=/dev/zero of=old.dat bs=1 seek=2264 count=16 conv=notrunc 2> /dev/null
 # no checksums either (flag bit 2, format 1.3)
 flags=$(od -An -tu1 -j20 -N1 old.dat | tr -d ' ')
 printf "\\$(printf '%03o' $((flags & ~4)))" | dd of=old.dat bs=1 seek=20 conv=notrunc 2> /dev/null
