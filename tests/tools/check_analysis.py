@@ -80,7 +80,7 @@ for i in range(N):
     recs.append({"cmd": CMDS[i % 3], "argc": i % 5 - 2, "dur_us": dur, "ratio": i / 8.0 - 3,
                  "flag": chr(ord("a") + i % 4)})
 recs.append({"cmd": "EDGE", "argc": 0, "dur_us": -2**63, "ratio": 0.0, "flag": "z"})
-recs.append({"cmd": "EDGE", "argc": 0, "dur_us": 2**63 - 1, "ratio": 0.0, "flag": "z"})
+recs.append({"cmd": "EDGE", "argc": 0, "dur_us": 2**63 - 1, "ratio": -0.0, "flag": "z"})
 
 # hist -v dur_us -k cmd
 p = bprint("hist", "-v", "dur_us", "-k", "cmd", "--json", TRACE)
@@ -158,8 +158,16 @@ fields = [d["fields"] for d in docs]
 if len(docs) != len(recs) or any(f != r for f, r in zip(fields, recs)):
     fail("report --json: %d records, first differing %r" %
          (len(docs), next(((f, r) for f, r in zip(fields, recs) if f != r), None)))
+elif [d["ns"] for d in docs] != [int(ln.split(" ", 1)[0]) for ln in open(RAW, encoding="utf-8")
+                                 if ln.split(" ", 4)[4].startswith("cmd ")]:
+    fail("report --json: the times differ from report --raw's")
+elif not all(isinstance(f["ratio"], float) for f in fields) or math.copysign(1, fields[-1]["ratio"]) != -1:
+    # a typed reader keeps a %f a float, whole (3.0) or -0.0 alike
+    fail("report --json: a %%f read back as %r" %
+         next((f["ratio"] for f in fields if not isinstance(f["ratio"], float)), fields[-1]["ratio"]))
 else:
-    ok("report --json: %d records, their fields exact (INT64_MIN, INT64_MAX, doubles, chars)" % len(docs))
+    ok("report --json: %d records, their fields exact (INT64_MIN, INT64_MAX, doubles as floats "
+       "with -0.0, chars)" % len(docs))
 rows = list(csv.DictReader(io.StringIO(bprint("report", "--csv", TRACE).stdout.decode())))
 csv_recs = [row for row in rows if row["cmd"]]
 if len(csv_recs) != len(recs) or any(int(row["dur_us"]) != r["dur_us"] or row["cmd"] != r["cmd"]

@@ -265,6 +265,8 @@ static size_t olen;
 
 int out_flush(void)
 {
+	if (!records_flush())
+		return -1;
 	if (olen && fwrite(obuf, 1, olen, stdout) != olen) {
 		olen = 0;
 		return -1;
@@ -277,8 +279,8 @@ bool out_write(const char *s, size_t n)
 {
 	if (sizeof(obuf) - olen < n && out_flush() != 0)
 		return false;
-	if (n > sizeof(obuf))
-		return fwrite(s, 1, n, stdout) == n;
+	if (n > sizeof(obuf) / 4 && !olen)
+		return fwrite(s, 1, n, stdout) == n;	/* large enough alone */
 	memcpy(obuf + olen, s, n);
 	olen += n;
 	return true;
@@ -326,11 +328,8 @@ bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 
 bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how)
 {
-	if (how == OUTPUT_JSON || how == OUTPUT_CSV) {
-		if (out_flush() != 0)
-			return false;
+	if (how == OUTPUT_JSON || how == OUTPUT_CSV)
 		return how == OUTPUT_JSON ? print_event_json(t, e) : print_event_csv(t, e);
-	}
 	return print_text_event(t, e, how);
 }
 
