@@ -192,6 +192,33 @@ if len(recs_w) != want or any(not e["args"]["msg"].startswith("cmd S") for e in 
     fail("export --where: %d records, want %d" % (len(recs_w), want))
 else:
     ok("export --where: %d records, those the expression chooses" % want)
+
+# repeated --where: the terms of every one hold (AND), in either order, in
+# every command that takes --where
+both = [("dur_us>=500", "cmd==SET"), ("cmd==SET", "dur_us>=500"), ("flag<c", "argc>1")]
+bad = 0
+for a, b in both:
+    pa, pb = dict(WHERE + [("cmd==SET", lambda r: r["cmd"] == "SET")])[a], \
+        dict(WHERE + [("cmd==SET", lambda r: r["cmd"] == "SET")])[b]
+    want = sum(1 for r in recs if pa(r) and pb(r))
+    twice = ["--where", a, "--where", b]
+    lines = bprint("report", "--raw", "-s", "fmt:cmd*", *twice, TRACE).stdout.count(b"\n")
+    doc = json.loads(bprint("hist", "-s", "fmt:cmd*", *twice, "--json", TRACE).stdout or b"{}")
+    hist = sum(g["count"] for g in doc.get("groups", []))
+    exported = len(chrome_records(*twice, TRACE)[0])
+    if not (lines == hist == exported == want) or want == sum(1 for r in recs if pb(r)):
+        fail("--where %s --where %s: report %d, hist %d, export %d, want %d" % (a, b, lines, hist, exported, want))
+        bad += 1
+lat = [json.loads(bprint("latency", "-F", "fmt:begin*", "-T", "fmt:end*", "-k", "req", *w, "--json",
+                         TRACE).stdout)["groups"][0]["count"]
+       for w in (["--where", "req>=100", "--where", "kind==read"], ["--where", "req>=100,kind==read"],
+                 ["--where", "kind==read"])]
+if lat[0] != lat[1] or lat[0] == lat[2]:
+    fail("latency --where req>=100 --where kind==read: %d spans, one expression %d, the last alone %d" % tuple(lat))
+    bad += 1
+if not bad:
+    ok("--where A --where B: A and B, in report, hist, export and latency")
+
 subprocess.run([TRACED, "20000"], env=dict(os.environ, BPRINT_FILE="ow.dat", BPRINT_BUFFER_SIZE="64K"),
                check=True)
 # the main thread's ring overwrote; its last record (EDGE, argc 0) is chosen

@@ -51,15 +51,13 @@ static bool field_name_ok(const char *s)
 
 int analyze_option(struct analyze_opts *o, int c, const char *arg)
 {
-	char err[256];
-
 	switch (c) {
-	case 'w':
-		bp_where_free(o->where);
-		o->where_expr = arg;
-		if (!(o->where = bp_where_new(arg, err, sizeof(err))))
-			return usage_error(o->sub, "--where: %s", err);
-		return 0;
+	case 'w': {
+		int rc = where_option(o->sub, &o->where, &o->f.where_text, arg);
+
+		o->where_expr = o->f.where_text;	/* every --where's terms */
+		return rc;
+	}
 	case 'B':
 		return parse_buckets(o, arg);
 	case 'J':

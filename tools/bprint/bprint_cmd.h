@@ -76,7 +76,12 @@ struct filter {
 	bool have_from, have_to;
 	uint64_t from_ns, to_ns;
 	struct bp_where *where;		/* --where, NULL: none */
+	char *where_text;		/* its terms, every --where's, joined */
 };
+
+/* One more --where EXPR into *w: ANDed with those before (*text, the
+ * terms joined, freed by the caller).  0, or a usage error's exit code. */
+int where_option(const char *sub, struct bp_where **w, char **text, const char *arg);
 
 /* Parse one filter option (its short name, one of FILTER_OPTIONS, and its
  * argument) into f.  Returns 0, or prints a usage error and returns

@@ -158,10 +158,43 @@ static int parse_seconds(const char *s, uint64_t *ns, uint64_t *last)
 	return 0;
 }
 
+/*
+ * --where given once more: each EXPR parsed alone first (its own error
+ * message), then all as one expression, their terms joined by ',' (which
+ * ANDs them), so that the one evaluator sees every term.  A term ends at
+ * a ',' or the end (a quoted value's quote closed before it), so the
+ * joined text holds exactly the terms of its parts.
+ */
+int where_option(const char *sub, struct bp_where **w, char **text, const char *arg)
+{
+	char err[256], *joined;
+	struct bp_where *alone = bp_where_new(arg, err, sizeof(err)), *all;
+	size_t had = *text ? strlen(*text) : 0;
+
+	if (!alone)
+		return usage_error(sub, "--where: %s", err);
+	if (!(joined = malloc(had + 1 + strlen(arg) + 1))) {
+		bp_where_free(alone);
+		return usage_error(sub, "out of memory");
+	}
+	if (had)
+		memcpy(joined, *text, had), joined[had++] = ',';
+	strcpy(joined + had, arg);
+	all = *w ? bp_where_new(joined, err, sizeof(err)) : alone;
+	if (all != alone)
+		bp_where_free(alone);
+	if (!all) {
+		free(joined);
+		return usage_error(sub, "--where: %s", err);
+	}
+	bp_where_free(*w);
+	free(*text);
+	*w = all, *text = joined;
+	return 0;
+}
+
 int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 {
-	char err[256];
-
 	switch (c) {
 	case 't': {
 		char *end;
@@ -182,10 +215,7 @@ int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 			return usage_error(sub, "--site: expected an id or a pattern");
 		return 0;
 	case 'w':
-		bp_where_free(f->where);
-		if (!(f->where = bp_where_new(arg, err, sizeof(err))))
-			return usage_error(sub, "--where: %s", err);
-		return 0;
+		return where_option(sub, &f->where, &f->where_text, arg);
 	default: {
 		uint64_t ns, last;
 		const char *opt = c == 'F' ? "from" : "to";
@@ -253,6 +283,7 @@ void filter_free(struct filter *f)
 	free(f->tids);
 	bp_sites_free(f->sites);
 	bp_where_free(f->where);
+	free(f->where_text);
 	memset(f, 0, sizeof(*f));
 }
 
