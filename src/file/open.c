@@ -104,7 +104,8 @@ static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
 	in->missing_sites = atomic_load_explicit(&h->missing_sites, memory_order_relaxed);
 }
 
-/* The process's name and its arguments, printable. */
+/* The process's name and its arguments: controls as '?', other bytes
+ * (UTF-8 too) kept. */
 static void read_command(struct bp_trace_info *in, const struct bp_file_header *h)
 {
 	size_t n = strnlen(h->comm, sizeof(h->comm)), o = 0;
@@ -121,7 +122,7 @@ static void read_command(struct bp_trace_info *in, const struct bp_file_header *
 			in->cmdline[o++] = '\'';
 			in->cmdline[o++] = '\'';
 		}
-		in->cmdline[o++] = c == '\0' ? ' ' : (c < ' ' || c == 0x7f) ? '?' : c;
+		in->cmdline[o++] = c == '\0' ? ' ' : ((unsigned char)c < ' ' || c == 0x7f) ? '?' : c;
 	}
 	while (o > 0 && in->cmdline[o - 1] == ' ')
 		o--;
