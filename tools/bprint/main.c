@@ -317,16 +317,22 @@ bool out_write(const char *s, size_t n)
 	return true;
 }
 
-/* Why the records before e were lost, in words (stats' words), or NULL. */
+/*
+ * Why the records before e were lost, in words, or NULL: the words of
+ * stats and of record's summary, one name a loss.  Records a stream's
+ * ring recycled before bprint record copied them (BP_TRACE_LOST_NOT_COPIED)
+ * are overwritten: stats counts them in OVERWRITTEN (NOT-DRAINED says how
+ * many of those), record's summary as "overwritten"; its "not copied" and
+ * stats' NOT-COPIED are the records still in the rings when a recorder
+ * stopped, which no record comes after.
+ */
 static const char *lost_why(const struct bp_trace_event *e)
 {
-	static const char *const why[8] = {
-		NULL, "overwritten", "discarded", "overwritten, discarded", "not copied",
-		"overwritten, not copied", "discarded, not copied",
-		"overwritten, discarded, not copied",
-	};
+	bool overwritten = e->lost_kind & (BP_TRACE_LOST_OVERWRITTEN | BP_TRACE_LOST_NOT_COPIED);
+	bool discarded = e->lost_kind & BP_TRACE_LOST_DISCARDED;
 
-	return why[e->lost_kind & 7u];
+	return overwritten && discarded ? "overwritten, discarded" : overwritten ? "overwritten"
+	       : discarded ? "discarded" : NULL;
 }
 
 bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
