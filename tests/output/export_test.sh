@@ -234,6 +234,14 @@ tracemodel)
 	"$BPRINT" report -n t.bpt >report.txt || { echo "FAIL: bprint report"; exit 1; }
 	NODE_PATH="$WORK/npm/node_modules" node "$SRC/check_trace_model.js" t.json report.txt summary.txt ||
 		exit 1
+	# keyed spans as async pairs (b/e with an id), nested ones as X: the
+	# model still builds and holds the same threads and events
+	"$BPRINT" export --format=chrome -q -o spans.json --span 'fmt:worker*,fmt:worker*,worker' \
+		--span 'fmt:before*,fmt:after*' t.bpt || { echo "FAIL: export --span"; exit 1; }
+	grep -q '"ph":"b"' spans.json && grep -q '"ph":"X"' spans.json ||
+		{ echo "FAIL: no async (b) or complete (X) span events"; exit 1; }
+	NODE_PATH="$WORK/npm/node_modules" node "$SRC/check_trace_model.js" spans.json report.txt summary.txt ||
+		exit 1
 	;;
 *)
 	echo "unknown mode $MODE"; exit 1 ;;

@@ -6,7 +6,9 @@ spans from pairing report --raw's text lines.
 
     check_analysis.py BPRINT TRACED TRACE RAW N
 """
+import collections
 import csv
+import decimal
 import io
 import json
 import math
@@ -292,26 +294,48 @@ for kind in ("read", "write"):
         fail("latency --by kind=%s: %r, want %d spans" % (kind, got[:1], len(want)))
 ok("latency --by kind --where --where-to")
 
-# export --span: each pair a slice, as latency pairs them
-bprint("export", "-q", "-f", "chrome", "-o", "spans.json", "--span", "fmt:begin*,fmt:end*,req", TRACE)
-xs = [e for e in json.load(open("spans.json"))["traceEvents"] if e.get("ph") == "X"]
-got = sorted(round(float(e["dur"]) * 1000) for e in xs)
-if got != sorted(d for d, *_ in spans) or any(e["name"] != xs[0]["name"] for e in xs):
-    fail("export --span chrome: %d X events, want %d" % (len(xs), len(spans)))
+# export --span: each pair a slice, as latency pairs them.  Chrome: keyed
+# spans overlap on a thread without nesting, so they are async pairs (b/e
+# with an id), never complete (X) events; spans paired within a thread
+# nest and are X events.  Every slice carries the closing record's fields.
+bprint("export", "-q", "-f", "chrome", "-o", "spans.json", "--span", "fmt:begin*,fmt:end*,req",
+       "--span", "fmt:enter*,fmt:leave*", TRACE)
+evs = json.load(open("spans.json"), parse_float=decimal.Decimal)["traceEvents"]
+bs = {e["id"]: e for e in evs if e.get("ph") == "b"}
+es = {e["id"]: e for e in evs if e.get("ph") == "e"}
+xs = [e for e in evs if e.get("ph") == "X"]
+us = lambda e: int(e["ts"] * 1000)  # noqa: E731  (exact ns: the times read as Decimal)
+got = sorted((us(es[i]) - us(b), b["args"].get("req"), b["args"].get("status")) for i, b in bs.items()
+             if i in es and b["cat"] == es[i]["cat"] == "span")
+want = sorted((d, k, 200 + k % 3) for d, _f, k, _m in spans)
+names = {e["name"] for e in list(bs.values()) + list(es.values())}
+if got != want or len(bs) != len(es) or len(names) != 1:
+    fail("export --span chrome: %d b/e pairs, want %d; first differing %r" %
+         (len(got), len(want), next(((g, w) for g, w in zip(got, want) if g != w), None)))
+elif sorted(x["args"].get("depth") for x in xs) != sorted(d for _ in range(N // 30) for d in (0, 1, 2)):
+    fail("export --span chrome: nested X events' depths %r" % sorted(x["args"].get("depth") for x in xs)[:6])
 else:
-    ok("export --span chrome: %d X events, their durations the spans' to the nanosecond" % len(xs))
+    ok("export --span chrome: %d keyed spans as b/e pairs with an id (durations exact), %d nested as X; "
+       "the closing record's fields as args" % (len(got), len(xs)))
 bprint("export", "-q", "-f", "perfetto", "-o", "spans.pftrace", "--span", "fmt:enter*,fmt:leave*",
        "--span", "fmt:begin*,fmt:end*,req", TRACE)
 pd = subprocess.run(["protoc", "-I", os.path.dirname(cp.__file__), "--decode=perfetto.protos.Trace",
                      "perfetto.proto"], input=cp.frame(cp.packets(open("spans.pftrace", "rb").read())),
                     stdout=subprocess.PIPE)
-types = [cp.get(cp.get(p, "track_event"), "type") for k, p in cp.parse_text(pd.stdout)
-         if k == "packet" and cp.get(p, "track_event") is not None]
+tes = [cp.get(p, "track_event") for k, p in cp.parse_text(pd.stdout)
+       if k == "packet" and cp.get(p, "track_event") is not None]
+types = [cp.get(te, "type") for te in tes]
+named = collections.Counter(cp.get(a, "name") for te in tes if cp.get(te, "type") == 1
+                            for a in cp.getall(te, "debug_annotations"))
 want = len(spans) + 3 * (N // 30)
 if pd.returncode or types.count(1) != want or types.count(2) != want:
     fail("export --span perfetto: %d slice begins, %d ends, want %d" % (types.count(1), types.count(2), want))
+elif (named[b"to_tid"] != want or named[b"req"] != len(spans) or named[b"status"] != len(spans) or
+      named[b"depth"] != 3 * (N // 30)):
+    fail("export --span perfetto: the slices' arguments %r" % dict(named))
 else:
-    ok("export --span perfetto: %d slices, nested ones on their thread, cross-thread ones on lanes" % want)
+    ok("export --span perfetto: %d slices, nested ones on their thread, cross-thread ones on lanes, "
+       "with to_tid and the closing record's fields" % want)
 p = bprint("export", "-f", "ctf", "-o", "x.ctf", "--span", "fmt:begin*,fmt:end*", TRACE, rc=1)
 if b"no slices" not in p.stderr:
     fail("export -f ctf --span: %r" % p.stderr)
