@@ -195,6 +195,15 @@ if len(recs_w) != want or any(not e["args"]["msg"].startswith("cmd S") for e in 
 else:
     ok("export --where: %d records, those the expression chooses" % want)
 
+# report's options work in tail: -n (--no-header) too, where tail prints
+# no header; a closed file's tail prints what report prints and ends
+tailed = subprocess.run([BPRINT, "tail", "-n", "--raw", "--where", "cmd==SET", TRACE], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, timeout=60)
+if tailed.returncode or tailed.stdout != bprint("report", "-n", "--raw", "--where", "cmd==SET", TRACE).stdout:
+    fail("tail -n: exit %d, %r" % (tailed.returncode, tailed.stderr[:200]))
+else:
+    ok("tail -n --where: report -n's records, the same options")
+
 # repeated --where: the terms of every one hold (AND), in either order, in
 # every command that takes --where
 both = [("dur_us>=500", "cmd==SET"), ("cmd==SET", "dur_us>=500"), ("flag<c", "argc>1")]

@@ -53,6 +53,8 @@ static void tail_help(void)
 	       "      --from=SEC       only records at or after SEC seconds\n"
 	       "      --to=SEC         only records at or before SEC seconds\n"
 	       "  -N, --new            skip the records already in the file\n"
+	       "  -n, --no-header      taken as report takes it (tail prints no header), so\n"
+	       "                       that a report command line works here too\n"
 	       "  -i, --interval=MS    poll every MS milliseconds (default 50)\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
@@ -258,6 +260,7 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "new", no_argument, NULL, 'N' },
+		{ "no-header", no_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -267,11 +270,12 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":rmt:s:w:Ni:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":rmt:s:w:Nni:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->how = BPRINT_OUTPUT_RAW; break;
 		case 'm': o->how = BPRINT_OUTPUT_MSG; break;
 		case 'N': o->skip = true; break;
+		case 'n': break;	/* report's: tail prints no header */
 		FILTER_OPTIONS: rc = filter_option(&o->f, "tail", c, optarg); break;
 		case 'i':
 			o->interval = strtol(optarg, &end, 10);
