@@ -300,6 +300,8 @@ static int open_file(struct bp_trace *t, char *err, size_t errlen)
 	 * an exiting process may write on after its exit handler closed it. */
 	t->writer_dead = !(t->info.flags & BP_TRACE_F_STREAM) && writer_process_gone(t);
 	t->writer_gone = t->writer_dead || writer_closed(t);
+	if (t->writer_dead && !(t->info.flags & BP_TRACE_F_CLOSED))
+		t->info.flags |= BP_TRACE_F_ENDED;
 	rc = catalogue_update(t, 0);
 	check_tail(t);
 	check_size(t);
@@ -377,6 +379,8 @@ int bp_trace_refresh(struct bp_trace *t)
 		return rc;
 	reread_header(t);
 	t->writer_gone = writer_closed(t) || writer_process_gone(t);
+	if (t->writer_gone && !(t->info.flags & (BP_TRACE_F_CLOSED | BP_TRACE_F_STREAM)))
+		t->info.flags |= BP_TRACE_F_ENDED;
 	if ((rc = catalogue_update(t, 0)) < 0)
 		return rc;
 	for (size_t i = 0; i < t->nsrc; i++) {
