@@ -5,9 +5,10 @@
  *   --json  JSON Lines: {"ns":..,"tid":..,"comm":"..","cpu":..,"site":..,
  *           "func":"..","message":"..","fields":{NAME:VALUE,..},
  *           "lost_before":..}; integers as JSON integers, %f as numbers
- *           that read as floats (3.0, -0.0; NaN and infinities as null), %s and %c as strings, %p as a
- *           "0x..." string, %pS and %ps as the symbol the message shows
- *           (with --date, "date":".." after ns)
+ *           that read as floats (3.0, -0.0; NaN and infinities as null),
+ *           %s and %c as strings, %p as a "0x..." string, %pS and %ps as
+ *           the symbol the message shows (with --date, "date":".." after
+ *           ns)
  *   --csv   RFC 4180: ns,tid,comm,cpu,site,func,message,lost_before (with
  *           --date, a date column after ns), then one column
  *           per field name of the chosen sites (the union, in the order of
