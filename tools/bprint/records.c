@@ -278,16 +278,22 @@ static int decode(struct bp_trace *t, const struct bp_trace_event *e,
  * Per site id, what its records write the same every time, worked out at
  * its first record: the JSON text ,"site":ID,"func":"...","message": and
  * each field's "NAME": (one after another, field k ending at name_end[k]);
- * for --csv, ,SITE,FUNC, and the field of each column (-1: the site has
- * none of that name).
+ * for --csv, ,SITE,FUNC, and the columns its fields fill.
  */
+/* A column a site's records fill: its index and the field's. */
+struct col_field {
+	uint32_t col;
+	int16_t k;
+};
+
 struct site_cache {
 	struct bp_out_buf json;
 	size_t head_len;
 	int nnames;			/* -1: not made yet */
 	uint32_t name_end[BP_PLAN_MAX_ARGS];
-	int16_t *columns;
 	struct bp_out_buf csv;		/* ,SITE,FUNC, */
+	int nplan;			/* -1: not made yet */
+	struct col_field plan[BP_PLAN_MAX_ARGS];	/* in column order */
 };
 
 static struct site_cache **site_caches;
@@ -308,7 +314,7 @@ static struct site_cache *cache_of(uint32_t site_id)
 		site_caches = grown, nsite_caches = n;
 	}
 	if (!site_caches[site_id] && (site_caches[site_id] = calloc(1, sizeof(struct site_cache))))
-		site_caches[site_id]->nnames = -1;
+		site_caches[site_id]->nnames = site_caches[site_id]->nplan = -1;
 	return site_caches[site_id];
 }
 
@@ -447,14 +453,28 @@ static bool add_column(const char *name)
 	return true;
 }
 
-/* For each column, the index of its field in lay (the layout of sc's
- * site), or -1; NULL when memory ran out. */
-static const int16_t *column_fields(struct site_cache *sc, const struct bp_trace_layout *lay)
+/* The columns a record of layout lay fills, (column, field) in column
+ * order, into plan; how many. */
+static int column_plan(const struct bp_trace_layout *lay, struct col_field *plan)
 {
-	if (sc && !sc->columns && (sc->columns = malloc(ncolumns * sizeof(*sc->columns) + 1)))
-		for (size_t i = 0; i < ncolumns; i++)
-			sc->columns[i] = (int16_t)exact_field(lay, columns[i]);
-	return sc ? sc->columns : NULL;
+	int n = 0;
+
+	for (size_t c = 0; c < ncolumns && n < BP_PLAN_MAX_ARGS; c++) {
+		int k = exact_field(lay, columns[c]);
+
+		if (k >= 0)
+			plan[n++] = (struct col_field){ (uint32_t)c, (int16_t)k };
+	}
+	return n;
+}
+
+/* n commas: the columns a record leaves empty, at once. */
+static void put_commas(struct bp_out_buf *out, size_t n)
+{
+	static const char commas[64] = ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,";
+
+	for (size_t k; n; n -= k)
+		bp_out_put(out, commas, k = n < sizeof(commas) ? n : sizeof(commas));
 }
 
 bool print_csv_header(struct bp_trace *t, struct filter *f, bool dates)
@@ -489,15 +509,6 @@ bool print_csv_header(struct bp_trace *t, struct filter *f, bool dates)
 	return put_line();
 }
 
-/* The field of column c in a record of n fields decoded with layout lay
- * (map: column_fields()), or -1. */
-static int column_field(const int16_t *map, const struct bp_trace_layout *lay, int n, size_t c)
-{
-	int k = n < 0 ? -1 : map ? map[c] : exact_field(lay, columns[c]);
-
-	return k < n ? k : -1;
-}
-
 /* ,SITE,FUNC, of a record of site site_id; false if memory ran out */
 static bool csv_site(struct bp_out_buf *out, uint32_t site_id, const struct bp_trace_site *ts)
 {
@@ -514,12 +525,11 @@ static bool csv_site(struct bp_out_buf *out, uint32_t site_id, const struct bp_t
 
 bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e)
 {
-	static const char commas[64] = ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,";
 	const struct bp_trace_layout *lay;
 	int n = decode(t, e, &lay);
 	struct bp_out_buf *out = &line;
 	struct site_cache *sc = e->tsite ? cache_of(e->site_id) : NULL;
-	const int16_t *map;
+	size_t done = 0;		/* columns written */
 
 	bp_trace_message(t, e);
 	put_ns(out, e->ev.ns);
@@ -537,24 +547,26 @@ bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e)
 	csv_bytes(out, e->ev.message, e->ev.message_len);
 	bp_out_byte(out, ',');
 	bp_out_u64(out, e->lost_before);
-	map = n < 0 ? NULL : column_fields(sc, lay);
-	for (size_t c = 0; c < ncolumns;) {
-		size_t empty = 0;
-		int k;
+	if (n >= 0) {
+		struct col_field local[BP_PLAN_MAX_ARGS];
+		const struct col_field *plan = local;
+		int np;
 
-		/* a run of columns the record lacks: their commas at once */
-		while (c + empty < ncolumns && empty < sizeof(commas) &&
-		       column_field(map, lay, n, c + empty) < 0)
-			empty++;
-		if (empty) {
-			bp_out_put(out, commas, empty);
-			c += empty;
-			continue;
+		if (sc && sc->nplan < 0)
+			sc->nplan = column_plan(lay, sc->plan);
+		if (sc)
+			plan = sc->plan, np = sc->nplan;
+		else
+			np = column_plan(lay, local);	/* no memory for the cache */
+		for (int i = 0; i < np; i++) {
+			if (plan[i].k >= n)
+				continue;
+			put_commas(out, plan[i].col - done + 1);
+			put_value(out, t, lay, (unsigned)plan[i].k, &vals[plan[i].k], false);
+			done = plan[i].col + 1;
 		}
-		k = column_field(map, lay, n, c++);
-		bp_out_byte(out, ',');
-		put_value(out, t, lay, (unsigned)k, &vals[k], false);
 	}
+	put_commas(out, ncolumns - done);
 	return put_line();
 }
 
@@ -568,7 +580,6 @@ void records_free(void)
 		if (site_caches[i]) {
 			bp_out_free(&site_caches[i]->json);
 			bp_out_free(&site_caches[i]->csv);
-			free(site_caches[i]->columns);
 			free(site_caches[i]);
 		}
 	}
