@@ -41,7 +41,13 @@ void bp_config_load(void);
 /* "100ms", "500us", "2s", "250000ns", "100" (ms): nanoseconds, or 0 if malformed. */
 uint64_t bp_parse_duration(const char *s);
 
-/* "64K", "1M", "2G", "4096": bytes, or 0 if malformed. */
+/* The largest ring BPRINT_BUFFER_SIZE (and bprint record -b) may ask for:
+ * a fixed 4 GiB rather than a share of RAM, so that what a program gets
+ * does not depend on the machine it runs on (and a file backing checks its
+ * free space anyway, writer_rings.c). */
+#define BP_RING_BYTES_MAX (SIZE_MAX > 0xffffffffu ? (size_t)4 << 30 : SIZE_MAX / 2)
+
+/* "64K", "1M", "2G", "4096": bytes, or 0 if malformed or past SIZE_MAX. */
 size_t bp_parse_size(const char *s);
 
 #endif /* BP_TRACE_CONFIG_H */

@@ -104,8 +104,8 @@ static void record_help(void)
 	       "\n"
 	       "  -o, --output=FILE      the trace file (default %s); an existing trace file\n"
 	       "                         is replaced, any other file is left alone\n"
-	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M (BPRINT_BUFFER_SIZE;\n"
-	       "                         default %s here, 1M in memory)\n"
+	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M, at most 4G\n"
+	       "                         (BPRINT_BUFFER_SIZE; default %s here, 1M in memory)\n"
 	       "  -p, --page-size=N      ring page size, a power of two from 1K to 64K\n"
 	       "                         (BPRINT_PAGE_SIZE)\n"
 	       "  -M, --mode=MODE        block (the default here: a writer whose buffer is\n"
@@ -260,8 +260,9 @@ static int check_value(int c, const char *arg)
 
 	switch (c) {
 	case 'b':
-		if (!bp_parse_size(arg))
-			return usage_error("record", "--buffer-size: not a size: '%s'", arg);
+		n = bp_parse_size(arg);
+		if (!n || n > BP_RING_BYTES_MAX)
+			return usage_error("record", "--buffer-size: expected a size up to 4G: '%s'", arg);
 		break;
 	case 'p':
 		n = bp_parse_size(arg);
