@@ -7,7 +7,9 @@
  * (docs/file-format.md, "Ring chunks reused").
  *
  *	ring_map    a spare chunk of that size, else a new one at the end;
- *	            the file full: anonymous memory (counted in the header)
+ *	            the file or its disk full: anonymous memory (counted in
+ *	            the header, once a ring: a ring that failed is not asked
+ *	            for again, trace/thread.c)
  *	ring_unmap  nothing lost (read in process, or copied): spare at once;
  *	            BPRINT_RETAIN, no copier: counted as retired, then spare;
  *	            under bprint record, not copied yet: waiting, and spare
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -255,6 +258,25 @@ static void *ring_to_memory(size_t bytes)
 	return map_anon(bytes);
 }
 
+/*
+ * Room on the file's filesystem for a new chunk of size bytes, with
+ * ROOM_MARGIN to spare for what else grows there (sites, bprint record's
+ * stream): a ring, whose chunk is reserved whole, never fills a disk.
+ * Unknown (fstatvfs fails): yes, and fallocate() decides.
+ */
+#define ROOM_MARGIN ((uint64_t)64 << 20)
+
+static bool room_for(uint64_t size)
+{
+	struct statvfs sv;
+	uint64_t avail;
+
+	if (fstatvfs(bp_live.fd, &sv) != 0)
+		return true;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return avail >= size && avail - size >= ROOM_MARGIN;
+}
+
 void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 {
 	uint64_t size = bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes);
@@ -264,7 +286,8 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 
 	if (!bp_live_hdr() && bp_live_child_file(false) != 0)
 		return map_anon(bytes);	/* a fork child without a file of its own */
-	if (take_spare(size, &m) != 0 && bp_live_chunk_alloc(BP_CHUNK_RING, size, &m) != 0)
+	if (take_spare(size, &m) != 0 &&
+	    (!room_for(size) || bp_live_chunk_alloc(BP_CHUNK_RING, size, &m) != 0))
 		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
 	r = (struct bp_file_ring *)(void *)m.chunk;
 	bp_thread_view(t, &v);
@@ -442,6 +465,15 @@ static void store_alive(const struct bp_thread_view *v, void *ctx)
 {
 	(void)ctx;
 	store_thread(v, false);
+}
+
+void bp_live_record_lost(void)
+{
+	struct bp_file_header *h = bp_live_hdr();
+
+	/* relaxed: a count.  H6: once closed, the file's counts are final */
+	if (h && !(atomic_load_explicit(&h->flags, memory_order_acquire) & BP_FILE_F_CLOSED))
+		atomic_fetch_add_explicit(&h->memory_records, 1, memory_order_relaxed);
 }
 
 void bp_live_thread_exit(struct bp_thread *t)
