@@ -61,6 +61,19 @@ grep -q "^bprint: ignoring the empty entries of BPRINT_FILTER=+,,-, (expected " 
 [ "$(grep -cE ': (tsum|plain) [0-9]' e.out)" -eq 6 ] && ok "BPRINT_FILTER=+,,-,: every site traced" ||
 	fail "BPRINT_FILTER=+,,-,: $(grep -cE ': (tsum|plain) [0-9]' e.out) records, want 6"
 
+# BPRINT_FILE naming what cannot hold a trace (/dev/null, a directory, a
+# FIFO): refused in one line, traced in memory, no "NAME.PID" made beside it.
+mkdir adir
+mkfifo afifo
+for f in adir afifo /dev/null; do
+	run n.out n.err BPRINT_FILE=$f BPRINT_DUMP=exit
+	grep -q "^bprint: cannot create trace file $f: not a regular file (tracing to memory only)" n.err &&
+		[ "$(grep -c '^bprint: ' n.err)" -eq 1 ] && ok "BPRINT_FILE=$f: refused" ||
+		fail "BPRINT_FILE=$f: stderr: $(cat n.err)"
+	ls "$f".[0-9]* > /dev/null 2>&1 && fail "BPRINT_FILE=$f: $(ls -d "$f".[0-9]*) made" ||
+		ok "BPRINT_FILE=$f: nothing made beside it"
+done
+
 # Filters and template sites, registered at their first call.
 run t1.out t1.err BPRINT_FILTER=func:plain
 [ "$(records tsum t1.out)" -eq 0 ] && [ "$(records plain t1.out)" -eq 2 ] &&
