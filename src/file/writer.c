@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -280,6 +281,15 @@ static void say_cannot(const char *path, int err, const char *why)
 	(void)!write(STDERR_FILENO, line, (size_t)n);
 }
 
+/* Under bprint record: tell it that this process's records are in no file. */
+static void tell_recorder(void)
+{
+	union sigval pid = { .sival_int = (int)getpid() };
+
+	if (bp_config.record_pid)
+		(void)sigqueue((pid_t)bp_config.record_pid, BP_RECORD_NO_FILE_SIGNAL, pid);
+}
+
 /*
  * Create the file (path, or "path.PID" if path exists), fill and map its
  * header, and make it the live file (H1).  0, or -1 with errno set (and
@@ -344,6 +354,7 @@ int bp_file_open(const char *path)
 	if (make_file(path, &why) != 0) {
 		err = errno;
 		say_cannot(path, err, why);
+		tell_recorder();
 		errno = err;
 		return -1;
 	}
@@ -371,6 +382,7 @@ static int child_open(void)
 
 	if (make_file(base_path, &why) != 0) {
 		say_cannot(base_path, errno, why);
+		tell_recorder();
 		child_wants_file = false;
 	} else {
 		bp_live_lists_inherit(parent_fd);

@@ -33,6 +33,16 @@ struct bp_config {
 				 * drainer will consume the file's rings */
 };
 
+/*
+ * What a traced program sends bprint record (sigqueue() to record_pid, the
+ * value its pid) when it cannot make its live file: its records are in no
+ * file, and record, which cannot see a file that was never made, must
+ * know.  A signal needs no descriptor (the failure may be EMFILE), and
+ * SIGURG is ignored by default, so that a process that took a dead
+ * recorder's pid is not harmed by it.
+ */
+#define BP_RECORD_NO_FILE_SIGNAL SIGURG
+
 extern struct bp_config bp_config;
 
 /* Fill bp_config from the environment.  Called once, at start-up. */

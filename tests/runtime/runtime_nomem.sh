@@ -49,6 +49,34 @@ check "record: exit status" $? -eq 3
 grep -q "$((n * per)) records written are not in the file" r.err &&
 	ok "record: counts the records" || fail "record: said: $(cat r.err)"
 
+# ---- descriptors under bprint record (rt_fork: parent, child, grandchild) --
+# (each run closes what it inherits below 10, as a test driver's log, so that
+# the limits below count from 3; the shell keeps its own from 10)
+# The program short of them: the child cannot make its live file; it tells
+# record, which exits 3 (it said nothing and exited 0).
+fork=$(dirname "$PROG")/rt_fork
+(exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- && ulimit -n 6 && exec "$BPRINT" record -o d.dat -- "$fork" 2) > d.out 2> d.err
+check "no descriptor in the program: record's exit status" $? -eq 3
+child=$(awk '$1 == "child" { print $2 }' d.out)
+grep -q "^bprint: incomplete: 1 traced program could not make its trace file (process $child, said above)" d.err &&
+	ok "no descriptor in the program: record says which" || fail "no descriptor in the program: $(cat d.err)"
+# Record short of them, the program not (it raises its soft limit): the
+# live files it could not open at once are drained later, every record in.
+raise='ulimit -S -n 64 && exec "$@"'
+(exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- && ulimit -S -n 6 && exec "$BPRINT" record -o e.dat -- sh -c "$raise" sh "$fork" 2) > e.out 2> e.err
+check "record short of descriptors: exit status" $? -eq 0
+total=0
+for f in e.dat e.dat.[0-9]*; do
+	total=$((total + $("$BPRINT" report "$f" | grep -c ': \(parent\|child\|grandchild\)')))
+done
+check "record short of descriptors: records in the streams" $total -eq 8
+check "record short of descriptors: live files left" "$(ls e.dat.live* 2> /dev/null | wc -l)" -eq 0
+# Record with too few to drain one file: exit 3, said, the live files kept.
+(exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- && ulimit -S -n 4 && exec "$BPRINT" record -o g.dat -- sh -c "$raise" sh "$fork" 2) > g.out 2> g.err
+check "record without descriptors: exit status" $? -eq 3
+grep -q "g.dat.live: cannot be drained: Too many open files (3 such live files, kept)" g.err &&
+	ok "record without descriptors: said" || fail "record without descriptors: $(cat g.err)"
+
 # ---- a filesystem without room for a ring: memory, once a ring ----------
 if unshare -rm true 2> /dev/null; then
 	mkdir small

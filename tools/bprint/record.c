@@ -56,6 +56,8 @@
 #define RECORD_BUFFER "4M"
 
 static volatile sig_atomic_t child_pid;
+/* traced programs that could not make their live file, and the last one's pid */
+static volatile sig_atomic_t no_file_count, no_file_pid;
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t stop_drain;
 
@@ -348,9 +350,26 @@ static char *prepare_outputs(const char *out, int *rc)
 	return live;
 }
 
+/* BP_RECORD_NO_FILE_SIGNAL from a traced program (src/file/writer.c). */
+static void on_no_file(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si && si->si_code == SI_QUEUE) {
+		no_file_count++;
+		no_file_pid = si->si_value.sival_int;
+	}
+}
+
 static void forward_signals(void)
 {
 	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_no_file;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(BP_RECORD_NO_FILE_SIGNAL, &sa, NULL);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -441,14 +460,19 @@ static int record_result(const struct record_opts *o, int drc, const struct bp_d
 		return EXIT_IO;		/* exec failed: said so already */
 	if (drc != 0 && !res->truncated) {
 		errmsg(o->out, "%s", res->error[0] ? res->error : "the trace could not be written");
-		if (strstr(res->error, "no live"))
+		if (strstr(res->error, "no live") && !no_file_count)
 			fprintf(stderr, "%s: is %s linked with libbprint?\n", prog, o->cmd[0]);
 		return EXIT_IO;
 	}
 	if (!o->quiet)
 		summary(res, written);
 	/* said even with --quiet: the exit status is not the command's */
-	lacks = trace_lacks(written) || res->truncated || res->not_copied;
+	lacks = trace_lacks(written) || res->truncated || res->not_copied || no_file_count;
+	if (no_file_count)
+		errmsg(NULL, "incomplete: %d traced program%s could not make %s trace file "
+		       "(process %d, said above): %s records are in no file", (int)no_file_count,
+		       no_file_count == 1 ? "" : "s", no_file_count == 1 ? "its" : "their",
+		       (int)no_file_pid, no_file_count == 1 ? "its" : "their");
 	if (WIFSIGNALED(status) && WTERMSIG(status) != got_signal && !o->quiet)
 		errmsg(o->cmd[0], "killed by signal %d", WTERMSIG(status));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) && !o->quiet)
