@@ -77,6 +77,22 @@ check "record without descriptors: exit status" $? -eq 3
 grep -q "g.dat.live: cannot be drained: Too many open files (3 such live files, kept)" g.err &&
 	ok "record without descriptors: said" || fail "record without descriptors: $(cat g.err)"
 
+# ---- record -o where no file can be made: refused before COMMAND runs ---
+"$BPRINT" record -o nodir/x.dat -- sh -c 'echo ran > ran' > h.out 2> h.err
+check "record into a missing directory: exit status" $? -eq 3
+[ ! -e ran ] && ok "record into a missing directory: COMMAND not run" ||
+	fail "record into a missing directory: COMMAND ran"
+grep -q "nodir/x.dat: cannot create it: No such file or directory (COMMAND not run)" h.err &&
+	ok "record into a missing directory: said" || fail "record into a missing directory: $(cat h.err)"
+mkdir ro && chmod 555 ro
+if ! touch ro/probe 2> /dev/null; then	# root writes there all the same
+	"$BPRINT" record -o ro/x.dat -- sh -c 'echo ran > ran' > h.out 2> h.err
+	check "record into a read-only directory: exit status" $? -eq 3
+	[ ! -e ran ] && ok "record into a read-only directory: COMMAND not run" ||
+		fail "record into a read-only directory: COMMAND ran"
+fi
+chmod 755 ro
+
 # ---- a filesystem without room for a ring: memory, once a ring ----------
 if unshare -rm true 2> /dev/null; then
 	mkdir small

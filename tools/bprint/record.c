@@ -331,6 +331,22 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
+/* Can FILE be created (a read-only directory, a missing one)?  Made and
+ * removed, so that COMMAND does not run for a trace that cannot be kept. */
+static int can_create(const char *path)
+{
+	const char *why;
+	int fd = bp_open_output(path, BP_OPEN_PRIVATE, &why);
+
+	if (fd < 0) {
+		errmsg(path, "cannot create it: %s (COMMAND not run)", why ? why : strerror(errno));
+		return why ? EXIT_BADFILE : EXIT_IO;
+	}
+	close(fd);
+	unlink(path);
+	return EXIT_OK;
+}
+
 /* FILE.live (allocated), once FILE and FILE.live are cleared; NULL with
  * *rc set. */
 static char *prepare_outputs(const char *out, int *rc)
@@ -343,7 +359,8 @@ static char *prepare_outputs(const char *out, int *rc)
 		return NULL;
 	}
 	snprintf(live, len, "%s.live", out);
-	if ((*rc = clear_output(out)) != EXIT_OK || (*rc = clear_output(live)) != EXIT_OK) {
+	if ((*rc = clear_output(out)) != EXIT_OK || (*rc = clear_output(live)) != EXIT_OK ||
+	    (*rc = can_create(out)) != EXIT_OK) {
 		free(live);
 		return NULL;
 	}
