@@ -108,7 +108,8 @@ void bp_agg_finish(struct bp_agg *a)
 	if (!s)
 		return;
 	a->sorted = s;
-	memcpy(s, a->groups.list, a->groups.n * sizeof(*s));
+	if (a->groups.n)	/* no group: the list may be NULL, which memcpy may not read */
+		memcpy(s, a->groups.list, a->groups.n * sizeof(*s));
 	qsort(s, a->groups.n, sizeof(*s), most_first);
 	for (size_t i = 0; i < a->groups.n; i++)
 		bp_dist_finish(s[i]->data);
