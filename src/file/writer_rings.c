@@ -209,27 +209,64 @@ static int take_spare(uint64_t size, struct bp_mapped *m)
 /* With spare_lock: keep m on l; a list that cannot grow lets it go. */
 static void push(struct chunk_list *l, struct bp_mapped m)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct bp_mapped *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			munmap(m.base, m.len);
-			return;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (l->n == l->cap) {	/* lock_with_room() could not make room */
+		munmap(m.base, m.len);
+		return;
 	}
 	l->v[l->n++] = m;
-	/* room for every waiting chunk among the spare ones (promote_copied()) */
-	if (l == &waiting && spare.cap < spare.n + waiting.n) {
-		size_t cap = spare.n + waiting.n + 16;
-		struct bp_mapped *v = realloc(spare.v, cap * sizeof(*v));
+}
 
-		if (v) {
-			spare.v = v;
-			spare.cap = cap;
-		}
+/* With spare_lock: does l have room for need?  If not, *cap the room to make. */
+static bool has_room(const struct chunk_list *l, size_t need, size_t *cap)
+{
+	*cap = need + need / 2 + 16;
+	return l->cap >= need;
+}
+
+/* Give l room for cap (v, made outside the lock), unless it has it; the
+ * array no longer used is returned, for the caller to free outside it. */
+static struct bp_mapped *install(struct chunk_list *l, struct bp_mapped *v, size_t cap)
+{
+	struct bp_mapped *old = l->v;
+
+	if (!v || l->cap >= cap)
+		return v;
+	if (l->n)
+		memcpy(v, l->v, l->n * sizeof(*v));
+	l->v = v;
+	l->cap = cap;
+	return old;
+}
+
+/*
+ * Take spare_lock with room on both lists for one more chunk (and among
+ * the spare ones for every waiting one, promote_copied()), the arrays
+ * grown outside the lock: nothing under it allocates, so that a signal
+ * handler's first trace, which waits for the lock (take_spare()), never
+ * waits for a holder that waits for malloc's lock its own thread may
+ * hold.  Out of memory: the lock, without the room (push() lets go).
+ */
+static void lock_with_room(void)
+{
+	for (int tries = 0;; tries++) {
+		size_t spare_cap, waiting_cap;
+		struct bp_mapped *a, *b;
+		bool room;
+
+		lock_spare();
+		room = has_room(&spare, spare.n + waiting.n + 1, &spare_cap);
+		room = has_room(&waiting, waiting.n + 1, &waiting_cap) && room;
+		if (room || tries == 3)
+			return;
+		unlock_spare();
+		a = malloc(spare_cap * sizeof(*a));
+		b = malloc(waiting_cap * sizeof(*b));
+		lock_spare();
+		a = install(&spare, a, spare_cap);
+		b = install(&waiting, b, waiting_cap);
+		unlock_spare();
+		free(a);
+		free(b);
 	}
 }
 
@@ -281,22 +318,26 @@ static void *ring_to_memory(size_t bytes)
 }
 
 /*
- * Room on the file's filesystem for a new chunk of size bytes, with
- * ROOM_MARGIN to spare for what else grows there (sites, bprint record's
- * stream): a ring, whose chunk is reserved whole, never fills a disk.
- * Unknown (fstatvfs fails): yes, and fallocate() decides.
+ * Room on the file's filesystem for a new chunk of size bytes, with a
+ * margin to spare for what else grows there (sites, bprint record's
+ * stream): 64 MiB, or a sixteenth of the filesystem if that is less.  A
+ * ring, whose chunk is reserved whole, never fills a disk.  Unknown
+ * (fstatvfs fails): yes, and fallocate() decides.
  */
-#define ROOM_MARGIN ((uint64_t)64 << 20)
+#define ROOM_MARGIN_MAX ((uint64_t)64 << 20)
 
 static bool room_for(uint64_t size)
 {
 	struct statvfs sv;
-	uint64_t avail;
+	uint64_t avail, margin;
 
 	if (fstatvfs(bp_live.fd, &sv) != 0)
 		return true;
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	return avail >= size && avail - size >= ROOM_MARGIN;
+	margin = (uint64_t)sv.f_blocks / 16 * sv.f_frsize;
+	if (margin > ROOM_MARGIN_MAX)
+		margin = ROOM_MARGIN_MAX;
+	return avail >= size && avail - size >= margin;
 }
 
 void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
@@ -385,7 +426,7 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 		count_retired(r, mem, bytes);
 		blank(r);
 	}
-	lock_spare();
+	lock_with_room();
 	promote_copied();	/* the others the copier is done with: blanked here */
 	if (state == BP_RING_COPIED) {
 		push(&spare, mapping_of(r));
