@@ -103,6 +103,14 @@ static int out_chunk(struct bp_drain_file *df, void *buf, uint32_t type, uint64_
 	return out_write(df, buf, (size_t)size);
 }
 
+int bp_drain_put_chunk(struct bp_drain_file *df, uint32_t type, void *buf, uint64_t size)
+{
+	if (df->done || df->out.fd < 0 || df->out.stop_reason || size < BP_CHUNK_HDR_BYTES ||
+	    size % BP_FILE_ALIGN)
+		return -1;
+	return out_chunk(df, buf, type, size);
+}
+
 int drain_out_header(struct bp_drain_file *df, uint32_t flags)
 {
 	struct drain_out *o = &df->out;
