@@ -26,6 +26,9 @@ before=$(ours)
 "$BPRINT" record --kernel -o k.dat -- "$TRACED" sleep 50 2> rec.err || fail "record --kernel: exit $?: $(cat rec.err)"
 grep -q "kernel: .* pages from" rec.err || fail "no kernel line in the summary: $(cat rec.err)"
 [ "$(ours)" = "$before" ] || fail "instance left after a recording: $(ours)"
+"$BPRINT" stats k.dat > stats.txt || fail "stats: exit $?"
+grep -q 'kernel/sched:0 sched_switch' stats.txt || fail "no sched_switch site: $(cat stats.txt)"
+grep -q ' kernel/cpu0 ' stats.txt || fail "no kernel cpu0 source: $(cat stats.txt)"
 
 # 2. a missing event: one line, exit 1, the program not run, nothing left
 "$BPRINT" record --kernel=sched:no_such_event -o m.dat -- sh -c 'touch ran' 2> miss.err

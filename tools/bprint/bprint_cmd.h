@@ -76,7 +76,18 @@ struct filter {
 	bool have_from, have_to;
 	uint64_t from_ns, to_ns;
 	struct bp_where *where;		/* --where, NULL: none */
+	int kernel;			/* report --kernel: FILTER_KERNEL_* */
+	bool kernel_on;			/* kernel is not ALL and the trace has kernel events */
 };
+#define FILTER_KERNEL_OWN	0	/* the traced process tree's events (the default) */
+#define FILTER_KERNEL_ALL	1
+#define FILTER_KERNEL_NONE	2
+/* Is e a kernel event (docs/kernel-stream.md)? */
+#define IS_KERNEL_EVENT(e)	((e)->site_id >= BP_TRACE_KERNEL_SITE_BASE)
+/* report --kernel=WHICH into f: 0, or a usage error. */
+int filter_kernel_option(struct filter *f, const char *sub, const char *arg);
+/* Once t is open: does --kernel choose anything in it? */
+void filter_kernel_bind(struct filter *f, struct bp_trace *t);
 
 /* Parse one filter option (its short name, one of FILTER_OPTIONS, and its
  * argument) into f.  Returns 0, or prints a usage error and returns
