@@ -592,8 +592,10 @@ static int take_event(struct bp_trace *t, struct source *s, const unsigned char 
 	int id;
 	int32_t pid = 0;
 
-	if (size < 8)
+	if (size < 8) {
+		reader_problem(t, "kernel cpu %u: an event of %u bytes", s->kcpu->cpu, size);
 		return SOURCE_AGAIN;
+	}
 	memset(&rec, 0, sizeof(rec));
 	rec.data = (void *)(uintptr_t)data;
 	rec.size = (int)size;
@@ -654,6 +656,7 @@ int kernel_next(struct bp_trace *t, struct source *s)
 		    kbuffer_event_size(kc->kb) < 0 ||
 		    (size_t)(data - kc->page_buf) + (size_t)kbuffer_event_size(kc->kb) >
 			    t->kernel->page_size) {
+			reader_problem(t, "kernel cpu %u: an event past the end of its page", kc->cpu);
 			kc->in_page = false;
 			continue;
 		}

@@ -10,16 +10,22 @@
  *                            reader's switch away (prev_state=S)
  *   sched_traced span        one thread: "span begin id=1", sleep 10 ms,
  *                            spin 5 ms of its own CPU time, "span end
- *                            id=1"; then two threads pinned to one CPU
- *                            spin 20 ms of CPU time each inside spans
- *                            id=2 and id=3, so that each waits while the
- *                            other runs (runnable)
+ *                            id=1"; then two threads pinned to CPU 0 at
+ *                            SCHED_FIFO priority 1 spin 20 ms of CPU time
+ *                            each inside spans id=2 and id=3: the second
+ *                            begins its span while the first spins, and
+ *                            waits for it (runnable: at one FIFO priority
+ *                            neither preempts the other, and both preempt
+ *                            every ordinary thread, so that the first is
+ *                            the one that runs instead however loaded the
+ *                            machine is)
  */
 #define _GNU_SOURCE
 #include <bprint.h>
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +34,7 @@
 
 static int fds[2];
 static int rounds;
+static atomic_int first_spinning;
 
 static long long thread_cpu_ns(void)
 {
@@ -91,16 +98,39 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-static void *pinned(void *arg)
+static void fifo(void)
 {
-	int id = (int)(long)arg;
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
+		exit(3);
+}
+
+static void to_cpu0(void)
+{
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
-		exit(1);
-	trace_printk("span begin id=%d", id);
+		exit(3);
+}
+
+/* Both at SCHED_FIFO 1 before anything else: no ordinary thread delays them. */
+static void *pinned(void *arg)
+{
+	int id = (int)(long)arg;
+
+	fifo();
+	if (id == 2) {
+		trace_printk("span begin id=%d", id);
+		atomic_store(&first_spinning, 1);
+	} else {
+		while (!atomic_load(&first_spinning))
+			;
+		trace_printk("span begin id=%d", id);
+		to_cpu0();	/* now it waits for the first */
+	}
 	spin_cpu_ms(20);
 	trace_printk("span end id=%d", id);
 	return NULL;
@@ -113,9 +143,28 @@ static int span_test(void)
 	if (pthread_create(&t[0], NULL, sleeper, NULL) != 0)
 		return 1;
 	pthread_join(t[0], NULL);
-	for (long i = 0; i < 2; i++)
-		if (pthread_create(&t[1 + i], NULL, pinned, (void *)(i + 2)) != 0)
+	/* the second starts on CPU 1, so that it begins its span while the first
+	 * spins; this thread, which makes it, goes there too */
+	{
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(1, &one);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0)
 			return 1;
+	}
+	for (long i = 0; i < 2; i++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)i, &set);
+		if (pthread_attr_init(&attr) != 0 ||
+		    pthread_attr_setaffinity_np(&attr, sizeof(set), &set) != 0 ||
+		    pthread_create(&t[1 + i], &attr, pinned, (void *)(i + 2)) != 0)
+			return 1;
+		pthread_attr_destroy(&attr);
+	}
 	pthread_join(t[1], NULL);
 	pthread_join(t[2], NULL);
 	return 0;

@@ -35,14 +35,14 @@ _bprint() {
 	fi
 	cmd=${COMP_WORDS[1]}
 	case $cmd in
-	report) opts="--raw --msg-only --json --csv --no-header --tid --site --from --to --where --date --relative --help" ;;
+	report) opts="--raw --msg-only --json --csv --no-header --tid --site --from --to --where --date --relative --kernel --help" ;;
 	tail) opts="--raw --msg-only --tid --site --from --to --where --new --interval --help" ;;
 	formats) opts="--libraries --help" ;;
 	stats) opts="--all-sites --help" ;;
-	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --quiet --help" ;;
+	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --kernel --kernel-buffer --quiet --help" ;;
 	export) opts="--format --output --quiet --tid --site --from --to --where --span --help" ;;
 	hist) opts="--site --value --key --tid --where --buckets --json --csv --svg --follow --help" ;;
-	latency) opts="--from --to --key --by --where --where-to --top --tid --buckets --json --csv --svg --follow --help" ;;
+	latency) opts="--from --to --key --by --where --where-to --top --tid --buckets --json --csv --svg --follow --sched --help" ;;
 	help) COMPREPLY=($(compgen -W "report tail formats stats record export hist latency" -- "$cur")); return ;;
 	*) return ;;
 	esac

@@ -50,6 +50,7 @@ struct kcpu {
 	uint64_t batch_missed, batch_missed_pages;
 	uint64_t first_ns;		/* when its first page came */
 	uint64_t pages, missed, missed_pages;	/* totals */
+	uint64_t overrun, dropped;	/* the kernel's per_cpu stats at the end */
 };
 
 struct kernel_rec {
@@ -526,6 +527,26 @@ static long read_cpu(struct kernel_rec *k, struct bp_drain_file *f, uint32_t cpu
 	return got;
 }
 
+/* The kernel's own count of a CPU's lost and read events (per_cpu/cpuN/stats). */
+static void cpu_stats(struct kernel_rec *k, uint32_t cpu)
+{
+	char file[64], *text, *line, *save = NULL;
+	struct kcpu *c = &k->cpu[cpu];
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%u/stats", cpu);
+	if (!(text = tracefs_instance_file_read(k->inst, file, NULL)))
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long v;
+
+		if (sscanf(line, "overrun: %llu", &v) == 1)
+			c->overrun = v;
+		else if (sscanf(line, "dropped events: %llu", &v) == 1)
+			c->dropped = v;
+	}
+	free(text);
+}
+
 long kernel_rec_pass(void *arg, struct bp_drain_file *f, bool final)
 {
 	struct kernel_rec *k = arg;
@@ -552,6 +573,8 @@ long kernel_rec_pass(void *arg, struct bp_drain_file *f, bool final)
 			k->failed = true;
 			return work;
 		}
+		if (final)
+			cpu_stats(k, c);
 		work += n;
 	}
 	return work;
@@ -574,6 +597,11 @@ void kernel_rec_summary(const struct kernel_rec *k)
 	for (uint32_t c = 0; c < k->ncpus && (missed || missed_pages); c++)
 		fprintf(stderr, "%s cpu%u %llu", c ? "," : ";", c,
 			(unsigned long long)(k->cpu[c].missed + k->cpu[c].missed_pages));
+	for (uint32_t c = 0; c < k->ncpus; c++)
+		if (k->cpu[c].overrun || k->cpu[c].dropped)
+			fprintf(stderr, "; cpu%u: the kernel counts %llu overwritten, %llu dropped", c,
+				(unsigned long long)k->cpu[c].overrun,
+				(unsigned long long)k->cpu[c].dropped);
 	if (k->failed)
 		fprintf(stderr, "; the kernel stream stopped early (a write failed)");
 	fputc('\n', stderr);
