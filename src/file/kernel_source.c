@@ -244,7 +244,7 @@ static int add_event(struct bp_trace *t, struct bp_kernel *k, struct tep_event *
 {
 	struct kevent *ke;
 	char *fmt = NULL, file[96];
-	size_t len = 0, cap = 0;
+	size_t len = 0, cap = 0, nfields = 0;
 	int rc = BP_TRACE_OK;
 
 	if (e->id < 0 || (unsigned)e->id > BP_KERNEL_ID_MAX)
@@ -261,7 +261,9 @@ static int add_event(struct bp_trace *t, struct bp_kernel *k, struct tep_event *
 	ke = &k->ev[e->id];
 	if (ke->site_id)
 		return BP_TRACE_OK;	/* the first format of an ID wins */
-	if (!(ke->f = calloc((size_t)e->format.nr_fields + 1, sizeof(*ke->f))))
+	for (struct tep_format_field *f = e->format.fields; f; f = f->next)
+		nfields++;	/* the list, not nr_fields: a damaged format may say otherwise */
+	if (!(ke->f = calloc(nfields + 1, sizeof(*ke->f))))
 		return BP_TRACE_ENOMEM;
 	for (struct tep_format_field *f = e->format.fields; f; f = f->next) {
 		const char *conv;
