@@ -22,12 +22,14 @@
 
 #include <tracefs/tracefs.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #define BATCH_PAGES 31u			/* with the 128-byte header: 32 pages of 4K */
@@ -35,6 +37,7 @@
 #define FLUSH_NS 100000000ull		/* a chunk waits at most 100 ms */
 #define DEFAULT_BUFFER "4M"
 #define INSTANCE_PREFIX "bprint-"
+#define TRACEFS_MOUNT "/sys/kernel/tracing"
 
 /* One event (or every event of a system: event NULL) asked for. */
 struct asked {
@@ -102,18 +105,23 @@ static bool clock_offered(struct tracefs_instance *inst, const char *name)
 /* Remove the instances of recorders that are gone (killed with SIGKILL). */
 static void remove_stale(void)
 {
-	char **names = tracefs_instances("^" INSTANCE_PREFIX);
+	char dir[4096];
+	struct dirent *de;
+	DIR *d;
 
-	for (size_t i = 0; names && names[i]; i++) {
-		const char *digits = names[i] + strlen(INSTANCE_PREFIX);
+	snprintf(dir, sizeof(dir), "%s/instances", tracefs_tracing_dir());
+	if (!(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		const char *name = de->d_name, *digits = name + strlen(INSTANCE_PREFIX);
 		char *end, path[64], comm[32] = "";
-		long pid = strtol(digits, &end, 10);
+		long pid;
 		FILE *f;
 		struct tracefs_instance *old;
 
-		if (end == digits || *end || pid <= 0)
+		if (strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) ||
+		    (pid = strtol(digits, &end, 10)) <= 0 || end == digits || *end)
 			continue;	/* not a name we give */
-
 		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
 		if ((f = fopen(path, "r"))) {
 			if (!fgets(comm, sizeof(comm), f))
@@ -122,15 +130,15 @@ static void remove_stale(void)
 		}
 		if (pid == (long)getpid() || !strncmp(comm, "bprint\n", 8))
 			continue;	/* a recorder still running */
-		if ((old = tracefs_instance_alloc(NULL, names[i]))) {
+		if ((old = tracefs_instance_alloc(NULL, name))) {
 			tracefs_instance_file_write(old, "tracing_on", "0");
 			if (tracefs_instance_destroy(old) == 0)
 				fprintf(stderr, "%s: removed tracefs instance %s of a recorder that is gone\n",
-					prog, names[i]);
+					prog, name);
 			tracefs_instance_free(old);
 		}
 	}
-	tracefs_list_free(names);
+	closedir(d);
 }
 
 /* ---- what to record ---------------------------------------------------- */
@@ -224,9 +232,15 @@ static int tracefs_ready(void)
 				 "or leave --kernel out");
 		return EXIT_USAGE;
 	}
-	if (!tracefs_tracing_dir_is_mounted(true, &dir) || !dir) {
-		errmsg("record", "--kernel: no tracefs (mount -t tracefs nodev /sys/kernel/tracing "
-				 "failed: is CONFIG_FTRACE off?)");
+	/* mounted where it is not (libtracefs' own mounting keeps a copy of the path) */
+	if (access(TRACEFS_MOUNT "/instances", F_OK) != 0 &&
+	    mount("nodev", TRACEFS_MOUNT, "tracefs", 0, NULL) != 0 && errno != EBUSY) {
+		errmsg("record", "--kernel: no tracefs: mount -t tracefs nodev %s: %s (is "
+				 "CONFIG_FTRACE off?)", TRACEFS_MOUNT, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!(dir = tracefs_tracing_dir())) {
+		errmsg("record", "--kernel: no tracefs found (is CONFIG_FTRACE off?)");
 		return EXIT_USAGE;
 	}
 	snprintf(inst, sizeof(inst), "%s/instances", dir);
