@@ -268,6 +268,7 @@ static void close_file(struct bp_drain_file *df)
 /* The process is gone (or we stop): the rest, the end chunk, the header. */
 static void finish(struct bp_drain_file *df)
 {
+	df->ending = df->running;
 	while (pass(df, true) > 0)
 		;
 	for (size_t i = 0; i < df->nrings; i++)

@@ -33,6 +33,8 @@ struct drain_ring {
 	bool released;			/* exited and copied, handed back to the process
 					 * (or never mapped): chunk and mem are gone */
 	bool cut;			/* its writer runs on: the counts end at the copy */
+	bool stop_set;			/* the last page to copy is fixed: stop_seq */
+	uint64_t stop_seq;
 	uint32_t tid, level;		/* the chunk's, kept when it was released */
 	uint64_t dropped;
 	uint32_t page_size, npages;
@@ -104,6 +106,8 @@ struct bp_drain_file {
 	bool done;			/* both files closed */
 	bool observe;			/* BP_DRAIN_OBSERVE: the live file is never written */
 	bool running;			/* BP_DRAIN_RUNNING (or OBSERVE) */
+	bool ending;			/* running, and finishing: copy up to the heads
+					 * of now, not after writers that run on */
 };
 
 /* ---- drain_ring.c ------------------------------------------------------- */

@@ -322,14 +322,22 @@ long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final)
 		r->dead = true;
 		return 0;
 	}
+	if (df->ending && !r->stop_set) {
+		/* a writer that runs on is not followed past its page of now */
+		r->stop_set = true;
+		r->stop_seq = r->st.head_seq;
+	}
 	while (copied < (long)PASS_PAGES_MAX) {
 		uint64_t head = r->st.head_seq;
 		uint64_t oldest = head >= r->npages ? head - r->npages + 1 : 1;
+		bool stop = r->stop_set && head >= r->stop_seq;
 		enum drain_step step;
 
+		if (stop)
+			head = r->stop_seq;
 		if (r->next_seq > head || (r->next_seq == head && !final)) {
 			/* caught up: has the writer moved on meanwhile? */
-			if (copied == 0 || bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK ||
+			if (stop || copied == 0 || bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK ||
 			    r->st.head_seq == head)
 				break;
 			continue;
