@@ -225,6 +225,19 @@ else
 	echo "skip: another user (needs root and setpriv)"
 fi
 
+# ---- tail PID follows the shared memory to the program's end -------------
+start_traced 1 1000 tl
+"$BPRINT" tail --raw --interval 10 $tpid > tail.raw 2> tail.err &
+bpid=$!
+sleep 0.3
+kill -TERM $tpid
+wait $tpid
+wait $bpid || { fail "tail PID: exit $?"; cat tail.err; }
+check_seqs tail.raw tail 1 || fail "tail PID: records out of order or lost"
+want=$(awk '$2 == 0 { print $4 }' tl.out)
+[ "$(awk '$1 == 0 { print $3 }' tail.seqs)" = "$want" ] && ok "tail PID: every record to the last, $want" ||
+	fail "tail PID: ends at $(awk '$1 == 0 { print $3 }' tail.seqs), the program's last was $want"
+
 # ---- a forking target: the child is its own PID -------------------------
 $BARE "$TRACED" fork fork.ready &
 fpid=$!

@@ -176,33 +176,36 @@ static long parse_pid(const char *s)
 	return end != s && !*end && !errno && v > 0 && v <= INT32_MAX ? v : -1;
 }
 
-int attach_open(const char *sub, const char *arg, bool writable, struct attach *a)
+/* What the search among a process's descriptors found. */
+struct found {
+	bool other_version;
+	unsigned major, minor;		/* the other version's */
+};
+
+/* Open a->pid's live file into a: 0, or the errno of /proc/PID/fd. */
+static int find(struct attach *a, bool writable, struct found *fo)
 {
 	char path[sizeof(a->name)];
-	unsigned major = 0, minor = 0;
-	bool other_version = false;
 	struct dirent *de;
 	DIR *dir;
 	int fd;
 
-	memset(a, 0, sizeof(*a));
+	memset(fo, 0, sizeof(*fo));
 	a->fd = -1;
-	if ((a->pid = parse_pid(arg)) < 0)
-		return usage_error(sub, "not a process id: '%s'", arg);
 	snprintf(path, sizeof(path), "/proc/%ld/fd", a->pid);
 	if (!(dir = opendir(path)))
-		return denied(sub, arg, a->pid, errno);
+		return errno;
 	while (a->fd < 0 && (de = readdir(dir)) != NULL) {
 		if (de->d_name[0] == '.' || (fd = candidate(a->pid, de->d_name, writable, path,
 							    sizeof(path))) < 0)
 			continue;
-		switch (look(fd, a->pid, &major, &minor)) {
+		switch (look(fd, a->pid, &fo->major, &fo->minor)) {
 		case SEEN_TRACE:
 			a->fd = fd;
 			snprintf(a->name, sizeof(a->name), "%s", path);
 			continue;
 		case SEEN_OTHER_VERSION:
-			other_version = true;
+			fo->other_version = true;
 			break;
 		case SEEN_NOTHING:
 			break;
@@ -210,9 +213,34 @@ int attach_open(const char *sub, const char *arg, bool writable, struct attach *
 		close(fd);
 	}
 	closedir(dir);
+	return 0;
+}
+
+int attach_open(const char *sub, const char *arg, bool writable, struct attach *a)
+{
+	struct found fo;
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	if ((a->pid = parse_pid(arg)) < 0)
+		return usage_error(sub, "not a process id: '%s'", arg);
+	if ((err = find(a, writable, &fo)) != 0)
+		return denied(sub, arg, a->pid, err);
 	if (a->fd < 0)
-		return no_trace(sub, arg, a->pid, other_version, major, minor);
+		return no_trace(sub, arg, a->pid, fo.other_version, fo.major, fo.minor);
 	return EXIT_OK;
+}
+
+char *attach_path(long pid)
+{
+	struct attach a = { .pid = pid };
+	struct found fo;
+
+	if (find(&a, false, &fo) != 0 || a.fd < 0)
+		return NULL;
+	close(a.fd);
+	return strdup(a.name);
 }
 
 bool attach_ended(const struct attach *a)

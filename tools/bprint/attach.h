@@ -40,6 +40,10 @@ struct attach {
  */
 int attach_open(const char *sub, const char *arg, bool writable, struct attach *a);
 
+/* The name (/proc/PID/fd/N, allocated) under which the live file of
+ * process pid opens, or NULL (quietly): for tail, hist and latency. */
+char *attach_path(long pid);
+
 /* Has the process ended (gone, a zombie), or closed its trace (normal exit)? */
 bool attach_ended(const struct attach *a);
 

@@ -10,6 +10,7 @@
  * threads, new sites) and drains every ring.
  */
 #include "bprint_cmd.h"
+#include "attach.h"
 
 #include "file/layout.h"
 #include "trace/clock.h"
@@ -40,9 +41,10 @@ static void tail_help(void)
 	printf("Usage: %s tail [OPTION]... FILE|PID\n"
 	       "Follow a live trace: print the records of FILE, and those added to it later,\n"
 	       "each once, until interrupted (Ctrl-C) or the file is closed.  With a process\n"
-	       "id, follow the trace file that process has mapped (else the one BPRINT_FILE\n"
-	       "names in its environment; under bprint record, the file it records into),\n"
-	       "until the process ends.\n"
+	       "id, follow the trace file that process has mapped, or its buffers in shared\n"
+	       "memory (a program started with no bprint variable; see bprint snapshot),\n"
+	       "else the one BPRINT_FILE names in its environment (under bprint record, the\n"
+	       "file it records into), until the process ends.\n"
 	       "\n"
 	       "  -r, --raw            one record a line: ns tid cpu site-id message\n"
 	       "  -m, --msg-only       the messages alone\n"
@@ -111,7 +113,8 @@ static char *file_of_maps(long pid)
 	return found;
 }
 
-/* The trace file of process pid: the live file it has mapped, else
+/* The trace file of process pid: the live file it has mapped, or its
+ * shared memory (attach.h), else
  * BPRINT_FILE in its environment, made absolute with its working
  * directory ("path.PID" if the writer had to pick that name).  NULL with
  * a message on failure. */
@@ -128,7 +131,7 @@ static char *file_of_pid(const char *arg, long pid)
 		errmsg(arg, "%s", errno == ENOENT ? "no such process" : strerror(errno));
 		return NULL;
 	}
-	if ((path = file_of_maps(pid)) != NULL) {
+	if ((path = file_of_maps(pid)) != NULL || (path = attach_path(pid)) != NULL) {
 		close(fd);
 		return path;
 	}
