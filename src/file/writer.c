@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +44,8 @@
 
 struct bp_live bp_live = { .fd = -1 };
 static pid_t owner;			/* the process that created the file */
+static dev_t live_dev;			/* the file, as fstat() saw it when it was made */
+static ino_t live_ino;
 static char path_used[PATH_MAX];
 static char base_path[PATH_MAX];	/* what bp_file_open() was given */
 static bool in_memory;			/* bp_file_open_memory(): a memfd, no path */
@@ -83,14 +86,42 @@ static int grow(uint64_t off, uint64_t size)
  * fill its header, state still "being written".  A chunk that cannot be
  * mapped is marked abandoned with pwrite, so that readers skip it whole.
  */
+/*
+ * Is the descriptor still the file?  A program that closes every
+ * descriptor it did not open (a daemon starting up) closes ours too, and
+ * its next open() may take the number: then no chunk is made (tracing
+ * goes on in memory), rather than growing and mapping its file.
+ */
+static bool fd_is_ours(void)
+{
+	struct stat st;
+
+	return fstat(bp_live.fd, &st) == 0 && st.st_dev == live_dev && st.st_ino == live_ino;
+}
+
+/* What fd_is_ours() compares with. */
+static void remember_fd(void)
+{
+	struct stat st;
+
+	if (fstat(bp_live.fd, &st) == 0) {
+		live_dev = st.st_dev;
+		live_ino = st.st_ino;
+	}
+}
+
 int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 {
-	/* relaxed: hands out an offset, nothing more; the chunk is published
-	 * by its own state (H3) */
-	uint64_t off = atomic_fetch_add_explicit(&bp_live_hdr()->end, size, memory_order_relaxed);
-	uint64_t moff = off & ~(uint64_t)(bp_live.sys_page - 1);
+	uint64_t off, moff;
 	struct bp_file_chunk c;
 	void *p;
+
+	if (!fd_is_ours())
+		return -1;
+	/* relaxed: hands out an offset, nothing more; the chunk is published
+	 * by its own state (H3) */
+	off = atomic_fetch_add_explicit(&bp_live_hdr()->end, size, memory_order_relaxed);
+	moff = off & ~(uint64_t)(bp_live.sys_page - 1);
 
 	memset(&c, 0, sizeof(c));
 	memcpy(c.magic, BP_CHUNK_MAGIC, 4);
@@ -306,6 +337,7 @@ static int make_file(const char *path)
 		return -1;
 	}
 	owner = getpid();
+	remember_fd();
 	fill_header(p);
 	/* H1: the descriptor and the header before the header is found; pairs
 	 * with bp_live_hdr()'s acquire. */

@@ -238,6 +238,12 @@ want=$(awk '$2 == 0 { print $4 }' tl.out)
 [ "$(awk '$1 == 0 { print $3 }' tail.seqs)" = "$want" ] && ok "tail PID: every record to the last, $want" ||
 	fail "tail PID: ends at $(awk '$1 == 0 { print $3 }' tail.seqs), the program's last was $want"
 
+# ---- a program that closes every descriptor: its files are left alone -----
+$BARE "$TRACED" closefds own.txt > closefds.out 2> closefds.err; rc=$?
+[ $rc -eq 0 ] && grep -q 'after close 9' closefds.out && grep -q 'before close 0' closefds.out &&
+	ok "descriptors closed under the trace: the program's file intact, every record kept" ||
+	{ fail "closefds: exit $rc"; cat closefds.err; }
+
 # ---- a forking target: the child is its own PID -------------------------
 $BARE "$TRACED" fork fork.ready &
 fpid=$!

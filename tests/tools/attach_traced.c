@@ -8,6 +8,11 @@
  *       until SIGTERM or SIGINT; then each thread's last seq goes to stdout
  *       ("thread T last S", S = -1 when it traced nothing) and main
  *       returns.  READY is created once every thread has traced.
+ *   attach_traced closefds FILE
+ *       traces, closes every descriptor past stderr (a daemon's start-up),
+ *       opens FILE (which takes the trace's old number) and writes a line
+ *       to it, then a new thread traces "after close %d" 10 times: FILE
+ *       must hold its line alone, and bprint_dump() every record (stdout).
  *   attach_traced fork READY
  *       a thread traces "parent seq %llu" every millisecond; a fork child
  *       traces "child seq %llu" the same way; READY gets "PARENT CHILD"
@@ -16,6 +21,7 @@
 #define _GNU_SOURCE
 #include <bprint.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -97,6 +103,14 @@ static int run(int nthreads, const char *readyfile)
 	return 0;
 }
 
+static void *after_close(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 10; i++)
+		trace_printk("after close %d", i);
+	return NULL;
+}
+
 static void tick_forever(const char *who)
 {
 	unsigned long long seq = 0;
@@ -131,6 +145,30 @@ static int forking(const char *readyfile)
 	return 0;
 }
 
+static int close_fds(const char *path)
+{
+	static const char line[] = "the program's own file\n";
+	char back[64];
+	pthread_t t;
+	ssize_t n;
+	int fd;
+
+	trace_printk("before close %d", 0);
+	for (int i = 3; i < 1024; i++)
+		close(i);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, line, sizeof(line) - 1) != (ssize_t)sizeof(line) - 1)
+		return 2;
+	pthread_create(&t, NULL, after_close, NULL);
+	pthread_join(t, NULL);
+	n = pread(fd, back, sizeof(back), 0);
+	if (n != (ssize_t)sizeof(line) - 1 || memcmp(back, line, sizeof(line) - 1) != 0) {
+		fprintf(stderr, "%s: %zd bytes, its line overwritten\n", path, n);
+		return 1;
+	}
+	return bprint_dump(stdout) > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "run")) {
@@ -141,6 +179,8 @@ int main(int argc, char **argv)
 			return 2;
 		return run(n, argv[4]);
 	}
+	if (argc == 3 && !strcmp(argv[1], "closefds"))
+		return close_fds(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fork"))
 		return forking(argv[2]);
 	fprintf(stderr, "usage: attach_traced run THREADS PAUSE_US READY | fork READY\n");
