@@ -359,6 +359,7 @@ struct bprint__rec {
 	int32_t star;
 	uint32_t fits;
 };
+
 /*
  * Open the record: by the format cache for a runtime format (not with
  * strings, which the cache's plan could take as %p), else on the window
