@@ -3,7 +3,8 @@
  * simple references: a table that inserts and removes random keys must
  * find exactly what a linear list finds; random opens and closes over a
  * few keys must pair as one stack per key pairs them, count the unmatched
- * exactly, and keep the N longest spans that sorting all of them gives.
+ * exactly (asked whether a key is open before a close, or another key),
+ * and keep the N longest spans that sorting all of them gives.
  */
 #define CHECK_KEEP_GOING 20
 #include "check.h"
@@ -148,6 +149,14 @@ static void test_spans(void)
 		struct bp_span_end end = { .ns = ns * 10 + next() % 10, .tid = (int32_t)id };
 		struct bp_span sp;
 
+		/* as latency asks before a close: is a key open?  Its own, or
+		 * another's (the close must not take the group asked about) */
+		if (next() % 2) {
+			unsigned other = next() % 4 ? id : (unsigned)(next() % KEYS);
+
+			make_key(&k, other);
+			CHECK(bp_spans_is_open(&s, k.b, k.len) == (depth[other] > 0));
+		}
 		make_key(&k, id);
 		if (next() % 2) {
 			stack[id][depth[id]++] = end.ns;
