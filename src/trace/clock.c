@@ -83,14 +83,22 @@ static _Atomic int tsc_usable_override = -1;
  * CLOCK_MONOTONIC, so the viewers are told it is that clock; boot and the
  * counter have no clock of trace-cmd's that prints seconds, nor dates. */
 static const struct bp_clock_desc clocks[BP_CLOCK_NR] = {
-	[BP_CLOCK_TSC] = { "tsc", "monotonic", "mono", BP_PERFETTO_CLOCK_MONOTONIC,
+	[BP_CLOCK_TSC] = { .name = "tsc", .ctf_name = "monotonic", .tracecmd_name = "mono",
+			   .perfetto_clock = BP_PERFETTO_CLOCK_MONOTONIC,
 			   .monotonic_ns = 1, .dated = 1, .calibrated = 1 },
-	[BP_CLOCK_MONO] = { "mono", "monotonic", "mono", BP_PERFETTO_CLOCK_MONOTONIC,
-			    .monotonic_ns = 1, .dated = 1 },
-	[BP_CLOCK_MONO_RAW] = { "mono_raw", "monotonic_raw", "mono_raw",
-				BP_PERFETTO_CLOCK_MONOTONIC_RAW, .dated = 1 },
-	[BP_CLOCK_BOOT] = { "boot", "boottime", "global", BP_PERFETTO_CLOCK_BOOTTIME },
-	[BP_CLOCK_COUNTER] = { "counter", "counter", "global", BP_PERFETTO_CLOCK_BOOTTIME },
+	[BP_CLOCK_MONO] = { .name = "mono", .ctf_name = "monotonic", .tracecmd_name = "mono",
+			    .perfetto_clock = BP_PERFETTO_CLOCK_MONOTONIC,
+			    .monotonic_ns = 1, .dated = 1, .calibrated = 0 },
+	[BP_CLOCK_MONO_RAW] = { .name = "mono_raw", .ctf_name = "monotonic_raw",
+				.tracecmd_name = "mono_raw",
+				.perfetto_clock = BP_PERFETTO_CLOCK_MONOTONIC_RAW,
+				.monotonic_ns = 0, .dated = 1, .calibrated = 0 },
+	[BP_CLOCK_BOOT] = { .name = "boot", .ctf_name = "boottime", .tracecmd_name = "global",
+			    .perfetto_clock = BP_PERFETTO_CLOCK_BOOTTIME,
+			    .monotonic_ns = 0, .dated = 0, .calibrated = 0 },
+	[BP_CLOCK_COUNTER] = { .name = "counter", .ctf_name = "counter", .tracecmd_name = "global",
+			       .perfetto_clock = BP_PERFETTO_CLOCK_BOOTTIME,
+			       .monotonic_ns = 0, .dated = 0, .calibrated = 0 },
 };
 
 const struct bp_clock_desc *bp_clock_desc(enum bp_clock_id id)
