@@ -28,7 +28,7 @@ static uint8_t *slurp(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
 	uint8_t *data = NULL;
-	long len;
+	long len = 0;
 
 	if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
 	    !(data = malloc(len ? (size_t)len : 1)) ||
