@@ -253,7 +253,7 @@ int main(int argc, char **argv)
 	static struct fg_case t;
 	const char *env = getenv("BPRINT_SEED");
 	const char *ncases = getenv("BPRINT_FUZZ_CASES");
-	uint64_t seed, n = test_scale(1000000);
+	uint64_t seed, n = (uint64_t)test_scale(1000000);
 	struct timespec t0, t1;
 	uint64_t floats = 0, strings = 0, stars = 0, ns = 0;
 

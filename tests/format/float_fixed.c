@@ -107,7 +107,7 @@ static void huge_cases(void)
 int main(int argc, char **argv)
 {
 	static const char flagset[] = "-+ #0";
-	long cases = test_scale(500000);
+	long cases = (long)test_scale(500000);
 	char fmt[64], want[512], got[512];
 
 	rng = argc > 1 ? strtoull(argv[1], NULL, 0) : 20260901;
