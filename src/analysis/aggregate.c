@@ -240,7 +240,8 @@ void bp_agg_finish(struct bp_agg *a)
 	if (!s)
 		return;
 	a->sorted = s;
-	memcpy(s, a->groups.list, n * sizeof(*s));
+	if (n)	/* no group: the list may be NULL, which memcpy may not read */
+		memcpy(s, a->groups.list, n * sizeof(*s));
 	for (size_t i = 0; i < n; i++)
 		bp_dist_finish(s[i]->data);
 	if (n && (r = malloc(n * sizeof(*r)))) {
