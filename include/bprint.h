@@ -75,7 +75,11 @@ extern "C" {
 
 /* ---- Control ---- */
 
-/* Global switch: tracing is on at start unless BPRINT_DISABLE=1. */
+/*
+ * Global switch: tracing is on at start unless BPRINT_DISABLE=1.  Off,
+ * every call site reads as disabled (a call costs one load and branch);
+ * on, each site is back as the per-site switches below left it.
+ */
 BP_API void bprint_on(void);
 BP_API void bprint_off(void);
 BP_API int bprint_is_on(void);

@@ -164,9 +164,14 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__SITE_ON_CHARS 5u
 
 /*
- * trace_printk(fmt, ...) of <bprint.h>.  The argument count n is counted
- * once, and the argument types choose, at compile time, the one path a
- * call site compiles (BPRINT__BODY):
+ * trace_printk(fmt, ...) of <bprint.h>.  What a call site expands to is
+ * kept small, because a program has thousands and the compiler reads
+ * every one: the argument count n is counted once, each argument's type
+ * is examined once, into an enum constant of kind bits (BPRINT__KIND:
+ * its slot, whether it is a char or a pointer to one, floating point),
+ * and everything a kind does is written once, in the static inline
+ * functions below, which the constants fold to the stores the argument
+ * takes.  The paths a call can take, chosen by those constants:
  *   scalars  none or only 4- and 8-byte scalars, a constant format: the
  *            record is written right here (x86-64: bprint__open_var(),
  *            below) when registration found the sizes the format's
@@ -184,9 +189,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * bprint__call(site, arguments...) or bprint__call_fmt(site, fmt,
  * arguments...), each argument evaluated once, into a local, before it.
  * A disabled site is one load and one branch, not taken; the enabled body
- * is laid out of the straight line.  The type questions are asked once
- * per argument (BPRINT__TYPES): the paths not taken are parsed, and
- * folded away, cheaply.
+ * is laid out of the straight line.
  */
 #define BPRINT__PRINTK(...) BPRINT__PRINTK_N(BPRINT__NARGS(__VA_ARGS__), __VA_ARGS__)
 #define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, __VA_ARGS__)
@@ -194,20 +197,11 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 	do {									\
 		BPRINT__STATIC_ASSERT(n <= BPRINT__MAX_ARGS,			\
 			"trace_printk() takes at most 64 arguments after the format"); \
-		BPRINT__MAPX(n, BPRINT__TYPES, __VA_ARGS__)			\
-		enum {								\
-			bprint__chars = 0 BPRINT__MAPX(n, BPRINT__ANY_CHAR, __VA_ARGS__), \
-			bprint__strings = 0 BPRINT__MAPX(n, BPRINT__ANY_STRING, __VA_ARGS__) \
-		};								\
-		/* the format if it is a constant, decided as for the site's own \
-		 * (at compile time, in a static's initializer): the path goes	\
-		 * with the site's format, even where inlining makes it known */ \
-		static const char *const bprint__constfmt =			\
-			__builtin_constant_p(BPRINT__FIRST(__VA_ARGS__)) ?	\
-			BPRINT__FIRST(__VA_ARGS__) : (const char *)0;		\
+		BPRINT__ISCONST(BPRINT__FIRST(__VA_ARGS__))			\
+		enum { bprint__t0 BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__) }; \
 		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
-			     BPRINT__SITE_PRINTK, n, BPRINT__MASK(n, s, __VA_ARGS__), \
-			     BPRINT__MASK(n, c, __VA_ARGS__), BPRINT__MASK(n, f, __VA_ARGS__)); \
+			     BPRINT__SITE_PRINTK, n, BPRINT__MASK(n, K8, __VA_ARGS__), \
+			     BPRINT__MASK(n, KCHAR, __VA_ARGS__), BPRINT__MASK(n, KFP, __VA_ARGS__)); \
 		(void)sizeof(bprint__check(__VA_ARGS__));			\
 		/* acquire: registration's head and flags come with the value */ \
 		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
@@ -218,21 +212,35 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 	} while (0)
 
 /*
- * What the compiler sees of argument k, once per call site, as enum
- * constants that the rest of the macros read (not expanding the type
- * questions again): bprint__sK it takes 8 bytes, bprint__cK it is a char
- * or a pointer to char, bprint__fK it is floating point; and the site's
- * masks of them, bit 0 the last argument.
+ * An argument's kind, bits of what the compiler sees of it (never
+ * evaluating it): BPRINT__K8 it takes an 8-byte slot (as varargs pass it,
+ * LP64: a long, a pointer, a double), BPRINT__KCHAR it is a char (if not
+ * 8 bytes) or a pointer to char (if 8), BPRINT__KFP floating point (a
+ * double if 8 bytes, a long double if not), BPRINT__KFLOAT a float (passed
+ * as a double).  bprint__tK is argument k's; the site's masks of them
+ * (argsig, argchar, argfp: bit 0 the last argument) are made of the
+ * first three.
  */
-#define BPRINT__TYPES(k, a)							\
-	enum { bprint__s##k = BPRINT__IS8(a), bprint__c##k = BPRINT__ISCH(a),	\
-	       bprint__f##k = BPRINT__ISFP(a) };
-#define BPRINT__MASK(n, x, ...) (0u BPRINT__MAPX(n, BPRINT__MASK_##x, __VA_ARGS__))
-#define BPRINT__MASK_s(k, a) | (uint64_t)bprint__s##k << ((k) - 1)
-#define BPRINT__MASK_c(k, a) | (uint64_t)bprint__c##k << ((k) - 1)
-#define BPRINT__MASK_f(k, a) | (uint64_t)bprint__f##k << ((k) - 1)
-#define BPRINT__ANY_CHAR(k, a) | bprint__c##k
-#define BPRINT__ANY_STRING(k, a) | (bprint__c##k & bprint__s##k)
+/*
+ * bprint__isconst: the format is a constant, decided as for the site's
+ * own (at compile time), even where inlining makes it known.  clang++
+ * takes a local only in a static's initializer.
+ */
+#ifdef __cplusplus
+#define BPRINT__ISCONST(fmt) static const bool bprint__isconst = __builtin_constant_p(fmt);
+#else
+#define BPRINT__ISCONST(fmt) enum { bprint__isconst = __builtin_constant_p(fmt) };
+#endif
+
+#define BPRINT__K8 1u
+#define BPRINT__KCHAR 2u
+#define BPRINT__KFP 4u
+#define BPRINT__KFLOAT 8u
+#define BPRINT__KINDS(k, a) , bprint__t##k = BPRINT__KIND(a)
+#define BPRINT__MASK(n, bit, ...) (0u BPRINT__MAPX(n, BPRINT__MASK_##bit, __VA_ARGS__))
+#define BPRINT__MASK_K8(k, a) | (uint64_t)(bprint__t##k & 1u) << ((k) - 1)
+#define BPRINT__MASK_KCHAR(k, a) | (uint64_t)(bprint__t##k >> 1 & 1u) << ((k) - 1)
+#define BPRINT__MASK_KFP(k, a) | (uint64_t)(bprint__t##k >> 2 & 1u) << ((k) - 1)
 
 /*
  * For a site whose format is not a constant, with only 4- and 8-byte
@@ -328,131 +336,229 @@ BP_API void bprint__drop(void);
 BP_API struct bprint__room bprint__open_format(const struct bprint_site *site, const char *fmt);
 BP_API uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec);
 
+/* What a kind does, written once: the constants fold it to the site's few stores. */
+#define BPRINT__INLINE static inline __attribute__((always_inline))
+
 #if defined(__x86_64__) && !defined(BPRINT_NO_FAST_ARGS)
 /* A store of 8 bytes at 4-byte alignment (slots are u32-aligned). */
 typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
 
 /*
- * The inline path.  Each argument k is evaluated once, into a local of its
- * own (bprint__aK: arrays decayed, small integers promoted, as varargs
- * would take it), and its word (bprint__wK: a double's bits, an integer's
- * value, a pointer's address) is what the record stores; then the record
- * is written and the do-while left with break, or the path falls through
- * to the one call, which takes the locals.  One body serves every kind
- * of argument: the type constants (BPRINT__TYPES) fold each argument's
- * store to the one it can take.
+ * The inline path, written once: a call site opens its record, stores
+ * each argument by its kind and closes it, through these, which its
+ * constants (the kinds, the argument's place, whether the format is a
+ * constant) fold to the few stores the site needs.  A record being
+ * written: its payload b (NULL: not opened), the bytes it may take, the
+ * bytes written, the last 4-byte argument (the precision of a %.*s after
+ * it), and whether every string fitted.
  */
-#define BPRINT__LOCALS(k, a) BPRINT__LOCAL(k, a)				\
-	const uint64_t bprint__w##k = BPRINT__WORD(bprint__a##k); (void)bprint__w##k;
-#define BPRINT__LOCAL_LIST(k, a) , bprint__a##k
+struct bprint__rec {
+	unsigned char *b;
+	size_t room;
+	uint32_t o;
+	int32_t star;
+	uint32_t fits;
+};
 
 /*
- * Zero the bytes from offset o of b to the next multiple of 4, and move o
- * there.  Where o is known at compile time, byte stores the compiler
- * folds; else (after a string or a %c, or at -O0) one store of 4 zero
- * bytes, which the slot after it overwrites, or which the record's room
- * holds (each argument has 8 bytes of it, the block 4 more: BPRINT__MIN).
+ * Open the record: by the format cache for a runtime format (not with
+ * strings, which the cache's plan could take as %p), else on the window
+ * where registration allowed it (enabled: BPRINT__SITE_ON_FAST for 4-
+ * and 8-byte slots as compiled, BPRINT__SITE_ON_CHARS with %c bytes and
+ * %s strings too).  min: the record's size where its arguments are all
+ * 4- and 8-byte slots, else 8 bytes an argument and 4 more.  A long
+ * double is never written here (no registration allows it): the call
+ * takes it.  The site's constants choose the one it needs
+ * (BPRINT__OPEN), so that the compiler never sees the others.
  */
-#define BPRINT__PAD4(b, o)							\
-	do {									\
-		if (__builtin_constant_p(o)) {					\
-			while ((o) & 3u)					\
-				(b)[(o)++] = 0;					\
-		} else if ((o) & 3u) {						\
-			const uint32_t bprint__zero = 0;			\
-			__builtin_memcpy((b) + (o), &bprint__zero, 4);		\
-			(o) = ((o) + 3u) & ~3u;					\
-		}								\
-	} while (0)
+BPRINT__INLINE struct bprint__rec bprint__rec_of(struct bprint__room r)
+{
+	struct bprint__rec w;
+
+	w.b = r.p;
+	w.room = r.room;
+	w.o = 0;
+	w.star = -1;
+	w.fits = 1;
+	return w;
+}
+BPRINT__INLINE struct bprint__rec bprint__open_slots(const struct bprint_site *site, uint8_t on,
+						     const char *fmt, uint32_t min)
+{
+	struct bprint__room r = { 0, 0 };
+
+	(void)fmt;
+	if (__builtin_expect(on == BPRINT__SITE_ON_CHARS || on == BPRINT__SITE_ON_FAST, 1))
+		r = bprint__open_var(site->head, min);
+	return bprint__rec_of(r);
+}
+BPRINT__INLINE struct bprint__rec bprint__open_strings(const struct bprint_site *site, uint8_t on,
+						       const char *fmt, uint32_t min)
+{
+	struct bprint__room r = { 0, 0 };
+
+	(void)fmt;
+	if (__builtin_expect(on == BPRINT__SITE_ON_CHARS, 1))
+		r = bprint__open_var(site->head, min);
+	return bprint__rec_of(r);
+}
+BPRINT__INLINE struct bprint__rec bprint__open_runtime(const struct bprint_site *site, uint8_t on,
+						       const char *fmt, uint32_t min)
+{
+	(void)on, (void)min;
+	return bprint__rec_of(bprint__open_format(site, fmt));
+}
+BPRINT__INLINE struct bprint__rec bprint__open_never(const struct bprint_site *site, uint8_t on,
+						     const char *fmt, uint32_t min)
+{
+	struct bprint__room r = { 0, 0 };
+
+	(void)site, (void)on, (void)fmt, (void)min;
+	return bprint__rec_of(r);
+}
+#define BPRINT__OPEN(isconst, strings)						\
+	((isconst) ? ((strings) ? bprint__open_strings : bprint__open_slots)	\
+		   : (strings) ? bprint__open_never : bprint__open_runtime)
 
 /*
- * The room a record asks for: its size, where its arguments are all 4-
- * and 8-byte slots; else 8 bytes an argument and 4 more.
+ * Zero the bytes from w->o to the next multiple of 4, and move w->o there:
+ * one store of 4 zero bytes, which the slot after it overwrites, or which
+ * the record's room holds (each argument has 8 bytes of it, the block 4
+ * more).  clang lays the paths of a string that did not fit out shorter
+ * where a known offset gets byte stores instead; gcc, without them.
  */
-#define BPRINT__MIN(n, ...)							\
-	(bprint__chars ? 8u * (n) + 4u							\
-		       : 4u * ((n) + (unsigned)__builtin_popcountll(BPRINT__MASK(n, s, __VA_ARGS__))))
-
-/*
- * Argument k into the record at bprint__b + bprint__o, k counting down to
- * 1: a pointer to char as its %s string, bounded so that the k - 1 slots
- * after it (8 bytes at most each) and the padding still fit, and by the
- * argument before it (bprint__star, when that is a 4-byte integer) where
- * site->argstar says it is a %.*s; a char as its %c byte where the site
- * is BPRINT__SITE_ON_CHARS (a 4-byte slot where it is _ON_FAST: a %d);
- * anything else in a 4- or 8-byte slot at 4-byte alignment, the gap
- * zeroed.  Only strings and chars make the offset a run-time value.
- */
-#define BPRINT__PUT(k, a)							\
-	if (bprint__c##k && bprint__s##k) {					\
-		uint32_t bprint__tail = bprint__o + 8u * ((k) - 1u) + 4u;	\
-		uint32_t bprint__took = bprint__tail < bprint__r.room ?	\
-			bprint__put_str(bprint__b + bprint__o,			\
-				bprint__r.room - bprint__tail,			\
-				(const char *)(uintptr_t)bprint__w##k,		\
-				(k) <= 8u && ((bprint__site.argstar >> ((k) - 1u)) & 1u) \
-					? bprint__star : -1) : 0u;		\
-		bprint__fits &= bprint__took != 0u;				\
-		bprint__o += bprint__took;					\
-		bprint__star = -1;						\
-	} else if (bprint__c##k && bprint__on == BPRINT__SITE_ON_CHARS) {	\
-		bprint__b[bprint__o++] = (unsigned char)bprint__w##k;		\
-		bprint__star = -1;						\
-	} else {								\
-		BPRINT__PAD4(bprint__b, bprint__o);				\
-		if (bprint__s##k) {						\
-			*(bprint__u64_a4 *)(void *)(bprint__b + bprint__o) = bprint__w##k; \
-			bprint__o += 8u;					\
-			bprint__star = -1;					\
-		} else {							\
-			*(uint32_t *)(void *)(bprint__b + bprint__o) = (uint32_t)bprint__w##k; \
-			bprint__o += 4u;					\
-			bprint__star = (int32_t)bprint__w##k;			\
-		}								\
+BPRINT__INLINE void bprint__pad4(struct bprint__rec *w)
+{
+#ifdef __clang__
+	if (__builtin_constant_p(w->o)) {
+		while (w->o & 3u)
+			w->b[w->o++] = 0;
+		return;
 	}
+#endif
+	if (w->o & 3u) {
+		const uint32_t zero = 0;
+
+		__builtin_memcpy(w->b + w->o, &zero, 4);
+		w->o = (w->o + 3u) & ~3u;
+	}
+}
 
 /*
- * The inline path, whose record is opened by the format cache for a
- * runtime format (bprint__open_format(); not with strings, which the
- * cache's plan could take as %p), else on the window where registration
- * allowed it (enabled: BPRINT__SITE_ON_FAST for 4- and 8-byte slots as
- * compiled, BPRINT__SITE_ON_CHARS with %c bytes and %s strings too); the
- * conditions on types are constants, the branches not taken folded away.
- * A long double is never written here (no registration allows it): the
- * call takes it.
+ * Argument k (counting down to 1) as its word (an integer's value, a
+ * double's bits, a pointer's address), one function a kind, chosen by
+ * the kind's bits (BPRINT__PUT_FN) so that the compiler never reads the
+ * others: a 4- or 8-byte slot at 4-byte alignment, the gap zeroed; a
+ * char as its %c byte where the site is BPRINT__SITE_ON_CHARS (a 4-byte
+ * slot where it is _ON_FAST: a %d); a pointer to char as its %s string,
+ * bounded so that the k - 1 slots after it (8 bytes at most each) and the
+ * padding still fit, and by the 4-byte argument before it where
+ * site->argstar (argstar) says it is a %.*s.  Only strings and chars make
+ * the offset a run-time value.
+ */
+BPRINT__INLINE void bprint__put4(struct bprint__rec *w, uint64_t word, uint32_t k, uint8_t on,
+				 uint8_t argstar)
+{
+	(void)k, (void)on, (void)argstar;
+	bprint__pad4(w);
+	*(uint32_t *)(void *)(w->b + w->o) = (uint32_t)word;
+	w->o += 4u;
+	w->star = (int32_t)word;
+}
+BPRINT__INLINE void bprint__put8(struct bprint__rec *w, uint64_t word, uint32_t k, uint8_t on,
+				 uint8_t argstar)
+{
+	(void)k, (void)on, (void)argstar;
+	bprint__pad4(w);
+	*(bprint__u64_a4 *)(void *)(w->b + w->o) = word;
+	w->o += 8u;
+	w->star = -1;
+}
+BPRINT__INLINE void bprint__putc(struct bprint__rec *w, uint64_t word, uint32_t k, uint8_t on,
+				 uint8_t argstar)
+{
+	if (on == BPRINT__SITE_ON_CHARS) {
+		w->b[w->o++] = (unsigned char)word;
+		w->star = -1;
+	} else {
+		bprint__put4(w, word, k, on, argstar);
+	}
+}
+BPRINT__INLINE void bprint__put_s(struct bprint__rec *w, uint64_t word, uint32_t k, uint8_t on,
+				 uint8_t argstar)
+{
+	uint32_t tail = w->o + 8u * (k - 1u) + 4u;
+	uint32_t took = __builtin_expect(tail < w->room, 1) ?
+		bprint__put_str(w->b + w->o, w->room - tail, (const char *)(uintptr_t)word,
+				k <= 8u && ((argstar >> (k - 1u)) & 1u) ? w->star : -1) : 0u;
+
+	(void)on;
+	w->fits &= took != 0u;
+	w->o += took;
+	w->star = -1;
+}
+#define BPRINT__PUT_FN(t) ((t) & 2u ? ((t) & 1u ? bprint__put_s : bprint__putc) \
+			   : (t) & 1u ? bprint__put8 : bprint__put4)
+
+/*
+ * Publish the record, or give it up if a string did not fit (the call
+ * then takes it): BPRINT__CLOSE, by whether the site has strings.
+ */
+BPRINT__INLINE unsigned bprint__close_strings(struct bprint__rec *w)
+{
+	bprint__pad4(w);
+	if (__builtin_expect(w->fits, 1)) {
+		bprint__close_var(w->o);
+		return 1;
+	}
+	bprint__drop();
+	return 0;
+}
+BPRINT__INLINE unsigned bprint__close_slots(struct bprint__rec *w)
+{
+	bprint__pad4(w);
+	bprint__close_var(w->o);
+	return 1;
+}
+#define BPRINT__CLOSE(strings) ((strings) ? bprint__close_strings : bprint__close_slots)
+
+/*
+ * A call site's inline path: each argument k evaluated once, into a local
+ * of its own (bprint__aK: arrays decayed, small integers promoted, as
+ * varargs would take it), and its word (bprint__wK) taken before the
+ * record is opened (so that it stays in a register across that call);
+ * the record opened, each stored, the record closed and the do-while
+ * left with break; or the path falls through to the one call, which
+ * takes the locals.
  */
 #define BPRINT__BODY_0(n, ...)							\
 	const char *bprint__fmt = BPRINT__FIRST(__VA_ARGS__);			\
-	struct bprint__room bprint__r = { 0, 0 };				\
 	BPRINT__MAPX(n, BPRINT__LOCALS, __VA_ARGS__)				\
-	if (!bprint__constfmt) {						\
-		if (!bprint__strings)						\
-			bprint__r = bprint__open_format(&bprint__site, bprint__fmt); \
-	} else if (__builtin_expect(bprint__on == BPRINT__SITE_ON_CHARS ||	\
-				    (!bprint__strings &&			\
-				     bprint__on == BPRINT__SITE_ON_FAST), 1)) {	\
-		bprint__r = bprint__open_var(bprint__site.head,			\
-					     BPRINT__MIN(n, __VA_ARGS__));	\
-	}									\
-	if (__builtin_expect(bprint__r.p != (unsigned char *)0, 1)) {		\
-		unsigned char *bprint__b = bprint__r.p;				\
-		uint32_t bprint__o = 0;						\
-		unsigned bprint__fits = 1;					\
-		int32_t bprint__star = -1;					\
-		(void)bprint__star;						\
+	enum {									\
+		bprint__strings = 0 BPRINT__MAPX(n, BPRINT__ANY_STRING, __VA_ARGS__), \
+		bprint__min = 0 BPRINT__MAPX(n, BPRINT__ANY_CHAR, __VA_ARGS__)	\
+			? 8 * (n) + 4 : 4 * (n BPRINT__MAPX(n, BPRINT__WIDE, __VA_ARGS__)) \
+	};									\
+	struct bprint__rec bprint__r = BPRINT__OPEN(bprint__isconst, bprint__strings)( \
+		&bprint__site, bprint__on, bprint__fmt, bprint__min);		\
+	if (__builtin_expect(bprint__r.b != 0, 1)) {				\
 		BPRINT__MAPX(n, BPRINT__PUT, __VA_ARGS__)			\
-		BPRINT__PAD4(bprint__b, bprint__o);				\
-		if (__builtin_expect(bprint__fits, 1)) {			\
-			bprint__close_var(bprint__o);				\
+		if (__builtin_expect(BPRINT__CLOSE(bprint__strings)(&bprint__r), 1)) \
 			break;							\
-		}								\
-		bprint__drop();							\
 	}									\
-	if (!bprint__constfmt)							\
+	if (!bprint__isconst)							\
 		bprint__call_fmt(&bprint__site, bprint__fmt			\
 				 BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__)); \
 	else									\
 		bprint__call(&bprint__site BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__));
+#define BPRINT__PUT(k, a)							\
+	BPRINT__PUT_FN(bprint__t##k)(&bprint__r, bprint__w##k, k, bprint__on, bprint__site.argstar);
+#define BPRINT__LOCALS(k, a) BPRINT__LOCAL(k, a)				\
+	const uint64_t bprint__w##k = BPRINT__WORD(k); (void)bprint__w##k;
+#define BPRINT__LOCAL_LIST(k, a) , bprint__a##k
+#define BPRINT__ANY_STRING(k, a) | ((bprint__t##k & 3u) / 3u)
+#define BPRINT__ANY_CHAR(k, a) | (bprint__t##k >> 1 & 1u)
+#define BPRINT__WIDE(k, a) + (bprint__t##k & 1u)
 #else
 /* No inline path here: every call is one call. */
 #define BPRINT__BODY_0(n, ...) BPRINT__BODY_1(n, __VA_ARGS__)
@@ -462,7 +568,7 @@ typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
  * the call, which reads them by their types.
  */
 #define BPRINT__BODY_1(n, ...)							\
-	(void)bprint__constfmt, (void)bprint__chars, (void)bprint__strings;	\
+	(void)bprint__isconst;							\
 	bprint__call_fmt(&bprint__site, __VA_ARGS__);
 
 static inline uint64_t bprint__double_bits(double d)
@@ -477,14 +583,15 @@ static inline uint64_t bprint__double_bits(double d)
 } /* extern "C" */
 #include <type_traits>
 /*
- * C++: the same questions as C's _Generic below, answered by type
- * (std::decay of the argument's declared type, never evaluating it), so
- * that a C++ call site writes the bytes a C one writes.  Integers and
- * enums of 4 bytes or fewer take a 4-byte slot (varargs promote them to
- * int); float and double go as a double's bits; pointers as their
- * address; a long double is floating point of no 8-byte slot; anything
- * else (nullptr, a class, which the format check rejects) as 8 bytes of
- * 0: the record of a nullptr for %p.
+ * C++: the same kinds as C's _Generic below, answered by type (std::decay
+ * of the argument's declared type, never evaluating it), so that a C++
+ * call site writes the bytes a C one writes; one instance of each
+ * template a type, shared by every site.  Integers and enums of 4 bytes
+ * or fewer take a 4-byte slot (varargs promote them to int); float and
+ * double go as a double's bits; pointers as their address; a long double
+ * is floating point of no 8-byte slot; anything else (nullptr, a class,
+ * which the format check rejects) as 8 bytes of 0: the record of a
+ * nullptr for %p.
  */
 template <class U> struct bprint__is_char {
 	static constexpr bool value = std::is_same<U, char>::value ||
@@ -505,6 +612,8 @@ template <class T> struct bprint__arg {
 	static constexpr unsigned ischar =
 		(std::is_pointer<type>::value ? bprint__is_char<pointee>::value
 					      : bprint__is_char<type>::value) ? 1u : 0u;
+	static constexpr unsigned bits = (is8 ? BPRINT__K8 : 0u) | (ischar ? BPRINT__KCHAR : 0u) |
+					 (isfp ? BPRINT__KFP : 0u);
 };
 template <unsigned K> struct bprint__word_of {
 	template <class T> static uint64_t get(const T &) { return 0; }
@@ -522,49 +631,48 @@ template <class T> static inline uint64_t bprint__word(const T &v)
 {
 	return bprint__word_of<bprint__arg<T>::kind>::get(v);
 }
-#define BPRINT__WORD(x) bprint__word(x)
-#define BPRINT__IS8(x) bprint__arg<decltype((x))>::is8
-#define BPRINT__ISCH(x) bprint__arg<decltype((x))>::ischar
-#define BPRINT__ISFP(x) bprint__arg<decltype((x))>::isfp
+#define BPRINT__KIND(x) bprint__arg<decltype((x))>::bits
+#define BPRINT__WORD(k) bprint__word(bprint__a##k)
 /* The argument, evaluated once: auto decays arrays and copies the value. */
 #define BPRINT__LOCAL(k, a) auto bprint__a##k = (a);
 extern "C" {
 #else
 /*
- * One argument as a word: a double's bits, an integer's value, a pointer's
- * address.  Every branch must compile for every argument type, hence the
- * inner selections that hand each conversion only the types it accepts.
+ * An argument's kind (above), its one _Generic: the types it names are
+ * the char types, the floating ones and the pointers to char; any other
+ * takes an 8-byte slot if it is wider than 4 bytes as varargs take it
+ * (the conditional decays an array), else a 4-byte one.
  */
-#define BPRINT__WORD(x) _Generic((x),						\
-	float: bprint__double_bits(_Generic((x), float: (x), default: 0.0)),	\
-	double: bprint__double_bits(_Generic((x), double: (x), default: 0.0)),	\
-	long double: (uint64_t)0,						\
-	default: (uint64_t)_Generic((x), float: 0, double: 0, long double: 0, default: (x)))
+#define BPRINT__KIND(x) _Generic((x), char: 2u, signed char: 2u, unsigned char: 2u,	\
+	float: 13u, double: 5u, long double: 4u, char *: 3u, const char *: 3u,		\
+	signed char *: 3u, const signed char *: 3u, unsigned char *: 3u,		\
+	const unsigned char *: 3u, default: sizeof(1 ? (x) : (x)) > 4u)
 
 /*
- * Does the argument take an 8-byte slot (as varargs promote it, LP64)?
- * By type, never evaluating x: what the compiler sees, which registration
- * compares with what the format asks for.  Anything not listed (pointers,
- * arrays) is 8 bytes; a long double is none of them.
+ * Local k's word (an integer's value, a double's bits, a pointer's
+ * address), by its size and kind: a float is passed as a double.
  */
-#define BPRINT__IS8(x) _Generic((x),						\
-	_Bool: 0u, char: 0u, signed char: 0u, unsigned char: 0u,		\
-	short: 0u, unsigned short: 0u, int: 0u, unsigned int: 0u,		\
-	float: 1u, double: 1u, long double: 0u, default: 1u)
+BPRINT__INLINE uint64_t bprint__word(const void *local, size_t size, unsigned t)
+{
+	uint64_t u8;
+	uint32_t u4;
+	float f;
 
-/*
- * Is the argument a char, or a pointer to one (an array of char decays to
- * one)?  A site whose chars are %c and whose pointers to char are %s
- * (checked at registration) writes them at the call site.
- */
-#define BPRINT__ISCH(x) _Generic((x),						\
-	char: 1u, signed char: 1u, unsigned char: 1u,				\
-	char *: 1u, signed char *: 1u, unsigned char *: 1u,			\
-	const char *: 1u, const signed char *: 1u, const unsigned char *: 1u,	\
-	default: 0u)
-
-/* Floating point: a double (8 bytes, as float is passed) or a long double. */
-#define BPRINT__ISFP(x) _Generic((x), float: 1u, double: 1u, long double: 1u, default: 0u)
+	if (t & BPRINT__KFLOAT) {
+		__builtin_memcpy(&f, local, sizeof(f));
+		return bprint__double_bits(f);
+	}
+	if (size == 8u) {
+		__builtin_memcpy(&u8, local, 8u);
+		return u8;
+	}
+	if (size == 4u) {
+		__builtin_memcpy(&u4, local, 4u);
+		return u4;
+	}
+	return 0;
+}
+#define BPRINT__WORD(k) bprint__word(&bprint__a##k, sizeof(bprint__a##k), bprint__t##k)
 
 /*
  * The argument, evaluated once, as varargs would take it: the conditional

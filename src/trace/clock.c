@@ -28,6 +28,7 @@
  * The rest is relaxed, each saying why where it is.
  */
 #include "trace/clock.h"
+#include "trace/site.h"
 
 #include <bprint.h>
 
@@ -50,14 +51,17 @@ struct bp_clock_state bp_clock_state = { .id = BP_CLOCK_MONO };
  */
 struct bprint__gate bprint__gate = { .bits = BPRINT__GATE_ON };
 
+/* The bit, then the sites' enabled bytes that follow it (trace/site.h). */
 void bprint_on(void)
 {
 	__atomic_fetch_or(&bprint__gate.bits, BPRINT__GATE_ON, __ATOMIC_RELAXED);
+	bp_site_follow_switch();
 }
 
 void bprint_off(void)
 {
 	__atomic_fetch_and(&bprint__gate.bits, ~BPRINT__GATE_ON, __ATOMIC_RELAXED);
+	bp_site_follow_switch();
 }
 
 int bprint_is_on(void)

@@ -157,9 +157,16 @@ static char *copy_string(const char *s)
 }
 
 
-/* What site->enabled holds for on: the inline path's value where it may run. */
+/*
+ * What site->enabled holds for on: the inline path's value where it may
+ * run, and 0 while the global switch is off (bprint_off()), which the
+ * call site then takes for a disabled site's one load and branch.  Read
+ * with the lock held: every change of the switch's bit re-applies it to
+ * the sites under the lock (bp_site_follow_switch()).
+ */
 static uint8_t on_value(const struct bprint_site *site, bool on)
 {
+	on = on && (__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) & BPRINT__GATE_ON);
 	if (!on)
 		return 0;
 	if (site->flags & BPRINT__SITE_FAST)
@@ -237,9 +244,11 @@ static uint32_t register_locked(struct bprint_site *site)
 	e->copy.flags = site->flags;
 	e->copy.head = site->head;
 	e->copy.argstar = site->argstar;
+	/* the filters' word on the copy's names (C++: qualified); read under the lock only */
+	e->copy.enabled = rules_say(&e->copy);
 	/* S5: plan, head and flags before enabled; pairs with the call site's
 	 * acquire load of enabled (include/bprint/internal.h). */
-	__atomic_store_n(&site->enabled, on_value(site, rules_say(&e->copy)), __ATOMIC_RELEASE);
+	__atomic_store_n(&site->enabled, on_value(site, e->copy.enabled), __ATOMIC_RELEASE);
 	if (bp_backing && bp_backing->site_added)
 		bp_backing->site_added(&e->copy);
 	/* S6: everything above (and the trace file's site record) before the
@@ -403,10 +412,10 @@ static int add_rule(const char *pattern, bool enable)
 	for (uint32_t id = 1; id < n; id++) {
 		struct site_entry *e = entry_at(id);
 
-		if (!e || !bp_site_pattern_matches(copy, &e->copy))
+		if (!e || !bp_site_pattern_matches(copy, &e->copy) || !e->copy.enabled == !enable)
 			continue;
-		e->copy.enabled = enable;	/* the registry's copy: read under the lock only */
-		if (e->live && !__atomic_load_n(&e->live->enabled, __ATOMIC_RELAXED) != !enable) {
+		e->copy.enabled = enable;
+		if (e->live) {
 			/* S1: relaxed: the call sites load enabled atomically and
 			 * read head and flags after it, which registration
 			 * published (S5) and which do not change here. */
@@ -416,6 +425,26 @@ static int add_rule(const char *pattern, bool enable)
 	}
 	unlock_registry();
 	return changed;
+}
+
+void bp_site_follow_switch(void)
+{
+	uint32_t n;
+
+	/* a signal handler of a thread in the registry: the gate alone stops its records */
+	if (lock_mine)
+		return;
+	lock_registry();
+	n = atomic_load_explicit(&next_id, memory_order_relaxed);	/* we hold the lock */
+	for (uint32_t id = 1; id < n; id++) {
+		struct site_entry *e = entry_at(id);
+
+		/* S1, as in add_rule() */
+		if (e && e->live)
+			__atomic_store_n(&e->live->enabled, on_value(e->live, e->copy.enabled),
+					 __ATOMIC_RELAXED);
+	}
+	unlock_registry();
 }
 
 int bprint_enable(const char *pattern)

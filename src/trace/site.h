@@ -73,6 +73,16 @@ struct bp_fmt_cache *_Atomic *bp_site_fmt_cache(uint32_t id);
 /* One line (fmt ends with its newline) on stderr; async-signal-safe. */
 void bp_site_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The global switch's bit (bprint__gate) changed: every live site's
+ * enabled byte follows it, so that a call with tracing off costs what a
+ * disabled site's does (one load and branch, no call).  The filters'
+ * per-site state is kept and comes back with the switch.  A signal
+ * handler that interrupts its own thread in the registry leaves the
+ * sites as they are: the gate alone then stops the records.
+ */
+void bp_site_follow_switch(void);
+
 /* Apply BPRINT_FILTER (once, at start-up). */
 void bp_site_filter_load(const char *spec);
 

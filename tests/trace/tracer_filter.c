@@ -150,21 +150,46 @@ static void api_test(void)
 	CHECK_EQ(count_sites("*", 0), 0);
 	ROUND(5, ALL);
 
-	/* The global switch. */
+	/*
+	 * The global switch: off, every site's own byte says off too (a call
+	 * costs a disabled site's load and branch, never a call out of line),
+	 * and on brings back each site's state.
+	 */
 	bprint_off();
 	CHECK(!bprint_is_on());
+	CHECK_EQ(count_sites("*", 1), 0);
 	ROUND(6, 0);
 	bprint_on();
 	CHECK(bprint_is_on());
+	CHECK_EQ(count_sites("*", 1), total);
 	ROUND(7, ALL);
 
 	/* The global switch does not touch per-site state, nor the reverse. */
 	CHECK_EQ(bprint_disable("only_*"), 2 + 1);
 	bprint_off();
 	bprint_on();
+	CHECK_EQ(count_sites("*", 1), total - 3);
 	ROUND(8, ALL & ~(BIT(ONLY1) | BIT(ONLYSKIP) | BIT(ONLY2)));
 	CHECK_EQ(bprint_enable("func:only_*"), 3);
 	ROUND(9, ALL);
+
+	/*
+	 * Filters changed while off: counted as changes of the sites' own
+	 * state, which none of them shows before the switch comes back on.
+	 */
+	bprint_off();
+	CHECK_EQ(bprint_disable("func:filt_beta"), 2);
+	CHECK_EQ(bprint_disable("func:filt_beta"), 0);
+	CHECK_EQ(count_sites("*", 1), 0);
+	CHECK_EQ(bprint_enable("func:filt_beta"), 2);
+	CHECK_EQ(bprint_disable("func:filt_alpha"), 1);
+	CHECK_EQ(count_sites("*", 1), 0);
+	ROUND(10, 0);
+	bprint_on();
+	CHECK_EQ(count_sites("*", 1), total - 1);
+	ROUND(11, ALL & ~BIT(ALPHA));
+	CHECK_EQ(bprint_enable("*"), 1);
+	ROUND(12, ALL);
 }
 
 int main(int argc, char **argv)
@@ -183,6 +208,7 @@ int main(int argc, char **argv)
 		ROUND(2, ALL & ~BIT(OTHER));
 	} else if (!strcmp(mode, "env-off")) {
 		CHECK(!bprint_is_on());
+		CHECK_EQ(count_sites("*", 1), 0);
 		ROUND(1, 0);
 		bprint_on();
 		ROUND(2, ALL);
