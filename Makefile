@@ -11,7 +11,11 @@ CMAKE_ARGS ?=
 
 .PHONY: all demo check install bench bench-hotpath bench-peers asan tsan fuzz clean
 
+# python-recheck.sh is there when the Python module could not be built:
+# asked again first, so that a numpy installed since configures and builds
+# the module in this same run (the build configures again).
 all: $(BUILD)/CMakeCache.txt
+	@if [ -f $(BUILD)/python-recheck.sh ]; then sh $(BUILD)/python-recheck.sh; fi
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(BUILD)/CMakeCache.txt:

@@ -15,7 +15,9 @@
  *    against glibc's).  Both are timed in CPU time (user + system), which
  *    a busy machine disturbs less than wall time, RUNS times each (default
  *    3, alternating); the figures are the medians of records per second
- *    and their ratio (target: >= 2x glibc).
+ *    and their ratio (target: >= 2x glibc).  `bprint report --json` and
+ *    `--csv` are timed the same way, in the same runs, and printed as
+ *    ratios to the text report (target: >= 0.5x each).
  * 3. A child traces until a BIG_BYTES trace file (default 1 GiB; 0 skips
  *    this) is full, then `bprint report FILE > /dev/null` runs and its peak
  *    resident memory (ru_maxrss) is reported (target: < 64 MiB).
@@ -152,6 +154,33 @@ static int spawn_tracer(const char *self, const char *file, unsigned long n, con
 	return 0;
 }
 
+/* `bprint report [OPT] FILE > /dev/null`: n records over its CPU time
+ * (user + system), in records per second; -1 if it failed. */
+static double report_rate(const char *file, unsigned long n, const char *opt)
+{
+	struct rusage ru;
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		if (opt)
+			execl(BPRINT_CMD, BPRINT_CMD, "report", opt, file, (char *)NULL);
+		else
+			execl(BPRINT_CMD, BPRINT_CMD, "report", file, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "bench-report: %s report %s failed\n", BPRINT_CMD, opt ? opt : "");
+		return -1;
+	}
+	return (double)n / ((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+			    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+}
+
 struct rec {
 	uint64_t ns;
 	int32_t tid, cpu;
@@ -169,8 +198,8 @@ int main(int argc, char **argv)
 	struct rec *recs;
 	const char *comm = NULL, *func[4] = { 0 };
 	FILE *devnull, *a, *b;
-	double t0, t1, w0, w1, bp_rate, glibc_rate;
-	double bp_rates[MAX_RUNS], glibc_rates[MAX_RUNS];
+	double t0, t1, w0, w1, bp_rate, glibc_rate, json_rate, csv_rate;
+	double bp_rates[MAX_RUNS], glibc_rates[MAX_RUNS], json_rates[MAX_RUNS], csv_rates[MAX_RUNS];
 	int runs = 3;
 	static char line[BP_MSG_MAX + 128];
 	static char obuf[1 << 16];
@@ -242,27 +271,12 @@ int main(int argc, char **argv)
 
 	devnull = fopen("/dev/null", "w");
 	setvbuf(devnull, obuf, _IOFBF, sizeof(obuf));
-	/* alternating, so that a slow spell of the machine hits both sides */
+	/* alternating, so that a slow spell of the machine hits every side */
 	for (int r = 0; r < runs; r++) {
-		struct rusage ru;
-		pid_t pid = fork();
-		int status;
-
-		/* timed: `bprint report FILE > /dev/null`, its CPU time */
-		if (pid == 0) {
-			int fd = open("/dev/null", O_WRONLY);
-
-			dup2(fd, 1);
-			execl(BPRINT_CMD, BPRINT_CMD, "report", file, (char *)NULL);
-			_exit(127);
-		}
-		if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status)) {
-			fprintf(stderr, "bench-report: %s report failed\n", BPRINT_CMD);
+		if ((bp_rates[r] = report_rate(file, n, NULL)) < 0 ||
+		    (json_rates[r] = report_rate(file, n, "--json")) < 0 ||
+		    (csv_rates[r] = report_rate(file, n, "--csv")) < 0)
 			return 1;
-		}
-		bp_rates[r] = (double)n / ((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-					   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 
 		/* timed: glibc printf of the same lines from the collected values */
 		t0 = now();
@@ -277,10 +291,15 @@ int main(int argc, char **argv)
 	unlink(file);
 	bp_rate = bench_median(bp_rates, runs);
 	glibc_rate = bench_median(glibc_rates, runs);
+	json_rate = bench_median(json_rates, runs);
+	csv_rate = bench_median(csv_rates, runs);
 
 	printf("bprint report: %.2f M records/s; glibc fprintf of the same lines: %.2f M lines/s; "
 	       "ratio %.2fx (target >= 2x) [%lu records, medians of %d runs]\n",
 	       bp_rate / 1e6, glibc_rate / 1e6, bp_rate / glibc_rate, n, runs);
+	printf("bprint report --json: %.2f M records/s, %.2fx report; --csv: %.2f M records/s, "
+	       "%.2fx report (target >= 0.5x each)\n",
+	       json_rate / 1e6, json_rate / bp_rate, csv_rate / 1e6, csv_rate / bp_rate);
 
 	/* The big report's child is forked from this process, and its peak
 	 * resident memory counts what it shared with us before exec(): let

@@ -89,6 +89,10 @@ struct bp_trace_info {
 #define BP_TRACE_F_STREAM	1u	/* written by bprint record */
 #define BP_TRACE_F_CLOSED	2u	/* closed cleanly */
 #define BP_TRACE_F_CRC		4u	/* a stream whose chunks carry checksums (1.3) */
+#define BP_TRACE_F_ENDED	8u	/* not closed, and the process that wrote it has
+					 * ended (or maps it no more) when opened or
+					 * refreshed: it never will be (_exit(), a
+					 * crash, a kill) */
 
 /* A call site from the file.  site.id, .line, .kind, .format (NULL when
  * the format was not a compile-time constant), .file and .func are set;

@@ -19,7 +19,8 @@ arguments, typed by its call site's format (the names and types that
 Filters mean what the bprint command's mean: site= takes what `bprint
 report -s` takes (an id, file:GLOB, line:FILE:N, func:GLOB, fmt:GLOB or a
 function glob; a list for several), where= what --where takes (FIELD OP
-VALUE terms joined by ',', OP one of == != < <= > >= ~).
+VALUE terms joined by ',', OP one of == != < <= > >= ~; a list for
+several, every one must hold, as --where given more than once).
 
 Strings come as str; bytes that are not UTF-8 decode with surrogateescape
 (s.encode("utf-8", "surrogateescape") gives the bytes back).
@@ -167,7 +168,8 @@ def open(path, where=None, site=None):
             wrapper's record, FILE (its Info.siblings are the FILE.PID of
             the other programs)
     where   keep only the records that satisfy it, as bprint report --where:
-            FIELD OP VALUE terms joined by ',' (all must hold)
+            FIELD OP VALUE terms joined by ',' (all must hold); or a list
+            of them (every one must hold, as --where given more than once)
     site    keep only the records of these sites, as bprint report -s: an
             id, file:GLOB, line:FILE:N, func:GLOB, fmt:GLOB, or a function
             glob; or a list of them

@@ -112,30 +112,85 @@ static int make_sites(BpyReader *r, PyObject *site, struct bp_sites **out)
 	return 0;
 }
 
-/* where=None or a str: parsed and checked against the chosen sites. */
+/* One --where expression parsed, or NULL with a ValueError (or
+ * MemoryError) raised. */
+static struct bp_where *parse_where(const char *expr)
+{
+	char err[256];
+	struct bp_where *w;
+
+	err[0] = '\0';
+	if (!(w = bp_where_new(expr, err, sizeof(err)))) {
+		if (!err[0])
+			return PyErr_NoMemory(), NULL;
+		PyErr_Format(PyExc_ValueError, "where: %s", err);
+	}
+	return w;
+}
+
+/*
+ * where= as one str: a str as it is; a list or tuple of str (as --where
+ * given more than once: every one must hold), each parsed alone first (its
+ * own error), then joined by ',' into one expression.  A new reference, or
+ * NULL with an exception raised.
+ */
+static PyObject *where_text(PyObject *where)
+{
+	PyObject *seq, *comma, *joined;
+
+	if (PyUnicode_Check(where))
+		return Py_NewRef(where);
+	if (!PyList_Check(where) && !PyTuple_Check(where)) {
+		PyErr_Format(PyExc_TypeError, "where: expected a str or a list of str, not %.80s",
+			     Py_TYPE(where)->tp_name);
+		return NULL;
+	}
+	if (!(seq = PySequence_Fast(where, "where: expected a list of str")))
+		return NULL;
+	for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+		PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+		const char *expr;
+		struct bp_where *alone;
+
+		if (!PyUnicode_Check(item)) {
+			PyErr_Format(PyExc_TypeError, "where: expected a str in the list, not %.80s",
+				     Py_TYPE(item)->tp_name);
+			Py_DECREF(seq);
+			return NULL;
+		}
+		if (!(expr = PyUnicode_AsUTF8(item)) || !(alone = parse_where(expr))) {
+			Py_DECREF(seq);
+			return NULL;
+		}
+		bp_where_free(alone);
+	}
+	joined = (comma = PyUnicode_FromString(",")) ? PyUnicode_Join(comma, seq) : NULL;
+	Py_XDECREF(comma);
+	Py_DECREF(seq);
+	return joined;
+}
+
+/* where=None, a str or a list of str: parsed and checked against the
+ * chosen sites. */
 static int make_where(BpyReader *r, PyObject *where, struct bp_sites *sel,
 		      struct bp_where **out)
 {
 	char err[256];
 	const char *expr;
+	PyObject *text;
 
 	*out = NULL;
 	if (!where || where == Py_None)
 		return 0;
-	if (!PyUnicode_Check(where)) {
-		PyErr_Format(PyExc_TypeError, "where: expected a str, not %.80s",
-			     Py_TYPE(where)->tp_name);
+	if ((PyList_Check(where) || PyTuple_Check(where)) && PySequence_Size(where) == 0)
+		return 0;	/* no terms: every record */
+	if (!(text = where_text(where)))
+		return -1;
+	if (!(expr = PyUnicode_AsUTF8(text)) || !(*out = parse_where(expr))) {
+		Py_DECREF(text);
 		return -1;
 	}
-	if (!(expr = PyUnicode_AsUTF8(where)))
-		return -1;
-	err[0] = '\0';
-	if (!(*out = bp_where_new(expr, err, sizeof(err)))) {
-		if (!err[0])
-			return PyErr_NoMemory(), -1;
-		PyErr_Format(PyExc_ValueError, "where: %s", err);
-		return -1;
-	}
+	Py_DECREF(text);
 	if (bp_where_check(*out, r->t, sel, err, sizeof(err)) < 0) {
 		if (bpy_reader_damaged(r))
 			return -1;

@@ -198,9 +198,14 @@ static int observe_rule(struct bp_span_export *se, struct rule *r, struct bp_tra
 	if (c < 0)
 		return BP_TRACE_ENOMEM;
 	if (c == 1) {
+		/* its arguments: the closing record's fields (decoded for a key) */
+		const struct bp_trace_layout *lay = bp_trace_layout(t, e->site_id);
+		int n = !lay ? 0 : r->nkeys ? (int)lay->nfields :
+			bp_trace_event_fields(t, e, se->vals, BP_PLAN_MAX_ARGS);
 		struct bp_export_span s = {
 			.from_ns = sp.from.ns, .to_ns = sp.to.ns, .from_tid = sp.from.tid,
 			.to_tid = sp.to.tid, .site = sp.from.site, .nests = r->nkeys == 0,
+			.lay = lay, .vals = se->vals, .nvals = n > 0 ? (unsigned)n : 0,
 		};
 		int rc = bp_export_span(x, &s);
 

@@ -107,8 +107,10 @@ void bp_trace_verdict(struct bp_trace *t, struct bp_trace_verdict *out)
 		if (in->flags & BP_TRACE_F_STREAM)
 			stream_state(t, in, &v);
 		else
-			note(&v, BP_TRACE_COMPLETE, "not closed cleanly (the process is still running, "
-			     "or was killed); every record written is in the file or counted");
+			note(&v, BP_TRACE_COMPLETE, "not closed cleanly (%s); every record written is "
+			     "in the file or counted", in->flags & BP_TRACE_F_ENDED ?
+			     "the process ended without exit(): _exit(), as a forked child may, a "
+			     "crash or a kill" : "the process is still running");
 	}
 	v.size = out->size;
 	memcpy(out, &v, n);

@@ -194,7 +194,8 @@ static void read_stop(struct bp_trace_info *in, const struct bp_file_header *h)
 	in->missing_sites = atomic_load_explicit(&h->missing_sites, memory_order_relaxed);
 }
 
-/* The process's name and its arguments, printable. */
+/* The process's name and its arguments: controls as '?', other bytes
+ * (UTF-8 too) kept. */
 static void read_command(struct bp_trace_info *in, const struct bp_file_header *h)
 {
 	size_t n = strnlen(h->comm, sizeof(h->comm)), o = 0;
@@ -211,7 +212,7 @@ static void read_command(struct bp_trace_info *in, const struct bp_file_header *
 			in->cmdline[o++] = '\'';
 			in->cmdline[o++] = '\'';
 		}
-		in->cmdline[o++] = c == '\0' ? ' ' : (c < ' ' || c == 0x7f) ? '?' : c;
+		in->cmdline[o++] = c == '\0' ? ' ' : ((unsigned char)c < ' ' || c == 0x7f) ? '?' : c;
 	}
 	while (o > 0 && in->cmdline[o - 1] == ' ')
 		o--;
@@ -454,6 +455,8 @@ static int open_file(struct bp_trace *t, char *err, size_t errlen)
 	 * an exiting process may write on after its exit handler closed it. */
 	t->writer_dead = !(t->info.flags & BP_TRACE_F_STREAM) && writer_process_gone(t);
 	t->writer_gone = t->writer_dead || writer_closed(t);
+	if (t->writer_dead && !(t->info.flags & BP_TRACE_F_CLOSED))
+		t->info.flags |= BP_TRACE_F_ENDED;
 	rc = catalogue_update(t, 0);
 	check_tail(t);
 	check_size(t);
@@ -531,6 +534,8 @@ int bp_trace_refresh(struct bp_trace *t)
 		return rc;
 	reread_header(t);
 	t->writer_gone = writer_closed(t) || writer_process_gone(t);
+	if (t->writer_gone && !(t->info.flags & (BP_TRACE_F_CLOSED | BP_TRACE_F_STREAM)))
+		t->info.flags |= BP_TRACE_F_ENDED;
 	if ((rc = catalogue_update(t, 0)) < 0)
 		return rc;
 	for (size_t i = 0; i < t->nsrc; i++) {

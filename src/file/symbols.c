@@ -25,6 +25,7 @@
  */
 #include "file/symbols.h"
 
+#include "file/demangle.h"
 #include "file/symbols_elf.h"
 
 #include <bprint/format.h>
@@ -277,6 +278,7 @@ void bp_symbols_print(void *ctx, char letter, uint64_t address, char *buf, size_
 	const char *name = NULL;
 	uint64_t off = 0, symsize = 0;
 	size_t i, n;
+	char demangled[1024];
 
 	if (!size)
 		return;
@@ -316,6 +318,8 @@ void bp_symbols_print(void *ctx, char letter, uint64_t address, char *buf, size_
 		name = symbols_own_lookup(&h->own, address - lib->load_addr, &off, &symsize);
 	if (!name)
 		goto plain;
+	if (bp_demangle(name, demangled, sizeof(demangled)))
+		name = demangled;	/* a C++ symbol, as its sites are read */
 	s->st.resolved++;
 	if (letter != 'S')
 		bp_snprintf(buf, size, "%s", name);

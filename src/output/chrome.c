@@ -40,6 +40,7 @@ struct cx {
 	struct bp_out_buf *out;	/* the frame's */
 	int64_t pid;
 	bool started;		/* an event is written */
+	uint64_t async_ids;	/* keyed spans written as async events */
 };
 
 static void json_str(struct bp_out_buf *out, const char *str, size_t n)
@@ -213,26 +214,70 @@ static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
 	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
 }
 
-/* A span as a complete event ("ph":"X") on the from-record's thread,
- * lasting until the to-record; its args say the to-record's thread. */
+/* ,"args":{"to_tid":T,FIELD:VALUE,...}} of a span: the fields of the
+ * record that closed it (the key among them). */
+static void span_args(struct bp_export *fx, const struct bp_export_span *sp)
+{
+	struct bp_out_buf *out = &fx->out;
+
+	bp_out_puts(out, ",\"args\":{\"to_tid\":");
+	bp_out_i64(out, sp->to_tid);
+	for (unsigned k = 0; k < sp->nvals; k++)
+		if (strcmp(sp->lay->fields[k].name, "to_tid"))
+			json_arg(fx, sp->lay, k, &sp->vals[k]);
+	bp_out_puts(out, "}}");
+}
+
+/* ,{"ph":PH,"name":NAME,"cat":"span","ts":NS,"pid":P,"tid":T */
+static void span_event(struct cx *x, struct bp_export *fx, const char *ph, uint32_t site,
+		       uint64_t ns, int32_t tid)
+{
+	struct bp_out_buf *out = x->out;
+
+	bp_out_puts(out, ",\n{\"ph\":\"");
+	bp_out_puts(out, ph);
+	bp_out_puts(out, "\",\"name\":");
+	json_cstr(out, bp_out_event_name(&fx->names, site));
+	bp_out_puts(out, ",\"cat\":\"span\",\"ts\":");
+	ts_us(out, ns);
+	bp_out_puts(out, ",\"pid\":");
+	bp_out_i64(out, x->pid);
+	bp_out_puts(out, ",\"tid\":");
+	bp_out_i64(out, tid);
+}
+
+/*
+ * A span.  Paired within its thread (no key), spans nest: a complete event
+ * ("ph":"X") on the thread, lasting until the to-record.  Paired by a key,
+ * spans of one thread may overlap without nesting, which complete events
+ * must not (Perfetto's importer moves them to an overflow track, older
+ * viewers drop them): an async pair ("b" on the from-record's thread, "e"
+ * on the to-record's) with an id of its own, each span on its own row.
+ * The args (on "X" and "b") say the to-record's thread and fields.
+ */
 static int chrome_span(struct bp_export *fx, const struct bp_export_span *sp)
 {
 	struct cx *x = fx->own;
 	struct bp_out_buf *out = x->out;
 
-	bp_out_puts(out, ",\n{\"ph\":\"X\",\"name\":");
-	json_cstr(out, bp_out_event_name(&fx->names, sp->site));
-	bp_out_puts(out, ",\"cat\":\"span\",\"ts\":");
-	ts_us(out, sp->from_ns);
-	bp_out_puts(out, ",\"dur\":");
-	ts_us(out, sp->to_ns - sp->from_ns);
-	bp_out_puts(out, ",\"pid\":");
-	bp_out_i64(out, x->pid);
-	bp_out_puts(out, ",\"tid\":");
-	bp_out_i64(out, sp->from_tid);
-	bp_out_puts(out, ",\"args\":{\"to_tid\":");
-	bp_out_i64(out, sp->to_tid);
-	bp_out_puts(out, "}}");
+	if (sp->nests) {
+		span_event(x, fx, "X", sp->site, sp->from_ns, sp->from_tid);
+		bp_out_puts(out, ",\"dur\":");
+		ts_us(out, sp->to_ns - sp->from_ns);
+		span_args(fx, sp);
+	} else {
+		uint64_t id = ++x->async_ids;
+
+		span_event(x, fx, "b", sp->site, sp->from_ns, sp->from_tid);
+		bp_out_puts(out, ",\"id\":\"0x");
+		bp_out_putf(out, "%llx", (unsigned long long)id);
+		bp_out_puts(out, "\"");
+		span_args(fx, sp);
+		span_event(x, fx, "e", sp->site, sp->to_ns, sp->to_tid);
+		bp_out_puts(out, ",\"id\":\"0x");
+		bp_out_putf(out, "%llx", (unsigned long long)id);
+		bp_out_puts(out, "\"}");
+	}
 	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
 }
 

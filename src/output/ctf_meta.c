@@ -20,16 +20,57 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A TSDL string literal: printable ASCII, '"' and '\' escaped, others '_'. */
-static void tsdl_str(struct bp_out_buf *f, const char *s, size_t max)
+/* The length of the well-formed UTF-8 sequence at s (n bytes left, n >
+ * 0, s[0] >= 0x80), 0 if there is none. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	bp_out_byte(f, '"');
-	for (size_t i = 0; s && s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
+	size_t len = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 :
+		     s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+	uint32_t cp = s[0] & (len == 2 ? 0x1fu : len == 3 ? 0x0fu : 0x07u);
 
-		if (c == '"' || c == '\\')
+	if (!len || n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * A TSDL string literal of the bytes of s (up to a NUL or max): printable
+ * ASCII and well-formed UTF-8 as they are (a command line's "café" stays
+ * "café"), '"' and '\' escaped, and every other byte (controls, a byte
+ * that is not UTF-8) as an octal escape, \ooo, which the TSDL parser
+ * turns back into that byte.
+ */
+static void tsdl_str(struct bp_out_buf *f, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = s ? strnlen(str, max) : 0, len;
+
+	bp_out_byte(f, '"');
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\') {
 			bp_out_byte(f, '\\');
-		bp_out_byte(f, c >= 0x20 && c < 0x7f ? c : '_');
+			bp_out_byte(f, c);
+			i++;
+		} else if (c >= 0x20 && c < 0x7f) {
+			bp_out_byte(f, c);
+			i++;
+		} else if (c >= 0x80 && (len = utf8_seq(s + i, n - i)) > 0) {
+			bp_out_put(f, s + i, len);
+			i += len;
+		} else {
+			bp_out_putf(f, "\\%03o", c);
+			i++;
+		}
 	}
 	bp_out_byte(f, '"');
 }
@@ -82,8 +123,51 @@ static void tsdl_date(struct bp_out_buf *f, uint64_t realtime_ns)
 	tsdl_str(f, date, sizeof(date));
 }
 
-/* The environment: LTTng-UST 2.12's keys (per-process buffers), then ours. */
-static void write_env(struct bp_out_buf *f, const struct bp_trace_info *info)
+/*
+ * Was the trace recorded since this machine booted?  Its realtime start
+ * less its monotonic start is the boot's realtime; this boot's is now's
+ * realtime less now's monotonic.  The two differ by what the realtime
+ * clock was stepped (and a suspend) since: a second apart is another
+ * boot, or another machine.
+ */
+static bool this_boot(const struct bp_trace_info *info)
+{
+	struct timespec rt, mono;
+	int64_t then, now;
+
+	if (!info->start_realtime_ns || !info->start_mono_ns ||
+	    clock_gettime(CLOCK_REALTIME, &rt) || clock_gettime(CLOCK_MONOTONIC, &mono))
+		return false;
+	then = (int64_t)(info->start_realtime_ns - info->start_mono_ns);
+	now = ((int64_t)rt.tv_sec - (int64_t)mono.tv_sec) * 1000000000 +
+	      ((int64_t)rt.tv_nsec - (int64_t)mono.tv_nsec);
+	return (then > now ? then - now : now - then) < 1000000000;
+}
+
+/* This boot's id, as the kernel gives it (8-4-4-4-12 lower-case hex), into
+ * id (37 bytes); false if it cannot be read or is not one. */
+static bool read_boot_id(char *id)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, id, 36);
+
+	if (fd >= 0)
+		close(fd);
+	if (n != 36)
+		return false;
+	id[36] = '\0';
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? id[i] != '-' : !((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
+			return false;
+	}
+	return true;
+}
+
+/* The environment: LTTng-UST 2.12's keys (per-process buffers), then ours.
+ * host: the host's name (a trace of this boot), else NULL. */
+static void write_env(struct bp_out_buf *f, const struct bp_trace_info *info, const char *host)
 {
 	bp_out_putf(f, "env {\n\tdomain = \"ust\";\n\ttracer_name = \"lttng-ust\";\n"
 		    "\ttracer_major = 2;\n\ttracer_minor = 12;\n"
@@ -91,6 +175,10 @@ static void write_env(struct bp_out_buf *f, const struct bp_trace_info *info)
 		    "\tarchitecture_bit_width = %u;\n\ttrace_name = ",
 		    (long long)info->pid, info->word_size ? info->word_size * 8u : 64u);
 	tsdl_str(f, info->comm, 16);
+	/* babeltrace2 names a trace by its hostname (sink.ctf.fs writes it to
+	 * OUT/HOSTNAME/...); a trace from another boot says it is unknown */
+	bp_out_puts(f, ";\n\thostname = ");
+	tsdl_str(f, host ? host : "unknown", 256);
 	if (info->start_realtime_ns) {
 		bp_out_puts(f, ";\n\ttrace_creation_datetime = ");
 		tsdl_date(f, info->start_realtime_ns);
@@ -109,11 +197,15 @@ static void write_env(struct bp_out_buf *f, const struct bp_trace_info *info)
 	bp_out_puts(f, ";\n};\n\n");
 }
 
-static void write_clock(struct bp_out_buf *f, const struct bp_trace_info *info)
+static void write_clock(struct bp_out_buf *f, const struct bp_trace_info *info,
+			const char *boot_id)
 {
 	int64_t off;
 
-	bp_out_putf(f, "clock {\n\tname = \"%s\";\n\tdescription = ", clock_name(info));
+	bp_out_putf(f, "clock {\n\tname = \"%s\";\n", clock_name(info));
+	if (boot_id && info->clock != BP_CLOCK_COUNTER)
+		bp_out_putf(f, "\tuuid = \"%s\";\n", boot_id);
+	bp_out_puts(f, "\tdescription = ");
 	tsdl_str(f, info->clock_name, 32);
 	bp_out_puts(f, ";\n\tfreq = 1000000000;\n\tprecision = 1;\n");
 	if (bp_out_wallclock_offset(info, &off) == 0) {
@@ -232,9 +324,13 @@ int ctf_write_metadata(struct ctf *x)
 
 	if (fd < 0)
 		return x->fx->err = errno, BP_TRACE_EIO;
+	char boot_id[37], host[257];
+	bool here = this_boot(info);
+
+	host[sizeof(host) - 1] = '\0';
 	write_trace(&m, x);
-	write_env(&m, info);
-	write_clock(&m, info);
+	write_env(&m, info, here && gethostname(host, sizeof(host) - 1) == 0 ? host : NULL);
+	write_clock(&m, info, here && read_boot_id(boot_id) ? boot_id : NULL);
 	write_stream(&m);
 	if (!write_classes(x, &m))
 		rc = BP_TRACE_ENOMEM;

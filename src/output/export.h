@@ -88,6 +88,11 @@ struct bp_export_span {
 	uint32_t site;			/* the from-record's site id */
 	bool nests;			/* paired within its thread: it nests with the
 					 * thread's other such spans (its own track) */
+	/* the span's arguments: the fields of the record that closed it (the
+	 * key among them), lay's fields vals[0 .. nvals); nvals 0: none */
+	const struct bp_trace_layout *lay;
+	const struct bp_field_value *vals;
+	unsigned nvals;
 };
 
 struct bp_export_opts {

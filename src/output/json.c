@@ -41,45 +41,110 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-static void json_u04x(struct bp_out_buf *out, unsigned c)
+static unsigned char *json_u04x(unsigned char *q, unsigned c)
 {
 	static const char hex[] = "0123456789abcdef";
-	char u[6] = { '\\', 'u', '0', '0', hex[c >> 4 & 15], hex[c & 15] };
 
-	bp_out_put(out, u, sizeof(u));
+	*q++ = '\\', *q++ = 'u', *q++ = '0', *q++ = '0';
+	*q++ = (unsigned char)hex[c >> 4 & 15], *q++ = (unsigned char)hex[c & 15];
+	return q;
 }
 
+/* Printable ASCII but for the quote and the backslash: copied as it is. */
+static inline bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/* Are the 8 bytes at s all plain()?  Tested a word at a time (a byte
+ * below 0x20, a byte with its top bit, or one equal to '"', '\\' or DEL,
+ * by the borrow of a subtraction), where messages are mostly plain. */
+static inline bool plain8(const unsigned char *s)
+{
+	const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
+	uint64_t x, quote, slash, del;
+
+	memcpy(&x, s, 8);
+	quote = x ^ (ones * '"');
+	slash = x ^ (ones * '\\');
+	del = x ^ (ones * 0x7f);
+	return !((x | ((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
+		  ((slash - ones) & ~slash) | ((del - ones) & ~del)) & tops);
+}
+
+#if defined(__x86_64__)
+/* The same of 16 bytes, with SSE2 (which every x86-64 has): a signed
+ * byte below 0x20 is a control or one with its top bit. */
+typedef signed char bytes16 __attribute__((vector_size(16)));
+#define PLAIN_BLOCK 16u
+static inline bool plain_block(const unsigned char *s)
+{
+	bytes16 v;
+
+	memcpy(&v, s, 16);
+	return !__builtin_ia32_pmovmskb128((v < 0x20) | (v == 0x7f) | (v == '"') | (v == '\\'));
+}
+#else
+#define PLAIN_BLOCK 8u
+#define plain_block plain8
+#endif
+
+/* The room is reserved once, for the longest escape of every byte (six,
+ * \u00XX), and the bytes written straight into it: report --json escapes
+ * every message, so this loop is its inner one. */
 void bp_json_buf_str(struct bp_out_buf *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	unsigned char *start, *q;
 
-	bp_out_byte(out, '"');
+	if (n > (SIZE_MAX - 2) / 6 || !(start = bp_out_room(out, 6 * n + 2))) {
+		out->oom = true;
+		return;
+	}
+	q = start;
+	*q++ = '"';
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
-		size_t len;
+		size_t len, run;
 
-		if (c == '"' || c == '\\') {
-			bp_out_byte(out, '\\');
-			bp_out_byte(out, c);
+		for (run = i; run + PLAIN_BLOCK <= n && plain_block(s + run); run += PLAIN_BLOCK)
+			;
+		/* the last block again, overlapping what was tested: the
+		 * tail of a plain string at once */
+		if (run < n && run + PLAIN_BLOCK > n && n >= PLAIN_BLOCK &&
+		    plain_block(s + n - PLAIN_BLOCK))
+			run = n;
+		if (run < n && run + 8 > n && n >= 8 && plain8(s + n - 8))
+			run = n;
+		for (; run < n && plain(s[run]); run++)
+			;
+		if (run > i) {
+			memcpy(q, s + i, run - i);
+			q += run - i;
+			i = run;
+		} else if (c == '"' || c == '\\') {
+			*q++ = '\\', *q++ = c;
 			i++;
 		} else if (c == '\n') {
-			bp_out_puts(out, "\\n");
+			*q++ = '\\', *q++ = 'n';
 			i++;
 		} else if (c == '\t') {
-			bp_out_puts(out, "\\t");
+			*q++ = '\\', *q++ = 't';
 			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			json_u04x(out, c);
+		} else if (c < 0x80) {
+			q = json_u04x(q, c);	/* other controls and DEL */
 			i++;
 		} else if ((len = utf8_len(s + i, n - i)) > 0) {
-			bp_out_put(out, s + i, len);
+			memcpy(q, s + i, len);
+			q += len;
 			i += len;
 		} else {
-			json_u04x(out, c);	/* not UTF-8: the byte's value */
+			q = json_u04x(q, c);	/* not UTF-8: the byte's value */
 			i++;
 		}
 	}
-	bp_out_byte(out, '"');
+	*q++ = '"';
+	out->len += (size_t)(q - start);
 }
 
 void bp_json_str(FILE *out, const char *str, size_t n)
@@ -99,6 +164,35 @@ void bp_json_cstr(FILE *out, const char *s)
 	bp_json_str(out, s ? s : "", s ? strlen(s) : 0);
 }
 
+/* d as the shortest of %.15g .. %.17g that reads back the same, into buf
+ * (40 bytes); its length. */
+static size_t shortest_double(char *buf, size_t size, double d)
+{
+	int n = 0;
+
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(buf, size, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	return n > 0 ? (size_t)n : 0;
+}
+
+void bp_json_buf_double(struct bp_out_buf *out, double d, bool as_float)
+{
+	char buf[48];
+	size_t n;
+
+	if (!isfinite(d)) {
+		bp_out_puts(out, "null");
+		return;
+	}
+	n = shortest_double(buf, sizeof(buf) - 2, d);
+	bp_out_put(out, buf, n);
+	if (as_float && !memchr(buf, '.', n) && !memchr(buf, 'e', n))
+		bp_out_put(out, ".0", 2);
+}
+
 void bp_json_double(FILE *out, double d)
 {
 	char buf[40];
@@ -107,10 +201,6 @@ void bp_json_double(FILE *out, double d)
 		fputs("null", out);
 		return;
 	}
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, d);
-		if (strtod(buf, NULL) == d)
-			break;
-	}
+	shortest_double(buf, sizeof(buf), d);
 	fputs(buf, out);
 }

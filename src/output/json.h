@@ -8,6 +8,7 @@
 #ifndef BP_OUTPUT_JSON_H
 #define BP_OUTPUT_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,5 +22,10 @@ void bp_json_cstr(FILE *out, const char *s);
 /* A double: finite as the shortest %.17g that reads back the same, NaN and
  * infinities as null (JSON has no such numbers). */
 void bp_json_double(FILE *out, double d);
+/* The same into a buffer.  as_float: the text always reads back as a
+ * floating-point number ("-0.0", "3.0", "1e+300"), so that a typed reader
+ * (one that makes "3" an integer) keeps a %f field a float and -0.0 its
+ * sign. */
+void bp_json_buf_double(struct bp_out_buf *out, double d, bool as_float);
 
 #endif /* BP_OUTPUT_JSON_H */

@@ -59,7 +59,7 @@ enum {
 	TE_CATEGORY_IIDS = 3, TE_ANNOTATIONS = 4, TE_TYPE = 9, TE_NAME_IID = 10,
 	TE_TRACK = 11, TE_SOURCE_LOCATION_IID = 34,
 	DA_NAME_IID = 1, DA_BOOL = 2, DA_UINT = 3, DA_INT = 4, DA_DOUBLE = 5, DA_STRING = 6,
-	DA_POINTER = 7,
+	DA_POINTER = 7, DA_NAME = 10,
 	ID_CATEGORIES = 1, ID_EVENT_NAMES = 2, ID_ANNOTATION_NAMES = 3, ID_SOURCE_LOCATIONS = 4,
 	IID_IID = 1, IID_NAME = 2,
 	SL_FILE = 2, SL_FUNCTION = 3, SL_LINE = 4,
@@ -364,36 +364,44 @@ static void instant_end(struct px *x, struct ev_at at)
 	pb_end(x->b, at.packet);
 }
 
-/* One annotation per typed argument (the site layout's fields); returns the layout. */
-static const struct bp_trace_layout *arguments(struct px *x, const struct bp_trace_event *e)
+/* The value of field k of lay, v, in the annotation being written. */
+static void annotation_value(struct px *x, const struct bp_trace_layout *lay, unsigned k,
+			     const struct bp_field_value *v)
 {
 	static const uint32_t field[] = {
 		[BP_FIELD_SIGNED] = DA_INT, [BP_FIELD_UNSIGNED] = DA_UINT,
 		[BP_FIELD_CHAR] = DA_STRING, [BP_FIELD_FLOAT] = DA_DOUBLE,
 		[BP_FIELD_STRING] = DA_STRING, [BP_FIELD_POINTER] = DA_POINTER,
 	};
+	const struct bp_trace_field *d = &lay->fields[k];
+	struct bp_out_buf *b = x->b;
+	char c = (char)v->v.u, sym[BP_OUT_SYMBOL_MAX], letter = bp_out_symbol_letter(lay, k);
+
+	if (letter)	/* %pS: the symbol, as report prints it */
+		pb_bytes(b, DA_STRING, sym, bp_out_symbol(x->fx->t, letter, v->v.u, sym, sizeof(sym)));
+	else if (d->type == BP_FIELD_FLOAT)
+		pb_double(b, DA_DOUBLE, v->v.d);
+	else if (d->type == BP_FIELD_STRING)
+		pb_bytes(b, DA_STRING, v->s, v->len);
+	else if (d->type == BP_FIELD_CHAR)
+		pb_bytes(b, DA_STRING, &c, 1);
+	else if (d->type < sizeof(field) / sizeof(field[0]) && field[d->type])
+		pb_uint(b, field[d->type], v->v.u);	/* int64 as two's complement */
+}
+
+/* One annotation per typed argument (the site layout's fields); returns the layout. */
+static const struct bp_trace_layout *arguments(struct px *x, const struct bp_trace_event *e)
+{
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
 	const struct bp_trace_layout *lay;
 	unsigned n = bp_out_record_args(x->fx->t, e, &lay, v);
 	struct bp_out_buf *b = x->b;
 
 	for (unsigned k = 0; k < n; k++) {
-		const struct bp_trace_field *d = &lay->fields[k];
 		size_t at = pb_begin(b, TE_ANNOTATIONS);
-		char c = (char)v[k].v.u, sym[BP_OUT_SYMBOL_MAX], letter = bp_out_symbol_letter(lay, k);
 
 		pb_uint(b, DA_NAME_IID, arg_iid(e->site_id, k));
-		if (letter)	/* %pS: the symbol, as report prints it */
-			pb_bytes(b, DA_STRING, sym,
-				 bp_out_symbol(x->fx->t, letter, v[k].v.u, sym, sizeof(sym)));
-		else if (d->type == BP_FIELD_FLOAT)
-			pb_double(b, DA_DOUBLE, v[k].v.d);
-		else if (d->type == BP_FIELD_STRING)
-			pb_bytes(b, DA_STRING, v[k].s, v[k].len);
-		else if (d->type == BP_FIELD_CHAR)
-			pb_bytes(b, DA_STRING, &c, 1);
-		else if (d->type < sizeof(field) / sizeof(field[0]) && field[d->type])
-			pb_uint(b, field[d->type], v[k].v.u);	/* int64 as two's complement */
+		annotation_value(x, lay, k, &v[k]);
 		pb_end(b, at);
 	}
 	return n ? lay : NULL;
@@ -477,6 +485,25 @@ static uint64_t lane_for(struct px *x, uint64_t from_ns, uint64_t to_ns)
 	return x->lanes[x->nlanes++].uuid;
 }
 
+/* A slice's arguments: to_tid and the closing record's fields (the key
+ * among them), named by string (one slice, not a site's interned names). */
+static void span_annotations(struct px *x, const struct bp_export_span *sp)
+{
+	struct bp_out_buf *b = x->b;
+	size_t at = pb_begin(b, TE_ANNOTATIONS);
+	char alias[BP_OUT_FIELD_NAME_MAX];
+
+	pb_str(b, DA_NAME, "to_tid");
+	pb_uint(b, DA_INT, (uint64_t)(int64_t)sp->to_tid);
+	pb_end(b, at);
+	for (unsigned k = 0; k < sp->nvals; k++) {
+		at = pb_begin(b, TE_ANNOTATIONS);
+		pb_str(b, DA_NAME, bp_out_field_name(sp->lay, k, alias));
+		annotation_value(x, sp->lay, k, &sp->vals[k]);
+		pb_end(b, at);
+	}
+}
+
 /* A span as a slice: TYPE_SLICE_BEGIN and _END on its thread's track when
  * it nests there, else on a lane of its own. */
 static int perfetto_span(struct bp_export *fx, const struct bp_export_span *sp)
@@ -498,6 +525,7 @@ static int perfetto_span(struct bp_export *fx, const struct bp_export_span *sp)
 		if (!end) {
 			pb_uint(x->b, TE_NAME_IID, iid);
 			pb_uint(x->b, TE_CATEGORY_IIDS, iid);
+			span_annotations(x, sp);
 		}
 		pb_end(x->b, ev);
 		pb_end(x->b, at);

@@ -61,6 +61,13 @@ check_accounts ow ow.dat
 [ "$last_rrc" -eq 0 ] && [ "$last_src" -eq 0 ] || fail "overwrite: exit $last_rrc/$last_src"
 [ -s ow.rerr ] && fail "overwrite: stderr: $(cat ow.rerr)"
 ok "overwrite mode: header lost = stats"
+# one loss, one name: the records the rings recycled before record copied
+# them are OVERWRITTEN in stats and "overwritten" in report's loss lines
+set -- $(sums ow.stats)
+words=$(grep -oE ': \[[0-9]+ records? lost[^]]*\]' ow.report | sed 's/.*lost: *//; s/\]$//' | sort -u)
+[ "$3" -gt 0 ] && [ "$words" = overwritten ] ||
+	fail "overwrite mode: stats OVERWRITTEN $3, report calls the losses '$words'"
+ok "overwrite mode: report's loss lines say overwritten, as stats does"
 
 # 2. a killed recorder: its child dies too (PR_SET_PDEATHSIG)
 gone() {	# PID: not running (or a zombie nobody reaped yet)

@@ -40,6 +40,16 @@ out=$(LD_LIBRARY_PATH="$lib" "$work/pc")
 "$cc" -o "$work/pcm" "$src/examples/installed/messages.c" $(pkg-config --cflags --libs bprint-reader)
 out=$(LD_LIBRARY_PATH="$lib" "$work/pcm" "$work/hello.dat")
 [ "$out" = "$expected" ] || { echo "pkg-config reader printed:"; echo "$out"; exit 1; }
+# a Makefile project as README shows it: make's built-in rule puts LDLIBS
+# after the objects, so the libraries link with --as-needed too (in
+# LDFLAGS, before the objects, they would be dropped)
+mkdir -p "$work/mk" && cp "$src/examples/installed/hello.c" "$work/mk/"
+printf '%s\n' 'CFLAGS += $(shell pkg-config --cflags bprint)' \
+	'LDLIBS += $(shell pkg-config --libs bprint)' 'LDFLAGS += -Wl,--as-needed' \
+	'hello: hello.o' > "$work/mk/Makefile"
+make -s -C "$work/mk" CC="$cc" >/dev/null || { echo "the Makefile project failed to build"; exit 1; }
+out=$(LD_LIBRARY_PATH="$lib" "$work/mk/hello")
+[ "$out" = "$expected" ] || { echo "Makefile build printed:"; echo "$out"; exit 1; }
 # a prefix outside the linker's path: the rpath the .pc file gives finds it
 # without LD_LIBRARY_PATH
 "$cc" -o "$work/pcr" "$src/examples/installed/hello.c" $(pkg-config --cflags --libs bprint) \
@@ -86,4 +96,4 @@ cmake --build "$work/stb" >/dev/null ||
 out=$(env -u LD_LIBRARY_PATH "$work/stb/messages_static" "$work/hello.dat")
 [ "$out" = "$expected" ] || { echo "static reader printed:"; echo "$out"; exit 1; }
 
-echo "installed package: find_package (shared and static, the static reader beside a program's own ring_next()) and pkg-config builds (with LD_LIBRARY_PATH or the rpath) of the runtime and the reading library work"
+echo "installed package: find_package (shared and static, the static reader beside a program's own ring_next()), pkg-config and Makefile (LDLIBS, --as-needed) builds (with LD_LIBRARY_PATH or the rpath) of the runtime and the reading library work"

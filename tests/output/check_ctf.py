@@ -20,8 +20,10 @@ import collections
 import datetime
 import os
 import re
+import socket
 import subprocess
 import sys
+import uuid
 
 try:
     import bt2
@@ -195,11 +197,24 @@ def lttng_shape(ctf):
         bad["tracer_minor"] = env.get("tracer_minor")
     if "clock" in env:
         bad["clock"] = "a TSDL keyword: babeltrace2's CTF writer refuses it"
+    # a trace of this boot: the host's name (babeltrace2 names the trace by
+    # it) and the boot id as the clock's uuid (Trace Compass matches the
+    # traces of one host by it)
+    if env.get("hostname") != socket.gethostname():
+        bad["hostname"] = env.get("hostname")
+    with open("/proc/sys/kernel/random/boot_id") as f:
+        boot_id = uuid.UUID(f.read().strip())
+    for m2 in bt2.TraceCollectionMessageIterator(ctf):
+        if type(m2) is bt2._EventMessageConst:
+            if m2.default_clock_snapshot.clock_class.uuid != boot_id:
+                bad["clock uuid"] = m2.default_clock_snapshot.clock_class.uuid
+            break
     if bad:
         fail("environment is not LTTng-UST's: %r" % bad)
     else:
-        ok("environment: domain ust, lttng-ust %d.%d.%d, vpid %d" %
-           (env["tracer_major"], env["tracer_minor"], env["tracer_patchlevel"], env["vpid"]))
+        ok("environment: domain ust, lttng-ust %d.%d.%d, vpid %d, hostname %s; clock uuid the boot id" %
+           (env["tracer_major"], env["tracer_minor"], env["tracer_patchlevel"], env["vpid"],
+            env["hostname"]))
     pc = sc.packet_context_field_class
     cpu = pc["cpu_id"].field_class if pc is not None and "cpu_id" in pc else None
     if (not isinstance(cpu, bt2._UnsignedIntegerFieldClassConst) or

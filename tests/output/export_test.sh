@@ -150,6 +150,19 @@ else:
 	babeltrace2 ctf -c sink.text.details >details.txt 2>&1 && grep -q procname details.txt ||
 		{ tail -3 details.txt; echo "FAIL: sink.text.details"; exit 1; }
 	echo "ok: sink.text.details"
+	# sink.ctf.fs writes a trace under its hostname
+	[ -d "rt/$(hostname)" ] || { ls rt; echo "FAIL: sink.ctf.fs did not write rt/$(hostname)"; exit 1; }
+	echo "ok: sink.ctf.fs wrote the trace to rt/$(hostname)"
+	# a command line of UTF-8 and a byte that is not: kept, escaped in TSDL
+	env BPRINT_FILE=u.bpt "$TRACED" 10 "caf$(printf '\303\251')" "$(printf 'x\377y')" || exit 1
+	"$BPRINT" export --format=ctf -q -o uctf u.bpt || { echo "FAIL: export u.bpt"; exit 1; }
+	$PY -c 'import bt2, sys
+for m in bt2.TraceCollectionMessageIterator("uctf"):
+    if type(m) is bt2._StreamBeginningMessageConst:
+        got = str(m.stream.trace.environment["bprint_cmdline"]).encode("utf-8", "surrogateescape")
+        sys.exit(0 if got.endswith(b" 10 caf\xc3\xa9 x\xffy") else "bprint_cmdline %r" % got)
+sys.exit("no stream")' || { echo "FAIL: the command line's bytes in the CTF environment"; exit 1; }
+	echo "ok: the command line's UTF-8 and other bytes kept in the CTF environment"
 	# a trace without records: metadata alone, which babeltrace2 reads as empty
 	env BPRINT_FILE=e.bpt BPRINT_DISABLE=1 "$TRACED" 10 || exit 1
 	"$BPRINT" export --format=ctf -q -o ectf e.bpt || { echo "FAIL: empty export"; exit 1; }
@@ -221,6 +234,14 @@ tracemodel)
 		{ cat npm/npm.log; echo "SKIP: npm could not install @tracerbench/trace-model"; exit 77; }
 	"$BPRINT" report -n t.bpt >report.txt || { echo "FAIL: bprint report"; exit 1; }
 	NODE_PATH="$WORK/npm/node_modules" node "$SRC/check_trace_model.js" t.json report.txt summary.txt ||
+		exit 1
+	# keyed spans as async pairs (b/e with an id), nested ones as X: the
+	# model still builds and holds the same threads and events
+	"$BPRINT" export --format=chrome -q -o spans.json --span 'fmt:worker*,fmt:worker*,worker' \
+		--span 'fmt:before*,fmt:after*' t.bpt || { echo "FAIL: export --span"; exit 1; }
+	grep -q '"ph":"b"' spans.json && grep -q '"ph":"X"' spans.json ||
+		{ echo "FAIL: no async (b) or complete (X) span events"; exit 1; }
+	NODE_PATH="$WORK/npm/node_modules" node "$SRC/check_trace_model.js" spans.json report.txt summary.txt ||
 		exit 1
 	;;
 *)

@@ -142,6 +142,25 @@ with bprint.open("srv.bpt", where="status==500") as t2:
     c.check(len(want) > 0, "the combined filters keep some records")
     c.equal(got, want, "open(where=) and events(site=, where=) all hold")
 
+# where= a list: every expression holds (as --where given more than once),
+# against the reference and against report --where A --where B
+for exprs in (["dur_us>=4000", "status!=200"], ("method~P*", "bytes<1000"),
+              ["path~/api/*", "bytes<1000"], ["status==500"]):
+    want = [e for e in everything if all(reference(e, parse(x)) for x in exprs)]
+    c.check(0 < len(want) < min(len([e for e in everything if reference(e, parse(x))]) for x in exprs)
+            or len(exprs) == 1, "where=%r keeps fewer records than each alone" % (exprs,))
+    c.equal(rows(t.events(where=exprs)), rows(want), "events(where=%r) is the reference's" % (exprs,))
+    c.equal(column_rows(t.to_numpy(where=list(exprs), message=True)), rows(want),
+            "to_numpy(where=%r) is the reference's" % (exprs,))
+    if command_where:
+        args = [a for x in exprs for a in ("--where", x)]
+        c.equal(rows(t.events(where=exprs)), bptest.raw_records("srv.bpt", *args),
+                "events(where=%r) is report %s" % (exprs, " ".join(args)))
+with bprint.open("srv.bpt", where=["status==500", "dur_us>2500"]) as t2:
+    c.equal(rows(t2), rows(e for e in everything if reference(e, parse("status==500,dur_us>2500"))),
+            "open(where=[A, B]) keeps what both hold")
+c.equal(len(list(t.events(where=[]))), len(everything), "where=[] keeps every record")
+
 # ---- bad filters: ValueError with the command's words ----
 BAD = [(dict(where="nosuch>1"), "no field 'nosuch'"),
        (dict(where="status>>1"), "status"),
@@ -149,8 +168,16 @@ BAD = [(dict(where="nosuch>1"), "no field 'nosuch'"),
        (dict(where="method~'P*"), "quote is not closed"),
        (dict(where="load~1*"), "'~' compares strings"),
        (dict(where="status==abc"), "status is a number"),
+       (dict(where=["status==500", "method~'P*"]), "quote is not closed"),
+       (dict(where=["method~'P*", "x'"]), "quote is not closed"),
        (dict(site="func:nosuch"), "no such site"),
        (dict(site=[]), None)]
+try:
+    list(t.events(where=["status==500", 3]))
+except TypeError as e:
+    c.check("list of str" in str(e) or "str in the list" in str(e), "where=[str, int]: %s" % e)
+else:
+    c.check(False, "where=[str, int] is refused")
 for kw, words in BAD:
     try:
         list(t.events(**kw))

@@ -12,7 +12,7 @@
  *   thread: i = 0 .. N-1, cmd = CMDS[i % 3], argc = i % 5 - 2,
  *   dur_us = (i * 7919) % 1000 + 1 (GET), 2 * that (SET), 7 (DEL),
  *   ratio = i / 8.0 - 3, flag = 'a' + i % 4; and one with dur_us
- *   INT64_MIN, one with INT64_MAX (cmd "EDGE");
+ *   INT64_MIN (ratio 0.0), one with INT64_MAX (ratio -0.0) (cmd "EDGE");
  * - N / 4 requests "begin req %d kind %s" on a producer thread, each closed
  *   by "end req %d status %u" on a consumer thread (a queue between them),
  *   the requests whose id is a multiple of 50 never closed, and 3 ends of
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	trace_printk("cmd %s argc %d dur_us %lld ratio %f flag %c", "EDGE", 0, (long long)INT64_MIN,
 		     0.0, 'z');
 	trace_printk("cmd %s argc %d dur_us %lld ratio %f flag %c", "EDGE", 0, (long long)INT64_MAX,
-		     0.0, 'z');
+		     -0.0, 'z');
 	nreq = n / 4;
 	pthread_create(&p, NULL, producer, NULL);
 	pthread_create(&c, NULL, consumer, NULL);

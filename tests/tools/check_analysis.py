@@ -6,7 +6,9 @@ spans from pairing report --raw's text lines.
 
     check_analysis.py BPRINT TRACED TRACE RAW N
 """
+import collections
 import csv
+import decimal
 import io
 import json
 import math
@@ -81,7 +83,7 @@ for i in range(N):
     recs.append({"cmd": CMDS[i % 3], "argc": i % 5 - 2, "dur_us": dur, "ratio": i / 8.0 - 3,
                  "flag": chr(ord("a") + i % 4)})
 recs.append({"cmd": "EDGE", "argc": 0, "dur_us": -2**63, "ratio": 0.0, "flag": "z"})
-recs.append({"cmd": "EDGE", "argc": 0, "dur_us": 2**63 - 1, "ratio": 0.0, "flag": "z"})
+recs.append({"cmd": "EDGE", "argc": 0, "dur_us": 2**63 - 1, "ratio": -0.0, "flag": "z"})
 
 # hist -v dur_us -k cmd
 p = bprint("hist", "-v", "dur_us", "-k", "cmd", "--json", TRACE)
@@ -159,8 +161,16 @@ fields = [d["fields"] for d in docs]
 if len(docs) != len(recs) or any(f != r for f, r in zip(fields, recs)):
     fail("report --json: %d records, first differing %r" %
          (len(docs), next(((f, r) for f, r in zip(fields, recs) if f != r), None)))
+elif [d["ns"] for d in docs] != [int(ln.split(" ", 1)[0]) for ln in open(RAW, encoding="utf-8")
+                                 if ln.split(" ", 4)[4].startswith("cmd ")]:
+    fail("report --json: the times differ from report --raw's")
+elif not all(isinstance(f["ratio"], float) for f in fields) or math.copysign(1, fields[-1]["ratio"]) != -1:
+    # a typed reader keeps a %f a float, whole (3.0) or -0.0 alike
+    fail("report --json: a %%f read back as %r" %
+         next((f["ratio"] for f in fields if not isinstance(f["ratio"], float)), fields[-1]["ratio"]))
 else:
-    ok("report --json: %d records, their fields exact (INT64_MIN, INT64_MAX, doubles, chars)" % len(docs))
+    ok("report --json: %d records, their fields exact (INT64_MIN, INT64_MAX, doubles as floats "
+       "with -0.0, chars)" % len(docs))
 rows = list(csv.DictReader(io.StringIO(bprint("report", "--csv", TRACE).stdout.decode())))
 csv_recs = [row for row in rows if row["cmd"]]
 if len(csv_recs) != len(recs) or any(int(row["dur_us"]) != r["dur_us"] or row["cmd"] != r["cmd"]
@@ -185,6 +195,42 @@ if len(recs_w) != want or any(not e["args"]["msg"].startswith("cmd S") for e in 
     fail("export --where: %d records, want %d" % (len(recs_w), want))
 else:
     ok("export --where: %d records, those the expression chooses" % want)
+
+# report's options work in tail: -n (--no-header) too, where tail prints
+# no header; a closed file's tail prints what report prints and ends
+tailed = subprocess.run([BPRINT, "tail", "-n", "--raw", "--where", "cmd==SET", TRACE], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, timeout=60)
+if tailed.returncode or tailed.stdout != bprint("report", "-n", "--raw", "--where", "cmd==SET", TRACE).stdout:
+    fail("tail -n: exit %d, %r" % (tailed.returncode, tailed.stderr[:200]))
+else:
+    ok("tail -n --where: report -n's records, the same options")
+
+# repeated --where: the terms of every one hold (AND), in either order, in
+# every command that takes --where
+both = [("dur_us>=500", "cmd==SET"), ("cmd==SET", "dur_us>=500"), ("flag<c", "argc>1")]
+bad = 0
+for a, b in both:
+    pa, pb = dict(WHERE + [("cmd==SET", lambda r: r["cmd"] == "SET")])[a], \
+        dict(WHERE + [("cmd==SET", lambda r: r["cmd"] == "SET")])[b]
+    want = sum(1 for r in recs if pa(r) and pb(r))
+    twice = ["--where", a, "--where", b]
+    lines = bprint("report", "--raw", "-s", "fmt:cmd*", *twice, TRACE).stdout.count(b"\n")
+    doc = json.loads(bprint("hist", "-s", "fmt:cmd*", *twice, "--json", TRACE).stdout or b"{}")
+    hist = sum(g["count"] for g in doc.get("groups", []))
+    exported = len(chrome_records(*twice, TRACE)[0])
+    if not (lines == hist == exported == want) or want == sum(1 for r in recs if pb(r)):
+        fail("--where %s --where %s: report %d, hist %d, export %d, want %d" % (a, b, lines, hist, exported, want))
+        bad += 1
+lat = [json.loads(bprint("latency", "-F", "fmt:begin*", "-T", "fmt:end*", "-k", "req", *w, "--json",
+                         TRACE).stdout)["groups"][0]["count"]
+       for w in (["--where", "req>=100", "--where", "kind==read"], ["--where", "req>=100,kind==read"],
+                 ["--where", "kind==read"])]
+if lat[0] != lat[1] or lat[0] == lat[2]:
+    fail("latency --where req>=100 --where kind==read: %d spans, one expression %d, the last alone %d" % tuple(lat))
+    bad += 1
+if not bad:
+    ok("--where A --where B: A and B, in report, hist, export and latency")
+
 subprocess.run([TRACED, "20000"], env=dict(os.environ, BPRINT_FILE="ow.dat", BPRINT_BUFFER_SIZE="64K"),
                check=True)
 # the main thread's ring overwrote; its last record (EDGE, argc 0) is chosen
@@ -258,26 +304,58 @@ for kind in ("read", "write"):
         fail("latency --by kind=%s: %r, want %d spans" % (kind, got[:1], len(want)))
 ok("latency --by kind --where --where-to")
 
-# export --span: each pair a slice, as latency pairs them
-bprint("export", "-q", "-f", "chrome", "-o", "spans.json", "--span", "fmt:begin*,fmt:end*,req", TRACE)
-xs = [e for e in json.load(open("spans.json"))["traceEvents"] if e.get("ph") == "X"]
-got = sorted(round(float(e["dur"]) * 1000) for e in xs)
-if got != sorted(d for d, *_ in spans) or any(e["name"] != xs[0]["name"] for e in xs):
-    fail("export --span chrome: %d X events, want %d" % (len(xs), len(spans)))
+# --where-to given twice: both must hold (status!=200 and !=202: 201 only),
+# the same groups as the one --where-to above
+doc2 = json.loads(bprint("latency", "-F", "fmt:begin*", "-T", "fmt:end*", "-k", "req", "--by", "kind",
+                         "--where", "req>=100", "--where-to", "status!=200", "--where-to", "status!=202",
+                         "--json", TRACE).stdout)
+if doc2["groups"] != doc["groups"]:
+    fail("latency --where-to twice: %r, want %r" % (doc2["groups"][:1], doc["groups"][:1]))
 else:
-    ok("export --span chrome: %d X events, their durations the spans' to the nanosecond" % len(xs))
+    ok("latency --where-to twice: every one must hold")
+
+# export --span: each pair a slice, as latency pairs them.  Chrome: keyed
+# spans overlap on a thread without nesting, so they are async pairs (b/e
+# with an id), never complete (X) events; spans paired within a thread
+# nest and are X events.  Every slice carries the closing record's fields.
+bprint("export", "-q", "-f", "chrome", "-o", "spans.json", "--span", "fmt:begin*,fmt:end*,req",
+       "--span", "fmt:enter*,fmt:leave*", TRACE)
+evs = json.load(open("spans.json"), parse_float=decimal.Decimal)["traceEvents"]
+bs = {e["id"]: e for e in evs if e.get("ph") == "b"}
+es = {e["id"]: e for e in evs if e.get("ph") == "e"}
+xs = [e for e in evs if e.get("ph") == "X"]
+us = lambda e: int(e["ts"] * 1000)  # noqa: E731  (exact ns: the times read as Decimal)
+got = sorted((us(es[i]) - us(b), b["args"].get("req"), b["args"].get("status")) for i, b in bs.items()
+             if i in es and b["cat"] == es[i]["cat"] == "span")
+want = sorted((d, k, 200 + k % 3) for d, _f, k, _m in spans)
+names = {e["name"] for e in list(bs.values()) + list(es.values())}
+if got != want or len(bs) != len(es) or len(names) != 1:
+    fail("export --span chrome: %d b/e pairs, want %d; first differing %r" %
+         (len(got), len(want), next(((g, w) for g, w in zip(got, want) if g != w), None)))
+elif sorted(x["args"].get("depth") for x in xs) != sorted(d for _ in range(N // 30) for d in (0, 1, 2)):
+    fail("export --span chrome: nested X events' depths %r" % sorted(x["args"].get("depth") for x in xs)[:6])
+else:
+    ok("export --span chrome: %d keyed spans as b/e pairs with an id (durations exact), %d nested as X; "
+       "the closing record's fields as args" % (len(got), len(xs)))
 bprint("export", "-q", "-f", "perfetto", "-o", "spans.pftrace", "--span", "fmt:enter*,fmt:leave*",
        "--span", "fmt:begin*,fmt:end*,req", TRACE)
 pd = subprocess.run(["protoc", "-I", os.path.dirname(cp.__file__), "--decode=perfetto.protos.Trace",
                      "perfetto.proto"], input=cp.frame(cp.packets(open("spans.pftrace", "rb").read())),
                     stdout=subprocess.PIPE)
-types = [cp.get(cp.get(p, "track_event"), "type") for k, p in cp.parse_text(pd.stdout)
-         if k == "packet" and cp.get(p, "track_event") is not None]
+tes = [cp.get(p, "track_event") for k, p in cp.parse_text(pd.stdout)
+       if k == "packet" and cp.get(p, "track_event") is not None]
+types = [cp.get(te, "type") for te in tes]
+named = collections.Counter(cp.get(a, "name") for te in tes if cp.get(te, "type") == 1
+                            for a in cp.getall(te, "debug_annotations"))
 want = len(spans) + 3 * (N // 30)
 if pd.returncode or types.count(1) != want or types.count(2) != want:
     fail("export --span perfetto: %d slice begins, %d ends, want %d" % (types.count(1), types.count(2), want))
+elif (named[b"to_tid"] != want or named[b"req"] != len(spans) or named[b"status"] != len(spans) or
+      named[b"depth"] != 3 * (N // 30)):
+    fail("export --span perfetto: the slices' arguments %r" % dict(named))
 else:
-    ok("export --span perfetto: %d slices, nested ones on their thread, cross-thread ones on lanes" % want)
+    ok("export --span perfetto: %d slices, nested ones on their thread, cross-thread ones on lanes, "
+       "with to_tid and the closing record's fields" % want)
 p = bprint("export", "-f", "ctf", "-o", "x.ctf", "--span", "fmt:begin*,fmt:end*", TRACE, rc=1)
 if b"no slices" not in p.stderr:
     fail("export -f ctf --span: %r" % p.stderr)

@@ -30,4 +30,13 @@ if [ "$(wc -l < options.txt)" -lt 7 ] || [ "$indents" -ne 1 ]; then
 	fails=1
 fi
 [ $fails -eq 0 ] && echo "ok: COMMANDS and OPTIONS entries at one indent"
+# no control character in the source: a "\fR" a script turned into a form
+# feed rendered "FILE.live\fR, " as "FILE.livRP"
+if LC_ALL=C grep -n "$(printf '[\001-\010\013-\037\177]')" "$MAN" > controls.txt; then
+	echo "FAIL: control characters in the man page:"
+	cat -A controls.txt
+	fails=1
+else
+	echo "ok: no control characters in the man page's source"
+fi
 exit $fails

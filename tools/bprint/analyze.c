@@ -86,15 +86,13 @@ static int parse_every(struct analyze_opts *o, const char *arg)
 
 int analyze_option(struct analyze_opts *o, int c, const char *arg)
 {
-	char err[256];
-
 	switch (c) {
-	case 'w':
-		bp_where_free(o->where);
-		o->where_expr = arg;
-		if (!(o->where = bp_where_new(arg, err, sizeof(err))))
-			return usage_error(o->sub, "--where: %s", err);
-		return 0;
+	case 'w': {
+		int rc = where_option(o->sub, "--where", &o->where, &o->f.where_text, arg);
+
+		o->where_expr = o->f.where_text;	/* every --where's terms */
+		return rc;
+	}
 	case 'B':
 		return parse_buckets(o, arg);
 	case 'J':
@@ -118,10 +116,13 @@ int analyze_option(struct analyze_opts *o, int c, const char *arg)
 			return usage_error(o->sub, "-k: at most %d key fields", ANALYZE_MAX_KEYS);
 		o->keys[o->nkeys++] = arg;
 		return 0;
-	case 'P':
+	case 'P': {
+		char err[256];
+
 		if (!bp_quantiles_parse(&o->quantiles, arg, err, sizeof(err)))
 			return usage_error(o->sub, "--percentiles: %s", err);
 		return 0;
+	}
 	case 'S':
 		if (!bp_agg_sort_parse(&o->sort, arg))
 			return usage_error(o->sub, "--sort: expected count, min, max, mean, sum, key or "

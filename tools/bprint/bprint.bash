@@ -36,7 +36,7 @@ _bprint() {
 	cmd=${COMP_WORDS[1]}
 	case $cmd in
 	report) opts="--raw --msg-only --json --csv --no-header --tid --site --from --to --where --date --relative --help" ;;
-	tail) opts="--raw --msg-only --tid --site --from --to --where --new --interval --help" ;;
+	tail) opts="--raw --msg-only --no-header --tid --site --from --to --where --new --interval --help" ;;
 	formats) opts="--libraries --help" ;;
 	stats) opts="--all-sites --help" ;;
 	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --quiet --help" ;;

@@ -76,7 +76,14 @@ struct filter {
 	bool have_from, have_to;
 	uint64_t from_ns, to_ns;
 	struct bp_where *where;		/* --where, NULL: none */
+	char *where_text;		/* its terms, every --where's, joined */
 };
+
+/* One more --where EXPR (or --where-to: opt names it in errors) into *w:
+ * ANDed with those before (*text, the terms joined, freed by the caller).
+ * 0, or a usage error's exit code. */
+int where_option(const char *sub, const char *opt, struct bp_where **w, char **text,
+		 const char *arg);
 
 /* Parse one filter option (its short name, one of FILTER_OPTIONS, and its
  * argument) into f.  Returns 0, or prints a usage error and returns
@@ -103,8 +110,14 @@ void filter_free(struct filter *f);
 bool print_event_json(struct bp_trace *t, struct bp_trace_event *e);
 bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e);
 /* The CSV header line: the fixed columns, then every field name of the
- * sites f chooses; false on error. */
-bool print_csv_header(struct bp_trace *t, struct filter *f);
+ * sites f chooses (dates: a date column after ns); false on error. */
+bool print_csv_header(struct bp_trace *t, struct filter *f, bool dates);
+/* report --date: the next record's date (n bytes), a "date" member of its
+ * JSON or the date column (after ns) of its CSV row. */
+void records_date(const char *date, size_t n);
+/* The JSON or CSV lines not yet given to out_write(): out_flush() calls
+ * it.  False on error. */
+bool records_flush(void);
 void records_free(void);
 
 /* Records the file lacks: discarded, overwritten, not copied, kept in the

@@ -54,7 +54,8 @@ static void hist_help(void)
 	       "  -k, --key=FIELD       group by FIELD's value (repeatable: a tuple)\n"
 	       "  -t, --tid=TID         only records of thread TID (repeatable)\n"
 	       "  -w, --where=EXPR      only records whose fields satisfy EXPR: FIELD OP VALUE\n"
-	       "                        terms joined by ',', OP one of == != < <= > >= ~\n"
+	       "                        terms joined by ',', OP one of == != < <= > >= ~;\n"
+	       "                        repeated, every one must hold\n"
 	       "      --buckets=KIND    log2 (default) or linear:WIDTH\n"
 	       ANALYZE_GROUP_HELP
 	       "      --json            one JSON document\n"

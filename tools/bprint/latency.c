@@ -51,7 +51,7 @@ struct latency {
 	const char *by_names[ANALYZE_MAX_KEYS];	/* as given: the groups' key names */
 	size_t nby;
 	bool by_to;			/* some --by field is the to-record's */
-	const char *where_to_expr;
+	char *where_to_text;		/* every --where-to's terms, joined */
 	struct bp_where *where_to;
 	size_t top;
 	struct bp_spans spans;
@@ -83,8 +83,9 @@ static void latency_help(void)
 	       "  -b, --by=FIELD        one distribution per value of FIELD: from.FIELD (or\n"
 	       "                        FIELD) of the from-record, to.FIELD of the to-record\n"
 	       "                        (repeatable: a tuple)\n"
-	       "  -w, --where=EXPR      only spans whose from-record satisfies EXPR (as hist's)\n"
-	       "      --where-to=EXPR   only spans whose to-record satisfies EXPR\n"
+	       "  -w, --where=EXPR      only spans whose from-record satisfies EXPR (as hist's;\n"
+	       "                        repeated, every one must hold)\n"
+	       "      --where-to=EXPR   only spans whose to-record satisfies EXPR (repeatable)\n"
 	       "  -n, --top=N           list the N longest spans\n"
 	       "  -t, --tid=TID         only records of thread TID (repeatable)\n"
 	       "      --buckets=KIND    log2 (default) or linear:WIDTH (ns)\n"
@@ -163,7 +164,6 @@ static int parse_latency_args(int argc, char **argv, struct latency *l)
 		ANALYZE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	char err[256];
 	int c, rc = EXIT_OK;
 
 	optind = 1;
@@ -180,10 +180,8 @@ static int parse_latency_args(int argc, char **argv, struct latency *l)
 		case 'R': rc = parse_pair(l, optarg); break;
 		case 'n': rc = parse_top(l, optarg); break;
 		case 'W':
-			bp_where_free(l->where_to);
-			l->where_to_expr = optarg;
-			if (!(l->where_to = bp_where_new(optarg, err, sizeof(err))))
-				rc = usage_error("latency", "--where-to: %s", err);
+			rc = where_option("latency", "--where-to", &l->where_to,
+					  &l->where_to_text, optarg);
 			break;
 		ANALYZE_OPTIONS: rc = analyze_option(&l->o, c, optarg); break;
 		case 'h': latency_help(); return finish_output();
@@ -472,6 +470,7 @@ int cmd_latency(int argc, char **argv)
 	bp_sites_free(l.from);
 	bp_sites_free(l.to);
 	bp_where_free(l.where_to);
+	free(l.where_to_text);
 	analyze_free(&l.o);
 	bp_key_free(&l.key);
 	bp_key_free(&l.bykey);

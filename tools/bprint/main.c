@@ -158,10 +158,44 @@ static int parse_seconds(const char *s, uint64_t *ns, uint64_t *last)
 	return 0;
 }
 
+/*
+ * --where given once more: each EXPR parsed alone first (its own error
+ * message), then all as one expression, their terms joined by ',' (which
+ * ANDs them), so that the one evaluator sees every term.  A term ends at
+ * a ',' or the end (a quoted value's quote closed before it), so the
+ * joined text holds exactly the terms of its parts.
+ */
+int where_option(const char *sub, const char *opt, struct bp_where **w, char **text,
+		 const char *arg)
+{
+	char err[256], *joined;
+	struct bp_where *alone = bp_where_new(arg, err, sizeof(err)), *all;
+	size_t had = *text ? strlen(*text) : 0;
+
+	if (!alone)
+		return usage_error(sub, "%s: %s", opt, err);
+	if (!(joined = malloc(had + 1 + strlen(arg) + 1))) {
+		bp_where_free(alone);
+		return usage_error(sub, "out of memory");
+	}
+	if (had)
+		memcpy(joined, *text, had), joined[had++] = ',';
+	strcpy(joined + had, arg);
+	all = *w ? bp_where_new(joined, err, sizeof(err)) : alone;
+	if (all != alone)
+		bp_where_free(alone);
+	if (!all) {
+		free(joined);
+		return usage_error(sub, "%s: %s", opt, err);
+	}
+	bp_where_free(*w);
+	free(*text);
+	*w = all, *text = joined;
+	return 0;
+}
+
 int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 {
-	char err[256];
-
 	switch (c) {
 	case 't': {
 		char *end;
@@ -182,10 +216,7 @@ int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 			return usage_error(sub, "--site: expected an id or a pattern");
 		return 0;
 	case 'w':
-		bp_where_free(f->where);
-		if (!(f->where = bp_where_new(arg, err, sizeof(err))))
-			return usage_error(sub, "--where: %s", err);
-		return 0;
+		return where_option(sub, "--where", &f->where, &f->where_text, arg);
 	default: {
 		uint64_t ns, last;
 		const char *opt = c == 'F' ? "from" : "to";
@@ -253,6 +284,7 @@ void filter_free(struct filter *f)
 	free(f->tids);
 	bp_sites_free(f->sites);
 	bp_where_free(f->where);
+	free(f->where_text);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -265,6 +297,8 @@ static size_t olen;
 
 int out_flush(void)
 {
+	if (!records_flush())
+		return -1;
 	if (olen && fwrite(obuf, 1, olen, stdout) != olen) {
 		olen = 0;
 		return -1;
@@ -277,23 +311,29 @@ bool out_write(const char *s, size_t n)
 {
 	if (sizeof(obuf) - olen < n && out_flush() != 0)
 		return false;
-	if (n > sizeof(obuf))
-		return fwrite(s, 1, n, stdout) == n;
+	if (n > sizeof(obuf) / 4 && !olen)
+		return fwrite(s, 1, n, stdout) == n;	/* large enough alone */
 	memcpy(obuf + olen, s, n);
 	olen += n;
 	return true;
 }
 
-/* Why the records before e were lost, in words (stats' words), or NULL. */
+/*
+ * Why the records before e were lost, in words, or NULL: the words of
+ * stats and of record's summary, one name a loss.  Records a stream's
+ * ring recycled before bprint record copied them (BP_TRACE_LOST_NOT_COPIED)
+ * are overwritten: stats counts them in OVERWRITTEN (NOT-DRAINED says how
+ * many of those), record's summary as "overwritten"; its "not copied" and
+ * stats' NOT-COPIED are the records still in the rings when a recorder
+ * stopped, which no record comes after.
+ */
 static const char *lost_why(const struct bp_trace_event *e)
 {
-	static const char *const why[8] = {
-		NULL, "overwritten", "discarded", "overwritten, discarded", "not copied",
-		"overwritten, not copied", "discarded, not copied",
-		"overwritten, discarded, not copied",
-	};
+	bool overwritten = e->lost_kind & (BP_TRACE_LOST_OVERWRITTEN | BP_TRACE_LOST_NOT_COPIED);
+	bool discarded = e->lost_kind & BP_TRACE_LOST_DISCARDED;
 
-	return why[e->lost_kind & 7u];
+	return overwritten && discarded ? "overwritten, discarded" : overwritten ? "overwritten"
+	       : discarded ? "discarded" : NULL;
 }
 
 bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
@@ -326,11 +366,8 @@ bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 
 bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how)
 {
-	if (how == OUTPUT_JSON || how == OUTPUT_CSV) {
-		if (out_flush() != 0)
-			return false;
+	if (how == OUTPUT_JSON || how == OUTPUT_CSV)
 		return how == OUTPUT_JSON ? print_event_json(t, e) : print_event_csv(t, e);
-	}
 	return print_text_event(t, e, how);
 }
 

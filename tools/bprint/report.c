@@ -92,7 +92,8 @@ static void report_help(void)
 	       "      --from=SEC      only records at or after SEC seconds (the timestamp column)\n"
 	       "      --to=SEC        only records at or before SEC seconds\n"
 	       "  -w, --where=EXPR    only records whose fields satisfy EXPR: FIELD OP VALUE\n"
-	       "                      terms joined by ',', OP one of == != < <= > >= ~ (glob)\n"
+	       "                      terms joined by ',', OP one of == != < <= > >= ~ (glob);\n"
+	       "                      repeated, every one must hold (as one joined by ',')\n"
 	       "      --date[=utc]    begin each line with the record's wall-clock date,\n"
 	       "                      ISO-8601 with nanoseconds, in local time (TZ) or UTC\n"
 	       "      --relative      times (seconds column, raw ns) since the file's first\n"
@@ -151,8 +152,9 @@ static struct {
 	struct bp_out_date_cache cache;
 } times;
 
-/* The date before the line, and the time made relative; false on error. */
-static bool apply_times(struct bp_trace_event *e)
+/* The date before the line (in the record for --json and --csv), and the
+ * time made relative; false on error. */
+static bool apply_times(struct bp_trace_event *e, enum bprint_output how)
 {
 	char date[64];
 	size_t n;
@@ -160,9 +162,13 @@ static bool apply_times(struct bp_trace_event *e)
 	if (times.date != DATE_NONE) {
 		n = bp_out_date(&times.cache, date, sizeof(date) - 1,
 				(int64_t)e->ev.ns + times.offset, times.date == DATE_UTC);
-		date[n++] = ' ';
-		if (!out_write(date, n))
-			return false;
+		if (how == OUTPUT_JSON || how == OUTPUT_CSV) {
+			records_date(date, n);
+		} else {
+			date[n++] = ' ';
+			if (!out_write(date, n))
+				return false;
+		}
 	}
 	if (times.relative)
 		e->ev.ns -= times.first_ns;
@@ -196,12 +202,12 @@ int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, 
 		if (e.lost_before && loss_shown(f, &e)) {
 			struct bp_trace_event at = e;
 
-			if (!apply_times(&at) || !print_loss(&at, how))
+			if (!apply_times(&at, how) || !print_loss(&at, how))
 				break;
 		}
 		if (filtering && !filter_pass(f, t, &e))
 			continue;
-		if (!apply_times(&e) || !print_event(t, &e, how))
+		if (!apply_times(&e, how) || !print_event(t, &e, how))
 			break;
 		(*count)++;
 	}
@@ -302,7 +308,7 @@ static int print_report(struct bp_trace *t, struct report_opts *r)
 		header(stdout, t);
 		fflush(stdout);
 	}
-	if (r->how == OUTPUT_CSV && !print_csv_header(t, &r->f)) {
+	if (r->how == OUTPUT_CSV && !print_csv_header(t, &r->f, times.date != DATE_NONE)) {
 		finish_output();
 		return EXIT_IO;
 	}

@@ -48,10 +48,13 @@ static void tail_help(void)
 	       "  -m, --msg-only       the messages alone\n"
 	       "  -t, --tid=TID        only records of thread TID (repeatable)\n"
 	       "  -s, --site=SITE      only records of SITE: an id or a pattern (see report)\n"
-	       "  -w, --where=EXPR     only records whose fields satisfy EXPR (as report's)\n"
+	       "  -w, --where=EXPR     only records whose fields satisfy EXPR (as report's;\n"
+	       "                       repeated, every one must hold)\n"
 	       "      --from=SEC       only records at or after SEC seconds\n"
 	       "      --to=SEC         only records at or before SEC seconds\n"
 	       "  -N, --new            skip the records already in the file\n"
+	       "  -n, --no-header      taken as report takes it (tail prints no header), so\n"
+	       "                       that a report command line works here too\n"
 	       "  -i, --interval=MS    poll every MS milliseconds (default 50)\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
@@ -111,60 +114,150 @@ static char *file_of_maps(long pid)
 	return found;
 }
 
-/* The trace file of process pid: the live file it has mapped, else
- * BPRINT_FILE in its environment, made absolute with its working
- * directory ("path.PID" if the writer had to pick that name).  NULL with
- * a message on failure. */
-static char *file_of_pid(const char *arg, long pid)
+/* The environment of process pid, NUL-separated, its length in *len (a
+ * NUL after it); NULL with errno set. */
+static char *read_environ(long pid, size_t *len)
 {
-	char where[64], cwd[4096], *env = NULL, *val = NULL, *path = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n, cn;
-	int fd;
+	char where[64], *env = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int fd, saved;
 
+	*len = 0;
 	snprintf(where, sizeof(where), "/proc/%ld/environ", pid);
-	fd = open(where, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		errmsg(arg, "%s", errno == ENOENT ? "no such process" : strerror(errno));
+	if ((fd = open(where, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
-	}
-	if ((path = file_of_maps(pid)) != NULL) {
-		close(fd);
-		return path;
-	}
 	for (;;) {
-		if (len + 4096 + 1 > cap) {
+		if (*len + 4096 + 1 > cap) {
 			char *grown = realloc(env, cap = cap ? cap * 2 : 65536);
 
 			if (!grown) {
-				free(env);
-				close(fd);
-				errmsg(arg, "out of memory");
-				return NULL;
+				n = -1;
+				break;
 			}
 			env = grown;
 		}
-		n = read(fd, env + len, cap - len - 1);
+		n = read(fd, env + *len, cap - *len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		len += (size_t)n;
+		*len += (size_t)n;
 	}
+	saved = errno;
 	close(fd);
 	if (n < 0) {
-		errmsg(arg, "cannot read its environment: %s", strerror(errno));
 		free(env);
+		errno = saved;
 		return NULL;
 	}
-	env[len] = '\0';
+	env[*len] = '\0';
+	return env;
+}
+
+/* The value of BPRINT_FILE in env (len bytes, from read_environ()), or
+ * NULL. */
+static char *bprint_file_in(char *env, size_t len)
+{
 	for (size_t i = 0; i < len; i += strlen(env + i) + 1)
-		if (!strncmp(env + i, "BPRINT_FILE=", 12) && env[i + 12]) {
-			val = env + i + 12;
+		if (!strncmp(env + i, "BPRINT_FILE=", 12) && env[i + 12])
+			return env + i + 12;
+	return NULL;
+}
+
+/* Does process pid trace: a live trace file mapped, or BPRINT_FILE? */
+static bool traces(long pid)
+{
+	char *found = file_of_maps(pid), *env;
+	size_t len;
+	bool yes = found != NULL;
+
+	free(found);
+	if (!yes && (env = read_environ(pid, &len))) {
+		yes = bprint_file_in(env, len) != NULL;
+		free(env);
+	}
+	return yes;
+}
+
+/*
+ * A process without a trace of its own may run one that has: bprint
+ * record (the recorder's PID), a shell.  Its children that trace, as
+ * "1234 (redis-server)", into buf; how many.
+ */
+static size_t traced_children(long pid, char *buf, size_t size)
+{
+	char where[64], list[4096], comm[32];
+	size_t found = 0, at = 0;
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	snprintf(where, sizeof(where), "/proc/%ld/task/%ld/children", pid, pid);
+	if ((fd = open(where, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, list, sizeof(list) - 1);
+	close(fd);
+	list[n > 0 ? n : 0] = '\0';
+	for (char *p = list, *end;; p = end) {
+		long child = strtol(p, &end, 10);
+		FILE *f;
+
+		if (end == p)
 			break;
+		if (!traces(child))
+			continue;
+		snprintf(where, sizeof(where), "/proc/%ld/comm", child);
+		comm[0] = '\0';
+		if ((f = fopen(where, "re"))) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
 		}
-	if (!val) {
-		errmsg(arg, "process has no BPRINT_FILE in its environment");
+		comm[strcspn(comm, "\n")] = '\0';
+		if (at < size)
+			at += (size_t)snprintf(buf + at, size - at, "%s%ld (%s)", found ? ", " : "",
+					       child, comm);
+		found++;
+	}
+	return found;
+}
+
+/* The trace file of process pid: the live file it has mapped, else
+ * BPRINT_FILE in its environment, made absolute with its working
+ * directory ("path.PID" if the writer had to pick that name).  NULL with
+ * a message on failure; for a process that traces nothing but runs one
+ * that does (bprint record's PID), the message names it. */
+static char *file_of_pid(const char *arg, long pid)
+{
+	char where[64], cwd[4096], *env, *val, *path;
+	size_t len;
+	ssize_t cn;
+
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+		errmsg(arg, "no such process");
+		return NULL;
+	}
+	if ((path = file_of_maps(pid)) != NULL)
+		return path;
+	if (!(env = read_environ(pid, &len))) {
+		errmsg(arg, "%s", errno == ENOENT ? "no such process" :
+		       errno == ENOMEM ? "out of memory" : strerror(errno));
+		return NULL;
+	}
+	if (!(val = bprint_file_in(env, len))) {
+		char children[512];
+		size_t n = traced_children(pid, children, sizeof(children));
+
+		if (n == 1)
+			errmsg(arg, "process has no BPRINT_FILE in its environment; it runs %s, "
+			       "which traces: follow it with bprint tail %ld", children,
+			       strtol(children, NULL, 10));
+		else if (n)
+			errmsg(arg, "process has no BPRINT_FILE in its environment; it runs %s, "
+			       "which trace: follow one with bprint tail PID", children);
+		else
+			errmsg(arg, "process has no BPRINT_FILE in its environment");
 		free(env);
 		return NULL;
 	}
@@ -257,6 +350,7 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "new", no_argument, NULL, 'N' },
+		{ "no-header", no_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -266,11 +360,12 @@ static int parse_tail_args(int argc, char **argv, struct tail_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":rmt:s:w:Ni:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":rmt:s:w:Nni:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->how = BPRINT_OUTPUT_RAW; break;
 		case 'm': o->how = BPRINT_OUTPUT_MSG; break;
 		case 'N': o->skip = true; break;
+		case 'n': break;	/* report's: tail prints no header */
 		FILTER_OPTIONS: rc = filter_option(&o->f, "tail", c, optarg); break;
 		case 'i':
 			o->interval = strtol(optarg, &end, 10);
