@@ -31,23 +31,23 @@
 
 struct source *catalogue_source(struct bp_trace *t, uint64_t key, bool create)
 {
+	size_t at = bp_keymap_find(&t->src_by_key, key);
 	struct source *s;
 	struct source **grown;
 
-	for (size_t i = 0; i < t->nsrc; i++)
-		if (t->src[i]->info.key == key)
-			return t->src[i];
+	if (at != SIZE_MAX)
+		return t->src[at];
 	if (!create)
 		return NULL;
 	grown = bp_array_grow(t->src, &t->src_cap, t->nsrc + 1, sizeof(*t->src));
 	if (!grown)
 		return NULL;
 	t->src = grown;
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!bp_keymap_reserve(&t->src_by_key) || !(s = calloc(1, sizeof(*s))))
 		return NULL;
 	s->info.key = key;
 	s->cpu = -1;
+	bp_keymap_put(&t->src_by_key, key, t->nsrc);	/* room reserved: cannot fail */
 	t->src[t->nsrc++] = s;
 	return s;
 }

@@ -328,8 +328,11 @@ int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_d
 
 	*out = NULL;
 	memset(live, 0, sizeof(*live));
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+			live->open_errno = errno;
 		return 0;
+	}
 	if (!(h = map_header(fd, &live->mtime_ns))) {
 		close(fd);
 		return 0;
@@ -361,7 +364,10 @@ int bp_drain_start(struct bp_drain_file *df, const char *out_path, unsigned batc
 	snprintf(o->path, sizeof(o->path), "%s", out_path);
 	o->fd = bp_open_output(o->path, BP_OPEN_REPLACE | BP_OPEN_PRIVATE, &why);
 	if (o->fd < 0) {
-		drain_fail(df, "%s: %s", o->path, why ? why : strerror(errno));
+		int err = errno;	/* the caller may try again for EMFILE */
+
+		drain_fail(df, "%s: %s", o->path, why ? why : strerror(err));
+		errno = err;
 		return -1;
 	}
 	df->res.files = 1;

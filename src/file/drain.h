@@ -63,6 +63,9 @@ struct bp_drain_live {
 	pid_t pid;
 	uint64_t start_realtime_ns;
 	uint64_t mtime_ns;		/* also set when the header is not complete yet */
+	int open_errno;			/* the file could not be opened for want of
+					 * descriptors or memory (EMFILE, ENFILE,
+					 * ENOMEM): worth trying again, else 0 */
 };
 
 struct bp_drain_file;
@@ -79,7 +82,8 @@ int bp_drain_open(const char *live_path, struct bp_drain_file **f, struct bp_dra
  * Create the stream file out_path (0600; an existing file is replaced,
  * by the rule of trace/safe_open.h) and write its header and accounts.
  * batch_pages: pages per output chunk, at most; 0 = 64.  0, or -1 with
- * the result's error set.
+ * the result's error set (and errno, when the stream could not be
+ * created).
  */
 int bp_drain_start(struct bp_drain_file *f, const char *out_path, unsigned batch_pages);
 

@@ -324,6 +324,29 @@ static void put_args(struct source *best, size_t bi, const struct site_entry *si
 	out->text = best->args.text;
 }
 
+/*
+ * The first source of best's thread (src[bi]): from the map of tids, which
+ * takes in the sources found since it was last asked; a linear search
+ * when out of memory.
+ */
+static struct source *first_of_tid(struct bp_trace *t, struct source *best, size_t bi)
+{
+	uint64_t tid = (uint64_t)(int64_t)best->info.tid;
+	size_t at;
+
+	while (t->tid_mapped < t->nsrc &&
+	       bp_keymap_put(&t->first_by_tid, (uint64_t)(int64_t)t->src[t->tid_mapped]->info.tid,
+			     t->tid_mapped))
+		t->tid_mapped++;
+	at = bp_keymap_find(&t->first_by_tid, tid);
+	if (at <= bi && t->src[at]->info.tid == best->info.tid)
+		return t->src[at];
+	for (size_t i = 0; i <= bi; i++)
+		if (t->src[i]->info.tid == best->info.tid)
+			return t->src[i];
+	return best;
+}
+
 /* The rest of out, the message as flags say. */
 static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigned flags,
 		     struct bp_trace_event *out)
@@ -332,11 +355,7 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
 	out->ev.cpu = best->cpu;
 	if (!best->first_of_tid)
-		for (size_t i = 0; i <= bi; i++)
-			if (t->src[i]->info.tid == best->info.tid) {
-				best->first_of_tid = t->src[i];
-				break;
-			}
+		best->first_of_tid = first_of_tid(t, best, bi);
 	/* A thread's name is that of its first ring, as the process has one
 	 * name per thread (taken when it first traced, updated at exit). */
 	out->ev.comm = best->first_of_tid->info.comm;

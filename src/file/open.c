@@ -516,6 +516,9 @@ void bp_trace_close(struct bp_trace *t)
 	for (size_t i = 0; i < t->nsrc; i++)
 		source_free(t->src[i]);
 	free(t->src);
+	bp_keymap_free(&t->src_by_key);
+	bp_keymap_free(&t->first_by_tid);
+	free(t->entry_buf);
 	free(t->pending);
 	tables_free(t);
 	free(t->merge.e);

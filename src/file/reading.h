@@ -26,6 +26,7 @@
 #ifndef BP_FILE_READING_H
 #define BP_FILE_READING_H
 
+#include "file/keymap.h"
 #include "file/layout.h"
 #include "file/mapping.h"
 #include "file/reader.h"
@@ -67,8 +68,6 @@ struct stream_source {
 	size_t chunk;			/* the next chunk to read */
 	uint32_t page;			/* the next page in it */
 	uint64_t entry_off;		/* compact and dense: that page's entry, from the data */
-	unsigned char *entry;		/* compact and dense: one entry, as read */
-	uint32_t entry_ps;		/* the page size entry was made for */
 	unsigned char *page_buf;	/* the page being read, decoded */
 	uint32_t page_ps;		/* its size */
 	struct bp_ring_page_iter it;	/* reads it (ring/ring.h) */
@@ -208,6 +207,11 @@ struct bp_trace {
 	size_t nlibs, libs_cap;
 	struct source **src;
 	size_t nsrc, src_cap;
+	struct bp_keymap src_by_key;	/* info.key: position in src */
+	struct bp_keymap first_by_tid;	/* info.tid: the first position in src (merge.c) */
+	size_t tid_mapped;		/* src[0 .. tid_mapped) are in first_by_tid */
+	unsigned char *entry_buf;	/* compact and dense: one entry, as read (stream_source.c) */
+	uint32_t entry_buf_ps;		/* the page size it was made for */
 	/* problems */
 	unsigned problems;
 	char first_problem[256];

@@ -25,22 +25,27 @@ static bool page_init(struct stream_source *ss, uint32_t page_size)
 {
 	if (ss->page_buf && ss->page_ps == page_size)
 		return true;
+	if (ss->page_ps != page_size)	/* not a buffer given back at the stream's end */
+		ss->expect_rec = 0;
 	free(ss->page_buf);
 	ss->page_buf = malloc(page_size);
 	ss->page_ps = ss->page_buf ? page_size : 0;
-	ss->expect_rec = 0;
 	return ss->page_buf != NULL;
 }
 
-/* Room for a compact or dense entry of a page_size page. */
-static bool entry_init(struct stream_source *ss, uint32_t page_size)
+/*
+ * Room for a compact or dense entry of a page_size page: one buffer for
+ * every source of t (an entry is read and decoded in one call), so that a
+ * trace of many threads does not hold an entry's room per thread.
+ */
+static bool entry_init(struct bp_trace *t, uint32_t page_size)
 {
-	if (ss->entry && ss->entry_ps == page_size)
+	if (t->entry_buf && t->entry_buf_ps == page_size)
 		return true;
-	free(ss->entry);
-	ss->entry = malloc(bp_compact_entry_max(page_size));
-	ss->entry_ps = ss->entry ? page_size : 0;
-	return ss->entry != NULL;
+	free(t->entry_buf);
+	t->entry_buf = malloc(bp_compact_entry_max(page_size));
+	t->entry_buf_ps = t->entry_buf ? page_size : 0;
+	return t->entry_buf != NULL;
 }
 
 /* The page being read breaks the ring's rules: skip the rest of it. */
@@ -84,26 +89,28 @@ static int feed_entry(struct bp_trace *t, struct source *s, const struct pages_c
 {
 	struct stream_source *ss = &s->stream;
 	uint64_t at = pc->off + BP_FILE_PAGES_OFFSET + ss->entry_off, seq;
+	unsigned char *entry;
 	size_t len;
 	int rc;
 
-	if (!entry_init(ss, pc->page_size))
+	if (!entry_init(t, pc->page_size))
 		return BP_TRACE_ENOMEM;
+	entry = t->entry_buf;
 	if (ss->entry_off > pc->data_bytes || pc->data_bytes - ss->entry_off < BP_COMPACT_ENTRY_HDR)
 		return chunk_damaged(t, s, pc);
-	if ((rc = reader_pread(t, at, ss->entry, BP_COMPACT_ENTRY_HDR)) != BP_TRACE_OK)
+	if ((rc = reader_pread(t, at, entry, BP_COMPACT_ENTRY_HDR)) != BP_TRACE_OK)
 		return rc;
-	len = bp_compact_entry_len(ss->entry, pc->page_size);
+	len = bp_compact_entry_len(entry, pc->page_size);
 	if (!len || len > pc->data_bytes - ss->entry_off)
 		return chunk_damaged(t, s, pc);
-	seq = bp_ld64(ss->entry);
+	seq = bp_ld64(entry);
 	ss->page++;
 	ss->entry_off += len;
 	if (seq == 0 || seq <= ss->fed_seq)
 		return 0;	/* a hole, or a page seen already */
-	if ((rc = reader_pread(t, at, ss->entry, len)) != BP_TRACE_OK)
+	if ((rc = reader_pread(t, at, entry, len)) != BP_TRACE_OK)
 		return rc;
-	if (bp_page_entry_decode(pc->type, ss->entry, len, pc->page_size, ss->page_buf) != 0) {
+	if (bp_page_entry_decode(pc->type, entry, len, pc->page_size, ss->page_buf) != 0) {
 		reader_problem(t, "thread %d: damaged page in the stream", s->info.tid);
 		s->info.corrupt = 1;
 		return 0;
@@ -190,8 +197,15 @@ int stream_next(struct bp_trace *t, struct source *s)
 		s->info.corrupt = 1;
 		ss->chunk = ss->nchunks;
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		/* Its last page read and its records taken: the buffer goes back
+		 * (made again if a refresh adds pages), so that a trace's memory
+		 * holds a page for the threads still being read, not for every
+		 * thread that ever traced. */
+		free(ss->page_buf);
+		ss->page_buf = NULL;
 		s->phase = SOURCE_RING;
+	}
 	return SOURCE_AGAIN;
 }
 
@@ -270,6 +284,5 @@ void stream_count_chunk(struct bp_trace *t, struct pages_chunk *pc)
 void stream_free(struct stream_source *ss)
 {
 	free(ss->page_buf);
-	free(ss->entry);
 	free(ss->chunks);
 }

@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,9 +79,26 @@ static int grow(uint64_t off, uint64_t size)
 }
 
 /*
+ * Give [off, off + size) back if it is still the end of the file (nobody
+ * allocated after it): a chunk that could not be had leaves no hole, and
+ * the file does not grow with failures.
+ */
+static bool give_back(uint64_t off, uint64_t size)
+{
+	uint64_t end = off + size;
+
+	/* relaxed: as the fetch-add that handed it out */
+	return atomic_compare_exchange_strong_explicit(&bp_live_hdr()->end, &end, off,
+						       memory_order_relaxed, memory_order_relaxed);
+}
+
+/*
  * Allocate a chunk of size bytes (a multiple of the alignment), map it and
- * fill its header, state still "being written".  A chunk that cannot be
- * mapped is marked abandoned with pwrite, so that readers skip it whole.
+ * fill its header, state still "being written".  It is mapped before the
+ * file grows (a mapping past the end is valid until touched), so that a
+ * mapping that fails costs no space.  A chunk that cannot be had is given
+ * back if it is the last one, else marked abandoned with pwrite, so that
+ * readers skip it whole.
  */
 int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 {
@@ -95,11 +114,13 @@ int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 	c.type = type;
 	c.size = size;
 	c.index = bp_live_next_index();
-	if (grow(off, size) != 0)
-		return -1;
 	p = mmap(NULL, (size_t)(off - moff + size), PROT_READ | PROT_WRITE, MAP_SHARED,
 		 bp_live.fd, (off_t)moff);
-	if (p == MAP_FAILED) {
+	if (p == MAP_FAILED || grow(off, size) != 0) {
+		if (p != MAP_FAILED)
+			munmap(p, (size_t)(off - moff + size));
+		if (give_back(off, size) || grow(off, size) != 0)
+			return -1;	/* no hole, or no room to say it */
 		atomic_init(&c.state, BP_CHUNK_ABANDONED);
 		(void)!pwrite(bp_live.fd, &c, sizeof(c), (off_t)off);
 		return -1;
@@ -174,6 +195,7 @@ static const struct bp_backing file_backing = {
 	.settle = bp_live_settle,
 	.site_added = bp_live_site_added,
 	.thread_exit = bp_live_thread_exit,
+	.record_lost = bp_live_record_lost,
 	.fork_child = file_fork_child,
 };
 
@@ -253,30 +275,48 @@ static int create(const char *path)
 
 /* "bprint: cannot create trace file PATH: REASON (tracing to memory only)",
  * with write(2): a fork child may say it from a signal handler. */
-static void say_cannot(const char *path, int err)
+static void say_cannot(const char *path, int err, const char *why)
 {
 	char line[PATH_MAX + 160];
 	int n = snprintf(line, sizeof(line),
 			 "bprint: cannot create trace file %s: %s (tracing to memory only)\n", path,
-			 strerror(err));
+			 why ? why : strerror(err));
 
 	if (n > (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 1;
 	(void)!write(STDERR_FILENO, line, (size_t)n);
 }
 
+/* Under bprint record: tell it that this process's records are in no file. */
+static void tell_recorder(void)
+{
+	union sigval pid = { .sival_int = (int)getpid() };
+
+	if (bp_config.record_pid)
+		(void)sigqueue((pid_t)bp_config.record_pid, BP_RECORD_NO_FILE_SIGNAL, pid);
+}
+
 /*
  * Create the file (path, or "path.PID" if path exists), fill and map its
- * header, and make it the live file (H1).  0, or -1 with errno set and the
- * file removed.  System calls only.
+ * header, and make it the live file (H1).  0, or -1 with errno set (and
+ * *why, when errno does not say it) and the file removed.  A path that is
+ * not a regular file (/dev/null, a directory) gets no "path.PID" beside
+ * it: the user named something that cannot hold a trace.  System calls
+ * only.
  */
-static int make_file(const char *path)
+static int make_file(const char *path, const char **why)
 {
 	char alt[PATH_MAX];
+	struct stat st;
 	void *p;
 	int err;
 
+	*why = NULL;
 	bp_live.fd = create(path);
+	if (bp_live.fd < 0 && errno == EEXIST && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		return -1;
+	}
 	if (bp_live.fd < 0 && errno == EEXIST) {
 		/* An ancestor's file (a child inherits BPRINT_FILE), or an old one. */
 		if (snprintf(alt, sizeof(alt), "%s.%ld", path, (long)getpid()) >= (int)sizeof(alt))
@@ -308,6 +348,7 @@ static int make_file(const char *path)
 
 int bp_file_open(const char *path)
 {
+	const char *why;
 	int err;
 
 	if (bp_live_hdr() || !path || !*path) {
@@ -316,9 +357,10 @@ int bp_file_open(const char *path)
 	}
 	snprintf(base_path, sizeof(base_path), "%s", path);
 	bp_live.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	if (make_file(path) != 0) {
+	if (make_file(path, &why) != 0) {
 		err = errno;
-		say_cannot(path, err);
+		say_cannot(path, err, why);
+		tell_recorder();
 		errno = err;
 		return -1;
 	}
@@ -342,8 +384,11 @@ int bp_file_open(const char *path)
  */
 static int child_open(void)
 {
-	if (make_file(base_path) != 0) {
-		say_cannot(base_path, errno);
+	const char *why;
+
+	if (make_file(base_path, &why) != 0) {
+		say_cannot(base_path, errno, why);
+		tell_recorder();
 		child_wants_file = false;
 	} else {
 		bp_live_lists_inherit(parent_fd);

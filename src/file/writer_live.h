@@ -84,6 +84,8 @@ bool bp_live_ring_copied(const void *mem);
  * copier copied them: wait (at most the block timeout) until it has. */
 void bp_live_settle(void);
 void bp_live_thread_exit(struct bp_thread *t);
+/* A record of a thread with no ring at all: counted as not in the file. */
+void bp_live_record_lost(void);
 
 /* A fork child's hook: the parent's rings unmapped, nothing written. */
 void bp_live_child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes,

@@ -7,7 +7,9 @@
  * (docs/file-format.md, "Ring chunks reused").
  *
  *	ring_map    a spare chunk of that size, else a new one at the end;
- *	            the file full: anonymous memory (counted in the header)
+ *	            the file or its disk full: anonymous memory (counted in
+ *	            the header, once a ring: a ring that failed is not asked
+ *	            for again, trace/thread.c)
  *	ring_unmap  nothing lost (read in process, or copied): spare at once;
  *	            BPRINT_RETAIN, no copier: counted as retired, then spare;
  *	            under bprint record, not copied yet: waiting, and spare
@@ -18,9 +20,13 @@
  * load, and a chunk is blanked (its old ring cleared) as it becomes spare,
  * at thread exit where it can be, so that reusing it in a thread's first
  * record is a few stores.  The two lists change under
- * spare_lock: ring_unmap takes it (ordinary context), ring_map only tries
- * it (a signal handler's first trace may interrupt a give-back on its own
- * thread: it then takes a new chunk).
+ * spare_lock: ring_unmap takes it (ordinary context), and so does ring_map,
+ * unless its thread already holds it (a signal handler's first trace that
+ * interrupted a give-back on its own thread: it then takes a new chunk).
+ * A ring_map that only tried the lock took a new chunk whenever another
+ * thread was giving one back, so that with threads starting while others
+ * exit almost no chunk was reused (40,000 threads, 16 at a time: a 36 GB
+ * file).  What is costly (blanking a chunk) is done outside the lock.
  */
 #include "file/checksums.h"
 #include "file/writer_live.h"
@@ -33,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +49,23 @@ struct chunk_list {
 };
 
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+/* This thread holds spare_lock (or is about to, or has just let it go). */
+static __thread bool holding_spare __attribute__((tls_model("initial-exec")));
+
+static void lock_spare(void)
+{
+	holding_spare = true;
+	/* a signal handler of ours sees the flag before we may hold the lock */
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&spare_lock);
+}
+
+static void unlock_spare(void)
+{
+	pthread_mutex_unlock(&spare_lock);
+	atomic_signal_fence(memory_order_seq_cst);
+	holding_spare = false;
+}
 static struct chunk_list spare;		/* reusable now */
 static struct chunk_list waiting;	/* until the copier has copied them */
 
@@ -160,8 +184,9 @@ static int take_spare(uint64_t size, struct bp_mapped *m)
 	struct bp_file_ring *r;
 	int found = -1;
 
-	if (pthread_mutex_trylock(&spare_lock) != 0)
-		return -1;
+	if (holding_spare)
+		return -1;	/* a handler that interrupted our own give-back */
+	lock_spare();
 	promote_copied();
 	for (size_t i = spare.n; i-- > 0;)
 		if (spare.v[i].chunk->size == size) {
@@ -170,7 +195,7 @@ static int take_spare(uint64_t size, struct bp_mapped *m)
 			found = 0;
 			break;
 		}
-	pthread_mutex_unlock(&spare_lock);
+	unlock_spare();
 	if (found != 0)
 		return -1;
 	r = (struct bp_file_ring *)(void *)m->chunk;
@@ -185,27 +210,64 @@ static int take_spare(uint64_t size, struct bp_mapped *m)
 /* With spare_lock: keep m on l; a list that cannot grow lets it go. */
 static void push(struct chunk_list *l, struct bp_mapped m)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct bp_mapped *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			munmap(m.base, m.len);
-			return;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (l->n == l->cap) {	/* lock_with_room() could not make room */
+		munmap(m.base, m.len);
+		return;
 	}
 	l->v[l->n++] = m;
-	/* room for every waiting chunk among the spare ones (promote_copied()) */
-	if (l == &waiting && spare.cap < spare.n + waiting.n) {
-		size_t cap = spare.n + waiting.n + 16;
-		struct bp_mapped *v = realloc(spare.v, cap * sizeof(*v));
+}
 
-		if (v) {
-			spare.v = v;
-			spare.cap = cap;
-		}
+/* With spare_lock: does l have room for need?  If not, *cap the room to make. */
+static bool has_room(const struct chunk_list *l, size_t need, size_t *cap)
+{
+	*cap = need + need / 2 + 16;
+	return l->cap >= need;
+}
+
+/* Give l room for cap (v, made outside the lock), unless it has it; the
+ * array no longer used is returned, for the caller to free outside it. */
+static struct bp_mapped *install(struct chunk_list *l, struct bp_mapped *v, size_t cap)
+{
+	struct bp_mapped *old = l->v;
+
+	if (!v || l->cap >= cap)
+		return v;
+	if (l->n)
+		memcpy(v, l->v, l->n * sizeof(*v));
+	l->v = v;
+	l->cap = cap;
+	return old;
+}
+
+/*
+ * Take spare_lock with room on both lists for one more chunk (and among
+ * the spare ones for every waiting one, promote_copied()), the arrays
+ * grown outside the lock: nothing under it allocates, so that a signal
+ * handler's first trace, which waits for the lock (take_spare()), never
+ * waits for a holder that waits for malloc's lock its own thread may
+ * hold.  Out of memory: the lock, without the room (push() lets go).
+ */
+static void lock_with_room(void)
+{
+	for (int tries = 0;; tries++) {
+		size_t spare_cap, waiting_cap;
+		struct bp_mapped *a, *b;
+		bool room;
+
+		lock_spare();
+		room = has_room(&spare, spare.n + waiting.n + 1, &spare_cap);
+		room = has_room(&waiting, waiting.n + 1, &waiting_cap) && room;
+		if (room || tries == 3)
+			return;
+		unlock_spare();
+		a = malloc(spare_cap * sizeof(*a));
+		b = malloc(waiting_cap * sizeof(*b));
+		lock_spare();
+		a = install(&spare, a, spare_cap);
+		b = install(&waiting, b, waiting_cap);
+		unlock_spare();
+		free(a);
+		free(b);
 	}
 }
 
@@ -256,6 +318,29 @@ static void *ring_to_memory(size_t bytes)
 	return map_anon(bytes);
 }
 
+/*
+ * Room on the file's filesystem for a new chunk of size bytes, with a
+ * margin to spare for what else grows there (sites, bprint record's
+ * stream): 64 MiB, or a sixteenth of the filesystem if that is less.  A
+ * ring, whose chunk is reserved whole, never fills a disk.  Unknown
+ * (fstatvfs fails): yes, and fallocate() decides.
+ */
+#define ROOM_MARGIN_MAX ((uint64_t)64 << 20)
+
+static bool room_for(uint64_t size)
+{
+	struct statvfs sv;
+	uint64_t avail, margin;
+
+	if (fstatvfs(bp_live.fd, &sv) != 0)
+		return true;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	margin = (uint64_t)sv.f_blocks / 16 * sv.f_frsize;
+	if (margin > ROOM_MARGIN_MAX)
+		margin = ROOM_MARGIN_MAX;
+	return avail >= size && avail - size >= margin;
+}
+
 void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 {
 	uint64_t size = bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes);
@@ -265,7 +350,8 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 
 	if (!bp_live_hdr() && bp_live_child_file(false) != 0)
 		return map_anon(bytes);	/* a fork child without a file of its own */
-	if (take_spare(size, &m) != 0 && bp_live_chunk_alloc(BP_CHUNK_RING, size, &m) != 0)
+	if (take_spare(size, &m) != 0 &&
+	    (!room_for(size) || bp_live_chunk_alloc(BP_CHUNK_RING, size, &m) != 0))
 		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
 	r = (struct bp_file_ring *)(void *)m.chunk;
 	bp_thread_view(t, &v);
@@ -304,12 +390,12 @@ void bp_live_settle(void)
 	for (;;) {
 		struct timespec nap = { 0, (long)step };
 
-		pthread_mutex_lock(&spare_lock);
+		lock_spare();
 		promote_copied();
 		over = waiting.n > 0;
 		if (!over)
 			atomic_store_explicit(&copier_behind, false, memory_order_relaxed);
-		pthread_mutex_unlock(&spare_lock);
+		unlock_spare();
 		if (!over || waited >= bp_config.block_ns)
 			return;
 		nanosleep(&nap, NULL);
@@ -334,26 +420,29 @@ void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t b
 		return;
 	}
 	state = atomic_load_explicit(&r->state, memory_order_acquire);	/* C1 */
-	pthread_mutex_lock(&spare_lock);
+	/* Ours alone now: blanked here, at thread exit, not in the next
+	 * thread's first record, and outside the lock. */
+	if (state == BP_RING_COPIED)
+		blank(r);
+	else if (!bp_config.record_pid && why == BP_RELEASE_LOST) {
+		count_retired(r, mem, bytes);
+		blank(r);
+	}
+	lock_with_room();
 	promote_copied();	/* the others the copier is done with: blanked here */
 	if (state == BP_RING_COPIED) {
-		blank(r);	/* here, at thread exit, not in the next thread's first record */
 		push(&spare, mapping_of(r));
 	} else if (bp_config.record_pid) {
 		push(&waiting, mapping_of(r));	/* the copier may still be reading it */
 		if (bp_config.mode == BP_RING_BLOCK)
 			atomic_store_explicit(&copier_behind, true, memory_order_relaxed);
 	} else {
-		if (why == BP_RELEASE_LOST) {
-			count_retired(r, mem, bytes);
-			blank(r);
-		} else {
+		if (why != BP_RELEASE_LOST)
 			/* release, as "exited" (C3): a reader of the file only shows it */
 			atomic_store_explicit(&r->state, BP_RING_RELEASED, memory_order_release);
-		}
 		push(&spare, mapping_of(r));
 	}
-	pthread_mutex_unlock(&spare_lock);
+	unlock_spare();
 }
 
 /* In a fork child: the parent's file rings are unmapped, nothing written. */
@@ -445,6 +534,15 @@ static void store_alive(const struct bp_thread_view *v, void *ctx)
 {
 	(void)ctx;
 	store_thread(v, false);
+}
+
+void bp_live_record_lost(void)
+{
+	struct bp_file_header *h = bp_live_hdr();
+
+	/* relaxed: a count.  H6: once closed, the file's counts are final */
+	if (h && !(atomic_load_explicit(&h->flags, memory_order_acquire) & BP_FILE_F_CLOSED))
+		atomic_fetch_add_explicit(&h->memory_records, 1, memory_order_relaxed);
 }
 
 void bp_live_thread_exit(struct bp_thread *t)

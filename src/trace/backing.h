@@ -51,6 +51,10 @@ struct bp_backing {
 	void (*site_added)(const struct bprint_site *site);
 	/* t exited; t->comm holds its last name. */
 	void (*thread_exit)(struct bp_thread *t);
+	/* A record was lost: its thread has no ring (none could be mapped,
+	 * trace/thread.c).  Counted where a reader of the backing finds it.
+	 * May be NULL. */
+	void (*record_lost)(void);
 	/* A fork child starts: forget the parent's file (the child gets no file). */
 	void (*fork_child)(void);
 };

@@ -9,6 +9,7 @@
 #include "ring/ring.h"
 #include "trace/clock.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,13 @@ size_t bp_parse_size(const char *s)
 	unsigned long long n;
 	unsigned shift = 0;
 
-	if (!s || !*s)
+	/* digits first: strtoull() would take "-5" as 2^64 - 5, and " 5" too */
+	if (!s || *s < '0' || *s > '9')
 		return 0;
+	errno = 0;
 	n = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return 0;
 	switch (*end) {
 	case 'k': case 'K': shift = 10; end++; break;
 	case 'm': case 'M': shift = 20; end++; break;
@@ -58,7 +63,10 @@ uint64_t bp_parse_duration(const char *s)
 
 	if (!s || *s < '0' || *s > '9')
 		return 0;
+	errno = 0;
 	n = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return 0;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(end, units[i].unit))
 			return n && n <= UINT64_MAX / units[i].ns ? n * units[i].ns : 0;
@@ -70,8 +78,8 @@ static void complain(const char *var, const char *value, const char *expected)
 	fprintf(stderr, "bprint: ignoring %s=%s (expected %s)\n", var, value, expected);
 }
 
-/* A size variable: at least min bytes, or the default is kept. */
-static void load_bytes(const char *var, size_t min, size_t *dst, const char *expected)
+/* A size variable: from min to max bytes, or the default is kept. */
+static void load_bytes(const char *var, size_t min, size_t max, size_t *dst, const char *expected)
 {
 	const char *v = secure_getenv(var);
 	size_t n;
@@ -79,7 +87,7 @@ static void load_bytes(const char *var, size_t min, size_t *dst, const char *exp
 	if (!v)
 		return;
 	n = bp_parse_size(v);
-	if (n < min)
+	if (n < min || n > max)
 		complain(var, v, expected);
 	else
 		*dst = n;
@@ -87,13 +95,13 @@ static void load_bytes(const char *var, size_t min, size_t *dst, const char *exp
 
 static void load_size(void)
 {
-	load_bytes("BPRINT_BUFFER_SIZE", 4 * (size_t)bp_config.page_size, &bp_config.buffer_bytes,
-		   "a size of at least 4 pages, like 64K or 16M");
+	load_bytes("BPRINT_BUFFER_SIZE", 4 * (size_t)bp_config.page_size, BP_RING_BYTES_MAX,
+		   &bp_config.buffer_bytes, "a size from 4 pages to 4G, like 64K or 16M");
 }
 
 static void load_retain(void)
 {
-	load_bytes("BPRINT_RETAIN", 1, &bp_config.retain_bytes, "a size, like 64M or 1G");
+	load_bytes("BPRINT_RETAIN", 1, SIZE_MAX, &bp_config.retain_bytes, "a size, like 64M or 1G");
 }
 
 static void load_page_size(void)
@@ -169,6 +177,23 @@ static void load_dump(void)
 		complain("BPRINT_DUMP", v, "exit, crash, both or never");
 }
 
+/* Set by bprint record with BPRINT_FILE: its process id, digits only. */
+static void load_record_pid(void)
+{
+	const char *v = secure_getenv("BPRINT_RECORD_PID");
+	char *end = NULL;
+	unsigned long long pid;
+
+	if (!v || !*v)
+		return;
+	errno = 0;
+	pid = *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+	if (!pid || *end || errno == ERANGE || pid > INT32_MAX)
+		complain("BPRINT_RECORD_PID", v, "a process id, set by bprint record");
+	else if (bp_config.file_path)
+		bp_config.record_pid = pid;
+}
+
 void bp_config_load(void)
 {
 	const char *v;
@@ -189,6 +214,5 @@ void bp_config_load(void)
 	bp_config.dump_path = secure_getenv("BPRINT_DUMP_FILE");
 	v = secure_getenv("BPRINT_FILE");
 	bp_config.file_path = v && *v ? v : NULL;
-	v = secure_getenv("BPRINT_RECORD_PID");
-	bp_config.record_pid = v && bp_config.file_path ? strtoull(v, NULL, 10) : 0;
+	load_record_pid();
 }

@@ -33,6 +33,16 @@ struct bp_config {
 				 * drainer will consume the file's rings */
 };
 
+/*
+ * What a traced program sends bprint record (sigqueue() to record_pid, the
+ * value its pid) when it cannot make its live file: its records are in no
+ * file, and record, which cannot see a file that was never made, must
+ * know.  A signal needs no descriptor (the failure may be EMFILE), and
+ * SIGURG is ignored by default, so that a process that took a dead
+ * recorder's pid is not harmed by it.
+ */
+#define BP_RECORD_NO_FILE_SIGNAL SIGURG
+
 extern struct bp_config bp_config;
 
 /* Fill bp_config from the environment.  Called once, at start-up. */
@@ -41,7 +51,13 @@ void bp_config_load(void);
 /* "100ms", "500us", "2s", "250000ns", "100" (ms): nanoseconds, or 0 if malformed. */
 uint64_t bp_parse_duration(const char *s);
 
-/* "64K", "1M", "2G", "4096": bytes, or 0 if malformed. */
+/* The largest ring BPRINT_BUFFER_SIZE (and bprint record -b) may ask for:
+ * a fixed 4 GiB rather than a share of RAM, so that what a program gets
+ * does not depend on the machine it runs on (and a file backing checks its
+ * free space anyway, writer_rings.c). */
+#define BP_RING_BYTES_MAX (SIZE_MAX > 0xffffffffu ? (size_t)4 << 30 : SIZE_MAX / 2)
+
+/* "64K", "1M", "2G", "4096": bytes, or 0 if malformed or past SIZE_MAX. */
 size_t bp_parse_size(const char *s);
 
 #endif /* BP_TRACE_CONFIG_H */

@@ -486,10 +486,13 @@ static uint64_t oldest_index(const void *mem, size_t bytes)
 void bp_reader_header(const struct bprint_reader *r, uint64_t *written, uint64_t *lost)
 {
 	(void)r;
-	/* relaxed: counters read as values, each alone */
-	*written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed);
+	/* relaxed: counters read as values, each alone; records of threads
+	 * that had no ring count as written and lost */
+	uint64_t no_ring = atomic_load_explicit(&bp_no_ring_records, memory_order_relaxed);
+
+	*written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed) + no_ring;
 	*lost = atomic_load_explicit(&bp_retired.discarded, memory_order_relaxed) +
-		atomic_load_explicit(&bp_retired.overwritten, memory_order_relaxed);
+		atomic_load_explicit(&bp_retired.overwritten, memory_order_relaxed) + no_ring;
 	for (struct bp_thread *t = atomic_load_explicit(&bp_threads, memory_order_acquire); t;	/* T7 */
 	     t = t->next) {
 		int state = atomic_load_explicit(&t->state, memory_order_acquire);	/* T5 */

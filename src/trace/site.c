@@ -480,19 +480,23 @@ static const char *pattern_problem(const char *pattern)
 
 void bp_site_filter_load(const char *spec)
 {
-	char *copy, *save = NULL;
-	bool first = true;
+	char *copy, *next;
+	bool first = true, empty = false;
 
 	if (!spec || !*spec || !(copy = strdup(spec)))
 		return;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = next = copy; tok; tok = next) {
 		bool enable = *tok != '-';
 		const char *why;
 
+		if ((next = strchr(tok, ',')) != NULL)
+			*next++ = '\0';
 		if (*tok == '-' || *tok == '+')
 			tok++;
-		if (!*tok)
+		if (!*tok) {
+			empty = true;	/* ",,", a sign alone: said once below */
 			continue;
+		}
 		if ((why = pattern_problem(tok)) != NULL) {
 			/* as config.c says every bad value; the other entries hold */
 			bp_site_warn("bprint: ignoring %s in BPRINT_FILTER (%s)\n", tok, why);
@@ -504,6 +508,9 @@ void bp_site_filter_load(const char *spec)
 		add_rule(tok, enable);
 	}
 	free(copy);
+	if (empty)
+		bp_site_warn("bprint: ignoring the empty entries of BPRINT_FILTER=%s (expected "
+			     "PATTERN or -PATTERN between commas)\n", spec);
 }
 
 /* fork(): held across it, so that the child's registry is never half changed. */

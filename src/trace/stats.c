@@ -14,8 +14,10 @@
 #include <string.h>
 
 /*
- * The threads BPRINT_RETAIN dropped, summed in one entry with tid -1 and
- * comm "(dropped)"; their unread records count as overwritten.  Written at
+ * The threads BPRINT_RETAIN dropped, and the records of threads that got
+ * no ring (no memory), summed in one entry with tid -1 and comm
+ * "(dropped)"; the former's unread records count as overwritten, the
+ * latter's as discarded.  Written at
  * out (an entry of stride bytes) if not NULL.  Returns the entries: 0
  * while nothing was dropped.
  */
@@ -23,7 +25,8 @@ static int retired_entry(void *out, uint32_t stride)
 {
 	/* relaxed: counters read as values, each alone; a report taken while
 	 * threads retire may be a moment old, never torn */
-	uint64_t written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed);
+	uint64_t no_ring = atomic_load_explicit(&bp_no_ring_records, memory_order_relaxed);
+	uint64_t written = atomic_load_explicit(&bp_retired.written, memory_order_relaxed) + no_ring;
 	struct bprint_thread_stats s;
 
 	if (!written)
@@ -33,7 +36,8 @@ static int retired_entry(void *out, uint32_t stride)
 		s.tid = -1;
 		memcpy(s.comm, "(dropped)", sizeof("(dropped)"));
 		s.written = written;
-		s.discarded = atomic_load_explicit(&bp_retired.discarded, memory_order_relaxed);
+		s.discarded = atomic_load_explicit(&bp_retired.discarded, memory_order_relaxed) +
+			      no_ring;
 		s.read = atomic_load_explicit(&bp_retired.read, memory_order_relaxed);
 		s.overwritten = atomic_load_explicit(&bp_retired.overwritten, memory_order_relaxed);
 		bp_sized_put(out, stride, &s, sizeof(s));

@@ -34,6 +34,9 @@ __thread struct bprint__tls bprint__tls __attribute__((tls_model("initial-exec")
 
 const struct bp_backing *bp_backing;
 static pthread_key_t exit_key;
+_Atomic uint64_t bp_no_ring_records;
+/* This thread could not get its descriptor and ring 0: it does not try again. */
+static __thread bool no_ring_self __attribute__((tls_model("initial-exec")));
 
 /* Under bp_list_lock: FREE descriptors (the DEAD ones are thread_retain.c's). */
 static struct bp_thread *free_top;
@@ -137,6 +140,31 @@ static void block_setup(struct bp_thread_ring *r, unsigned level, void *mem, siz
 }
 
 /*
+ * A ring that cannot be mapped loses its thread's records (counted as
+ * discarded): said once a process, on the first, with write(2) (a signal
+ * handler's first trace may be the one).
+ */
+static void say_no_ring(size_t bytes)
+{
+	static atomic_flag said = ATOMIC_FLAG_INIT;
+
+	if (!atomic_flag_test_and_set_explicit(&said, memory_order_relaxed))
+		bp_site_warn("bprint: no memory for a thread's %zu-byte ring: its records are "
+			     "lost (counted as discarded)\n", bytes);
+}
+
+/* A record of a thread with no ring 0: counted here and, with a file, in it. */
+static void count_no_ring(void)
+{
+	const struct bp_backing *b = bp_backing;
+
+	/* relaxed: a count, read as a value */
+	atomic_fetch_add_explicit(&bp_no_ring_records, 1, memory_order_relaxed);
+	if (b && b->record_lost)
+		b->record_lost();
+}
+
+/*
  * Both slow paths may run in a signal handler (a handler's first trace, or
  * its nest level's first ring), and the system calls they make can change
  * errno under the interrupted code: keep it.  (bp_ring_init() cannot fail
@@ -154,9 +182,10 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 	    bp_ring_writer_init(&r->w, mem, bytes) != BP_RING_OK) {
 		if (mem)
 			ring_unmap(t, level, mem, bytes, BP_RELEASE_READ);
-		/* relaxed: a count with one writer (this thread), read for stats */
-		atomic_store_explicit(&t->no_memory, atomic_load_explicit(&t->no_memory,
-			memory_order_relaxed) + 1, memory_order_relaxed);
+		/* Not again for this thread: a retry per record would ask the
+		 * backing for a ring per record (a file counts each). */
+		r->map_failed = true;
+		say_no_ring(bytes);
 		return NULL;
 	}
 	block_setup(r, level, mem, bytes);
@@ -171,9 +200,12 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 struct bp_thread_ring *bp_thread_ring_slow(struct bp_thread *t, unsigned level)
 {
 	int saved_errno = errno;
-	struct bp_thread_ring *r = map_ring(t, level);
+	struct bp_thread_ring *r = t->ring[level].map_failed ? NULL : map_ring(t, level);
 
 	errno = saved_errno;
+	if (!r)	/* relaxed: a count with one writer (this thread), read for stats */
+		atomic_store_explicit(&t->no_memory, atomic_load_explicit(&t->no_memory,
+			memory_order_relaxed) + 1, memory_order_relaxed);
 	return r;
 }
 
@@ -288,6 +320,7 @@ static struct bp_thread *make_self(void)
 	atomic_store_explicit(&t->no_memory, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->unregistered, 0, memory_order_relaxed);
 	for (unsigned i = 0; i < BP_NEST_MAX; i++) {
+		t->ring[i].map_failed = false;
 		atomic_store_explicit(&t->ring[i].consumer_read, 0, memory_order_relaxed);
 		atomic_store_explicit(&t->ring[i].consumer_overwritten, 0, memory_order_relaxed);
 	}
@@ -313,11 +346,20 @@ struct bp_thread *bp_thread_self_slow(void)
 	struct bp_thread *t;
 	int saved_errno = errno;
 
+	if (no_ring_self) {
+		count_no_ring();
+		return NULL;
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	t = bp_self ? bp_self : make_self();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved_errno;
+	if (!t) {
+		no_ring_self = true;
+		say_no_ring(ring_bytes(0, &(uint32_t){ 0 }));
+		count_no_ring();
+	}
 	return t;
 }
 
@@ -371,6 +413,9 @@ static void fork_parent(void)
 
 static void fork_child_all(void)
 {
+	/* the parent's lost records are the parent's; this thread may try again */
+	atomic_store_explicit(&bp_no_ring_records, 0, memory_order_relaxed);
+	no_ring_self = false;
 	fork_child();
 	bp_clock_fork_release();
 	bp_site_fork_release();

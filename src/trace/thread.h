@@ -50,6 +50,7 @@
 #include <bprint.h>	/* struct bprint__tls, the window */
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,6 +92,7 @@ struct bp_thread_ring {
 	/* shared: set once by the writer, read by readers */
 	_Atomic(void *) mem;
 	size_t bytes;
+	bool map_failed;		/* the writer's: mapping it failed, not tried again */
 	/* the consumer's side, under consumer_lock */
 	struct bp_read_state consumer;
 	/* what the consumer has handed out, for bprint_stats() (relaxed atomics) */
@@ -180,6 +182,11 @@ void bp_thread_reclaim(void);
 
 /* Unmap the oldest DEAD threads beyond BPRINT_RETAIN, if no reader is in the way. */
 void bp_thread_retain_enforce(void);
+
+/* Records of threads that got no ring 0 (no memory for it, or for their
+ * descriptor): written and lost at once, summed here since those threads
+ * have no descriptor to count them in.  Relaxed: a count, read as a value. */
+extern _Atomic uint64_t bp_no_ring_records;
 
 /* What the threads dropped by the budget had, summed (bp_stats_collect()). */
 struct bp_retired {

@@ -92,11 +92,30 @@ static void same_quantiles(bool sketch, const char *want[4])
 	bp_agg_free(&a);
 }
 
+/* No group at all (hist or latency where nothing matched): finished and
+ * rendered without copying from a NULL list (UBSan's nonnull check). */
+static void no_group(void)
+{
+	struct bp_agg a;
+	char *text;
+
+	bp_agg_init(&a, BP_DIST_UNSIGNED, BP_BUCKETS_LOG2, 0);
+	a.what = "hist of dur_us";
+	a.value_name = "dur_us";
+	bp_agg_finish(&a);
+	CHECK(a.groups.n == 0);
+	text = render(&a, false);
+	CHECK(text != NULL);
+	free(text);
+	bp_agg_free(&a);
+}
+
 int main(void)
 {
 	static const char *want[4] = { "1", "1", "2", "2" };
 
 	same_quantiles(false, want);
 	same_quantiles(true, want);
+	no_group();
 	return check_summary("agg_text_test");
 }

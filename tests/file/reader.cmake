@@ -103,3 +103,7 @@ bp_add_test(reader_join SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_join.c TIMEOUT 
 bp_add_test(reader_reuse SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_reuse.c TIMEOUT 60)
 set_tests_properties(reader_reuse PROPERTIES
   ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_reuse.dat;BPRINT_BUFFER_SIZE=64K;BPRINT_RETAIN=100K")
+
+# The reader's key map (sources by ring index, first ring by tid) against a
+# linear search.
+bp_add_test(reader_keymap SOURCES ${CMAKE_CURRENT_LIST_DIR}/keymap_test.c)

@@ -11,6 +11,9 @@
  *
  * rt_churn THREADS PER slow: the same, a thread every 2 ms, each printing
  * "thread T TID" first (for a reader following the file meanwhile).
+ *
+ * rt_churn THREADS PER par=K: K threads at a time (started together,
+ * joined together), so that threads exit while others start.
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -24,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int per, slow;
+static int per, slow, par = 1;
 
 static void *worker(void *arg)
 {
@@ -37,21 +40,31 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void run_one(int id)
+/* Threads id .. id + k - 1, together (slow: then 2 ms of nothing). */
+static void run_some(int id, int k)
 {
-	pthread_t th;
+	struct timespec two_ms = { 0, 2000000 };
+	pthread_t th[64];
 
-	if (pthread_create(&th, NULL, worker, (void *)(intptr_t)id) != 0 ||
-	    pthread_join(th, NULL) != 0) {
-		fprintf(stderr, "rt_churn: thread %d failed\n", id);
-		exit(2);
-	}
+	for (int i = 0; i < k; i++)
+		if (pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(id + i)) != 0) {
+			fprintf(stderr, "rt_churn: thread %d failed\n", id + i);
+			exit(2);
+		}
+	for (int i = 0; i < k; i++)
+		if (pthread_join(th[i], NULL) != 0) {
+			fprintf(stderr, "rt_churn: thread %d failed\n", id + i);
+			exit(2);
+		}
 	if (slow) {
-		struct timespec two_ms = { 0, 2000000 };
-
 		fflush(stdout);
 		nanosleep(&two_ms, NULL);
 	}
+}
+
+static void run_one(int id)
+{
+	run_some(id, 1);
 }
 
 static long rss_kib(void)
@@ -77,10 +90,16 @@ int main(int argc, char **argv)
 
 	per = argc > 2 ? atoi(argv[2]) : 10;
 	slow = argc > 3 && !strcmp(argv[3], "slow");
+	if (argc > 3 && !strncmp(argv[3], "par=", 4))
+		par = atoi(argv[3] + 4);
+	if (par < 1 || par > 64) {
+		fprintf(stderr, "rt_churn: par=K: K from 1 to 64\n");
+		return 2;
+	}
 	run_one(0);	/* the first thread's costs (stack cache, first chunks) are not churn */
 	before = rss_kib();
-	for (int t = 1; t < n; t++)
-		run_one(t);
+	for (int t = 1; t < n; t += par)
+		run_some(t, t + par <= n ? par : n - t);
 	printf("rss_growth_kib %ld\n", rss_kib() - before);
 	printf("file_bytes %lld\n", path && stat(path, &st) == 0 ? (long long)st.st_size : -1LL);
 	return 0;

@@ -70,6 +70,29 @@ awk -v n="$n" '
 	ok "record: all $n threads whole in the stream" || fail "record: accounting"
 [ -e b.dat.live ] && fail "record: the live file is left"
 
+# ---- threads starting while others exit (par=16: 16 at a time) ---------
+# Issue 31: a thread's first record only tried the lock of the spare
+# chunks, and took a new chunk whenever another thread was giving one
+# back, so that almost none was reused (40,000 threads: a 36 GB file).
+# The bound: BPRINT_RETAIN, the 16 live threads' rings and 16 more of
+# threads exiting as the next ones start, the lists.
+p=$(scale 4000)
+par=16
+BPRINT_FILE=p.dat BPRINT_BUFFER_SIZE=1M BPRINT_RETAIN=8M "$PROG" "$p" 10 par=$par > p.out ||
+	fail "file, par=$par: the program failed"
+check "file, par=$par: its size" "$(value file_bytes p.out)" -le $((8 * mib + (2 * par + 1) * chunk + lists))
+"$BPRINT" stats p.dat > p.stats || fail "file, par=$par: stats exit status $?"
+awk -v n="$p" '/^# threads/ { t = 1; next } t && $1 ~ /^-?[0-9]+$/ { w += $3 }
+	END { exit w != n * 10 }' p.stats && ok "file, par=$par: $((p * 10)) records written" ||
+	fail "file, par=$par: accounting: $(tail -3 p.stats)"
+chunk64=$(( (128 + 65536 + 256 + 4095) / 4096 * 4096 ))
+RT_FILE=q.dat.live "$BPRINT" record -b 64K -o q.dat -- "$PROG" "$p" 10 par=$par > q.out 2> q.err ||
+	fail "record, par=$par: exit status $?"
+check "record, par=$par: the live file's size" "$(value file_bytes q.out)" -le \
+	$((64 * mib + (2 * par + 1) * chunk64 + lists))
+grep -q "$p rings, $((p * 10)) records written, 0 discarded" q.err && ok "record, par=$par: summary" ||
+	fail "record, par=$par: summary: $(cat q.err)"
+
 # ---- a reader following the live file while its chunks are reused -------
 # bprint tail PID reads rings whose chunks the program reuses under it:
 # a reformatted chunk is no damage (tail called the file damaged and lost

@@ -19,8 +19,14 @@ records() {
 }
 
 # Bad values: one line each, naming the variable and the value; the default kept.
+# Sizes past 2^64 (once taken as 2^64 - 1), negative ones (once 2^64 - 5),
+# a ring past the 4 GiB bound, a record pid that is no number.
 for bad in BPRINT_BUFFER_SIZE=lots BPRINT_RETAIN=0 BPRINT_PAGE_SIZE=3000 BPRINT_MODE=fast \
-	BPRINT_BLOCK_TIMEOUT=soon BPRINT_CLOCK=sundial BPRINT_DUMP=sometimes BPRINT_DISABLE=maybe; do
+	BPRINT_BLOCK_TIMEOUT=soon BPRINT_CLOCK=sundial BPRINT_DUMP=sometimes BPRINT_DISABLE=maybe \
+	BPRINT_BUFFER_SIZE=99999999999999999999 BPRINT_BUFFER_SIZE=64G BPRINT_BUFFER_SIZE=5G \
+	BPRINT_BUFFER_SIZE=17179869184G BPRINT_BUFFER_SIZE=-1M BPRINT_BUFFER_SIZE=' 1M' \
+	BPRINT_RETAIN=-5 BPRINT_RETAIN=99999999999999999999 BPRINT_BLOCK_TIMEOUT=99999999999999999999s \
+	BPRINT_RECORD_PID=abc BPRINT_RECORD_PID=-1 BPRINT_RECORD_PID=99999999999; do
 	run bad.out bad.err "$bad"
 	grep -q "^bprint: ignoring $bad (expected " bad.err && [ "$(wc -l < bad.err)" -eq 1 ] &&
 		ok "$bad: said" || fail "$bad: stderr: $(cat bad.err)"
@@ -28,7 +34,8 @@ for bad in BPRINT_BUFFER_SIZE=lots BPRINT_RETAIN=0 BPRINT_PAGE_SIZE=3000 BPRINT_
 	[ "$(grep -cE ': (tsum|plain) [0-9]' bad.out)" -eq 6 ] && ok "$bad: the default kept (traced)" ||
 		fail "$bad: $(grep -cE ': (tsum|plain) [0-9]' bad.out) records, want 6"
 done
-for good in BPRINT_DISABLE=0 BPRINT_DISABLE= BPRINT_MODE=discard BPRINT_FILTER=ns::f,-func:x; do
+for good in BPRINT_DISABLE=0 BPRINT_DISABLE= BPRINT_MODE=discard BPRINT_FILTER=ns::f,-func:x \
+	BPRINT_BUFFER_SIZE=4G BPRINT_RETAIN=1G; do
 	run good.out good.err "$good"
 	[ ! -s good.err ] && ok "$good: nothing said" || fail "$good: stderr: $(cat good.err)"
 done
@@ -45,6 +52,27 @@ grep -q "^bprint: ignoring foo:bar in BPRINT_FILTER (unknown kind" f.err &&
 [ "$(records tsum f.out)" -eq 4 ] && [ "$(records plain f.out)" -eq 0 ] &&
 	ok "BPRINT_FILTER: the good entry applied, the bad ones not" ||
 	fail "BPRINT_FILTER: $(records tsum f.out) tsum, $(records plain f.out) plain"
+
+# Entries with nothing in them: one line for them all, the default (no filter) kept.
+run e.out e.err 'BPRINT_FILTER=+,,-,'
+grep -q "^bprint: ignoring the empty entries of BPRINT_FILTER=+,,-, (expected " e.err &&
+	[ "$(wc -l < e.err)" -eq 1 ] && ok "BPRINT_FILTER=+,,-,: said once" ||
+	fail "BPRINT_FILTER=+,,-,: stderr: $(cat e.err)"
+[ "$(grep -cE ': (tsum|plain) [0-9]' e.out)" -eq 6 ] && ok "BPRINT_FILTER=+,,-,: every site traced" ||
+	fail "BPRINT_FILTER=+,,-,: $(grep -cE ': (tsum|plain) [0-9]' e.out) records, want 6"
+
+# BPRINT_FILE naming what cannot hold a trace (/dev/null, a directory, a
+# FIFO): refused in one line, traced in memory, no "NAME.PID" made beside it.
+mkdir adir
+mkfifo afifo
+for f in adir afifo /dev/null; do
+	run n.out n.err BPRINT_FILE=$f BPRINT_DUMP=exit
+	grep -q "^bprint: cannot create trace file $f: not a regular file (tracing to memory only)" n.err &&
+		[ "$(grep -c '^bprint: ' n.err)" -eq 1 ] && ok "BPRINT_FILE=$f: refused" ||
+		fail "BPRINT_FILE=$f: stderr: $(cat n.err)"
+	ls "$f".[0-9]* > /dev/null 2>&1 && fail "BPRINT_FILE=$f: $(ls -d "$f".[0-9]*) made" ||
+		ok "BPRINT_FILE=$f: nothing made beside it"
+done
 
 # Filters and template sites, registered at their first call.
 run t1.out t1.err BPRINT_FILTER=func:plain

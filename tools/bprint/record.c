@@ -56,6 +56,8 @@
 #define RECORD_BUFFER "4M"
 
 static volatile sig_atomic_t child_pid;
+/* traced programs that could not make their live file, and the last one's pid */
+static volatile sig_atomic_t no_file_count, no_file_pid;
 static volatile sig_atomic_t got_signal;
 static volatile sig_atomic_t stop_drain;
 
@@ -104,8 +106,8 @@ static void record_help(void)
 	       "\n"
 	       "  -o, --output=FILE      the trace file (default %s); an existing trace file\n"
 	       "                         is replaced, any other file is left alone\n"
-	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M (BPRINT_BUFFER_SIZE;\n"
-	       "                         default %s here, 1M in memory)\n"
+	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M, at most 4G\n"
+	       "                         (BPRINT_BUFFER_SIZE; default %s here, 1M in memory)\n"
 	       "  -p, --page-size=N      ring page size, a power of two from 1K to 64K\n"
 	       "                         (BPRINT_PAGE_SIZE)\n"
 	       "  -M, --mode=MODE        block (the default here: a writer whose buffer is\n"
@@ -260,8 +262,9 @@ static int check_value(int c, const char *arg)
 
 	switch (c) {
 	case 'b':
-		if (!bp_parse_size(arg))
-			return usage_error("record", "--buffer-size: not a size: '%s'", arg);
+		n = bp_parse_size(arg);
+		if (!n || n > BP_RING_BYTES_MAX)
+			return usage_error("record", "--buffer-size: expected a size up to 4G: '%s'", arg);
 		break;
 	case 'p':
 		n = bp_parse_size(arg);
@@ -328,6 +331,22 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
+/* Can FILE be created (a read-only directory, a missing one)?  Made and
+ * removed, so that COMMAND does not run for a trace that cannot be kept. */
+static int can_create(const char *path)
+{
+	const char *why;
+	int fd = bp_open_output(path, BP_OPEN_PRIVATE, &why);
+
+	if (fd < 0) {
+		errmsg(path, "cannot create it: %s (COMMAND not run)", why ? why : strerror(errno));
+		return why ? EXIT_BADFILE : EXIT_IO;
+	}
+	close(fd);
+	unlink(path);
+	return EXIT_OK;
+}
+
 /* FILE.live (allocated), once FILE and FILE.live are cleared; NULL with
  * *rc set. */
 static char *prepare_outputs(const char *out, int *rc)
@@ -340,16 +359,34 @@ static char *prepare_outputs(const char *out, int *rc)
 		return NULL;
 	}
 	snprintf(live, len, "%s.live", out);
-	if ((*rc = clear_output(out)) != EXIT_OK || (*rc = clear_output(live)) != EXIT_OK) {
+	if ((*rc = clear_output(out)) != EXIT_OK || (*rc = clear_output(live)) != EXIT_OK ||
+	    (*rc = can_create(out)) != EXIT_OK) {
 		free(live);
 		return NULL;
 	}
 	return live;
 }
 
+/* BP_RECORD_NO_FILE_SIGNAL from a traced program (src/file/writer.c). */
+static void on_no_file(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si && si->si_code == SI_QUEUE) {
+		no_file_count++;
+		no_file_pid = si->si_value.sival_int;
+	}
+}
+
 static void forward_signals(void)
 {
 	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_no_file;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(BP_RECORD_NO_FILE_SIGNAL, &sa, NULL);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = forward;
@@ -440,14 +477,19 @@ static int record_result(const struct record_opts *o, int drc, const struct bp_d
 		return EXIT_IO;		/* exec failed: said so already */
 	if (drc != 0 && !res->truncated) {
 		errmsg(o->out, "%s", res->error[0] ? res->error : "the trace could not be written");
-		if (strstr(res->error, "no live"))
+		if (strstr(res->error, "no live") && !no_file_count)
 			fprintf(stderr, "%s: is %s linked with libbprint?\n", prog, o->cmd[0]);
 		return EXIT_IO;
 	}
 	if (!o->quiet)
 		summary(res, written);
 	/* said even with --quiet: the exit status is not the command's */
-	lacks = trace_lacks(written) || res->truncated || res->not_copied;
+	lacks = trace_lacks(written) || res->truncated || res->not_copied || no_file_count;
+	if (no_file_count)
+		errmsg(NULL, "incomplete: %d traced program%s could not make %s trace file "
+		       "(process %d, said above): %s records are in no file", (int)no_file_count,
+		       no_file_count == 1 ? "" : "s", no_file_count == 1 ? "its" : "their",
+		       (int)no_file_pid, no_file_count == 1 ? "its" : "their");
 	if (WIFSIGNALED(status) && WTERMSIG(status) != got_signal && !o->quiet)
 		errmsg(o->cmd[0], "killed by signal %d", WTERMSIG(status));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) && !o->quiet)

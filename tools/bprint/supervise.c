@@ -45,6 +45,10 @@ struct sup {
 	size_t nfiles;
 	char **ignored;			/* stale live files */
 	size_t nignored;
+	char **blocked;			/* live files not opened yet for want of
+					 * descriptors (EMFILE): tried again */
+	size_t nblocked;
+	int blocked_errno;
 	uint64_t t0_real;
 	bool main_taken;		/* out_path has its program */
 	bool failed;
@@ -133,23 +137,57 @@ static bool drained(struct sup *s, const char *path, pid_t pid)
 	return false;
 }
 
-static void ignore(struct sup *s, const char *path)
+/* Add a copy of path to the list v of n paths (unless it is there). */
+static void remember(char ***v, size_t *n, const char *path)
 {
-	char *copy = strdup(path);
-	char **grown = copy ? one_more(s->ignored, s->nignored, sizeof(*grown)) : NULL;
+	char *copy;
+	char **grown;
 
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], path))
+			return;
+	copy = strdup(path);
+	grown = copy ? one_more(*v, *n, sizeof(*grown)) : NULL;
 	if (!grown) {
 		free(copy);
 		return;
 	}
-	s->ignored = grown;
-	s->ignored[s->nignored++] = copy;
+	*v = grown;
+	(*v)[(*n)++] = copy;
+}
+
+static void ignore(struct sup *s, const char *path)
+{
+	remember(&s->ignored, &s->nignored, path);
+}
+
+/* path could not be opened or drained for want of descriptors (err): later. */
+static void block(struct sup *s, const char *path, int err)
+{
+	remember(&s->blocked, &s->nblocked, path);
+	s->blocked_errno = err;
+}
+
+static void unblock(struct sup *s, const char *path)
+{
+	for (size_t i = 0; i < s->nblocked; i++)
+		if (!strcmp(s->blocked[i], path)) {
+			free(s->blocked[i]);
+			s->blocked[i] = s->blocked[--s->nblocked];
+			return;
+		}
+}
+
+static bool out_of_descriptors(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM;
 }
 
 /* Start draining f, found at path; -1 on a failure that ends the drain. */
 static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t pid)
 {
 	struct watched *w = one_more(s->files, s->nfiles, sizeof(*w));
+	bool main;
 
 	if (!w) {
 		bp_drain_free(f);
@@ -163,18 +201,26 @@ static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t
 	w->pid = pid;
 	w->done = false;
 	snprintf(w->path, sizeof(w->path), "%s", path);
-	if (!s->main_taken && !strcmp(path, s->o->live_path)) {
+	main = !s->main_taken && !strcmp(path, s->o->live_path);
+	if (main)
 		snprintf(w->out, sizeof(w->out), "%s", s->o->out_path);
-		s->main_taken = true;
-	} else {
+	else
 		snprintf(w->out, sizeof(w->out), "%s.%ld", s->o->out_path, (long)pid);
-	}
 	if (bp_drain_start(f, w->out, s->o->batch_pages) != 0) {
+		int err = errno;
+
+		if (out_of_descriptors(err)) {
+			bp_drain_free(f);	/* its descriptor back; the file waits */
+			block(s, path, err);
+			return 0;
+		}
 		set_error(s, w, bp_drain_result(f)->error);
 		bp_drain_free(f);
 		s->failed = true;
 		return -1;
 	}
+	s->main_taken = s->main_taken || main;
+	unblock(s, path);
 	s->nfiles++;
 	s->res->files++;
 	if (s->o->on_output)
@@ -193,6 +239,10 @@ static int try_open(struct sup *s, const char *path)
 		set_error(s, NULL, "out of memory");
 		s->failed = true;
 		return -1;
+	}
+	if (rc == 0 && live.open_errno) {
+		block(s, path, live.open_errno);	/* no descriptor: look again later */
+		return 0;
 	}
 	if (rc == 0) {
 		/* Not filled in yet, or not a live file: look again later, unless it is old. */
@@ -368,6 +418,33 @@ static void run(struct sup *s)
 	}
 }
 
+/*
+ * Every program has exited, and every file drained gave its descriptors
+ * back: the live files that found none are drained now, as many at a time
+ * as the limit allows.  One left over is a trace in no stream: said, and
+ * the drain fails (the live file is kept, it holds the records).
+ */
+static void drain_blocked(struct sup *s)
+{
+	size_t before;
+
+	do {
+		before = s->nblocked;
+		if (!before || s->failed || (s->o->stop && *s->o->stop))
+			break;
+		run(s);
+	} while (s->nblocked < before);
+	if (s->nblocked && !s->failed) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%.100s: cannot be drained: %.40s (%u such live file%s, kept)",
+			 s->blocked[0], strerror(s->blocked_errno), (unsigned)s->nblocked & 0xffff,
+			 s->nblocked == 1 ? "" : "s");
+		set_error(s, NULL, why);
+		s->truncated = true;
+	}
+}
+
 int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 {
 	struct sup s;
@@ -383,12 +460,16 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 		return -1;
 	}
 	run(&s);
+	drain_blocked(&s);
 	for (size_t i = 0; i < s.nfiles; i++)
 		if (!s.files[i].done)
 			finish(&s, &s.files[i]);
 	for (size_t i = 0; i < s.nignored; i++)
 		free(s.ignored[i]);
 	free(s.ignored);
+	for (size_t i = 0; i < s.nblocked; i++)
+		free(s.blocked[i]);
+	free(s.blocked);
 	free(s.files);
 	if (!s.failed && res->files == 0 && !res->error[0])
 		snprintf(res->error, sizeof(res->error),

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,8 @@ static void tail_help(void)
 {
 	printf("Usage: %s tail [OPTION]... FILE|PID\n"
 	       "Follow a live trace: print the records of FILE, and those added to it later,\n"
-	       "each once, until interrupted (Ctrl-C) or the file is closed.  With a process\n"
+	       "each once, until interrupted (Ctrl-C), the file is closed, or the process\n"
+	       "that wrote it has gone (killed: its last records printed).  With a process\n"
 	       "id, follow the trace file that process has mapped (else the one BPRINT_FILE\n"
 	       "names in its environment; under bprint record, the file it records into),\n"
 	       "until the process ends.\n"
@@ -446,10 +448,13 @@ int tail_target(const char *arg, long *pid, char **path)
 
 /*
  * Following: is the poll about to be made the last one?  Yes once process
- * pid (0: none) has gone, or the file is closed cleanly (nothing more can
- * come).  But a stream that bprint record copies into gets the copier's
- * last pages after its program ends: until the file is closed, or its end
- * has not moved for FOLLOW_SETTLE_MS (a recorder killed never closes it).
+ * pid has gone, or the file is closed cleanly (nothing more can come).
+ * pid 0 (a file named, not a process): the process the file's header
+ * names, so that the file of a program killed, or the stream of a killed
+ * recorder (whose program died with it), ends the follow too.  But a
+ * stream that bprint record copies into gets the copier's last pages
+ * after its program ends: until the file is closed, or its end has not
+ * moved for FOLLOW_SETTLE_MS (a recorder killed never closes it).
  */
 #define FOLLOW_SETTLE_MS 2000u
 
@@ -460,6 +465,8 @@ bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid)
 
 	if (in->flags & BP_TRACE_F_CLOSED)
 		return true;
+	if (!pid && in->pid > 0 && in->pid <= INT32_MAX)
+		pid = (long)in->pid;
 	if (!pid || alive(pid))
 		return false;
 	if (!(in->flags & BP_TRACE_F_STREAM))

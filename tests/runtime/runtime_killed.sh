@@ -1,0 +1,48 @@
+#!/bin/sh
+# bprint tail FILE when nothing will ever close FILE (issue 31): the file
+# of a program killed with SIGKILL, and the stream of a bprint record
+# killed with SIGKILL (its program dies with it).  tail prints what is
+# there and ends (it polled forever), the records it printed those that
+# report reads.  A timeout of 30 s stands for "never".
+. "$(dirname "$0")/rt_lib.sh"
+
+command -v timeout > /dev/null || { echo "timeout not found: skipped"; exit 0; }
+# wait_for FILE: until FILE exists (5 s at most)
+wait_for() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 500 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+}
+# tail_ends WHAT FILE: tail FILE ends by itself, with every record report reads
+tail_ends() {
+	timeout 30 "$BPRINT" tail --raw "$2" > "$2.tail" 2> "$2.err"
+	rc=$?
+	[ $rc -ne 124 ] && ok "$1: tail ended (exit $rc)" || fail "$1: tail did not end"
+	[ $rc -eq 0 ] || [ $rc -eq 4 ] || fail "$1: tail's exit status $rc: $(cat "$2.err")"
+	"$BPRINT" report --raw "$2" > "$2.report" 2> /dev/null
+	check "$1: records tail printed, as report reads them" \
+		"$(grep -c 'churn t=' "$2.tail")" -eq "$(grep -c 'churn t=' "$2.report")"
+	check "$1: records" "$(grep -c 'churn t=' "$2.tail")" -gt 0
+}
+
+# ---- a program killed: its live file is never closed --------------------
+BPRINT_FILE=k.dat "$PROG" 100000 1 slow > k.out &
+pid=$!
+wait_for k.dat
+sleep 0.3
+kill -KILL $pid
+wait $pid 2> /dev/null
+tail_ends "program killed" k.dat
+
+# ---- a recorder killed: its stream is never closed ----------------------
+"$BPRINT" record -o r.dat -- "$PROG" 100000 1 slow > r.out 2> r.err &
+pid=$!
+wait_for r.dat
+sleep 0.5
+kill -KILL $pid
+wait $pid 2> /dev/null
+sleep 0.2	# its program, killed with it (PR_SET_PDEATHSIG), is gone
+tail_ends "recorder killed" r.dat
+finish
