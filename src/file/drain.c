@@ -102,7 +102,8 @@ static bool add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_fi
 
 		if (c->size <= BP_FILE_RING_OFFSET)
 			return true;
-		p = map_chunk(df, off, c->size, PROT_READ | PROT_WRITE, &map);
+		p = map_chunk(df, off, c->size, df->observe ? PROT_READ : PROT_READ | PROT_WRITE,
+			      &map);
 		if ((!p && !final) ||
 		    !(grown = bp_array_grow(df->rings, &df->rings_cap, df->nrings + 1, sizeof(*df->rings)))) {
 			bp_unmap(&map);
@@ -267,8 +268,11 @@ static void close_file(struct bp_drain_file *df)
 /* The process is gone (or we stop): the rest, the end chunk, the header. */
 static void finish(struct bp_drain_file *df)
 {
+	df->ending = df->running;
 	while (pass(df, true) > 0)
 		;
+	for (size_t i = 0; i < df->nrings; i++)
+		df->rings[i].cut = df->running;
 	for (size_t i = 0; i < df->nrings; i++) {
 		struct bp_file_end_ring er;
 
@@ -323,8 +327,6 @@ static struct bp_file_header *map_header(int fd, uint64_t *mtime_ns)
 int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_drain_live *live)
 {
 	int fd = open(live_path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);	/* no FIFO blocks us */
-	struct bp_file_header *h;
-	struct bp_drain_file *df;
 
 	*out = NULL;
 	memset(live, 0, sizeof(*live));
@@ -333,6 +335,17 @@ int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_d
 			live->open_errno = errno;
 		return 0;
 	}
+	return bp_drain_open_fd(fd, live_path, 0, out, live);
+}
+
+int bp_drain_open_fd(int fd, const char *name, unsigned flags, struct bp_drain_file **out,
+		     struct bp_drain_live *live)
+{
+	struct bp_file_header *h;
+	struct bp_drain_file *df;
+
+	*out = NULL;
+	memset(live, 0, sizeof(*live));
 	if (!(h = map_header(fd, &live->mtime_ns))) {
 		close(fd);
 		return 0;
@@ -342,7 +355,9 @@ int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_d
 		close(fd);
 		return -1;
 	}
-	snprintf(df->path, sizeof(df->path), "%s", live_path);
+	snprintf(df->path, sizeof(df->path), "%s", name);
+	df->observe = (flags & BP_DRAIN_OBSERVE) != 0;
+	df->running = (flags & (BP_DRAIN_OBSERVE | BP_DRAIN_RUNNING)) != 0;
 	df->pid = (pid_t)h->pid;
 	df->fd = fd;
 	df->hdr = h;

@@ -79,6 +79,25 @@ struct bp_drain_file;
 int bp_drain_open(const char *live_path, struct bp_drain_file **f, struct bp_drain_live *live);
 
 /*
+ * The same, for a live file already open as fd (taken: closed on failure
+ * and by bp_drain_free()), named name in messages: another process's
+ * shared memory, opened through /proc/PID/fd (docs/attach.md).
+ *
+ * BP_DRAIN_RUNNING: the process was running before the drain and may run
+ * on after it (bprint record --pid): each ring is copied from its oldest
+ * page, whatever an earlier consumer took, and the stream's counts end
+ * with the last record copied (a cut: what the process writes after it is
+ * not missing from this file).  BP_DRAIN_OBSERVE, the same, and the
+ * drainer never writes to the live file (fd may be read-only): it is no
+ * consumer and hands no exited ring back, so the process keeps every
+ * record it holds (bprint snapshot).
+ */
+#define BP_DRAIN_OBSERVE 1u
+#define BP_DRAIN_RUNNING 2u
+int bp_drain_open_fd(int fd, const char *name, unsigned flags, struct bp_drain_file **f,
+		     struct bp_drain_live *live);
+
+/*
  * Create the stream file out_path (0600; an existing file is replaced,
  * by the rule of trace/safe_open.h) and write its header and accounts.
  * batch_pages: pages per output chunk, at most; 0 = 64.  0, or -1 with

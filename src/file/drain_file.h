@@ -32,6 +32,9 @@ struct drain_ring {
 	bool dead;			/* damaged or out of memory: left alone */
 	bool released;			/* exited and copied, handed back to the process
 					 * (or never mapped): chunk and mem are gone */
+	bool cut;			/* its writer runs on: the counts end at the copy */
+	bool stop_set;			/* the last page to copy is fixed: stop_seq */
+	uint64_t stop_seq;
 	uint32_t tid, level;		/* the chunk's, kept when it was released */
 	uint64_t dropped;
 	uint32_t page_size, npages;
@@ -102,6 +105,10 @@ struct bp_drain_file {
 	bool truncated;			/* the stream could not be written to the end */
 	bool remove_live;		/* unlink the live file when it is closed */
 	bool done;			/* both files closed */
+	bool observe;			/* BP_DRAIN_OBSERVE: the live file is never written */
+	bool running;			/* BP_DRAIN_RUNNING (or OBSERVE) */
+	bool ending;			/* running, and finishing: copy up to the heads
+					 * of now, not after writers that run on */
 };
 
 /* ---- drain_ring.c ------------------------------------------------------- */

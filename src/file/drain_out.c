@@ -217,6 +217,11 @@ void drain_ring_entry(const struct drain_ring *r, struct bp_file_end_ring *er)
 	er->lost_records = r->lost_records;
 	er->lost_pages = r->lost_pages;
 	er->copied = r->copied;
+	/* A writer that runs on after the copy (a cut, drain.h's
+	 * BP_DRAIN_RUNNING): the stream's count of written records ends with
+	 * its last record; the records after it are the next copy's. */
+	if (r->cut)
+		er->written = er->copied + er->lost_records + er->discarded;
 	/* A writer killed between a record's commit and the store of its
 	 * written count leaves the count one short of the records copied:
 	 * what was copied or lost was written (the reader's rule too). */

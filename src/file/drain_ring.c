@@ -53,9 +53,11 @@ static bool ring_setup(struct bp_drain_file *df, struct drain_ring *r)
 		return false;
 	}
 	/* Block-mode writers wait for us from now on (ring.h). */
-	bp_ring_consumer_attach(r->mem, r->bytes, (uint64_t)getpid());
-	/* A drainer that restarts resumes after what its predecessor consumed. */
-	r->next_seq = r->st.consumed_seq + 1;
+	if (!df->observe)
+		bp_ring_consumer_attach(r->mem, r->bytes, (uint64_t)getpid());
+	/* A drainer that restarts resumes after what its predecessor consumed;
+	 * one that attaches to a running process takes all the ring holds. */
+	r->next_seq = df->running ? 1 : r->st.consumed_seq + 1;
 	r->expect_rec = UINT64_MAX;	/* unknown until the first page, unless from the start */
 	if (r->next_seq == 1)
 		r->expect_rec = 0;
@@ -95,8 +97,10 @@ static void ring_release(struct bp_drain_file *df, struct drain_ring *r)
 	r->dropped = atomic_load_explicit(&r->chunk->dropped, memory_order_relaxed);
 	r->released = true;	/* drain_ring_entry() uses the three above from now on */
 	/* D1: our reads of the ring before the process may reuse it; pairs with
-	 * its acquire load of "copied" (C1 in src/file/writer_rings.c). */
-	atomic_store_explicit(&r->chunk->state, BP_RING_COPIED, memory_order_release);
+	 * its acquire load of "copied" (C1 in src/file/writer_rings.c).  An
+	 * observer hands nothing back: the process keeps the ring's records. */
+	if (!df->observe)
+		atomic_store_explicit(&r->chunk->state, BP_RING_COPIED, memory_order_release);
 	bp_unmap(&r->map);
 	free(r->batch);
 	free(r->scratch);
@@ -186,7 +190,8 @@ static long write_direct(struct bp_drain_file *df, struct drain_ring *r, uint64_
 		}
 		r->batch_recs += nrec;
 		/* the encoder's reads before the writer may reuse the page (R5) */
-		bp_ring_consumed(r->mem, r->bytes, seq);
+		if (!df->observe)
+			bp_ring_consumed(r->mem, r->bytes, seq);
 		r->batch_used += len;
 		r->nbatch++;
 		n++;
@@ -284,7 +289,7 @@ static enum drain_step drain_page(struct bp_drain_file *df, struct drain_ring *r
 		r->expect_rec = first + nrec;
 	}
 	r->batch_recs += nrec;
-	if (r->next_seq < head)
+	if (r->next_seq < head && !df->observe)
 		/* our reads of the page before the writer may reuse it (R5) */
 		bp_ring_consumed(r->mem, r->bytes, r->next_seq);
 	r->next_seq++;
@@ -317,14 +322,22 @@ long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final)
 		r->dead = true;
 		return 0;
 	}
+	if (df->ending && !r->stop_set) {
+		/* a writer that runs on is not followed past its page of now */
+		r->stop_set = true;
+		r->stop_seq = r->st.head_seq;
+	}
 	while (copied < (long)PASS_PAGES_MAX) {
 		uint64_t head = r->st.head_seq;
 		uint64_t oldest = head >= r->npages ? head - r->npages + 1 : 1;
+		bool stop = r->stop_set && head >= r->stop_seq;
 		enum drain_step step;
 
+		if (stop)
+			head = r->stop_seq;
 		if (r->next_seq > head || (r->next_seq == head && !final)) {
 			/* caught up: has the writer moved on meanwhile? */
-			if (copied == 0 || bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK ||
+			if (stop || copied == 0 || bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK ||
 			    r->st.head_seq == head)
 				break;
 			continue;

@@ -90,6 +90,10 @@ struct bp_file_header {
 	uint8_t reserved[1816];
 };
 
+/* The name of a process's live file in shared memory (bp_file_open_memory()):
+ * /proc/PID/fd/N links to "/memfd:" this " (deleted)" (docs/attach.md). */
+#define BP_FILE_MEMFD_NAME	"bprint-trace"
+
 /* header stop_reason */
 #define BP_FILE_STOP_NONE	0u
 #define BP_FILE_STOP_FULL	1u	/* disk full (ENOSPC, EDQUOT, EFBIG) */

@@ -46,8 +46,11 @@
 
 struct bp_live bp_live = { .fd = -1 };
 static pid_t owner;			/* the process that created the file */
+static dev_t live_dev;			/* the file, as fstat() saw it when it was made */
+static ino_t live_ino;
 static char path_used[PATH_MAX];
 static char base_path[PATH_MAX];	/* what bp_file_open() was given */
+static bool in_memory;			/* bp_file_open_memory(): a memfd, no path */
 /* a fork child's file (child_open()) */
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool child_wants_file;		/* under open_lock */
@@ -67,14 +70,16 @@ static uint64_t mono_ns(void)
 	return bp_clock_timespec_ns(&ts);
 }
 
-/* Make [off, off + size) part of the file: never shrinks it. */
+/* Make [off, off + size) part of the file: never shrinks it.  Shared
+ * memory stays sparse (a ring's pages cost memory as the writer reaches
+ * them, as anonymous memory does); a file on disk is allocated whole. */
 static int grow(uint64_t off, uint64_t size)
 {
-	if (fallocate(bp_live.fd, 0, (off_t)off, (off_t)size) == 0)
+	if (!in_memory && fallocate(bp_live.fd, 0, (off_t)off, (off_t)size) == 0)
 		return 0;
-	if (errno != EOPNOTSUPP && errno != ENOSYS)
+	if (!in_memory && errno != EOPNOTSUPP && errno != ENOSYS)
 		return -1;
-	/* No fallocate here: write the chunk's last byte (nobody else writes it). */
+	/* No fallocate here (or shared memory): write the chunk's last byte (nobody else writes it). */
 	return pwrite(bp_live.fd, "", 1, (off_t)(off + size - 1)) == 1 ? 0 : -1;
 }
 
@@ -100,14 +105,42 @@ static bool give_back(uint64_t off, uint64_t size)
  * back if it is the last one, else marked abandoned with pwrite, so that
  * readers skip it whole.
  */
+/*
+ * Is the descriptor still the file?  A program that closes every
+ * descriptor it did not open (a daemon starting up) closes ours too, and
+ * its next open() may take the number: then no chunk is made (tracing
+ * goes on in memory), rather than growing and mapping its file.
+ */
+static bool fd_is_ours(void)
+{
+	struct stat st;
+
+	return fstat(bp_live.fd, &st) == 0 && st.st_dev == live_dev && st.st_ino == live_ino;
+}
+
+/* What fd_is_ours() compares with. */
+static void remember_fd(void)
+{
+	struct stat st;
+
+	if (fstat(bp_live.fd, &st) == 0) {
+		live_dev = st.st_dev;
+		live_ino = st.st_ino;
+	}
+}
+
 int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 {
-	/* relaxed: hands out an offset, nothing more; the chunk is published
-	 * by its own state (H3) */
-	uint64_t off = atomic_fetch_add_explicit(&bp_live_hdr()->end, size, memory_order_relaxed);
-	uint64_t moff = off & ~(uint64_t)(bp_live.sys_page - 1);
+	uint64_t off, moff;
 	struct bp_file_chunk c;
 	void *p;
+
+	if (!fd_is_ours())
+		return -1;
+	/* relaxed: hands out an offset, nothing more; the chunk is published
+	 * by its own state (H3) */
+	off = atomic_fetch_add_explicit(&bp_live_hdr()->end, size, memory_order_relaxed);
+	moff = off & ~(uint64_t)(bp_live.sys_page - 1);
 
 	memset(&c, 0, sizeof(c));
 	memcpy(c.magic, BP_CHUNK_MAGIC, 4);
@@ -187,6 +220,11 @@ void bp_live_maybe_calibrate(void)
 
 static void file_fork_child(void);
 
+static bool ring_in_memory(const void *mem)
+{
+	return in_memory && bp_live_ring_in_file(mem);
+}
+
 static const struct bp_backing file_backing = {
 	.ring_map = bp_live_ring_map,
 	.ring_unmap = bp_live_ring_unmap,
@@ -197,6 +235,7 @@ static const struct bp_backing file_backing = {
 	.thread_exit = bp_live_thread_exit,
 	.record_lost = bp_live_record_lost,
 	.fork_child = file_fork_child,
+	.ring_in_memory = ring_in_memory,
 };
 
 /* ---- open and exit ----------------------------------------------------- */
@@ -266,7 +305,11 @@ static void fill_header(struct bp_file_header *h)
 static int create(const char *path)
 {
 	const char *why;
-	int f = bp_open_output(path, BP_OPEN_RDWR | BP_OPEN_PRIVATE, &why);	/* a new file only */
+	int f;
+
+	if (in_memory)	/* found by its name in /proc/PID/fd (docs/attach.md) */
+		return memfd_create(BP_FILE_MEMFD_NAME, MFD_CLOEXEC);
+	f = bp_open_output(path, BP_OPEN_RDWR | BP_OPEN_PRIVATE, &why);	/* a new file only */
 
 	if (f >= 0)
 		snprintf(path_used, sizeof(path_used), "%s", path);
@@ -313,11 +356,12 @@ static int make_file(const char *path, const char **why)
 
 	*why = NULL;
 	bp_live.fd = create(path);
-	if (bp_live.fd < 0 && errno == EEXIST && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (bp_live.fd < 0 && errno == EEXIST && !in_memory && lstat(path, &st) == 0 &&
+	    !S_ISREG(st.st_mode)) {
 		*why = "not a regular file";
 		return -1;
 	}
-	if (bp_live.fd < 0 && errno == EEXIST) {
+	if (bp_live.fd < 0 && errno == EEXIST && !in_memory) {
 		/* An ancestor's file (a child inherits BPRINT_FILE), or an old one. */
 		if (snprintf(alt, sizeof(alt), "%s.%ld", path, (long)getpid()) >= (int)sizeof(alt))
 			errno = ENAMETOOLONG;
@@ -331,13 +375,15 @@ static int make_file(const char *path, const char **why)
 		      0)) == MAP_FAILED) {
 		err = errno;
 		close(bp_live.fd);
-		unlink(path_used);
+		if (path_used[0])
+			unlink(path_used);
 		bp_live.fd = -1;
 		path_used[0] = '\0';
 		errno = err;
 		return -1;
 	}
 	owner = getpid();
+	remember_fd();
 	fill_header(p);
 	/* H1: the descriptor and the header before the header is found; pairs
 	 * with bp_live_hdr()'s acquire. */
@@ -346,21 +392,19 @@ static int make_file(const char *path, const char **why)
 	return 0;
 }
 
-int bp_file_open(const char *path)
+/* Make the live file, fill it with what is known so far, install it. */
+static int open_live(const char *path)
 {
 	const char *why;
 	int err;
 
-	if (bp_live_hdr() || !path || !*path) {
-		errno = EINVAL;
-		return -1;
-	}
-	snprintf(base_path, sizeof(base_path), "%s", path);
 	bp_live.sys_page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	if (make_file(path, &why) != 0) {
 		err = errno;
-		say_cannot(path, err, why);
-		tell_recorder();
+		if (!in_memory) {
+			say_cannot(path, err, why);
+			tell_recorder();
+		}
 		errno = err;
 		return -1;
 	}
@@ -370,6 +414,30 @@ int bp_file_open(const char *path)
 	bp_live_lists_replay();
 	atexit(file_exit);
 	return 0;
+}
+
+int bp_file_open(const char *path)
+{
+	if (bp_live_hdr() || !path || !*path) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(base_path, sizeof(base_path), "%s", path);
+	return open_live(path);
+}
+
+int bp_file_open_memory(void)
+{
+	int rc;
+
+	if (bp_live_hdr()) {
+		errno = EINVAL;
+		return -1;
+	}
+	in_memory = true;
+	rc = open_live(NULL);
+	in_memory = rc == 0;
+	return rc;
 }
 
 /* ---- a fork child's file ------------------------------------------------ */
@@ -387,8 +455,10 @@ static int child_open(void)
 	const char *why;
 
 	if (make_file(base_path, &why) != 0) {
-		say_cannot(base_path, errno, why);
-		tell_recorder();
+		if (!in_memory) {
+			say_cannot(base_path, errno, why);
+			tell_recorder();
+		}
 		child_wants_file = false;
 	} else {
 		bp_live_lists_inherit(parent_fd);
@@ -437,7 +507,7 @@ static void file_fork_child(void)
 	atomic_store_explicit(&bp_live.hdr, NULL, memory_order_relaxed);	/* one thread runs */
 	bp_live.fd = -1;
 	path_used[0] = '\0';
-	child_wants_file = base_path[0] != '\0';
+	child_wants_file = base_path[0] != '\0' || in_memory;
 }
 
 const char *bp_file_path(void)

@@ -35,7 +35,17 @@
  */
 int bp_file_open(const char *path);
 
-/* The path actually created, or NULL if there is no file. */
+/*
+ * Without BPRINT_FILE: the same live file in shared memory (a memfd named
+ * BP_FILE_MEMFD_NAME, close-on-exec), so that a reader with ptrace access
+ * to the process can map it through /proc/PID/fd (docs/attach.md).  The
+ * memory stays sparse: a ring's pages cost memory as they are reached.
+ * Returns 0, or -1 with errno set, quietly: tracing then goes on in
+ * anonymous memory, as it did before, and nothing can attach.
+ */
+int bp_file_open_memory(void);
+
+/* The path actually created, or NULL if there is no file (or shared memory). */
 const char *bp_file_path(void);
 
 /* Publish a fresh clock calibration in the header now.  Async-signal-safe;

@@ -57,6 +57,11 @@ struct bp_backing {
 	void (*record_lost)(void);
 	/* A fork child starts: forget the parent's file (the child gets no file). */
 	void (*fork_child)(void);
+	/* Is mem, from ring_map, in shared memory that costs only the pages
+	 * written, as anonymous memory does (docs/attach.md)?  An exited
+	 * thread's ring there is trimmed and counted as an anonymous one.
+	 * May be NULL. */
+	bool (*ring_in_memory)(const void *mem);
 };
 
 /* NULL: anonymous memory.  Set once, before any thread traces. */

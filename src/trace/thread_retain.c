@@ -55,18 +55,23 @@ static void dequeue_dead(struct bp_thread *t)
  * A reader may be reading the ring meanwhile: it finds the same zeros.
  * A ring in the backing's file gives back all its pages: the file keeps
  * them, and a reader that reads them again faults them back in from it.
+ * A ring in shared memory (docs/attach.md) is trimmed as an anonymous one.
  * Returns what the ring costs the budget: the bytes still resident, or,
  * in a file, the whole ring (BPRINT_RETAIN bounds the file too).
  */
 static size_t trim_ring(struct bp_thread_ring *r)
 {
 	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
+	const struct bp_backing *b = bp_backing;
+	/* shared memory (docs/attach.md): pages not written are holes, and a
+	 * written one is given back by punching it out, not by unmapping */
+	bool shared = mem && b && b->ring_in_memory && b->ring_in_memory(mem);
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	struct bp_ring_stats st;
 	uintptr_t start, end;
 	uint64_t used;
 
-	if (mem && bp_thread_ring_in_file(mem)) {
+	if (mem && !shared && bp_thread_ring_in_file(mem)) {
 		start = ((uintptr_t)mem + page - 1) & ~(page - 1);
 		end = ((uintptr_t)mem + r->bytes) & ~(page - 1);
 		if (start < end)
@@ -79,7 +84,7 @@ static size_t trim_ring(struct bp_thread_ring *r)
 	start = (uintptr_t)mem + BP_RING_CTL_BYTES + (uintptr_t)used * st.page_size;
 	start = (start + page - 1) & ~(page - 1);
 	end = ((uintptr_t)mem + r->bytes) & ~(page - 1);
-	if (start < end && madvise((void *)start, end - start, MADV_DONTNEED) == 0)
+	if (start < end && madvise((void *)start, end - start, shared ? MADV_REMOVE : MADV_DONTNEED) == 0)
 		return r->bytes - (end - start);
 	return r->bytes;
 }

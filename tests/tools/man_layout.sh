@@ -12,11 +12,11 @@ groff -man -Tascii -rLL=200n "$MAN" 2>/dev/null | col -bx > man.txt || exit 1
 fails=0
 # COMMANDS: "report [FILE]", "latency --from ...": one indent for all
 awk '/^COMMANDS/ { on = 1; next } /^[A-Z]/ { on = 0 } on' man.txt |
-	grep -E '^ +(report|tail|hist|latency|formats|stats|record|export)( |$)' > commands.txt
+	grep -E '^ +(report|tail|hist|latency|formats|stats|record|snapshot|export)( |$)' > commands.txt
 n=$(wc -l < commands.txt)
 indents=$(sed 's/[^ ].*//' commands.txt | awk '{ print length($0) }' | sort -u | wc -l)
-if [ "$n" -ne 8 ] || [ "$indents" -ne 1 ]; then
-	echo "FAIL: COMMANDS: $n entries (want 8) at $indents indents (want 1):"
+if [ "$n" -ne 9 ] || [ "$indents" -ne 1 ]; then
+	echo "FAIL: COMMANDS: $n entries (want 9) at $indents indents (want 1):"
 	cat commands.txt
 	fails=1
 fi

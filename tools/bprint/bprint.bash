@@ -30,7 +30,7 @@ _bprint() {
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
 	if [[ $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report tail formats stats record export hist latency help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "report tail formats stats record snapshot export hist latency help --help --version" -- "$cur"))
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
@@ -39,11 +39,12 @@ _bprint() {
 	tail) opts="--raw --msg-only --no-header --tid --site --from --to --where --new --interval --help" ;;
 	formats) opts="--libraries --help" ;;
 	stats) opts="--all-sites --help" ;;
-	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --quiet --help" ;;
+	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --quiet --pid --duration --help" ;;
+	snapshot) opts="--output --quiet --help" ;;
 	export) opts="--format --output --quiet --tid --site --from --to --where --span --help" ;;
 	hist) opts="--site --value --key --tid --where --buckets --percentiles --sort --limit --every --json --csv --svg --follow --help" ;;
 	latency) opts="--from --to --key --pair --by --where --where-to --top --tid --buckets --percentiles --sort --limit --every --json --csv --svg --follow --help" ;;
-	help) COMPREPLY=($(compgen -W "report tail formats stats record export hist latency" -- "$cur")); return ;;
+	help) COMPREPLY=($(compgen -W "report tail formats stats record snapshot export hist latency" -- "$cur")); return ;;
 	*) return ;;
 	esac
 	case $prev in
@@ -75,13 +76,17 @@ _bprint() {
 		return ;;
 	-o|--output|--svg)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-t|--tid|--interval|--top|-n|-b|--buffer-size|-p|--page-size|--block-timeout|--span)
+	-t|--tid|--interval|--top|-n|-b|--buffer-size|-p|--page-size|--block-timeout|--span|--duration)
 		return ;;
+	--pid)
+		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	elif [[ $cmd == record ]]; then
 		COMPREPLY=($(compgen -c -- "$cur"))
+	elif [[ $cmd == snapshot ]]; then
+		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi

@@ -6,12 +6,14 @@
  *   bprint formats FILE           the call sites (printk_formats)
  *   bprint stats FILE             counts per site and per thread
  *   bprint record [...] -- CMD    run CMD and keep its whole trace
+ *   bprint snapshot PID           a running program's buffers, now
  *   bprint export -f FORMAT FILE  the trace in another tool's format
  *
  * The manual is docs/bprint.1.  This file holds the dispatcher and what the
  * subcommands share (bprint_cmd.h).
  */
 #include "bprint_cmd.h"
+#include "attach.h"
 
 #include "file/layout.h"
 #include "trace/record.h"
@@ -423,6 +425,7 @@ static const struct {
 	{ "formats", cmd_formats, "list the call sites of a trace: id, format, file:line, function" },
 	{ "stats", cmd_stats, "count records per call site and per thread" },
 	{ "record", cmd_record, "run a command and keep its whole trace in a file" },
+	{ "snapshot", cmd_snapshot, "write a running program's trace buffers, as they are now" },
 	{ "export", cmd_export, "write a trace as trace.dat, Chrome JSON, Perfetto protobuf or CTF" },
 	{ "hist", cmd_hist, "aggregate a field's values per key: percentiles and a histogram" },
 	{ "latency", cmd_latency, "pair two call sites' records into spans: their durations" },

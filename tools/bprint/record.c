@@ -25,6 +25,7 @@
  * is still the one that forked it (the parent may have died before).
  */
 #include "bprint_cmd.h"
+#include "attach.h"
 #include "supervise.h"
 
 #include "file/layout.h"
@@ -102,8 +103,15 @@ static void forward(int sig, siginfo_t *si, void *uc)
 static void record_help(void)
 {
 	printf("Usage: %s record [OPTION]... [--] COMMAND [ARG]...\n"
-	       "Run COMMAND, a program linked with libbprint, with its trace going to a file.\n"
+	       "  or:  %s record --pid PID [-o FILE] [--duration T]\n"
+	       "Run COMMAND, a program linked with libbprint, with its trace going to a file;\n"
+	       "or copy the trace of PID, a program already running, from what its buffers\n"
+	       "hold now until Ctrl-C, T (like 10s, 500ms) or its exit (exit status 10 then,\n"
+	       "5-9 when it cannot be read: see bprint snapshot --help).\n"
 	       "\n"
+	       "      --pid=PID          a running program's trace (perf's -p; here -p is\n"
+	       "                         the page size)\n"
+	       "      --duration=T       with --pid: stop after T\n"
 	       "  -o, --output=FILE      the trace file (default %s); an existing trace file\n"
 	       "                         is replaced, any other file is left alone\n"
 	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M, at most 4G\n"
@@ -137,7 +145,7 @@ static void record_help(void)
 	       "or the trace not written whole: FILE lacks records it does not count as\n"
 	       "discarded or overwritten (a file that filled up; the line on stderr counts\n"
 	       "them).\n",
-	       prog, DEFAULT_FILE, RECORD_BUFFER);
+	       prog, prog, DEFAULT_FILE, RECORD_BUFFER);
 }
 
 /* CPU time of this process alone (the copier), not of the command. */
@@ -168,7 +176,7 @@ static int command_status(int status)
  * The name is checked by the rule of src/trace/safe_open.c (opened as it
  * is, nothing changed), then removed; the drainer creates the file anew.
  */
-static int clear_output(const char *path)
+int clear_output(const char *path)
 {
 	const char *why;
 	char magic[8];
@@ -249,6 +257,7 @@ static bool trace_lacks(const struct outputs *written)
 /* What the command line asks of record. */
 struct record_opts {
 	const char *out, *bufsize, *pagesize, *mode, *clock, *timeout;
+	const char *pid, *duration;	/* --pid: a running program's (attach.c) */
 	bool quiet;
 	char **cmd;			/* COMMAND and its arguments */
 };
@@ -300,6 +309,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "clock", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "duration", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
@@ -316,6 +327,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 't': o->timeout = optarg; break;
 		case 'c': o->clock = optarg; break;
 		case 'q': o->quiet = true; break;
+		case 'P': o->pid = optarg; break;
+		case 'D': o->duration = optarg; break;
 		case 'h': record_help(); return finish_output();
 		case ':': return usage_error("record", "option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("record", "unknown option '%s'", argv[optind - 1]);
@@ -323,7 +336,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		if ((rc = check_value(c, optarg)) != 0)
 			return rc;
 	}
-	if (optind >= argc)
+	if (o->pid && (optind < argc || o->bufsize || o->pagesize || o->mode || o->timeout || o->clock))
+		return usage_error("record", "--pid: no COMMAND, and the program's buffers as they are");
+	if (o->duration && !o->pid)
+		return usage_error("record", "--duration: only with --pid");
+	if (optind >= argc && !o->pid)
 		return usage_error("record", "missing COMMAND");
 	if (!*o->out)
 		return usage_error("record", "--output: empty file name");
@@ -508,6 +525,8 @@ int cmd_record(int argc, char **argv)
 
 	if ((rc = parse_record_args(argc, argv, &o)) >= 0)
 		return rc;
+	if (o.pid)
+		return record_pid(o.pid, o.out, o.duration, o.quiet);
 	if (!(live = prepare_outputs(o.out, &rc)))
 		return rc;
 	forward_signals();

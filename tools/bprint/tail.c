@@ -10,6 +10,7 @@
  * threads, new sites) and drains every ring.
  */
 #include "bprint_cmd.h"
+#include "attach.h"
 
 #include "file/layout.h"
 #include "trace/clock.h"
@@ -42,9 +43,10 @@ static void tail_help(void)
 	       "Follow a live trace: print the records of FILE, and those added to it later,\n"
 	       "each once, until interrupted (Ctrl-C), the file is closed, or the process\n"
 	       "that wrote it has gone (killed: its last records printed).  With a process\n"
-	       "id, follow the trace file that process has mapped (else the one BPRINT_FILE\n"
-	       "names in its environment; under bprint record, the file it records into),\n"
-	       "until the process ends.\n"
+	       "id, follow the trace file that process has mapped, or its buffers in shared\n"
+	       "memory (a program started with no bprint variable; see bprint snapshot),\n"
+	       "else the one BPRINT_FILE names in its environment (under bprint record, the\n"
+	       "file it records into), until the process ends.\n"
 	       "\n"
 	       "  -r, --raw            one record a line: ns tid cpu site-id message\n"
 	       "  -m, --msg-only       the messages alone\n"
@@ -167,12 +169,13 @@ static char *bprint_file_in(char *env, size_t len)
 	return NULL;
 }
 
-/* Does process pid trace: a live trace file mapped, or BPRINT_FILE? */
+/* Does process pid trace: a live trace file mapped, its buffers in shared
+ * memory, or BPRINT_FILE? */
 static bool traces(long pid)
 {
 	char *found = file_of_maps(pid), *env;
 	size_t len;
-	bool yes = found != NULL;
+	bool yes = found || (found = attach_path(pid)) != NULL;
 
 	free(found);
 	if (!yes && (env = read_environ(pid, &len))) {
@@ -225,8 +228,8 @@ static size_t traced_children(long pid, char *buf, size_t size)
 	return found;
 }
 
-/* The trace file of process pid: the live file it has mapped, else
- * BPRINT_FILE in its environment, made absolute with its working
+/* The trace file of process pid: the live file it has mapped, or its
+ * shared memory (attach.h), else BPRINT_FILE in its environment, made absolute with its working
  * directory ("path.PID" if the writer had to pick that name).  NULL with
  * a message on failure; for a process that traces nothing but runs one
  * that does (bprint record's PID), the message names it. */
@@ -240,7 +243,7 @@ static char *file_of_pid(const char *arg, long pid)
 		errmsg(arg, "no such process");
 		return NULL;
 	}
-	if ((path = file_of_maps(pid)) != NULL)
+	if ((path = file_of_maps(pid)) != NULL || (path = attach_path(pid)) != NULL)
 		return path;
 	if (!(env = read_environ(pid, &len))) {
 		errmsg(arg, "%s", errno == ENOENT ? "no such process" :

@@ -1,0 +1,399 @@
+/*
+ * Reading a running process from outside (attach.h, docs/attach.md).
+ *
+ * The process's live trace file is one of its descriptors: the shared
+ * memory libbprint makes at start-up (named BP_FILE_MEMFD_NAME), or its
+ * BPRINT_FILE.  /proc/PID/fd lets us open it only under the kernel's
+ * ptrace access rule, which is the whole permission model: nothing here
+ * checks users itself, it only says in words why the kernel refused.
+ *
+ * bprint record --pid is here too: the drainer of bprint record
+ * (src/file/drain.h) run on that descriptor, from the rings' oldest page
+ * on, until Ctrl-C, the duration or the process's exit.  One reader at a
+ * time: it holds an exclusive flock(2) on the file while it runs (the
+ * lock goes with it, even when it is killed), and it refuses a file whose
+ * rings name another live consumer (a bprint record that started the
+ * program).
+ */
+#include "bprint_cmd.h"
+#include "attach.h"
+
+#include "file/drain.h"
+#include "file/layout.h"
+#include "file/valid.h"
+#include "ring/ring.h"
+#include "trace/clock.h"
+#include "trace/config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MEMFD_LINK "/memfd:" BP_FILE_MEMFD_NAME " (deleted)"
+
+static int refuse(const char *sub, const char *arg, int status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int refuse(const char *sub, const char *arg, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s %s: %s: ", prog, sub, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+/* /proc/PID/fd could not be opened (errno err): why, in one line. */
+static int denied(const char *sub, const char *arg, long pid, int err)
+{
+	char dir[64];
+	struct stat st;
+	struct passwd *pw;
+
+	snprintf(dir, sizeof(dir), "/proc/%ld", pid);
+	if (err == ENOENT || stat(dir, &st) != 0)
+		return refuse(sub, arg, EXIT_NOPROC, "no such process");
+	if (err != EACCES && err != EPERM)
+		return refuse(sub, arg, EXIT_DENIED, "cannot read its descriptors: %s", strerror(err));
+	if (st.st_uid != geteuid()) {
+		pw = getpwuid(st.st_uid);
+		return refuse(sub, arg, EXIT_DENIED,
+			      "not permitted: the process is user %s's (uid %lu); reading it "
+			      "needs the same user or root (the kernel's ptrace access rule)",
+			      pw ? pw->pw_name : "?", (unsigned long)st.st_uid);
+	}
+	return refuse(sub, arg, EXIT_DENIED,
+		      "not permitted: the process is not dumpable (setuid, or "
+		      "PR_SET_DUMPABLE 0), so the kernel's ptrace access rule refuses its "
+		      "descriptors");
+}
+
+/* What a candidate descriptor holds. */
+enum seen { SEEN_NOTHING, SEEN_TRACE, SEEN_OTHER_VERSION };
+
+/* Is fd the live file of process pid?  *ver the version it says. */
+static enum seen look(int fd, long pid, unsigned *major, unsigned *minor)
+{
+	struct bp_file_header h;
+	uint32_t flags;
+
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, BP_FILE_MAGIC, sizeof(h.magic)) != 0 || h.pid != (uint64_t)pid)
+		return SEEN_NOTHING;	/* not a trace, or the parent's (a fork child) */
+	flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
+	if (flags & BP_FILE_F_STREAM)
+		return SEEN_NOTHING;	/* a stream file it writes (a bprint of its own) */
+	*major = h.major;
+	*minor = h.minor;
+	if (h.major != BP_FILE_MAJOR || h.minor > BP_FILE_MINOR ||
+	    h.word_size != sizeof(void *) || h.header_bytes != BP_FILE_HEADER_BYTES)
+		return SEEN_OTHER_VERSION;
+	return SEEN_TRACE;
+}
+
+/* Open /proc/PID/fd/NAME if it may be a trace: -1 if not. */
+static int candidate(long pid, const char *name, bool writable, char *path, size_t len)
+{
+	char link[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, len, "/proc/%ld/fd/%s", pid, name);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = '\0';
+	/* its shared memory, or a regular file (BPRINT_FILE); never a device,
+	 * a FIFO or a socket, whose opening may do something */
+	if (strcmp(link, MEMFD_LINK) != 0 &&
+	    (link[0] != '/' || !strncmp(link, "/memfd:", 7) || stat(path, &st) != 0 ||
+	     !S_ISREG(st.st_mode) || st.st_size < (off_t)BP_FILE_HEADER_BYTES))
+		return -1;
+	fd = writable ? open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	return fd;
+}
+
+/* Does the process have libbprint mapped (a shared library)? */
+static bool maps_libbprint(long pid)
+{
+	char where[64], line[4096];
+	bool found = false;
+	FILE *maps;
+
+	snprintf(where, sizeof(where), "/proc/%ld/maps", pid);
+	if (!(maps = fopen(where, "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), maps))
+		found = strstr(line, "/libbprint.so") != NULL;
+	fclose(maps);
+	return found;
+}
+
+/* No descriptor is its trace: why, in one line. */
+static int no_trace(const char *sub, const char *arg, long pid, bool other_version,
+		    unsigned major, unsigned minor)
+{
+	if (!alive(pid))
+		return refuse(sub, arg, EXIT_NOPROC, "the process has exited");
+	if (other_version)
+		return refuse(sub, arg, EXIT_VERSION,
+			      "its libbprint writes trace format %u.%u; this bprint reads %u.%u "
+			      "and older 1.x", major, minor, BP_FILE_MAJOR, BP_FILE_MINOR);
+	if (maps_libbprint(pid))
+		return refuse(sub, arg, EXIT_NOTRACE,
+			      "the process uses libbprint but keeps its trace where no other "
+			      "process can read it (BPRINT_ATTACH=0, or a libbprint older than "
+			      "bprint snapshot)");
+	return refuse(sub, arg, EXIT_NOTRACE, "the process has no bprint trace to read (no "
+		      "libbprint, or BPRINT_ATTACH=0)");
+}
+
+static long parse_pid(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return end != s && !*end && !errno && v > 0 && v <= INT32_MAX ? v : -1;
+}
+
+/* What the search among a process's descriptors found. */
+struct found {
+	bool other_version;
+	unsigned major, minor;		/* the other version's */
+};
+
+/* Open a->pid's live file into a: 0, or the errno of /proc/PID/fd. */
+static int find(struct attach *a, bool writable, struct found *fo)
+{
+	char path[sizeof(a->name)];
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	memset(fo, 0, sizeof(*fo));
+	a->fd = -1;
+	snprintf(path, sizeof(path), "/proc/%ld/fd", a->pid);
+	if (!(dir = opendir(path)))
+		return errno;
+	while (a->fd < 0 && (de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.' || (fd = candidate(a->pid, de->d_name, writable, path,
+							    sizeof(path))) < 0)
+			continue;
+		switch (look(fd, a->pid, &fo->major, &fo->minor)) {
+		case SEEN_TRACE:
+			a->fd = fd;
+			snprintf(a->name, sizeof(a->name), "%s", path);
+			continue;
+		case SEEN_OTHER_VERSION:
+			fo->other_version = true;
+			break;
+		case SEEN_NOTHING:
+			break;
+		}
+		close(fd);
+	}
+	closedir(dir);
+	return 0;
+}
+
+int attach_open(const char *sub, const char *arg, bool writable, struct attach *a)
+{
+	struct found fo;
+	int err;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	if ((a->pid = parse_pid(arg)) < 0)
+		return usage_error(sub, "not a process id: '%s'", arg);
+	if ((err = find(a, writable, &fo)) != 0)
+		return denied(sub, arg, a->pid, err);
+	if (a->fd < 0)
+		return no_trace(sub, arg, a->pid, fo.other_version, fo.major, fo.minor);
+	return EXIT_OK;
+}
+
+char *attach_path(long pid)
+{
+	struct attach a = { .pid = pid };
+	struct found fo;
+
+	if (find(&a, false, &fo) != 0 || a.fd < 0)
+		return NULL;
+	close(a.fd);
+	return strdup(a.name);
+}
+
+bool attach_ended(const struct attach *a)
+{
+	uint32_t flags = 0;
+
+	if (pread(a->fd, &flags, sizeof(flags), offsetof(struct bp_file_header, flags)) ==
+		    (ssize_t)sizeof(flags) && (flags & BP_FILE_F_CLOSED))
+		return true;
+	return !alive(a->pid);
+}
+
+/* ---- bprint record --pid ----------------------------------------------- */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* The pid of a live consumer of one of fd's rings other than us, or 0. */
+static long other_consumer(int fd)
+{
+	struct stat st;
+	struct bp_chunk_walk w = { fd, BP_FILE_HEADER_BYTES, 0 };
+	struct bp_file_chunk c;
+	enum bp_chunk_seen seen;
+
+	if (fstat(fd, &st) != 0)
+		return 0;
+	w.file_size = (uint64_t)st.st_size;
+	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
+		uint64_t consumer;
+
+		if (seen == BP_CHUNK_SEEN_COMPLETE && c.type == BP_CHUNK_RING &&
+		    pread(fd, &consumer, sizeof(consumer),
+			  (off_t)(w.off + BP_FILE_RING_OFFSET +
+				  offsetof(struct bp_ring_ctl, consumer))) == (ssize_t)sizeof(consumer) &&
+		    consumer && consumer != (uint64_t)getpid() && consumer <= INT32_MAX &&
+		    alive((long)consumer))
+			return (long)consumer;
+		bp_chunk_walk_pass(&w, seen, &c);
+	}
+	return 0;
+}
+
+/* One reader at a time: the lock, and no other consumer. */
+static int claim(const struct attach *a, const char *arg)
+{
+	long other;
+
+	if (flock(a->fd, LOCK_EX | LOCK_NB) != 0)
+		return refuse("record", arg, EXIT_BUSY, "another bprint record --pid reads this "
+			      "process already");
+	if ((other = other_consumer(a->fd)) != 0)
+		return refuse("record", arg, EXIT_BUSY, "process %ld reads this process's trace "
+			      "already (a bprint record)", other);
+	return EXIT_OK;
+}
+
+static void catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static uint64_t now_ns(void)
+{
+	return bp_clock_read_ns(CLOCK_MONOTONIC);
+}
+
+/* Copy passes until a signal, the deadline (0: none) or the process's
+ * end; true if the process ended. */
+static bool copy_until(struct bp_drain_file *df, const struct attach *a, uint64_t deadline)
+{
+	unsigned nap_us = 20;
+
+	while (!stop_signal && (!deadline || now_ns() < deadline)) {
+		long n;
+
+		if (attach_ended(a))
+			return true;
+		if ((n = bp_drain_pass(df)) < 0)
+			return false;
+		if (n > 0) {
+			nap_us = 20;
+			continue;
+		}
+		usleep(nap_us);
+		if (nap_us < 1000)
+			nap_us *= 2;
+	}
+	return false;
+}
+
+static void record_summary(const char *out, const struct bp_drain_result *res)
+{
+	fprintf(stderr, "%s: %s: %llu ring%s, %llu records written, %llu discarded", prog, out,
+		(unsigned long long)res->rings, res->rings == 1 ? "" : "s",
+		(unsigned long long)(res->written + res->dropped),
+		(unsigned long long)(res->discarded + res->dropped));
+	if (res->lost_records)
+		fprintf(stderr, ", %llu overwritten before they were copied",
+			(unsigned long long)res->lost_records);
+	fputc('\n', stderr);
+}
+
+int record_pid(const char *arg, const char *out, const char *duration, bool quiet)
+{
+	struct bp_drain_file *df = NULL;
+	struct bp_drain_live live;
+	struct attach a;
+	uint64_t dur = 0;
+	bool ended;
+	int rc, orc;
+
+	if (duration && !(dur = bp_parse_duration(duration)))
+		return usage_error("record", "--duration: expected a duration, like 1s or 500ms");
+	if ((rc = clear_output(out)) != EXIT_OK)
+		return rc;
+	if ((rc = attach_open("record", arg, true, &a)) != EXIT_OK)
+		return rc;
+	if ((rc = claim(&a, arg)) != EXIT_OK) {
+		close(a.fd);
+		return rc;
+	}
+	if ((orc = bp_drain_open_fd(a.fd, a.name, BP_DRAIN_RUNNING, &df, &live)) <= 0)
+		return orc < 0 ? out_of_memory()
+			       : refuse("record", arg, EXIT_NOTRACE, "its trace is not readable yet");
+	if (bp_drain_start(df, out, 0) != 0) {
+		errmsg(out, "%s", bp_drain_result(df)->error);
+		bp_drain_free(df);
+		return EXIT_IO;
+	}
+	catch_stop();
+	bp_drain_short_slices();
+	ended = copy_until(df, &a, dur ? now_ns() + dur : 0) || attach_ended(&a);
+	rc = bp_drain_finish(df, false) != 0 ? EXIT_IO : EXIT_OK;
+	if (rc != EXIT_OK)
+		errmsg(out, "%s", bp_drain_result(df)->error[0] ? bp_drain_result(df)->error
+								 : "the trace could not be written whole");
+	else if (!quiet)
+		record_summary(out, bp_drain_result(df));
+	if (rc == EXIT_OK && ended)
+		rc = refuse("record", arg, EXIT_EXITED, "the process exited while recorded: %s "
+			    "holds its trace up to its exit", out);
+	bp_drain_free(df);	/* closes a.fd, and with it the lock */
+	return rc;
+}
