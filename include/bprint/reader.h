@@ -257,6 +257,21 @@ BP_API const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, si
  */
 BP_API int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags);
 
+/*
+ * Where the record last returned by bp_trace_next() comes from: the
+ * program, or the kernel stream (docs/kernel-stream.md: a kernel event is
+ * a record of site BP_TRACE_KERNEL_SITE_BASE + its ID, its ring a CPU's,
+ * its thread the event's).  A kernel event is the traced process tree's
+ * own when its thread, or a pid field of it (prev_pid, next_pid, pid,
+ * ...), is a thread of the program's rings, the traced command or a
+ * process it forked (as far as the events read so far say).
+ */
+#define BP_TRACE_FROM_PROGRAM		0
+#define BP_TRACE_FROM_KERNEL_OWN	1
+#define BP_TRACE_FROM_KERNEL_OTHER	2
+#define BP_TRACE_KERNEL_SITE_BASE	0x30000u
+BP_API int bp_trace_event_kernel(const struct bp_trace *t);
+
 /* Call fn(arg, n) after every `every` records bp_trace_next() returns (n:
  * records returned so far); every 0 or fn NULL turns it off.  For progress
  * lines (bprint report and export); fn must not call the reader. */

@@ -181,7 +181,8 @@ void accounts_check_read(struct bp_trace *t)
 		uint64_t found = in->read + in->overwritten + in->discarded;
 		bool done = stream ? s->counters == COUNTERS_END : t->writer_gone;
 
-		if (s->dead || in->corrupt || in->state == BP_RING_RELEASED || (!done && !stream))
+		if (s->kcpu || s->dead || in->corrupt || in->state == BP_RING_RELEASED ||
+		    (!done && !stream))
 			continue;
 		if ((done && found < s->claimed) || found > s->claimed + 1)
 			reader_problem(t, "thread %d: %llu records written, %llu found", in->tid,

@@ -318,6 +318,9 @@ int catalogue_accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_fil
 		return add_pages(t, off, c);
 	case BP_CHUNK_END:
 		return catalogue_add_counters(t, off, c);
+	case BP_CHUNK_KFORMATS:
+	case BP_CHUNK_KPAGES:
+		return kernel_add_chunk(t, off, c);
 	case BP_CHUNK_ACCOUNTS:
 		/* only the one in force; older ones were moved to a bigger chunk */
 		if (off != t->info.accounts_off)

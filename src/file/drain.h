@@ -122,6 +122,16 @@ long bp_drain_pass(struct bp_drain_file *f);
  */
 int bp_drain_finish(struct bp_drain_file *f, bool remove_live);
 
+/*
+ * Append a chunk made by another copier into the same stream (the kernel
+ * stream of `record --kernel`, docs/kernel-stream.md): buf holds size
+ * bytes, a multiple of align, whose chunk header this fills (magic, type,
+ * size, state, index, checksum).  Only between bp_drain_start() and
+ * bp_drain_finish().  0, or -1 once the stream's writes have stopped (a
+ * write failed: its header says where and why).
+ */
+int bp_drain_put_chunk(struct bp_drain_file *f, uint32_t type, void *buf, uint64_t size);
+
 /* The file's counters (set in full by bp_drain_finish()) and error. */
 const struct bp_drain_result *bp_drain_result(const struct bp_drain_file *f);
 

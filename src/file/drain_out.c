@@ -126,6 +126,14 @@ static int head_write(struct drain_out *o)
 	return pwrite(o->fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) ? 0 : -1;
 }
 
+int bp_drain_put_chunk(struct bp_drain_file *df, uint32_t type, void *buf, uint64_t size)
+{
+	if (df->done || df->out.fd < 0 || df->out.stop_reason || size < BP_CHUNK_HDR_BYTES ||
+	    size % BP_FILE_ALIGN)
+		return -1;
+	return out_chunk(df, buf, type, size);
+}
+
 int drain_out_header(struct bp_drain_file *df, uint32_t flags)
 {
 	struct drain_out *o = &df->out;

@@ -27,13 +27,14 @@
 
 #define BP_FILE_MAGIC		"BPTRACE"	/* 8 bytes with the NUL */
 #define BP_FILE_MAJOR		1u
-#define BP_FILE_MINOR		4u	/* 1.1: the accounts chunk (type 7), dense pages (type 8);
+#define BP_FILE_MINOR		5u	/* 1.1: the accounts chunk (type 7), dense pages (type 8);
 					 * 1.2: memory_rings, missing_sites, memory_records;
 					 * 1.3: stream files' chunk checksums (BP_FILE_F_CRC);
 					 * ring chunks reused, retired_*, missing_libs,
 					 * BP_RING_COPIED;
 					 * 1.4: the header's checksums, live files'
-					 * chunk headers' and lists' checksums */
+					 * chunk headers' and lists' checksums;
+					 * 1.5: the kernel stream (types 9, 10) */
 #define BP_FILE_LITTLE_ENDIAN	1u
 #define BP_FILE_BIG_ENDIAN	2u
 #define BP_FILE_HEADER_BYTES	4096u
@@ -111,8 +112,10 @@ enum bp_chunk_type {
 	BP_CHUNK_CPAGES = 6,		/* compact pages, src/file/compact.h */
 	BP_CHUNK_ACCOUNTS = 7,		/* the end chunk's counters, kept up to date */
 	BP_CHUNK_DPAGES = 8,		/* dense pages (format 1.1), src/file/dense.h */
+	BP_CHUNK_KFORMATS = 9,		/* the kernel's event formats (1.5), kernel_layout.h */
+	BP_CHUNK_KPAGES = 10,		/* the kernel's per-CPU pages (1.5) */
 };
-#define BP_CHUNK_TYPE_MAX	8u
+#define BP_CHUNK_TYPE_MAX	10u
 
 /* chunk state */
 #define BP_CHUNK_WRITING	0u

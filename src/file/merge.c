@@ -28,6 +28,8 @@ static int fill(struct bp_trace *t, struct source *s)
 				rc = SOURCE_GOT;
 			else
 				rc = stream_next(t, s);
+		} else if (s->phase == SOURCE_KERNEL) {
+			rc = kernel_next(t, s);
 		} else if (s->phase == SOURCE_RING) {
 			/* the next record of a frozen ring's page, in line */
 			if (bp_ring_next_in_page(&s->ring.cur, &s->ev))
@@ -313,7 +315,7 @@ size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size)
 static void put_args(struct source *best, size_t bi, const struct site_entry *site, uint32_t id,
 		     struct bp_trace_event *out)
 {
-	out->ev.tid = best->info.tid;
+	out->ev.tid = best->kcpu ? best->ktid : best->info.tid;
 	out->ev.site = site ? &site->ts.site : NULL;
 	out->tsite = site ? &site->ts : NULL;
 	out->site_id = id;
@@ -358,7 +360,7 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 		best->first_of_tid = first_of_tid(t, best, bi);
 	/* A thread's name is that of its first ring, as the process has one
 	 * name per thread (taken when it first traced, updated at exit). */
-	out->ev.comm = best->first_of_tid->info.comm;
+	out->ev.comm = best->kcpu ? best->kcomm : best->first_of_tid->info.comm;
 	out->level = best->info.level;
 	out->raw_ts = best->ev.ts;
 	out->lost_before = best->ev.discarded_before + best->gap_before;
@@ -398,7 +400,11 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	best->has = false;
 	best->info.read++;
 	accounts_settle(best);
-	best->args = bp_record_split(best->ev.user_bits, best->ev.payload, best->ev.payload_len);
+	if (best->kcpu)
+		kernel_taken(t, best);	/* its args are made already */
+	else
+		best->args = bp_record_split(best->ev.user_bits, best->ev.payload,
+					     best->ev.payload_len);
 	if (best->args.has_cpu)
 		best->cpu = best->args.cpu;
 	if (best->args.text)
@@ -417,6 +423,13 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		t->progress(t->progress_arg, t->progress_n);
 	}
 	return 1;
+}
+
+int bp_trace_event_kernel(const struct bp_trace *t)
+{
+	if (!t->cur || !t->cur->kcpu)
+		return BP_TRACE_FROM_PROGRAM;
+	return t->cur->kown ? BP_TRACE_FROM_KERNEL_OWN : BP_TRACE_FROM_KERNEL_OTHER;
 }
 
 void bp_trace_on_progress(struct bp_trace *t, uint64_t every,

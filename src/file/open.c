@@ -513,6 +513,7 @@ void bp_trace_close(struct bp_trace *t)
 {
 	if (!t)
 		return;
+	kernel_free(t);
 	for (size_t i = 0; i < t->nsrc; i++)
 		source_free(t->src[i]);
 	free(t->src);

@@ -27,6 +27,7 @@
 #define BP_FILE_READING_H
 
 #include "file/keymap.h"
+#include "file/kernel_source.h"
 #include "file/layout.h"
 #include "file/mapping.h"
 #include "file/reader.h"
@@ -94,6 +95,7 @@ enum source_phase {
 	SOURCE_STREAMED,		/* its pages chunks, first */
 	SOURCE_RING,			/* then its ring chunk, past what the pages held */
 	SOURCE_DONE,			/* neither has more (until a refresh adds some) */
+	SOURCE_KERNEL,			/* a CPU's kernel pages (kernel_source.h) */
 };
 
 /* What a source's counters come from, besides the ring itself. */
@@ -136,6 +138,12 @@ struct source {
 	bool backwards_said;		/* its time ran backwards: said */
 	bool bad_said;			/* a record not as its writer writes one: said */
 	uint64_t last_ts;		/* of the record read before the one in hand */
+	/* a kernel CPU's source (kernel_source.h): its pages, and the thread
+	 * of the event in hand (the ring's tid and comm are the CPU's) */
+	struct kernel_cpu *kcpu;
+	int32_t ktid;
+	bool kown;			/* it involves a thread of the traced tree */
+	char kcomm[17];
 	/* the record in hand */
 	struct bp_ring_event ev;
 	struct bp_record_args args;	/* ev's payload in buf, split */
@@ -229,6 +237,8 @@ struct bp_trace {
 	bool merge_all;			/* sources were added or woken: fill them all */
 	size_t taken;			/* the source of the record last taken, or SIZE_MAX */
 	uint64_t work;			/* bp_trace_work() */
+	/* the kernel stream (kernel_source.h), NULL if none */
+	struct bp_kernel *kernel;
 	/* the record last returned */
 	struct source *cur;
 	char msg[BP_MSG_MAX];
@@ -277,6 +287,9 @@ int tables_parse_list(struct bp_trace *t, struct list_chunk *lc);
 int tables_add_list(struct bp_trace *t, uint64_t off, uint64_t size, uint32_t type);
 void tables_sort_sites(struct bp_trace *t);
 void tables_free(struct bp_trace *t);
+/* A site made by the reader itself (a kernel event's): 0, or BP_TRACE_ENOMEM. */
+int tables_add_site(struct bp_trace *t, uint32_t id, const char *fmt, const char *file,
+		    const char *func);
 static inline struct site_entry *tables_site(const struct bp_trace *t, uint32_t id)
 {
 	return id < t->by_id_cap ? t->by_id[id] : NULL;

@@ -104,6 +104,30 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 	return 0;
 }
 
+int tables_add_site(struct bp_trace *t, uint32_t id, const char *fmt, const char *file,
+		    const char *func)
+{
+	struct bp_file_site h;
+	struct site_entry *e;
+
+	memset(&h, 0, sizeof(h));
+	h.id = id;
+	h.has_format = 1;
+	h.format_len = (uint32_t)strlen(fmt) + 1;
+	h.file_len = (uint32_t)strlen(file) + 1;
+	h.func_len = (uint32_t)strlen(func) + 1;
+	if (id == 0 || id > BP_REC_SITE_MASK || tables_site(t, id))
+		return BP_TRACE_OK;	/* a program's site of that id wins */
+	if (by_id_room(t, id) != BP_TRACE_OK || !(e = site_new(&h, fmt, file, func)))
+		return BP_TRACE_ENOMEM;
+	t->by_id[id] = e;
+	if (id > t->max_id)
+		t->max_id = id;
+	t->nsites++;
+	t->sites_added = true;
+	return 0;
+}
+
 static int add_lib(struct bp_trace *t, const unsigned char *rec, uint32_t bytes)
 {
 	struct bp_file_lib h;

@@ -52,6 +52,8 @@ bool bp_site_pattern_matches(const char *pattern, const struct bprint_site *s)
 	}
 	if (!strncmp(pattern, "fmt:", 4))
 		return s->format && !fnmatch(pattern + 4, s->format, 0);
+	if (!strncmp(pattern, "kernel:", 7))	/* a kernel event's site: file kernel/SYSTEM */
+		return !strncmp(file, "kernel/", 7) && s->func && !fnmatch(pattern + 7, s->func, 0);
 	if (!strncmp(pattern, "func:", 5))
 		pattern += 5;
 	return s->func && func_matches(pattern, s->func);

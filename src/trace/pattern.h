@@ -7,6 +7,8 @@
  *                    or its own name ("opened"), with or without its
  *                    template arguments ("sum<int>", "sum")
  *   fmt:GLOB         the format
+ *   kernel:GLOB      a kernel event by name (a trace's kernel stream: its
+ *                    sites' file is kernel/SYSTEM, docs/kernel-stream.md)
  *   GLOB             a bare glob: the function
  */
 #ifndef BP_TRACE_PATTERN_H

@@ -304,7 +304,7 @@ static void mid_reuse(const char *path)
 	}
 	CHECK(formatted != 0);
 	memcpy(&minor, p + offsetof(struct bp_file_header, minor), 2);
-	CHECK(minor >= BP_FILE_MINOR_REUSE);
+	CHECK(minor >= BP_FILE_MINOR_REUSE);	/* later minors reuse as 1.3 did */
 	memcpy(p + formatted + offsetof(struct bp_file_chunk, state), &zero, 4);
 	snprintf(copy, sizeof(copy), "%s.mid", path);
 	CHECK_EQ(read_copy(copy, p, size, &first), 0u);

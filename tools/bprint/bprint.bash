@@ -35,15 +35,15 @@ _bprint() {
 	fi
 	cmd=${COMP_WORDS[1]}
 	case $cmd in
-	report) opts="--raw --msg-only --json --csv --no-header --tid --site --from --to --where --date --relative --help" ;;
+	report) opts="--raw --msg-only --json --csv --no-header --tid --site --from --to --where --date --relative --kernel --help" ;;
 	tail) opts="--raw --msg-only --no-header --tid --site --from --to --where --new --interval --help" ;;
 	formats) opts="--libraries --help" ;;
 	stats) opts="--all-sites --help" ;;
-	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --quiet --pid --duration --help" ;;
+	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --kernel --kernel-buffer --quiet --pid --duration --help" ;;
 	snapshot) opts="--output --quiet --help" ;;
 	export) opts="--format --output --quiet --tid --site --from --to --where --span --help" ;;
 	hist) opts="--site --value --key --tid --where --buckets --percentiles --sort --limit --every --json --csv --svg --follow --help" ;;
-	latency) opts="--from --to --key --pair --by --where --where-to --top --tid --buckets --percentiles --sort --limit --every --json --csv --svg --follow --help" ;;
+	latency) opts="--from --to --key --pair --by --where --where-to --top --tid --buckets --percentiles --sort --limit --every --json --csv --svg --follow --sched --help" ;;
 	help) COMPREPLY=($(compgen -W "report tail formats stats record snapshot export hist latency" -- "$cur")); return ;;
 	*) return ;;
 	esac

@@ -77,7 +77,18 @@ struct filter {
 	uint64_t from_ns, to_ns;
 	struct bp_where *where;		/* --where, NULL: none */
 	char *where_text;		/* its terms, every --where's, joined */
+	int kernel;			/* report --kernel: FILTER_KERNEL_* */
+	bool kernel_on;			/* kernel is not ALL and the trace has kernel events */
 };
+#define FILTER_KERNEL_OWN	0	/* the traced process tree's events (the default) */
+#define FILTER_KERNEL_ALL	1
+#define FILTER_KERNEL_NONE	2
+/* Is e a kernel event (docs/kernel-stream.md)? */
+#define IS_KERNEL_EVENT(e)	((e)->site_id >= BP_TRACE_KERNEL_SITE_BASE)
+/* report --kernel=WHICH into f: 0, or a usage error. */
+int filter_kernel_option(struct filter *f, const char *sub, const char *arg);
+/* Once t is open: does --kernel choose anything in it? */
+void filter_kernel_bind(struct filter *f, struct bp_trace *t);
 
 /* One more --where EXPR (or --where-to: opt names it in errors) into *w:
  * ANDed with those before (*text, the terms joined, freed by the caller).

@@ -16,6 +16,7 @@
  * and shown; --top N lists the longest spans.
  */
 #include "analyze.h"
+#include "latency_sched.h"
 
 #include "file/array.h"
 #include "file/site_layout.h"
@@ -63,6 +64,8 @@ struct latency {
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 	const char *top_names[ANALYZE_MAX_KEYS];
 	char what[512];
+	bool sched;			/* --sched */
+	struct latency_sched *ls;	/* its split (latency_sched.h) */
 };
 
 static void latency_help(void)
@@ -95,6 +98,10 @@ static void latency_help(void)
 	       "      --svg=OUT         also write the plots to OUT as SVG: the histogram, the\n"
 	       "                        percentiles (p50 .. p99.99 on a 1/(1-p) scale) and,\n"
 	       "                        with --every, p50 and p99 over time\n"
+	       "      --sched           split each span's time into running, runnable and\n"
+	       "                        blocked by the scheduler's events (a record --kernel\n"
+	       "                        trace) of the thread that ends it; for the --top\n"
+	       "                        spans, who ran instead and who woke it\n"
 	       "  -f, --follow          a live FILE (or PID): redraw every second until\n"
 	       "                        interrupted or the process ends\n"
 	       "  -h, --help            show this help\n"
@@ -161,6 +168,7 @@ static int parse_latency_args(int argc, char **argv, struct latency *l)
 		{ "top", required_argument, NULL, 'n' },
 		{ "where-to", required_argument, NULL, 'W' },
 		{ "pair", required_argument, NULL, 'R' },
+		{ "sched", no_argument, NULL, 'H' },
 		ANALYZE_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -178,6 +186,7 @@ static int parse_latency_args(int argc, char **argv, struct latency *l)
 			break;
 		case 'b': rc = parse_by(l, optarg); break;
 		case 'R': rc = parse_pair(l, optarg); break;
+		case 'H': l->sched = true; break;
 		case 'n': rc = parse_top(l, optarg); break;
 		case 'W':
 			rc = where_option("latency", "--where-to", &l->where_to,
@@ -193,6 +202,8 @@ static int parse_latency_args(int argc, char **argv, struct latency *l)
 	}
 	if (!bp_sites_count(l->from) || !bp_sites_count(l->to))
 		return usage_error("latency", "--from SITE and --to SITE are both needed");
+	if (l->sched && (l->o.svg || l->o.follow))
+		return usage_error("latency", "--sched: not with --svg or --follow (yet)");
 	return analyze_finish_args(&l->o, argc, argv);
 }
 
@@ -329,7 +340,7 @@ static bool closed(struct latency *l, const struct site_role *r, struct bp_span 
 
 	return group_of(l, r, sp) && bp_agg_add(&l->agg, sp->by, sp->bylen, d) &&
 	       (!l->o.every_ns || analyze_series_add(&l->o, sp->to.ns, sp->by, sp->bylen, d)) &&
-	       bp_top_offer(&l->agg.top, sp);
+	       bp_top_offer(&l->agg.top, sp) && (!l->ls || latency_sched_span(l->ls, sp));
 }
 
 /* The pairing key of a record: its -k values, or its thread. */
@@ -383,10 +394,12 @@ static int close_spans(struct latency *l, const struct site_role *r, struct bp_t
 static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
 {
 	struct latency *l = ctx;
-	const struct site_role *r = role_of(l, t, e->site_id);
+	const struct site_role *r;
 	int n = 0;
 
-	if (!r)
+	if (l->ls && !latency_sched_event(l->ls, t, e))
+		return out_of_memory();
+	if (!(r = role_of(l, t, e->site_id)))
 		return EXIT_OK;
 	if ((l->o.nkeys || l->nby || l->o.where || l->where_to) && (n = fields_of(l, r, e)) < 0)
 		return EXIT_OK;
@@ -429,6 +442,8 @@ static bool latency_render(void *ctx, struct bp_trace *t, bool final)
 	l->agg.unmatched_opens = bp_spans_count_open(&l->spans, SPAN_CHOSEN);
 	l->agg.unmatched_closes = l->spans.unmatched_closes;
 	bp_agg_finish(&l->agg);
+	if (l->ls && final)
+		return latency_sched_output(l->ls, &l->o, &l->agg, l->what);
 	return analyze_output(&l->o, &l->agg, l->what, final);
 }
 
@@ -449,6 +464,8 @@ static void latency_init(struct latency *l)
 	l->agg.top_key_names = l->o.nkeys ? l->top_names : tid_name;
 	l->agg.ntop_keys = l->o.nkeys ? l->o.nkeys : 1;
 	describe(l);
+	if (l->sched)
+		l->ls = latency_sched_new(&l->agg, l->top);
 }
 
 int cmd_latency(int argc, char **argv)
@@ -463,7 +480,8 @@ int cmd_latency(int argc, char **argv)
 		rc = out_of_memory();
 	else if ((rc = parse_latency_args(argc, argv, &l)) < 0) {
 		latency_init(&l);
-		rc = analyze_run(&l.o, &ops, latency_check, &l);
+		rc = l.sched && !l.ls ? out_of_memory() : analyze_run(&l.o, &ops, latency_check, &l);
+		latency_sched_free(l.ls);
 		bp_agg_free(&l.agg);
 		bp_spans_free(&l.spans);
 	}

@@ -236,7 +236,27 @@ int filter_option(struct filter *f, const char *sub, int c, const char *arg)
 
 bool filter_active(const struct filter *f)
 {
-	return f->ntids || bp_sites_count(f->sites) || f->have_from || f->have_to || f->where;
+	return f->ntids || bp_sites_count(f->sites) || f->have_from || f->have_to || f->where ||
+	       f->kernel_on;
+}
+
+int filter_kernel_option(struct filter *f, const char *sub, const char *arg)
+{
+	if (!arg || !strcmp(arg, "own"))
+		f->kernel = FILTER_KERNEL_OWN;
+	else if (!strcmp(arg, "all"))
+		f->kernel = FILTER_KERNEL_ALL;
+	else if (!strcmp(arg, "none"))
+		f->kernel = FILTER_KERNEL_NONE;
+	else
+		return usage_error(sub, "--kernel: expected own, all or none, not '%s'", arg);
+	return 0;
+}
+
+void filter_kernel_bind(struct filter *f, struct bp_trace *t)
+{
+	f->kernel_on = f->kernel != FILTER_KERNEL_ALL &&
+		       bp_trace_max_site_id(t) >= BP_TRACE_KERNEL_SITE_BASE;
 }
 
 int filter_check_sites(struct filter *f, struct bp_trace *t, const char *sub, const char *path)
@@ -264,6 +284,10 @@ void filter_note_sites(struct filter *f, struct bp_trace *t, const char *path)
 
 bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_event *e)
 {
+	if (f->kernel_on && t && IS_KERNEL_EVENT(e) &&
+	    (f->kernel == FILTER_KERNEL_NONE ||
+	     bp_trace_event_kernel(t) != BP_TRACE_FROM_KERNEL_OWN))
+		return false;
 	if (f->have_from && e->ev.ns < f->from_ns)
 		return false;
 	if (f->have_to && e->ev.ns > f->to_ns)
@@ -346,9 +370,14 @@ bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 
 	if (how == OUTPUT_JSON || how == OUTPUT_CSV)
 		return true;	/* their records carry lost_before */
-	snprintf(what, sizeof(what), "[%llu record%s lost%s%s]",
-		 (unsigned long long)e->lost_before, e->lost_before == 1 ? "" : "s",
-		 lost_why(e) ? ": " : "", lost_why(e) ? lost_why(e) : "");
+	if (IS_KERNEL_EVENT(e))	/* a CPU's kernel buffer was full */
+		snprintf(what, sizeof(what), "[%llu kernel event%s lost on CPU %d]",
+			 (unsigned long long)e->lost_before, e->lost_before == 1 ? "" : "s",
+			 e->ev.cpu);
+	else
+		snprintf(what, sizeof(what), "[%llu record%s lost%s%s]",
+			 (unsigned long long)e->lost_before, e->lost_before == 1 ? "" : "s",
+			 lost_why(e) ? ": " : "", lost_why(e) ? lost_why(e) : "");
 	if (how == BPRINT_OUTPUT_RAW)
 		len = (size_t)snprintf(line, sizeof(line), "%llu %d %d 0 %s",
 				       (unsigned long long)e->ev.ns, e->ev.tid, e->ev.cpu, what);

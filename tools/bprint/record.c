@@ -27,6 +27,7 @@
 #include "bprint_cmd.h"
 #include "attach.h"
 #include "supervise.h"
+#include "record_kernel.h"
 
 #include "file/layout.h"
 #include "ring/ring.h"
@@ -125,6 +126,10 @@ static void record_help(void)
 	       "                         the record is discarded and counted\n"
 	       "                         (BPRINT_BLOCK_TIMEOUT, default 100ms)\n"
 	       "  -c, --clock=CLOCK      tsc, mono, mono_raw, boot or counter (BPRINT_CLOCK)\n"
+	       "      --kernel[=LIST]    also record the kernel's events, on the same clock\n"
+	       "                         (root): LIST is sched (the default), syscalls, irq\n"
+	       "                         or SYSTEM:EVENT names, comma-separated\n"
+	       "      --kernel-buffer=N  the kernel's buffer per CPU (default 4M)\n"
 	       "  -q, --quiet            no summary on stderr at the end\n"
 	       "  -h, --help             show this help\n"
 	       "\n"
@@ -258,6 +263,8 @@ static bool trace_lacks(const struct outputs *written)
 struct record_opts {
 	const char *out, *bufsize, *pagesize, *mode, *clock, *timeout;
 	const char *pid, *duration;	/* --pid: a running program's (attach.c) */
+	bool kernel;			/* --kernel */
+	const char *kernel_list, *kernel_buffer;
 	bool quiet;
 	char **cmd;			/* COMMAND and its arguments */
 };
@@ -293,6 +300,10 @@ static int check_value(int c, const char *arg)
 		if (bp_clock_parse(arg, &cid))
 			return usage_error("record", "--clock: expected tsc, mono, mono_raw, boot or counter");
 		break;
+	case 'B':
+		if (!kernel_rec_buffer_ok(arg))
+			return usage_error("record", "--kernel-buffer: expected a size of 4K or more, like 8M");
+		break;
 	}
 	return 0;
 }
@@ -311,6 +322,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "duration", required_argument, NULL, 'D' },
+		{ "kernel", optional_argument, NULL, 'K' },
+		{ "kernel-buffer", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
@@ -329,6 +342,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'q': o->quiet = true; break;
 		case 'P': o->pid = optarg; break;
 		case 'D': o->duration = optarg; break;
+		case 'K': o->kernel = true; o->kernel_list = optarg; break;
+		case 'B': o->kernel_buffer = optarg; break;
 		case 'h': record_help(); return finish_output();
 		case ':': return usage_error("record", "option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("record", "unknown option '%s'", argv[optind - 1]);
@@ -344,6 +359,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("record", "missing COMMAND");
 	if (!*o->out)
 		return usage_error("record", "--output: empty file name");
+	if (o->kernel_buffer && !o->kernel)
+		return usage_error("record", "--kernel-buffer needs --kernel");
 	o->cmd = argv + optind;
 	return -1;
 }
@@ -455,7 +472,8 @@ static pid_t start_command(const struct record_opts *o, const char *live)
 /* Copy the pages of COMMAND, and of the traced programs it starts, until
  * each has exited: bp_drain_run()'s result. */
 static int drain_command(const struct record_opts *o, const char *live, pid_t pid,
-			 struct bp_drain_result *res, struct outputs *written)
+			 struct bp_drain_result *res, struct outputs *written,
+			 struct kernel_rec *kernel)
 {
 	struct bp_drain_opts dopt;
 
@@ -468,6 +486,10 @@ static int drain_command(const struct record_opts *o, const char *live, pid_t pi
 	dopt.remove_live = 1;
 	dopt.on_output = on_output;
 	dopt.on_output_arg = written;
+	if (kernel) {
+		dopt.on_pass = kernel_rec_pass;
+		dopt.on_pass_arg = kernel;
+	}
 	return bp_drain_run(&dopt, res);
 }
 
@@ -514,11 +536,30 @@ static int record_result(const struct record_opts *o, int drc, const struct bp_d
 	return lacks ? EXIT_IO : command_status(status);
 }
 
+/*
+ * --kernel: the instance, before COMMAND starts (a missing privilege or
+ * event stops record here).  The kernel's clock follows the program's,
+ * which is made explicit for the program: --clock, BPRINT_CLOCK, or the
+ * default this machine gives (docs/kernel-stream.md, the clock rule).
+ */
+static int start_kernel(struct record_opts *o, struct kernel_rec **k)
+{
+	*k = NULL;
+	if (!o->kernel)
+		return EXIT_OK;
+	if (!o->clock)
+		o->clock = getenv("BPRINT_CLOCK");
+	if (!o->clock || !*o->clock)
+		o->clock = bp_clock_name(bp_clock_default());
+	return kernel_rec_start(k, o->kernel_list, o->kernel_buffer, o->clock);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .out = DEFAULT_FILE };
 	struct outputs written = { NULL, 0, 0, NULL, 0 };
 	struct bp_drain_result res;
+	struct kernel_rec *kernel;
 	char *live;
 	pid_t pid;
 	int rc, drc, status;
@@ -530,12 +571,22 @@ int cmd_record(int argc, char **argv)
 	if (!(live = prepare_outputs(o.out, &rc)))
 		return rc;
 	forward_signals();
+	if ((rc = start_kernel(&o, &kernel)) != EXIT_OK) {
+		free(live);
+		return rc;
+	}
 	if ((pid = start_command(&o, live)) < 0) {
+		kernel_rec_stop(kernel);
 		free(live);
 		return EXIT_IO;
 	}
 	child_pid = pid;
-	drc = drain_command(&o, live, pid, &res, &written);
+	if (kernel)
+		kernel_rec_set_root(kernel, pid);
+	drc = drain_command(&o, live, pid, &res, &written, kernel);
+	if (kernel && !o.quiet && drc == 0)
+		kernel_rec_summary(kernel);
+	kernel_rec_stop(kernel);
 	if (wait_command(pid, &status) != 0)
 		rc = EXIT_IO;
 	else

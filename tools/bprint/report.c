@@ -87,7 +87,8 @@ static void report_help(void)
 	       "  -t, --tid=TID       only records of thread TID (repeatable)\n"
 	       "  -s, --site=SITE     only records of SITE: an id (see 'bprint formats') or a\n"
 	       "                      pattern as in BPRINT_FILTER: file:GLOB, line:FILE:N,\n"
-	       "                      func:GLOB, fmt:GLOB, or a bare function glob (repeatable);\n"
+	       "                      func:GLOB, fmt:GLOB, kernel:GLOB (a kernel event by\n"
+	       "                      name), or a bare function glob (repeatable);\n"
 	       "                      one that matches no site of FILE is an error (exit 1)\n"
 	       "      --from=SEC      only records at or after SEC seconds (the timestamp column)\n"
 	       "      --to=SEC        only records at or before SEC seconds\n"
@@ -98,6 +99,8 @@ static void report_help(void)
 	       "                      ISO-8601 with nanoseconds, in local time (TZ) or UTC\n"
 	       "      --relative      times (seconds column, raw ns) since the file's first\n"
 	       "                      record; --from and --to still use the recorded times\n"
+	       "      --kernel=WHICH  the kernel's events of a record --kernel trace: own (the\n"
+	       "                      default: those of the traced process tree), all, none\n"
 	       "  -h, --help          show this help\n"
 	       "\n"
 	       EXIT_STATUS_HELP,
@@ -181,6 +184,9 @@ static bool loss_shown(struct filter *f, const struct bp_trace_event *e)
 {
 	struct filter thread_and_time = *f;
 
+	if (IS_KERNEL_EVENT(e))	/* a CPU's loss: it may be any thread's */
+		return !f->kernel_on || f->kernel != FILTER_KERNEL_NONE;
+
 	thread_and_time.sites = NULL;
 	thread_and_time.where = NULL;
 	return filter_pass(&thread_and_time, NULL, e);
@@ -242,6 +248,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *r)
 		{ "where", required_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
+		{ "kernel", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -256,6 +263,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *r)
 		case 'J': r->how = OUTPUT_JSON; break;
 		case 'C': r->how = OUTPUT_CSV; break;
 		case 'n': r->no_header = true; break;
+		case 'K': rc = filter_kernel_option(&r->f, "report", optarg); break;
 		FILTER_OPTIONS: rc = filter_option(&r->f, "report", c, optarg); break;
 		case 'D':
 			times.date = !optarg || !strcmp(optarg, "local") ? DATE_LOCAL : DATE_UTC;
@@ -285,6 +293,7 @@ static struct bp_trace *open_report_trace(struct report_opts *r, int *rc)
 
 	if (!t)
 		return NULL;
+	filter_kernel_bind(&r->f, t);
 	if ((*rc = filter_check_sites(&r->f, t, "report", r->path)) != EXIT_OK) {
 		bp_trace_close(t);
 		return NULL;

@@ -36,6 +36,7 @@ struct watched {
 	char out[PATH_MAX];
 	pid_t pid;
 	bool done;
+	bool first;			/* out_path's: the one on_pass adds to */
 };
 
 struct sup {
@@ -200,6 +201,7 @@ static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t
 	w->f = f;
 	w->pid = pid;
 	w->done = false;
+	w->first = false;
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	main = !s->main_taken && !strcmp(path, s->o->live_path);
 	if (main)
@@ -220,6 +222,7 @@ static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t
 		return -1;
 	}
 	s->main_taken = s->main_taken || main;
+	w->first = main;	/* the program's own file: the kernel stream goes there */
 	unblock(s, path);
 	s->nfiles++;
 	s->res->files++;
@@ -310,6 +313,8 @@ static void finish(struct sup *s, struct watched *w)
 {
 	const struct bp_drain_result *r = bp_drain_result(w->f);
 
+	if (w->first && s->o->on_pass)
+		s->o->on_pass(s->o->on_pass_arg, w->f, true);
 	if (bp_drain_finish(w->f, s->o->remove_live) != 0) {
 		s->truncated = true;
 		set_error(s, w, r->error[0] ? r->error : "the trace could not be written");
@@ -357,6 +362,9 @@ static long pass_all(struct sup *s, bool stopping, bool *all_done)
 			break;
 		}
 		work += n;
+		/* not in n: the kernel has events all the time, the file ends with its process */
+		if (w->first && s->o->on_pass)
+			work += s->o->on_pass(s->o->on_pass_arg, w->f, false);
 		if (stopping || (n == 0 && file_gone(s, w)))
 			finish(s, w);
 		*all_done = *all_done && w->done;

@@ -40,6 +40,15 @@ struct bp_drain_opts {
 	/* called with each stream file's name once it is created; may be NULL */
 	void (*on_output)(void *arg, const char *out_path);
 	void *on_output_arg;
+	/*
+	 * Another copier into out_path's stream (record --kernel): called
+	 * after every pass with its drainer once it exists, and once more with
+	 * final set right before that stream is finished, so that it can add
+	 * chunks of its own (bp_drain_put_chunk()).  Returns the work it did
+	 * (0: none, the loop may sleep).  May be NULL.
+	 */
+	long (*on_pass)(void *arg, struct bp_drain_file *first, bool final);
+	void *on_pass_arg;
 };
 
 /*

@@ -1,0 +1,443 @@
+/*
+ * Threads' scheduling states from the kernel's sched events (sched.h).
+ * Each kernel site is bound once (which event it is, where its pid, state
+ * and CPU fields are); each thread is an entry of an open-addressing table
+ * holding its state changes, oldest first, trimmed by half when full.
+ * Each CPU keeps the threads runnable and waiting for it: a switch on that
+ * CPU adds a change to each of them (still runnable, another thread
+ * running instead), so that who ran instead is known for every stretch.
+ */
+#include "analysis/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum kind { K_UNBOUND, K_NONE, K_SWITCH, K_WAKE, K_WAKE_NEW, K_MIGRATE };
+enum state { S_UNKNOWN, S_RUNNING, S_RUNNABLE, S_BLOCKED };
+
+#define MAX_CPUS 4096u
+#define MAX_FIELDS 32u
+
+struct binding {
+	uint8_t kind;
+	int8_t prev_pid, prev_state, next_pid, prev_comm, next_comm;	/* K_SWITCH */
+	int8_t pid, comm, target_cpu;			/* K_WAKE*; K_MIGRATE: dest_cpu */
+};
+
+struct change {
+	uint64_t ns;
+	uint8_t state;
+	int32_t other;			/* runnable: who ran on its CPU then */
+	int32_t waker;			/* runnable by a wake-up: who woke it */
+};
+
+struct thread {
+	int32_t tid;
+	char comm[17];
+	struct change *c;
+	uint32_t n, cap;
+	uint64_t since;			/* changes before this were dropped (0: none) */
+	int32_t waiting_cpu;		/* runnable: the CPU it waits for, -1 unknown */
+};
+
+struct bp_sched {
+	struct binding *bind;		/* by site id - BP_TRACE_KERNEL_SITE_BASE */
+	size_t nbind;
+	struct thread **th;		/* open addressing by tid */
+	size_t cap, n;
+	int32_t running[MAX_CPUS];	/* who runs on each CPU, as the switches said */
+	struct waiting { int32_t *tid; uint32_t n, cap; } waiting[MAX_CPUS];
+	bool seen;
+};
+
+struct bp_sched *bp_sched_new(void)
+{
+	return calloc(1, sizeof(struct bp_sched));
+}
+
+void bp_sched_free(struct bp_sched *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->th[i]) {
+			free(s->th[i]->c);
+			free(s->th[i]);
+		}
+	free(s->th);
+	free(s->bind);
+	for (size_t c = 0; c < MAX_CPUS; c++)
+		free(s->waiting[c].tid);
+	free(s);
+}
+
+bool bp_sched_seen(const struct bp_sched *s)
+{
+	return s->seen;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static size_t slot(const struct thread *const *th, size_t cap, int32_t tid)
+{
+	size_t i = ((uint32_t)tid * 2654435761u) & (cap - 1);
+
+	while (th[i] && th[i]->tid != tid)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static const struct thread *find(const struct bp_sched *s, int32_t tid)
+{
+	const struct thread *t;
+
+	if (!s->cap)
+		return NULL;
+	t = s->th[slot((const struct thread *const *)s->th, s->cap, tid)];
+	return t;
+}
+
+static struct thread *get(struct bp_sched *s, int32_t tid)
+{
+	struct thread *t;
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct thread **th = calloc(cap, sizeof(*th));
+
+		if (!th)
+			return NULL;
+		for (size_t j = 0; j < s->cap; j++)
+			if (s->th[j])
+				th[slot((const struct thread *const *)th, cap, s->th[j]->tid)] = s->th[j];
+		free(s->th);
+		s->th = th;
+		s->cap = cap;
+	}
+	i = slot((const struct thread *const *)s->th, s->cap, tid);
+	if (s->th[i])
+		return s->th[i];
+	if (!(t = calloc(1, sizeof(*t))))
+		return NULL;
+	t->tid = tid;
+	t->waiting_cpu = -1;
+	strcpy(t->comm, "<...>");
+	s->th[i] = t;
+	s->n++;
+	return t;
+}
+
+static bool change(struct bp_sched *s, int32_t tid, uint64_t ns, enum state st, int32_t other,
+		   int32_t waker)
+{
+	struct thread *t;
+
+	if (tid <= 0)
+		return true;	/* the idle task is not a thread of anyone's */
+	if (!(t = get(s, tid)))
+		return false;
+	if (t->n && t->c[t->n - 1].state == st && (st != S_RUNNABLE || t->c[t->n - 1].other == other))
+		return true;	/* a wake-up after the waking: it was runnable already */
+	if (t->n == BP_SCHED_KEEP) {
+		uint32_t half = BP_SCHED_KEEP / 2;
+
+		t->since = t->c[half].ns;
+		memmove(t->c, t->c + half, (t->n - half) * sizeof(*t->c));
+		t->n -= half;
+	}
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 16;
+		struct change *c = realloc(t->c, cap * sizeof(*c));
+
+		if (!c)
+			return false;
+		t->c = c;
+		t->cap = cap;
+	}
+	t->c[t->n++] = (struct change){ ns, (uint8_t)st, other, waker };
+	return true;
+}
+
+static void name(struct bp_sched *s, int32_t tid, const struct bp_field_value *v)
+{
+	struct thread *t = tid > 0 ? get(s, tid) : NULL;
+	size_t len = v->len < 16 ? v->len : 16;
+
+	if (t && v->s) {
+		memcpy(t->comm, v->s, len);
+		t->comm[len] = '\0';
+	}
+}
+
+const char *bp_sched_comm(const struct bp_sched *s, int32_t tid)
+{
+	const struct thread *t = find(s, tid);
+
+	return tid == 0 ? "<idle>" : t ? t->comm : "<...>";
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static int8_t idx(const struct bp_trace_layout *lay, const char *field)
+{
+	int i = bp_trace_field_index(lay, field);
+
+	return (int8_t)(i >= 0 && i < (int)MAX_FIELDS ? i : -1);
+}
+
+static void bind_site(struct binding *b, struct bp_trace *t, const struct bp_trace_event *e)
+{
+	const struct bprint_site *site = e->ev.site;
+	const struct bp_trace_layout *lay = bp_trace_layout(t, e->site_id);
+
+	b->kind = K_NONE;
+	if (!site || !site->file || strcmp(site->file, "kernel/sched") || !site->func || !lay)
+		return;
+	if (!strcmp(site->func, "sched_switch")) {
+		b->prev_pid = idx(lay, "prev_pid");
+		b->prev_state = idx(lay, "prev_state");
+		b->next_pid = idx(lay, "next_pid");
+		b->prev_comm = idx(lay, "prev_comm");
+		b->next_comm = idx(lay, "next_comm");
+		if (b->prev_pid >= 0 && b->prev_state >= 0 && b->next_pid >= 0)
+			b->kind = K_SWITCH;
+		return;
+	}
+	if (!strcmp(site->func, "sched_migrate_task")) {
+		b->pid = idx(lay, "pid");
+		b->comm = idx(lay, "comm");
+		b->target_cpu = idx(lay, "dest_cpu");
+		if (b->pid >= 0 && b->target_cpu >= 0)
+			b->kind = K_MIGRATE;
+		return;
+	}
+	if (!strcmp(site->func, "sched_waking") || !strcmp(site->func, "sched_wakeup") ||
+	    !strcmp(site->func, "sched_wakeup_new")) {
+		b->pid = idx(lay, "pid");
+		b->comm = idx(lay, "comm");
+		b->target_cpu = idx(lay, "target_cpu");
+		if (b->pid >= 0)
+			b->kind = strcmp(site->func, "sched_wakeup_new") ? K_WAKE : K_WAKE_NEW;
+	}
+}
+
+/* Thread tid waits for cpu (-1: for none any more). */
+static void wait_for(struct bp_sched *s, struct thread *t, int32_t cpu)
+{
+	if (t->waiting_cpu >= 0 && (uint32_t)t->waiting_cpu < MAX_CPUS) {
+		struct waiting *w = &s->waiting[t->waiting_cpu];
+
+		for (uint32_t i = 0; i < w->n; i++)
+			if (w->tid[i] == t->tid) {
+				w->tid[i] = w->tid[--w->n];
+				break;
+			}
+	}
+	t->waiting_cpu = -1;
+	if (cpu >= 0 && (uint32_t)cpu < MAX_CPUS) {
+		struct waiting *w = &s->waiting[cpu];
+
+		if (w->n == w->cap) {
+			uint32_t cap = w->cap ? w->cap * 2 : 8;
+			int32_t *g = realloc(w->tid, cap * sizeof(*g));
+
+			if (!g)
+				return;	/* its stretches keep the first runner only */
+			w->tid = g;
+			w->cap = cap;
+		}
+		w->tid[w->n++] = t->tid;
+		t->waiting_cpu = cpu;
+	}
+}
+
+/* cpu now runs next: each thread waiting for it has another runner. */
+static bool runner_changed(struct bp_sched *s, int32_t cpu, int32_t next, uint64_t ns)
+{
+	const struct waiting *w;
+
+	if (cpu < 0 || (uint32_t)cpu >= MAX_CPUS)
+		return true;
+	w = &s->waiting[cpu];
+	for (uint32_t i = 0; i < w->n; i++)
+		if (w->tid[i] != next && !change(s, w->tid[i], ns, S_RUNNABLE, next, 0))
+			return false;
+	return true;
+}
+
+static bool on_switch(struct bp_sched *s, const struct binding *b, const struct bp_trace_event *e,
+		      const struct bp_field_value *v)
+{
+	int32_t prev = (int32_t)v[b->prev_pid].v.i, next = (int32_t)v[b->next_pid].v.i;
+	bool preempted = v[b->prev_state].len && v[b->prev_state].s[0] == 'R';
+	struct thread *p;
+
+	if (b->prev_comm >= 0)
+		name(s, prev, &v[b->prev_comm]);
+	if (b->next_comm >= 0)
+		name(s, next, &v[b->next_comm]);
+	if (e->ev.cpu >= 0 && (uint32_t)e->ev.cpu < MAX_CPUS)
+		s->running[e->ev.cpu] = next;
+	if (!change(s, prev, e->ev.ns, preempted ? S_RUNNABLE : S_BLOCKED, next, 0))
+		return false;
+	if (prev > 0 && (p = get(s, prev)))
+		wait_for(s, p, preempted ? e->ev.cpu : -1);
+	if (next > 0 && (p = get(s, next)))
+		wait_for(s, p, -1);
+	return change(s, next, e->ev.ns, S_RUNNING, 0, 0) &&
+	       runner_changed(s, e->ev.cpu, next, e->ev.ns);
+}
+
+static bool on_wake(struct bp_sched *s, const struct binding *b, const struct bp_trace_event *e,
+		    const struct bp_field_value *v)
+{
+	int32_t pid = (int32_t)v[b->pid].v.i;
+	int32_t cpu = b->target_cpu >= 0 ? (int32_t)v[b->target_cpu].v.i : -1;
+	int32_t other = cpu >= 0 && (uint32_t)cpu < MAX_CPUS ? s->running[cpu] : 0;
+	const struct thread *t = find(s, pid);
+	struct thread *w;
+
+	if (b->comm >= 0)
+		name(s, pid, &v[b->comm]);
+	if (t && t->n && t->c[t->n - 1].state == S_RUNNING)
+		return true;	/* woken while still on its CPU: it never slept */
+	if (!change(s, pid, e->ev.ns, S_RUNNABLE, other, e->ev.tid))
+		return false;
+	if ((w = get(s, pid)))
+		wait_for(s, w, cpu);
+	return true;
+}
+
+/* A thread waiting for a CPU moved to another: it waits for that one's runner. */
+static bool on_migrate(struct bp_sched *s, const struct binding *b, const struct bp_trace_event *e,
+		       const struct bp_field_value *v)
+{
+	int32_t pid = (int32_t)v[b->pid].v.i, cpu = (int32_t)v[b->target_cpu].v.i;
+	struct thread *t = pid > 0 ? get(s, pid) : NULL;
+
+	if (!t || !t->n || t->c[t->n - 1].state != S_RUNNABLE || cpu < 0 || (uint32_t)cpu >= MAX_CPUS)
+		return true;
+	wait_for(s, t, cpu);
+	return change(s, pid, e->ev.ns, S_RUNNABLE, s->running[cpu], 0);
+}
+
+bool bp_sched_event(struct bp_sched *s, struct bp_trace *t, const struct bp_trace_event *e)
+{
+	struct bp_field_value v[MAX_FIELDS];
+	struct binding *b;
+	uint32_t i;
+
+	if (e->site_id < BP_TRACE_KERNEL_SITE_BASE)
+		return true;
+	i = e->site_id - BP_TRACE_KERNEL_SITE_BASE;
+	if (i >= s->nbind) {
+		size_t n = (size_t)i + 1;
+		struct binding *g = realloc(s->bind, n * sizeof(*g));
+
+		if (!g)
+			return false;
+		memset(g + s->nbind, 0, (n - s->nbind) * sizeof(*g));
+		s->bind = g;
+		s->nbind = n;
+	}
+	b = &s->bind[i];
+	if (b->kind == K_UNBOUND)
+		bind_site(b, t, e);
+	if (b->kind == K_NONE || bp_trace_event_fields(t, e, v, MAX_FIELDS) < 0)
+		return true;
+	s->seen = true;
+	if (b->kind == K_MIGRATE)
+		return on_migrate(s, b, e, v);
+	return b->kind == K_SWITCH ? on_switch(s, b, e, v) : on_wake(s, b, e, v);
+}
+
+/* ---- splits ------------------------------------------------------------- */
+
+static void add_who(int32_t *who, uint64_t *ns, int32_t pid, uint64_t d)
+{
+	unsigned i;
+
+	if (pid <= 0)
+		return;
+	for (i = 0; i < BP_SCHED_WHO && who[i] && who[i] != pid; i++)
+		;
+	if (i == BP_SCHED_WHO) {
+		if (!ns || ns[BP_SCHED_WHO - 1] >= d)
+			return;
+		i = BP_SCHED_WHO - 1;	/* the least one makes room */
+		ns[i] = 0;
+	}
+	who[i] = pid;
+	if (!ns)
+		return;
+	ns[i] += d;
+	for (; i > 0 && ns[i] > ns[i - 1]; i--) {
+		int32_t tw = who[i];
+		uint64_t tn = ns[i];
+
+		who[i] = who[i - 1], ns[i] = ns[i - 1];
+		who[i - 1] = tw, ns[i - 1] = tn;
+	}
+}
+
+/* The index of the last change at or before ns, or -1. */
+static long last_at(const struct thread *t, uint64_t ns)
+{
+	long lo = 0, hi = (long)t->n - 1, found = -1;
+
+	while (lo <= hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (t->c[mid].ns <= ns) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return found;
+}
+
+void bp_sched_split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64_t to,
+		    struct bp_sched_split *out)
+{
+	const struct thread *t = find(s, tid);
+	long i;
+	uint64_t at = from;
+	uint8_t st = S_UNKNOWN;
+	int32_t other = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (to < from)
+		return;
+	if (!t || !t->n) {
+		out->unknown = to - from;
+		return;
+	}
+	i = last_at(t, from);
+	if (i >= 0 && !(t->since && t->c[i].ns < t->since)) {
+		st = t->c[i].state;
+		other = t->c[i].other;
+	}
+	for (i++;; i++) {
+		uint64_t end = i < (long)t->n && t->c[i].ns < to ? t->c[i].ns : to;
+		uint64_t d = end - at;
+
+		if (st == S_RUNNING)
+			out->running += d;
+		else if (st == S_RUNNABLE)
+			out->runnable += d, add_who(out->instead, out->instead_ns, other, d);
+		else if (st == S_BLOCKED)
+			out->blocked += d;
+		else
+			out->unknown += d;
+		if (end == to)
+			break;
+		at = end;
+		st = t->c[i].state;
+		other = t->c[i].other;
+		if (st == S_RUNNABLE)
+			add_who(out->waker, NULL, t->c[i].waker, 0);
+	}
+}

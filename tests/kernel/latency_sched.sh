@@ -1,0 +1,69 @@
+#!/bin/sh
+# latency --sched on a program whose spans' time is known (sched_traced
+# span): one thread's span sleeps 10 ms then spins 5 ms of its own CPU
+# time, so it is blocked ~10 ms and running ~5 ms (each within 5 % or
+# 200 us: the sleep's timer slack and the records' own cost); two threads
+# pinned to one CPU at one SCHED_FIFO priority spin 20 ms each, the second
+# waiting (runnable) for the first, which it names as the one that ran
+# instead.  Every split adds up to its span exactly.
+#   sh latency_sched.sh BPRINT TRACED WORKDIR PYTHON
+# Skips (77) where it is not root or the kernel has no tracefs.
+set -u
+BPRINT=$1 TRACED=$2 WORK=$3 PYTHON=$4
+unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_MODE BPRINT_DISABLE BPRINT_CLOCK BPRINT_FILTER
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: not root: tracefs instances are root's"; exit 77; }
+TRACING=/sys/kernel/tracing
+[ -d $TRACING/instances ] || mount -t tracefs nodev $TRACING 2>/dev/null
+[ -d $TRACING/instances ] || { echo "SKIP: no tracefs on this kernel"; exit 77; }
+[ "$(nproc)" -ge 2 ] || { echo "SKIP: one CPU: the spinners need two"; exit 77; }
+
+"$BPRINT" record -q --kernel -o s.dat -- "$TRACED" span || { echo "FAIL: record: exit $?"; exit 1; }
+"$BPRINT" latency --sched --from 'fmt:span begin*' --to 'fmt:span end*' -k id --top 3 --json s.dat > s.json ||
+	{ echo "FAIL: latency --sched: exit $?"; exit 1; }
+"$BPRINT" latency --sched --from 'fmt:span begin*' --to 'fmt:span end*' -k id --csv s.dat > s.csv ||
+	{ echo "FAIL: latency --sched --csv: exit $?"; exit 1; }
+"$PYTHON" - s.json s.csv <<'PY'
+import csv, json, sys
+
+doc = json.load(open(sys.argv[1]))
+fails = []
+ids = {(t["tid"], t["ns"]): t["key"]["id"] for t in doc["latency"]["top"]}
+spans = {}
+for t in doc["top"]:
+    spans[ids[(t["tid"], t["ns"])]] = t
+    parts = t["running"] + t["runnable"] + t["blocked"] + t["unknown"]
+    if parts != t["ns"]:
+        fails.append("span of tid %d: parts add up to %d, the span is %d" % (t["tid"], parts, t["ns"]))
+
+def near(what, got, want):
+    if abs(got - want) > max(want * 0.05, 200000):
+        fails.append("%s: %.3f ms, want %.3f ms within 5%% or 0.2 ms" % (what, got / 1e6, want / 1e6))
+
+if set(spans) != {1, 2, 3}:
+    fails.append("the top spans are %s, want ids 1, 2, 3" % sorted(spans))
+else:
+    near("span 1 blocked", spans[1]["blocked"], 10e6)
+    near("span 1 running", spans[1]["running"], 5e6)
+    for me in (2, 3):
+        near("span %d running" % me, spans[me]["running"], 20e6)
+    s = spans[3]
+    if s["runnable"] < 1e6:
+        fails.append("span 3: %d ns runnable, waiting for the first spinner" % s["runnable"])
+    if not s["ran_instead"] or s["ran_instead"][0]["tid"] != spans[2]["tid"]:
+        fails.append("span 3: the first spinner (tid %d) is not who ran instead most: %s"
+                     % (spans[2]["tid"], s["ran_instead"]))
+    if not spans[1]["woken_by"]:
+        fails.append("span 1: nobody woke it after its sleep")
+# the CSV: a part column, the total's count in each part
+rows = list(csv.DictReader(open(sys.argv[2])))
+if sorted(r["part"] for r in rows) != ["blocked", "runnable", "running", "total"] or \
+        any(r["count"] != "3" for r in rows):
+    fails.append("CSV: %s" % rows)
+for f in fails:
+    print("FAIL:", f)
+if not fails:
+    print("latency --sched: spans split into running, runnable and blocked as the program spent them")
+sys.exit(1 if fails else 0)
+PY
