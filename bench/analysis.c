@@ -16,7 +16,12 @@
  *    and `bprint hist -v dur_us -k cmd`; on the second `bprint report` and
  *    `bprint latency --from 'fmt:begin*' --to 'fmt:end*' -k req --by cmd`.
  *    Printed: the medians of records per second and the ratios to report
- *    of the same file (target: hist -v >= 2x).
+ *    of the same file (targets: hist -v and hist -v -k cmd >= 2x, latency
+ *    >= 1.5x), and each command's median user and system time apart.
+ *    Then the same for hist -v on other shapes of file, each against
+ *    report of its own: one site of integers only ("tick %ld val %d"),
+ *    a live file and the stream bprint record writes of it, the first
+ *    file's format as a stream, and three sites of which -s chooses one.
  * 3. A child traces until a BIG_BYTES trace (default 1 GiB; 0 skips this)
  *    is full of records with 10,000 distinct keys, then `bprint hist -v
  *    dur_us -k req` reads it: its peak resident memory (target < 64 MiB).
@@ -35,6 +40,7 @@
 #include "bench.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +58,11 @@
 
 static const char *const cmds[] = { "GET", "SET", "DEL" };
 
+/* Shapes of file for hist -v beside the first (keys 0): keys values the
+ * tracing child takes past the real key counts. */
+#define SHAPE_TICK 1000001u	/* one site of two integers: "tick %ld val %d" */
+#define SHAPE_SITES 1000002u	/* three sites, hist -s one of them */
+
 /* Records k and k + 1 (keys > 0: a request of key k % keys begins and
  * ends; else two commands). */
 static void trace_two(unsigned long k, unsigned keys)
@@ -59,6 +70,19 @@ static void trace_two(unsigned long k, unsigned keys)
 	const char *cmd = cmds[k % 3];
 	long long dur = (long long)((k * 7919) % 100000);
 
+	if (keys == SHAPE_TICK) {
+		trace_printk("tick %ld val %d", (long)k, (int)dur);
+		trace_printk("tick %ld val %d", (long)k + 1, (int)(dur / 3));
+		return;
+	}
+	if (keys == SHAPE_SITES) {
+		if (k % 2)
+			trace_printk("cmd %s argc %d dur_us=%d", cmd, (int)(k % 5), (int)dur);
+		else
+			trace_printk("tick %ld val %d", (long)k, (int)dur);
+		trace_printk("req %u dur_us=%lld", (unsigned)k, dur / 3);
+		return;
+	}
 	if (!keys) {
 		trace_printk("cmd %s argc %d dur_us %lld", cmd, (int)(k % 5), dur);
 		trace_printk("cmd %s argc %d dur_us %lld", cmds[(k + 1) % 3], (int)(k % 4), dur / 3);
@@ -81,8 +105,10 @@ static int child(unsigned long n, unsigned keys)
 	return 0;
 }
 
+/* The child traces into file: a live file, or with stream set the file
+ * bprint record copies (in block mode: every record kept). */
 static int spawn_tracer(const char *self, const char *file, unsigned long n, unsigned keys,
-			const char *bufsize)
+			const char *bufsize, bool stream)
 {
 	char arg[32], karg[32];
 	pid_t pid;
@@ -93,10 +119,18 @@ static int spawn_tracer(const char *self, const char *file, unsigned long n, uns
 	snprintf(karg, sizeof(karg), "%u", keys);
 	pid = fork();
 	if (pid == 0) {
-		setenv("BPRINT_FILE", file, 1);
-		setenv("BPRINT_BUFFER_SIZE", bufsize, 1);
-		setenv("BPRINT_MODE", "discard", 1);
+		setenv("BPRINT_BUFFER_SIZE", stream ? "4M" : bufsize, 1);
 		setenv("BPRINT_CLOCK", "mono", 1);
+		if (stream) {
+			int null = open("/dev/null", O_WRONLY);
+
+			dup2(null, 2);	/* record's summary */
+			execl(BPRINT_CMD, BPRINT_CMD, "record", "-q", "-o", file, "--", self,
+			      "--trace", arg, karg, (char *)NULL);
+			_exit(127);
+		}
+		setenv("BPRINT_FILE", file, 1);
+		setenv("BPRINT_MODE", "discard", 1);
 		execl(self, self, "--trace", arg, karg, (char *)NULL);
 		_exit(127);
 	}
@@ -158,13 +192,103 @@ static int on_file(char *trace, char *field, int runs)
 	return 0;
 }
 
+/* Medians of a command's CPU time over the runs: user, system, both. */
+struct cpu_median {
+	double user, sys, total;
+};
+
+static double seconds(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+/* The commands cmd[0..ncmd), alternating, runs rounds: their medians. */
+static int measure(char *const *const *cmd, int ncmd, int runs, struct cpu_median *med)
+{
+	double user[8][MAX_RUNS], sys[8][MAX_RUNS], total[8][MAX_RUNS];
+	struct rusage ru;
+
+	for (int r = 0; r < runs; r++)
+		for (int c = 0; c < ncmd; c++) {
+			if (run_bprint(cmd[c], &ru))
+				return -1;
+			user[c][r] = seconds(&ru.ru_utime);
+			sys[c][r] = seconds(&ru.ru_stime);
+			total[c][r] = user[c][r] + sys[c][r];
+		}
+	for (int c = 0; c < ncmd; c++)
+		med[c] = (struct cpu_median){ bench_median(user[c], runs), bench_median(sys[c], runs),
+					      bench_median(total[c], runs) };
+	return 0;
+}
+
+static void print_times(const char *const *names, const struct cpu_median *med, int ncmd)
+{
+	printf("  CPU time (medians):");
+	for (int c = 0; c < ncmd; c++)
+		printf("%s %s user %.3f s sys %.3f s", c ? "," : "", names[c], med[c].user,
+		       med[c].sys);
+	printf("\n");
+}
+
+/* The file shapes beside the first, for hist -v against report. */
+static const struct shape {
+	const char *what;
+	unsigned kind;
+	bool stream;
+	const char *field, *site;
+} shapes[] = {
+	{ "\"tick %ld val %d\", live file", SHAPE_TICK, false, "val", NULL },
+	{ "\"tick %ld val %d\", stream", SHAPE_TICK, true, "val", NULL },
+	{ "\"cmd %s argc %d dur_us %lld\", stream", 0, true, "dur_us", NULL },
+	{ "3 sites, -s 'fmt:cmd*' (dur_us=%d), live file", SHAPE_SITES, false, "dur_us",
+	  "fmt:cmd*" },
+	{ "3 sites, -s 'fmt:cmd*' (dur_us=%d), stream", SHAPE_SITES, true, "dur_us",
+	  "fmt:cmd*" },
+};
+
+/* hist -v on each shape against report of the same file. */
+static int shape_rows(const char *self, const char *dir, unsigned long n, const char *bufsize,
+		      int runs)
+{
+	char file[4096];
+
+	snprintf(file, sizeof(file), "%s/bench-analysis-shape.%d.dat", dir, (int)getpid());
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		const struct shape *sh = &shapes[i];
+		char *report_cmd[] = { BPRINT_CMD, "report", file, NULL };
+		char *hist[] = { BPRINT_CMD, "hist", "-v", (char *)sh->field, file, NULL, NULL, NULL };
+		char *const *cmd[2] = { report_cmd, hist };
+		static const char *const names[2] = { "report", "hist" };
+		struct cpu_median med[2];
+
+		if (sh->site) {
+			hist[4] = "-s";
+			hist[5] = (char *)sh->site;
+			hist[6] = file;
+		}
+		if (spawn_tracer(self, file, n, sh->kind, bufsize, sh->stream) ||
+		    measure(cmd, 2, runs, med)) {
+			unlink(file);
+			return -1;
+		}
+		printf("%s: report %.2f M records/s; hist -v %s%s%s %.2f M/s, %.2fx (target >= 2x)\n",
+		       sh->what, (double)n / med[0].total / 1e6, sh->field, sh->site ? " -s " : "",
+		       sh->site ? sh->site : "", (double)n / med[1].total / 1e6,
+		       med[0].total / med[1].total);
+		print_times(names, med, 2);
+	}
+	unlink(file);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("BENCH_ANALYSIS_DIR") ? getenv("BENCH_ANALYSIS_DIR") : "/tmp";
 	unsigned long n = 4000000;
 	unsigned long long big = 1ull << 30;
 	char cmdfile[4096], reqfile[4096], bigfile[4096], bufsize[32];
-	double rate[5][MAX_RUNS], med[5];
+	struct cpu_median med[5];
 	int runs = 5;
 
 	if (argc == 4 && !strcmp(argv[1], "--trace"))
@@ -186,8 +310,8 @@ int main(int argc, char **argv)
 	snprintf(reqfile, sizeof(reqfile), "%s/bench-analysis-req.%d.dat", dir, (int)getpid());
 	snprintf(bigfile, sizeof(bigfile), "%s/bench-analysis-big.%d.dat", dir, (int)getpid());
 	snprintf(bufsize, sizeof(bufsize), "%luM", n * 40 / (1u << 20) + 16);
-	if (spawn_tracer(argv[0], cmdfile, n, 0, bufsize) ||
-	    spawn_tracer(argv[0], reqfile, n, 1000, bufsize))
+	if (spawn_tracer(argv[0], cmdfile, n, 0, bufsize, false) ||
+	    spawn_tracer(argv[0], reqfile, n, 1000, bufsize, false))
 		return 1;
 	{
 		char *report_cmd[] = { BPRINT_CMD, "report", cmdfile, NULL };
@@ -197,24 +321,27 @@ int main(int argc, char **argv)
 		char *lat[] = { BPRINT_CMD, "latency", "--from", "fmt:begin*", "--to", "fmt:end*",
 				"-k", "req", "--by", "cmd", reqfile, NULL };
 		char *const *cmd[5] = { report_cmd, hist, hist_k, report_req, lat };
-		struct rusage ru;
+		static const char *const names[5] = { "report", "hist -v", "hist -v -k", "report",
+						      "latency" };
+		int rc = measure(cmd, 5, runs, med);
 
-		for (int r = 0; r < runs; r++)
-			for (int c = 0; c < 5; c++) {
-				if (run_bprint(cmd[c], &ru))
-					return 1;
-				rate[c][r] = (double)n / cpu_seconds(&ru);
-			}
+		unlink(cmdfile);
+		unlink(reqfile);
+		if (rc)
+			return 1;
+		printf("\"cmd %%s argc %%d dur_us %%lld\": bprint report %.2f M records/s; hist -v "
+		       "dur_us %.2f M/s, %.2fx report (target >= 2x); hist -v dur_us -k cmd "
+		       "%.2f M/s, %.2fx (target >= 2x)\n", (double)n / med[0].total / 1e6,
+		       (double)n / med[1].total / 1e6, med[0].total / med[1].total,
+		       (double)n / med[2].total / 1e6, med[0].total / med[2].total);
+		print_times(names, med, 3);
+		printf("begin/end requests: bprint report %.2f M records/s; latency -k req --by cmd "
+		       "%.2f M/s, %.2fx report (target >= 1.5x)\n", (double)n / med[3].total / 1e6,
+		       (double)n / med[4].total / 1e6, med[3].total / med[4].total);
+		print_times(names + 3, med + 3, 2);
 	}
-	unlink(cmdfile);
-	unlink(reqfile);
-	for (int c = 0; c < 5; c++)
-		med[c] = bench_median(rate[c], runs);
-	printf("\"cmd %%s argc %%d dur_us %%lld\": bprint report %.2f M records/s; hist -v dur_us "
-	       "%.2f M/s, %.2fx report (target >= 2x); hist -v dur_us -k cmd %.2f M/s, %.2fx\n",
-	       med[0] / 1e6, med[1] / 1e6, med[1] / med[0], med[2] / 1e6, med[2] / med[0]);
-	printf("begin/end requests: bprint report %.2f M records/s; latency -k req --by cmd "
-	       "%.2f M/s, %.2fx report\n", med[3] / 1e6, med[4] / 1e6, med[4] / med[3]);
+	if (shape_rows(argv[0], dir, n, bufsize, runs))
+		return 1;
 	printf("[%lu records a file, medians of %d runs, CPU time]\n", n, runs);
 	if (big) {
 		char *hist[] = { BPRINT_CMD, "hist", "-v", "dur_us", "-k", "req", bigfile, NULL };
@@ -222,7 +349,7 @@ int main(int argc, char **argv)
 		struct stat st;
 
 		snprintf(bufsize, sizeof(bufsize), "%lluM", big >> 20);
-		if (spawn_tracer(argv[0], bigfile, 0, 10000, bufsize))
+		if (spawn_tracer(argv[0], bigfile, 0, 10000, bufsize, false))
 			return 1;
 		stat(bigfile, &st);
 		if (run_bprint(hist, &ru)) {

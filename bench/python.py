@@ -10,7 +10,9 @@
    Trace.to_pandas() of the string file (this process's CPU time, which a
    busy machine disturbs less than wall time).  Printed: the medians in
    records/s, and each against bprint report of the same file
-   (targets: to_numpy >= 10 M records/s, to_pandas >= 5 M records/s).
+   (targets: to_numpy >= 10 M records/s and >= 1x report, to_pandas >= 5 M
+   records/s); then each one's median user and system time apart (the
+   system time is mostly the page faults of fresh columns).
 3. Memory, in a fresh process each: the peak resident size that to_numpy()
    and to_pandas() add, against the size of the columns they return
    (target: at most 2x).
@@ -22,7 +24,6 @@ import os
 import resource
 import subprocess
 import sys
-import time
 
 import bprint
 
@@ -37,24 +38,28 @@ def trace(path, kind, n):
     subprocess.run([TRACED, kind, str(n)], env=env, check=True)
 
 
-def report_rate(path, n):
+def cpu_apart(who, before):
+    """User and system seconds of who since the rusage before."""
+    after = resource.getrusage(who)
+    return after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+
+
+def report_cpu(path, n):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(os.devnull, "w") as null:
         subprocess.run([BPRINT, "report", path], stdout=null, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return n / cpu
+    return cpu_apart(resource.RUSAGE_CHILDREN, before)
 
 
-def call_rate(fn, n):
-    t0 = time.process_time()
+def call_cpu(fn, n):
+    before = resource.getrusage(resource.RUSAGE_SELF)
     out = fn()
-    t1 = time.process_time()
+    spent = cpu_apart(resource.RUSAGE_SELF, before)
     rows = len(out["ts"]) if isinstance(out, dict) else len(out)
     if rows != n:
         sys.exit("bench-python: %d rows, %d records traced" % (rows, n))
     del out
-    return n / (t1 - t0)
+    return spent
 
 
 def median(v):
@@ -99,19 +104,23 @@ def main():
         trace(scalar, "scalar", n)
         trace(string, "string", n)
         ts, tp = bprint.open(scalar), bprint.open(string)
-        rates = {k: [] for k in ("report scalar", "to_numpy", "report string", "to_pandas")}
+        names = ("report scalar", "to_numpy", "report string", "to_pandas")
+        cpu = {k: [] for k in names}
         for _ in range(runs):
-            rates["report scalar"].append(report_rate(scalar, n))
-            rates["to_numpy"].append(call_rate(ts.to_numpy, n))
-            rates["report string"].append(report_rate(string, n))
-            rates["to_pandas"].append(call_rate(tp.to_pandas, n))
-        m = {k: median(v) for k, v in rates.items()}
+            cpu["report scalar"].append(report_cpu(scalar, n))
+            cpu["to_numpy"].append(call_cpu(ts.to_numpy, n))
+            cpu["report string"].append(report_cpu(string, n))
+            cpu["to_pandas"].append(call_cpu(tp.to_pandas, n))
+        m = {k: n / median([u + s for u, s in v]) for k, v in cpu.items()}
         print("to_numpy, scalar site:    %6.2f M records/s (target >= 10), %5.2fx bprint report's "
               "%.2f M/s" % (m["to_numpy"] / 1e6, m["to_numpy"] / m["report scalar"],
                             m["report scalar"] / 1e6))
         print("to_pandas, one string:    %6.2f M records/s (target >= 5),  %5.2fx bprint report's "
               "%.2f M/s" % (m["to_pandas"] / 1e6, m["to_pandas"] / m["report string"],
                             m["report string"] / 1e6))
+        for k in names:
+            print("  %-14s user %.3f s, system %.3f s (medians)"
+                  % (k + ":", median([u for u, _ in cpu[k]]), median([s for _, s in cpu[k]])))
         for path, call in ((scalar, "to_numpy"), (string, "to_pandas")):
             added, size = memory(path, call)
             print("%-9s peak memory added: %6.1f MiB for %6.1f MiB of columns: %.2fx (target <= 2x)"

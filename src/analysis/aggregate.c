@@ -117,44 +117,70 @@ static void dist_free(void *d)
 
 void bp_agg_free(struct bp_agg *a)
 {
+	memset(a->lane, 0, sizeof(a->lane));
 	bp_groups_free(&a->groups, dist_free);
 	bp_top_free(&a->top);
 	free(a->sorted);
 	a->sorted = NULL;
 }
 
-/* The pending values into the last group's distribution. */
-static bool flush(struct bp_agg *a)
+/* A lane's waiting values into its group's distribution. */
+static bool flush(struct bp_agg *a, struct bp_agg_lane *l)
 {
-	unsigned n = a->npending;
+	unsigned n = l->n;
 
-	a->npending = 0;
-	return !n || bp_dist_add_many(&a->pool, a->last->data, a->pending, n);
+	l->n = 0;
+	return !n || bp_dist_add_many(&a->pool, l->g->data, l->v, n);
+}
+
+/* The lane of key's group, made the current one: a lane's if it has the
+ * key, else the group looked up into the next lane in turn, whose values
+ * go in first (*ok false if that failed).  NULL if memory ran out. */
+static struct bp_agg_lane *lane_of(struct bp_agg *a, const unsigned char *key, size_t keylen,
+				   bool *ok)
+{
+	struct bp_agg_lane *l;
+	struct bp_group *g;
+
+	for (unsigned i = 0; i < BP_AGG_LANES; i++) {
+		g = a->lane[i].g;
+		if (g && g->keylen == keylen && bp_key_equal(g->key, key, keylen)) {
+			a->cur = i;
+			return &a->lane[i];
+		}
+	}
+	if (!(g = bp_groups_get(&a->groups, key, keylen)))
+		return NULL;
+	a->cur = a->evict;
+	a->evict = (a->evict + 1) % BP_AGG_LANES;
+	l = &a->lane[a->cur];
+	if (l->g)
+		*ok = flush(a, l);
+	l->g = g;
+	return l;
 }
 
 bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 		     union bp_dist_value v)
 {
-	struct bp_group *g = a->last;
+	struct bp_agg_lane *l = &a->lane[a->cur];
 	struct bp_dist *d;
 	bool ok = true;
 
-	if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen)) {
-		ok = flush(a);
-		g = a->last = bp_groups_get(&a->groups, key, keylen);
-	}
-	if (!g)
+	if (!l->g || l->g->keylen != keylen || !bp_key_equal(l->g->key, key, keylen))
+		l = lane_of(a, key, keylen, &ok);
+	if (!l)
 		return false;
-	d = g->data;
-	if (!d->count && !d->v && !d->sketch)	/* new, or only values pending: its kind */
+	d = l->g->data;
+	if (!d->count && !d->v && !d->sketch)	/* new, or only values waiting: its kind */
 		d->kind = a->kind;
 	a->records++;
 	if (a->counts_only) {	/* no values to keep */
 		d->count++;
 		return ok;
 	}
-	a->pending[a->npending++] = v;
-	return (a->npending < BP_AGG_BATCH || flush(a)) && ok;
+	l->v[l->n++] = v;
+	return (l->n < BP_AGG_BATCH || flush(a, l)) && ok;
 }
 
 /* Keys in order: item by item, numbers numerically, before strings. */
@@ -235,7 +261,8 @@ void bp_agg_finish(struct bp_agg *a)
 	struct ranked *r;
 
 	/* what memory lacks for is counted in the statistics only (dist.h) */
-	(void)flush(a);
+	for (unsigned i = 0; i < BP_AGG_LANES; i++)
+		(void)flush(a, &a->lane[i]);
 	s = realloc(a->sorted, (n ? n : 1) * sizeof(*s));
 	if (!s)
 		return;

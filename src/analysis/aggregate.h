@@ -17,6 +17,15 @@
 #include <stdio.h>
 
 #define BP_AGG_BATCH 128	/* values handed to a distribution at once */
+#define BP_AGG_LANES 4		/* keys whose values wait at once */
+
+/* A recent key's group and its values not in its distribution yet. */
+struct bp_agg_lane {
+	struct bp_group *g;		/* NULL: unused */
+	unsigned n;
+	union bp_dist_value v[BP_AGG_BATCH];
+};
+
 #define BP_AGG_MAX_QUANTILES 12	/* percentiles a rendering shows, at most */
 
 /* The percentiles the renderings show (--percentiles), in the order given. */
@@ -58,9 +67,11 @@ struct bp_agg {
 	struct bp_dist_pool pool;
 	struct bp_groups groups;	/* data: struct bp_dist */
 	struct bp_group **sorted;	/* by bp_agg_finish() */
-	struct bp_group *last;		/* the group added to last: runs of one key */
-	union bp_dist_value pending[BP_AGG_BATCH];	/* values of last's, not in */
-	unsigned npending;				/* its distribution yet */
+	/* values of the last keys added to, waiting (keys that alternate, as
+	 * -k cmd's do, batch as well as runs of one key) */
+	struct bp_agg_lane lane[BP_AGG_LANES];
+	unsigned cur;			/* the lane added to last */
+	unsigned evict;			/* the lane a new key takes next */
 	enum bp_dist_kind kind;		/* of every group's values */
 	const char *const *key_names;	/* a name per key item */
 	size_t nkeys;
@@ -94,10 +105,11 @@ void bp_agg_init(struct bp_agg *a, enum bp_dist_kind kind, enum bp_bucket_kind b
 void bp_agg_free(struct bp_agg *a);
 
 /*
- * Add a value to key's group; false if memory ran out.  The values of a
- * run of one key wait in pending and go into its distribution a batch at
- * a time (bp_dist_add_many: a fifth faster than one by one); the group's
- * distribution has them all after bp_agg_finish().
+ * Add a value to key's group; false if memory ran out.  The values of the
+ * last few keys wait in lanes and go into their distributions a batch at
+ * a time (bp_dist_add_many: a fifth faster than one by one); a key found
+ * in a lane needs no lookup in the groups.  The group's distribution has
+ * them all after bp_agg_finish().
  */
 bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 		     union bp_dist_value v);
@@ -105,13 +117,14 @@ bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 static inline bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen,
 			      union bp_dist_value v)
 {
-	const struct bp_group *g = a->last;
+	struct bp_agg_lane *l = &a->lane[a->cur];
+	const struct bp_group *g = l->g;
 
-	if (!g || a->counts_only || a->npending + 1 >= BP_AGG_BATCH || g->keylen != keylen ||
+	if (!g || a->counts_only || l->n + 1 >= BP_AGG_BATCH || g->keylen != keylen ||
 	    !bp_key_equal(g->key, key, keylen))
 		return bp_agg_add_slow(a, key, keylen, v);
 	a->records++;
-	a->pending[a->npending++] = v;
+	l->v[l->n++] = v;
 	return true;
 }
 

@@ -17,14 +17,13 @@ void bp_key_free(struct bp_key *k)
 	*k = (struct bp_key){ 0 };
 }
 
-/* Room for n more bytes. */
-static bool key_room(struct bp_key *k, size_t n)
+/* Room for n more bytes: grown out of line, checked in line (keys are
+ * built at every record of hist -k and latency). */
+static bool key_grow(struct bp_key *k, size_t n)
 {
 	size_t cap = k->cap ? k->cap : 64;
 	unsigned char *grown;
 
-	if (k->cap - k->len >= n)
-		return true;
 	while (cap - k->len < n)
 		cap *= 2;
 	if (!(grown = realloc(k->b, cap)))
@@ -33,8 +32,14 @@ static bool key_room(struct bp_key *k, size_t n)
 	return true;
 }
 
-/* One item: its tag and n bytes of value (room made first). */
-static bool key_item(struct bp_key *k, char tag, const void *p, size_t n)
+static inline bool key_room(struct bp_key *k, size_t n)
+{
+	return k->cap - k->len >= n || key_grow(k, n);
+}
+
+/* One item: its tag and n bytes of value (room made first); in line, so
+ * that n is a constant and the copy a store. */
+static inline bool key_item(struct bp_key *k, char tag, const void *p, size_t n)
 {
 	if (!key_room(k, n + 1))
 		return false;
@@ -255,9 +260,22 @@ static uint64_t hash_of(const unsigned char *p, size_t n)
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
-	if (i < n) {
+	if (i < n) {	/* the tail: loads of a fixed size, not a call to memcpy() */
 		w = 0;
-		memcpy(&w, p + i, n - i);
+		if (n >= 8) {
+			memcpy(&w, p + n - 8, 8);	/* the last 8, overlapping */
+		} else {
+			size_t left = n - i, at = 0;
+			uint32_t w4 = 0;
+			uint16_t w2 = 0;
+
+			if (left & 4)
+				memcpy(&w4, p + i, 4), w = w4, at = 4;
+			if (left & 2)
+				memcpy(&w2, p + i + at, 2), w |= (uint64_t)w2 << (8 * at), at += 2;
+			if (left & 1)
+				w |= (uint64_t)p[i + at] << (8 * at);
+		}
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
 	}
 	h ^= h >> 33;
@@ -348,7 +366,10 @@ struct bp_group *bp_groups_get(struct bp_groups *g, const unsigned char *key, si
 void bp_groups_remove(struct bp_groups *g, struct bp_group *gr, void (*fn)(void *data))
 {
 	size_t mask = g->cap - 1;
-	size_t i = (size_t)(slot_of(g->slots, g->cap, gr->hash, gr->key, gr->keylen) - g->slots);
+	size_t i = (size_t)gr->hash & mask;
+
+	while (g->slots[i] != gr)	/* its own slot: pointers compared, not keys */
+		i = (i + 1) & mask;
 
 	/* linear probing's deletion: pull back every entry of the run that
 	 * would no longer be found past the hole */

@@ -115,9 +115,13 @@ static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char
 int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 		   const struct bp_span_end *to, struct bp_span *out)
 {
-	struct bp_group *g = bp_groups_find(&s->open, key, keylen);
-	struct stack *st = g ? g->data : NULL;
+	struct bp_group *g = s->found;
+	struct stack *st;
 	struct open_span o;
+
+	if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
+		g = bp_groups_find(&s->open, key, keylen);
+	st = g ? g->data : NULL;
 
 	if (!st || st->n == st->head) {
 		s->unmatched_closes++;
@@ -137,8 +141,11 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);
 	out->by = keep(&s->last_by, &s->last_cap_by, by_of(&o), o.bylen);
 	free(o.by);
-	if (st->n == st->head)
+	if (st->n == st->head) {
+		if (s->found == g)
+			s->found = NULL;
 		bp_groups_remove(&s->open, g, stack_free);
+	}
 	return out->key && out->by ? 1 : -1;
 }
 
@@ -155,10 +162,11 @@ uint64_t bp_spans_count_open(const struct bp_spans *s, uint32_t flags)
 	return n;
 }
 
-bool bp_spans_is_open(const struct bp_spans *s, const unsigned char *key, size_t keylen)
+bool bp_spans_is_open(struct bp_spans *s, const unsigned char *key, size_t keylen)
 {
 	struct bp_group *g = bp_groups_find(&s->open, key, keylen);
 
+	s->found = g;
 	return g && ((struct stack *)g->data)->n > ((struct stack *)g->data)->head;
 }
 

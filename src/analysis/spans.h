@@ -54,6 +54,9 @@ struct bp_spans {
 	/* the span last closed, kept for the caller's struct bp_span */
 	unsigned char *last_key, *last_by;
 	size_t last_cap_key, last_cap_by;
+	/* the group bp_spans_is_open() found last, which the close that
+	 * follows it takes without a second lookup (its key compared) */
+	struct bp_group *found;
 };
 
 void bp_spans_init(struct bp_spans *s);
@@ -75,7 +78,7 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 uint64_t bp_spans_count_open(const struct bp_spans *s, uint32_t flags);
 
 /* Does key have a span open? */
-bool bp_spans_is_open(const struct bp_spans *s, const unsigned char *key, size_t keylen);
+bool bp_spans_is_open(struct bp_spans *s, const unsigned char *key, size_t keylen);
 
 /* The N longest spans, longest first once sorted. */
 struct bp_top_entry {

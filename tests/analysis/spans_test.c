@@ -3,8 +3,9 @@
  * simple references: a table that inserts and removes random keys must
  * find exactly what a linear list finds; random opens and closes over a
  * few keys must pair as one list per key pairs them under each rule (the
- * newest, the oldest, all of them), count the unmatched exactly, and keep
- * the N longest spans that sorting all of them gives.
+ * newest, the oldest, all of them), count the unmatched exactly (asked
+ * whether a key is open before a close, or another key), and keep the N
+ * longest spans that sorting all of them gives.
  */
 #define CHECK_KEEP_GOING 20
 #include "check.h"
@@ -164,6 +165,14 @@ static void test_spans(enum bp_pair pair)
 		struct bp_span_end end = { .ns = ns * 10 + next() % 10, .tid = (int32_t)id };
 		struct bp_span sp;
 
+		/* as latency asks before a close: is a key open?  Its own, or
+		 * another's (the close must not take the group asked about) */
+		if (next() % 2) {
+			unsigned other = next() % 4 ? id : (unsigned)(next() % KEYS);
+
+			make_key(&k, other);
+			CHECK(bp_spans_is_open(&s, k.b, k.len) == (depth[other] > 0));
+		}
 		make_key(&k, id);
 		/* opens outnumber closes 3 to 2 under ALL_BEFORE, which closes many */
 		if (next() % 5 < (pair == BP_PAIR_ALL_BEFORE ? 3u : 2u) + (ns & 1)) {

@@ -16,6 +16,7 @@ import re
 import bptest
 
 bprint = bptest.need_module()
+import numpy  # noqa: E402
 
 c = bptest.Checks()
 bptest.workdir()
@@ -120,4 +121,21 @@ c.equal(len(t.info.siblings), 2, "two other programs")
 for path in ("wr.bpt",) + t.info.siblings:
     c.equal(bptest.joined(e.message for e in bprint.open(path)), bptest.report_messages(path)[1],
             "%s: the trace of one program, read as report reads it" % path)
+
+# Large columns: 600,000 records (4.6 MiB a 64-bit column).  The whole pass
+# starts at the file's count; a filtered pass grows from 4,096 rows.
+BIG = bptest.scale(600000)
+bptest.traced("big.bpt", "flood", BIG, BPRINT_BUFFER_SIZE="64M", BPRINT_MODE="discard")
+t = bprint.open("big.bpt")
+whole = t.to_numpy()
+for what, cols in (("a whole pass", whole),
+                   ("a filtered pass", t.to_numpy(site=int(whole["site"][0])))):
+    fields = [k for k in cols if k not in ("ts", "tid", "cpu", "site")]
+    c.equal(len(fields), 2, "%s: the flood's two fields" % what)
+    c.equal(len(cols["ts"]), BIG, "%s: every record" % what)
+    c.check(bool((cols[fields[0]] == numpy.arange(BIG)).all()),
+            "%s: the first field is 0..%d, in order" % (what, BIG - 1))
+    c.check(bool((cols[fields[1]] == BIG).all()), "%s: the second is %d" % (what, BIG))
+    c.check(bool((numpy.diff(cols["ts"]) >= 0).all()), "%s: times in order" % what)
+    c.equal(len(set(cols["tid"].tolist())), 1, "%s: one thread" % what)
 c.finish()
