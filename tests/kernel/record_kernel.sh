@@ -42,8 +42,10 @@ rc=$?
 # 3. without privileges: one line, exit 1, the program not run
 if command -v setpriv > /dev/null; then
 	rm -f ran
+	# a directory anyone may write to, so that only the kernel refuses
+	mkdir -p open && chmod 1777 open
 	setpriv --reuid nobody --regid nogroup --clear-groups \
-		"$BPRINT" record --kernel -o p.dat -- sh -c 'touch ran' 2> priv.err
+		"$BPRINT" record --kernel -o open/p.dat -- sh -c 'touch ran' 2> priv.err
 	rc=$?
 	[ $rc = 1 ] || fail "without privileges: exit $rc, want 1"
 	[ "$(wc -l < priv.err)" = 1 ] && grep -q 'root' priv.err ||
