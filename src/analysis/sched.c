@@ -174,7 +174,7 @@ const char *bp_sched_comm(const struct bp_sched *s, int32_t tid)
 {
 	const struct thread *t = find(s, tid);
 
-	return tid == 0 ? "<idle>" : t ? t->comm : "<...>";
+	return tid == 0 || tid == BP_SCHED_IDLE ? "<idle>" : t ? t->comm : "<...>";
 }
 
 /* ---- events ------------------------------------------------------------- */
@@ -302,7 +302,7 @@ static bool on_wake(struct bp_sched *s, const struct binding *b, const struct bp
 		name(s, pid, &v[b->comm]);
 	if (t && t->n && t->c[t->n - 1].state == S_RUNNING)
 		return true;	/* woken while still on its CPU: it never slept */
-	if (!change(s, pid, e->ev.ns, S_RUNNABLE, other, e->ev.tid))
+	if (!change(s, pid, e->ev.ns, S_RUNNABLE, other, e->ev.tid > 0 ? e->ev.tid : BP_SCHED_IDLE))
 		return false;
 	if ((w = get(s, pid)))
 		wait_for(s, w, cpu);
@@ -358,7 +358,7 @@ static void add_who(int32_t *who, uint64_t *ns, int32_t pid, uint64_t d)
 {
 	unsigned i;
 
-	if (pid <= 0)
+	if (pid == 0 || pid < BP_SCHED_IDLE)
 		return;
 	for (i = 0; i < BP_SCHED_WHO && who[i] && who[i] != pid; i++)
 		;

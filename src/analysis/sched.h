@@ -31,8 +31,14 @@ struct bp_sched_split {
 	uint64_t running, runnable, blocked, unknown;	/* ns */
 	int32_t instead[BP_SCHED_WHO];		/* who ran while it was runnable, */
 	uint64_t instead_ns[BP_SCHED_WHO];	/* most first, and how long */
-	int32_t waker[BP_SCHED_WHO];		/* who woke it (0: none) */
+	int32_t waker[BP_SCHED_WHO];		/* who woke it (0: none; BP_SCHED_IDLE:
+						 * an interrupt on an idle CPU) */
 };
+
+/* A waker that is the idle task (tid 0 in the kernel's events): a timer or
+ * device interrupt woke the thread while its CPU had nothing to run.  Not
+ * 0, which ends a list. */
+#define BP_SCHED_IDLE (-1)
 
 struct bp_sched *bp_sched_new(void);
 void bp_sched_free(struct bp_sched *s);
@@ -50,5 +56,10 @@ void bp_sched_split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64
 
 /* A thread's last name seen in the events ("<...>" if none). */
 const char *bp_sched_comm(const struct bp_sched *s, int32_t tid);
+/* The tid to show for who: 0 for BP_SCHED_IDLE, as the kernel names it. */
+static inline int32_t bp_sched_tid(int32_t who)
+{
+	return who == BP_SCHED_IDLE ? 0 : who;
+}
 
 #endif /* BP_ANALYSIS_SCHED_H */

@@ -6,7 +6,10 @@
  *                            that is still running when it is killed)
  *   sched_traced pipe N      N times: a record "before read N" and then a
  *                            blocking read of a pipe another thread writes
- *                            to 2 ms later: the record comes before the
+ *                            to once the reader sleeps in that read
+ *                            (its /proc state S after its record), so
+ *                            that every read blocks however loaded the
+ *                            machine is: the record comes before the
  *                            reader's switch away (prev_state=S)
  *   sched_traced span        one thread: "span begin id=1", sleep 10 ms,
  *                            spin 5 ms of its own CPU time, "span end
@@ -34,6 +37,7 @@
 
 static int fds[2];
 static int rounds;
+static atomic_int reader_tid, reads_begun;
 static atomic_int first_spinning;
 
 static long long thread_cpu_ns(void)
@@ -60,11 +64,30 @@ static void sleep_ms(int ms)
 		;
 }
 
+/* Is thread tid asleep (state S in /proc)? */
+static int asleep(int tid)
+{
+	char path[64], buf[512], *close;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close = strrchr(buf, ')');	/* the state follows the name */
+	return close && close[1] == ' ' && close[2] == 'S';
+}
+
 static void *writer(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < rounds; i++) {
 		sleep_ms(2);
+		while (atomic_load(&reads_begun) <= i || !asleep(atomic_load(&reader_tid)))
+			sleep_ms(1);
 		if (write(fds[1], "x", 1) != 1)
 			exit(1);
 	}
@@ -77,10 +100,12 @@ static int pipe_test(int n)
 	char c;
 
 	rounds = n;
+	atomic_store(&reader_tid, (int)gettid());
 	if (pipe(fds) != 0 || pthread_create(&w, NULL, writer, NULL) != 0)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		trace_printk("before read %d", i);
+		atomic_fetch_add(&reads_begun, 1);
 		if (read(fds[0], &c, 1) != 1)
 			return 1;
 	}

@@ -129,7 +129,8 @@ static void who_text(const struct latency_sched *ls, FILE *out, const char *labe
 		return;
 	fprintf(out, " %s", label);
 	for (unsigned i = 0; i < BP_SCHED_WHO && who[i]; i++) {
-		fprintf(out, "%s%s-%d", i ? ", " : " ", bp_sched_comm(ls->sched, who[i]), who[i]);
+		fprintf(out, "%s%s-%d", i ? ", " : " ", bp_sched_comm(ls->sched, who[i]),
+			bp_sched_tid(who[i]));
 		if (ns) {
 			ms(d, sizeof(d), ns[i]);
 			fprintf(out, " %s", d);
@@ -194,7 +195,7 @@ static void who_json(const struct latency_sched *ls, const char *name, const int
 {
 	printf(",\"%s\":[", name);
 	for (unsigned i = 0; i < BP_SCHED_WHO && who[i]; i++) {
-		printf("%s{\"tid\":%d,\"comm\":\"", i ? "," : "", who[i]);
+		printf("%s{\"tid\":%d,\"comm\":\"", i ? "," : "", bp_sched_tid(who[i]));
 		for (const char *c = bp_sched_comm(ls->sched, who[i]); *c; c++)
 			printf(*c == '"' || *c == '\\' ? "\\%c" : (unsigned char)*c < 0x20 ? "?" : "%c", *c);
 		putchar('"');
