@@ -114,8 +114,8 @@ static const char *const compile_calls[] = {
 	"\"Backup storage speeds (min)#: %d MB/s read\", a",
 	"\"buffer# has consumed %d bytes of extra storage, current allocation: %d bytes\", a, a",
 	"\"Using tombstone ratio balancer# with ratio = %0.6lf\", d",
-	"\"Initialized InfUdDriver buffers#: %d receive buffers (%d MB), %d transmit buffers"
-	" (%d MB), took %.1lf ms\", a, a, a, a, d",
+	("\"Initialized InfUdDriver buffers#: %d receive buffers (%d MB), %d transmit buffers"
+	 " (%d MB), took %.1lf ms\", a, a, a, a, d"),
 	"\"Opened session# with coordinator at %s\", s",
 	"\"site# a=%d s=%s d=%f\", a, s, d",
 };
