@@ -58,7 +58,8 @@ __attribute__((used)) static void (*const link_calls)(struct bprint_site *, ...)
 
 static inline void count_drop(_Atomic uint64_t *counter)
 {
-	/* Only the owning thread (and its nested handlers, which run to completion) writes. */
+	/* P2: only the owning thread (and its nested handlers, which run to
+	 * completion) writes: relaxed, and no read-modify-write */
 	atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 }
@@ -157,7 +158,7 @@ static inline void window_pull(struct bp_thread *t)
 	struct bp_ring_writer *w = &t->ring[0].w;
 
 	w->off = bprint__tls.off;
-	w->written = atomic_load_explicit(&w->ctl->written, memory_order_relaxed);
+	w->written = atomic_load_explicit(&w->ctl->written, memory_order_relaxed);	/* P2 */
 }
 
 /*
@@ -177,7 +178,7 @@ static uint32_t register_now(struct bprint_site *site)
 		count_drop(&t->unregistered);
 	/* The filters apply from a site's first call (a template's site
 	 * registers then): one they disable records nothing, as later calls. */
-	if (id && !__atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE))
+	if (id && !__atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE))	/* pairs with S5 */
 		return 0;
 	return id;
 }
@@ -190,7 +191,7 @@ static uint32_t register_now(struct bprint_site *site)
 static inline struct bp_thread_ring *enter(struct bp_thread *t, unsigned level)
 {
 	bprint__tls.nest = level + 1;
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* N1 */
 	if (__builtin_expect(level == 0, 1)) {
 		window_pull(t);
 		return &t->ring[0];	/* mapped when t was made */
@@ -206,7 +207,7 @@ static inline void leave(struct bp_thread *t, unsigned level)
 {
 	if (level == 0)
 		bp_thread_window_push(t);
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* N2 */
 	bprint__tls.nest = level;
 }
 
@@ -320,7 +321,7 @@ unsigned char *bp_emit_refill(uint32_t head, uint32_t bytes)
 	uint32_t *p;
 
 	if (__builtin_expect(!t, 0) || bytes > sizeof(refill_scratch)) {
-		atomic_signal_fence(memory_order_seq_cst);
+		atomic_signal_fence(memory_order_seq_cst);	/* N2 */
 		bprint__tls.nest = 0;
 		return NULL;
 	}
@@ -343,7 +344,7 @@ void bp_emit_refill_close(uint32_t pending)
 		bp_ring_commit(&t->ring[0].w);
 		bp_thread_window_push(t);
 	}
-	atomic_signal_fence(memory_order_seq_cst);
+	atomic_signal_fence(memory_order_seq_cst);	/* N2 */
 	bprint__tls.nest = 0;
 }
 

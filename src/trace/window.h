@@ -56,11 +56,14 @@ static inline uint32_t *bp_window_reserve(uint32_t bytes, uint64_t *delta, uint3
 	uint32_t off;
 	uint64_t d;
 
+	/* relaxed: the gate only chooses the inline path, and what that path
+	 * reads is this thread's own (its window and clock base, set by the
+	 * thread itself), so nothing is ordered after the gate's writers */
 	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
 			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
 		return NULL;
 	t->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N1 (docs/locks.md) */
 	off = t->off;
 	*room = t->end - off;
 	if (__builtin_expect(*room < bytes || *t->cpu != t->last_cpu, 0))
@@ -76,7 +79,7 @@ out:
 		*held = true;
 		return NULL;
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N2 */
 	t->nest = 0;
 #else
 	(void)bytes, (void)delta, (void)room, (void)held;
@@ -122,13 +125,13 @@ static inline void bp_window_publish(uint32_t end)
 	struct bprint__tls *t = &bprint__tls;
 
 	t->off = end;
-	__atomic_store_n((uint32_t *)(void *)(t->rec - 8), end, __ATOMIC_RELEASE);
+	__atomic_store_n((uint32_t *)(void *)(t->rec - 8), end, __ATOMIC_RELEASE);	/* P1 */
 #if defined(__x86_64__)
 	__asm__ volatile("incq %0" : "+m"(*t->written));
 #else
 	*(volatile uint64_t *)t->written += 1;
 #endif
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N2 */
 	t->nest = 0;
 }
 
@@ -151,7 +154,7 @@ static inline void bp_window_close_var(uint32_t bytes)
 __attribute__((always_inline))
 static inline void bp_window_drop(void)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N2 */
 	bprint__tls.nest = 0;
 }
 
