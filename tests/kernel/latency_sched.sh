@@ -10,13 +10,8 @@
 # Skips (77) where it is not root or the kernel has no tracefs.
 set -u
 BPRINT=$1 TRACED=$2 WORK=$3 PYTHON=$4
-unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_MODE BPRINT_DISABLE BPRINT_CLOCK BPRINT_FILTER
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: not root: tracefs instances are root's"; exit 77; }
-TRACING=/sys/kernel/tracing
-[ -d $TRACING/instances ] || mount -t tracefs nodev $TRACING 2>/dev/null
-[ -d $TRACING/instances ] || { echo "SKIP: no tracefs on this kernel"; exit 77; }
+KERNEL_LIB=$(cd "$(dirname "$0")" && pwd)/kernel_lib.sh
+. "$KERNEL_LIB"
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: one CPU: the spinners need two"; exit 77; }
 
 "$BPRINT" record -q --kernel -o s.dat -- "$TRACED" span || { echo "FAIL: record: exit $?"; exit 1; }

@@ -6,15 +6,8 @@
 # Skips (77) where it is not root or the kernel has no tracefs.
 set -u
 BPRINT=$1 TRACED=$2 WORK=$3
-unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_MODE BPRINT_DISABLE BPRINT_CLOCK BPRINT_FILTER
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-[ "$(id -u)" = 0 ] || { echo "SKIP: not root: tracefs instances are root's"; exit 77; }
-TRACING=/sys/kernel/tracing
-[ -d $TRACING/instances ] || mount -t tracefs nodev $TRACING 2>/dev/null
-[ -d $TRACING/instances ] || { echo "SKIP: no tracefs on this kernel"; exit 77; }
+KERNEL_LIB=$(cd "$(dirname "$0")" && pwd)/kernel_lib.sh
+. "$KERNEL_LIB"
 
 N=40
 for clock in tsc mono; do
