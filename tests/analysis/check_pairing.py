@@ -10,30 +10,20 @@ records' times and fields, paired by this script's own lists).
 import csv
 import io
 import json
-import subprocess
+import os
 import sys
 import xml.etree.ElementTree as ET
 from fractions import Fraction
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
+import export_check  # noqa: E402  (the checkers' one ok/fail)
+from export_check import fail, ok, run  # noqa: E402
+
 BPRINT, TRACE, JSONL = sys.argv[1], sys.argv[2], sys.argv[3]
-fails = 0
-
-
-def fail(msg):
-    global fails
-    fails += 1
-    print("FAIL: " + msg)
-
-
-def ok(msg):
-    print("ok: " + msg)
 
 
 def bprint(*args, rc=0):
-    p = subprocess.run([BPRINT] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if rc is not None and p.returncode != rc:
-        fail("bprint %s: exit %d, want %d: %s" % (" ".join(args), p.returncode, rc, p.stderr[:300]))
-    return p
+    return run(BPRINT, *args, rc=rc)
 
 
 def rank(vals, pct):
@@ -260,4 +250,4 @@ if p.returncode != 1 or b"--sort" not in p.stderr:
 if not bad:
     ok("%d bad options: exit 1 and a line that names the problem" % (len(BAD) + 1))
 
-sys.exit(1 if fails else 0)
+sys.exit(1 if export_check.fails else 0)

@@ -1,4 +1,5 @@
-"""What the exporters' checkers share: ok/fail lines and their count, and
+"""What the exporters' and analysis' checkers share: ok/fail lines and their
+count, a bprint command run with its exit status checked, and
 `bprint report` run as a list of byte lines (its lines that say where
 records were lost left out: the exports show losses their own way), with
 --raw's escapes of the message undone by unraw().  Bytes that are not UTF-8
@@ -21,6 +22,14 @@ def fail(msg):
 
 def ok(msg):
     print("ok:", msg)
+
+
+def run(bprint, *args, rc=0):
+    """bprint ARGS, its exit status checked (rc None: any)."""
+    p = subprocess.run([bprint] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if rc is not None and p.returncode != rc:
+        fail("bprint %s: exit %d, want %d: %s" % (" ".join(args), p.returncode, rc, p.stderr[:300]))
+    return p
 
 
 def report(bprint, *args):

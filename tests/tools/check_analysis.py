@@ -21,17 +21,14 @@ import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
-from export_check import fail, finish, ok  # noqa: E402  (the checkers' one ok/fail)
+from export_check import fail, finish, ok, run  # noqa: E402  (the checkers' one ok/fail)
 import check_perfetto as cp  # noqa: E402
 
 BPRINT, TRACED, TRACE, RAW, N = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 
 
 def bprint(*args, rc=0):
-    p = subprocess.run([BPRINT] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if rc is not None and p.returncode != rc:
-        fail("bprint %s: exit %d, want %d: %s" % (" ".join(args), p.returncode, rc, p.stderr[:300]))
-    return p
+    return run(BPRINT, *args, rc=rc)
 
 
 def rank(sorted_vals, q_ppm):
@@ -458,27 +455,34 @@ if counts != {"GET": (N + 2) // 3, "SET": (N + 1) // 3, "DEL": N // 3, "EDGE": 2
 else:
     ok("hist --follow PID: every record of the live program, the process's end ends it")
 
+def record_child(out, n):
+    """bprint record -o out of TRACED n slow, with 64 KiB rings: the
+    recorder's Popen, and the pid of the program it runs once that is the
+    traced program (not record's fork before its exec), or None."""
+    if os.path.exists(out):
+        os.unlink(out)
+    rec = subprocess.Popen([BPRINT, "record", "-q", "-o", out, "--", TRACED, str(n), "slow"],
+                           env=dict(os.environ, BPRINT_BUFFER_SIZE="64K"))
+    for _ in range(500):  # the program has started
+        if os.path.exists(out + ".live"):
+            break
+        time.sleep(0.01)
+    for _ in range(500):
+        try:
+            kids = open("/proc/%d/task/%d/children" % (rec.pid, rec.pid)).read().split()
+            if kids and os.path.realpath(os.readlink("/proc/%s/exe" % kids[0])) == \
+                    os.path.realpath(TRACED):
+                return rec, int(kids[0])
+        except OSError:
+            pass
+        time.sleep(0.01)
+    return rec, None
+
+
 # --follow PID of a program under bprint record: the stream the recorder
 # writes, not the live file whose copied pages it frees (every record, none
 # called lost), and the recorder's last pages before the end
-if os.path.exists("rec.dat"):
-    os.unlink("rec.dat")
-rec = subprocess.Popen([BPRINT, "record", "-q", "-o", "rec.dat", "--", TRACED, str(N), "slow"],
-                       env=dict(os.environ, BPRINT_BUFFER_SIZE="64K"))
-i = 0
-while not os.path.exists("rec.dat.live") and i < 500:
-    time.sleep(0.01)
-    i += 1
-child = None
-for i in range(500):
-    try:
-        kids = open("/proc/%d/task/%d/children" % (rec.pid, rec.pid)).read().split()
-    except OSError:
-        kids = []
-    if kids:
-        child = int(kids[0])
-        break
-    time.sleep(0.01)
+rec, child = record_child("rec.dat", N)
 if child is None:
     rec.wait()
     fail("hist --follow PID under record: the traced program was not found")
@@ -503,29 +507,7 @@ else:
 # tail does: what the recorder has not copied yet is said apart, not lost,
 # the stream not closed yet is no trouble (exit 0), and the counts are a
 # prefix of the main thread's records (nothing missing before the stop)
-rec = subprocess.Popen([BPRINT, "record", "-q", "-o", "int.dat", "--", TRACED, str(100 * N), "slow"],
-                       env=dict(os.environ, BPRINT_BUFFER_SIZE="64K"))
-i = 0
-while not os.path.exists("int.dat.live") and i < 500:  # the program has started
-    time.sleep(0.01)
-    i += 1
-child = None
-for i in range(500):
-    try:
-        kids = open("/proc/%d/task/%d/children" % (rec.pid, rec.pid)).read().split()
-    except OSError:
-        kids = []
-    if kids:
-        child = int(kids[0])
-        break
-    time.sleep(0.01)
-for i in range(500):  # until the child is the traced program, not record's fork
-    try:
-        if child is None or os.path.realpath(os.readlink("/proc/%d/exe" % child)) == os.path.realpath(TRACED):
-            break
-    except OSError:
-        pass
-    time.sleep(0.01)
+rec, child = record_child("int.dat", 100 * N)
 if child is not None:
     followers = [subprocess.Popen([BPRINT] + args + [str(child)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                  for args in (["hist", "--follow", "-k", "cmd", "--json"], ["tail"],
