@@ -530,6 +530,16 @@ static void over_time(struct panel *p, const struct bp_svg_plot *pl, const struc
 
 /* ---- the document ------------------------------------------------------- */
 
+/* The panel whose band starts at top: its plot area, y growing upwards. */
+static struct panel panel_below(FILE *out, double right, double top)
+{
+	struct panel p = { .out = out, .x0 = LEFT, .x1 = right, .y0 = top + GAP,
+			   .y1 = top + PANEL - BOTTOM };
+
+	p.y.p0 = p.y1, p.y.p1 = p.y0;
+	return p;
+}
+
 bool bp_svg_histogram(FILE *out, const struct bp_svg_plot *p, const struct bp_svg_series *s,
 		      size_t ns)
 {
@@ -550,29 +560,23 @@ bool bp_svg_histogram(FILE *out, const struct bp_svg_plot *p, const struct bp_sv
 		     "text-anchor=\"middle\">", W, h, W, h, W / 2);
 	xml_text(out, p->title);
 	fputs("</text>\n", out);
-	hg.p = (struct panel){ .out = out, .x0 = LEFT, .x1 = right, .y0 = top + GAP,
-			       .y1 = top + PANEL - BOTTOM };
-	hg.p.y.p0 = hg.p.y1, hg.p.y.p1 = hg.p.y0;
+	hg.p = panel_below(out, right, top);
 	fputs("<g class=\"histogram-panel\">\n", out);
 	if (!histogram(&hg, p, s, ns))
 		return false;
 	fputs("</g>\n", out);
 	top += PANEL;
 	if (pct) {
-		struct panel pp = { .out = out, .x0 = LEFT, .x1 = right, .y0 = top + GAP,
-				    .y1 = top + PANEL - BOTTOM };
+		struct panel pp = panel_below(out, right, top);
 
-		pp.y.p0 = pp.y1, pp.y.p1 = pp.y0;
 		fputs("<g class=\"percentiles-panel\">\n", out);
 		percentiles(&pp, p, s, ns);
 		fputs("</g>\n", out);
 		top += PANEL;
 	}
 	if (time) {
-		struct panel tp = { .out = out, .x0 = LEFT, .x1 = right, .y0 = top + GAP,
-				    .y1 = top + PANEL - BOTTOM };
+		struct panel tp = panel_below(out, right, top);
 
-		tp.y.p0 = tp.y1, tp.y.p1 = tp.y0;
 		fputs("<g class=\"time-panel\">\n", out);
 		over_time(&tp, p, s, ns);
 		fputs("</g>\n", out);
