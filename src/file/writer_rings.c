@@ -323,7 +323,8 @@ static void *ring_to_memory(size_t bytes)
  * margin to spare for what else grows there (sites, bprint record's
  * stream): 64 MiB, or a sixteenth of the filesystem if that is less.  A
  * ring, whose chunk is reserved whole, never fills a disk.  Unknown
- * (fstatvfs fails): yes, and fallocate() decides.
+ * (fstatvfs fails, or a filesystem of no fixed size: the shared memory
+ * of a memfd says 0 blocks): yes, and fallocate() decides.
  */
 #define ROOM_MARGIN_MAX ((uint64_t)64 << 20)
 
@@ -332,7 +333,7 @@ static bool room_for(uint64_t size)
 	struct statvfs sv;
 	uint64_t avail, margin;
 
-	if (fstatvfs(bp_live.fd, &sv) != 0)
+	if (fstatvfs(bp_live.fd, &sv) != 0 || sv.f_blocks == 0)
 		return true;
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	margin = (uint64_t)sv.f_blocks / 16 * sv.f_frsize;
