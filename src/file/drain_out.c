@@ -142,6 +142,7 @@ int drain_out_header(struct bp_drain_file *df, uint32_t flags)
 	memcpy(h, df->hdr, sizeof(*h));
 	h->minor = BP_FILE_MINOR;	/* what we write: chunks with checksums */
 	h->header_crc = 0;		/* a live file's own crcs are made again */
+	memset(&h->control, 0, sizeof(h->control));	/* the live process's, not the trace's */
 	atomic_store_explicit(&h->flags, flags | BP_FILE_F_CRC, memory_order_relaxed);
 	atomic_store_explicit(&h->end, o->end, memory_order_relaxed);
 	h->accounts = o->acct_off;

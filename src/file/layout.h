@@ -51,6 +51,56 @@
 					 * headers' and lists' checksums, stream chunk
 					 * indices in order */
 
+/*
+ * The control area of a live file's header (offset 2304, 1024 bytes):
+ * how `bprint enable`, `disable` and `sites` ask a running process to
+ * switch its call sites (docs/attach.md, "Switching call sites").  The
+ * process's control thread waits on `state` (a futex word, shared through
+ * the file), serves one request at a time and answers in place.  Not part
+ * of the trace: readers ignore it, the copier of a stream zeroes it.
+ *
+ *	IDLE --claim (CAS, the asker)--> CLAIMED --request written--> POSTED
+ *	POSTED --CAS (the process)--> SERVING --answer written--> ANSWERED
+ *	ANSWERED --answer read (the asker)--> IDLE
+ *	POSTED --CAS (the asker, no answer in time)--> IDLE   (withdrawn)
+ *	CLAIMED, ANSWERED --asker gone (the process)--> IDLE
+ */
+#define BP_CONTROL_VERSION	1u	/* `version` of the protocol above */
+#define BP_CONTROL_DATA_BYTES	960u
+
+enum bp_control_state {
+	BP_CONTROL_IDLE = 0,
+	BP_CONTROL_CLAIMED = 1,
+	BP_CONTROL_POSTED = 2,
+	BP_CONTROL_SERVING = 3,
+	BP_CONTROL_ANSWERED = 4,
+};
+
+enum bp_control_op {
+	BP_CONTROL_ENABLE = 1,		/* data: a site pattern; result: sites switched */
+	BP_CONTROL_DISABLE = 2,		/* the same, off */
+	BP_CONTROL_STATES = 3,		/* data: a bit per site from id `first` on */
+};
+
+/* result of an enable or disable that did nothing (besides >= 0) */
+#define BP_CONTROL_BAD_PATTERN	(-2)	/* not a pattern bprint_enable() knows */
+#define BP_CONTROL_NO_MEMORY	(-1)
+#define BP_CONTROL_BAD_REQUEST	(-3)	/* an op or a length it does not know */
+
+struct bp_file_control {
+	_Atomic uint32_t version;	/* BP_CONTROL_VERSION once the process waits, else 0 */
+	_Atomic uint32_t state;		/* enum bp_control_state: the futex word */
+	_Atomic uint32_t asker;		/* pid of the process that claimed it */
+	uint32_t op;			/* enum bp_control_op */
+	int32_t result;			/* enable, disable: sites switched, or BP_CONTROL_*;
+					 * states: one past the highest site id */
+	uint32_t first;			/* states: the first site id asked and answered */
+	uint32_t count;			/* states: site ids answered; else data's length */
+	uint32_t gate;			/* states: 1 when tracing is on (bprint_on()) */
+	uint8_t reserved[32];
+	uint8_t data[BP_CONTROL_DATA_BYTES];	/* a pattern (NUL-terminated) or bits */
+};
+
 struct bp_file_header {
 	char magic[8];			/* "BPTRACE\0" */
 	uint16_t major;
@@ -88,7 +138,10 @@ struct bp_file_header {
 	uint32_t fixed_crc;		/* of the fields written once */
 	uint32_t header_crc;		/* streams: of the whole header, this as 0 */
 	uint32_t calib_crc[2];		/* of each calibration slot */
-	uint8_t reserved[1816];
+	uint8_t reserved0[24];
+	/* a live file's control area (docs/attach.md); zero in stream files */
+	struct bp_file_control control;
+	uint8_t reserved[768];
 };
 
 /* The name of a process's live file in shared memory (bp_file_open_memory()):
@@ -310,7 +363,18 @@ BP_LAYOUT_AT(bp_file_header, retired_discarded, 2256);
 BP_LAYOUT_AT(bp_file_header, fixed_crc, 2264);
 BP_LAYOUT_AT(bp_file_header, header_crc, 2268);
 BP_LAYOUT_AT(bp_file_header, calib_crc, 2272);
-BP_LAYOUT_AT(bp_file_header, reserved, 2280);
+BP_LAYOUT_AT(bp_file_header, reserved0, 2280);
+BP_LAYOUT_AT(bp_file_header, control, 2304);
+BP_LAYOUT_AT(bp_file_header, reserved, 3328);
+BP_LAYOUT_AT(bp_file_control, state, 4);
+BP_LAYOUT_AT(bp_file_control, asker, 8);
+BP_LAYOUT_AT(bp_file_control, op, 12);
+BP_LAYOUT_AT(bp_file_control, result, 16);
+BP_LAYOUT_AT(bp_file_control, first, 20);
+BP_LAYOUT_AT(bp_file_control, count, 24);
+BP_LAYOUT_AT(bp_file_control, gate, 28);
+BP_LAYOUT_AT(bp_file_control, data, 64);
+_Static_assert(sizeof(struct bp_file_control) == 1024, "control area is 1024 bytes");
 _Static_assert(sizeof(struct bp_file_header) == BP_FILE_HEADER_BYTES, "header is 4096 bytes");
 
 BP_LAYOUT_AT(bp_file_chunk, type, 4);

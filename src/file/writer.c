@@ -17,6 +17,7 @@
 #include "file/writer.h"
 
 #include "file/checksums.h"
+#include "file/writer_control.h"
 #include "file/layout.h"
 #include "file/writer_live.h"
 #include "ring/ring.h"
@@ -413,6 +414,7 @@ static int open_live(const char *path)
 	bp_backing = &file_backing;
 	bp_live_lists_replay();
 	atexit(file_exit);
+	bp_control_start(bp_live_hdr());
 	return 0;
 }
 
@@ -463,6 +465,7 @@ static int child_open(void)
 	} else {
 		bp_live_lists_inherit(parent_fd);
 		bp_live_lists_replay();
+		bp_control_file_made();	/* the child's control thread serves it now */
 	}
 	if (parent_fd >= 0)
 		close(parent_fd);
@@ -490,6 +493,7 @@ int bp_live_child_file(bool wait)
 	return rc;
 }
 
+
 static void file_fork_child(void)
 {
 	struct bp_file_header *h = bp_live_hdr();
@@ -508,6 +512,12 @@ static void file_fork_child(void)
 	bp_live.fd = -1;
 	path_used[0] = '\0';
 	child_wants_file = base_path[0] != '\0' || in_memory;
+#if !defined(__SANITIZE_THREAD__) && !defined(BP_TSAN_BUILD)
+	/* Asleep until the child's file is made.  Not under ThreadSanitizer,
+	 * which kills a child of a threaded process that starts a thread. */
+	if (h && child_wants_file)
+		bp_control_start_child();
+#endif
 }
 
 const char *bp_file_path(void)

@@ -40,6 +40,7 @@ struct site_entry {
 					 * (and for a derived site: it has none) */
 	struct bp_arg_plan plan;
 	struct bp_fmt_cache *_Atomic fmt_cache;	/* a runtime-format site's (fmtcache.c) */
+	uint32_t parent;		/* a derived site's call site (its enabled byte), else 0 */
 };
 
 struct rule {
@@ -286,6 +287,7 @@ const struct bprint_site *bp_site_derive_locked(uint32_t parent_id, const char *
 		return NULL;
 	/* Under the lock, which every reader of live holds: never seen pointing at our stack. */
 	entry_at(id)->live = NULL;
+	entry_at(id)->parent = parent_id;
 	return &entry_at(id)->copy;
 }
 
@@ -463,7 +465,7 @@ int bprint_disable(const char *pattern)
  * after it), func or fmt; a glob with "::" in it (a C++ name) is a
  * function glob.  NULL, or what is wrong with it.
  */
-static const char *pattern_problem(const char *pattern)
+const char *bp_site_pattern_problem(const char *pattern)
 {
 	size_t word = strspn(pattern, "abcdefghijklmnopqrstuvwxyz_");
 
@@ -497,7 +499,7 @@ void bp_site_filter_load(const char *spec)
 			empty = true;	/* ",,", a sign alone: said once below */
 			continue;
 		}
-		if ((why = pattern_problem(tok)) != NULL) {
+		if ((why = bp_site_pattern_problem(tok)) != NULL) {
 			/* as config.c says every bad value; the other entries hold */
 			bp_site_warn("bprint: ignoring %s in BPRINT_FILTER (%s)\n", tok, why);
 			continue;
@@ -511,6 +513,34 @@ void bp_site_filter_load(const char *spec)
 	if (empty)
 		bp_site_warn("bprint: ignoring the empty entries of BPRINT_FILTER=%s (expected "
 			     "PATTERN or -PATTERN between commas)\n", spec);
+}
+
+/*
+ * The filters' word on sites first.. (a derived site: its call site's,
+ * whose byte decides), a bit each, under the lock that guards it: the
+ * answer of `bprint sites` (src/file/writer_control.c).  Sites never registered
+ * (a gap) read as off.
+ */
+uint32_t bp_site_states(uint32_t first, uint8_t *bits, uint32_t nbits, uint32_t *count)
+{
+	uint32_t n;
+
+	lock_registry();
+	n = atomic_load_explicit(&next_id, memory_order_relaxed);	/* we hold the lock */
+	*count = first < n ? n - first : 0;
+	if (*count > nbits)
+		*count = nbits;
+	memset(bits, 0, (nbits + 7) / 8);
+	for (uint32_t i = 0; i < *count; i++) {
+		struct site_entry *e = entry_at(first + i);
+
+		if (e && e->parent)
+			e = entry_at(e->parent);
+		if (e && e->copy.enabled)
+			bits[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	unlock_registry();
+	return n;
 }
 
 /* fork(): held across it, so that the child's registry is never half changed. */

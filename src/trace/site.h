@@ -83,6 +83,17 @@ void bp_site_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void bp_site_follow_switch(void);
 
+/* Is pattern one that trace/pattern.h knows?  NULL, or what is wrong with it. */
+const char *bp_site_pattern_problem(const char *pattern);
+
+/*
+ * The state of sites first, first + 1, ... (a bit each, 1 = enabled by
+ * the filters; a runtime-format site's derived sites: their call site's),
+ * at most nbits of them, into bits; *count the sites answered.  Returns
+ * one past the highest site id.  Takes the registry lock.
+ */
+uint32_t bp_site_states(uint32_t first, uint8_t *bits, uint32_t nbits, uint32_t *count);
+
 /* Apply BPRINT_FILTER (once, at start-up). */
 void bp_site_filter_load(const char *spec);
 

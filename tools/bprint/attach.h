@@ -54,6 +54,11 @@ int clear_output(const char *path);
 /* bprint snapshot PID (snapshot.c). */
 int cmd_snapshot(int argc, char **argv);
 
+/* bprint enable, disable, sites PID (control.c). */
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
+int cmd_sites(int argc, char **argv);
+
 /* bprint record --pid PID [-o FILE] [--duration T] (attach.c). */
 int record_pid(const char *pid, const char *out, const char *duration, bool quiet);
 

@@ -7,6 +7,8 @@
  *   bprint stats FILE             counts per site and per thread
  *   bprint record [...] -- CMD    run CMD and keep its whole trace
  *   bprint snapshot PID           a running program's buffers, now
+ *   bprint enable/disable PID PAT a running program's call sites switched
+ *   bprint sites PID              ... listed, with their state and records
  *   bprint export -f FORMAT FILE  the trace in another tool's format
  *
  * The manual is docs/bprint.1.  This file holds the dispatcher and what the
@@ -455,6 +457,9 @@ static const struct {
 	{ "stats", cmd_stats, "count records per call site and per thread" },
 	{ "record", cmd_record, "run a command and keep its whole trace in a file" },
 	{ "snapshot", cmd_snapshot, "write a running program's trace buffers, as they are now" },
+	{ "enable", cmd_enable, "switch a running program's call sites on" },
+	{ "disable", cmd_disable, "switch a running program's call sites off" },
+	{ "sites", cmd_sites, "list a running program's call sites, their state and records" },
 	{ "export", cmd_export, "write a trace as trace.dat, Chrome JSON, Perfetto protobuf or CTF" },
 	{ "hist", cmd_hist, "aggregate a field's values per key: percentiles and a histogram" },
 	{ "latency", cmd_latency, "pair two call sites' records into spans: their durations" },
