@@ -195,10 +195,11 @@ static void export_summary(const struct export_job *j)
 	const struct bp_export_stats *st = &j->st;
 
 	if (j->kind == BP_EXPORT_TRACECMD)
-		fprintf(stderr, "%s: %llu records (%llu site events, %llu print events), %u threads, "
-			"%u CPUs, %llu pages, %llu lost, %llu truncated\n", j->out ? j->out : "stdout",
-			(unsigned long long)st->records, (unsigned long long)st->site_events,
-			(unsigned long long)st->print, st->threads, st->cpus,
+		fprintf(stderr, "%s: %llu records (%llu site events, %llu print events, %llu kernel "
+			"events), %u threads, %u CPUs, %llu pages, %llu lost, %llu truncated\n",
+			j->out ? j->out : "stdout", (unsigned long long)st->records,
+			(unsigned long long)st->site_events, (unsigned long long)st->print,
+			(unsigned long long)st->kernel, st->threads, st->cpus,
 			(unsigned long long)st->pages, (unsigned long long)st->lost,
 			(unsigned long long)st->truncated);
 	else
