@@ -195,6 +195,77 @@ def check_kshark(dat, got, kev, prog):
     ks.kshark_free(ctx)
 
 
+# ---- Perfetto ---------------------------------------------------------------
+
+BUNDLED = ("sched_switch", "sched_wakeup", "sched_waking", "sched_wakeup_new",
+           "sched_process_exit", "sched_process_fork")
+STATE_BITS = {"S": 1, "D": 2, "T": 4, "t": 8, "X": 16, "Z": 32, "P": 64, "I": 128, "+": 256, "R": 0}
+
+
+def check_perfetto(bprint, trace, pftrace, proto):
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(proto)))
+    from check_perfetto import packets, frame
+    kev, _ = kernel_events(bprint, trace)
+    data = open(pftrace, "rb").read()
+    p = subprocess.run(["protoc", "-I", os.path.dirname(proto), "--decode=perfetto.protos.Trace",
+                        os.path.basename(proto)], input=frame(packets(data)),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        fail("protoc --decode failed: %s" % p.stderr.decode(errors="replace")[:300])
+        return
+    text = p.stdout.decode(errors="replace")
+    # the bundles: "ftrace_events {" ... at two spaces of indent
+    got, bundles, cpus_last = [], 0, {}
+    for b in re.finditer(r"\n  ftrace_events \{\n(.*?)\n  \}", text, re.S):
+        bundles += 1
+        body = b.group(1)
+        cpu = int(re.search(r"^    cpu: (\d+)", body, re.M).group(1))
+        for ev in re.finditer(r"    event \{\n      timestamp: (\d+)\n      pid: (\d+)\n"
+                              r"      (\w+) \{\n(.*?)\n      \}\n    \}", body, re.S):
+            fields = dict(re.findall(r'^        (\w+): "?(.*?)"?$', ev.group(4), re.M))
+            got.append((int(ev.group(1)), int(ev.group(2)), cpu, ev.group(3), fields))
+    want = [e for e in kev if e[3] in BUNDLED]
+    if not bundles or len(got) != len(want):
+        fail("%d ftrace events in %d bundles, bprint reports %d of %s"
+             % (len(got), bundles, len(want), ", ".join(BUNDLED)))
+        return
+    ok("protoc decodes %d ftrace events in %d bundles (%s)" % (len(got), bundles, ", ".join(
+        "%s %d" % kv for kv in sorted(collections.Counter(g[3] for g in got).items()))))
+    key = lambda e: (e[0], e[1], e[2], e[3])
+    if collections.Counter(map(key, got)) != collections.Counter(map(key, want)):
+        fail("ftrace events differ from bprint's in ns, pid, CPU or name")
+    else:
+        ok("every ftrace event at bprint's nanosecond, pid and CPU")
+    # the fields: each as bprint reports it (prev_state as the kernel's bits)
+    bad = 0
+    index = {key(e): e[4] for e in want}
+    for g in got:
+        w = index.get(key(g), {})
+        for name, value in g[4].items():
+            exp = w.get(name)
+            if name == "prev_state":
+                exp = str(sum(STATE_BITS.get(c, 0) for c in exp or ""))
+            if exp != value:
+                bad += 1
+                if bad <= 3:
+                    print("  %s %s: %r, bprint %r" % (g[3], name, value, exp))
+        if g[3] == "sched_switch" and len(g[4]) != 7:
+            bad += 1
+    if bad:
+        fail("%d ftrace event fields differ from bprint's" % bad)
+    else:
+        ok("every field of every ftrace event as bprint reports it")
+    # per CPU, the bundles' events in time order
+    per = collections.defaultdict(list)
+    for g in got:
+        per[g[2]].append(g[0])
+    if any(v != sorted(v) for v in per.values()):
+        fail("a CPU's ftrace events out of time order")
+    else:
+        ok("each CPU's ftrace events in time order (%d CPUs)" % len(per))
+
+
 def main():
     fmt, bprint, trace, out = sys.argv[1:5]
     if fmt == "trace-cmd":
