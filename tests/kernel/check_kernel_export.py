@@ -266,6 +266,112 @@ def check_perfetto(bprint, trace, pftrace, proto):
         ok("each CPU's ftrace events in time order (%d CPUs)" % len(per))
 
 
+# ---- CTF ------------------------------------------------------------------------
+
+BT_LINE = re.compile(r"^\[(\d+)\] \(\+[?\d]+\) (\S+) (\w+): \{ cpu_id = (\d+) \}, (.*)$")
+
+
+def clock_uuid(metadata):
+    m = re.search(r'clock \{[^}]*uuid = "([0-9a-f-]+)"', open(metadata).read())
+    return m.group(1) if m else None
+
+
+def check_ctf(bprint, trace, out):
+    import os
+    kev, prog = kernel_events(bprint, trace)
+    kmeta = os.path.join(out, "kernel", "metadata")
+    if not os.path.exists(kmeta):
+        fail("no kernel trace in %s/kernel" % out)
+        return
+    text = open(kmeta).read()
+    if 'domain = "kernel"' not in text or 'tracer_name = "lttng-modules"' not in text:
+        fail("the kernel trace's env is not lttng-modules' kernel domain")
+    boot = open("/proc/sys/kernel/random/boot_id").read().strip()
+    a, b = clock_uuid(os.path.join(out, "metadata")), clock_uuid(kmeta)
+    if a != boot or b != boot:
+        fail("clock uuids %r and %r, the boot id is %s" % (a, b, boot))
+    else:
+        ok("both traces' clock: uuid the boot id")
+    p = run(["babeltrace2", "--clock-cycles", out, os.path.join(out, "kernel")])
+    names = set(e[3] for e in kev)
+    got, order, bad = [], [], 0
+    for line in p.stdout.decode(errors="replace").split("\n"):
+        if not line:
+            continue
+        m = BT_LINE.match(line)
+        if not m:
+            bad += 1
+            continue
+        ns, name, cpu, rest = int(m.group(1)), m.group(3), int(m.group(4)), m.group(5)
+        order.append(ns)
+        if name in names:
+            got.append((ns, cpu, name, rest))
+    if bad:
+        fail("%d babeltrace2 lines not understood" % bad)
+    want = collections.Counter((e[0], e[2], e[3]) for e in kev)
+    have = collections.Counter(g[:3] for g in got)
+    if want != have:
+        fail("babeltrace2: %d kernel events, bprint %d (%d only in bprint, %d only in babeltrace2)"
+             % (len(got), len(kev), sum((want - have).values()), sum((have - want).values())))
+    else:
+        ok("babeltrace2 reads both traces as one: %d kernel events at bprint's ns and CPU, "
+           "%d records" % (len(got), len(order) - len(got)))
+    if len(order) - len(got) != len(prog):
+        fail("babeltrace2: %d program records, bprint %d" % (len(order) - len(got), len(prog)))
+    if order != sorted(order):
+        fail("babeltrace2's output is not in time order")
+    else:
+        ok("merged by time: records and kernel events in one time order")
+    fields = [re.findall(r"(\w+) = ", g[3]) for g in got if g[2] == "sched_switch"]
+    want_f = ["prev_comm", "prev_tid", "prev_prio", "prev_state", "next_comm", "next_tid", "next_prio"]
+    if not fields or any(f != want_f for f in fields):
+        fail("sched_switch fields %r, want %r" % (fields[:1], want_f))
+    else:
+        ok("sched_switch: %s, as lttng-modules names them" % ", ".join(want_f))
+
+
+# ---- Chrome JSON -------------------------------------------------------------
+
+
+def check_chrome(bprint, trace, out):
+    kev, prog = kernel_events(bprint, trace)
+    try:
+        doc = json.load(open(out))
+    except ValueError as e:
+        fail("not JSON: %s" % e)
+        return
+    traced = set(r[1] for r in prog)
+    want, on = [], {}
+    for ns, tid, cpu, name, f in kev:
+        if name != "sched_switch":
+            continue
+        prev, nxt = int(f["prev_pid"]), int(f["next_pid"])
+        if cpu in on and on[cpu][1] and on[cpu][1] == prev:
+            want.append((on[cpu][1], on[cpu][0], ns - on[cpu][0], cpu))
+        on[cpu] = (ns, nxt) if nxt in traced else (ns, 0)
+    got = [(e["tid"], round(e["ts"] * 1000), round(e["dur"] * 1000), e["args"]["cpu"])
+           for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "sched"]
+    if not want or sorted(got) != sorted(want):
+        fail("running slices: %d, the sched_switch events give %d" % (len(got), len(want)))
+        return
+    ok("%d running slices of %d traced threads, as the sched_switch events give them"
+       % (len(got), len(set(g[0] for g in got))))
+    # a record is written while its thread runs: inside one of its slices
+    outside = 0
+    for ns, tid, _, _ in prog:
+        mine = [g for g in got if g[0] == tid]
+        if mine and min(g[1] for g in mine) <= ns <= max(g[1] + g[2] for g in mine) and \
+                not any(g[1] <= ns <= g[1] + g[2] for g in mine):
+            outside += 1
+    if outside:
+        fail("%d records outside their thread's running slices" % outside)
+    else:
+        ok("every record lies within a running slice of its thread")
+    if any(e.get("cat") == "kernel" or str(e.get("cat", "")).startswith("kernel/")
+           for e in doc["traceEvents"]):
+        fail("kernel events as instant events")
+
+
 def main():
     fmt, bprint, trace, out = sys.argv[1:5]
     if fmt == "trace-cmd":
