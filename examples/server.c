@@ -14,6 +14,13 @@
  * in a thousand waits for a lock held elsewhere (the tail to find).  The
  * clients send at about half what the workers can serve, so that queueing
  * adds to the service time mostly when a SCAN is in the way.
+ *
+ *   server [REQUESTS [PAUSE_US]]
+ *
+ * PAUSE_US sets the clients' pause between two requests (PAUSE_US to
+ * 5/3 of it; default 60); given, the server prints its requests a second
+ * at the end.  0: no pause, the clients queue as fast as the workers
+ * serve, as a benchmark's clients do (bench/kernel_server.sh).
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -36,7 +43,7 @@ struct request {
 };
 
 static struct request queue[QUEUE];
-static unsigned head, tail, left_to_queue;
+static unsigned head, tail, left_to_queue, pause_ns = 60000;
 static int closing;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -88,7 +95,9 @@ static void *client(void *arg)
 		pthread_cond_broadcast(&changed);
 		pthread_mutex_unlock(&lock);
 		/* about half the workers' capacity: the queue is short, mostly */
-		nanosleep(&(struct timespec){ .tv_nsec = 60000 + next_rand(&seed) % 40000 }, NULL);
+		if (pause_ns)
+			nanosleep(&(struct timespec){ .tv_nsec = pause_ns + next_rand(&seed) %
+								      (pause_ns * 2 / 3) }, NULL);
 	}
 }
 
@@ -139,8 +148,12 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t c[CLIENTS], w[WORKERS];
+	unsigned requests;
+	uint64_t t0 = now_us();
 
-	left_to_queue = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20000;
+	requests = left_to_queue = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20000;
+	if (argc > 2)
+		pause_ns = (unsigned)strtoul(argv[2], NULL, 10) % 1000000u * 1000u;
 	trace_printk("server starting: %d clients, %d workers, %u requests", CLIENTS, WORKERS,
 		     left_to_queue);
 	for (uintptr_t i = 0; i < WORKERS; i++)
@@ -156,5 +169,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(w[i], NULL);
 	trace_puts("server done");
+	if (argc > 2)
+		printf("%.0f\n", requests * 1e6 / (double)(now_us() - t0 + 1));
 	return 0;
 }

@@ -75,6 +75,9 @@ struct pid_set {
 
 struct bp_kernel {
 	struct tep_handle *tep;
+	unsigned char *recs;		/* the formats chunk's records, kept for the exporters */
+	struct bp_trace_kformat *fmts;	/* the valid ones among them */
+	size_t nfmts;
 	uint32_t page_size, ncpus, long_size;
 	uint64_t root_pid;
 	bool formats, bad_said;
@@ -293,6 +296,8 @@ static int add_event(struct bp_trace *t, struct bp_kernel *k, struct tep_event *
 	return rc;
 }
 
+/* Record rec (bytes long) into k's tep and, if it is understood, k->fmts
+ * (room for it made by the caller): 0, or -1. */
 static int parse_record(struct bp_kernel *k, const unsigned char *rec, uint32_t bytes)
 {
 	struct bp_file_krec r;
@@ -306,6 +311,8 @@ static int parse_record(struct bp_kernel *k, const unsigned char *rec, uint32_t 
 	text = system + r.system_len;
 	if (system[r.system_len - 1] || text[r.text_len - 1])
 		return -1;
+	if (r.kind == BP_KERNEL_REC_HEADER_PAGE || r.kind == BP_KERNEL_REC_EVENT)
+		k->fmts[k->nfmts++] = (struct bp_trace_kformat){ r.kind, system, text };
 	if (r.kind == BP_KERNEL_REC_HEADER_PAGE)
 		return tep_parse_header_page(k->tep, (char *)(uintptr_t)text, r.text_len - 1,
 					     (int)k->long_size) ? -1 : 0;
@@ -332,12 +339,15 @@ static int add_formats(struct bp_trace *t, uint64_t off, const struct bp_file_ch
 			       "the trace's)", (unsigned long long)off);
 		return BP_TRACE_OK;
 	}
-	if (!(recs = malloc(h.used ? h.used : 1)))
-		return BP_TRACE_ENOMEM;
-	if (reader_pread(t, off + BP_KERNEL_DATA_OFFSET, recs, h.used)) {
+	/* a record is at least BP_KERNEL_REC_BYTES: that many formats at most */
+	if (!(recs = malloc(h.used ? h.used : 1)) ||
+	    !(k->fmts = calloc(h.used / BP_KERNEL_REC_BYTES + 1, sizeof(*k->fmts)))) {
 		free(recs);
-		return BP_TRACE_EIO;
+		return BP_TRACE_ENOMEM;
 	}
+	k->recs = recs;
+	if (reader_pread(t, off + BP_KERNEL_DATA_OFFSET, recs, h.used))
+		return BP_TRACE_EIO;
 	k->page_size = h.page_size;
 	k->ncpus = h.ncpus;
 	k->long_size = h.long_size;
@@ -355,7 +365,6 @@ static int add_formats(struct bp_trace *t, uint64_t off, const struct bp_file_ch
 		bad += parse_record(k, recs + at, bytes) != 0;
 		at += bytes;
 	}
-	free(recs);
 	if (bad)
 		reader_problem(t, "kernel formats chunk at %llu: %d records not understood",
 			       (unsigned long long)off, bad);
@@ -621,6 +630,8 @@ static int take_event(struct bp_trace *t, struct source *s, const unsigned char 
 		w[at++] = 0;
 	memcpy(&pid, data + 4, 4);	/* common_pid, after common_type, flags, preempt_count */
 	learn_names(k, ke, data, size);
+	s->kraw = data;			/* in kc->page_buf until this source's next event */
+	s->kraw_len = size;
 	s->ktid = pid;
 	snprintf(s->kcomm, sizeof(s->kcomm), "%s", comm_get(k, pid));
 	memset(&s->ev, 0, sizeof(s->ev));
@@ -730,6 +741,8 @@ void kernel_free(struct bp_trace *t)
 	for (size_t i = 0; i < k->nev; i++)
 		free(k->ev[i].f);
 	free(k->ev);
+	free(k->recs);
+	free(k->fmts);
 	free(k->tree.v);
 	free(k->comm);
 	if (k->tep)
@@ -738,7 +751,47 @@ void kernel_free(struct bp_trace *t)
 	t->kernel = NULL;
 }
 
+size_t bp_trace_kernel_nformats(const struct bp_trace *t)
+{
+	return t->kernel && t->kernel->formats ? t->kernel->nfmts : 0;
+}
+
+const struct bp_trace_kformat *bp_trace_kernel_format_at(const struct bp_trace *t, size_t i)
+{
+	return i < bp_trace_kernel_nformats(t) ? &t->kernel->fmts[i] : NULL;
+}
+
+const void *bp_trace_kernel_raw(const struct bp_trace *t, size_t *len)
+{
+	if (!t->cur || !t->cur->kcpu || !t->cur->kraw) {
+		*len = 0;
+		return NULL;
+	}
+	*len = t->cur->kraw_len;
+	return t->cur->kraw;
+}
+
 #else /* no libtraceevent: the kernel stream is skipped, and said to be */
+
+size_t bp_trace_kernel_nformats(const struct bp_trace *t)
+{
+	(void)t;
+	return 0;
+}
+
+const struct bp_trace_kformat *bp_trace_kernel_format_at(const struct bp_trace *t, size_t i)
+{
+	(void)t;
+	(void)i;
+	return NULL;
+}
+
+const void *bp_trace_kernel_raw(const struct bp_trace *t, size_t *len)
+{
+	(void)t;
+	*len = 0;
+	return NULL;
+}
 
 int kernel_add_chunk(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
 {

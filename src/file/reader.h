@@ -38,4 +38,23 @@ const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t);
  */
 uint64_t bp_trace_work(const struct bp_trace *t);
 
+/*
+ * The kernel stream (docs/kernel-stream.md) as the exporters take it,
+ * raw, so that a kernel event leaves bprint as the kernel wrote it: the
+ * formats chunk's records as the recorder stored them (kind 1: the page
+ * header's, system "header"; kind 2: the instance's
+ * events/SYSTEM/NAME/format text), those this reader understood, in
+ * order, for as long as t is open; and the bytes of the kernel event
+ * bp_trace_next() returned last (common_type first: the payload of its
+ * ring-buffer event), valid until the next call (NULL, *len 0: it was
+ * no kernel event).
+ */
+struct bp_trace_kformat {
+	uint32_t kind;			/* BP_KERNEL_REC_* (file/kernel_layout.h) */
+	const char *system, *text;
+};
+size_t bp_trace_kernel_nformats(const struct bp_trace *t);
+const struct bp_trace_kformat *bp_trace_kernel_format_at(const struct bp_trace *t, size_t i);
+const void *bp_trace_kernel_raw(const struct bp_trace *t, size_t *len);
+
 #endif /* BP_FILE_READER_H */

@@ -144,6 +144,8 @@ struct source {
 	int32_t ktid;
 	bool kown;			/* it involves a thread of the traced tree */
 	char kcomm[17];
+	const unsigned char *kraw;	/* the event's bytes, in kcpu's page (exporters) */
+	uint32_t kraw_len;
 	/* the record in hand */
 	struct bp_ring_event ev;
 	struct bp_record_args args;	/* ev's payload in buf, split */

@@ -24,6 +24,13 @@
  * trace_processor do not), pointers "0x..." strings (%pS: the symbol),
  * doubles numbers (only the non-finite ones, which JSON cannot write, as
  * "nan", "inf", "-inf").
+ *
+ * The kernel's events of a record --kernel trace are not events here but
+ * the traced threads' running slices: from a sched_switch to a traced
+ * thread (one that wrote records) to the next switch away from it on
+ * that CPU, a complete event ("ph":"X", name "running", cat "sched", args
+ * cpu) on the thread; a slice still open at the end, or across events
+ * the kernel lost on its CPU, is left out.
  */
 #include "output/frame.h"
 #include "output/json.h"
@@ -41,7 +48,40 @@ struct cx {
 	int64_t pid;
 	bool started;		/* an event is written */
 	uint64_t async_ids;	/* keyed spans written as async events */
+	int32_t *traced;	/* the tids of the program's rings, sorted */
+	size_t ntraced;
+	struct running { uint64_t ns; int32_t tid; } *cpu;	/* tid 0: none */
+	size_t ncpu;
 };
+
+static int by_tid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool is_traced(const struct cx *x, int32_t tid)
+{
+	return tid > 0 && x->ntraced && bsearch(&tid, x->traced, x->ntraced, sizeof(tid), by_tid);
+}
+
+/* The traced threads: those of the program's rings. */
+static int traced_threads(struct cx *x, struct bp_trace *t)
+{
+	size_t n = bp_trace_nrings(t);
+
+	if (!(x->traced = calloc(n ? n : 1, sizeof(*x->traced))))
+		return BP_TRACE_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct bp_trace_ring *r = bp_trace_ring_at(t, i);
+
+		if (r && r->tid > 0)
+			x->traced[x->ntraced++] = r->tid;
+	}
+	qsort(x->traced, x->ntraced, sizeof(*x->traced), by_tid);
+	return 0;
+}
 
 static void json_str(struct bp_out_buf *out, const char *str, size_t n)
 {
@@ -192,7 +232,65 @@ static int chrome_begin(struct bp_export *fx)
 	json_cstr(out, fx->info->cmdline);
 	bp_out_puts(out, "},\"traceEvents\":[");
 	meta(x, "process_name", x->pid, fx->info->comm);
-	return 0;
+	return bp_trace_max_site_id(fx->t) >= BP_TRACE_KERNEL_SITE_BASE ? traced_threads(x, fx->t) : 0;
+}
+
+/* Integer field name of a kernel event's values, or -1. */
+static int64_t kernel_int(const struct bp_trace_layout *lay, const struct bp_field_value *v,
+			  unsigned n, const char *name)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (!strcmp(lay->fields[k].name, name))
+			return (int64_t)v[k].v.u;
+	return -1;
+}
+
+/* A kernel event: a sched_switch ends the running slice of the thread it
+ * switches away from, and starts one of the thread it switches to. */
+static int kernel_event(struct bp_export *fx, struct cx *x, const struct bp_trace_event *e,
+			uint64_t lost)
+{
+	struct bp_field_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_trace_layout *lay;
+	unsigned n;
+	struct running *run;
+	int64_t prev, next;
+
+	if (e->ev.cpu < 0 || e->ev.cpu >= 4096 || !e->ev.site || !e->ev.site->func ||
+	    strcmp(e->ev.site->func, "sched_switch") ||
+	    !(n = bp_out_record_args(fx->t, e, &lay, v)))
+		return 0;
+	if ((size_t)e->ev.cpu >= x->ncpu) {
+		struct running *g = realloc(x->cpu, ((size_t)e->ev.cpu + 1) * sizeof(*g));
+
+		if (!g)
+			return BP_TRACE_ENOMEM;
+		memset(g + x->ncpu, 0, ((size_t)e->ev.cpu + 1 - x->ncpu) * sizeof(*g));
+		x->cpu = g;
+		x->ncpu = (size_t)e->ev.cpu + 1;
+	}
+	run = &x->cpu[e->ev.cpu];
+	prev = kernel_int(lay, v, n, "prev_pid");
+	next = kernel_int(lay, v, n, "next_pid");
+	if (lost)
+		run->tid = 0;
+	if (run->tid && run->tid == prev) {
+		bp_out_puts(x->out, ",\n{\"ph\":\"X\",\"name\":\"running\",\"cat\":\"sched\",\"ts\":");
+		ts_us(x->out, run->ns);
+		bp_out_puts(x->out, ",\"dur\":");
+		ts_us(x->out, e->ev.ns - run->ns);
+		bp_out_puts(x->out, ",\"pid\":");
+		bp_out_i64(x->out, x->pid);
+		bp_out_puts(x->out, ",\"tid\":");
+		bp_out_i64(x->out, run->tid);
+		bp_out_puts(x->out, ",\"args\":{\"cpu\":");
+		bp_out_i64(x->out, e->ev.cpu);
+		bp_out_puts(x->out, "}}");
+		fx->st.kernel++;
+	}
+	run->tid = is_traced(x, (int32_t)next) ? (int32_t)next : 0;
+	run->ns = e->ev.ns;
+	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
 }
 
 static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
@@ -200,8 +298,14 @@ static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
 {
 	struct cx *x = fx->own;
 	const struct bprint_site *site = e->ev.site;
-	if (r->fresh || r->renamed)
+
+	if (x->traced && bp_trace_event_kernel(fx->t) != BP_TRACE_FROM_PROGRAM)
+		return kernel_event(fx, x, e, r->lost);
+	/* a thread's name at its first event here, and whenever it changes */
+	if (!r->th->lane || r->renamed) {
+		r->th->lane = x;
 		meta(x, "thread_name", e->ev.tid, r->th->comm[0] ? r->th->comm : "<...>");
+	}
 	if (r->lost) {
 		instant(x, e, "records lost", "bprint");
 		bp_out_puts(x->out, ",\"args\":{\"lost\":");
@@ -283,6 +387,10 @@ static int chrome_span(struct bp_export *fx, const struct bp_export_span *sp)
 
 static int chrome_end(struct bp_export *fx, int rc)
 {
+	struct cx *x = fx->own;
+
+	free(x->traced);
+	free(x->cpu);
 	if (rc == 0)
 		bp_out_puts(&fx->out, "\n]}\n");
 	return rc;

@@ -246,13 +246,15 @@ static int ctf_record(struct bp_export *fx, const struct bp_trace_event *e,
 		      const struct bp_export_rec *r)
 {
 	struct ctf *x = fx->own;
-	struct ctf_stream *s = stream_of(r->th, e);
+	struct ctf_stream *s;
 	uint64_t ts;
 	size_t cls, msg, need;
 	uint32_t cpu = e->ev.cpu >= 0 ? (uint32_t)e->ev.cpu : CTF_CPU_UNKNOWN;
 	int rc;
 
-	if (!s)
+	if (x->kernel && bp_trace_event_kernel(fx->t) != BP_TRACE_FROM_PROGRAM)
+		return ctf_kernel_record(x->kernel, e, r->lost);
+	if (!(s = stream_of(r->th, e)))
 		return BP_TRACE_ENOMEM;
 	ts = e->ev.ns < s->end ? s->end : e->ev.ns;	/* a live writer can go back */
 	if ((rc = packet_for(x, s, r, ts, cpu)) < 0)
@@ -284,6 +286,12 @@ static int ctf_begin(struct bp_export *fx)
 
 	x->fx = fx;
 	make_uuid(fx->info, x->uuid);
+	if (bp_trace_max_site_id(fx->t) >= BP_TRACE_KERNEL_SITE_BASE) {
+		int rc = ctf_kernel_begin(fx, &x->kernel);
+
+		if (rc < 0)
+			return rc;
+	}
 	return ctf_write_metadata(x);
 }
 /* Write every packet still in hand (rc 0); free the streams. */
@@ -301,6 +309,8 @@ static int ctf_end(struct bp_export *fx, int rc)
 		free(s);
 	}
 	free(x->cls);
+	if (x->kernel)
+		rc = ctf_kernel_end(x->kernel, rc);
 	return rc;
 }
 
@@ -315,10 +325,8 @@ const struct bp_exporter bp_exporter_ctf = {
 /* (export.h) */
 int bp_export_ctf_dir(const char *dir)
 {
-	int fd, listing;
+	int fd;
 	struct stat st;
-	DIR *d;
-	struct dirent *de;
 
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return -1;
@@ -329,14 +337,31 @@ int bp_export_ctf_dir(const char *dir)
 		errno = EPERM;
 		return -1;
 	}
-	if ((listing = dup(fd)) < 0 || !(d = fdopendir(listing))) {
+	ctf_clean_dir(fd);
+	return fd;
+}
+
+void ctf_clean_dir(int dirfd)
+{
+	int listing = dup(dirfd), kfd;
+	DIR *d;
+	struct dirent *de;
+
+	if (listing < 0 || !(d = fdopendir(listing))) {
 		if (listing >= 0)
 			close(listing);
-		return fd;	/* nothing listed: the streams are truncated anyway */
+		return;
 	}
-	while ((de = readdir(d)))
-		if (!strcmp(de->d_name, "metadata") || !strncmp(de->d_name, "stream_", 7))
-			unlinkat(fd, de->d_name, 0);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, "metadata") || !strncmp(de->d_name, "stream_", 7) ||
+		    !strncmp(de->d_name, "channel0_", 9))
+			unlinkat(dirfd, de->d_name, 0);
+		else if (!strcmp(de->d_name, "kernel") &&
+			 (kfd = openat(dirfd, "kernel", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+							O_CLOEXEC)) >= 0) {
+			ctf_clean_dir(kfd);	/* an earlier export's kernel trace */
+			close(kfd);
+		}
+	}
 	closedir(d);
-	return fd;
 }

@@ -29,6 +29,7 @@ struct ctf {
 	struct bp_export *fx;		/* fx->fd: the directory */
 	unsigned char uuid[16];
 	struct ctf_class *cls;
+	struct ctf_kernel *kernel;	/* NULL: no kernel events */
 	size_t ncls;			/* one per site; id ncls is the fallback */
 	struct bp_field_value val[BP_PLAN_MAX_ARGS];
 	char sym[BP_PLAN_MAX_ARGS][BP_OUT_SYMBOL_MAX];	/* %pS texts of the record */
@@ -45,5 +46,34 @@ enum ctf_kind ctf_kind(const struct bp_trace_layout *lay, unsigned k);
 /* The metadata file, from the trace's header and site table (x->cls and
  * x->ncls set): 0 or a BP_TRACE_E* code. */
 int ctf_write_metadata(struct ctf *x);
+
+/* Pieces of metadata both traces of an export write (ctf_meta.c): the
+ * TSDL head and trace block (byte order, packet header) of a trace of
+ * this uuid; the clock (a trace of this boot: its uuid the boot id, so
+ * that readers take the two traces' clocks for one) and clock_u64; a
+ * string; this host's name into host (size bytes) if the trace is of
+ * this boot, else NULL. */
+void ctf_write_trace(struct bp_out_buf *f, const unsigned char *uuid);
+void ctf_write_clock(struct bp_out_buf *f, const struct bp_trace_info *info);
+void ctf_tsdl_str(struct bp_out_buf *f, const char *str, size_t max);
+const char *ctf_host(const struct bp_trace_info *info, char *host, size_t size);
+
+/*
+ * The kernel's events of a record --kernel trace (ctf_kernel.c): a second
+ * trace in the directory's "kernel" folder, shaped as lttng-modules
+ * writes the kernel domain, one stream per CPU.  ctf_kernel_begin() makes
+ * the folder (removing an earlier export's files from it) when the trace
+ * has kernel events; ctf_kernel_record() takes a kernel event;
+ * ctf_kernel_end() writes what is in hand and the metadata (rc 0) and
+ * frees.  0 or a BP_TRACE_E* code.
+ */
+struct ctf_kernel;
+int ctf_kernel_begin(struct bp_export *fx, struct ctf_kernel **out);
+int ctf_kernel_record(struct ctf_kernel *k, const struct bp_trace_event *e, uint64_t lost);
+int ctf_kernel_end(struct ctf_kernel *k, int rc);
+
+/* Remove what an export writes (metadata, stream_*, channel0_*) from the
+ * directory dirfd. */
+void ctf_clean_dir(int dirfd);
 
 #endif /* BP_OUTPUT_CTF_H */

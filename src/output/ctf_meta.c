@@ -48,7 +48,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
  * that is not UTF-8) as an octal escape, \ooo, which the TSDL parser
  * turns back into that byte.
  */
-static void tsdl_str(struct bp_out_buf *f, const char *str, size_t max)
+void ctf_tsdl_str(struct bp_out_buf *f, const char *str, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = s ? strnlen(str, max) : 0, len;
@@ -97,11 +97,11 @@ static const char *const trace_head =
 	"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
 	"typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n\n";
 
-static void write_trace(struct bp_out_buf *f, const struct ctf *x)
+void ctf_write_trace(struct bp_out_buf *f, const unsigned char *uuid)
 {
 	bp_out_puts(f, trace_head);
 	bp_out_puts(f, "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
-	uuid_str(f, x->uuid);
+	uuid_str(f, uuid);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	bp_out_puts(f, "\";\n\tbyte_order = be;\n");
 #else
@@ -120,7 +120,7 @@ static void tsdl_date(struct bp_out_buf *f, uint64_t realtime_ns)
 
 	if (!gmtime_r(&sec, &tm) || !strftime(date, sizeof(date), "%Y%m%dT%H%M%S+0000", &tm))
 		date[0] = '\0';
-	tsdl_str(f, date, sizeof(date));
+	ctf_tsdl_str(f, date, sizeof(date));
 }
 
 /*
@@ -174,27 +174,33 @@ static void write_env(struct bp_out_buf *f, const struct bp_trace_info *info, co
 		    "\ttracer_buffering_scheme = \"pid\";\n\ttracer_buffering_id = %lld;\n"
 		    "\tarchitecture_bit_width = %u;\n\ttrace_name = ",
 		    (long long)info->pid, info->word_size ? info->word_size * 8u : 64u);
-	tsdl_str(f, info->comm, 16);
+	ctf_tsdl_str(f, info->comm, 16);
 	/* babeltrace2 names a trace by its hostname (sink.ctf.fs writes it to
 	 * OUT/HOSTNAME/...); a trace from another boot says it is unknown */
 	bp_out_puts(f, ";\n\thostname = ");
-	tsdl_str(f, host ? host : "unknown", 256);
+	ctf_tsdl_str(f, host ? host : "unknown", 256);
 	if (info->start_realtime_ns) {
 		bp_out_puts(f, ";\n\ttrace_creation_datetime = ");
 		tsdl_date(f, info->start_realtime_ns);
 	}
 	bp_out_putf(f, ";\n\ttracer_patchlevel = 0;\n\tvpid = %lld;\n\tprocname = ",
 		    (long long)info->pid);
-	tsdl_str(f, info->comm, 16);
+	ctf_tsdl_str(f, info->comm, 16);
 	if (info->start_realtime_ns) {
 		bp_out_puts(f, ";\n\tvpid_datetime = ");
 		tsdl_date(f, info->start_realtime_ns);
 	}
 	bp_out_puts(f, ";\n\tbprint_clock = ");
-	tsdl_str(f, info->clock_name, 32);
+	ctf_tsdl_str(f, info->clock_name, 32);
 	bp_out_puts(f, ";\n\tbprint_cmdline = ");
-	tsdl_str(f, info->cmdline, 1024);
+	ctf_tsdl_str(f, info->cmdline, 1024);
 	bp_out_puts(f, ";\n};\n\n");
+}
+
+const char *ctf_host(const struct bp_trace_info *info, char *host, size_t size)
+{
+	host[size - 1] = '\0';
+	return this_boot(info) && gethostname(host, size - 1) == 0 ? host : NULL;
 }
 
 static void write_clock(struct bp_out_buf *f, const struct bp_trace_info *info,
@@ -206,7 +212,7 @@ static void write_clock(struct bp_out_buf *f, const struct bp_trace_info *info,
 	if (boot_id && info->clock != BP_CLOCK_COUNTER)
 		bp_out_putf(f, "\tuuid = \"%s\";\n", boot_id);
 	bp_out_puts(f, "\tdescription = ");
-	tsdl_str(f, info->clock_name, 32);
+	ctf_tsdl_str(f, info->clock_name, 32);
 	bp_out_puts(f, ";\n\tfreq = 1000000000;\n\tprecision = 1;\n");
 	if (bp_out_wallclock_offset(info, &off) == 0) {
 		int64_t sec = off / 1000000000, ns = off % 1000000000;
@@ -219,6 +225,13 @@ static void write_clock(struct bp_out_buf *f, const struct bp_trace_info *info,
 	bp_out_putf(f, "};\n\n"
 		    "typealias integer { size = 64; align = 8; signed = false;"
 		    " map = clock.%s.value; } := clock_u64;\n\n", clock_name(info));
+}
+
+void ctf_write_clock(struct bp_out_buf *f, const struct bp_trace_info *info)
+{
+	char boot_id[37];
+
+	write_clock(f, info, this_boot(info) && read_boot_id(boot_id) ? boot_id : NULL);
 }
 
 /* The stream class: LTTng-UST's packet context and event contexts, and
@@ -277,7 +290,7 @@ static void write_class(struct bp_out_buf *f, size_t id, const char *name,
 	char alias[BP_OUT_FIELD_NAME_MAX];
 
 	bp_out_puts(f, "event {\n\tname = ");
-	tsdl_str(f, name, 127);
+	ctf_tsdl_str(f, name, 127);
 	bp_out_putf(f, ";\n\tid = %zu;\n\tstream_id = 0;\n\tfields := struct {\n\t\tstring msg;\n", id);
 	for (unsigned i = 0; lay && i < lay->nfields; i++) {
 		bp_out_puts(f, "\t\t");
@@ -324,13 +337,11 @@ int ctf_write_metadata(struct ctf *x)
 
 	if (fd < 0)
 		return x->fx->err = errno, BP_TRACE_EIO;
-	char boot_id[37], host[257];
-	bool here = this_boot(info);
+	char host[257];
 
-	host[sizeof(host) - 1] = '\0';
-	write_trace(&m, x);
-	write_env(&m, info, here && gethostname(host, sizeof(host) - 1) == 0 ? host : NULL);
-	write_clock(&m, info, here && read_boot_id(boot_id) ? boot_id : NULL);
+	ctf_write_trace(&m, x->uuid);
+	write_env(&m, info, ctf_host(info, host, sizeof(host)));
+	ctf_write_clock(&m, info);
 	write_stream(&m);
 	if (!write_classes(x, &m))
 		rc = BP_TRACE_ENOMEM;

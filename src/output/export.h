@@ -52,6 +52,8 @@ struct bp_export_stats {
 	uint64_t site_events;	/* trace.dat: as their site's event (fields, message) */
 	uint64_t print;		/* trace.dat: as print events (text) */
 	uint64_t truncated;	/* trace.dat: messages cut to fit a page */
+	uint64_t kernel;	/* kernel events written as the kernel's own (trace.dat:
+				 * under its format; perfetto: ftrace events) */
 	uint64_t lost;		/* records known lost before exported ones: the
 				 * trace.dat "EVENTS DROPPED" counts, the JSON's
 				 * "lost" events */

@@ -124,8 +124,10 @@ static int one_record(struct bp_export *x, const struct bp_exporter *ops,
 
 	if (!(r.th = bp_out_thread_get(&x->thr, e->ev.tid, &r.fresh)))
 		return BP_TRACE_ENOMEM;
-	/* a name is its first 16 bytes, as th->comm holds it */
-	if (strncmp(r.th->comm, comm, 16)) {
+	/* a name is its first 16 bytes, as th->comm holds it; a kernel
+	 * event's "<...>" (a thread whose name its events have not said yet)
+	 * leaves a known name alone */
+	if (strncmp(r.th->comm, comm, 16) && !(r.th->comm[0] && !strcmp(comm, "<...>"))) {
 		size_t n = strnlen(comm, 16);
 
 		r.renamed = true;

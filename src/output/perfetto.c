@@ -12,7 +12,9 @@
  *             source location per site, the debug annotation names
  *   packet 3  the process track: TrackDescriptor { uuid, process }
  *   then      a thread track when a thread first appears
- *             or is renamed; one TYPE_INSTANT TrackEvent per record, with
+ *             or is renamed; the kernel's sched events of a record --kernel
+ *             trace as ftrace event bundles, one per CPU at a time
+ *             (perfetto_ftrace.h); one TYPE_INSTANT TrackEvent per record, with
  *             the message and the arguments as debug annotations; an
  *             instant "records lost" event before a record that follows
  *             lost records
@@ -34,6 +36,7 @@
 #include "output/frame.h"
 #include "output/names.h"
 #include "output/pb.h"
+#include "output/perfetto_ftrace.h"
 #include "output/wallclock.h"
 
 #include "trace/clock.h"
@@ -102,6 +105,7 @@ struct px {
 	 * so that no two slices of a lane overlap */
 	struct lane { uint64_t uuid, busy_until; } *lanes;
 	size_t nlanes;
+	struct pf_bundles *kernel;	/* a record --kernel trace's sched events */
 };
 
 /* splitmix64: the ids of one export, from its seed. */
@@ -232,6 +236,10 @@ static void first_packet(struct px *x, const struct bp_trace_info *info)
 	in = pb_begin(b, TP_CLOCK_SNAPSHOT);
 	snapshot_clock(b, CLOCK_DELTA_ID, x->last_ns, 1);
 	snapshot_clock(b, x->builtin, x->last_ns, 0);
+	/* Perfetto reads ftrace events' stamps as BOOTTIME: the kernel's
+	 * events are on the trace's clock (perfetto_ftrace.h) */
+	if (x->builtin != BP_PERFETTO_CLOCK_BOOTTIME && x->kernel)
+		snapshot_clock(b, BP_PERFETTO_CLOCK_BOOTTIME, x->last_ns, 0);
 	if (mono)	/* the same instant on both clocks: when the file was made */
 		snapshot_clock(b, BP_PERFETTO_CLOCK_REALTIME, (uint64_t)((int64_t)x->last_ns + offset), 0);
 	pb_uint(b, CS_PRIMARY, x->builtin);
@@ -417,11 +425,15 @@ static int perfetto_record(struct bp_export *fx, const struct bp_trace_event *e,
 	struct ev_at at;
 	uint64_t track;
 	size_t da;
+	bool fresh = !th->lane;
 
-	/* a thread's track when it first appears, and again when renamed */
-	if (r->fresh)
+	if (x->kernel && pf_bundle_event(x->kernel, fx->t, e, b, &fx->st.kernel))
+		return flush(x, 0);
+	/* a thread's track when its first track event comes, and again when
+	 * renamed */
+	if (fresh)
 		th->lane = (void *)(uintptr_t)random_uuid(x);
-	if (r->fresh || r->renamed)
+	if (fresh || r->renamed)
 		thread_track(x, th, e->ev.ns);
 	track = (uint64_t)(uintptr_t)th->lane;
 	if (r->lost) {
@@ -454,6 +466,9 @@ static int perfetto_begin(struct bp_export *fx)
 	x->rng = fx->seed;
 	x->seq_id = SEQ_ID_MIN + (uint32_t)(next_random(x) % (0x100000000ull - SEQ_ID_MIN));
 	x->process_uuid = random_uuid(x);
+	if (bp_trace_max_site_id(fx->t) >= BP_TRACE_KERNEL_SITE_BASE &&
+	    !(x->kernel = pf_bundles_new(x->seq_id + 1 > x->seq_id ? x->seq_id + 1 : SEQ_ID_MIN)))
+		return BP_TRACE_ENOMEM;
 	first_packet(x, fx->info);
 	interned_packet(x, fx->t);
 	process_track(x, fx->info);
@@ -538,8 +553,11 @@ static int perfetto_end(struct bp_export *fx, int rc)
 	struct px *x = fx->own;
 
 	free(x->lanes);
+	if (rc == 0 && x->kernel)
+		pf_bundles_flush(x->kernel, x->b);
 	if (rc == 0)
 		rc = flush(x, 1);
+	pf_bundles_free(x->kernel);
 	bp_out_free(&x->z);
 	return rc;
 }

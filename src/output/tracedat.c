@@ -8,6 +8,7 @@
  *   ftrace formats: print            the event of the records that carry text
  *   event system "bprint"            one event per call site: its fields and
  *                                    the message (tracedat_events.c)
+ *   the kernel's systems             sched, ...: the kernel's formats
  *   kallsyms                         a synthetic address per function, one
  *                                    per call site inside it (print's ip)
  *   printk formats                   none
@@ -22,7 +23,9 @@
  * (read through the site layout) and its message, or, for a record that
  * carries text, of an unknown site, whose block does not give its
  * format's values or that does not fit a page, a print event (ip, the text
- * bprint formatted, cut to fit).  Gaps of 2^27 ns or more between two
+ * bprint formatted, cut to fit).  A kernel event (record --kernel) is
+ * the kernel's event, its bytes as the kernel wrote them, under the
+ * kernel's format (tracedat_events.c).  Gaps of 2^27 ns or more between two
  * events of a page take a time-extend event; records lost before an event
  * (discarded, overwritten) start a new page with the kernel's
  * missed-events flag and count.  Timestamps are the exact nanoseconds.
@@ -195,6 +198,20 @@ static size_t print_event(struct ex *x, const struct bp_trace_event *e)
 	return PRINT_HDR + mlen + 1;
 }
 
+/* A kernel event whose format the file has, as the kernel wrote it: its
+ * length, or 0 if it is none. */
+static size_t kernel_event(struct ex *x, const struct bp_trace_event *e)
+{
+	size_t len = 0;
+	const void *raw = e->site_id < x->nsites && x->sites[e->site_id].kernel
+			  ? bp_trace_kernel_raw(x->fx->t, &len) : NULL;
+
+	if (!raw || len < 8 || len > MAX_PAYLOAD)
+		return 0;
+	memcpy(x->payload, raw, len);
+	return len;
+}
+
 static int tracedat_record(struct bp_export *fx, const struct bp_trace_event *e,
 			   const struct bp_export_rec *r)
 {
@@ -202,11 +219,13 @@ static int tracedat_record(struct bp_export *fx, const struct bp_trace_event *e,
 	const struct td_event *ev = e->site_id < x->nsites && e->ev.site
 				    ? x->sites[e->site_id].ev : NULL;
 	struct bp_kstream *s = stream_for(x, e->ev.cpu, r->th);
-	size_t len = ev ? site_event(x, ev, e) : 0;
+	size_t len = kernel_event(x, e);
 
 	if (!s)
 		return BP_TRACE_ENOMEM;
 	if (len) {
+		fx->st.kernel++;
+	} else if (ev && (len = site_event(x, ev, e)) != 0) {
 		fx->st.site_events++;
 	} else {
 		len = print_event(x, e);

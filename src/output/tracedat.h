@@ -17,8 +17,9 @@
 #include <stdint.h>
 
 #define TD_ID_PRINT	5u		/* ftrace's print event: ip, the text */
-#define TD_ID_SITE0	1000u		/* a call site's event: TD_ID_SITE0 + its index */
-#define TD_MAX_SITES	(0xffffu - TD_ID_SITE0)	/* common_type is 16 bits */
+#define TD_ID_SITE0	1000u		/* a call site's event: from here on (above the
+					 * kernel's IDs), one per site in order */
+#define TD_ID_MAX	0xffffu		/* common_type is 16 bits */
 
 /* How a site event holds a field. */
 enum td_kind {
@@ -40,10 +41,13 @@ struct td_event {
 	} field[BP_PLAN_MAX_ARGS];
 };
 
-/* Per site id: the ip of its print events, its own event (NULL: none). */
+/* Per site id: the ip of its print events, its own event (NULL: none),
+ * or for a kernel event's site: whether the file declares the kernel's
+ * own format of it (its events are written as the kernel wrote them). */
 struct td_site {
 	uint64_t ip;
 	struct td_event *ev;
+	bool kernel;
 };
 
 struct ex {
@@ -58,15 +62,16 @@ struct ex {
 	struct td_event *events;	/* one per site that has a layout */
 	size_t nevents;
 	uint64_t unknown_ip;
+	unsigned first_site_id;		/* the event ID of the first site event */
 	struct bp_out_buf kallsyms;	/* the kallsyms section */
 	struct bp_out_buf formats;	/* the event systems section */
 	unsigned char payload[BP_KPAGE];
 	char text[BP_PLAN_MAX_ARGS][BP_OUT_SYMBOL_MAX];	/* a record's doubles and symbols */
 };
 
-/* The sites' addresses and kallsyms, their events and the event systems
- * section (x->sites, x->events, x->kallsyms, x->formats): 0 or
- * BP_TRACE_ENOMEM. */
+/* The sites' addresses and kallsyms, their events, the kernel's event
+ * formats and the event systems section (x->sites, x->events,
+ * x->kallsyms, x->formats): 0 or BP_TRACE_ENOMEM. */
 int td_declare(struct ex *x);
 
 /* The header_page, header_event and ftrace sections. */

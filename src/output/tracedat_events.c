@@ -10,10 +10,12 @@
  */
 #include "output/tracedat.h"
 
+#include "file/kernel_layout.h"
 #include "file/site_layout.h"
 
 #include <bprint.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,44 +264,119 @@ static void declare_event(const char *name, struct td_event *ev, struct bp_out_b
 		    "print fmt: \"%%s\", __get_str(msg)\n", off);
 }
 
-/* The events of the sites that have a layout, and the event systems
- * section: one system, "bprint", holding them. */
+/* The ID of a kernel event format's text, or -1 if it says none. */
+static long kernel_format_id(const char *text)
+{
+	const char *at = strstr(text, "\nID: ");
+	char *end;
+	long id;
+
+	if (!at)
+		return -1;
+	id = strtol(at + 5, &end, 10);
+	return end > at + 5 && (*end == '\n' || !*end) ? id : -1;
+}
+
+/* May the kernel's event of this ID go into the file as it is?  Not when
+ * it would take the print event's ID, or its site is not in the table. */
+static bool kernel_id_usable(const struct ex *x, long id)
+{
+	return id > 0 && id < (long)TD_ID_MAX && id != TD_ID_PRINT &&
+	       BP_KERNEL_SITE_BASE + (size_t)id < x->nsites;
+}
+
+/* The kernel's event formats, grouped by system, into sys (each system:
+ * its name, its count, its formats), marking their sites: the number of
+ * systems.  The site events' IDs then start above the kernel's. */
+static uint32_t declare_kernel(struct ex *x, struct bp_out_buf *sys)
+{
+	const struct bp_trace *t = x->fx->t;
+	size_t n = bp_trace_kernel_nformats(t);
+	uint32_t nsys = 0;
+	long top = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct bp_trace_kformat *f = bp_trace_kernel_format_at(t, i);
+		size_t count_at;
+		uint32_t count = 0;
+		bool first = true;
+
+		if (f->kind != BP_KERNEL_REC_EVENT)
+			continue;
+		for (size_t j = 0; j < i && first; j++) {	/* a system already written */
+			const struct bp_trace_kformat *g = bp_trace_kernel_format_at(t, j);
+
+			first = !(g->kind == BP_KERNEL_REC_EVENT && !strcmp(g->system, f->system) &&
+				  kernel_id_usable(x, kernel_format_id(g->text)));
+		}
+		if (!first || !kernel_id_usable(x, kernel_format_id(f->text)))
+			continue;
+		bp_out_put(sys, f->system, strlen(f->system) + 1);
+		count_at = sys->len;
+		bp_out_put32(sys, 0);
+		for (size_t j = i; j < n; j++) {
+			const struct bp_trace_kformat *g = bp_trace_kernel_format_at(t, j);
+			long id = g->kind == BP_KERNEL_REC_EVENT && !strcmp(g->system, f->system)
+				  ? kernel_format_id(g->text) : -1;
+
+			if (!kernel_id_usable(x, id) || x->sites[BP_KERNEL_SITE_BASE + (size_t)id].kernel)
+				continue;
+			x->sites[BP_KERNEL_SITE_BASE + (size_t)id].kernel = true;
+			if (id > top)
+				top = id;
+			bp_out_put64(sys, strlen(g->text));
+			bp_out_put(sys, g->text, strlen(g->text));
+			count++;
+		}
+		if (!sys->oom)
+			memcpy(sys->p + count_at, &count, 4);
+		nsys++;
+	}
+	x->first_site_id = top >= (long)TD_ID_SITE0 ? (unsigned)top + 1 : TD_ID_SITE0;
+	return nsys;
+}
+
+/* The events of the sites that have a layout (but kernel events the file
+ * has the kernel's formats of), and the event systems section: "bprint",
+ * holding them, and the kernel's. */
 static int declare_events(struct ex *x)
 {
 	struct bp_trace *t = x->fx->t;
 	size_t n = bp_trace_nsites(t);
-	struct bp_out_buf f = { 0 };
+	struct bp_out_buf f = { 0 }, own = { 0 }, kernel = { 0 };
 	struct td_name *names = event_names(x, n);
+	uint32_t nsys = declare_kernel(x, &kernel);
 
 	if (!names || !(x->events = calloc(n ? n : 1, sizeof(*x->events)))) {
 		free(names);
+		bp_out_free(&kernel);
 		return BP_TRACE_ENOMEM;
 	}
-	bp_out_put32(&x->formats, 0);	/* systems: counted below */
-	for (size_t k = 0; k < n && x->nevents < TD_MAX_SITES; k++) {
+	for (size_t k = 0; k < n && x->first_site_id + x->nevents <= TD_ID_MAX; k++) {
 		const struct bp_trace_site *s = bp_trace_site_at(t, k);
 		struct td_event *ev = &x->events[x->nevents];
 
-		if (!s->site.format || !(ev->lay = bp_trace_layout(t, s->site.id)) ||
-		    s->site.id >= x->nsites)
+		if (!s->site.format || s->site.id >= x->nsites || x->sites[s->site.id].kernel ||
+		    !(ev->lay = bp_trace_layout(t, s->site.id)))
 			continue;
-		ev->id = (uint16_t)(TD_ID_SITE0 + x->nevents++);
+		ev->id = (uint16_t)(x->first_site_id + x->nevents++);
 		x->sites[s->site.id].ev = ev;
 		f.len = 0;
 		declare_event(names[k].s, ev, &f);
-		if (x->nevents == 1) {
-			x->formats.len = 0;
-			bp_out_put32(&x->formats, 1);
-			bp_out_put(&x->formats, "bprint", 7);
-			bp_out_put32(&x->formats, 0);	/* events: patched at the end */
-		}
-		bp_out_put64(&x->formats, f.len);
-		bp_out_put(&x->formats, f.p, f.len);
+		bp_out_put64(&own, f.len);
+		bp_out_put(&own, f.p, f.len);
 	}
-	if (x->nevents && !x->formats.oom)
-		memcpy(x->formats.p + 4 + 7, &(uint32_t){ (uint32_t)x->nevents }, 4);
-	x->formats.oom |= f.oom;
+	bp_out_put32(&x->formats, nsys + (x->nevents > 0));
+	if (x->nevents) {
+		bp_out_put(&x->formats, "bprint", 7);
+		bp_out_put32(&x->formats, (uint32_t)x->nevents);
+		bp_out_put(&x->formats, own.p, own.len);
+	}
+	bp_out_put(&x->formats, kernel.p, kernel.len);
+	x->formats.oom |= f.oom || own.oom || kernel.oom;
 	bp_out_free(&f);
+	bp_out_free(&own);
+	bp_out_free(&kernel);
 	free(names);
 	return x->formats.oom ? BP_TRACE_ENOMEM : 0;
 }

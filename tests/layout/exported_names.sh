@@ -26,7 +26,10 @@ for lib in "$@"; do
 	fi
 done
 
-if ! nm -g --defined-only "$internal" | awk 'NF >= 3 { print $3 }' | grep -Evq "$allowed"; then
+# the names first, then grep: grep -q quitting at its first match would
+# kill nm with SIGPIPE, which pipefail takes for a failure
+internal_names=$(nm -g --defined-only "$internal" | awk 'NF >= 3 { print $3 }')
+if ! grep -Evq "$allowed" <<<"$internal_names"; then
 	echo "FAIL: $internal has no unprefixed internal name: the check would see nothing"
 	fail=1
 fi

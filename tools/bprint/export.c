@@ -34,6 +34,11 @@ static void export_help(void)
 	       "                                  message and arguments as debug annotations\n"
 	       "                       ctf        CTF 1.8 trace directory (-o DIR required) for\n"
 	       "                                  babeltrace2 and Trace Compass\n"
+	       "                       A record --kernel trace's kernel events go into each\n"
+	       "                       format (every CPU's): trace-cmd as kernel events of\n"
+	       "                       their own formats, perfetto as ftrace event bundles,\n"
+	       "                       ctf as a second trace in OUT/kernel (babeltrace2 OUT\n"
+	       "                       OUT/kernel), chrome as the threads' running slices\n"
 	       "  -o, --output=OUT     write to OUT (created with the umask's mode; a regular\n"
 	       "                       file of yours is replaced, never a symlink, a FIFO, a\n"
 	       "                       device, a directory or another user's file);\n"
@@ -195,10 +200,11 @@ static void export_summary(const struct export_job *j)
 	const struct bp_export_stats *st = &j->st;
 
 	if (j->kind == BP_EXPORT_TRACECMD)
-		fprintf(stderr, "%s: %llu records (%llu site events, %llu print events), %u threads, "
-			"%u CPUs, %llu pages, %llu lost, %llu truncated\n", j->out ? j->out : "stdout",
-			(unsigned long long)st->records, (unsigned long long)st->site_events,
-			(unsigned long long)st->print, st->threads, st->cpus,
+		fprintf(stderr, "%s: %llu records (%llu site events, %llu print events, %llu kernel "
+			"events), %u threads, %u CPUs, %llu pages, %llu lost, %llu truncated\n",
+			j->out ? j->out : "stdout", (unsigned long long)st->records,
+			(unsigned long long)st->site_events, (unsigned long long)st->print,
+			(unsigned long long)st->kernel, st->threads, st->cpus,
 			(unsigned long long)st->pages, (unsigned long long)st->lost,
 			(unsigned long long)st->truncated);
 	else
