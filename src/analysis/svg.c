@@ -584,3 +584,81 @@ bool bp_svg_histogram(FILE *out, const struct bp_svg_plot *p, const struct bp_sv
 	fputs("</svg>\n", out);
 	return !ferror(out);
 }
+
+/* ---- stacked bars ------------------------------------------------------- */
+
+#define BAR	26.0	/* a bar's height */
+#define BAR_GAP	12.0
+#define NAMES	200.0	/* the groups' names, left of the bars */
+
+bool bp_svg_stacked(FILE *out, const char *title, const char *xlabel, bool time_ns,
+		    const char *const *part_names, size_t nparts, const struct bp_svg_bar *bars,
+		    size_t nbars)
+{
+	size_t shown = nbars < BP_SVG_MAX_SERIES ? nbars : BP_SVG_MAX_SERIES;
+	double h = HEAD + 40 + (double)shown * (BAR + BAR_GAP) + BOTTOM, right = W - RIGHT_MANY;
+	double y0 = HEAD + 30, y1 = y0 + (double)shown * (BAR + BAR_GAP);
+	long double max = 0;
+	struct panel p = { .out = out, .x0 = NAMES, .x1 = right, .y0 = y0, .y1 = y1 };
+	char label[32];
+
+	if (nparts > BP_SVG_MAX_PARTS)
+		nparts = BP_SVG_MAX_PARTS;
+	for (size_t i = 0; i < shown; i++) {
+		long double sum = 0;
+
+		for (size_t k = 0; k < nparts; k++)
+			sum += bars[i].part[k] > 0 ? bars[i].part[k] : 0;
+		max = sum > max ? sum : max;
+	}
+	axis_fit(&p.x, 0, max > 0 ? max : 1, false, time_ns);
+	p.x.p0 = p.x0, p.x.p1 = p.x1;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		     "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+		     "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
+		     "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
+		     "<text x=\"%.0f\" y=\"28\" font-family=\"sans-serif\" font-size=\"16\" "
+		     "text-anchor=\"middle\">", W, h, W, h, W / 2);
+	xml_text(out, title);
+	fputs("</text>\n<g class=\"stacked-panel\" font-family=\"sans-serif\" "
+	      "font-size=\"12\">\n", out);
+	ticks(&p.x, x_tick, &p);
+	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n"
+		     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", p.x0, y1, p.x1, y1,
+		(p.x0 + p.x1) / 2, y1 + 44);
+	xml_text(out, xlabel);
+	fputs("</text>\n", out);
+	for (size_t i = 0; i < shown; i++) {
+		double y = y0 + BAR_GAP / 2 + (double)i * (BAR + BAR_GAP), x = p.x0;
+
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", NAMES - 8,
+			y + BAR / 2 + 4);
+		xml_text(out, bars[i].name);
+		fputs("</text>\n", out);
+		for (size_t k = 0; k < nparts; k++) {
+			long double v = bars[i].part[k] > 0 ? bars[i].part[k] : 0;
+			double w = px(&p.x, v) - p.x0;
+
+			fprintf(out, "<rect class=\"part-%zu\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+				     "height=\"%.0f\" fill=\"%s\" data-value=\"%.17Lg\"/>\n",
+				k, x, y, w, BAR, palette[k], v);
+			x += w;
+		}
+	}
+	for (size_t k = 0; k < nparts; k++) {
+		double y = y0 + 10 + (double)k * 20;
+
+		fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"14\" "
+			     "fill=\"%s\"/>\n<text x=\"%.0f\" y=\"%.0f\">",
+			right + 16, y, palette[k], right + 36, y + 12);
+		xml_text(out, part_names[k]);
+		fputs("</text>\n", out);
+	}
+	if (nbars > shown) {
+		snprintf(label, sizeof(label), "%zu", nbars - shown);
+		fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">and %s groups more</text>\n", NAMES,
+			y1 + BOTTOM - 8, label);
+	}
+	fputs("</g>\n</svg>\n", out);
+	return !ferror(out);
+}

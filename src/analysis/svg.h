@@ -15,6 +15,9 @@
  *   time         (--every) p50 and p99 of each group per window, solid and
  *                dashed, against the window's start
  *
+ * and, apart (bp_svg_stacked), one horizontal bar a group whose parts are
+ * stacked left to right: latency --sched's running, runnable and blocked.
+ *
  * A value axis is logarithmic when its values are all positive and span
  * more than two decades.  The labels of an axis are written one way: all
  * with a k/M/G suffix, or none; durations each in its unit (950ns, 1.5us).
@@ -59,5 +62,22 @@ struct bp_svg_plot {
 /* Write the document; false on a write error or out of memory. */
 bool bp_svg_histogram(FILE *out, const struct bp_svg_plot *p, const struct bp_svg_series *s,
 		      size_t ns);
+
+#define BP_SVG_MAX_PARTS 4
+
+/* A bar: its group's name and its parts' values, left to right. */
+struct bp_svg_bar {
+	const char *name;
+	long double part[BP_SVG_MAX_PARTS];
+};
+
+/* Write a document of stacked bars, one a group (at most
+ * BP_SVG_MAX_SERIES: the rest named in a note), each part in its own
+ * colour and named in the legend; each part's rect carries its value in
+ * a data-value attribute.  Values are durations when time_ns.  False on a
+ * write error. */
+bool bp_svg_stacked(FILE *out, const char *title, const char *xlabel, bool time_ns,
+		    const char *const *part_names, size_t nparts, const struct bp_svg_bar *bars,
+		    size_t nbars);
 
 #endif /* BP_ANALYSIS_SVG_H */

@@ -15,12 +15,13 @@ KERNEL_LIB=$(cd "$(dirname "$0")" && pwd)/kernel_lib.sh
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: one CPU: the spinners need two"; exit 77; }
 
 "$BPRINT" record -q --kernel -o s.dat -- "$TRACED" span || { echo "FAIL: record: exit $?"; exit 1; }
-"$BPRINT" latency --sched --from 'fmt:span begin*' --to 'fmt:span end*' -k id --top 3 --json s.dat > s.json ||
+"$BPRINT" latency --sched --from 'fmt:span begin*' --to 'fmt:span end*' -k id --top 3 --json --svg s.svg s.dat > s.json ||
 	{ echo "FAIL: latency --sched: exit $?"; exit 1; }
 "$BPRINT" latency --sched --from 'fmt:span begin*' --to 'fmt:span end*' -k id --csv s.dat > s.csv ||
 	{ echo "FAIL: latency --sched --csv: exit $?"; exit 1; }
-"$PYTHON" - s.json s.csv <<'PY'
+"$PYTHON" - s.json s.csv s.svg <<'PY'
 import csv, json, sys
+import xml.etree.ElementTree as ET
 
 doc = json.load(open(sys.argv[1]))
 fails = []
@@ -56,6 +57,15 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 if sorted(r["part"] for r in rows) != ["blocked", "runnable", "running", "total"] or \
         any(r["count"] != "3" for r in rows):
     fails.append("CSV: %s" % rows)
+# the SVG: a bar a group, in the JSON's order, each part's rect its
+# group's mean (sum / count) of that part
+ns = {"s": "http://www.w3.org/2000/svg"}
+rects = {k: [float(r.get("data-value")) for r in ET.parse(sys.argv[3]).getroot().iter("{%s}rect" % ns["s"])
+             if r.get("class") == "part-%d" % k] for k in range(3)}
+for k, part in enumerate(("running", "runnable", "blocked")):
+    want = [g["sum"] / g["count"] for g in doc[part]["groups"]]
+    if len(rects[k]) != len(want) or any(abs(a - b) > 1e-6 * max(b, 1) for a, b in zip(rects[k], want)):
+        fails.append("SVG %s bars %s, want the means %s" % (part, rects[k], want))
 for f in fails:
     print("FAIL:", f)
 if not fails:

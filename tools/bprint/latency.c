@@ -101,7 +101,8 @@ static void latency_help(void)
 	       "      --sched           split each span's time into running, runnable and\n"
 	       "                        blocked by the scheduler's events (a record --kernel\n"
 	       "                        trace) of the thread that ends it; for the --top\n"
-	       "                        spans, who ran instead and who woke it\n"
+	       "                        spans, who ran instead and who woke it; with --svg,\n"
+	       "                        a bar a group of its spans' mean parts\n"
 	       "  -f, --follow          a live FILE (or PID): redraw every second until\n"
 	       "                        interrupted or the process ends\n"
 	       "  -h, --help            show this help\n"
@@ -202,8 +203,8 @@ static int parse_latency_args(int argc, char **argv, struct latency *l)
 	}
 	if (!bp_sites_count(l->from) || !bp_sites_count(l->to))
 		return usage_error("latency", "--from SITE and --to SITE are both needed");
-	if (l->sched && (l->o.svg || l->o.follow))
-		return usage_error("latency", "--sched: not with --svg or --follow (yet)");
+	if (l->sched && l->o.follow)
+		return usage_error("latency", "--sched: not with --follow (yet)");
 	return analyze_finish_args(&l->o, argc, argv);
 }
 

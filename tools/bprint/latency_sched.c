@@ -8,7 +8,9 @@
 #include "latency_sched.h"
 
 #include "analysis/sched.h"
+#include "analysis/svg.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,12 +262,51 @@ static bool csv_output(struct latency_sched *ls, struct bp_agg *total)
 	return ok;
 }
 
+/* --svg: a bar a group (the total's order), its spans' mean running,
+ * runnable and blocked time stacked. */
+static bool svg_output(struct latency_sched *ls, const struct bp_agg *total, const char *path,
+		       const char *title)
+{
+	size_t n = bp_agg_shown(total) < BP_SVG_MAX_SERIES ? bp_agg_shown(total) : BP_SVG_MAX_SERIES;
+	struct bp_svg_bar bars[BP_SVG_MAX_SERIES];
+	char names[BP_SVG_MAX_SERIES][128];
+	FILE *out = fopen(path, "w");
+	bool ok;
+
+	if (!out) {
+		errmsg(path, "%s", strerror(errno));
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct bp_group *g = total->sorted[i];
+		FILE *mem = fmemopen(names[i], sizeof(names[i]), "w");
+
+		snprintf(names[i], sizeof(names[i]), "group %zu", i + 1);
+		if (mem) {
+			bp_agg_key_text(total, g->key, g->keylen, mem);
+			fclose(mem);
+			names[i][sizeof(names[i]) - 1] = '\0';
+		}
+		bars[i] = (struct bp_svg_bar){ .name = names[i] };
+		for (int p = 0; p < NPARTS; p++) {
+			const struct bp_group *pg = bp_groups_find(&ls->part[p].groups, g->key, g->keylen);
+
+			bars[i].part[p] = pg ? bp_dist_mean(pg->data) : 0;
+		}
+	}
+	ok = bp_svg_stacked(out, title, "mean time a span", true, part_names, NPARTS, bars, n);
+	if (fclose(out) != 0 || !ok) {
+		errmsg(path, "write error: %s", strerror(errno ? errno : EIO));
+		return false;
+	}
+	return true;
+}
+
 bool latency_sched_output(struct latency_sched *ls, const struct analyze_opts *o,
 			  struct bp_agg *total, const char *title)
 {
 	bool ok;
 
-	(void)title;
 	for (int p = 0; p < NPARTS; p++) {
 		ls->part[p].lost = total->lost;
 		bp_agg_finish(&ls->part[p]);
@@ -279,5 +320,7 @@ bool latency_sched_output(struct latency_sched *ls, const struct analyze_opts *o
 		ok = csv_output(ls, total);
 	else
 		ok = text_output(ls, total);
+	if (o->svg)
+		ok = svg_output(ls, total, o->svg, title) && ok;
 	return finish_output() == EXIT_OK && ok;
 }
