@@ -133,8 +133,16 @@ int bp_ring_writer_init(struct bp_ring_writer *w, void *mem, size_t bytes)
 	return BP_RING_OK;
 }
 
+/*
+ * Drop the record being reserved, and close the current page: no later
+ * record goes into it (its room is given up), so the next stored record
+ * opens the next page, whose discarded_before then counts exactly the
+ * records dropped between the page's last record and that one: a reader
+ * shows the loss where it happened (docs/ring-buffer.md, "Drops").
+ */
 BP_COLD static void *drop(struct bp_ring_writer *w)
 {
+	w->off = w->end;
 	w->discarded++;
 	w->written++;
 	atomic_store_explicit(&w->ctl->discarded, w->discarded, memory_order_relaxed);

@@ -107,3 +107,15 @@ set_tests_properties(reader_reuse PROPERTIES
 # The reader's key map (sources by ring index, first ring by tid) against a
 # linear search.
 bp_add_test(reader_keymap SOURCES ${CMAKE_CURRENT_LIST_DIR}/keymap_test.c)
+
+# Discard-mode losses shown in place: numbered records, every gap announced
+# before the first record after it, on its ring, in live files and streams.
+add_executable(file_numbered ${CMAKE_CURRENT_LIST_DIR}/numbered.c)
+target_link_libraries(file_numbered PRIVATE bprint_static Threads::Threads)
+bp_set_test_warnings(file_numbered)
+if(TARGET bprint_tool)
+  bp_add_test(discard_in_place SOURCES ${CMAKE_CURRENT_LIST_DIR}/discard_in_place.c
+    ARGS $<TARGET_FILE:bprint_tool> $<TARGET_FILE:file_numbered>
+         ${CMAKE_CURRENT_BINARY_DIR}/discard_in_place.d
+    TIMEOUT 120)
+endif()
