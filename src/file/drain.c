@@ -90,6 +90,27 @@ static void ring_unreadable(struct bp_drain_file *df, struct drain_ring *r, uint
  * when it cannot be mapped now (the caller looks again at the next pass);
  * at the end (final), a ring is counted as unreadable instead.
  */
+/*
+ * A ring of the resumed stream (bp_drain_resume()) that the live file
+ * has at index: it goes on from what the stream holds of it, in its own
+ * slot (its accounts entry).  NULL if there is none.
+ */
+static struct drain_ring *carried_ring(struct bp_drain_file *df, uint64_t index)
+{
+	for (size_t i = 0; i < df->nrings; i++) {
+		struct drain_ring *r = &df->rings[i];
+
+		if (r->carried && r->released && r->index == index) {
+			r->carried = false;
+			r->released = false;
+			r->ready = false;
+			r->resumed = true;
+			return r;
+		}
+	}
+	return NULL;
+}
+
 static bool add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_file_chunk *c,
 		      bool final)
 {
@@ -110,8 +131,11 @@ static bool add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_fi
 			return false;
 		}
 		df->rings = grown;
-		r = &df->rings[df->nrings++];
-		memset(r, 0, sizeof(*r));
+		r = carried_ring(df, c->index);
+		if (!r) {
+			r = &df->rings[df->nrings++];
+			memset(r, 0, sizeof(*r));
+		}
 		r->index = c->index;
 		r->off = off;
 		if (!p) {
@@ -389,6 +413,82 @@ int bp_drain_start(struct bp_drain_file *df, const char *out_path, unsigned batc
 	if (drain_out_header(df, BP_FILE_F_STREAM) != 0)
 		return -1;
 	drain_out_accounts(df, 0);	/* on failure the file says it stopped */
+	return 0;
+}
+
+/* The offset after the last whole chunk of the stream at fd, and that
+ * chunk's index. */
+static uint64_t stream_end(int fd, uint64_t *index)
+{
+	struct bp_chunk_walk w = { fd, BP_FILE_HEADER_BYTES, 0 };
+	struct bp_file_chunk c;
+	enum bp_chunk_seen seen;
+	struct stat st;
+	uint64_t end = BP_FILE_HEADER_BYTES;
+
+	*index = 0;
+	if (fstat(fd, &st) != 0)
+		return end;
+	w.file_size = (uint64_t)st.st_size;
+	while ((seen = bp_chunk_walk_look(&w, &c)) == BP_CHUNK_SEEN_COMPLETE) {
+		bp_chunk_walk_pass(&w, seen, &c);
+		end = w.off;
+		*index = c.index;
+	}
+	return end;
+}
+
+int bp_drain_resume(struct bp_drain_file *df, const char *out_path, unsigned batch_pages,
+		    const struct bp_drain_carry *carry, size_t ncarry)
+{
+	struct drain_out *o = &df->out;
+	struct bp_file_header old;
+	void *grown;
+
+	df->batch_pages = batch_pages ? batch_pages : 64;
+	snprintf(o->path, sizeof(o->path), "%s", out_path);
+	o->fd = open(o->path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (o->fd < 0) {
+		drain_fail(df, "%s: %s", o->path, strerror(errno));
+		return -1;
+	}
+	if (pread(o->fd, &old, sizeof(old), 0) != (ssize_t)sizeof(old) ||
+	    !(old.flags & BP_FILE_F_STREAM) || (old.flags & BP_FILE_F_CLOSED) ||
+	    old.pid != df->hdr->pid || old.start_realtime_ns != df->hdr->start_realtime_ns) {
+		drain_fail(df, "%s: not the unfinished stream of %s", o->path, df->path);
+		return -1;
+	}
+	o->end = stream_end(o->fd, &o->index);
+	if (ftruncate(o->fd, (off_t)o->end) != 0) {
+		drain_fail(df, "%s: %s", o->path, strerror(errno));
+		return -1;
+	}
+	if (ncarry && !(grown = bp_array_grow(df->rings, &df->rings_cap, ncarry, sizeof(*df->rings)))) {
+		drain_fail(df, "out of memory");
+		return -1;
+	}
+	if (ncarry)
+		df->rings = grown;
+	for (size_t i = 0; i < ncarry; i++) {
+		struct drain_ring *r = &df->rings[df->nrings++];
+
+		memset(r, 0, sizeof(*r));
+		r->index = carry[i].ring_index;
+		r->tid = (uint32_t)carry[i].tid;
+		r->level = carry[i].level;
+		r->dropped = carry[i].dropped;
+		r->st.written = carry[i].written;
+		r->st.discarded = carry[i].discarded;
+		r->lost_records = carry[i].lost_records;
+		r->copied = carry[i].copied;
+		r->resume_bound = carry[i].bound;
+		r->carried = r->released = r->ready = true;
+	}
+	df->res.files = 1;
+	o->acct_count = (uint32_t)df->nrings;	/* the carried entries, in the new accounts */
+	if (drain_out_header(df, BP_FILE_F_STREAM) != 0)
+		return -1;
+	drain_out_accounts(df, df->nrings);	/* on failure the file says it stopped */
 	return 0;
 }
 

@@ -107,6 +107,30 @@ int bp_drain_open_fd(int fd, const char *name, unsigned flags, struct bp_drain_f
 int bp_drain_start(struct bp_drain_file *f, const char *out_path, unsigned batch_pages);
 
 /*
+ * Resume a stream whose drainer was killed (`bprint recover`): out_path
+ * is the stream it wrote, not closed, of the same process as the live
+ * file (whose process is gone).  The chunks it holds stay as they are;
+ * what follows its last whole chunk is cut off, and the drain goes on
+ * there, its chunks numbered on.  carry[] says, per ring of the stream
+ * (as a reader of it counts them), what it holds: a ring of the live
+ * file with the same index goes on from there (its pages holding only
+ * records below bound are not copied again; records between bound and
+ * the first page still in the ring are counted lost), and a ring the
+ * live file no longer has is in the end chunk with these counts.  0, or
+ * -1 with the result's error set.
+ */
+struct bp_drain_carry {
+	uint64_t ring_index;
+	int32_t tid;
+	uint32_t level;
+	uint64_t written, discarded, dropped;
+	uint64_t lost_records;		/* the drainer's losses, as far as known */
+	uint64_t copied;		/* records in its pages chunks */
+	uint64_t bound;			/* the index after its last record copied */
+};
+int bp_drain_resume(struct bp_drain_file *f, const char *out_path, unsigned batch_pages,
+		    const struct bp_drain_carry *carry, size_t ncarry);
+/*
  * One pass: copy what the rings completed since the last one.  Returns
  * the pages copied (0: nothing new), or -1 when the drain cannot go on
  * (the result's error says why).  A write that fails (disk full) is not

@@ -45,6 +45,12 @@ struct drain_ring {
 	uint64_t lost_records, lost_pages;
 	uint64_t copied;		/* records in the pages chunks written */
 	uint64_t acct_written;		/* written as the accounts last had it */
+	/* bp_drain_resume(): carried, a ring of the stream resumed (not
+	 * found in the live file yet: released); resumed, until the first
+	 * page after resume_bound, the index after the last record the
+	 * killed drainer copied (pages below it are not copied again) */
+	bool carried, resumed;
+	uint64_t resume_bound;
 	/* the dense pages chunk being filled */
 	unsigned char *batch;		/* chunk header, then page entries */
 	size_t batch_len;

@@ -61,6 +61,13 @@ static bool ring_setup(struct bp_drain_file *df, struct drain_ring *r)
 	r->expect_rec = UINT64_MAX;	/* unknown until the first page, unless from the start */
 	if (r->next_seq == 1)
 		r->expect_rec = 0;
+	/* One a killed drainer copied part of (bp_drain_resume()): from the
+	 * oldest page the ring holds, as a page it consumed but did not write
+	 * may still be there; the pages it wrote are skipped (drain_page()). */
+	if (r->resumed) {
+		r->next_seq = r->st.head_seq >= r->npages ? r->st.head_seq - r->npages + 1 : 1;
+		r->expect_rec = r->resume_bound;
+	}
 	r->ready = true;
 	df->res.rings++;
 	return true;
@@ -283,6 +290,17 @@ static enum drain_step drain_page(struct bp_drain_file *df, struct drain_ring *r
 	}
 	memcpy(&first, dst + offsetof(struct bp_ring_page, first_rec), sizeof(first));
 	nrec = bp_ring_page_records(dst, r->page_size);
+	if (r->resumed) {
+		if (first + nrec <= r->resume_bound) {
+			r->next_seq++;	/* the killed drainer wrote it */
+			return DRAIN_NEXT;
+		}
+		/* records it consumed and never wrote, recycled since: lost */
+		if (first > r->resume_bound)
+			r->lost_records += first - r->resume_bound;
+		r->expect_rec = first + nrec;
+		r->resumed = false;
+	}
 	if (r->st.mode == BP_RING_OVERWRITE) {	/* only overwrite mode loses pages */
 		if (r->expect_rec != UINT64_MAX && first > r->expect_rec)
 			r->lost_records += first - r->expect_rec;
@@ -347,7 +365,7 @@ long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final)
 			r->lost_pages += oldest - r->next_seq;
 			r->next_seq = oldest;
 		}
-		if (r->st.mode != BP_RING_OVERWRITE && r->next_seq < head)
+		if (r->st.mode != BP_RING_OVERWRITE && r->next_seq < head && !r->resumed)
 			step = drain_direct(df, r, head, final, &copied);
 		else
 			step = drain_page(df, r, head, &copied);

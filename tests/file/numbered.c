@@ -6,12 +6,14 @@
  * thread) or "s N" (the handler), PAD a run of 0 to 119 letters that
  * varies with N, so that records of many sizes meet a full page.
  *
- *   numbered THREADS RECORDS [--timer US] [--counts FILE] [--hold]
+ *   numbered THREADS RECORDS [--timer US] [--counts FILE] [--hold] [--fork]
  *
  *   --counts FILE  at the end, one line per thread that traced:
  *                  "TID LAST", LAST the last number it took
  *   --hold         once every thread is done, print "ready" and wait
  *                  for stdin to close (a reader attaches meanwhile)
+ *   --fork         first fork a child that traces RECORDS records in its
+ *                  one thread (its own trace file), waited for at the end
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_THREADS 64
@@ -68,7 +71,8 @@ int main(int argc, char **argv)
 {
 	const char *counts = NULL;
 	long timer_us = 0;
-	int hold = 0;
+	int hold = 0, forks = 0;
+	pid_t child = -1;
 	unsigned nthreads;
 	pthread_t th[MAX_THREADS];
 
@@ -87,6 +91,8 @@ int main(int argc, char **argv)
 			counts = argv[++i];
 		else if (!strcmp(argv[i], "--hold"))
 			hold = 1;
+		else if (!strcmp(argv[i], "--fork"))
+			forks = 1;
 		else
 			return 2;
 	}
@@ -100,6 +106,10 @@ int main(int argc, char **argv)
 		sigaction(SIGALRM, &sa, NULL);
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
+	if (forks && (child = fork()) == 0) {
+		trace_all(0);
+		_exit(0);
+	}
 	for (unsigned i = 0; i < nthreads; i++)
 		if (pthread_create(&th[i], NULL, worker, (void *)(size_t)(i + 1)))
 			return 1;
@@ -111,6 +121,8 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_REAL, &off, NULL);
 		signal(SIGALRM, SIG_IGN);
 	}
+	if (child > 0 && waitpid(child, NULL, 0) != child)
+		return 1;
 	last_of[0] = __atomic_load_n(&numbered, __ATOMIC_RELAXED);
 	tid_of[0] = gettid();
 	if (counts) {

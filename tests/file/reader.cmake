@@ -119,3 +119,11 @@ if(TARGET bprint_tool)
          ${CMAKE_CURRENT_BINARY_DIR}/discard_in_place.d
     TIMEOUT 120)
 endif()
+# bprint record killed with SIGKILL at random moments: bprint recover
+# finishes its streams from the live files it left, nothing lost silently.
+if(TARGET bprint_tool)
+  bp_add_test(record_killed SOURCES ${CMAKE_CURRENT_LIST_DIR}/record_killed.c
+    ARGS $<TARGET_FILE:bprint_tool> $<TARGET_FILE:file_numbered>
+         ${CMAKE_CURRENT_BINARY_DIR}/record_killed.d
+    TIMEOUT 300)
+endif()

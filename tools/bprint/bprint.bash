@@ -30,7 +30,7 @@ _bprint() {
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
 	if [[ $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report tail formats stats record snapshot enable disable sites export hist latency help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "report tail formats stats record recover snapshot enable disable sites export hist latency help --help --version" -- "$cur"))
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
@@ -42,11 +42,12 @@ _bprint() {
 	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --kernel --kernel-buffer --quiet --pid --duration --help" ;;
 	snapshot) opts="--output --quiet --help" ;;
 	enable|disable) opts="--quiet --help" ;;
+	recover) opts="--quiet --help" ;;
 	sites) opts="--help" ;;
 	export) opts="--format --output --quiet --tid --site --from --to --where --span --help" ;;
 	hist) opts="--site --value --key --tid --where --buckets --percentiles --sort --limit --every --json --csv --svg --follow --help" ;;
 	latency) opts="--from --to --key --pair --by --where --where-to --top --tid --buckets --percentiles --sort --limit --every --json --csv --svg --follow --sched --help" ;;
-	help) COMPREPLY=($(compgen -W "report tail formats stats record snapshot enable disable sites export hist latency" -- "$cur")); return ;;
+	help) COMPREPLY=($(compgen -W "report tail formats stats record recover snapshot enable disable sites export hist latency" -- "$cur")); return ;;
 	*) return ;;
 	esac
 	case $prev in

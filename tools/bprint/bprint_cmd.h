@@ -190,6 +190,14 @@ int cmd_formats(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_tail(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
+/* If path is the stream of a bprint record that was killed and its live
+ * file is still there (FILE.live, FILE.live.PID for FILE.PID), one line on
+ * stderr: where the records it did not copy are, and `bprint recover`. */
+void say_live_left(const char *path);
+/* That live file's name (allocated), NULL if there is none; with main,
+ * also the FILE to give `bprint recover` (allocated). */
+char *live_left(const char *path, char **main_file);
 int cmd_hist(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
 

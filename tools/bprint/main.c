@@ -96,6 +96,8 @@ static int say_verdict(const char *path, const struct bp_trace_verdict *v)
 {
 	for (uint32_t i = 0; i < v->nnotes; i++)
 		errmsg(path, "%s", v->notes[i]);
+	if (v->state != BP_TRACE_COMPLETE)
+		say_live_left(path);
 	return v->state == BP_TRACE_DAMAGED ? EXIT_BADFILE :
 	       v->state == BP_TRACE_INCOMPLETE ? EXIT_INCOMPLETE : EXIT_OK;
 }
@@ -456,6 +458,7 @@ static const struct {
 	{ "formats", cmd_formats, "list the call sites of a trace: id, format, file:line, function" },
 	{ "stats", cmd_stats, "count records per call site and per thread" },
 	{ "record", cmd_record, "run a command and keep its whole trace in a file" },
+	{ "recover", cmd_recover, "finish the trace of a bprint record that was killed" },
 	{ "snapshot", cmd_snapshot, "write a running program's trace buffers, as they are now" },
 	{ "enable", cmd_enable, "switch a running program's call sites on" },
 	{ "disable", cmd_disable, "switch a running program's call sites off" },

@@ -393,6 +393,16 @@ static char *prepare_outputs(const char *out, int *rc)
 		return NULL;
 	}
 	snprintf(live, len, "%s.live", out);
+	/* a killed recorder's: the user asked for FILE anew, but not silently */
+	{
+		char *left = live_left(out, NULL);
+
+		if (left)
+			errmsg(out, "left by a bprint record that was killed, its uncopied records in "
+			       "%s: both replaced ('%s recover %s' would have finished it)", left,
+			       prog, out);
+		free(left);
+	}
 	if ((*rc = clear_output(out)) != EXIT_OK || (*rc = clear_output(live)) != EXIT_OK ||
 	    (*rc = can_create(out)) != EXIT_OK) {
 		free(live);
