@@ -375,6 +375,7 @@ void catalogue_ring_reused(struct bp_trace *t, struct source *s)
 		r->info.read += s->info.read;	/* the retired ring counts it now */
 		memset(&s->info.written, 0, sizeof(s->info) - offsetof(struct bp_trace_ring, written));
 		s->claimed = 0;
+		s->ring_end = 0;	/* the old ring's: it would count its records again */
 	}
 	retired_counts(t);
 }
@@ -386,8 +387,10 @@ void catalogue_ring_reused(struct bp_trace *t, struct source *s)
  * source with a record in hand (read before the chunk changed, and
  * checked then) is looked at again once the record is taken.
  */
-static void reused_rings(struct bp_trace *t)
+static bool reused_rings(struct bp_trace *t)
 {
+	bool found = false;
+
 	for (size_t i = 0; t->live && i < t->nsrc; i++) {
 		struct source *s = t->src[i];
 		struct bp_file_ring h;
@@ -398,10 +401,13 @@ static void reused_rings(struct bp_trace *t)
 		if (h.chunk.index == s->info.key &&
 		    atomic_load_explicit(&h.chunk.state, memory_order_relaxed) == BP_CHUNK_COMPLETE)
 			s->info.state = atomic_load_explicit(&h.state, memory_order_relaxed);
-		else
+		else {
 			catalogue_ring_reused(t, s);
+			found = true;
+		}
 	}
 	retired_counts(t);
+	return found;
 }
 
 /* The file's size, as it is now. */
@@ -438,7 +444,17 @@ int catalogue_update(struct bp_trace *t, uint32_t want_site)
 		check_counted(t);
 	if (taken || !want_site) {
 		accounts_update(t);
-		reused_rings(t);	/* after the accounts: the retired ring's are the header's */
+		/* after the accounts: the retired ring's are the header's.  A
+		 * chunk cleared and taken again since the last look holds its
+		 * new ring already: found now, not a refresh later. */
+		if (reused_rings(t)) {
+			size_t again = 0;
+
+			if ((rc = revisit_pending(t, &again)) < 0)
+				return rc;
+			if (again)
+				accounts_update(t);
+		}
 		t->merge_all = true;	/* new sources, or sources with more */
 	}
 	return BP_TRACE_OK;

@@ -324,6 +324,7 @@ static struct bp_thread *make_self(void)
 		atomic_store_explicit(&t->ring[i].consumer_read, 0, memory_order_relaxed);
 		atomic_store_explicit(&t->ring[i].consumer_overwritten, 0, memory_order_relaxed);
 	}
+	bp_thread_retain_make_room();
 	if (!map_ring(t, 0)) {
 		if (pthread_mutex_trylock(&bp_list_lock) == 0) {
 			bp_thread_make_free(t);
@@ -385,6 +386,7 @@ static void fork_child(void)
 		t->dead_prev = t->dead_next = NULL;
 		t->queued = 0;
 		t->retained = 0;
+		t->in_file = 0;
 		bp_thread_make_free(t);
 	}
 	/* The window looked into the parent's ring, unmapped above. */

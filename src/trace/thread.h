@@ -118,6 +118,9 @@ struct bp_thread {
 	struct bp_thread *dead_next;
 	size_t retained;		/* DEAD: ring bytes still resident, counted in the budget */
 	int queued;			/* on the dead queue */
+	int in_file;			/* DEAD: its rings are all in the backing's file
+					 * (retained counts them whole): retired only
+					 * when a new ring needs the room */
 };
 
 extern _Atomic(struct bp_thread *) bp_threads;
@@ -180,8 +183,17 @@ static inline struct bp_thread_ring *bp_thread_ring(struct bp_thread *t, unsigne
 /* Unmap the rings of DEAD threads whose consumer cursors are drained, then apply the budget. */
 void bp_thread_reclaim(void);
 
-/* Unmap the oldest DEAD threads beyond BPRINT_RETAIN, if no reader is in the way. */
+/* Unmap the oldest DEAD threads beyond BPRINT_RETAIN, if no reader is in
+ * the way: those whose rings hold memory.  Those whose rings are all in
+ * the backing's file cost no memory, and retiring one frees nothing but
+ * its chunk for a new ring: they wait for bp_thread_retain_make_room(). */
 void bp_thread_retain_enforce(void);
+
+/* A new thread is about to take a ring: retire the oldest DEAD threads
+ * kept in the file beyond BPRINT_RETAIN, so that their chunks are reused
+ * instead of the file growing.  Nothing if a lock or a reader is in the
+ * way (it may run in a signal handler's first trace). */
+void bp_thread_retain_make_room(void);
 
 /* Records of threads that got no ring 0 (no memory for it, or for their
  * descriptor): written and lost at once, summed here since those threads

@@ -20,14 +20,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Under bp_list_lock: the DEAD descriptors in exit order. */
+/* Under bp_list_lock: the DEAD descriptors in exit order, and what they
+ * cost the budget: in memory, and kept whole in the backing's file. */
 static struct bp_thread *dead_head, *dead_tail;
-static size_t retained_total;
+static size_t retained_total, retained_file;
 
 void bp_thread_dead_forget(void)
 {
 	dead_head = dead_tail = NULL;
-	retained_total = 0;
+	retained_total = retained_file = 0;
 }
 
 /* With bp_list_lock: take t off the dead queue, if it is on it. */
@@ -45,8 +46,12 @@ static void dequeue_dead(struct bp_thread *t)
 		dead_tail = t->dead_prev;
 	t->dead_prev = t->dead_next = NULL;
 	t->queued = 0;
-	retained_total -= t->retained;
+	if (t->in_file)
+		retained_file -= t->retained;
+	else
+		retained_total -= t->retained;
 	t->retained = 0;
+	t->in_file = 0;
 }
 
 /*
@@ -59,7 +64,7 @@ static void dequeue_dead(struct bp_thread *t)
  * Returns what the ring costs the budget: the bytes still resident, or,
  * in a file, the whole ring (BPRINT_RETAIN bounds the file too).
  */
-static size_t trim_ring(struct bp_thread_ring *r)
+static size_t trim_ring(struct bp_thread_ring *r, bool *in_file)
 {
 	void *mem = atomic_load_explicit(&r->mem, memory_order_acquire);	/* T2 */
 	const struct bp_backing *b = bp_backing;
@@ -78,6 +83,8 @@ static size_t trim_ring(struct bp_thread_ring *r)
 			(void)madvise((void *)start, end - start, MADV_DONTNEED);
 		return r->bytes;
 	}
+	if (mem)
+		*in_file = false;
 	if (!mem || bp_ring_stats(mem, r->bytes, &st) != BP_RING_OK)
 		return mem ? r->bytes : 0;
 	used = st.head_seq < st.npages ? st.head_seq : st.npages;
@@ -95,12 +102,13 @@ static void reclaim_copied(void);
 void bp_thread_retain_dead(struct bp_thread *t)
 {
 	size_t kept = 0;
-	bool over;
+	bool over, in_file = true;
 
 	for (unsigned i = 0; i < BP_NEST_MAX; i++)
-		kept += trim_ring(&t->ring[i]);
+		kept += trim_ring(&t->ring[i], &in_file);
 	pthread_mutex_lock(&bp_list_lock);
 	t->retained = kept;
+	t->in_file = in_file && kept;
 	t->queued = 1;
 	t->dead_next = NULL;
 	t->dead_prev = dead_tail;
@@ -109,8 +117,12 @@ void bp_thread_retain_dead(struct bp_thread *t)
 	else
 		dead_head = t;
 	dead_tail = t;
-	retained_total += kept;
-	over = retained_total > bp_config.retain_bytes;
+	if (t->in_file)
+		retained_file += kept;
+	else
+		retained_total += kept;
+	over = retained_total > bp_config.retain_bytes ||
+	       (bp_config.record_pid && retained_file > bp_config.retain_bytes);
 	/* DEAD once queued: reclaim and the budget find it on the queue.
 	 * T4: its last name and counters before DEAD (T5). */
 	atomic_store_explicit(&t->state, BP_THREAD_DEAD, memory_order_release);
@@ -233,25 +245,56 @@ static void retire(struct bp_thread *t)
 	bp_thread_unmap_rings(t, BP_RELEASE_LOST);
 }
 
+/* With both locks: retire the oldest dead threads of one kind (kept in
+ * the file, or in memory) while their total is over the budget. */
+static void retire_over(const size_t *total, int in_file)
+{
+	struct bp_thread *t = dead_head, *next;
+
+	for (; t && *total > bp_config.retain_bytes; t = next) {
+		next = t->dead_next;
+		if (t->in_file != in_file)
+			continue;
+		dequeue_dead(t);
+		retire(t);
+		bp_thread_make_free(t);
+	}
+}
+
 /*
  * Called at a thread's exit and at the end of a reader session.  With a
  * reader session open the budget waits for its end: the session may be
- * reading the oldest rings.
+ * reading the oldest rings.  Without a copier, threads kept whole in the
+ * file are left to bp_thread_retain_make_room(): a program whose threads
+ * have all exited keeps their records in its file, which holds them
+ * anyway (a 64 MiB ring and the 64 MiB budget retired every thread at
+ * its exit: a file with no record of them).
  */
 void bp_thread_retain_enforce(void)
 {
 	if (pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
 		return;
 	pthread_mutex_lock(&bp_list_lock);
-	while (retained_total > bp_config.retain_bytes && dead_head) {
-		struct bp_thread *t = dead_head;
-
-		dequeue_dead(t);
-		retire(t);
-		bp_thread_make_free(t);
-	}
+	retire_over(&retained_total, 0);
+	/* Under bprint record a ring let go waits for the copier, whose
+	 * records are not lost: at exit, so that settle() paces the threads
+	 * that exit faster than the copier copies. */
+	if (bp_config.record_pid)
+		retire_over(&retained_file, 1);
 	pthread_mutex_unlock(&bp_list_lock);
 	pthread_rwlock_unlock(&bp_readers_lock);
 	if (bp_backing && bp_backing->settle)
 		bp_backing->settle();	/* with no lock held: it may wait for the consumer */
+}
+
+void bp_thread_retain_make_room(void)
+{
+	/* under bprint record, thread exits retire (and settle() paces them) */
+	if (bp_config.record_pid || pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
+		return;
+	if (pthread_mutex_trylock(&bp_list_lock) == 0) {
+		retire_over(&retained_file, 1);
+		pthread_mutex_unlock(&bp_list_lock);
+	}
+	pthread_rwlock_unlock(&bp_readers_lock);
 }

@@ -24,9 +24,10 @@ function(bp_tool_test name program timeout)
 endfunction()
 
 if(TARGET bprint_tool)
-  foreach(t report formats stats tail errors record outputs wrapper)
+  foreach(t report formats stats tail errors record outputs wrapper bigring)
     bp_tool_test(${t} file_traced 120)
   endforeach()
+  set_tests_properties(tool_bigring PROPERTIES SKIP_RETURN_CODE 77)
   bp_tool_test(account file_traced 300 $<TARGET_FILE:file_accounts_rollback>)
   # block, discard and overwrite under bprint record, with the burst program
   bp_tool_test(block file_burst 600)

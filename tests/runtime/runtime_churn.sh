@@ -6,8 +6,10 @@
 #    records and exit.  The program's RSS grows by less than 128 MiB, the
 #    file stays under BPRINT_RETAIN + the live ring + its lists (the newest
 #    exited threads' rings kept whole in it, the oldest ones' chunks reused);
-#    the newest K threads read back whole, K = the rings BPRINT_RETAIN
-#    holds, and the others' records are the "(retired)" line of stats,
+#    the newest K + 1 threads read back whole, K = the rings BPRINT_RETAIN
+#    holds (a ring in the file is retired when a new thread needs its
+#    chunk, so the last one to exit stays too), and the others' records
+#    are the "(retired)" line of stats,
 #    all overwritten: written = N x 10 in all.
 #  - bprint record: the same program, every one of the N x 10 records in
 #    the stream (block mode), RSS and the live file bounded alike (an
@@ -30,7 +32,7 @@ BPRINT_FILE=a.dat BPRINT_BUFFER_SIZE=1M BPRINT_RETAIN=8M "$PROG" "$n" 10 > a.out
 check "file: RSS growth in KiB" "$(value rss_growth_kib a.out)" -lt $((128 * 1024))
 check "file: its size" "$(value file_bytes a.out)" -le $((retain + chunk + lists))
 "$BPRINT" stats a.dat > a.stats || fail "file: stats exit status $?"
-kept=$((retain / ring))
+kept=$((retain / ring + 1))
 awk -v n="$n" -v kept="$kept" '
 	/^# threads/ { t = 1; next }
 	t && $1 == "-1" { rw = $3; ro = $4; next }
