@@ -7,11 +7,14 @@
  * varies with N, so that records of many sizes meet a full page.
  *
  *   numbered THREADS RECORDS [--timer US] [--counts FILE] [--hold] [--fork]
+ *            [--pace US]
  *
  *   --counts FILE  at the end, one line per thread that traced:
  *                  "TID LAST", LAST the last number it took
  *   --hold         once every thread is done, print "ready" and wait
  *                  for stdin to close (a reader attaches meanwhile)
+ *   --pace US      sleep US microseconds after every 1000 records (a
+ *                  run that lasts, for a recorder killed in the middle)
  *   --fork         first fork a child that traces RECORDS records in its
  *                  one thread (its own trace file), waited for at the end
  */
@@ -30,6 +33,7 @@
 #define MAX_THREADS 64
 
 static unsigned nrecords;
+static long pace_us;
 static _Thread_local unsigned numbered;
 static unsigned last_of[MAX_THREADS + 1];
 static pid_t tid_of[MAX_THREADS + 1];
@@ -56,6 +60,8 @@ static void trace_all(unsigned slot)
 		int len = (int)((n * 2654435761u >> 20) % 120u);
 
 		trace_printk("n %u %.*s", n, len, pad);
+		if (pace_us && i % 1000 == 999)
+			usleep((useconds_t)pace_us);
 	}
 	/* no handler takes a number on this thread after it is counted */
 	sigset_t alrm;
@@ -99,6 +105,8 @@ int main(int argc, char **argv)
 			hold = 1;
 		else if (!strcmp(argv[i], "--fork"))
 			forks = 1;
+		else if (!strcmp(argv[i], "--pace") && i + 1 < argc)
+			pace_us = atol(argv[++i]);
 		else
 			return 2;
 	}

@@ -178,7 +178,7 @@ int main(int argc, char **argv)
 	CHECK(chdir(argv[3]) == 0);
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
 	for (int round = 0; round < rounds; round++) {
-		long ms = 5 + rand() % 300;
+		long ms = 5 + rand() % 250;
 		pid_t pid;
 		int st, rc;
 
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 			setenv("BPRINT_BUFFER_SIZE", "64K", 1);
 			setenv("BPRINT_PAGE_SIZE", "4K", 1);
 			execl(bprint, bprint, "record", "-q", "-o", "k.dat", "--", numbered, "3",
-			      "150000", "--fork", (char *)NULL);
+			      "150000", "--fork", "--pace", "1000", (char *)NULL);
 			_exit(127);
 		}
 		nap_ms(ms);
