@@ -481,6 +481,58 @@ static void test_page_iterator(void)
 	ring_free(&r);
 }
 
+/*
+ * A drop closes the page (docs/ring-buffer.md, "Drops"): no record after
+ * a dropped one goes into the page it did not fit in, so the next page's
+ * discarded_before is exactly the gap, on the first record after it.
+ */
+static void test_drop_closes_page(void)
+{
+	struct ring r;
+	struct bp_ring_cursor cons, snap;
+	struct bp_ring_event ev;
+	uint64_t buf[64];
+	uint64_t v = 0;
+	int i, n;
+
+	/* discard: 3 pages of 13 16-byte records, 8 bytes left in each */
+	ring_new(&r, 256, 3, BP_RING_DISCARD);
+	for (i = 0; i < 39; i++, v++)
+		CHECK(put(&r, 8, 2, v, v));
+	CHECK(!put(&r, 8, 2, v, v));	/* no room, no free page */
+	v++;
+	CHECK(!put(&r, 0, 2, v, v));	/* 8 bytes would fit: the page is closed */
+	v++;
+	CHECK_EQ(commit_of(&r, 3), 13 * 16);
+	CHECK_EQ(stats(&r).discarded, 2);
+	CHECK_EQ(bp_ring_cursor_init(r.mem, r.bytes, &cons, BP_RING_CURSOR_CONSUME), BP_RING_OK);
+	while ((n = bp_ring_next(r.mem, r.bytes, &cons, &ev, buf, sizeof(buf))) == 1)
+		CHECK_EQ(ev.discarded_before, 0);
+	CHECK_EQ(n, 0);
+	CHECK(put(&r, 8, 2, v, v));	/* page 4, in page 1's freed slot */
+	CHECK_EQ(bp_ring_next(r.mem, r.bytes, &cons, &ev, buf, sizeof(buf)), 1);
+	CHECK_EQ(ev.page_seq, 4);
+	CHECK_EQ(ev.discarded_before, 2);
+	CHECK_EQ(payload_u64(&ev), 41);
+	ring_free(&r);
+
+	/* overwrite: a record too large for any page, then a small one */
+	ring_new(&r, 256, 4, BP_RING_OVERWRITE);
+	CHECK(put(&r, 8, 2, 1, 1));
+	CHECK(bp_ring_reserve(&r.w, bp_ring_max_payload(&r.w) + 1, 2, 2) == NULL);
+	CHECK(put(&r, 8, 2, 3, 3));
+	CHECK_EQ(commit_of(&r, 1), 16);
+	CHECK_EQ(bp_ring_cursor_init(r.mem, r.bytes, &snap, BP_RING_CURSOR_SNAPSHOT), BP_RING_OK);
+	CHECK_EQ(bp_ring_next(r.mem, r.bytes, &snap, &ev, buf, sizeof(buf)), 1);
+	CHECK_EQ(ev.discarded_before, 0);
+	CHECK_EQ(bp_ring_next(r.mem, r.bytes, &snap, &ev, buf, sizeof(buf)), 1);
+	CHECK_EQ(ev.page_seq, 2);
+	CHECK_EQ(ev.discarded_before, 1);
+	CHECK_EQ(payload_u64(&ev), 3);
+	CHECK_EQ(snap.read + snap.overwritten + stats(&r).discarded, stats(&r).written);
+	ring_free(&r);
+}
+
 int main(void)
 {
 	test_geometry();
@@ -488,6 +540,7 @@ int main(void)
 	test_time_extend();
 	test_page_switch_and_tail();
 	test_discard();
+	test_drop_closes_page();
 	test_overwrite_lapping();
 	test_reattach();
 	test_page_iterator();
