@@ -11,8 +11,9 @@
  * file into the same stream from there (src/file/drain.h,
  * bp_drain_resume()), writes the end chunk, closes the stream and removes
  * the live file.  A stream the recorder never made is drained whole from
- * its live file; a live file whose stream was closed cleanly is a
- * leftover, removed.
+ * its live file (as is one it made and was killed before it wrote its
+ * header); a live file whose stream was closed cleanly is a leftover,
+ * removed.
  */
 #include "bprint_cmd.h"
 
@@ -168,6 +169,13 @@ static int recover_one(const char *live_path, const char *stream, bool quiet)
 		if (!quiet)
 			errmsg(live_path, "removed: %s was closed, every record is there", stream);
 		return EXIT_OK;
+	}
+	/* made by the recorder, killed before it wrote the header: never made */
+	if (state < 0 && lstat(stream, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    st.st_size < 4096 && unlink(stream) != 0) {
+		errmsg(stream, "%s", strerror(errno));
+		bp_drain_free(df);
+		return EXIT_IO;
 	}
 	if (state < 0 && lstat(stream, &st) == 0) {
 		errmsg(stream, "not the stream of %s: both left alone", live_path);
