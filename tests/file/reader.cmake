@@ -127,4 +127,10 @@ if(TARGET bprint_tool)
     ARGS $<TARGET_FILE:bprint_tool> $<TARGET_FILE:file_numbered>
          ${CMAKE_CURRENT_BINARY_DIR}/record_killed.d
     TIMEOUT 300)
+  foreach(mode discard overwrite)
+    add_test(NAME record_killed_${mode} COMMAND record_killed $<TARGET_FILE:bprint_tool>
+             $<TARGET_FILE:file_numbered> ${CMAKE_CURRENT_BINARY_DIR}/record_killed_${mode}.d
+             6 ${mode})
+    set_tests_properties(record_killed_${mode} PROPERTIES TIMEOUT 300)
+  endforeach()
 endif()

@@ -15,7 +15,7 @@
  *     after it (lost_before, exactly), the rest counted after the last
  *     record: read + lost = written.
  *
- *   record_killed BPRINT NUMBERED WORKDIR [ROUNDS]
+ *   record_killed BPRINT NUMBERED WORKDIR [ROUNDS [MODE]]   (MODE: record's --mode)
  */
 #include "check.h"
 
@@ -166,6 +166,7 @@ static int remove_one(const char *name, void *arg)
 int main(int argc, char **argv)
 {
 	int rounds = argc > 4 ? atoi(argv[4]) : 20, left = 0;
+	const char *mode = argc > 5 ? argv[5] : "block";
 	char cmd[1024];
 
 	if (argc < 4) {
@@ -188,8 +189,8 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			setenv("BPRINT_BUFFER_SIZE", "64K", 1);
 			setenv("BPRINT_PAGE_SIZE", "4K", 1);
-			execl(bprint, bprint, "record", "-q", "-o", "k.dat", "--", numbered, "3",
-			      "150000", "--fork", "--pace", "1000", (char *)NULL);
+			execl(bprint, bprint, "record", "-q", "-o", "k.dat", "--mode", mode, "--",
+			      numbered, "3", "150000", "--fork", "--pace", "1000", (char *)NULL);
 			_exit(127);
 		}
 		nap_ms(ms);
@@ -212,6 +213,7 @@ int main(int argc, char **argv)
 		CHECK(each_file(is_live, NULL) == 0);
 		each_file(check_one, NULL);
 	}
-	printf("record_killed: ok, %d rounds, %d left live files to recover\n", rounds, left);
+	printf("record_killed: ok, %s mode, %d rounds, %d left live files to recover\n", mode, rounds,
+	       left);
 	return 0;
 }
