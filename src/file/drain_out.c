@@ -113,6 +113,7 @@ static int out_chunk(struct bp_drain_file *df, void *buf, uint32_t type, uint64_
  */
 static int head_write(struct drain_out *o)
 {
+	static const struct bp_clock_calib unfilled;
 	struct bp_file_header *h = &o->head;
 
 	uint64_t now = atomic_load_explicit(&h->calib_seq, memory_order_relaxed) & 1u;
@@ -121,7 +122,10 @@ static int head_write(struct drain_out *o)
 	/* The slot in force was copied whole (the seqlock); the other one, as
 	 * the live file had it, may be half written there: it keeps the live
 	 * file's crc, which then does not match, and a reader leaves it. */
-	h->calib_crc[now] = bp_calib_crc(&h->calib[now]);
+	/* a slot never filled (a process killed before its first
+	 * calibration) stays so: no crc for zeros */
+	if (h->calib_crc[now] || memcmp(&h->calib[now], &unfilled, sizeof(unfilled)))
+		h->calib_crc[now] = bp_calib_crc(&h->calib[now]);
 	h->header_crc = bp_header_crc(h);
 	return pwrite(o->fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) ? 0 : -1;
 }

@@ -165,6 +165,10 @@ static void check_calib(struct bp_trace *t, const struct calib_read *c, uint64_t
 
 	if (t->header_said)
 		return;
+	/* a process killed before its first calibration (its file's first
+	 * ring makes one): no line yet, and no record to need one */
+	if (c->seq == 0 && calib_unfilled(c, 0) && calib_unfilled(c, 1))
+		return;
 	if (bp_calib_crc(&c->slot[now]) != c->crc[now])
 		why = "checksum mismatch";
 	else

@@ -24,7 +24,7 @@ function(bp_tool_test name program timeout)
 endfunction()
 
 if(TARGET bprint_tool)
-  foreach(t report formats stats tail errors record outputs wrapper bigring)
+  foreach(t report formats stats tail errors record outputs wrapper bigring uncalibrated)
     bp_tool_test(${t} file_traced 120)
   endforeach()
   set_tests_properties(tool_bigring PROPERTIES SKIP_RETURN_CODE 77)
