@@ -10,6 +10,8 @@
  *     live file and `bprint recover`;
  *   - `bprint recover FILE` finishes every such stream and removes the
  *     live files: none is left;
+ *   - a new `bprint record -o FILE` says what a killed one left (a child's
+ *     FILE.live.PID is left for `bprint recover`, not taken as its own);
  *   - every stream then reads closed, undamaged, exit status 0, and per
  *     ring the numbers run on with every gap announced on the record
  *     after it (lost_before, exactly), the rest counted after the last
@@ -157,6 +159,33 @@ static int check_one(const char *name, void *arg)
 	return 1;
 }
 
+/* A child's live file left: its process gone (waited for), its name kept. */
+static int child_live(const char *name, void *arg)
+{
+	const char *pid = name + strlen("k.dat.live");
+	char proc[64], state = 0, line[512];
+
+	if (strncmp(name, "k.dat.live.", 11))
+		return 0;
+	snprintf(proc, sizeof(proc), "/proc/%s/stat", pid + 1);
+	for (int tries = 0; tries < 500; tries++) {
+		FILE *f = fopen(proc, "r");
+		char *paren;
+
+		if (!f)
+			break;
+		state = 0;
+		if (fgets(line, sizeof(line), f) && (paren = strrchr(line, ')')))
+			state = paren[2];
+		fclose(f);
+		if (state == 'Z' || state == 'X')
+			break;
+		nap_ms(10);
+	}
+	snprintf((char *)arg, 64, "%s", name);
+	return 1;
+}
+
 static int remove_one(const char *name, void *arg)
 {
 	(void)arg;
@@ -212,6 +241,40 @@ int main(int argc, char **argv)
 		CHECK(rc == 0);
 		CHECK(each_file(is_live, NULL) == 0);
 		each_file(check_one, NULL);
+	}
+	/* A new record over what a killed one left: it says so, and leaves
+	 * the child's live file to recover (not its own, an earlier run's). */
+	for (int tries = 0; tries < 20; tries++) {
+		char child[64] = "", path[128];
+		pid_t pid;
+		int st;
+
+		each_file(remove_one, NULL);
+		pid = fork();
+		CHECK(pid >= 0);
+		if (pid == 0) {
+			execl(bprint, bprint, "record", "-q", "-o", "k.dat", "--mode", mode, "--",
+			      numbered, "3", "150000", "--fork", "--pace", "1000", (char *)NULL);
+			_exit(127);
+		}
+		nap_ms(60);
+		kill(pid, SIGKILL);
+		CHECK(waitpid(pid, &st, 0) == pid);
+		if (!each_file(child_live, child))
+			continue;	/* the child's file was not made yet: again */
+		snprintf(cmd, sizeof(cmd),
+			 "%s record -q -o k.dat -- true 2>&1 | grep -q \"%s left by a bprint record "
+			 "that was killed: 'bprint recover k.dat' finishes it\"", bprint, child);
+		CHECK(run_shell(cmd) == 0);
+		snprintf(path, sizeof(path), "%s", child);
+		CHECK(access(path, F_OK) == 0);
+		snprintf(cmd, sizeof(cmd), "%s recover -q k.dat", bprint);
+		CHECK(run_shell(cmd) == 0);
+		CHECK(each_file(is_live, NULL) == 0);
+		snprintf(path, sizeof(path), "k.dat.%s", child + strlen("k.dat.live."));
+		check_stream(path);
+		printf("ok: a new record left %s to recover, which finished %s\n", child, path);
+		break;
 	}
 	printf("record_killed: ok, %s mode, %d rounds, %d left live files to recover\n", mode, rounds,
 	       left);

@@ -16,6 +16,7 @@
  * program).
  */
 #include "bprint_cmd.h"
+#include "supervise.h"
 #include "attach.h"
 
 #include "file/drain.h"

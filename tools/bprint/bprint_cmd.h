@@ -147,8 +147,6 @@ bool print_loss(const struct bp_trace_event *e, enum bprint_output how);
  * file becomes *path (allocated) and *pid its id; else *pid is 0 and arg
  * is the file (tail.c). */
 int tail_target(const char *arg, long *pid, char **path);
-/* Does process pid still exist? */
-bool alive(long pid);
 
 /* Following a file (tail, --follow): where its end stood, and since when. */
 struct follow_end {
@@ -198,6 +196,9 @@ void say_live_left(const char *path);
 /* That live file's name (allocated), NULL if there is none; with main,
  * also the FILE to give `bprint recover` (allocated). */
 char *live_left(const char *path, char **main_file);
+/* A killed recorder's children's live files (FILE.live.PID, their process
+ * gone) beside FILE: one line on stderr naming them and bprint recover. */
+void say_children_left(const char *file);
 int cmd_hist(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
 

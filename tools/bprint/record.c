@@ -402,6 +402,7 @@ static char *prepare_outputs(const char *out, int *rc)
 			       "%s: both replaced ('%s recover %s' would have finished it)", left,
 			       prog, out);
 		free(left);
+		say_children_left(out);	/* theirs are left alone: other names */
 	}
 	if ((*rc = clear_output(out)) != EXIT_OK || (*rc = clear_output(live)) != EXIT_OK ||
 	    (*rc = can_create(out)) != EXIT_OK) {

@@ -16,6 +16,7 @@
  * removed.
  */
 #include "bprint_cmd.h"
+#include "supervise.h"
 
 #include "file/drain.h"
 
@@ -276,6 +277,47 @@ void say_live_left(const char *path)
 		       "'%s recover %s' adds them", live, prog, main_file);
 	free(live);
 	free(main_file);
+}
+
+void say_children_left(const char *file)
+{
+	const char *slash = strrchr(file, '/'), *base = slash ? slash + 1 : file;
+	char *dir = slash ? strndup(file, (size_t)(slash - file) + 1) : strdup("."), *first = NULL;
+	unsigned n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (!dir || !(d = opendir(dir))) {
+		free(dir);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char *stream = stream_of(base, de->d_name), *path;
+		struct bp_drain_file *df;
+		struct bp_drain_live live;
+
+		/* FILE.live itself is the caller's; a child's: FILE.live.PID */
+		if (!stream || !strcmp(stream, base) ||
+		    !(path = malloc(strlen(dir) + strlen(de->d_name) + 1))) {
+			free(stream);
+			continue;
+		}
+		sprintf(path, "%s%s", slash ? dir : "", de->d_name);
+		if (bp_drain_open(path, &df, &live) > 0) {
+			if (!alive(live.pid) && n++ == 0)
+				first = strdup(path);
+			bp_drain_free(df);
+		}
+		free(path);
+		free(stream);
+	}
+	closedir(d);
+	free(dir);
+	if (n)
+		errmsg(file, "%s%s left by a bprint record that was killed: "
+		       "'%s recover %s' finishes %s", first ? first : "a live file",
+		       n > 1 ? " and more" : "", prog, file, n > 1 ? "them" : "it");
+	free(first);
 }
 
 int cmd_recover(int argc, char **argv)

@@ -232,6 +232,25 @@ static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t
 }
 
 /* Drain path if it is a live file of this run; -1 on a failure. */
+bool alive(long pid)
+{
+	char where[64], line[512], *state;
+	int fd;
+	ssize_t n;
+
+	snprintf(where, sizeof(where), "/proc/%ld/stat", pid);
+	if ((fd = open(where, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	line[n] = '\0';
+	/* "pid (comm) S ...": a zombie (Z) or dead (X) process has ended */
+	state = strrchr(line, ')');
+	return !state || (state[1] == ' ' && state[2] != 'Z' && state[2] != 'X');
+}
+
 static int try_open(struct sup *s, const char *path)
 {
 	struct bp_drain_file *f;
@@ -257,8 +276,11 @@ static int try_open(struct sup *s, const char *path)
 		bp_drain_free(f);
 		return 0;
 	}
-	if (live.start_realtime_ns + STALE_NS < s->t0_real) {
-		ignore(s, path);	/* an earlier run's */
+	/* an earlier run's: older than the drain by far, or older at all and
+	 * its process gone (a killed recorder's, left to bprint recover) */
+	if (live.start_realtime_ns + STALE_NS < s->t0_real ||
+	    (live.start_realtime_ns < s->t0_real && !alive(live.pid))) {
+		ignore(s, path);
 		bp_drain_free(f);
 		return 0;
 	}

@@ -64,4 +64,7 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res);
 /* Is name (a directory entry) base followed by ".PID", digits only? */
 bool sibling_name(const char *name, const char *base, size_t blen);
 
+/* Does process pid still exist (a zombie has ended)? */
+bool alive(long pid);
+
 #endif /* BPRINT_SUPERVISE_H */

@@ -10,6 +10,7 @@
  * threads, new sites) and drains every ring.
  */
 #include "bprint_cmd.h"
+#include "supervise.h"
 #include "attach.h"
 
 #include "file/layout.h"
@@ -288,25 +289,6 @@ static char *file_of_pid(const char *arg, long pid)
 	}
 	free(env);
 	return path;
-}
-
-bool alive(long pid)
-{
-	char where[64], line[512], *state;
-	int fd;
-	ssize_t n;
-
-	snprintf(where, sizeof(where), "/proc/%ld/stat", pid);
-	if ((fd = open(where, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	line[n] = '\0';
-	/* "pid (comm) S ...": a zombie (Z) or dead (X) process has ended */
-	state = strrchr(line, ')');
-	return !state || (state[1] == ' ' && state[2] != 'Z' && state[2] != 'X');
 }
 
 void follow_nap(long ms)
