@@ -267,6 +267,7 @@ struct record_opts {
 	const char *kernel_list, *kernel_buffer;
 	bool quiet;
 	char **cmd;			/* COMMAND and its arguments */
+	uint64_t started_ns;		/* CLOCK_REALTIME at the start, before COMMAND */
 };
 
 /* The argument of option c, checked: 0, or a usage error. */
@@ -494,6 +495,7 @@ static int drain_command(const struct record_opts *o, const char *live, pid_t pi
 	dopt.stop = &stop_drain;
 	dopt.child = pid;
 	dopt.follow = 1;
+	dopt.started_ns = o->started_ns;
 	dopt.remove_live = 1;
 	dopt.on_output = on_output;
 	dopt.on_output_arg = written;
@@ -577,6 +579,7 @@ int cmd_record(int argc, char **argv)
 
 	if ((rc = parse_record_args(argc, argv, &o)) >= 0)
 		return rc;
+	o.started_ns = bp_clock_read_ns(CLOCK_REALTIME);
 	if (o.pid)
 		return record_pid(o.pid, o.out, o.duration, o.quiet);
 	if (!(live = prepare_outputs(o.out, &rc)))

@@ -279,7 +279,7 @@ static int try_open(struct sup *s, const char *path)
 	/* an earlier run's: older than the drain by far, or older at all and
 	 * its process gone (a killed recorder's, left to bprint recover) */
 	if (live.start_realtime_ns + STALE_NS < s->t0_real ||
-	    (live.start_realtime_ns < s->t0_real && !alive(live.pid))) {
+	    (live.start_realtime_ns < s->o->started_ns && !alive(live.pid))) {
 		ignore(s, path);
 		bp_drain_free(f);
 		return 0;

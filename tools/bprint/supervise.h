@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct bp_drain_opts {
@@ -33,6 +34,10 @@ struct bp_drain_opts {
 					 * with WNOWAIT): the caller collects its status.  0: run
 					 * until *stop */
 	int follow;			/* also drain the files of the child's descendants */
+	uint64_t started_ns;		/* CLOCK_REALTIME before the child was started: a
+					 * live file older than that whose process is
+					 * gone is an earlier run's (a killed recorder's,
+					 * for bprint recover).  0: not known */
 	int remove_live;		/* unlink each live file once drained */
 	unsigned idle_us;		/* longest sleep when there is nothing to copy
 					 * (the sleeps grow to it from 20 us); 0 = 1000 */
