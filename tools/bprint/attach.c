@@ -289,7 +289,7 @@ static long other_consumer(int fd)
 }
 
 /* One reader at a time: the lock, and no other consumer. */
-static int claim(const struct attach *a, const char *arg)
+int attach_claim(const struct attach *a, const char *arg)
 {
 	long other;
 
@@ -370,7 +370,7 @@ int record_pid(const char *arg, const char *out, const char *duration, bool quie
 		return rc;
 	if ((rc = attach_open("record", arg, true, &a)) != EXIT_OK)
 		return rc;
-	if ((rc = claim(&a, arg)) != EXIT_OK) {
+	if ((rc = attach_claim(&a, arg)) != EXIT_OK) {
 		close(a.fd);
 		return rc;
 	}
