@@ -56,6 +56,7 @@ for k in 1 2 3; do
 	slow=$("$BPRINT" report --raw --where 'dur_us>1000' "$w" | grep -c ' request ')
 	check "$w: its slow record" "$slow" -eq 1
 	"$BPRINT" report --raw "$w" > $k.raw || fail "$w: report exit $?"
+	"$BPRINT" report "$w" | grep -q '\[???\]' && fail "$w: records without their CPU"
 	# per thread: seqs count up by one, a gap only as large as the loss
 	# line before it says; the first (less a loss right before it) at most
 	# the program's first of the window, the last at least its last
@@ -82,5 +83,18 @@ for k in 1 2 3; do
 		exit bad
 	}' expect $k.raw > $k.check && ok "$w: every thread's records of the window, in order" ||
 		{ fail "$w: records of the window missing"; cat $k.check; }
+done
+
+# ---- the same for a program record starts: overwrite mode, --max 2 ------
+touch go2
+"$BPRINT" record --trigger 'fmt:request*' --where 'dur_us>1000' --before 5ms --after 5ms \
+	--max 2 -q -o c.dat -- "$TRACED" 3 "$(scale 300000)" ready2 go2 expect2; rc=$?
+check "record --trigger -- COMMAND: exit status" "$rc" -eq 0
+check "record --trigger -- COMMAND: windows (--max 2)" "$(ls c.dat.* 2>/dev/null | wc -l)" -eq 2
+for k in 1 2; do
+	"$BPRINT" stats c.dat.$k > c$k.stats || fail "c.dat.$k: stats exit $?"
+	grep -q 'mode: overwrite' c$k.stats || fail "c.dat.$k: the program did not run in overwrite mode"
+	slow=$("$BPRINT" report --raw --where 'dur_us>1000' c.dat.$k | grep -c ' request ')
+	check "c.dat.$k: its slow record" "$slow" -eq 1
 done
 finish

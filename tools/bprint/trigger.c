@@ -54,6 +54,7 @@ struct kept {
 
 /* One ring's kept pages, oldest first: p[head .. head + n). */
 struct kring {
+	uint32_t page_size;
 	struct kept *p;
 	size_t head, n, cap;
 	uint64_t scanned;		/* the next record index to scan for matches */
@@ -269,6 +270,7 @@ static void on_page(void *arg, const struct bp_drain_page *pg)
 		}
 	}
 	memcpy(e->data, pg->page, pg->page_size);
+	k->page_size = pg->page_size;
 	*e = (struct kept){ pg->seq, first_rec, it.next_rec, first_ns, last_ns, e->data };
 	k->expect = it.next_rec;
 	if (last_ns > wt->newest_ns)
@@ -301,8 +303,7 @@ static void trim(struct watcher *wt)
 /* ---- windows ---------------------------------------------------------------- */
 
 /* Ring k's pages of [from, to]: the first one whose records reach from
- * (and the page before it, if that one starts before from), up to the
- * last one that starts by to.  false if none. */
+ * up to the last one that starts by to.  false if none. */
 static bool window_pages(const struct kring *k, uint64_t from, uint64_t to, size_t *f, size_t *e)
 {
 	size_t i = 0;
@@ -311,13 +312,57 @@ static bool window_pages(const struct kring *k, uint64_t from, uint64_t to, size
 		i++;
 	if (i == k->n || k->p[k->head + i].first_ns > to)
 		return false;
-	if (i > 0 && k->p[k->head + i].first_ns > from)
-		i--;
 	*f = i;
 	*e = i;
 	while (*e + 1 < k->n && k->p[k->head + *e + 1].first_ns <= to)
 		(*e)++;
 	return true;
+}
+
+/* A copy of page cut to its records of [from_ns, to_ns] (bp_ring_page_cut()),
+ * or NULL (out of memory, or a page that fails its checks: it goes whole). */
+static unsigned char *window_cut(const struct watcher *wt, const unsigned char *page,
+				 uint32_t page_size, uint64_t from_ns, uint64_t to_ns)
+{
+	struct bp_ring_page_iter it;
+	struct bp_ring_event ev;
+	uint64_t first = UINT64_MAX, end = 0;
+	uint32_t cpu = 0, cpu_bit = 0;
+	unsigned char *copy;
+
+	if (bp_ring_page_begin(&it, page, page_size, 0) != BP_RING_OK)
+		return NULL;
+	while (bp_ring_page_next(&it, &ev, NULL, 0) == 1) {
+		uint64_t ns = bp_clock_to_ns(&wt->calib, ev.ts);
+
+		if (ns < from_ns) {
+			/* the CPU as of the first record kept: the records
+			 * dropped may be the only ones that say it */
+			struct bp_record_args a = bp_record_split(ev.user_bits, ev.payload,
+								  ev.payload_len);
+
+			if (a.has_cpu) {
+				cpu = (uint32_t)a.cpu;
+				cpu_bit = BP_REC_CPU;
+			}
+			continue;
+		}
+		if (ns > to_ns)
+			break;
+		if (first == UINT64_MAX)
+			first = ev.index;
+		end = ev.index + 1;
+	}
+	if (first == UINT64_MAX)
+		first = end = it.next_rec;	/* none of its records: an empty page */
+	if (!(copy = malloc(page_size)))
+		return NULL;
+	memcpy(copy, page, page_size);
+	if (bp_ring_page_cut(copy, page_size, first, end, cpu_bit, cpu) != BP_RING_OK) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
 }
 
 static void window_summary(const struct watcher *wt, const char *name,
@@ -340,7 +385,8 @@ static int write_window(struct watcher *wt)
 	const struct pending *p = &wt->pend[0];
 	uint64_t from = p->t_ns > wt->before ? p->t_ns - wt->before : 0, to = p->t_ns + wt->after;
 	struct bp_drain_window_ring *wr = calloc(wt->nrings ? wt->nrings : 1, sizeof(*wr));
-	const void **pages = NULL;
+	const void **pages = NULL;	/* each ring's, in turn */
+	unsigned char **cut = calloc(2 * wt->nrings + 1, sizeof(*cut));
 	size_t nwr = 0, npages = 0, used = 0;
 	struct bp_drain_result res;
 	char name[4096];
@@ -349,21 +395,39 @@ static int write_window(struct watcher *wt)
 	for (size_t r = 0; r < wt->nrings; r++)
 		npages += wt->rings[r].n;
 	pages = calloc(npages ? npages : 1, sizeof(*pages));
-	if (!wr || !pages) {
+	if (!wr || !pages || !cut) {
 		free(wr);
 		free(pages);
+		free(cut);
 		return out_of_memory();
 	}
 	for (size_t r = 0; r < wt->nrings; r++) {
 		const struct kring *k = &wt->rings[r];
+		const struct kept *kf, *ke;
 		size_t f, e;
 
 		if (!window_pages(k, from, to, &f, &e))
 			continue;
+		kf = &k->p[k->head + f];
+		ke = &k->p[k->head + e];
+		/* a first page that starts inside the window follows the last
+		 * record kept before it: a gap there is the window's loss; one
+		 * that starts before is cut, and what it drops is no loss */
 		wr[nwr] = (struct bp_drain_window_ring){ r, pages + used, e - f + 1,
-			f > 0 ? k->p[k->head + f - 1].end_rec : k->dropped_end };
+			kf->first_ns >= from ? (f > 0 ? kf[-1].end_rec : k->dropped_end) : UINT64_MAX };
 		for (size_t i = f; i <= e; i++)
 			pages[used++] = k->p[k->head + i].data;
+		if (f == e && (kf->first_ns < from || kf->last_ns > to)) {
+			if ((cut[2 * nwr] = window_cut(wt, kf->data, k->page_size, from, to)))
+				pages[used - (e - f + 1)] = cut[2 * nwr];
+		} else {
+			if (kf->first_ns < from &&
+			    (cut[2 * nwr] = window_cut(wt, kf->data, k->page_size, from, to)))
+				pages[used - (e - f + 1)] = cut[2 * nwr];
+			if (ke->last_ns > to &&
+			    (cut[2 * nwr + 1] = window_cut(wt, ke->data, k->page_size, from, to)))
+				pages[used - 1] = cut[2 * nwr + 1];
+		}
 		nwr++;
 	}
 	wt->written++;
@@ -376,6 +440,9 @@ static int write_window(struct watcher *wt)
 			window_summary(wt, name, &res);
 		}
 	}
+	for (size_t r = 0; r < 2 * nwr; r++)
+		free(cut[r]);
+	free(cut);
 	free(wr);
 	free(pages);
 	memmove(wt->pend, wt->pend + 1, (wt->npend - 1) * sizeof(*wt->pend));
