@@ -368,11 +368,10 @@ static unsigned char *window_cut(const struct watcher *wt, const unsigned char *
 static void window_summary(const struct watcher *wt, const char *name,
 			   const struct bp_drain_result *res)
 {
-	fprintf(stderr, "%s: %s: window %u of %llu-%llu ns around the match at %.6f s: "
-		"%llu records of %llu ring%s", prog, name, wt->written, (unsigned long long)wt->before,
-		(unsigned long long)wt->after, (double)wt->pend[0].t_ns / 1e9,
-		(unsigned long long)res->copied, (unsigned long long)res->rings,
-		res->rings == 1 ? "" : "s");
+	fprintf(stderr, "%s: %s: the match at %.6f s, %g ms before to %g ms after: %llu records "
+		"of %llu thread%s", prog, name, (double)wt->pend[0].t_ns / 1e9,
+		(double)wt->before / 1e6, (double)wt->after / 1e6, (unsigned long long)res->copied,
+		(unsigned long long)res->rings, res->rings == 1 ? "" : "s");
 	if (res->lost_records)
 		fprintf(stderr, ", %llu overwritten before they were copied",
 			(unsigned long long)res->lost_records);
