@@ -380,11 +380,24 @@ void drain_ring_head(struct bp_drain_file *df, struct drain_ring *r)
 {
 	struct bp_drain_page p;
 
-	if (!df->watch || r->dead || r->released || !r->ready ||
-	    bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK || r->next_seq != r->st.head_seq ||
-	    bp_ring_copy_page(r->mem, r->bytes, r->st.head_seq, r->scratch) != BP_RING_OK)
-		return;	/* behind (the next pass copies the pages before), or nothing yet */
-	p = (struct bp_drain_page){ (size_t)(r - df->rings), r->st.head_seq, r->scratch,
-				    r->page_size, true };
-	df->watch(df->watch_arg, &p);
+	/* a writer that completed pages since the pass: those first, then its
+	 * new current page (a few tries: one that fills pages flat out is
+	 * caught up with at the next pass) */
+	for (int tries = 0; tries < 4; tries++) {
+		if (!df->watch || r->dead || r->released || !r->ready ||
+		    bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
+			return;
+		if (r->next_seq < r->st.head_seq) {
+			if (drain_ring(df, r, false) < 0)
+				return;
+			continue;
+		}
+		if (r->next_seq != r->st.head_seq ||
+		    bp_ring_copy_page(r->mem, r->bytes, r->st.head_seq, r->scratch) != BP_RING_OK)
+			return;	/* nothing written yet, or recycled under us */
+		p = (struct bp_drain_page){ (size_t)(r - df->rings), r->st.head_seq, r->scratch,
+					    r->page_size, true };
+		df->watch(df->watch_arg, &p);
+		return;
+	}
 }
