@@ -246,7 +246,7 @@ static long pass(struct bp_drain_file *df, bool final)
 		drain_acct_watch(df);
 		return 0;
 	}
-	for (size_t i = 0; i < df->nlists; i++)
+	for (size_t i = 0; i < df->nlists && !df->watch; i++)
 		if (drain_out_list(df, &df->lists[i]) != 0)
 			return df->out.stop_reason ? 0 : -1;
 	for (size_t i = 0; i < df->nrings; i++) {
@@ -498,9 +498,40 @@ long bp_drain_pass(struct bp_drain_file *df)
 
 	if (n < 0 || df->failed)
 		return -1;
+	if (df->watch)
+		return n;	/* no stream */
 	drain_out_end_hint(df);
 	drain_out_calibration(df);
 	return n;
+}
+
+void bp_drain_watch(struct bp_drain_file *df, bp_drain_page_fn fn, void *arg)
+{
+	df->watch = fn;
+	df->watch_arg = arg;
+}
+
+long bp_drain_pass_heads(struct bp_drain_file *df)
+{
+	long n = bp_drain_pass(df);
+
+	if (n < 0)
+		return n;
+	for (size_t i = 0; i < df->nrings; i++)
+		drain_ring_head(df, &df->rings[i]);
+	return n;
+}
+
+void bp_drain_calibration(const struct bp_drain_file *df, void *calib)
+{
+	for (;;) {
+		uint64_t seq = atomic_load_explicit(&df->hdr->calib_seq, memory_order_acquire);
+
+		memcpy(calib, (const void *)&df->hdr->calib[seq & 1], sizeof(df->hdr->calib[0]));
+		/* the writer updates the slot not in force, then the sequence */
+		if (atomic_load_explicit(&df->hdr->calib_seq, memory_order_acquire) == seq)
+			return;
+	}
 }
 
 int bp_drain_finish(struct bp_drain_file *df, bool remove_live)

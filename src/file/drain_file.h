@@ -36,6 +36,7 @@ struct drain_ring {
 	bool stop_set;			/* the last page to copy is fixed: stop_seq */
 	uint64_t stop_seq;
 	uint32_t tid, level;		/* the chunk's, kept when it was released */
+	char comm[16];
 	uint64_t dropped;
 	uint32_t page_size, npages;
 	struct bp_ring_stats st;	/* the counters last seen */
@@ -115,6 +116,8 @@ struct bp_drain_file {
 	bool running;			/* BP_DRAIN_RUNNING (or OBSERVE) */
 	bool ending;			/* running, and finishing: copy up to the heads
 					 * of now, not after writers that run on */
+	bp_drain_page_fn watch;		/* watching (bp_drain_watch()): pages go here */
+	void *watch_arg;
 };
 
 /* ---- drain_ring.c ------------------------------------------------------- */
@@ -125,6 +128,9 @@ struct bp_drain_file {
  * Returns the pages copied, or -1 on an output error.
  */
 long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final);
+
+/* Ring r's current page, partial, to the watcher. */
+void drain_ring_head(struct bp_drain_file *df, struct drain_ring *r);
 
 /* Writes stopped: keep the accounts' counters up with the rings, and hand
  * exited rings back. */

@@ -101,6 +101,7 @@ static void ring_release(struct bp_drain_file *df, struct drain_ring *r)
 		drain_out_account(df, r);	/* the final counters, whatever was copied last */
 	r->tid = r->chunk->tid;
 	r->level = r->chunk->level;
+	memcpy(r->comm, r->chunk->comm, sizeof(r->comm));
 	r->dropped = atomic_load_explicit(&r->chunk->dropped, memory_order_relaxed);
 	r->released = true;	/* drain_ring_entry() uses the three above from now on */
 	/* D1: our reads of the ring before the process may reuse it; pairs with
@@ -306,6 +307,18 @@ static enum drain_step drain_page(struct bp_drain_file *df, struct drain_ring *r
 			r->lost_records += first - r->expect_rec;
 		r->expect_rec = first + nrec;
 	}
+	if (df->watch) {
+		struct bp_drain_page p = { (size_t)(r - df->rings), r->next_seq, dst,
+					   r->page_size, r->next_seq == head };
+
+		df->watch(df->watch_arg, &p);
+		r->copied += nrec;
+		if (r->next_seq < head && !df->observe)
+			bp_ring_consumed(r->mem, r->bytes, r->next_seq);	/* R5, as below */
+		r->next_seq++;
+		(*copied)++;
+		return DRAIN_NEXT;
+	}
 	r->batch_recs += nrec;
 	if (r->next_seq < head && !df->observe)
 		/* our reads of the page before the writer may reuse it (R5) */
@@ -365,7 +378,8 @@ long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final)
 			r->lost_pages += oldest - r->next_seq;
 			r->next_seq = oldest;
 		}
-		if (r->st.mode != BP_RING_OVERWRITE && r->next_seq < head && !r->resumed)
+		if (r->st.mode != BP_RING_OVERWRITE && r->next_seq < head && !r->resumed &&
+		    !df->watch)
 			step = drain_direct(df, r, head, final, &copied);
 		else
 			step = drain_page(df, r, head, &copied);
@@ -379,4 +393,30 @@ long drain_ring(struct bp_drain_file *df, struct drain_ring *r, bool final)
 	if (exited && copied < (long)PASS_PAGES_MAX)	/* all there was to copy */
 		ring_release(df, r);
 	return copied;
+}
+
+void drain_ring_head(struct bp_drain_file *df, struct drain_ring *r)
+{
+	struct bp_drain_page p;
+
+	/* a writer that completed pages since the pass: those first, then its
+	 * new current page (a few tries: one that fills pages flat out is
+	 * caught up with at the next pass) */
+	for (int tries = 0; tries < 4; tries++) {
+		if (!df->watch || r->dead || r->released || !r->ready ||
+		    bp_ring_stats(r->mem, r->bytes, &r->st) != BP_RING_OK)
+			return;
+		if (r->next_seq < r->st.head_seq) {
+			if (drain_ring(df, r, false) < 0)
+				return;
+			continue;
+		}
+		if (r->next_seq != r->st.head_seq ||
+		    bp_ring_copy_page(r->mem, r->bytes, r->st.head_seq, r->scratch) != BP_RING_OK)
+			return;	/* nothing written yet, or recycled under us */
+		p = (struct bp_drain_page){ (size_t)(r - df->rings), r->st.head_seq, r->scratch,
+					    r->page_size, true };
+		df->watch(df->watch_arg, &p);
+		return;
+	}
 }

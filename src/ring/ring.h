@@ -443,4 +443,20 @@ int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, vo
  */
 uint64_t bp_ring_page_records(const void *page, uint32_t page_size);
 
+/*
+ * Cut the copied page at page (the caller's, page_size bytes) to its
+ * records of stored-record index in [first, end): the ones before are
+ * dropped (the rest move to the start of the record area, the header's
+ * first_rec and base_ts follow, its discarded_before, which belonged to
+ * the first record, is cleared), the ones after are left out (commit
+ * lowered).  prefix_bit nonzero: when records were dropped, the first
+ * one kept, if its user bits lack prefix_bit, gets it and the u32
+ * prefix_word before its payload (the tracer's CPU word, which it writes
+ * on a page's first record: the record contract of src/trace/record.h).
+ * For a window of a trace (bprint record --trigger).  BP_RING_OK, or as
+ * bp_ring_page_begin() and bp_ring_page_next().
+ */
+int bp_ring_page_cut(void *page, uint32_t page_size, uint64_t first, uint64_t end,
+		     uint32_t prefix_bit, uint32_t prefix_word);
+
 #endif /* BPRINT_RING_H */

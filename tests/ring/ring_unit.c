@@ -410,6 +410,77 @@ static void test_reattach(void)
 }
 
 /*
+ * bp_ring_page_cut(): a copied page cut to the records of index [first,
+ * end) reads exactly those records (timestamps across time extends,
+ * payloads, user bits), first_rec from first; with a prefix bit, the
+ * first record kept after a cut front carries the bit and the word before
+ * its payload.
+ */
+static void test_page_cut(void)
+{
+	const uint32_t bit = 1u << 19, word = 0xc0ffee;
+	struct ring r;
+	struct bp_ring_page_iter it, cut_it;
+	struct bp_ring_event a, b;
+	struct bp_ring_stats st;
+	unsigned char *copy = malloc(512), *cut = malloc(512);
+	uint64_t ts = 100, cuts = 0;
+
+	CHECK(copy != NULL && cut != NULL);
+	ring_new(&r, 512, 64, BP_RING_DISCARD);
+	for (uint64_t i = 0; i < 120; i++) {
+		ts += i % 5 == 0 ? (1ull << 33) : 3;	/* time extends among them */
+		put(&r, (uint32_t)(8 + 4 * (i % 11)), (uint32_t)i, ts, i);
+	}
+	st = stats(&r);
+	for (uint64_t seq = 1; seq < st.head_seq; seq++) {
+		uint64_t f0, f1;
+
+		CHECK_EQ(bp_ring_copy_page(r.mem, r.bytes, seq, copy), BP_RING_OK);
+		CHECK_EQ(bp_ring_page_begin(&it, copy, 512, 0), BP_RING_OK);
+		f0 = it.next_rec;
+		f1 = f0 + bp_ring_page_records(copy, 512);
+		for (uint64_t first = f0; first <= f1; first++) {
+			for (uint64_t end = first; end <= f1; end++) {
+				for (int prefix = 0; prefix < 2; prefix++) {
+					uint64_t n = 0;
+
+					memcpy(cut, copy, 512);
+					CHECK_EQ(bp_ring_page_cut(cut, 512, first, end, prefix ? bit : 0,
+								  word), BP_RING_OK);
+					CHECK_EQ(bp_ring_page_begin(&it, copy, 512, 0), BP_RING_OK);
+					CHECK_EQ(bp_ring_page_begin(&cut_it, cut, 512, 0), BP_RING_OK);
+					while (bp_ring_page_next(&it, &a, NULL, 0) == 1) {
+						int prefixed = prefix && first > f0 && a.index == first;
+
+						if (a.index < first || a.index >= end)
+							continue;
+						CHECK_EQ(bp_ring_page_next(&cut_it, &b, NULL, 0), 1);
+						CHECK_EQ(b.index, a.index);
+						CHECK_EQ(b.ts, a.ts);
+						CHECK_EQ(b.user_bits, a.user_bits | (prefixed ? bit : 0));
+						CHECK_EQ(b.payload_len, a.payload_len + (prefixed ? 4 : 0));
+						if (prefixed)
+							CHECK(memcmp(b.payload, &word, 4) == 0);
+						CHECK(memcmp((const unsigned char *)b.payload + (prefixed ? 4 : 0),
+							     a.payload, a.payload_len) == 0);
+						n++;
+					}
+					CHECK_EQ(bp_ring_page_next(&cut_it, &b, NULL, 0), 0);
+					CHECK_EQ(n, end - first);
+					CHECK_EQ(bp_ring_page_records(cut, 512), end - first);
+					cuts++;
+				}
+			}
+		}
+	}
+	CHECK(cuts > 100);
+	free(copy);
+	free(cut);
+	ring_free(&r);
+}
+
+/*
  * A page copied out of the ring reads the same with the page iterator as
  * in the ring with a cursor: records of every size, time extends, a first
  * page's discarded_before; a damaged copy is refused.
@@ -544,6 +615,7 @@ int main(void)
 	test_overwrite_lapping();
 	test_reattach();
 	test_page_iterator();
+	test_page_cut();
 	printf("ring_unit: ok\n");
 	return 0;
 }

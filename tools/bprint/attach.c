@@ -59,10 +59,41 @@ static int refuse(const char *sub, const char *arg, int status, const char *fmt,
 	return status;
 }
 
+/* Yama's kernel.yama.ptrace_scope (0-3), or -1 without Yama. */
+static int yama_scope(void)
+{
+	char buf[8] = "";
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 && buf[0] >= '0' && buf[0] <= '3' ? buf[0] - '0' : -1;
+}
+
+/*
+ * Yama's part in a refusal, named: it restricts the ptrace *attach* rule
+ * (scope 1: descendants only, 2: CAP_SYS_PTRACE only, 3: nobody), which
+ * no bprint command needs, so on a kernel whose Yama keeps to that it is
+ * never the cause; the line says so rather than leave it to guess.
+ */
+static const char *yama_note(char *buf, size_t len)
+{
+	static const char *const what[] = { "", "descendants only", "CAP_SYS_PTRACE only",
+					    "no process" };
+	int scope = yama_scope();
+
+	if (scope <= 0)
+		return "";
+	snprintf(buf, len, "; kernel.yama.ptrace_scope is %d here (attaching: %s), which "
+		 "restricts attaching, not the reading bprint does", scope, what[scope]);
+	return buf;
+}
+
 /* /proc/PID/fd could not be opened (errno err): why, in one line. */
 static int denied(const char *sub, const char *arg, long pid, int err)
 {
-	char dir[64];
+	char dir[64], note[160];
 	struct stat st;
 	struct passwd *pw;
 
@@ -75,13 +106,14 @@ static int denied(const char *sub, const char *arg, long pid, int err)
 		pw = getpwuid(st.st_uid);
 		return refuse(sub, arg, EXIT_DENIED,
 			      "not permitted: the process is user %s's (uid %lu); reading it "
-			      "needs the same user or root (the kernel's ptrace access rule)",
-			      pw ? pw->pw_name : "?", (unsigned long)st.st_uid);
+			      "needs the same user or root (the kernel's ptrace access rule)%s",
+			      pw ? pw->pw_name : "?", (unsigned long)st.st_uid,
+			      yama_note(note, sizeof(note)));
 	}
 	return refuse(sub, arg, EXIT_DENIED,
 		      "not permitted: the process is not dumpable (setuid, or "
 		      "PR_SET_DUMPABLE 0), so the kernel's ptrace access rule refuses its "
-		      "descriptors");
+		      "descriptors%s", yama_note(note, sizeof(note)));
 }
 
 /* What a candidate descriptor holds. */
@@ -290,7 +322,7 @@ static long other_consumer(int fd)
 }
 
 /* One reader at a time: the lock, and no other consumer. */
-static int claim(const struct attach *a, const char *arg)
+int attach_claim(const struct attach *a, const char *arg)
 {
 	long other;
 
@@ -371,7 +403,7 @@ int record_pid(const char *arg, const char *out, const char *duration, bool quie
 		return rc;
 	if ((rc = attach_open("record", arg, true, &a)) != EXIT_OK)
 		return rc;
-	if ((rc = claim(&a, arg)) != EXIT_OK) {
+	if ((rc = attach_claim(&a, arg)) != EXIT_OK) {
 		close(a.fd);
 		return rc;
 	}

@@ -47,6 +47,10 @@ char *attach_path(long pid);
 /* Has the process ended (gone, a zombie), or closed its trace (normal exit)? */
 bool attach_ended(const struct attach *a);
 
+/* Claim a's file for a consumer (record --pid, --trigger): its flock,
+ * and no other live consumer of its rings.  0 or EXIT_BUSY, said. */
+int attach_claim(const struct attach *a, const char *arg);
+
 /* Make room for a trace file: an old trace file at path is removed,
  * anything else is left alone and refused (record.c). */
 int clear_output(const char *path);

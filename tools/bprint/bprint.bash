@@ -39,7 +39,7 @@ _bprint() {
 	tail) opts="--raw --msg-only --no-header --tid --site --from --to --where --new --interval --help" ;;
 	formats) opts="--libraries --help" ;;
 	stats) opts="--all-sites --help" ;;
-	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --kernel --kernel-buffer --quiet --pid --duration --help" ;;
+	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --kernel --kernel-buffer --quiet --pid --duration --trigger --where --before --after --max --help" ;;
 	snapshot) opts="--output --quiet --help" ;;
 	enable|disable) opts="--quiet --help" ;;
 	recover) opts="--quiet --help" ;;
@@ -55,6 +55,8 @@ _bprint() {
 		[[ $cmd == export ]] && { COMPREPLY=($(compgen -W "trace-cmd chrome perfetto ctf" -- "$cur")); return; } ;;
 	-s|--site)
 		COMPREPLY=($(compgen -W "$(_bprint_sites)" -- "$cur")); return ;;
+	--trigger)
+		return ;;
 	-F|-T)
 		[[ $cmd == latency ]] && { COMPREPLY=($(compgen -W "$(_bprint_sites)" -- "$cur")); return; } ;;
 	--from|--to)
@@ -79,7 +81,7 @@ _bprint() {
 		return ;;
 	-o|--output|--svg)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-t|--tid|--interval|--top|-n|-b|--buffer-size|-p|--page-size|--block-timeout|--span|--duration)
+	-t|--tid|--interval|--top|-n|-b|--buffer-size|-p|--page-size|--block-timeout|--span|--duration|--before|--after|--max)
 		return ;;
 	--pid)
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur")); return ;;

@@ -27,6 +27,7 @@
 #include "bprint_cmd.h"
 #include "attach.h"
 #include "supervise.h"
+#include "trigger.h"
 #include "record_kernel.h"
 
 #include "file/layout.h"
@@ -105,6 +106,8 @@ static void record_help(void)
 {
 	printf("Usage: %s record [OPTION]... [--] COMMAND [ARG]...\n"
 	       "  or:  %s record --pid PID [-o FILE] [--duration T]\n"
+	       "  or:  %s record [--pid PID] --trigger SITE [--where EXPR] --before T1\n"
+	       "                 --after T2 [--max N] -o FILE [--] [COMMAND [ARG]...]\n"
 	       "Run COMMAND, a program linked with libbprint, with its trace going to a file;\n"
 	       "or copy the trace of PID, a program already running, from what its buffers\n"
 	       "hold now until Ctrl-C, T (like 10s, 500ms) or its exit (exit status 10 then,\n"
@@ -113,6 +116,15 @@ static void record_help(void)
 	       "      --pid=PID          a running program's trace (perf's -p; here -p is\n"
 	       "                         the page size)\n"
 	       "      --duration=T       with --pid: stop after T\n"
+	       "      --trigger=SITE     keep the buffers in overwrite mode, watch the records\n"
+	       "                         as they are written, and for each record of SITE (an\n"
+	       "                         id or pattern, as bprint report --site) at time t\n"
+	       "                         write the window [t-T1, t+T2] of every thread as a\n"
+	       "                         trace file FILE.1, FILE.2, ...\n"
+	       "      --where=EXPR       with --trigger: only records whose fields match EXPR\n"
+	       "      --before=T1, --after=T2  the window around a match (like 5ms)\n"
+	       "      --max=N            with --trigger: N windows at most (default 1), then\n"
+	       "                         stop watching\n"
 	       "  -o, --output=FILE      the trace file (default %s); an existing trace file\n"
 	       "                         is replaced, any other file is left alone\n"
 	       "  -b, --buffer-size=N    per-thread buffer, e.g. 64K, 16M, at most 4G\n"
@@ -150,7 +162,7 @@ static void record_help(void)
 	       "or the trace not written whole: FILE lacks records it does not count as\n"
 	       "discarded or overwritten (a file that filled up; the line on stderr counts\n"
 	       "them).\n",
-	       prog, prog, DEFAULT_FILE, RECORD_BUFFER);
+	       prog, prog, prog, DEFAULT_FILE, RECORD_BUFFER);
 }
 
 /* CPU time of this process alone (the copier), not of the command. */
@@ -266,6 +278,7 @@ struct record_opts {
 	bool kernel;			/* --kernel */
 	const char *kernel_list, *kernel_buffer;
 	bool quiet;
+	struct trigger_opts trig;	/* --trigger and its options (trigger.c) */
 	char **cmd;			/* COMMAND and its arguments */
 	uint64_t started_ns;		/* CLOCK_REALTIME at the start, before COMMAND */
 };
@@ -309,6 +322,28 @@ static int check_value(int c, const char *arg)
 	return 0;
 }
 
+/* --trigger and the options that go with it: -1 if fine, else the exit code. */
+static int check_trigger(struct record_opts *o)
+{
+	char err[300];
+
+	o->trig.quiet = o->quiet;
+	if (!o->trig.site) {
+		if (o->trig.where || o->trig.before || o->trig.after || o->trig.max)
+			return usage_error("record", "--where, --before, --after and --max go with --trigger");
+		return -1;
+	}
+	if (!*o->trig.site)
+		return usage_error("record", "--trigger: expected a call site (id or pattern)");
+	if (trigger_check(&o->trig, err, sizeof(err)) != 0)
+		return usage_error("record", "%s", err);
+	if (o->mode && strcmp(o->mode, "overwrite") != 0)
+		return usage_error("record", "--trigger: the buffers stay in overwrite mode (no --mode)");
+	if (o->kernel)
+		return usage_error("record", "--trigger: not with --kernel");
+	return -1;
+}
+
 /* Options and COMMAND into o: -1 to go on, else the exit code. */
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
@@ -325,6 +360,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "duration", required_argument, NULL, 'D' },
 		{ "kernel", optional_argument, NULL, 'K' },
 		{ "kernel-buffer", required_argument, NULL, 'B' },
+		{ "trigger", required_argument, NULL, 'T' },
+		{ "where", required_argument, NULL, 'W' },
+		{ "before", required_argument, NULL, 'E' },
+		{ "after", required_argument, NULL, 'A' },
+		{ "max", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
@@ -345,6 +385,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'D': o->duration = optarg; break;
 		case 'K': o->kernel = true; o->kernel_list = optarg; break;
 		case 'B': o->kernel_buffer = optarg; break;
+		case 'T': o->trig.site = optarg; break;
+		case 'W': o->trig.where = optarg; break;
+		case 'E': o->trig.before = optarg; break;
+		case 'A': o->trig.after = optarg; break;
+		case 'X': o->trig.max = optarg; break;
 		case 'h': record_help(); return finish_output();
 		case ':': return usage_error("record", "option '%s' needs an argument", argv[optind - 1]);
 		default: return usage_error("record", "unknown option '%s'", argv[optind - 1]);
@@ -352,6 +397,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		if ((rc = check_value(c, optarg)) != 0)
 			return rc;
 	}
+	if ((rc = check_trigger(o)) >= 0)
+		return rc;
 	if (o->pid && (optind < argc || o->bufsize || o->pagesize || o->mode || o->timeout || o->clock))
 		return usage_error("record", "--pid: no COMMAND, and the program's buffers as they are");
 	if (o->duration && !o->pid)
@@ -454,6 +501,20 @@ static _Noreturn void exec_command(const struct record_opts *o, const char *live
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 		_exit(126);
 	snprintf(ppid, sizeof(ppid), "%lld", (long long)parent);
+	if (o->trig.site) {
+		/* watched from outside, in its flight recorder's mode (trigger.c) */
+		unsetenv("BPRINT_FILE");
+		unsetenv("BPRINT_ATTACH");
+		if (setenv("BPRINT_BUFFER_SIZE", o->bufsize ? o->bufsize : RECORD_BUFFER,
+			   o->bufsize != NULL) ||
+		    (o->pagesize && setenv("BPRINT_PAGE_SIZE", o->pagesize, 1)) ||
+		    setenv("BPRINT_MODE", "overwrite", 1) ||
+		    (o->clock && setenv("BPRINT_CLOCK", o->clock, 1)))
+			_exit(126);
+		execvp(o->cmd[0], o->cmd);
+		errmsg(o->cmd[0], "%s", strerror(errno));
+		_exit(127);
+	}
 	if (setenv("BPRINT_FILE", live, 1) || setenv("BPRINT_RECORD_PID", ppid, 1) ||
 	    setenv("BPRINT_BUFFER_SIZE", o->bufsize ? o->bufsize : RECORD_BUFFER, o->bufsize != NULL) ||
 	    (o->pagesize && setenv("BPRINT_PAGE_SIZE", o->pagesize, 1)) ||
@@ -567,6 +628,27 @@ static int start_kernel(struct record_opts *o, struct kernel_rec **k)
 	return kernel_rec_start(k, o->kernel_list, o->kernel_buffer, o->clock);
 }
 
+/* --trigger -- COMMAND: COMMAND in overwrite mode, watched from outside
+ * (trigger.c); exits as COMMAND did, unless the watch failed. */
+static int record_trigger(struct record_opts *o)
+{
+	pid_t pid;
+	int rc, status;
+
+	forward_signals();
+	if ((pid = start_command(o, NULL)) < 0)
+		return EXIT_IO;
+	child_pid = pid;
+	rc = trigger_child(pid, o->out, &o->trig, &stop_drain);
+	if (wait_command(pid, &status) != 0)
+		return EXIT_IO;
+	if (rc != EXIT_OK)
+		return rc;
+	if (WIFEXITED(status) && WEXITSTATUS(status) >= 126)
+		return EXIT_IO;
+	return command_status(status);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .out = DEFAULT_FILE };
@@ -580,8 +662,12 @@ int cmd_record(int argc, char **argv)
 	if ((rc = parse_record_args(argc, argv, &o)) >= 0)
 		return rc;
 	o.started_ns = bp_clock_read_ns(CLOCK_REALTIME);
+	if (o.pid && o.trig.site)
+		return trigger_pid(o.pid, o.out, o.duration, &o.trig);
 	if (o.pid)
 		return record_pid(o.pid, o.out, o.duration, o.quiet);
+	if (o.trig.site)
+		return record_trigger(&o);
 	if (!(live = prepare_outputs(o.out, &rc)))
 		return rc;
 	forward_signals();

@@ -1,0 +1,100 @@
+#!/bin/sh
+# tool_trigger: bprint record --pid PID --trigger on a program started with
+# no bprint variable (docs/attach.md, "Triggers").  3 threads trace 10^6
+# fast records (dur_us < 100) paced over about 1.2 s, and thread 0 three
+# slow ones (dur_us > 1000) 300 ms apart; the watcher must write exactly
+# 3 windows of 5 ms either side, each a complete trace file (stats, report,
+# export) holding its slow record, and every thread's records of that
+# window: the program's own numbering (seq) and clock say which ones
+# (trigger_traced.c); each must be in the window or counted lost in place.
+#   sh trigger.sh BPRINT TRIGGER_TRACED WORKDIR
+set -u
+BPRINT=$1 TRACED=$2 WORK=$3
+. "$(dirname "$0")/../lib.sh"
+bp_env_reset
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+
+pids=""
+trap 'for p in $pids; do kill -9 "$p" 2>/dev/null; done' EXIT
+wait_for() {
+	i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		[ $i -gt 1000 ] && { echo "FAIL: $1 never appeared"; exit 1; }
+		sleep 0.01
+	done
+}
+
+events=$(scale 1000000)
+"$TRACED" 3 "$events" ready go expect &
+tpid=$!
+pids=$tpid
+wait_for ready
+"$BPRINT" record --pid "$tpid" --trigger 'fmt:request*' --where 'dur_us>1000' \
+	--before 5ms --after 5ms --max 10 -o w.dat 2> record.err &
+rpid=$!
+pids="$pids $rpid"
+sleep 0.3	# attached (what it missed is in the rings anyway)
+touch go
+wait "$rpid"; rc=$?
+wait "$tpid" || fail "the traced program failed"
+cat record.err
+# the program ends first: exit 10 says so, the windows were written before
+[ $rc -eq 10 ] || [ $rc -eq 0 ] || fail "record --trigger: exit $rc"
+
+n=$(ls w.dat.* 2>/dev/null | wc -l)
+check "windows written" "$n" -eq 3
+[ -s expect ] || fail "the program's expectations are missing"
+
+for k in 1 2 3; do
+	w=w.dat.$k
+	[ -f "$w" ] || { fail "$w missing"; continue; }
+	"$BPRINT" stats "$w" > $k.stats; src=$?
+	[ $src -eq 0 ] || fail "$w: stats exit $src"
+	grep -q 'closed cleanly' $k.stats || fail "$w: not closed cleanly"
+	"$BPRINT" export -f chrome -o $k.json "$w" 2> /dev/null || fail "$w: export exit $?"
+	slow=$("$BPRINT" report --raw --where 'dur_us>1000' "$w" | grep -c ' request ')
+	check "$w: its slow record" "$slow" -eq 1
+	"$BPRINT" report --raw "$w" > $k.raw || fail "$w: report exit $?"
+	"$BPRINT" report "$w" | grep -q '\[???\]' && fail "$w: records without their CPU"
+	# per thread: seqs count up by one, a gap only as large as the loss
+	# line before it says; the first (less a loss right before it) at most
+	# the program's first of the window, the last at least its last
+	awk -v k=$k '
+	FNR == NR { if ($2 == k) { from[$4] = $6; to[$4] = $8 } next }
+	/records? lost/ { for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+$/) lost[$2] += substr($i, 2); next }
+	/ request thread / {
+		for (i = 1; i <= NF; i++) { if ($i == "thread") t = $(i + 1); if ($i == "seq") s = $(i + 1) }
+		tid = $2
+		if (tid in next_) {
+			if (s != next_[tid] + lost[tid]) { printf "thread %s: seq %s after %s\n", t, s, next_[tid] - 1; bad = 1 }
+		} else {
+			first[t] = s - lost[tid]
+		}
+		lost[tid] = 0; next_[tid] = s + 1; last[t] = s; seen[t] = 1
+	}
+	END {
+		for (t in from) {
+			if (!(t in seen)) { printf "thread %s: no record (want %s..%s)\n", t, from[t], to[t]; bad = 1; continue }
+			if (first[t] > from[t] || last[t] < to[t]) {
+				printf "thread %s: %s..%s, want %s..%s\n", t, first[t], last[t], from[t], to[t]; bad = 1
+			}
+		}
+		exit bad
+	}' expect $k.raw > $k.check && ok "$w: every thread's records of the window, in order" ||
+		{ fail "$w: records of the window missing"; cat $k.check; }
+done
+
+# ---- the same for a program record starts: overwrite mode, --max 2 ------
+touch go2
+"$BPRINT" record --trigger 'fmt:request*' --where 'dur_us>1000' --before 5ms --after 5ms \
+	--max 2 -q -o c.dat -- "$TRACED" 3 "$(scale 300000)" ready2 go2 expect2; rc=$?
+check "record --trigger -- COMMAND: exit status" "$rc" -eq 0
+check "record --trigger -- COMMAND: windows (--max 2)" "$(ls c.dat.* 2>/dev/null | wc -l)" -eq 2
+for k in 1 2; do
+	"$BPRINT" stats c.dat.$k > c$k.stats || fail "c.dat.$k: stats exit $?"
+	grep -q 'mode: overwrite' c$k.stats || fail "c.dat.$k: the program did not run in overwrite mode"
+	slow=$("$BPRINT" report --raw --where 'dur_us>1000' c.dat.$k | grep -c ' request ')
+	check "c.dat.$k: its slow record" "$slow" -eq 1
+done
+finish

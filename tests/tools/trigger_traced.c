@@ -1,0 +1,117 @@
+/*
+ * The traced program of the trigger test (trigger.sh): started with no
+ * bprint variable, watched from outside by bprint record --trigger.
+ *
+ *   trigger_traced THREADS EVENTS READY GO EXPECT
+ *       creates READY, waits for GO to exist, then THREADS threads trace
+ *       EVENTS records in all, "request thread %d seq %llu dur_us %d",
+ *       seq counting from 0 with no gap in each thread, paced over about
+ *       1.2 s; dur_us is below 100 but for 3 records of thread 0, at a
+ *       quarter, half and three quarters of its run (dur_us > 1000).
+ *       Each record's CLOCK_MONOTONIC time is kept; at the end EXPECT
+ *       gets, for each slow record K (1, 2, 3) and each thread T, the seq
+ *       range the thread traced within 5 ms of it (less a 0.5 ms margin
+ *       for the two clocks): "window K thread T from A to B".
+ */
+#define _GNU_SOURCE
+#include <bprint.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 16
+#define RUN_NS 1200000000ull
+#define HALF_WINDOW_NS (5000000ull - 500000ull)
+
+static unsigned nthreads;
+static unsigned long long per_thread;
+static uint64_t *when[MAX_THREADS];	/* each record's monotonic time */
+static uint64_t start_ns;
+static unsigned long long slow_seq[3];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+
+	for (unsigned long long seq = 0; seq < per_thread; seq++) {
+		int dur = (int)(seq % 100);
+
+		if (id == 0 && (seq == slow_seq[0] || seq == slow_seq[1] || seq == slow_seq[2]))
+			dur = 2000 + (int)(seq % 7);
+		when[id][seq] = now_ns();
+		trace_printk("request thread %d seq %llu dur_us %d", id, seq, dur);
+		if ((seq & 127) == 127) {
+			/* paced: record seq at start + seq/per_thread of the run */
+			uint64_t due = start_ns + (uint64_t)((double)RUN_NS * (double)seq / (double)per_thread);
+			uint64_t now = now_ns();
+
+			if (due > now) {
+				struct timespec d = { 0, (long)(due - now) };
+
+				nanosleep(&d, NULL);
+			}
+		}
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[MAX_THREADS];
+	FILE *f;
+
+	if (argc != 6 || (nthreads = (unsigned)atoi(argv[1])) == 0 || nthreads > MAX_THREADS) {
+		fprintf(stderr, "usage: trigger_traced THREADS EVENTS READY GO EXPECT\n");
+		return 2;
+	}
+	per_thread = strtoull(argv[2], NULL, 10) / nthreads;
+	for (int k = 0; k < 3; k++)
+		slow_seq[k] = per_thread * (unsigned long long)(k + 1) / 4;
+	for (unsigned t = 0; t < nthreads; t++)
+		if (!(when[t] = calloc(per_thread ? per_thread : 1, sizeof(uint64_t))))
+			return 1;
+	if (!(f = fopen(argv[3], "w")))
+		return 1;
+	fclose(f);
+	while (access(argv[4], F_OK) != 0)
+		usleep(1000);
+	start_ns = now_ns();
+	for (unsigned t = 0; t < nthreads; t++)
+		pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t);
+	for (unsigned t = 0; t < nthreads; t++)
+		pthread_join(th[t], NULL);
+	if (!(f = fopen(argv[5], "w")))
+		return 1;
+	for (int k = 0; k < 3; k++) {
+		uint64_t t0 = when[0][slow_seq[k]];
+
+		for (unsigned t = 0; t < nthreads; t++) {
+			long long from = -1, to = -1;
+
+			for (unsigned long long s = 0; s < per_thread; s++) {
+				if (when[t][s] + HALF_WINDOW_NS < t0 || when[t][s] > t0 + HALF_WINDOW_NS)
+					continue;
+				if (from < 0)
+					from = (long long)s;
+				to = (long long)s;
+			}
+			if (from >= 0)
+				fprintf(f, "window %d thread %u from %lld to %lld\n", k + 1, t, from, to);
+		}
+	}
+	fclose(f);
+	usleep(300000);	/* the last window is written while we run */
+	return 0;
+}
