@@ -22,6 +22,7 @@
  * ring overwrote it is counted, and each window counts its share in place.
  */
 #include "bprint_cmd.h"
+#include "supervise.h"
 #include "attach.h"
 #include "trigger.h"
 
