@@ -48,7 +48,6 @@ def run(cmd, **kw):
 
 
 # bprint report -r: ns tid cpu site message
-BP_RAW = re.compile(r"^(\d+) (-?\d+) (-?\d+) (\d+) (.*)$")
 KERNEL_SITE_BASE = 0x30000
 
 
@@ -61,16 +60,20 @@ def kernel_events(bprint, trace):
         if m and int(m.group(1)) >= KERNEL_SITE_BASE:
             names[int(m.group(1))] = m.group(2)
     kev, prog = [], []
-    for line in run([bprint, "report", "-r", "--kernel=all", trace]).stdout.decode(errors="replace").split("\n"):
-        m = BP_RAW.match(line)
-        if not m:
+    # the typed fields of --json: a comm may hold spaces ("npm init"),
+    # which the text's name=value pairs cannot tell apart
+    for line in run([bprint, "report", "--json", "--kernel=all", trace]).stdout.decode(errors="replace").split("\n"):
+        if not line.startswith("{"):
             continue
-        ns, tid, cpu, site, msg = int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)), m.group(5)
+        r = json.loads(line)
+        if "site" not in r:
+            continue
+        ns, tid, cpu, site = r["ns"], r["tid"], r["cpu"], r["site"]
         if site >= KERNEL_SITE_BASE:
-            fields = dict(re.findall(r"(\w+)=(\S*)", msg))
+            fields = {k: str(v) for k, v in r.get("fields", {}).items()}
             kev.append((ns, tid, cpu, names.get(site, "?%d" % site), fields))
         else:
-            prog.append((ns, tid, cpu, msg))
+            prog.append((ns, tid, cpu, r["message"]))
     if not kev:
         fail("bprint report --kernel=all shows no kernel events")
     return kev, prog
