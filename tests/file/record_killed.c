@@ -50,10 +50,18 @@ static void nap_ms(long ms)
 	nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000L }, NULL);
 }
 
-/* Every ring of stream path: numbers in order, gaps announced exactly. */
+/*
+ * Every ring of stream path: numbers in order, gaps announced exactly.
+ * But one: pages the killed recorder took and never wrote are lost with
+ * their headers, and with a header the count of records discarded just
+ * before its page (docs/ring-buffer.md, "Drops").  At such a gap (lost
+ * "not copied") more may be missing than its record says; the ring's
+ * totals still count them, which the end of this check holds exactly
+ * (hidden: what such gaps lacked).
+ */
 static void check_stream(const char *path)
 {
-	static uint64_t last[MAX_RINGS], shown[MAX_RINGS];
+	static uint64_t last[MAX_RINGS], shown[MAX_RINGS], hidden[MAX_RINGS];
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	char err[256], cmd[1024];
 	const char *why;
@@ -67,12 +75,16 @@ static void check_stream(const char *path)
 	CHECK(bp_trace_info(t)->flags & BP_TRACE_F_CLOSED);
 	memset(last, 0, sizeof(last));
 	memset(shown, 0, sizeof(shown));
+	memset(hidden, 0, sizeof(hidden));
 	while ((rc = bp_trace_next(t, &e, 0)) == 1) {
 		unsigned long long n;
+		uint64_t said = last[e.ring] + 1 + e.lost_before;
 
 		CHECK(e.ring < MAX_RINGS);
 		CHECK(sscanf(e.ev.message, "n %llu", &n) == 1);
-		if (n != last[e.ring] + 1 + e.lost_before) {
+		if (n > said && (e.lost_kind & BP_TRACE_LOST_NOT_COPIED))
+			hidden[e.ring] += n - said;
+		else if (n != said) {
 			fprintf(stderr, "%s: tid %d: %llu after %llu, %llu said lost\n", path, e.ev.tid,
 				n, (unsigned long long)last[e.ring], (unsigned long long)e.lost_before);
 			CHECK(0);
@@ -95,10 +107,10 @@ static void check_stream(const char *path)
 		lost = tt.discarded + tt.overwritten + tt.not_copied;
 		CHECK(tt.read + lost == tt.written);
 		/* what no record came after is lost after the last one */
-		if (shown[i] + (tt.written - last[i]) != lost) {
-			fprintf(stderr, "%s: ring %zu: %llu shown + %llu after the last %llu, %llu lost\n",
-				path, i, (unsigned long long)shown[i],
-				(unsigned long long)(tt.written - last[i]),
+		if (shown[i] + hidden[i] + (tt.written - last[i]) != lost) {
+			fprintf(stderr, "%s: ring %zu: %llu shown + %llu hidden + %llu after the last "
+				"%llu, %llu lost\n", path, i, (unsigned long long)shown[i],
+				(unsigned long long)hidden[i], (unsigned long long)(tt.written - last[i]),
 				(unsigned long long)last[i], (unsigned long long)lost);
 			CHECK(0);
 		}
