@@ -18,30 +18,24 @@
 #include "analyze.h"
 #include "latency_sched.h"
 
-#include "file/array.h"
-#include "file/site_layout.h"
-
 #include <stdlib.h>
 #include <string.h>
 
 #define SPAN_CHOSEN 1u	/* its from-record satisfies --where */
-
-/* A site's part in the pairing, looked up once. */
-struct site_role {
-	uint8_t state;			/* 0 not looked at, 1 none, 2 has a role */
-	bool from, to;
-	int16_t kidx[ANALYZE_MAX_KEYS];	/* the -k fields */
-	int16_t by[ANALYZE_MAX_KEYS];	/* the --by fields of its end(s), else -1 */
-	const struct bp_trace_layout *lay;	/* NULL: its records have no fields */
-	uint32_t wanted;		/* the fields to decode: those, and --where's or
-					 * --where-to's (a layout has at most 32) */
-};
 
 /* A --by field: of the from-record (from.FIELD, or a bare FIELD) or of
  * the to-record (to.FIELD). */
 struct by_field {
 	const char *name;		/* FIELD */
 	bool to;
+	int pos;			/* its place in its end's binding */
+};
+
+/* A site's part in the pairing: its plan as a --from site, as a --to
+ * site (bprint/analysis.h: the -k fields first, then its end's --by
+ * fields), NULL where it is not one. */
+struct site_role {
+	const struct bp_bind_site *from, *to;
 };
 
 struct latency {
@@ -57,8 +51,7 @@ struct latency {
 	size_t top;
 	struct bp_spans spans;
 	struct bp_agg agg;
-	struct site_role *roles;
-	size_t nroles;
+	struct bp_bind *ends[2];	/* --from's (with --where), --to's (--where-to) */
 	struct bp_key key, bykey;	/* the pairing key; the --by values at the open */
 	struct bp_key group;		/* the --by values in order, at the close */
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
@@ -214,7 +207,6 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 	struct bp_sites *ends[2] = { l->from, l->to };
 	const char *end_name[2] = { "--from", "--to" };
 	char err[256];
-	uint8_t type;
 
 	for (int e = 0; e < 2; e++) {
 		const char *pat = bp_sites_unmatched(ends[e], t);
@@ -226,7 +218,7 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 		if (pat)
 			continue;
 		for (size_t i = 0; i < l->o.nkeys; i++)
-			if (!analyze_field_exists(t, ends[e], l->o.keys[i], false, &type))
+			if (!bp_bind_field_type(l->ends[e], t, i, ~0u))
 				return sub_error("latency", "-k %s: no %s site has this field (both "
 						 "ends need the key; see '%s formats')", l->o.keys[i],
 						 end_name[e], prog);
@@ -235,7 +227,7 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 		struct bp_sites *end = l->by[i].to ? l->to : l->from;
 
 		if (!bp_sites_unmatched(end, t) &&
-		    !analyze_field_exists(t, end, l->by[i].name, false, &type))
+		    !bp_bind_field_type(l->ends[l->by[i].to], t, (size_t)l->by[i].pos, ~0u))
 			return sub_error("latency", "--by %s: no %s site has this field", l->by_names[i],
 					 l->by[i].to ? "--to" : "--from");
 	}
@@ -250,62 +242,22 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 	return EXIT_OK;
 }
 
-/* The role of site id, looked up once; NULL if it has none. */
-static const struct site_role *role_of(struct latency *l, struct bp_trace *t, uint32_t id)
-{
-	struct site_role *r;
-
-	if (id >= l->nroles) {
-		struct site_role *grown = bp_array_grow(l->roles, &l->nroles, (size_t)id + 1,
-							sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		l->roles = grown;
-	}
-	r = &l->roles[id];
-	if (r->state)
-		return r->state == 2 ? r : NULL;
-	r->state = 1;
-	r->from = bp_sites_match(l->from, t, id);
-	r->to = bp_sites_match(l->to, t, id);
-	if (!r->from && !r->to)
-		return NULL;
-	r->lay = bp_trace_layout(t, id);
-	if (l->o.nkeys && !analyze_bind(t, id, l->o.keys, l->o.nkeys, r->kidx, &r->lay))
-		return NULL;	/* without the key it pairs with nothing */
-	for (size_t i = 0; i < l->nby; i++) {
-		bool mine = l->by[i].to ? r->to : r->from;
-
-		r->by[i] = mine && r->lay ? (int16_t)bp_trace_field_index(r->lay, l->by[i].name) : -1;
-		if (r->by[i] >= 0)
-			r->wanted |= UINT32_C(1) << r->by[i];
-	}
-	for (size_t i = 0; i < l->o.nkeys; i++)
-		r->wanted |= UINT32_C(1) << r->kidx[i];
-	if (r->from && l->o.where)
-		r->wanted |= (uint32_t)bp_where_fields(l->o.where, t, id);
-	if (r->to && l->where_to)
-		r->wanted |= (uint32_t)bp_where_fields(l->where_to, t, id);
-	r->state = 2;
-	return r;
-}
-
-/* The record's fields that r's role reads, decoded into l->vals (the
- * others left as they were); -1 if it has none. */
+/* The record's fields that its site's roles read, decoded into l->vals
+ * (the others left as they were); -1 if it has none. */
 static int fields_of(struct latency *l, const struct site_role *r, const struct bp_trace_event *e)
 {
-	if (e->text || !r->lay)
-		return -1;
-	return bp_site_layout_decode_some(bp_site_layout_of(r->lay), e->block, e->block_words,
-					  r->wanted, l->vals, BP_PLAN_MAX_ARGS);
+	int n = r->from ? bp_bind_decode(r->from, e, l->vals, BP_PLAN_MAX_ARGS) : 0;
+
+	return n >= 0 && r->to ? bp_bind_decode(r->to, e, l->vals, BP_PLAN_MAX_ARGS) : n;
 }
 
-/* Append the value of the field at index idx of r's layout (-1: none). */
-static bool add_by(struct bp_key *k, const struct site_role *r, int16_t idx,
+/* Append the value of --by field b as plan s (of b's end) has it. */
+static bool add_by(struct bp_key *k, const struct bp_bind_site *s, const struct by_field *b,
 		   const struct bp_field_value *vals)
 {
-	return idx >= 0 ? bp_key_add_field(k, r->lay->fields[idx].type, &vals[idx])
+	int16_t idx = s->index[b->pos];
+
+	return idx >= 0 ? bp_key_add_field(k, s->lay->fields[idx].type, &vals[idx])
 			: bp_key_add_none(k);
 }
 
@@ -324,7 +276,7 @@ static bool group_of(struct latency *l, const struct site_role *r, struct bp_spa
 	for (size_t i = 0; i < l->nby; i++) {
 		size_t n = l->by[i].to ? 0 : bp_key_item_size(sp->by, sp->bylen, pos);
 
-		if (l->by[i].to ? !add_by(&l->group, r, r->by[i], l->vals) :
+		if (l->by[i].to ? !add_by(&l->group, r->to, &l->by[i], l->vals) :
 				  !bp_key_append(&l->group, sp->by + pos, n))
 			return false;
 		pos += n;
@@ -349,20 +301,19 @@ static bool key_of(struct latency *l, const struct site_role *r, const struct bp
 	bp_key_reset(&l->key);
 	if (!l->o.nkeys)
 		return bp_key_add_uint(&l->key, (uint64_t)(uint32_t)e->ev.tid);
-	return analyze_key(&l->key, r->lay, r->kidx, l->o.nkeys, l->vals);
+	return analyze_key(&l->key, r->from ? r->from : r->to, l->o.nkeys, l->vals);
 }
 
 /* Open a span at e; it is only counted when it closes if --where holds. */
 static bool open_span(struct latency *l, const struct site_role *r, struct bp_trace *t, int n,
 		      const struct bp_trace_event *e)
 {
-	bool chosen = !l->o.where ||
-		      bp_where_match_fields(l->o.where, t, e->site_id, l->vals, (size_t)n);
+	bool chosen = bp_bind_where_holds(l->ends[0], t, r->from, l->vals, n);
 	struct bp_span_end from = { e->ev.ns, e->ev.tid, e->site_id, chosen ? SPAN_CHOSEN : 0 };
 
 	bp_key_reset(&l->bykey);
 	for (size_t i = 0; i < l->nby; i++)
-		if (!l->by[i].to && !add_by(&l->bykey, r, r->by[i], l->vals))
+		if (!l->by[i].to && !add_by(&l->bykey, r->from, &l->by[i], l->vals))
 			return false;
 	return bp_spans_open(&l->spans, l->key.b, l->key.len, &from, l->bykey.b, l->bykey.len);
 }
@@ -373,8 +324,7 @@ static int close_spans(struct latency *l, const struct site_role *r, struct bp_t
 		       const struct bp_trace_event *e)
 {
 	struct bp_span_end to = { e->ev.ns, e->ev.tid, e->site_id, 0 };
-	bool chosen_to = !l->where_to ||
-			 bp_where_match_fields(l->where_to, t, e->site_id, l->vals, (size_t)n);
+	bool chosen_to = bp_bind_where_holds(l->ends[1], t, r->to, l->vals, n);
 	int c;
 
 	if (r->from && !bp_spans_is_open(&l->spans, l->key.b, l->key.len))
@@ -394,12 +344,14 @@ static int close_spans(struct latency *l, const struct site_role *r, struct bp_t
 static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
 {
 	struct latency *l = ctx;
-	const struct site_role *r;
+	struct site_role role, *r = &role;
 	int n = 0;
 
 	if (l->ls && !latency_sched_event(l->ls, t, e))
 		return out_of_memory();
-	if (!(r = role_of(l, t, e->site_id)))
+	role.from = bp_bind_site(l->ends[0], t, e->site_id);
+	role.to = bp_bind_site(l->ends[1], t, e->site_id);
+	if (!r->from && !r->to)
 		return EXIT_OK;
 	if ((l->o.nkeys || l->nby || l->o.where || l->where_to) && (n = fields_of(l, r, e)) < 0)
 		return EXIT_OK;
@@ -447,6 +399,28 @@ static bool latency_render(void *ctx, struct bp_trace *t, bool final)
 	return analyze_output(&l->o, &l->agg, l->what, final);
 }
 
+/* Each end's binding: its sites, its --where, the -k fields (which it
+ * must have), then its --by fields (which it may lack).  -1 to go on, or
+ * an exit code. */
+static int bind_ends(struct latency *l)
+{
+	struct bp_sites *sites[2] = { l->from, l->to };
+	struct bp_where *where[2] = { l->o.where, l->where_to };
+	bool ok = true;
+
+	for (int e = 0; e < 2 && ok; e++) {
+		ok = !bp_bind_sites(l->ends[e], sites[e]) &&
+		     (!where[e] || !bp_bind_where(l->ends[e], where[e]));
+		for (size_t i = 0; i < l->o.nkeys && ok; i++)
+			ok = bp_bind_field(l->ends[e], l->o.keys[i], 0) >= 0;
+		for (size_t i = 0; i < l->nby && ok; i++)
+			if (l->by[i].to == (e == 1))
+				ok = (l->by[i].pos = bp_bind_field(l->ends[e], l->by[i].name,
+								   BP_BIND_OPTIONAL)) >= 0;
+	}
+	return ok ? -1 : out_of_memory();
+}
+
 static void latency_init(struct latency *l)
 {
 	static const char *const tid_name[] = { "tid" };
@@ -476,9 +450,11 @@ int cmd_latency(int argc, char **argv)
 
 	l.from = bp_sites_new();
 	l.to = bp_sites_new();
-	if (!l.from || !l.to)
+	l.ends[0] = bp_bind_new(0);
+	l.ends[1] = bp_bind_new(0);
+	if (!l.from || !l.to || !l.ends[0] || !l.ends[1])
 		rc = out_of_memory();
-	else if ((rc = parse_latency_args(argc, argv, &l)) < 0) {
+	else if ((rc = parse_latency_args(argc, argv, &l)) < 0 && (rc = bind_ends(&l)) < 0) {
 		latency_init(&l);
 		rc = l.sched && !l.ls ? out_of_memory() : analyze_run(&l.o, &ops, latency_check, &l);
 		latency_sched_free(l.ls);
@@ -493,6 +469,7 @@ int cmd_latency(int argc, char **argv)
 	bp_key_free(&l.key);
 	bp_key_free(&l.bykey);
 	bp_key_free(&l.group);
-	free(l.roles);
+	bp_bind_free(l.ends[0]);
+	bp_bind_free(l.ends[1]);
 	return rc;
 }
