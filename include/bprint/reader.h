@@ -414,6 +414,11 @@ BP_API const struct bp_trace_layout *bp_trace_layout(struct bp_trace *t, uint32_
  * conversion's own value); -1 if none. */
 BP_API int bp_trace_field_index(const struct bp_trace_layout *lay, const char *name);
 
+/* The text of field k's conversion in its site's format ("%-*.*x", "%pS";
+ * for a '*' value, its conversion's): *len bytes, not NUL-terminated, as
+ * `bprint formats` prints it; NULL if k is not a field of lay. */
+BP_API const char *bp_trace_field_text(const struct bp_trace_layout *lay, size_t k, size_t *len);
+
 /* A field's type in words, as `bprint formats` prints it: "int32",
  * "uint8", "double", "string", "char", "pointer" ("integer" for an
  * integer of another size). */

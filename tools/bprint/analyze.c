@@ -1,6 +1,7 @@
 /*
  * What `bprint hist` and `bprint latency` share (analyze.h): options, the
- * fields of a site by name, the read loop and the output.
+ * key of a record's fields (as the analysis binding planned them), the
+ * read loop and the output.
  *
  * Following a live trace (--follow) reads what is there, then refreshes the
  * reader and reads again every interval; the text answer is redrawn once
@@ -9,8 +10,6 @@
  * SIGHUP, once the followed process has gone, or once the file is closed.
  */
 #include "analyze.h"
-
-#include "trace/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -243,7 +242,7 @@ static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analy
 		  void *ctx, long pid, const char *name)
 {
 	struct follow_end fe = { 0 };
-	uint64_t drawn = bp_clock_read_ns(CLOCK_MONOTONIC);
+	uint64_t drawn = follow_now_ns();
 	int rc = read_all(t, o, ops, ctx);
 
 	follow_catch_signals();
@@ -259,10 +258,10 @@ static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analy
 		rc = read_all(t, o, ops, ctx);
 		if (last)
 			break;
-		if (rc == EXIT_OK && bp_clock_read_ns(CLOCK_MONOTONIC) - drawn >= 1000000000u) {
+		if (rc == EXIT_OK && follow_now_ns() - drawn >= 1000000000u) {
 			if (!ops->render(ctx, t, false))
 				return EXIT_IO;
-			drawn = bp_clock_read_ns(CLOCK_MONOTONIC);
+			drawn = follow_now_ns();
 		}
 	}
 	return rc;

@@ -2,8 +2,9 @@
  * tools/bprint/analyze.h - what `bprint hist` and `bprint latency` share:
  * their common options (--where, --buckets, --json, --csv, --svg,
  * --follow, --tid), the trace they read (a file, or a PID's live file),
- * the fields of a site looked up by name once, the read loop (once, or
- * redrawn every second while following), and the output.
+ * the key of a record's fields (bprint/analysis.h finds and decodes
+ * them), the read loop (once, or redrawn every second while following),
+ * and the output.
  */
 #ifndef BPRINT_ANALYZE_H
 #define BPRINT_ANALYZE_H

@@ -316,6 +316,11 @@ void follow_nap(long ms)
 	nanosleep(&ts, NULL);	/* a signal cuts it short */
 }
 
+uint64_t follow_now_ns(void)
+{
+	return bp_clock_read_ns(CLOCK_MONOTONIC);
+}
+
 /* Print (or, skipping, just read) what is there now. */
 static int drain(struct bp_trace *t, struct filter *f, enum bprint_output how, bool skip)
 {
