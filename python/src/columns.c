@@ -292,7 +292,7 @@ static bool wanted_columns(struct fill *f, struct bpy_table *tb)
 
 		for (size_t c = tb->nrec; c < tb->ncols && !seen; c++)
 			seen = !strcmp(tb->col[c].field, f->want[i]);
-		if (!seen && (type = bp_bind_field_type(f->bind, f->r->t, i, ~0u)) &&
+		if (!seen && (type = bp_bind_field_type(f->bind, f->r->t, -1, i, ~0u)) &&
 		    bpy_table_column(tb, f->want[i], bpy_kind_of((uint8_t)type)) < 0)
 			return false;
 	}
@@ -402,7 +402,7 @@ static int bind(struct fill *f)
 static int check_wanted(struct fill *f)
 {
 	for (size_t i = 0; i < f->nwant; i++) {
-		if (!bp_bind_field_type(f->bind, f->r->t, i, ~0u)) {
+		if (!bp_bind_field_type(f->bind, f->r->t, -1, i, ~0u)) {
 			if (bpy_reader_damaged(f->r))
 				return -1;
 			PyErr_Format(PyExc_ValueError, "fields: no field '%s' in the chosen call sites "

@@ -31,6 +31,11 @@ struct bp_bind {
 	size_t nsets;
 	struct bp_where *wheres[BP_BIND_MAX_SETS];
 	size_t nwheres;
+	struct {
+		struct bp_sites *sites;
+		struct bp_where *where;
+	} roles[BP_BIND_MAX_ROLES];
+	size_t nroles;
 	struct field {
 		char *name;
 		unsigned flags;
@@ -101,6 +106,15 @@ static size_t plan_size(const struct bp_bind *b)
 	return sizeof(struct plan) + b->nfields * sizeof(int16_t);
 }
 
+int bp_bind_role(struct bp_bind *b, struct bp_sites *sel, struct bp_where *w)
+{
+	if (b->nroles == BP_BIND_MAX_ROLES)
+		return -1;
+	b->roles[b->nroles].sites = sel;
+	b->roles[b->nroles].where = w;
+	return (int)b->nroles++;
+}
+
 int bp_bind_field(struct bp_bind *b, const char *name, unsigned flags)
 {
 	struct field *grown = realloc(b->fields, (b->nfields + 1) * sizeof(*grown));
@@ -129,6 +143,25 @@ static bool in_every_set(struct bp_bind *b, struct bp_trace *t, uint32_t id)
 	return true;
 }
 
+/* The roles that take site id: bit r for role r. */
+static uint32_t roles_of(struct bp_bind *b, struct bp_trace *t, uint32_t id)
+{
+	uint32_t roles = 0;
+
+	for (size_t r = 0; r < b->nroles; r++)
+		if (bp_sites_match(b->roles[r].sites, t, id))
+			roles |= 1u << r;
+	return roles;
+}
+
+/* Is field j looked up in a site of these roles? */
+static bool for_roles(const struct bp_bind *b, size_t j, uint32_t roles)
+{
+	uint32_t only = b->fields[j].flags / BP_BIND_FOR_ROLE(0);
+
+	return !only || (only & roles);
+}
+
 static bool is_number(uint8_t type)
 {
 	return type != BP_FIELD_STRING && type != BP_FIELD_CHAR;
@@ -144,10 +177,14 @@ static void make_plan(struct bp_bind *b, struct bp_trace *t, uint32_t id, struct
 	p->chosen = false;
 	if (!in_every_set(b, t, id) || (!lay && b->flags & BP_BIND_FIELDS_ONLY))
 		return;
+	p->pub.roles = roles_of(b, t, id);
+	if (b->nroles && !p->pub.roles)
+		return;
 	for (size_t j = 0; j < b->nfields; j++) {
-		int k = lay ? bp_trace_field_index(lay, b->fields[j].name) : -1;
+		bool mine = for_roles(b, j, p->pub.roles);
+		int k = lay && mine ? bp_trace_field_index(lay, b->fields[j].name) : -1;
 
-		if (k < 0 && !(b->fields[j].flags & BP_BIND_OPTIONAL))
+		if (k < 0 && mine && !(b->fields[j].flags & BP_BIND_OPTIONAL))
 			return;
 		if (k >= 0 && b->fields[j].flags & BP_BIND_NUMBER && !is_number(lay->fields[k].type))
 			return;
@@ -159,6 +196,9 @@ static void make_plan(struct bp_bind *b, struct bp_trace *t, uint32_t id, struct
 		p->pub.wanted = bp_site_layout_of(lay)->field_mask;
 	for (size_t i = 0; lay && i < b->nwheres; i++)
 		p->pub.wanted |= bp_where_fields(b->wheres[i], t, id);
+	for (size_t r = 0; lay && r < b->nroles; r++)
+		if (p->pub.roles & 1u << r && b->roles[r].where)
+			p->pub.wanted |= bp_where_fields(b->roles[r].where, t, id);
 	p->chosen = true;
 }
 
@@ -220,16 +260,30 @@ int bp_bind_where_holds(struct bp_bind *b, struct bp_trace *t, const struct bp_b
 	return 1;
 }
 
-unsigned bp_bind_field_type(struct bp_bind *b, struct bp_trace *t, size_t j, unsigned types)
+int bp_bind_role_holds(struct bp_bind *b, struct bp_trace *t, const struct bp_bind_site *s, int r,
+		       const struct bp_field_value *vals, int n)
+{
+	struct bp_where *w = r >= 0 && (size_t)r < b->nroles ? b->roles[r].where : NULL;
+
+	return !w || (n >= 0 && bp_where_match_fields(w, t, s->site_id, vals, (size_t)n));
+}
+
+unsigned bp_bind_field_type(struct bp_bind *b, struct bp_trace *t, int role, size_t j,
+			    unsigned types)
 {
 	if (j >= b->nfields)
 		return 0;
 	for (size_t i = 0, n = bp_trace_nsites(t); i < n; i++) {
 		const struct bp_trace_site *s = bp_trace_site_at(t, i);
 		const struct bp_trace_layout *lay;
+		uint32_t roles;
 		int k;
 
-		if (!s || !in_every_set(b, t, s->site.id) || !(lay = bp_trace_layout(t, s->site.id)) ||
+		if (!s || !in_every_set(b, t, s->site.id))
+			continue;
+		roles = roles_of(b, t, s->site.id);
+		if ((role >= 0 ? !(roles & 1u << role) : b->nroles && !roles) ||
+		    !for_roles(b, j, roles) || !(lay = bp_trace_layout(t, s->site.id)) ||
 		    (k = bp_trace_field_index(lay, b->fields[j].name)) < 0)
 			continue;
 		if (types & BP_BIND_TYPE(lay->fields[k].type))

@@ -1,8 +1,9 @@
 /*
  * Spans drawn in an export (analysis/span_export.h).  Each rule keeps its
- * own open spans and, per end, an analysis binding (bprint/analysis.h):
- * which sites open or close, where their key fields are; every field of
- * a record is decoded, for the key and for the slice's arguments.
+ * own open spans and an analysis binding (bprint/analysis.h): which sites
+ * open (role 0) or close (role 1), where their key fields are; every
+ * field of a record is decoded, for the key and for the slice's
+ * arguments.
  */
 #include "analysis/span_export.h"
 
@@ -15,14 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A site's part in a rule: its plan as a FROM site, as a TO site. */
-struct role {
-	const struct bp_bind_site *from, *to;
-};
-
 struct rule {
 	struct bp_sites *from, *to;
-	struct bp_bind *ends[2];	/* FROM's, TO's: the keys, required */
+	struct bp_bind *bind;		/* roles FROM and TO; the keys, required */
 	char *spec;			/* the rule's copy; keys point into it */
 	const char *keys[BP_SPAN_EXPORT_MAX_KEYS];
 	size_t nkeys;
@@ -45,8 +41,7 @@ static void rule_free(struct rule *r)
 {
 	bp_sites_free(r->from);
 	bp_sites_free(r->to);
-	bp_bind_free(r->ends[0]);
-	bp_bind_free(r->ends[1]);
+	bp_bind_free(r->bind);
 	free(r->spec);
 	bp_spans_free(&r->spans);
 	bp_key_free(&r->key);
@@ -69,8 +64,7 @@ int bp_span_export_add(struct bp_span_export *se, const char *spec, char *err, s
 	size_t n = 0;
 
 	if (!(r.spec = strdup(spec)) || !(r.from = bp_sites_new()) || !(r.to = bp_sites_new()) ||
-	    !(r.ends[0] = bp_bind_new(BP_BIND_EVERY_FIELD)) ||
-	    !(r.ends[1] = bp_bind_new(BP_BIND_EVERY_FIELD))) {
+	    !(r.bind = bp_bind_new(BP_BIND_EVERY_FIELD))) {
 		rule_free(&r);
 		return bp_say(err, errlen, "out of memory");
 	}
@@ -84,11 +78,11 @@ int bp_span_export_add(struct bp_span_export *se, const char *spec, char *err, s
 	}
 	bp_sites_add(r.from, part[0]);
 	bp_sites_add(r.to, part[1]);
-	bp_bind_sites(r.ends[0], r.from);
-	bp_bind_sites(r.ends[1], r.to);
+	bp_bind_role(r.bind, r.from, NULL);
+	bp_bind_role(r.bind, r.to, NULL);
 	for (size_t k = 2; k < n; k++) {
 		r.keys[r.nkeys++] = part[k];
-		if (bp_bind_field(r.ends[0], part[k], 0) < 0 || bp_bind_field(r.ends[1], part[k], 0) < 0)
+		if (bp_bind_field(r.bind, part[k], 0) < 0)
 			part[0] = NULL;	/* out of memory */
 	}
 	bp_spans_init(&r.spans);
@@ -111,8 +105,8 @@ int bp_span_export_check(struct bp_span_export *se, struct bp_trace *t, char *er
 			return bp_say(err, errlen, "--span %s: no such site in the trace (see 'bprint "
 				    "formats')", pat);
 		for (size_t k = 0; k < r->nkeys; k++)
-			if (!bp_bind_field_type(r->ends[0], t, k, ~0u) ||
-			    !bp_bind_field_type(r->ends[1], t, k, ~0u))
+			if (!bp_bind_field_type(r->bind, t, 0, k, ~0u) ||
+			    !bp_bind_field_type(r->bind, t, 1, k, ~0u))
 				return bp_say(err, errlen, "--span: the key %s is not a field of both "
 					    "ends (see 'bprint formats')", r->keys[k]);
 	}
@@ -140,36 +134,37 @@ static int key_of(struct bp_span_export *se, struct rule *r, const struct bp_bin
 static int observe_rule(struct bp_span_export *se, struct rule *r, struct bp_trace *t,
 			const struct bp_trace_event *e, struct bp_export *x)
 {
-	struct role role = { bp_bind_site(r->ends[0], t, e->site_id),
-			     bp_bind_site(r->ends[1], t, e->site_id) }, *ro = &role;
+	const struct bp_bind_site *s = bp_bind_site(r->bind, t, e->site_id);
 	struct bp_span_end end = { e->ev.ns, e->ev.tid, e->site_id, 0 };
 	struct bp_span sp;
+	bool from, to;
 	int k, c = 0;
 
-	if (!ro->from && !ro->to)
+	if (!s)
 		return 0;
-	if ((k = key_of(se, r, ro->from ? ro->from : ro->to, e)) <= 0)
+	from = s->roles & 1u, to = s->roles & 2u;
+	if ((k = key_of(se, r, s, e)) <= 0)
 		return k < 0 ? BP_TRACE_ENOMEM : 0;
-	if (ro->to && (!ro->from || bp_spans_is_open(&r->spans, r->key.b, r->key.len)))
+	if (to && (!from || bp_spans_is_open(&r->spans, r->key.b, r->key.len)))
 		c = bp_spans_close(&r->spans, r->key.b, r->key.len, &end, &sp);
 	if (c < 0)
 		return BP_TRACE_ENOMEM;
 	if (c == 1) {
 		/* its arguments: the closing record's fields (decoded for a key) */
-		const struct bp_trace_layout *lay = ro->to->lay;
+		const struct bp_trace_layout *lay = s->lay;
 		int n = !lay ? 0 : r->nkeys ? (int)lay->nfields :
-			bp_bind_decode(ro->to, e, se->vals, BP_PLAN_MAX_ARGS);
-		struct bp_export_span s = {
+			bp_bind_decode(s, e, se->vals, BP_PLAN_MAX_ARGS);
+		struct bp_export_span slice = {
 			.from_ns = sp.from.ns, .to_ns = sp.to.ns, .from_tid = sp.from.tid,
 			.to_tid = sp.to.tid, .site = sp.from.site, .nests = r->nkeys == 0,
 			.lay = lay, .vals = se->vals, .nvals = n > 0 ? (unsigned)n : 0,
 		};
-		int rc = bp_export_span(x, &s);
+		int rc = bp_export_span(x, &slice);
 
 		if (rc < 0)
 			return rc;
 	}
-	if (ro->from && !bp_spans_open(&r->spans, r->key.b, r->key.len, &end, NULL, 0))
+	if (from && !bp_spans_open(&r->spans, r->key.b, r->key.len, &end, NULL, 0))
 		return BP_TRACE_ENOMEM;
 	return 0;
 }

@@ -3,7 +3,8 @@
  * its own (BPRINT_FILE, set by the test): a site of every field type
  * decoded into typed values, a site without a field asked for (required:
  * not chosen; optional: index -1), a number asked for that is a string,
- * --where's fields decoded though not asked for, site sets, a site filed
+ * --where's fields decoded though not asked for, site sets, roles (a
+ * field and a --where of one role), a site filed
  * after the plans were made, an id not in the site table, and damaged
  * blocks (cut short, a word too many, a string without its NUL).
  */
@@ -105,10 +106,10 @@ static void test_without(struct bp_trace *t, const struct bp_trace_event *all,
 	CHECK_EQ(v[0].v.i, 77);
 
 	CHECK(bp_bind_site(num, t, all->site_id) == NULL);	/* s is a string */
-	CHECK_EQ(bp_bind_field_type(num, t, 0, BP_BIND_NUMERIC), 0u);
-	CHECK_EQ(bp_bind_field_type(num, t, 0, ~0u), (unsigned)BP_FIELD_STRING);
-	CHECK_EQ(bp_bind_field_type(req, t, 0, ~0u), (unsigned)BP_FIELD_SIGNED);
-	CHECK_EQ(bp_bind_field_type(req, t, 5, ~0u), 0u);	/* no such field asked */
+	CHECK_EQ(bp_bind_field_type(num, t, -1, 0, BP_BIND_NUMERIC), 0u);
+	CHECK_EQ(bp_bind_field_type(num, t, -1, 0, ~0u), (unsigned)BP_FIELD_STRING);
+	CHECK_EQ(bp_bind_field_type(req, t, -1, 0, ~0u), (unsigned)BP_FIELD_SIGNED);
+	CHECK_EQ(bp_bind_field_type(req, t, -1, 5, ~0u), 0u);	/* no such field asked */
 	bp_bind_free(req);
 	bp_bind_free(opt);
 	bp_bind_free(num);
@@ -149,6 +150,61 @@ static void test_where_and_sites(struct bp_trace *t, const struct bp_trace_event
 	bp_where_free(w1);
 	bp_where_free(w2);
 	bp_sites_free(sel);
+}
+
+/* Roles (latency's ends): a site chosen by some role, a field of one role
+ * looked up in its sites only, each role's --where on its own. */
+static void test_roles(struct bp_trace *t, const struct bp_trace_event *all,
+		       const struct bp_trace_event *other)
+{
+	struct bp_bind *b = bp_bind_new(0);
+	struct bp_sites *from = bp_sites_new(), *to = bp_sites_new(), *none = bp_sites_new();
+	struct bp_field_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_bind_site *s;
+	struct bp_where *w;
+	char err[256];
+	int n;
+
+	CHECK(b && from && to && none);
+	CHECK((w = bp_where_new("n==2", err, sizeof(err))) != NULL);
+	CHECK_EQ(bp_sites_add(from, "fmt:all*"), 0);
+	CHECK_EQ(bp_sites_add(to, "fmt:other*"), 0);
+	CHECK_EQ(bp_sites_add(to, "fmt:all*"), 0);
+	CHECK_EQ(bp_sites_add(none, "fmt:nothing*"), 0);
+	CHECK_EQ(bp_bind_role(b, from, NULL), 0);
+	CHECK_EQ(bp_bind_role(b, to, w), 1);
+	CHECK_EQ(bp_bind_field(b, "i", 0), 0);
+	CHECK_EQ(bp_bind_field(b, "s", BP_BIND_FOR_ROLE(0)), 1);	/* required of from */
+	CHECK_EQ(bp_bind_field(b, "n", BP_BIND_OPTIONAL | BP_BIND_FOR_ROLE(1)), 2);
+	CHECK((s = bp_bind_site(b, t, all->site_id)) != NULL);
+	CHECK_EQ(s->roles, 3u);
+	CHECK_EQ(s->index[1], 4);
+	CHECK_EQ(s->index[2], -1);			/* "all" has no n */
+	CHECK((s = bp_bind_site(b, t, other->site_id)) != NULL);
+	CHECK_EQ(s->roles, 2u);
+	CHECK_EQ(s->index[1], -1);			/* s is asked of from only */
+	CHECK_EQ(s->index[2], 1);
+	CHECK_EQ(s->wanted, UINT64_C(3));
+	CHECK_EQ((n = bp_bind_decode(s, other, v, BP_PLAN_MAX_ARGS)), 2);
+	CHECK_EQ(bp_bind_role_holds(b, t, s, 0, v, n), 1);	/* no --where */
+	CHECK_EQ(bp_bind_role_holds(b, t, s, 1, v, n), 0);	/* n is 1 */
+	v[1].v.i = 2;
+	CHECK_EQ(bp_bind_role_holds(b, t, s, 1, v, n), 1);
+	CHECK_EQ(bp_bind_field_type(b, t, 0, 2, ~0u), 0u);	/* no from site has n */
+	CHECK_EQ(bp_bind_field_type(b, t, 1, 2, ~0u), (unsigned)BP_FIELD_SIGNED);
+	/* s, of from only: "all" is a to site too, and has it as a from site */
+	CHECK_EQ(bp_bind_field_type(b, t, 1, 1, ~0u), (unsigned)BP_FIELD_STRING);
+	CHECK_EQ(bp_bind_field_type(b, t, 0, 1, ~0u), (unsigned)BP_FIELD_STRING);
+	bp_bind_free(b);
+	/* a binding whose one role takes no site chooses none */
+	CHECK((b = bp_bind_new(0)) != NULL);
+	CHECK_EQ(bp_bind_role(b, none, NULL), 0);
+	CHECK(bp_bind_site(b, t, all->site_id) == NULL);
+	bp_bind_free(b);
+	bp_where_free(w);
+	bp_sites_free(from);
+	bp_sites_free(to);
+	bp_sites_free(none);
 }
 
 /* Damaged blocks: never a value, always -1. */
@@ -217,6 +273,7 @@ int main(void)
 	test_without(t, &all, &other);
 	test_where_and_sites(t, &all, &other);
 	test_damaged(t, &all);
+	test_roles(t, &all, &other);
 
 	/* a site filed after the plans were made: planned at its first record */
 	b = bp_bind_new(0);

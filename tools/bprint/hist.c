@@ -102,8 +102,8 @@ static enum bp_dist_kind value_kind(struct hist *h, struct bp_trace *t)
 {
 	size_t v = h->o.nkeys;
 
-	return bp_bind_field_type(h->bind, t, v, BP_BIND_TYPE(BP_FIELD_FLOAT)) ? BP_DIST_FLOAT :
-	       bp_bind_field_type(h->bind, t, v, BP_BIND_TYPE(BP_FIELD_SIGNED)) ? BP_DIST_SIGNED :
+	return bp_bind_field_type(h->bind, t, -1, v, BP_BIND_TYPE(BP_FIELD_FLOAT)) ? BP_DIST_FLOAT :
+	       bp_bind_field_type(h->bind, t, -1, v, BP_BIND_TYPE(BP_FIELD_SIGNED)) ? BP_DIST_SIGNED :
 										  BP_DIST_UNSIGNED;
 }
 
@@ -167,12 +167,12 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 		return EXIT_OK;	/* the distribution's kind is set at the first record */
 	}
 	for (size_t i = 0; i < h->o.nkeys; i++)
-		if (!bp_bind_field_type(h->bind, t, i, ~0u))
+		if (!bp_bind_field_type(h->bind, t, -1, i, ~0u))
 			return sub_error("hist", "-k %s: no chosen call site has this field (see "
 					   "'%s formats')", h->o.keys[i], prog);
 	if (h->value) {
-		if (!(type = bp_bind_field_type(h->bind, t, h->o.nkeys, BP_BIND_NUMERIC)) &&
-		    !(type = bp_bind_field_type(h->bind, t, h->o.nkeys, ~0u)))
+		if (!(type = bp_bind_field_type(h->bind, t, -1, h->o.nkeys, BP_BIND_NUMERIC)) &&
+		    !(type = bp_bind_field_type(h->bind, t, -1, h->o.nkeys, ~0u)))
 			return sub_error("hist", "-v %s: no chosen call site has this field (see "
 					   "'%s formats')", h->value, prog);
 		if (type == BP_FIELD_STRING || type == BP_FIELD_CHAR)
@@ -228,7 +228,7 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 	if (!h->kind_set)	/* following: the first site counted, before its value */
 		set_kind(h, t);
 	if ((n = bp_bind_decode(s, e, h->vals, BP_PLAN_MAX_ARGS)) < 0 ||
-	    !bp_bind_where_holds(h->bind, t, s, h->vals, n))
+	    (h->o.where && !bp_bind_where_holds(h->bind, t, s, h->vals, n)))
 		return EXIT_OK;
 	bp_key_reset(&h->key);
 	if (h->o.nkeys && !analyze_key(&h->key, s, h->o.nkeys, h->vals))

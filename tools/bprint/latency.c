@@ -28,14 +28,18 @@
 struct by_field {
 	const char *name;		/* FIELD */
 	bool to;
-	int pos;			/* its place in its end's binding */
+	int pos;			/* its place in the binding's fields */
 };
 
-/* A site's part in the pairing: its plan as a --from site, as a --to
- * site (bprint/analysis.h: the -k fields first, then its end's --by
- * fields), NULL where it is not one. */
+/* The binding's roles (bprint/analysis.h): a --from site (with --where), a
+ * --to site (with --where-to); its fields, the -k fields first, then the
+ * --by fields, each of its end's sites only. */
+enum { ROLE_FROM, ROLE_TO };
+
+/* A site's part in the pairing: its plan, and which ends it is. */
 struct site_role {
-	const struct bp_bind_site *from, *to;
+	const struct bp_bind_site *s;
+	bool from, to;
 };
 
 struct latency {
@@ -51,7 +55,7 @@ struct latency {
 	size_t top;
 	struct bp_spans spans;
 	struct bp_agg agg;
-	struct bp_bind *ends[2];	/* --from's (with --where), --to's (--where-to) */
+	struct bp_bind *bind;		/* the sites' roles and fields */
 	struct bp_key key, bykey;	/* the pairing key; the --by values at the open */
 	struct bp_key group;		/* the --by values in order, at the close */
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
@@ -218,7 +222,7 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 		if (pat)
 			continue;
 		for (size_t i = 0; i < l->o.nkeys; i++)
-			if (!bp_bind_field_type(l->ends[e], t, i, ~0u))
+			if (!bp_bind_field_type(l->bind, t, e, i, ~0u))
 				return sub_error("latency", "-k %s: no %s site has this field (both "
 						 "ends need the key; see '%s formats')", l->o.keys[i],
 						 end_name[e], prog);
@@ -227,7 +231,7 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 		struct bp_sites *end = l->by[i].to ? l->to : l->from;
 
 		if (!bp_sites_unmatched(end, t) &&
-		    !bp_bind_field_type(l->ends[l->by[i].to], t, (size_t)l->by[i].pos, ~0u))
+		    !bp_bind_field_type(l->bind, t, l->by[i].to, (size_t)l->by[i].pos, ~0u))
 			return sub_error("latency", "--by %s: no %s site has this field", l->by_names[i],
 					 l->by[i].to ? "--to" : "--from");
 	}
@@ -240,15 +244,6 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 		return sub_error("latency", "--where-to: %s", err);
 	}
 	return EXIT_OK;
-}
-
-/* The record's fields that its site's roles read, decoded into l->vals
- * (the others left as they were); -1 if it has none. */
-static int fields_of(struct latency *l, const struct site_role *r, const struct bp_trace_event *e)
-{
-	int n = r->from ? bp_bind_decode(r->from, e, l->vals, BP_PLAN_MAX_ARGS) : 0;
-
-	return n >= 0 && r->to ? bp_bind_decode(r->to, e, l->vals, BP_PLAN_MAX_ARGS) : n;
 }
 
 /* Append the value of --by field b as plan s (of b's end) has it. */
@@ -276,7 +271,7 @@ static bool group_of(struct latency *l, const struct site_role *r, struct bp_spa
 	for (size_t i = 0; i < l->nby; i++) {
 		size_t n = l->by[i].to ? 0 : bp_key_item_size(sp->by, sp->bylen, pos);
 
-		if (l->by[i].to ? !add_by(&l->group, r->to, &l->by[i], l->vals) :
+		if (l->by[i].to ? !add_by(&l->group, r->s, &l->by[i], l->vals) :
 				  !bp_key_append(&l->group, sp->by + pos, n))
 			return false;
 		pos += n;
@@ -301,19 +296,19 @@ static bool key_of(struct latency *l, const struct site_role *r, const struct bp
 	bp_key_reset(&l->key);
 	if (!l->o.nkeys)
 		return bp_key_add_uint(&l->key, (uint64_t)(uint32_t)e->ev.tid);
-	return analyze_key(&l->key, r->from ? r->from : r->to, l->o.nkeys, l->vals);
+	return analyze_key(&l->key, r->s, l->o.nkeys, l->vals);
 }
 
 /* Open a span at e; it is only counted when it closes if --where holds. */
 static bool open_span(struct latency *l, const struct site_role *r, struct bp_trace *t, int n,
 		      const struct bp_trace_event *e)
 {
-	bool chosen = bp_bind_where_holds(l->ends[0], t, r->from, l->vals, n);
+	bool chosen = !l->o.where || bp_bind_role_holds(l->bind, t, r->s, ROLE_FROM, l->vals, n);
 	struct bp_span_end from = { e->ev.ns, e->ev.tid, e->site_id, chosen ? SPAN_CHOSEN : 0 };
 
 	bp_key_reset(&l->bykey);
 	for (size_t i = 0; i < l->nby; i++)
-		if (!l->by[i].to && !add_by(&l->bykey, r->from, &l->by[i], l->vals))
+		if (!l->by[i].to && !add_by(&l->bykey, r->s, &l->by[i], l->vals))
 			return false;
 	return bp_spans_open(&l->spans, l->key.b, l->key.len, &from, l->bykey.b, l->bykey.len);
 }
@@ -324,7 +319,7 @@ static int close_spans(struct latency *l, const struct site_role *r, struct bp_t
 		       const struct bp_trace_event *e)
 {
 	struct bp_span_end to = { e->ev.ns, e->ev.tid, e->site_id, 0 };
-	bool chosen_to = bp_bind_where_holds(l->ends[1], t, r->to, l->vals, n);
+	bool chosen_to = !l->where_to || bp_bind_role_holds(l->bind, t, r->s, ROLE_TO, l->vals, n);
 	int c;
 
 	if (r->from && !bp_spans_is_open(&l->spans, l->key.b, l->key.len))
@@ -349,11 +344,12 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 
 	if (l->ls && !latency_sched_event(l->ls, t, e))
 		return out_of_memory();
-	role.from = bp_bind_site(l->ends[0], t, e->site_id);
-	role.to = bp_bind_site(l->ends[1], t, e->site_id);
-	if (!r->from && !r->to)
+	if (!(role.s = bp_bind_site(l->bind, t, e->site_id)))
 		return EXIT_OK;
-	if ((l->o.nkeys || l->nby || l->o.where || l->where_to) && (n = fields_of(l, r, e)) < 0)
+	role.from = role.s->roles & 1u << ROLE_FROM;
+	role.to = role.s->roles & 1u << ROLE_TO;
+	if ((l->o.nkeys || l->nby || l->o.where || l->where_to) &&
+	    (n = bp_bind_decode(role.s, e, l->vals, BP_PLAN_MAX_ARGS)) < 0)
 		return EXIT_OK;
 	if (!key_of(l, r, e))
 		return out_of_memory();
@@ -399,25 +395,20 @@ static bool latency_render(void *ctx, struct bp_trace *t, bool final)
 	return analyze_output(&l->o, &l->agg, l->what, final);
 }
 
-/* Each end's binding: its sites, its --where, the -k fields (which it
- * must have), then its --by fields (which it may lack).  -1 to go on, or
- * an exit code. */
+/* The binding: the ends as roles with their --where, the -k fields
+ * (which both must have), then each --by field (which its end's sites
+ * may lack).  -1 to go on, or an exit code. */
 static int bind_ends(struct latency *l)
 {
-	struct bp_sites *sites[2] = { l->from, l->to };
-	struct bp_where *where[2] = { l->o.where, l->where_to };
-	bool ok = true;
+	bool ok = bp_bind_role(l->bind, l->from, l->o.where) == ROLE_FROM &&
+		  bp_bind_role(l->bind, l->to, l->where_to) == ROLE_TO;
 
-	for (int e = 0; e < 2 && ok; e++) {
-		ok = !bp_bind_sites(l->ends[e], sites[e]) &&
-		     (!where[e] || !bp_bind_where(l->ends[e], where[e]));
-		for (size_t i = 0; i < l->o.nkeys && ok; i++)
-			ok = bp_bind_field(l->ends[e], l->o.keys[i], 0) >= 0;
-		for (size_t i = 0; i < l->nby && ok; i++)
-			if (l->by[i].to == (e == 1))
-				ok = (l->by[i].pos = bp_bind_field(l->ends[e], l->by[i].name,
-								   BP_BIND_OPTIONAL)) >= 0;
-	}
+	for (size_t i = 0; i < l->o.nkeys && ok; i++)
+		ok = bp_bind_field(l->bind, l->o.keys[i], 0) >= 0;
+	for (size_t i = 0; i < l->nby && ok; i++)
+		ok = (l->by[i].pos = bp_bind_field(l->bind, l->by[i].name,
+						   BP_BIND_OPTIONAL |
+						   BP_BIND_FOR_ROLE(l->by[i].to ? ROLE_TO : ROLE_FROM))) >= 0;
 	return ok ? -1 : out_of_memory();
 }
 
@@ -450,9 +441,8 @@ int cmd_latency(int argc, char **argv)
 
 	l.from = bp_sites_new();
 	l.to = bp_sites_new();
-	l.ends[0] = bp_bind_new(0);
-	l.ends[1] = bp_bind_new(0);
-	if (!l.from || !l.to || !l.ends[0] || !l.ends[1])
+	l.bind = bp_bind_new(0);
+	if (!l.from || !l.to || !l.bind)
 		rc = out_of_memory();
 	else if ((rc = parse_latency_args(argc, argv, &l)) < 0 && (rc = bind_ends(&l)) < 0) {
 		latency_init(&l);
@@ -469,7 +459,6 @@ int cmd_latency(int argc, char **argv)
 	bp_key_free(&l.key);
 	bp_key_free(&l.bykey);
 	bp_key_free(&l.group);
-	bp_bind_free(l.ends[0]);
-	bp_bind_free(l.ends[1]);
+	bp_bind_free(l.bind);
 	return rc;
 }
