@@ -107,3 +107,8 @@ set_tests_properties(reader_reuse PROPERTIES
 # The reader's key map (sources by ring index, first ring by tid) against a
 # linear search.
 bp_add_test(reader_keymap SOURCES ${CMAKE_CURRENT_LIST_DIR}/keymap_test.c)
+
+# bp_trace_probe(): the command's look at a path before opening it.
+bp_add_test(reader_probe SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_probe.c TIMEOUT 60)
+set_tests_properties(reader_probe PROPERTIES
+  ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_probe.dat")
