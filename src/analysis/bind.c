@@ -48,6 +48,8 @@ struct bp_bind {
 	struct plan *scratch;		/* an id not in the table (or no memory) */
 	size_t nchosen;
 	uint32_t first_chosen;
+	bool reads;			/* some field or --where asked for: a record
+					 * must hold its fields (bp_bind_record()) */
 };
 
 struct bp_bind *bp_bind_new(unsigned flags)
@@ -58,8 +60,10 @@ struct bp_bind *bp_bind_new(unsigned flags)
 		free(b);
 		return NULL;
 	}
-	if (b)
+	if (b) {
 		b->flags = flags;
+		b->reads = flags & BP_BIND_EVERY_FIELD;
+	}
 	return b;
 }
 
@@ -98,6 +102,7 @@ int bp_bind_where(struct bp_bind *b, struct bp_where *w)
 	if (b->nwheres == BP_BIND_MAX_SETS)
 		return -1;
 	b->wheres[b->nwheres++] = w;
+	b->reads = true;
 	return 0;
 }
 
@@ -112,6 +117,7 @@ int bp_bind_role(struct bp_bind *b, struct bp_sites *sel, struct bp_where *w)
 		return -1;
 	b->roles[b->nroles].sites = sel;
 	b->roles[b->nroles].where = w;
+	b->reads |= w != NULL;
 	return (int)b->nroles++;
 }
 
@@ -132,6 +138,7 @@ int bp_bind_field(struct bp_bind *b, const char *name, unsigned flags)
 		return -1;
 	}
 	b->scratch = scratch;
+	b->reads = true;
 	return (int)b->nfields - 1;
 }
 
@@ -224,7 +231,8 @@ static const struct bp_bind_site *plan_site(struct bp_bind *b, struct bp_trace *
 	return p->chosen ? &p->pub : NULL;
 }
 
-const struct bp_bind_site *bp_bind_site(struct bp_bind *b, struct bp_trace *t, uint32_t site_id)
+static inline const struct bp_bind_site *site_of(struct bp_bind *b, struct bp_trace *t,
+						 uint32_t site_id)
 {
 	const struct plan *p;
 
@@ -237,18 +245,39 @@ const struct bp_bind_site *bp_bind_site(struct bp_bind *b, struct bp_trace *t, u
 	return p->chosen ? &p->pub : NULL;
 }
 
+const struct bp_bind_site *bp_bind_site(struct bp_bind *b, struct bp_trace *t, uint32_t site_id)
+{
+	return site_of(b, t, site_id);
+}
+
+static inline int decode(const struct bp_bind_site *s, const struct bp_trace_event *ev,
+			 struct bp_field_value *vals, size_t nvals)
+{
+	/* every field too: decode_some() reads each in place, the full
+	 * decode walks the block (tests/output/layout_decode_some.c: the same
+	 * values, the same checks) */
+	if (ev->text || !s->lay)
+		return -1;
+	return bp_site_layout_decode_some(bp_site_layout_of(s->lay), ev->block, ev->block_words,
+					  (uint32_t)s->wanted, vals, nvals);
+}
+
 int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_event *ev,
 		   struct bp_field_value *vals, size_t nvals)
 {
-	const struct bp_site_layout *l;
+	return decode(s, ev, vals, nvals);
+}
 
-	if (ev->text || !s->lay)
-		return -1;
-	l = bp_site_layout_of(s->lay);
-	if (s->wanted == l->field_mask)
-		return bp_site_layout_decode(l, ev->block, ev->block_words, vals, nvals);
-	return bp_site_layout_decode_some(l, ev->block, ev->block_words, (uint32_t)s->wanted, vals,
-					  nvals);
+const struct bp_bind_site *bp_bind_record(struct bp_bind *b, struct bp_trace *t,
+					  const struct bp_trace_event *ev,
+					  struct bp_field_value *vals, size_t nvals, int *n)
+{
+	const struct bp_bind_site *s = site_of(b, t, ev->site_id);
+
+	*n = 0;
+	if (s && b->reads && (*n = decode(s, ev, vals, nvals)) < 0)
+		return NULL;
+	return s;
 }
 
 int bp_bind_where_holds(struct bp_bind *b, struct bp_trace *t, const struct bp_bind_site *s,

@@ -244,6 +244,20 @@ static void test_damaged(struct bp_trace *t, const struct bp_trace_event *all)
 	d = *all;
 	d.text = 1;					/* a record that carries text */
 	CHECK_EQ(bp_bind_decode(s, &d, v, BP_PLAN_MAX_ARGS), -1);
+	/* bp_bind_record(): NULL for a record without its fields, when some
+	 * field is asked for; the plan, and no decode, when none is */
+	{
+		struct bp_bind *none = bp_bind_new(0);
+		int n = -7;
+
+		CHECK(none != NULL);
+		CHECK(bp_bind_record(some, t, &d, v, BP_PLAN_MAX_ARGS, &n) == NULL);
+		CHECK(bp_bind_record(some, t, all, v, BP_PLAN_MAX_ARGS, &n) == s1);
+		CHECK_EQ(n, 7);
+		CHECK(bp_bind_record(none, t, &d, v, BP_PLAN_MAX_ARGS, &n) != NULL);
+		CHECK_EQ(n, 0);
+		bp_bind_free(none);
+	}
 	bp_bind_free(b);
 	bp_bind_free(some);
 }

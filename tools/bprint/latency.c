@@ -344,13 +344,11 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 
 	if (l->ls && !latency_sched_event(l->ls, t, e))
 		return out_of_memory();
-	if (!(role.s = bp_bind_site(l->bind, t, e->site_id)))
+	/* (the fields decoded if -k, --by, --where or --where-to asks) */
+	if (!(role.s = bp_bind_record(l->bind, t, e, l->vals, BP_PLAN_MAX_ARGS, &n)))
 		return EXIT_OK;
 	role.from = role.s->roles & 1u << ROLE_FROM;
 	role.to = role.s->roles & 1u << ROLE_TO;
-	if ((l->o.nkeys || l->nby || l->o.where || l->where_to) &&
-	    (n = bp_bind_decode(role.s, e, l->vals, BP_PLAN_MAX_ARGS)) < 0)
-		return EXIT_OK;
 	if (!key_of(l, r, e))
 		return out_of_memory();
 	if (r->to && close_spans(l, r, t, n, e) != EXIT_OK)
