@@ -109,12 +109,5 @@ set_tests_properties(reader_reuse PROPERTIES
 bp_add_test(reader_keymap SOURCES ${CMAKE_CURRENT_LIST_DIR}/keymap_test.c)
 
 # bp_trace_probe(): the command's look at a path before opening it.
-# (BPRINT_FILE never takes an existing name: the last run's file goes first)
-add_executable(reader_probe ${CMAKE_CURRENT_LIST_DIR}/reader_probe.c)
-target_link_libraries(reader_probe PRIVATE bprint_internal)
-target_include_directories(reader_probe PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-bp_set_test_warnings(reader_probe)
-add_test(NAME reader_probe COMMAND sh -c "rm -f \"$1\".* \"$1\" && exec \"$2\""
-  sh ${CMAKE_CURRENT_BINARY_DIR}/reader_probe.dat $<TARGET_FILE:reader_probe>)
-set_tests_properties(reader_probe PROPERTIES TIMEOUT 60
-  ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_probe.dat")
+bp_add_traced_test(reader_probe ${CMAKE_CURRENT_LIST_DIR}/reader_probe.c
+  ${CMAKE_CURRENT_BINARY_DIR}/reader_probe.dat)
