@@ -132,14 +132,15 @@ BP_API int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_ev
 
 /*
  * bp_bind_site() and bp_bind_decode() in one call, for the read loop: the
- * plan of ev's site, NULL if the binding does not choose it or, when it
- * asks for any field or --where (or BP_BIND_EVERY_FIELD), the record does
- * not hold its fields (text, or a damaged block).  *n: what
- * bp_bind_decode() returned, 0 when nothing is asked for (no decode).
+ * plan of ev's site into *site (NULL if the binding does not choose it),
+ * and what bp_bind_decode() returns: -1 if the site is not chosen or,
+ * when the binding asks for any field or --where (or
+ * BP_BIND_EVERY_FIELD), the record does not hold its fields (text, or a
+ * damaged block); 0 when it asks for none (nothing decoded).
  */
-BP_API const struct bp_bind_site *bp_bind_record(struct bp_bind *b, struct bp_trace *t,
-						 const struct bp_trace_event *ev,
-						 struct bp_field_value *vals, size_t nvals, int *n);
+BP_API int bp_bind_record(struct bp_bind *b, struct bp_trace *t, const struct bp_trace_event *ev,
+			  struct bp_field_value *vals, size_t nvals,
+			  const struct bp_bind_site **site);
 
 /* Does every --where of b hold for the fields vals[0 .. n) of a record of
  * s (decoded by bp_bind_decode(), which returned n)?  1 or 0; 1 without

@@ -231,17 +231,28 @@ static const struct bp_bind_site *plan_site(struct bp_bind *b, struct bp_trace *
 	return p->chosen ? &p->pub : NULL;
 }
 
+/* A site not planned yet (or not kept), or another trace: out of line, so
+ * that the lookup below stays a few instructions a record. */
+__attribute__((noinline))
+static const struct bp_bind_site *site_slow(struct bp_bind *b, struct bp_trace *t,
+					    uint32_t site_id)
+{
+	if (b->of != t) {
+		forget_plans(b);
+		b->of = t;
+	}
+	if (site_id < b->nby_id && b->by_id[site_id])
+		return b->by_id[site_id]->chosen ? &b->by_id[site_id]->pub : NULL;
+	return plan_site(b, t, site_id);
+}
+
 static inline const struct bp_bind_site *site_of(struct bp_bind *b, struct bp_trace *t,
 						 uint32_t site_id)
 {
 	const struct plan *p;
 
-	if (b->of != t) {
-		forget_plans(b);
-		b->of = t;
-	}
-	if (site_id >= b->nby_id || !(p = b->by_id[site_id]))
-		return plan_site(b, t, site_id);
+	if (__builtin_expect(b->of != t || site_id >= b->nby_id || !(p = b->by_id[site_id]), 0))
+		return site_slow(b, t, site_id);
 	return p->chosen ? &p->pub : NULL;
 }
 
@@ -268,16 +279,15 @@ int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_event *ev
 	return decode(s, ev, vals, nvals);
 }
 
-const struct bp_bind_site *bp_bind_record(struct bp_bind *b, struct bp_trace *t,
-					  const struct bp_trace_event *ev,
-					  struct bp_field_value *vals, size_t nvals, int *n)
+int bp_bind_record(struct bp_bind *b, struct bp_trace *t, const struct bp_trace_event *ev,
+		   struct bp_field_value *vals, size_t nvals, const struct bp_bind_site **site)
 {
 	const struct bp_bind_site *s = site_of(b, t, ev->site_id);
 
-	*n = 0;
-	if (s && b->reads && (*n = decode(s, ev, vals, nvals)) < 0)
-		return NULL;
-	return s;
+	*site = s;
+	if (!s)
+		return -1;
+	return b->reads ? decode(s, ev, vals, nvals) : 0;	/* (a tail call) */
 }
 
 int bp_bind_where_holds(struct bp_bind *b, struct bp_trace *t, const struct bp_bind_site *s,

@@ -248,14 +248,17 @@ static void test_damaged(struct bp_trace *t, const struct bp_trace_event *all)
 	 * field is asked for; the plan, and no decode, when none is */
 	{
 		struct bp_bind *none = bp_bind_new(0);
-		int n = -7;
+		const struct bp_bind_site *got = NULL;
 
 		CHECK(none != NULL);
-		CHECK(bp_bind_record(some, t, &d, v, BP_PLAN_MAX_ARGS, &n) == NULL);
-		CHECK(bp_bind_record(some, t, all, v, BP_PLAN_MAX_ARGS, &n) == s1);
-		CHECK_EQ(n, 7);
-		CHECK(bp_bind_record(none, t, &d, v, BP_PLAN_MAX_ARGS, &n) != NULL);
-		CHECK_EQ(n, 0);
+		CHECK_EQ(bp_bind_record(some, t, &d, v, BP_PLAN_MAX_ARGS, &got), -1);
+		CHECK(got == s1);
+		CHECK_EQ(bp_bind_record(some, t, all, v, BP_PLAN_MAX_ARGS, &got), 7);
+		CHECK(got == s1);
+		CHECK_EQ(bp_bind_record(none, t, &d, v, BP_PLAN_MAX_ARGS, &got), 0);
+		CHECK(got != NULL);
+		CHECK_EQ(bp_bind_record(none, t, &(struct bp_trace_event){ .site_id =
+			 bp_trace_max_site_id(t) + 7, .text = 1 }, v, BP_PLAN_MAX_ARGS, &got), 0);
 		bp_bind_free(none);
 	}
 	bp_bind_free(b);

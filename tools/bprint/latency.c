@@ -340,12 +340,12 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 {
 	struct latency *l = ctx;
 	struct site_role role, *r = &role;
-	int n = 0;
+	int n;
 
 	if (l->ls && !latency_sched_event(l->ls, t, e))
 		return out_of_memory();
 	/* (the fields decoded if -k, --by, --where or --where-to asks) */
-	if (!(role.s = bp_bind_record(l->bind, t, e, l->vals, BP_PLAN_MAX_ARGS, &n)))
+	if ((n = bp_bind_record(l->bind, t, e, l->vals, BP_PLAN_MAX_ARGS, &role.s)) < 0)
 		return EXIT_OK;
 	role.from = role.s->roles & 1u << ROLE_FROM;
 	role.to = role.s->roles & 1u << ROLE_TO;
