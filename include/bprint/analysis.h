@@ -11,7 +11,6 @@
  *	bp_bind_field()        a field asked for by name
  *	bp_bind_site()         a site's plan (on its first use), NULL if not chosen
  *	bp_bind_decode()       a record's wanted fields, by the plan
- *	bp_bind_record()       the two at once
  *	bp_bind_where_holds()  does every --where hold for them?
  *	bp_bind_role_holds()   does a role's --where hold for them?
  *
@@ -129,18 +128,6 @@ BP_API const struct bp_bind_site *bp_bind_site(struct bp_bind *b, struct bp_trac
  */
 BP_API int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_event *ev,
 			  struct bp_field_value *vals, size_t nvals);
-
-/*
- * bp_bind_site() and bp_bind_decode() in one call, for the read loop: the
- * plan of ev's site into *site (NULL if the binding does not choose it),
- * and what bp_bind_decode() returns: -1 if the site is not chosen or,
- * when the binding asks for any field or --where (or
- * BP_BIND_EVERY_FIELD), the record does not hold its fields (text, or a
- * damaged block); 0 when it asks for none (nothing decoded).
- */
-BP_API int bp_bind_record(struct bp_bind *b, struct bp_trace *t, const struct bp_trace_event *ev,
-			  struct bp_field_value *vals, size_t nvals,
-			  const struct bp_bind_site **site);
 
 /* Does every --where of b hold for the fields vals[0 .. n) of a record of
  * s (decoded by bp_bind_decode(), which returned n)?  1 or 0; 1 without

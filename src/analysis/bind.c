@@ -48,8 +48,6 @@ struct bp_bind {
 	struct plan *scratch;		/* an id not in the table (or no memory) */
 	size_t nchosen;
 	uint32_t first_chosen;
-	bool reads;			/* some field or --where asked for: a record
-					 * must hold its fields (bp_bind_record()) */
 };
 
 struct bp_bind *bp_bind_new(unsigned flags)
@@ -60,10 +58,8 @@ struct bp_bind *bp_bind_new(unsigned flags)
 		free(b);
 		return NULL;
 	}
-	if (b) {
+	if (b)
 		b->flags = flags;
-		b->reads = flags & BP_BIND_EVERY_FIELD;
-	}
 	return b;
 }
 
@@ -102,7 +98,6 @@ int bp_bind_where(struct bp_bind *b, struct bp_where *w)
 	if (b->nwheres == BP_BIND_MAX_SETS)
 		return -1;
 	b->wheres[b->nwheres++] = w;
-	b->reads = true;
 	return 0;
 }
 
@@ -117,7 +112,6 @@ int bp_bind_role(struct bp_bind *b, struct bp_sites *sel, struct bp_where *w)
 		return -1;
 	b->roles[b->nroles].sites = sel;
 	b->roles[b->nroles].where = w;
-	b->reads |= w != NULL;
 	return (int)b->nroles++;
 }
 
@@ -138,7 +132,6 @@ int bp_bind_field(struct bp_bind *b, const char *name, unsigned flags)
 		return -1;
 	}
 	b->scratch = scratch;
-	b->reads = true;
 	return (int)b->nfields - 1;
 }
 
@@ -277,17 +270,6 @@ int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_event *ev
 		   struct bp_field_value *vals, size_t nvals)
 {
 	return decode(s, ev, vals, nvals);
-}
-
-int bp_bind_record(struct bp_bind *b, struct bp_trace *t, const struct bp_trace_event *ev,
-		   struct bp_field_value *vals, size_t nvals, const struct bp_bind_site **site)
-{
-	const struct bp_bind_site *s = site_of(b, t, ev->site_id);
-
-	*site = s;
-	if (!s)
-		return -1;
-	return b->reads ? decode(s, ev, vals, nvals) : 0;	/* (a tail call) */
 }
 
 int bp_bind_where_holds(struct bp_bind *b, struct bp_trace *t, const struct bp_bind_site *s,

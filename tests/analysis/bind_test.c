@@ -244,23 +244,6 @@ static void test_damaged(struct bp_trace *t, const struct bp_trace_event *all)
 	d = *all;
 	d.text = 1;					/* a record that carries text */
 	CHECK_EQ(bp_bind_decode(s, &d, v, BP_PLAN_MAX_ARGS), -1);
-	/* bp_bind_record(): NULL for a record without its fields, when some
-	 * field is asked for; the plan, and no decode, when none is */
-	{
-		struct bp_bind *none = bp_bind_new(0);
-		const struct bp_bind_site *got = NULL;
-
-		CHECK(none != NULL);
-		CHECK_EQ(bp_bind_record(some, t, &d, v, BP_PLAN_MAX_ARGS, &got), -1);
-		CHECK(got == s1);
-		CHECK_EQ(bp_bind_record(some, t, all, v, BP_PLAN_MAX_ARGS, &got), 7);
-		CHECK(got == s1);
-		CHECK_EQ(bp_bind_record(none, t, &d, v, BP_PLAN_MAX_ARGS, &got), 0);
-		CHECK(got != NULL);
-		CHECK_EQ(bp_bind_record(none, t, &(struct bp_trace_event){ .site_id =
-			 bp_trace_max_site_id(t) + 7, .text = 1 }, v, BP_PLAN_MAX_ARGS, &got), 0);
-		bp_bind_free(none);
-	}
 	bp_bind_free(b);
 	bp_bind_free(some);
 }

@@ -61,6 +61,8 @@ struct latency {
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 	const char *top_names[ANALYZE_MAX_KEYS];
 	char what[512];
+	bool reads;			/* -k, --by, --where or --where-to: a record
+					 * without its fields pairs with nothing */
 	bool sched;			/* --sched */
 	struct latency_sched *ls;	/* its split (latency_sched.h) */
 };
@@ -340,12 +342,13 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 {
 	struct latency *l = ctx;
 	struct site_role role, *r = &role;
-	int n;
+	int n = 0;
 
 	if (l->ls && !latency_sched_event(l->ls, t, e))
 		return out_of_memory();
 	/* (the fields decoded if -k, --by, --where or --where-to asks) */
-	if ((n = bp_bind_record(l->bind, t, e, l->vals, BP_PLAN_MAX_ARGS, &role.s)) < 0)
+	if (!(role.s = bp_bind_site(l->bind, t, e->site_id)) ||
+	    (l->reads && (n = bp_bind_decode(role.s, e, l->vals, BP_PLAN_MAX_ARGS)) < 0))
 		return EXIT_OK;
 	role.from = role.s->roles & 1u << ROLE_FROM;
 	role.to = role.s->roles & 1u << ROLE_TO;
@@ -407,6 +410,7 @@ static int bind_ends(struct latency *l)
 		ok = (l->by[i].pos = bp_bind_field(l->bind, l->by[i].name,
 						   BP_BIND_OPTIONAL |
 						   BP_BIND_FOR_ROLE(l->by[i].to ? ROLE_TO : ROLE_FROM))) >= 0;
+	l->reads = l->o.nkeys || l->nby || l->o.where || l->where_to;
 	return ok ? -1 : out_of_memory();
 }
 
