@@ -59,7 +59,7 @@ struct bp_trace_info {
 	uint32_t major, minor;
 	uint32_t flags;			/* BP_TRACE_F_* */
 	uint32_t word_size;
-	uint32_t ring_mode;		/* enum bp_ring_mode */
+	uint32_t ring_mode;		/* BP_TRACE_MODE_* (the rings' enum bp_ring_mode) */
 	int64_t pid;
 	uint64_t start_realtime_ns;
 	uint64_t start_mono_ns;
@@ -214,6 +214,32 @@ BP_API struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *er
 BP_API void bp_trace_close(struct bp_trace *t);
 
 BP_API const struct bp_trace_info *bp_trace_info(const struct bp_trace *t);
+
+/* The rings' modes (bp_trace_info's ring_mode), and their names
+ * ("overwrite", "discard", "block"; NULL for another number). */
+#define BP_TRACE_MODE_OVERWRITE	0u
+#define BP_TRACE_MODE_DISCARD	1u
+#define BP_TRACE_MODE_BLOCK	2u
+BP_API const char *bp_trace_ring_mode_name(uint32_t mode);
+
+/* A look at a file's header before opening it (bprint tail's search for a
+ * PID's file, report's "is this a trace"): its first bytes only, read
+ * without following a final link or blocking on a FIFO. */
+struct bp_trace_probe {
+	uint32_t size;			/* the caller's sizeof(struct bp_trace_probe) */
+	uint32_t flags;			/* BP_TRACE_F_STREAM, _CLOSED, _CRC as the
+					 * header has them (a live file's change) */
+	int64_t pid;			/* the process that wrote it */
+	int valid;			/* the whole header passes bp_trace_open()'s
+					 * checks */
+	uint32_t reserved;
+};
+#define BP_TRACE_PROBE_INIT { .size = sizeof(struct bp_trace_probe) }
+
+/* 1 and *out filled if path begins with a trace file's magic (and holds
+ * up to its pid), 0 if not, -1 with errno if it cannot be opened or
+ * read, BP_TRACE_EINVAL without out's size. */
+BP_API int bp_trace_probe(const char *path, struct bp_trace_probe *out);
 
 /* What to add to a record's ns for its wall-clock (CLOCK_REALTIME) time:
  * 0 and *offset_ns, or -1 for a clock that gives no dates (boot, counter)
@@ -413,6 +439,11 @@ BP_API const struct bp_trace_layout *bp_trace_layout(struct bp_trace *t, uint32_
 /* Index of a field by name, or by its alias argN (N = .conversion of a
  * conversion's own value); -1 if none. */
 BP_API int bp_trace_field_index(const struct bp_trace_layout *lay, const char *name);
+
+/* The text of field k's conversion in its site's format ("%-*.*x", "%pS";
+ * for a '*' value, its conversion's): *len bytes, not NUL-terminated, as
+ * `bprint formats` prints it; NULL if k is not a field of lay. */
+BP_API const char *bp_trace_field_text(const struct bp_trace_layout *lay, size_t k, size_t *len);
 
 /* A field's type in words, as `bprint formats` prints it: "int32",
  * "uint8", "double", "string", "char", "pointer" ("integer" for an

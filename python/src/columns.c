@@ -1,18 +1,21 @@
 /*
  * Trace.to_numpy(): one pass over the file that puts every record the
- * filters keep into columns (table.h), straight from the reader's decoded
- * fields (bp_trace_event_fields), never from text.
+ * filters keep into columns (table.h), straight from the fields the
+ * analysis binding (bprint/analysis.h) decodes, never from text.
  *
- * Each site gets a plan on its first record: which of its fields goes into
- * which column (its fields, or those asked for), the columns made as the
- * plans need them, so that the columns are the fields of the records read.
- * With by_site, each site has a table of its own.
+ * The binding chooses the sites (the filters) and says where each field
+ * is; each site gets a plan of columns on its first record: which of its
+ * fields goes into which column (its fields, or those asked for), the
+ * columns made as the plans need them, so that the columns are the fields
+ * of the records read.  With by_site, each site has a table of its own.
  *
  * Filling runs without the interpreter's lock until a record needs a
  * Python object (a string, a char, a message): then the lock is taken and
  * the record is taken up again with it.
  */
 #include "table.h"
+
+#include <bprint/analysis.h>
 
 #include <string.h>
 
@@ -30,6 +33,7 @@ struct bpy_plan {
 
 struct fill {
 	BpyReader *r;
+	struct bp_bind *bind;		/* the filters, and the fields asked for */
 	bool by_site, message;
 	char **want;			/* fields asked for, or NULL */
 	size_t nwant;
@@ -44,8 +48,7 @@ struct fill {
 	size_t nodd;
 	struct bpy_plan *plans;		/* per site id */
 	size_t nplans;
-	struct bp_field_value *vals;
-	size_t nvals;
+	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 	size_t cap;			/* rows to start the union table with */
 	struct bp_trace_event e;	/* the record in hand */
 	bool pending;			/* e is to be taken up again, with the lock */
@@ -56,16 +59,6 @@ struct fill {
 #define FILL_NEEDS_LOCK 3		/* a record needs Python objects: e pending */
 
 /* ---- plans and tables ---- */
-
-static bool room_for_fields(struct fill *f, uint32_t n)
-{
-	if (n <= f->nvals)
-		return true;
-	free(f->vals);
-	f->vals = calloc(n, sizeof(*f->vals));
-	f->nvals = f->vals ? n : 0;
-	return f->vals != NULL;
-}
 
 static bool add_put(struct bpy_table *tb, struct bpy_plan *p, const char *name,
 		    const struct bp_trace_layout *lay, int k)
@@ -80,21 +73,22 @@ static bool add_put(struct bpy_table *tb, struct bpy_plan *p, const char *name,
 	return true;
 }
 
-/* Site id's plan into tb: its fields (or those asked for that it has),
- * each into the column of its name and kind. */
-static bool build_plan(struct fill *f, struct bpy_table *tb, uint32_t id, struct bpy_plan *p)
+/* The plan of site s into tb: its fields (or those asked for that it
+ * has), each into the column of its name and kind. */
+static bool build_plan(struct fill *f, struct bpy_table *tb, const struct bp_bind_site *s,
+		       struct bpy_plan *p)
 {
-	const struct bp_trace_layout *lay = bp_trace_layout(f->r->t, id);
+	const struct bp_trace_layout *lay = s->lay;
 	size_t most = f->want ? f->nwant : lay ? lay->nfields : 0;
 
 	p->built = true;
 	if (!lay || !lay->nfields || !most)
 		return true;
-	if (!(p->put = calloc(most, sizeof(*p->put))) || !room_for_fields(f, lay->nfields))
+	if (!(p->put = calloc(most, sizeof(*p->put))))
 		return false;
 	for (size_t i = 0; i < most; i++) {
 		const char *name = f->want ? f->want[i] : lay->fields[i].name;
-		int k = f->want ? bp_trace_field_index(lay, name) : (int)i;
+		int k = f->want ? s->index[i] : (int)i;
 
 		if (k >= 0 && !add_put(tb, p, name, lay, k))
 			return false;
@@ -159,10 +153,12 @@ static bool odd_table(struct fill *f, uint32_t id, struct bpy_table **tb, struct
 	return true;
 }
 
-/* The table and plan of site id's records; false if memory ran out. */
-static bool table_of(struct fill *f, uint32_t id, struct bpy_table **tb, struct bpy_plan **p)
+/* The table and plan of site s's records; false if memory ran out. */
+static bool table_of(struct fill *f, const struct bp_bind_site *s, struct bpy_table **tb,
+		     struct bpy_plan **p)
 {
 	static struct bpy_plan none = { .built = true };
+	uint32_t id = s->site_id;
 
 	if (id >= f->nplans && !room_for_ids(f))
 		return false;
@@ -180,7 +176,7 @@ static bool table_of(struct fill *f, uint32_t id, struct bpy_table **tb, struct 
 	}
 	if ((*tb)->failed)
 		return false;
-	return (*p)->built || (build_plan(f, *tb, id, *p) && !(*tb)->failed);
+	return (*p)->built || (build_plan(f, *tb, s, *p) && !(*tb)->failed);
 }
 
 /* ---- filling ---- */
@@ -261,6 +257,7 @@ static int fill_tables(struct fill *f, bool locked)
 	int rc = 1;
 
 	for (;;) {
+		const struct bp_bind_site *s;
 		struct bpy_table *tb;
 		struct bpy_plan *p;
 		int n = -1;
@@ -268,15 +265,15 @@ static int fill_tables(struct fill *f, bool locked)
 		if (!f->pending && (rc = bp_trace_next(r->t, &f->e, BP_TRACE_NEXT_NO_MESSAGE)) != 1)
 			return rc;
 		f->pending = false;
-		if (!bpy_reader_site_ok(r, &f->e))
+		if (!(s = bp_bind_site(f->bind, r->t, f->e.site_id)))
 			continue;
-		if (!table_of(f, f->e.site_id, &tb, &p))
+		if (!table_of(f, s, &tb, &p))
 			return FILL_ERROR;
 		if (!locked && p->python)
 			return f->pending = true, FILL_NEEDS_LOCK;
-		if ((p->n || where) && !f->e.text)
-			n = bp_trace_event_fields(r->t, &f->e, f->vals, f->nvals);
-		if (where && !bpy_reader_where_ok(r, &f->e, f->vals, n))
+		if (p->n || where)
+			n = bp_bind_decode(s, &f->e, f->vals, BP_PLAN_MAX_ARGS);
+		if (where && !bp_bind_where_holds(f->bind, r->t, s, f->vals, n))
 			continue;
 		if (!put_row(f, tb, p, n))
 			return FILL_ERROR;
@@ -291,21 +288,13 @@ static bool wanted_columns(struct fill *f, struct bpy_table *tb)
 {
 	for (size_t i = 0; i < f->nwant; i++) {
 		bool seen = false;
+		unsigned type;
 
 		for (size_t c = tb->nrec; c < tb->ncols && !seen; c++)
 			seen = !strcmp(tb->col[c].field, f->want[i]);
-		for (size_t k = 0; !seen && k < bp_trace_nsites(f->r->t); k++) {
-			const struct bp_trace_site *s = bp_trace_site_at(f->r->t, k);
-			const struct bp_trace_layout *lay = s ? bp_trace_layout(f->r->t, s->site.id) : NULL;
-			int j = lay ? bp_trace_field_index(lay, f->want[i]) : -1;
-
-			if (j >= 0 && bpy_reader_site_ok(f->r, &(struct bp_trace_event){
-								.site_id = s->site.id })) {
-				if (bpy_table_column(tb, f->want[i], bpy_kind_of(lay->fields[j].type)) < 0)
-					return false;
-				seen = true;
-			}
-		}
+		if (!seen && (type = bp_bind_field_type(f->bind, f->r->t, -1, i, ~0u)) &&
+		    bpy_table_column(tb, f->want[i], bpy_kind_of((uint8_t)type)) < 0)
+			return false;
 	}
 	return true;
 }
@@ -351,7 +340,7 @@ static void fill_free(struct fill *f)
 	free(f->plans);
 	free(f->tbs);
 	free(f->odd);
-	free(f->vals);
+	bp_bind_free(f->bind);
 	bpy_table_free(&f->one);
 	Py_XDECREF(f->r);
 }
@@ -392,20 +381,28 @@ static int wanted(struct fill *f, PyObject *fields)
 	return 0;
 }
 
+/* The binding: the reader's filters, the fields asked for (or all). */
+static int bind(struct fill *f)
+{
+	BpyReader *r = f->r;
+
+	if (!(f->bind = bp_bind_new(f->want ? 0 : BP_BIND_EVERY_FIELD)))
+		return PyErr_NoMemory(), -1;
+	for (int i = 0; i < 2; i++)
+		if ((r->sites[i] && bp_bind_sites(f->bind, r->sites[i]) < 0) ||
+		    (r->where[i] && bp_bind_where(f->bind, r->where[i]) < 0))
+			return PyErr_NoMemory(), -1;
+	for (size_t i = 0; i < f->nwant; i++)
+		if (bp_bind_field(f->bind, f->want[i], BP_BIND_OPTIONAL) < 0)
+			return PyErr_NoMemory(), -1;
+	return 0;
+}
+
 /* Every field asked for is a field of some chosen site. */
 static int check_wanted(struct fill *f)
 {
 	for (size_t i = 0; i < f->nwant; i++) {
-		bool found = false;
-
-		for (size_t k = 0; !found && k < bp_trace_nsites(f->r->t); k++) {
-			const struct bp_trace_site *s = bp_trace_site_at(f->r->t, k);
-			const struct bp_trace_layout *lay = s ? bp_trace_layout(f->r->t, s->site.id) : NULL;
-
-			found = lay && bp_trace_field_index(lay, f->want[i]) >= 0 &&
-				bpy_reader_site_ok(f->r, &(struct bp_trace_event){ .site_id = s->site.id });
-		}
-		if (!found) {
+		if (!bp_bind_field_type(f->bind, f->r->t, -1, i, ~0u)) {
 			if (bpy_reader_damaged(f->r))
 				return -1;
 			PyErr_Format(PyExc_ValueError, "fields: no field '%s' in the chosen call sites "
@@ -467,7 +464,7 @@ PyObject *bpy_trace_to_numpy(BpyTrace *tr, PyObject *args, PyObject *kwargs)
 	f->message = message;
 	f->by_site = by_site;
 	if (wanted(f, fields) < 0 || !(f->r = bpy_trace_pass(tr, site, where)) ||
-	    check_wanted(f) < 0)
+	    bind(f) < 0 || check_wanted(f) < 0)
 		goto out;
 	if (!by_site && bpy_table_init(&f->one, message, first_capacity(f->r)) < 0)
 		goto out;

@@ -1,32 +1,28 @@
 /*
  * Spans drawn in an export (analysis/span_export.h).  Each rule keeps its
- * own open spans and, per site id, the site's part in it (looked up once):
- * whether it opens or closes, and where its key fields are.
+ * own open spans and an analysis binding (bprint/analysis.h): which sites
+ * open (role 0) or close (role 1), where their key fields are; every
+ * field of a record is decoded, for the key and for the slice's
+ * arguments.
  */
 #include "analysis/span_export.h"
 
 #include "analysis/say.h"
-#include "file/array.h"
+
+#include <bprint/analysis.h>
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct role {
-	unsigned char state;		/* 0 not looked at, 1 none, 2 has a part */
-	bool from, to;
-	int16_t kidx[BP_SPAN_EXPORT_MAX_KEYS];
-};
-
 struct rule {
 	struct bp_sites *from, *to;
+	struct bp_bind *bind;		/* roles FROM and TO; the keys, required */
 	char *spec;			/* the rule's copy; keys point into it */
 	const char *keys[BP_SPAN_EXPORT_MAX_KEYS];
 	size_t nkeys;
 	struct bp_spans spans;
-	struct role *roles;
-	size_t nroles;
 	struct bp_key key;
 };
 
@@ -45,9 +41,9 @@ static void rule_free(struct rule *r)
 {
 	bp_sites_free(r->from);
 	bp_sites_free(r->to);
+	bp_bind_free(r->bind);
 	free(r->spec);
 	bp_spans_free(&r->spans);
-	free(r->roles);
 	bp_key_free(&r->key);
 }
 
@@ -67,7 +63,8 @@ int bp_span_export_add(struct bp_span_export *se, const char *spec, char *err, s
 	char *part[2 + BP_SPAN_EXPORT_MAX_KEYS], *p, *save = NULL;
 	size_t n = 0;
 
-	if (!(r.spec = strdup(spec)) || !(r.from = bp_sites_new()) || !(r.to = bp_sites_new())) {
+	if (!(r.spec = strdup(spec)) || !(r.from = bp_sites_new()) || !(r.to = bp_sites_new()) ||
+	    !(r.bind = bp_bind_new(BP_BIND_EVERY_FIELD))) {
 		rule_free(&r);
 		return bp_say(err, errlen, "out of memory");
 	}
@@ -81,30 +78,21 @@ int bp_span_export_add(struct bp_span_export *se, const char *spec, char *err, s
 	}
 	bp_sites_add(r.from, part[0]);
 	bp_sites_add(r.to, part[1]);
-	for (size_t k = 2; k < n; k++)
+	bp_bind_role(r.bind, r.from, NULL);
+	bp_bind_role(r.bind, r.to, NULL);
+	for (size_t k = 2; k < n; k++) {
 		r.keys[r.nkeys++] = part[k];
+		if (bp_bind_field(r.bind, part[k], 0) < 0)
+			part[0] = NULL;	/* out of memory */
+	}
 	bp_spans_init(&r.spans);
-	if (!(grown = realloc(se->rules, (se->n + 1) * sizeof(*grown)))) {
+	if (!part[0] || !(grown = realloc(se->rules, (se->n + 1) * sizeof(*grown)))) {
 		rule_free(&r);
 		return bp_say(err, errlen, "out of memory");
 	}
 	se->rules = grown;
 	se->rules[se->n++] = r;
 	return 0;
-}
-
-/* Is name a field of some site of t that sel chooses? */
-static bool has_field(struct bp_trace *t, struct bp_sites *sel, const char *name)
-{
-	for (size_t i = 0, n = bp_trace_nsites(t); i < n; i++) {
-		const struct bp_trace_site *s = bp_trace_site_at(t, i);
-		const struct bp_trace_layout *lay;
-
-		if (s && bp_sites_match(sel, t, s->site.id) &&
-		    (lay = bp_trace_layout(t, s->site.id)) && bp_trace_field_index(lay, name) >= 0)
-			return true;
-	}
-	return false;
 }
 
 int bp_span_export_check(struct bp_span_export *se, struct bp_trace *t, char *err, size_t errlen)
@@ -117,65 +105,27 @@ int bp_span_export_check(struct bp_span_export *se, struct bp_trace *t, char *er
 			return bp_say(err, errlen, "--span %s: no such site in the trace (see 'bprint "
 				    "formats')", pat);
 		for (size_t k = 0; k < r->nkeys; k++)
-			if (!has_field(t, r->from, r->keys[k]) || !has_field(t, r->to, r->keys[k]))
+			if (!bp_bind_field_type(r->bind, t, 0, k, ~0u) ||
+			    !bp_bind_field_type(r->bind, t, 1, k, ~0u))
 				return bp_say(err, errlen, "--span: the key %s is not a field of both "
 					    "ends (see 'bprint formats')", r->keys[k]);
 	}
 	return 0;
 }
 
-/* The part of site id in rule r, looked up once; NULL for none. */
-static const struct role *role_of(struct rule *r, struct bp_trace *t, uint32_t id)
+/* The pairing key of e (of plan s) in rule r: its key fields' values, or
+ * its thread.  1, 0 if e has no fields, -1 if memory ran out. */
+static int key_of(struct bp_span_export *se, struct rule *r, const struct bp_bind_site *s,
+		  const struct bp_trace_event *e)
 {
-	const struct bp_trace_layout *lay;
-	struct role *ro;
-
-	if (id >= r->nroles) {
-		struct role *grown = bp_array_grow(r->roles, &r->nroles, (size_t)id + 1, sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		r->roles = grown;
-	}
-	ro = &r->roles[id];
-	if (ro->state)
-		return ro->state == 2 ? ro : NULL;
-	ro->state = 1;
-	ro->from = bp_sites_match(r->from, t, id);
-	ro->to = bp_sites_match(r->to, t, id);
-	if (!ro->from && !ro->to)
-		return NULL;
-	if (r->nkeys) {
-		if (!(lay = bp_trace_layout(t, id)))
-			return NULL;
-		for (size_t k = 0; k < r->nkeys; k++) {
-			int f = bp_trace_field_index(lay, r->keys[k]);
-
-			if (f < 0)
-				return NULL;
-			ro->kidx[k] = (int16_t)f;
-		}
-	}
-	ro->state = 2;
-	return ro;
-}
-
-/* The pairing key of e in rule r: its key fields' values, or its thread. */
-static int key_of(struct bp_span_export *se, struct rule *r, const struct role *ro,
-		  struct bp_trace *t, const struct bp_trace_event *e)
-{
-	const struct bp_trace_layout *lay;
-	int n;
-
 	bp_key_reset(&r->key);
 	if (!r->nkeys)
 		return bp_key_add_uint(&r->key, (uint64_t)(uint32_t)e->ev.tid) ? 1 : -1;
-	if (!(lay = bp_trace_layout(t, e->site_id)))
-		return 0;
-	if ((n = bp_trace_event_fields(t, e, se->vals, BP_PLAN_MAX_ARGS)) < 0)
+	if (bp_bind_decode(s, e, se->vals, BP_PLAN_MAX_ARGS) < 0)
 		return 0;
 	for (size_t k = 0; k < r->nkeys; k++)
-		if (!bp_key_add_field(&r->key, lay->fields[ro->kidx[k]].type, &se->vals[ro->kidx[k]]))
+		if (!bp_key_add_field(&r->key, s->lay->fields[s->index[k]].type,
+				      &se->vals[s->index[k]]))
 			return -1;
 	return 1;
 }
@@ -184,35 +134,37 @@ static int key_of(struct bp_span_export *se, struct rule *r, const struct role *
 static int observe_rule(struct bp_span_export *se, struct rule *r, struct bp_trace *t,
 			const struct bp_trace_event *e, struct bp_export *x)
 {
-	const struct role *ro = role_of(r, t, e->site_id);
+	const struct bp_bind_site *s = bp_bind_site(r->bind, t, e->site_id);
 	struct bp_span_end end = { e->ev.ns, e->ev.tid, e->site_id, 0 };
 	struct bp_span sp;
+	bool from, to;
 	int k, c = 0;
 
-	if (!ro)
+	if (!s)
 		return 0;
-	if ((k = key_of(se, r, ro, t, e)) <= 0)
+	from = s->roles & 1u, to = s->roles & 2u;
+	if ((k = key_of(se, r, s, e)) <= 0)
 		return k < 0 ? BP_TRACE_ENOMEM : 0;
-	if (ro->to && (!ro->from || bp_spans_is_open(&r->spans, r->key.b, r->key.len)))
+	if (to && (!from || bp_spans_is_open(&r->spans, r->key.b, r->key.len)))
 		c = bp_spans_close(&r->spans, r->key.b, r->key.len, &end, &sp);
 	if (c < 0)
 		return BP_TRACE_ENOMEM;
 	if (c == 1) {
 		/* its arguments: the closing record's fields (decoded for a key) */
-		const struct bp_trace_layout *lay = bp_trace_layout(t, e->site_id);
+		const struct bp_trace_layout *lay = s->lay;
 		int n = !lay ? 0 : r->nkeys ? (int)lay->nfields :
-			bp_trace_event_fields(t, e, se->vals, BP_PLAN_MAX_ARGS);
-		struct bp_export_span s = {
+			bp_bind_decode(s, e, se->vals, BP_PLAN_MAX_ARGS);
+		struct bp_export_span slice = {
 			.from_ns = sp.from.ns, .to_ns = sp.to.ns, .from_tid = sp.from.tid,
 			.to_tid = sp.to.tid, .site = sp.from.site, .nests = r->nkeys == 0,
 			.lay = lay, .vals = se->vals, .nvals = n > 0 ? (unsigned)n : 0,
 		};
-		int rc = bp_export_span(x, &s);
+		int rc = bp_export_span(x, &slice);
 
 		if (rc < 0)
 			return rc;
 	}
-	if (ro->from && !bp_spans_open(&r->spans, r->key.b, r->key.len, &end, NULL, 0))
+	if (from && !bp_spans_open(&r->spans, r->key.b, r->key.len, &end, NULL, 0))
 		return BP_TRACE_ENOMEM;
 	return 0;
 }

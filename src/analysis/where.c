@@ -46,6 +46,7 @@ enum how { HOW_NONE, HOW_SIGNED, HOW_UNSIGNED, HOW_FLOAT, HOW_BYTES, HOW_CHAR };
 struct bind {
 	int16_t field;			/* index in the site's fields */
 	uint8_t how;			/* enum how; HOW_NONE: the site never matches */
+	uint8_t type;			/* the field's (enum bp_field_type) */
 };
 
 struct site_binds {
@@ -296,6 +297,7 @@ static struct site_binds *bind_site(const struct bp_where *w, struct bp_trace *t
 
 		sb->b[i].field = (int16_t)k;
 		sb->b[i].how = (uint8_t)(k < 0 ? HOW_NONE : how_for(&w->terms[i], &lay->fields[k]));
+		sb->b[i].type = k < 0 ? 0 : lay->fields[k].type;
 		sb->none = sb->b[i].how == HOW_NONE;
 	}
 	return sb;
@@ -426,14 +428,13 @@ static bool term_holds(const struct term *tm, enum how how, const struct bp_fiel
 }
 
 /* Integers and pointers against a number with a fraction: as long doubles. */
-static bool holds_float_of(const struct term *tm, const struct bp_trace_field *f,
-			   const struct bp_field_value *v)
+static bool holds_float_of(const struct term *tm, uint8_t type, const struct bp_field_value *v)
 {
-	long double x = f->type == BP_FIELD_SIGNED ? (long double)v->v.i :
-			f->type == BP_FIELD_FLOAT ? (long double)v->v.d : (long double)v->v.u;
+	long double x = type == BP_FIELD_SIGNED ? (long double)v->v.i :
+			type == BP_FIELD_FLOAT ? (long double)v->v.d : (long double)v->v.u;
 	long double y = tm->d;
 
-	if (f->type == BP_FIELD_FLOAT && isnan(v->v.d))
+	if (type == BP_FIELD_FLOAT && isnan(v->v.d))
 		return false;
 	return holds(tm->op, (x > y) - (x < y));
 }
@@ -455,9 +456,8 @@ int bp_where_match_fields(struct bp_where *w, struct bp_trace *t, uint32_t site_
 			  const struct bp_field_value *vals, size_t n)
 {
 	const struct site_binds *sb = binds_of(w, t, site_id);
-	const struct bp_trace_layout *lay;
 
-	if (!sb || sb->none || !(lay = bp_trace_layout(t, site_id)))
+	if (!sb || sb->none)	/* (none, too, for a site without a layout) */
 		return 0;
 	for (size_t i = 0; i < w->n; i++) {
 		const struct bind *b = &sb->b[i];
@@ -467,7 +467,7 @@ int bp_where_match_fields(struct bp_where *w, struct bp_trace *t, uint32_t site_
 			return 0;
 		v = &vals[b->field];
 		if (b->how == HOW_FLOAT) {
-			if (!holds_float_of(&w->terms[i], &lay->fields[b->field], v))
+			if (!holds_float_of(&w->terms[i], b->type, v))
 				return 0;
 		} else if (!term_holds(&w->terms[i], (enum how)b->how, v)) {
 			return 0;

@@ -612,6 +612,17 @@ int bp_trace_field_index(const struct bp_trace_layout *lay, const char *name)
 	return -1;
 }
 
+const char *bp_trace_field_text(const struct bp_trace_layout *lay, size_t k, size_t *len)
+{
+	const struct bp_site_layout *l;
+
+	if (!lay || k >= lay->nfields)
+		return NULL;
+	l = bp_site_layout_of(lay);
+	*len = l->text[k].len;
+	return l->format + l->text[k].offset;
+}
+
 int bp_trace_event_fields(struct bp_trace *t, const struct bp_trace_event *ev,
 			  struct bp_field_value *vals, size_t nvals)
 {

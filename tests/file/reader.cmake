@@ -134,3 +134,6 @@ if(TARGET bprint_tool)
     set_tests_properties(record_killed_${mode} PROPERTIES TIMEOUT 300)
   endforeach()
 endif()
+# bp_trace_probe(): the command's look at a path before opening it.
+bp_add_traced_test(reader_probe ${CMAKE_CURRENT_LIST_DIR}/reader_probe.c
+  ${CMAKE_CURRENT_BINARY_DIR}/reader_probe.dat)

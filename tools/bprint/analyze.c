@@ -1,6 +1,7 @@
 /*
  * What `bprint hist` and `bprint latency` share (analyze.h): options, the
- * fields of a site by name, the read loop and the output.
+ * key of a record's fields (as the analysis binding planned them), the
+ * read loop and the output.
  *
  * Following a live trace (--follow) reads what is there, then refreshes the
  * reader and reads again every interval; the text answer is redrawn once
@@ -9,8 +10,6 @@
  * SIGHUP, once the followed process has gone, or once the file is closed.
  */
 #include "analyze.h"
-
-#include "trace/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -187,54 +186,11 @@ void analyze_free(struct analyze_opts *o)
 
 /* ---- fields ------------------------------------------------------------- */
 
-bool analyze_bind(struct bp_trace *t, uint32_t site_id, const char *const *names, size_t n,
-		  int16_t *idx, const struct bp_trace_layout **lay)
-{
-	*lay = bp_trace_layout(t, site_id);
-	if (!*lay)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		int k = bp_trace_field_index(*lay, names[i]);
-
-		if (k < 0)
-			return false;
-		idx[i] = (int16_t)k;
-	}
-	return true;
-}
-
-static bool numeric(uint8_t type)
-{
-	return type == BP_FIELD_SIGNED || type == BP_FIELD_UNSIGNED || type == BP_FIELD_FLOAT ||
-	       type == BP_FIELD_POINTER;
-}
-
-bool analyze_field_exists(struct bp_trace *t, struct bp_sites *sel, const char *name,
-			  bool want_numeric, uint8_t *type)
-{
-	bool found = false;
-
-	for (size_t i = 0, n = bp_trace_nsites(t); i < n; i++) {
-		const struct bp_trace_site *s = bp_trace_site_at(t, i);
-		const struct bp_trace_layout *lay;
-		int k;
-
-		if (!s || (sel && !bp_sites_match(sel, t, s->site.id)) ||
-		    !(lay = bp_trace_layout(t, s->site.id)) ||
-		    (k = bp_trace_field_index(lay, name)) < 0)
-			continue;
-		if (!found || (want_numeric && !numeric(*type) && numeric(lay->fields[k].type)))
-			*type = lay->fields[k].type;
-		found = true;
-	}
-	return found;
-}
-
-bool analyze_key(struct bp_key *key, const struct bp_trace_layout *lay, const int16_t *idx,
-		 size_t n, const struct bp_field_value *vals)
+bool analyze_key(struct bp_key *key, const struct bp_bind_site *s, size_t n,
+		 const struct bp_field_value *vals)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!bp_key_add_field(key, lay->fields[idx[i]].type, &vals[idx[i]]))
+		if (!bp_key_add_field(key, s->lay->fields[s->index[i]].type, &vals[s->index[i]]))
 			return false;
 	return true;
 }
@@ -286,7 +242,7 @@ static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analy
 		  void *ctx, long pid, const char *name)
 {
 	struct follow_end fe = { 0 };
-	uint64_t drawn = bp_clock_read_ns(CLOCK_MONOTONIC);
+	uint64_t drawn = follow_now_ns();
 	int rc = read_all(t, o, ops, ctx);
 
 	follow_catch_signals();
@@ -302,10 +258,10 @@ static int follow(struct bp_trace *t, struct analyze_opts *o, const struct analy
 		rc = read_all(t, o, ops, ctx);
 		if (last)
 			break;
-		if (rc == EXIT_OK && bp_clock_read_ns(CLOCK_MONOTONIC) - drawn >= 1000000000u) {
+		if (rc == EXIT_OK && follow_now_ns() - drawn >= 1000000000u) {
 			if (!ops->render(ctx, t, false))
 				return EXIT_IO;
-			drawn = bp_clock_read_ns(CLOCK_MONOTONIC);
+			drawn = follow_now_ns();
 		}
 	}
 	return rc;

@@ -2,8 +2,9 @@
  * tools/bprint/analyze.h - what `bprint hist` and `bprint latency` share:
  * their common options (--where, --buckets, --json, --csv, --svg,
  * --follow, --tid), the trace they read (a file, or a PID's live file),
- * the fields of a site looked up by name once, the read loop (once, or
- * redrawn every second while following), and the output.
+ * the key of a record's fields (bprint/analysis.h finds and decodes
+ * them), the read loop (once, or redrawn every second while following),
+ * and the output.
  */
 #ifndef BPRINT_ANALYZE_H
 #define BPRINT_ANALYZE_H
@@ -12,6 +13,7 @@
 
 #include "analysis/aggregate.h"
 
+#include <bprint/analysis.h>
 #include <bprint/query.h>
 
 #include <getopt.h>
@@ -77,17 +79,10 @@ int analyze_option(struct analyze_opts *o, int c, const char *arg);
  * on, else the exit code. */
 int analyze_finish_args(struct analyze_opts *o, int argc, char **argv);
 
-/* The fields called names[0 .. n) of site_id, by index into idx; false if
- * the site has no layout or lacks one of them. */
-bool analyze_bind(struct bp_trace *t, uint32_t site_id, const char *const *names, size_t n,
-		  int16_t *idx, const struct bp_trace_layout **lay);
-/* Does some site chosen by sel (NULL: any) have field name?  Its type in
- * *type (the first found; numeric ones preferred when numeric is set). */
-bool analyze_field_exists(struct bp_trace *t, struct bp_sites *sel, const char *name,
-			  bool numeric, uint8_t *type);
-/* Append the values vals[idx[i]] to key. */
-bool analyze_key(struct bp_key *key, const struct bp_trace_layout *lay, const int16_t *idx,
-		 size_t n, const struct bp_field_value *vals);
+/* Append the values of the first n fields asked for of s (bprint/analysis.h)
+ * to key, from vals (decoded by bp_bind_decode()). */
+bool analyze_key(struct bp_key *key, const struct bp_bind_site *s, size_t n,
+		 const struct bp_field_value *vals);
 
 /* A field's type as a word for messages: "a string", "a number", ... */
 const char *analyze_type_word(uint8_t type);

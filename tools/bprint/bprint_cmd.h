@@ -6,7 +6,7 @@
 #ifndef BPRINT_CMD_H
 #define BPRINT_CMD_H
 
-#include "file/reader.h"
+#include <bprint/reader.h>
 
 #include <bprint/query.h>
 
@@ -169,6 +169,8 @@ bool follow_writer_at_work(struct bp_trace *t);
 int follow_verdict(const char *path, struct bp_trace *t);
 /* Sleep ms milliseconds between polls; a signal cuts it short. */
 void follow_nap(long ms);
+/* CLOCK_MONOTONIC in ns: when to redraw or give up while following. */
+uint64_t follow_now_ns(void);
 
 /* Print the event bp_trace_next() returned last (asked for without its
  * message) in the given form, as bprint_dump() does: one line, into the

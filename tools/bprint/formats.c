@@ -14,8 +14,6 @@
  */
 #include "bprint_cmd.h"
 
-#include "file/site_layout.h"
-
 #include <getopt.h>
 #include <string.h>
 
@@ -63,13 +61,14 @@ static void put_quoted(FILE *out, const char *s)
 static void print_fields(struct bp_trace *t, uint32_t id)
 {
 	const struct bp_trace_layout *lay = bp_trace_layout(t, id);
-	const struct bp_site_layout *l = lay ? bp_site_layout_of(lay) : NULL;
 
 	for (uint32_t k = 0; lay && k < lay->nfields; k++) {
 		const struct bp_trace_field *f = &lay->fields[k];
+		size_t len = 0;
+		const char *text = bp_trace_field_text(lay, k, &len);
 
-		printf("\t%s %s %.*s\n", f->name, bp_trace_field_type_name(f), (int)l->text[k].len,
-		       l->format + l->text[k].offset);
+		printf("\t%s %s %.*s\n", f->name, bp_trace_field_type_name(f), (int)len,
+		       text ? text : "");
 	}
 }
 

@@ -11,22 +11,10 @@
  */
 #include "analyze.h"
 
-#include "file/array.h"
-#include "file/site_layout.h"
+#include <bprint/analysis.h>
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A site, looked at once: counted or not, and where its fields are. */
-struct site_bind {
-	enum { SITE_UNSEEN, SITE_SKIPPED, SITE_COUNTED } state;
-	const struct bp_trace_layout *lay;
-	int16_t idx[ANALYZE_MAX_KEYS + 1];	/* the -k fields, then -v */
-	int16_t value;			/* -v's field, and its type */
-	uint8_t value_type;
-	uint32_t wanted;		/* the fields to decode: those, and --where's
-					 * (a layout has at most 32: BP_PLAN_MAX_ARGS) */
-};
 
 struct hist {
 	struct analyze_opts o;
@@ -34,8 +22,7 @@ struct hist {
 	const char *value;		/* -v, or NULL */
 	struct bp_agg agg;
 	bool kind_set;
-	struct site_bind *bind;		/* per site id */
-	size_t nbind;
+	struct bp_bind *bind;		/* -s, --where; the -k fields, then -v */
 	struct bp_key key;
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 	char what[512];
@@ -113,21 +100,11 @@ static int parse_hist_args(int argc, char **argv, struct hist *h)
  * floating point if any site's is, else signed if any is, else unsigned. */
 static enum bp_dist_kind value_kind(struct hist *h, struct bp_trace *t)
 {
-	bool any_float = false, any_signed = false;
+	size_t v = h->o.nkeys;
 
-	for (size_t i = 0, n = bp_trace_nsites(t); i < n; i++) {
-		const struct bp_trace_site *s = bp_trace_site_at(t, i);
-		const struct bp_trace_layout *lay;
-		int k;
-
-		if (!s || !bp_sites_match(h->sites, t, s->site.id) ||
-		    !(lay = bp_trace_layout(t, s->site.id)) ||
-		    (k = bp_trace_field_index(lay, h->value)) < 0)
-			continue;
-		any_float |= lay->fields[k].type == BP_FIELD_FLOAT;
-		any_signed |= lay->fields[k].type == BP_FIELD_SIGNED;
-	}
-	return any_float ? BP_DIST_FLOAT : any_signed ? BP_DIST_SIGNED : BP_DIST_UNSIGNED;
+	return bp_bind_field_type(h->bind, t, -1, v, BP_BIND_TYPE(BP_FIELD_FLOAT)) ? BP_DIST_FLOAT :
+	       bp_bind_field_type(h->bind, t, -1, v, BP_BIND_TYPE(BP_FIELD_SIGNED)) ? BP_DIST_SIGNED :
+										  BP_DIST_UNSIGNED;
 }
 
 /* The distribution's kind, from the chosen sites (once: at the check, or
@@ -148,7 +125,8 @@ static void describe(struct hist *h, const struct bp_trace *t)
 {
 	size_t len = (size_t)snprintf(h->what, sizeof(h->what), "hist of %s",
 				      h->value ? h->value : "records");
-	size_t nsites = 0, one = 0;
+	uint32_t one = 0;
+	size_t nsites = bp_bind_chosen(h->bind, &one);
 
 	for (size_t i = 0; i < h->o.nkeys && len < sizeof(h->what); i++)
 		len += (size_t)snprintf(h->what + len, sizeof(h->what) - len, "%s%s",
@@ -156,9 +134,6 @@ static void describe(struct hist *h, const struct bp_trace *t)
 	if (h->o.where_expr && len < sizeof(h->what))
 		len += (size_t)snprintf(h->what + len, sizeof(h->what) - len, " where %s",
 					h->o.where_expr);
-	for (size_t id = 0; id < h->nbind; id++)
-		if (h->bind[id].state == SITE_COUNTED)
-			nsites++, one = id;
 	if (nsites == 1 && t && len < sizeof(h->what)) {
 		const struct bp_trace_site *s = bp_trace_site(t, (uint32_t)one);
 
@@ -166,7 +141,7 @@ static void describe(struct hist *h, const struct bp_trace *t)
 
 		if (s)
 			len += (size_t)snprintf(h->what + len, sizeof(h->what) - len,
-						", site %zu (%s:%u %s)", one,
+						", site %u (%s:%u %s)", one,
 						base ? base + 1 : s->site.file ? s->site.file : "?",
 						s->site.line, s->site.func ? s->site.func : "?");
 	} else if (nsites > 1 && len < sizeof(h->what)) {
@@ -182,7 +157,7 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 	struct hist *h = ctx;
 	const char *pat = bp_sites_unmatched(h->sites, t);
 	char err[256];
-	uint8_t type;
+	unsigned type;
 
 	if (pat && !h->o.follow)
 		return sub_error("hist", "--site %s: no such site in %s (see '%s formats')", pat,
@@ -192,16 +167,17 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 		return EXIT_OK;	/* the distribution's kind is set at the first record */
 	}
 	for (size_t i = 0; i < h->o.nkeys; i++)
-		if (!analyze_field_exists(t, h->sites, h->o.keys[i], false, &type))
+		if (!bp_bind_field_type(h->bind, t, -1, i, ~0u))
 			return sub_error("hist", "-k %s: no chosen call site has this field (see "
 					   "'%s formats')", h->o.keys[i], prog);
 	if (h->value) {
-		if (!analyze_field_exists(t, h->sites, h->value, true, &type))
+		if (!(type = bp_bind_field_type(h->bind, t, -1, h->o.nkeys, BP_BIND_NUMERIC)) &&
+		    !(type = bp_bind_field_type(h->bind, t, -1, h->o.nkeys, ~0u)))
 			return sub_error("hist", "-v %s: no chosen call site has this field (see "
 					   "'%s formats')", h->value, prog);
 		if (type == BP_FIELD_STRING || type == BP_FIELD_CHAR)
 			return sub_error("hist", "-v %s: the field is %s, not a number", h->value,
-					   analyze_type_word(type));
+					   analyze_type_word((uint8_t)type));
 	}
 	if (h->o.where && bp_where_check(h->o.where, t, h->sites, err, sizeof(err)))
 		return sub_error("hist", "--where: %s", err);
@@ -209,46 +185,18 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 	return EXIT_OK;
 }
 
-/* Site id, looked at on its first record: counted (its bind), or NULL. */
-static const struct site_bind *site_counted(struct hist *h, struct bp_trace *t, uint32_t id)
+/* What the records are chosen by: -s, --where, having the -k fields and a
+ * number in -v (after the options): -1 to go on, or an exit code. */
+static int bind_fields(struct hist *h)
 {
-	const char *names[ANALYZE_MAX_KEYS + 1];
-	size_t n = h->o.nkeys;
-	struct site_bind *b;
+	bool ok = !bp_bind_sites(h->bind, h->sites) &&
+		  (!h->o.where || !bp_bind_where(h->bind, h->o.where));
 
-	if (id < h->nbind && h->bind[id].state == SITE_COUNTED)
-		return &h->bind[id];
-	if (id >= h->nbind) {
-		struct site_bind *grown = bp_array_grow(h->bind, &h->nbind, (size_t)id + 1,
-							sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		h->bind = grown;
-	}
-	b = &h->bind[id];
-	if (b->state == SITE_SKIPPED)
-		return NULL;
-	memcpy(names, h->o.keys, n * sizeof(names[0]));
-	if (h->value)
-		names[n++] = h->value;
-	b->state = SITE_SKIPPED;
-	if (!bp_sites_match(h->sites, t, id) || !analyze_bind(t, id, names, n, b->idx, &b->lay))
-		return NULL;
-	if (h->value) {
-		b->value = b->idx[h->o.nkeys];
-		b->value_type = b->lay->fields[b->value].type;
-		if (b->value_type == BP_FIELD_STRING || b->value_type == BP_FIELD_CHAR)
-			return NULL;
-	}
-	/* --where's fields too (a site that lacks one never matches) */
-	b->wanted = h->o.where ? (uint32_t)bp_where_fields(h->o.where, t, id) : 0;
-	for (size_t i = 0; i < n; i++)
-		b->wanted |= UINT32_C(1) << b->idx[i];
-	b->state = SITE_COUNTED;
-	if (!h->kind_set)	/* following: the first site counted, before its value */
-		set_kind(h, t);
-	return b;
+	for (size_t i = 0; i < h->o.nkeys && ok; i++)
+		ok = bp_bind_field(h->bind, h->o.keys[i], 0) >= 0;
+	if (ok && h->value)
+		ok = bp_bind_field(h->bind, h->value, BP_BIND_NUMBER) >= 0;
+	return ok ? -1 : out_of_memory();
 }
 
 /* A field's value as the distribution's kind. */
@@ -271,21 +219,25 @@ static union bp_dist_value as_kind(enum bp_dist_kind kind, uint8_t type,
 static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
 {
 	struct hist *h = ctx;
-	const struct site_bind *b = site_counted(h, t, e->site_id);
+	const struct bp_bind_site *s = bp_bind_site(h->bind, t, e->site_id);
 	union bp_dist_value v = { 0 };
 	int n;
 
-	if (!b || e->text ||
-	    (n = bp_site_layout_decode_some(bp_site_layout_of(b->lay), e->block, e->block_words,
-					    b->wanted, h->vals, BP_PLAN_MAX_ARGS)) < 0)
+	if (!s)
 		return EXIT_OK;
-	if (h->o.where && !bp_where_match_fields(h->o.where, t, e->site_id, h->vals, (size_t)n))
+	if (!h->kind_set)	/* following: the first site counted, before its value */
+		set_kind(h, t);
+	if ((n = bp_bind_decode(s, e, h->vals, BP_PLAN_MAX_ARGS)) < 0 ||
+	    (h->o.where && !bp_bind_where_holds(h->bind, t, s, h->vals, n)))
 		return EXIT_OK;
 	bp_key_reset(&h->key);
-	if (h->o.nkeys && !analyze_key(&h->key, b->lay, b->idx, h->o.nkeys, h->vals))
+	if (h->o.nkeys && !analyze_key(&h->key, s, h->o.nkeys, h->vals))
 		return out_of_memory();
-	if (h->value)
-		v = as_kind(h->agg.kind, b->value_type, &h->vals[b->value]);
+	if (h->value) {
+		int16_t k = s->index[h->o.nkeys];
+
+		v = as_kind(h->agg.kind, s->lay->fields[k].type, &h->vals[k]);
+	}
 	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v) ||
 	    (h->o.every_ns && !analyze_series_add(&h->o, e->ev.ns, h->key.b, h->key.len, v)))
 		return out_of_memory();
@@ -316,9 +268,11 @@ int cmd_hist(int argc, char **argv)
 	struct analyze_ops ops = { hist_record, hist_render, .args_only = true };
 	int rc;
 
-	if (!(h.sites = bp_sites_new()))
+	if (!(h.sites = bp_sites_new()) || !(h.bind = bp_bind_new(BP_BIND_FIELDS_ONLY))) {
+		bp_sites_free(h.sites);
 		return out_of_memory();
-	if ((rc = parse_hist_args(argc, argv, &h)) < 0) {
+	}
+	if ((rc = parse_hist_args(argc, argv, &h)) < 0 && (rc = bind_fields(&h)) < 0) {
 		ops.args_only = !h.o.every_ns;	/* --every needs each record's time */
 		rc = analyze_run(&h.o, &ops, hist_check, &h);
 	}
@@ -327,6 +281,6 @@ int cmd_hist(int argc, char **argv)
 	bp_sites_free(h.sites);
 	analyze_free(&h.o);
 	bp_key_free(&h.key);
-	free(h.bind);
+	bp_bind_free(h.bind);
 	return rc;
 }

@@ -18,30 +18,28 @@
 #include "analyze.h"
 #include "latency_sched.h"
 
-#include "file/array.h"
-#include "file/site_layout.h"
-
 #include <stdlib.h>
 #include <string.h>
 
 #define SPAN_CHOSEN 1u	/* its from-record satisfies --where */
-
-/* A site's part in the pairing, looked up once. */
-struct site_role {
-	uint8_t state;			/* 0 not looked at, 1 none, 2 has a role */
-	bool from, to;
-	int16_t kidx[ANALYZE_MAX_KEYS];	/* the -k fields */
-	int16_t by[ANALYZE_MAX_KEYS];	/* the --by fields of its end(s), else -1 */
-	const struct bp_trace_layout *lay;	/* NULL: its records have no fields */
-	uint32_t wanted;		/* the fields to decode: those, and --where's or
-					 * --where-to's (a layout has at most 32) */
-};
 
 /* A --by field: of the from-record (from.FIELD, or a bare FIELD) or of
  * the to-record (to.FIELD). */
 struct by_field {
 	const char *name;		/* FIELD */
 	bool to;
+	int pos;			/* its place in the binding's fields */
+};
+
+/* The binding's roles (bprint/analysis.h): a --from site (with --where), a
+ * --to site (with --where-to); its fields, the -k fields first, then the
+ * --by fields, each of its end's sites only. */
+enum { ROLE_FROM, ROLE_TO };
+
+/* A site's part in the pairing: its plan, and which ends it is. */
+struct site_role {
+	const struct bp_bind_site *s;
+	bool from, to;
 };
 
 struct latency {
@@ -57,13 +55,14 @@ struct latency {
 	size_t top;
 	struct bp_spans spans;
 	struct bp_agg agg;
-	struct site_role *roles;
-	size_t nroles;
+	struct bp_bind *bind;		/* the sites' roles and fields */
 	struct bp_key key, bykey;	/* the pairing key; the --by values at the open */
 	struct bp_key group;		/* the --by values in order, at the close */
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
 	const char *top_names[ANALYZE_MAX_KEYS];
 	char what[512];
+	bool reads;			/* -k, --by, --where or --where-to: a record
+					 * without its fields pairs with nothing */
 	bool sched;			/* --sched */
 	struct latency_sched *ls;	/* its split (latency_sched.h) */
 };
@@ -215,7 +214,6 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 	struct bp_sites *ends[2] = { l->from, l->to };
 	const char *end_name[2] = { "--from", "--to" };
 	char err[256];
-	uint8_t type;
 
 	for (int e = 0; e < 2; e++) {
 		const char *pat = bp_sites_unmatched(ends[e], t);
@@ -227,7 +225,7 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 		if (pat)
 			continue;
 		for (size_t i = 0; i < l->o.nkeys; i++)
-			if (!analyze_field_exists(t, ends[e], l->o.keys[i], false, &type))
+			if (!bp_bind_field_type(l->bind, t, e, i, ~0u))
 				return sub_error("latency", "-k %s: no %s site has this field (both "
 						 "ends need the key; see '%s formats')", l->o.keys[i],
 						 end_name[e], prog);
@@ -236,7 +234,7 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 		struct bp_sites *end = l->by[i].to ? l->to : l->from;
 
 		if (!bp_sites_unmatched(end, t) &&
-		    !analyze_field_exists(t, end, l->by[i].name, false, &type))
+		    !bp_bind_field_type(l->bind, t, l->by[i].to, (size_t)l->by[i].pos, ~0u))
 			return sub_error("latency", "--by %s: no %s site has this field", l->by_names[i],
 					 l->by[i].to ? "--to" : "--from");
 	}
@@ -251,62 +249,13 @@ static int latency_check(void *ctx, struct bp_trace *t, const char *path)
 	return EXIT_OK;
 }
 
-/* The role of site id, looked up once; NULL if it has none. */
-static const struct site_role *role_of(struct latency *l, struct bp_trace *t, uint32_t id)
-{
-	struct site_role *r;
-
-	if (id >= l->nroles) {
-		struct site_role *grown = bp_array_grow(l->roles, &l->nroles, (size_t)id + 1,
-							sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		l->roles = grown;
-	}
-	r = &l->roles[id];
-	if (r->state)
-		return r->state == 2 ? r : NULL;
-	r->state = 1;
-	r->from = bp_sites_match(l->from, t, id);
-	r->to = bp_sites_match(l->to, t, id);
-	if (!r->from && !r->to)
-		return NULL;
-	r->lay = bp_trace_layout(t, id);
-	if (l->o.nkeys && !analyze_bind(t, id, l->o.keys, l->o.nkeys, r->kidx, &r->lay))
-		return NULL;	/* without the key it pairs with nothing */
-	for (size_t i = 0; i < l->nby; i++) {
-		bool mine = l->by[i].to ? r->to : r->from;
-
-		r->by[i] = mine && r->lay ? (int16_t)bp_trace_field_index(r->lay, l->by[i].name) : -1;
-		if (r->by[i] >= 0)
-			r->wanted |= UINT32_C(1) << r->by[i];
-	}
-	for (size_t i = 0; i < l->o.nkeys; i++)
-		r->wanted |= UINT32_C(1) << r->kidx[i];
-	if (r->from && l->o.where)
-		r->wanted |= (uint32_t)bp_where_fields(l->o.where, t, id);
-	if (r->to && l->where_to)
-		r->wanted |= (uint32_t)bp_where_fields(l->where_to, t, id);
-	r->state = 2;
-	return r;
-}
-
-/* The record's fields that r's role reads, decoded into l->vals (the
- * others left as they were); -1 if it has none. */
-static int fields_of(struct latency *l, const struct site_role *r, const struct bp_trace_event *e)
-{
-	if (e->text || !r->lay)
-		return -1;
-	return bp_site_layout_decode_some(bp_site_layout_of(r->lay), e->block, e->block_words,
-					  r->wanted, l->vals, BP_PLAN_MAX_ARGS);
-}
-
-/* Append the value of the field at index idx of r's layout (-1: none). */
-static bool add_by(struct bp_key *k, const struct site_role *r, int16_t idx,
+/* Append the value of --by field b as plan s (of b's end) has it. */
+static bool add_by(struct bp_key *k, const struct bp_bind_site *s, const struct by_field *b,
 		   const struct bp_field_value *vals)
 {
-	return idx >= 0 ? bp_key_add_field(k, r->lay->fields[idx].type, &vals[idx])
+	int16_t idx = s->index[b->pos];
+
+	return idx >= 0 ? bp_key_add_field(k, s->lay->fields[idx].type, &vals[idx])
 			: bp_key_add_none(k);
 }
 
@@ -325,7 +274,7 @@ static bool group_of(struct latency *l, const struct site_role *r, struct bp_spa
 	for (size_t i = 0; i < l->nby; i++) {
 		size_t n = l->by[i].to ? 0 : bp_key_item_size(sp->by, sp->bylen, pos);
 
-		if (l->by[i].to ? !add_by(&l->group, r, r->by[i], l->vals) :
+		if (l->by[i].to ? !add_by(&l->group, r->s, &l->by[i], l->vals) :
 				  !bp_key_append(&l->group, sp->by + pos, n))
 			return false;
 		pos += n;
@@ -350,20 +299,19 @@ static bool key_of(struct latency *l, const struct site_role *r, const struct bp
 	bp_key_reset(&l->key);
 	if (!l->o.nkeys)
 		return bp_key_add_uint(&l->key, (uint64_t)(uint32_t)e->ev.tid);
-	return analyze_key(&l->key, r->lay, r->kidx, l->o.nkeys, l->vals);
+	return analyze_key(&l->key, r->s, l->o.nkeys, l->vals);
 }
 
 /* Open a span at e; it is only counted when it closes if --where holds. */
 static bool open_span(struct latency *l, const struct site_role *r, struct bp_trace *t, int n,
 		      const struct bp_trace_event *e)
 {
-	bool chosen = !l->o.where ||
-		      bp_where_match_fields(l->o.where, t, e->site_id, l->vals, (size_t)n);
+	bool chosen = !l->o.where || bp_bind_role_holds(l->bind, t, r->s, ROLE_FROM, l->vals, n);
 	struct bp_span_end from = { e->ev.ns, e->ev.tid, e->site_id, chosen ? SPAN_CHOSEN : 0 };
 
 	bp_key_reset(&l->bykey);
 	for (size_t i = 0; i < l->nby; i++)
-		if (!l->by[i].to && !add_by(&l->bykey, r, r->by[i], l->vals))
+		if (!l->by[i].to && !add_by(&l->bykey, r->s, &l->by[i], l->vals))
 			return false;
 	return bp_spans_open(&l->spans, l->key.b, l->key.len, &from, l->bykey.b, l->bykey.len);
 }
@@ -374,8 +322,7 @@ static int close_spans(struct latency *l, const struct site_role *r, struct bp_t
 		       const struct bp_trace_event *e)
 {
 	struct bp_span_end to = { e->ev.ns, e->ev.tid, e->site_id, 0 };
-	bool chosen_to = !l->where_to ||
-			 bp_where_match_fields(l->where_to, t, e->site_id, l->vals, (size_t)n);
+	bool chosen_to = !l->where_to || bp_bind_role_holds(l->bind, t, r->s, ROLE_TO, l->vals, n);
 	int c;
 
 	if (r->from && !bp_spans_is_open(&l->spans, l->key.b, l->key.len))
@@ -395,15 +342,17 @@ static int close_spans(struct latency *l, const struct site_role *r, struct bp_t
 static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
 {
 	struct latency *l = ctx;
-	const struct site_role *r;
+	struct site_role role, *r = &role;
 	int n = 0;
 
 	if (l->ls && !latency_sched_event(l->ls, t, e))
 		return out_of_memory();
-	if (!(r = role_of(l, t, e->site_id)))
+	/* (the fields decoded if -k, --by, --where or --where-to asks) */
+	if (!(role.s = bp_bind_site(l->bind, t, e->site_id)) ||
+	    (l->reads && (n = bp_bind_decode(role.s, e, l->vals, BP_PLAN_MAX_ARGS)) < 0))
 		return EXIT_OK;
-	if ((l->o.nkeys || l->nby || l->o.where || l->where_to) && (n = fields_of(l, r, e)) < 0)
-		return EXIT_OK;
+	role.from = role.s->roles & 1u << ROLE_FROM;
+	role.to = role.s->roles & 1u << ROLE_TO;
 	if (!key_of(l, r, e))
 		return out_of_memory();
 	if (r->to && close_spans(l, r, t, n, e) != EXIT_OK)
@@ -448,6 +397,24 @@ static bool latency_render(void *ctx, struct bp_trace *t, bool final)
 	return analyze_output(&l->o, &l->agg, l->what, final);
 }
 
+/* The binding: the ends as roles with their --where, the -k fields
+ * (which both must have), then each --by field (which its end's sites
+ * may lack).  -1 to go on, or an exit code. */
+static int bind_ends(struct latency *l)
+{
+	bool ok = bp_bind_role(l->bind, l->from, l->o.where) == ROLE_FROM &&
+		  bp_bind_role(l->bind, l->to, l->where_to) == ROLE_TO;
+
+	for (size_t i = 0; i < l->o.nkeys && ok; i++)
+		ok = bp_bind_field(l->bind, l->o.keys[i], 0) >= 0;
+	for (size_t i = 0; i < l->nby && ok; i++)
+		ok = (l->by[i].pos = bp_bind_field(l->bind, l->by[i].name,
+						   BP_BIND_OPTIONAL |
+						   BP_BIND_FOR_ROLE(l->by[i].to ? ROLE_TO : ROLE_FROM))) >= 0;
+	l->reads = l->o.nkeys || l->nby || l->o.where || l->where_to;
+	return ok ? -1 : out_of_memory();
+}
+
 static void latency_init(struct latency *l)
 {
 	static const char *const tid_name[] = { "tid" };
@@ -477,9 +444,10 @@ int cmd_latency(int argc, char **argv)
 
 	l.from = bp_sites_new();
 	l.to = bp_sites_new();
-	if (!l.from || !l.to)
+	l.bind = bp_bind_new(0);
+	if (!l.from || !l.to || !l.bind)
 		rc = out_of_memory();
-	else if ((rc = parse_latency_args(argc, argv, &l)) < 0) {
+	else if ((rc = parse_latency_args(argc, argv, &l)) < 0 && (rc = bind_ends(&l)) < 0) {
 		latency_init(&l);
 		rc = l.sched && !l.ls ? out_of_memory() : analyze_run(&l.o, &ops, latency_check, &l);
 		latency_sched_free(l.ls);
@@ -494,6 +462,6 @@ int cmd_latency(int argc, char **argv)
 	bp_key_free(&l.key);
 	bp_key_free(&l.bykey);
 	bp_key_free(&l.group);
-	free(l.roles);
+	bp_bind_free(l.bind);
 	return rc;
 }

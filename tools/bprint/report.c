@@ -13,7 +13,6 @@
 #include "supervise.h"
 
 #include "output/wallclock.h"
-#include "file/valid.h"
 #include "trace/text.h"
 
 #include <dirent.h>
@@ -26,14 +25,9 @@
 /* A trace file (a header we read), opened without following links. */
 static bool is_trace(const char *path)
 {
-	struct bp_file_header h;
-	char why[128];
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, &h, sizeof(h)) : -1;
+	struct bp_trace_probe p = BP_TRACE_PROBE_INIT;
 
-	if (fd >= 0)
-		close(fd);
-	return n > 0 && !bp_valid_header(&h, (size_t)n, why, sizeof(why));
+	return bp_trace_probe(path, &p) == 1 && p.valid;
 }
 
 /*

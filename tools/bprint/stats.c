@@ -16,8 +16,6 @@
  */
 #include "bprint_cmd.h"
 
-#include "ring/ring.h"
-
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +52,7 @@ struct site_counts {
 /* enum bp_ring_mode's name, or "unknown" */
 static const char *mode_name(uint32_t mode)
 {
-	return bp_ring_mode_name(mode) ? bp_ring_mode_name(mode) : "unknown";
+	return bp_trace_ring_mode_name(mode) ? bp_trace_ring_mode_name(mode) : "unknown";
 }
 
 /* Options into *all and *path.  -1 to go on, else the exit status. */
@@ -233,7 +231,7 @@ static void print_threads(const struct bp_trace_info *in, const struct thread_su
 {
 	bool stream = in->flags & BP_TRACE_F_STREAM;
 	/* block mode (stream files only: only bprint record drains): the waits */
-	bool block = in->ring_mode == BP_RING_BLOCK && stream;
+	bool block = in->ring_mode == BP_TRACE_MODE_BLOCK && stream;
 
 	printf("#\n# threads\n");
 	if (stream)

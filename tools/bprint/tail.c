@@ -13,9 +13,6 @@
 #include "supervise.h"
 #include "attach.h"
 
-#include "file/layout.h"
-#include "trace/clock.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -73,19 +70,10 @@ static void tail_help(void)
  * bprint record writes (stream), else the live file it writes itself? */
 static bool trace_of_pid(const char *path, long pid, bool stream)
 {
-	struct bp_file_header h;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-	bool is;
+	struct bp_trace_probe p = BP_TRACE_PROBE_INIT;
 
-	if (fd < 0)
-		return false;
-	is = pread(fd, &h, offsetof(struct bp_file_header, start_realtime_ns), 0) ==
-		     (ssize_t)offsetof(struct bp_file_header, start_realtime_ns) &&
-	     !memcmp(h.magic, BP_FILE_MAGIC, sizeof(h.magic)) &&
-	     !(atomic_load_explicit(&h.flags, memory_order_relaxed) & BP_FILE_F_STREAM) == !stream &&
-	     h.pid == (uint64_t)pid;
-	close(fd);
-	return is;
+	return bp_trace_probe(path, &p) == 1 && !(p.flags & BP_TRACE_F_STREAM) == !stream &&
+	       p.pid == (int64_t)pid;
 }
 
 /*
@@ -298,6 +286,14 @@ void follow_nap(long ms)
 	nanosleep(&ts, NULL);	/* a signal cuts it short */
 }
 
+uint64_t follow_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Print (or, skipping, just read) what is there now. */
 static int drain(struct bp_trace *t, struct filter *f, enum bprint_output how, bool skip)
 {
@@ -446,7 +442,7 @@ int tail_target(const char *arg, long *pid, char **path)
 bool follow_last_poll(struct follow_end *fe, struct bp_trace *t, long pid)
 {
 	const struct bp_trace_info *in = bp_trace_info(t);
-	uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC) / 1000000u, end = in->file_size;
+	uint64_t now = follow_now_ns() / 1000000u, end = in->file_size;
 
 	if (in->flags & BP_TRACE_F_CLOSED)
 		return true;
