@@ -18,6 +18,7 @@
 
 #include "file/checksums.h"
 #include "file/writer_control.h"
+#include "file/writer_prefault.h"
 #include "file/layout.h"
 #include "file/writer_live.h"
 #include "ring/ring.h"
@@ -237,6 +238,7 @@ static const struct bp_backing file_backing = {
 	.record_lost = bp_live_record_lost,
 	.fork_child = file_fork_child,
 	.ring_in_memory = ring_in_memory,
+	.ring_ready = bp_prefault_ring_ready,
 };
 
 /* ---- open and exit ----------------------------------------------------- */
@@ -415,6 +417,7 @@ static int open_live(const char *path)
 	bp_live_lists_replay();
 	atexit(file_exit);
 	bp_control_start(bp_live_hdr());
+	bp_prefault_start();
 	return 0;
 }
 
@@ -501,6 +504,7 @@ static void file_fork_child(void)
 	/* Only this thread runs: no lock is needed, none may be taken. */
 	bp_live_lists_fork_child(h != NULL);
 	bp_live_rings_fork_child();
+	bp_prefault_fork_child();
 	pthread_mutex_init(&open_lock, NULL);
 	if (h) {
 		munmap(h, BP_FILE_HEADER_BYTES);
@@ -515,8 +519,10 @@ static void file_fork_child(void)
 #if !defined(__SANITIZE_THREAD__) && !defined(BP_TSAN_BUILD)
 	/* Asleep until the child's file is made.  Not under ThreadSanitizer,
 	 * which kills a child of a threaded process that starts a thread. */
-	if (h && child_wants_file)
+	if (h && child_wants_file) {
 		bp_control_start_child();
+		bp_prefault_start();
+	}
 #endif
 }
 

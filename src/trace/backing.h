@@ -62,6 +62,10 @@ struct bp_backing {
 	 * thread's ring there is trimmed and counted as an anonymous one.
 	 * May be NULL. */
 	bool (*ring_in_memory)(const void *mem);
+	/* Ring level of t is mapped at mem, formatted and published (its
+	 * writer may write it from now on): the backing may fault its pages
+	 * in ahead of the writer.  May be a signal handler.  May be NULL. */
+	void (*ring_ready)(struct bp_thread *t, unsigned level, void *mem, size_t bytes);
 };
 
 /* NULL: anonymous memory.  Set once, before any thread traces. */
@@ -83,6 +87,11 @@ struct bp_thread_view {
 	size_t ring_bytes[BP_BACKING_RINGS];	/* their sizes */
 };
 void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out);
+
+/* Is mem still ring level of t (not unmapped since ring_ready)?  A load:
+ * any thread, async-signal-safe; descriptors are never unmapped.  The
+ * same mem again after a reuse is a new ring at the same place. */
+bool bp_thread_ring_is(const struct bp_thread *t, unsigned level, const void *mem);
 
 /* fn for every thread still alive (at exit: their last counters). */
 void bp_threads_each_alive(void (*fn)(const struct bp_thread_view *v, void *ctx), void *ctx);

@@ -22,6 +22,7 @@ struct bp_config bp_config = {
 	.block_ns = 100000000u,
 	.clock = BP_CLOCK_MONO,
 	.dump = BP_DUMP_NEVER,
+	.prefault = 1,
 };
 
 size_t bp_parse_size(const char *s)
@@ -210,6 +211,11 @@ void bp_config_load(void)
 		bp_config.disabled = 1;
 	else if (v && *v && strcmp(v, "0"))
 		complain("BPRINT_DISABLE", v, "1 to start with tracing off, or 0");
+	v = secure_getenv("BPRINT_PREFAULT");
+	if (v && !strcmp(v, "0"))
+		bp_config.prefault = 0;
+	else if (v && *v && strcmp(v, "1"))
+		complain("BPRINT_PREFAULT", v, "0 to leave a new ring's pages to its writer, or 1");
 	bp_config.filter = secure_getenv("BPRINT_FILTER");
 	bp_config.dump_path = secure_getenv("BPRINT_DUMP_FILE");
 	v = secure_getenv("BPRINT_FILE");

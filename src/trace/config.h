@@ -26,6 +26,8 @@ struct bp_config {
 	uint32_t clock;		/* BPRINT_CLOCK: tsc where usable, else mono */
 	uint32_t dump;		/* BPRINT_DUMP: never */
 	int disabled;		/* BPRINT_DISABLE=1: start with tracing off */
+	int prefault;		/* BPRINT_PREFAULT: 1, a helper thread faults in
+				 * each new ring's pages ahead of its writer */
 	const char *filter;	/* BPRINT_FILTER: none */
 	const char *dump_path;	/* BPRINT_DUMP_FILE: stderr */
 	const char *file_path;	/* BPRINT_FILE: none (rings in memory only) */

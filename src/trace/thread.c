@@ -194,6 +194,8 @@ static struct bp_thread_ring *map_ring(struct bp_thread *t, unsigned level)
 	/* T1: the ring formatted, r->bytes and the writer set up before a
 	 * reader finds the pointer; pairs with the readers' T2. */
 	atomic_store_explicit(&r->mem, mem, memory_order_release);
+	if (bp_backing && bp_backing->ring_ready)
+		bp_backing->ring_ready(t, level, mem, bytes);
 	return r;
 }
 
@@ -432,6 +434,13 @@ void bp_thread_init(void)
 /* ---- what a backing sees (trace/backing.h) ----------------------------- */
 
 _Static_assert(BP_BACKING_RINGS == BP_NEST_MAX, "a view holds every level's ring");
+
+bool bp_thread_ring_is(const struct bp_thread *t, unsigned level, const void *mem)
+{
+	/* relaxed: only the pointer is compared, nothing read through it */
+	return level < BP_NEST_MAX &&
+	       atomic_load_explicit(&t->ring[level].mem, memory_order_relaxed) == mem;
+}
 
 void bp_thread_view(const struct bp_thread *t, struct bp_thread_view *out)
 {
