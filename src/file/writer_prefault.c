@@ -16,7 +16,7 @@
  * on a doorbell of its own that every request rings, so none is missed;
  * like the control thread it never runs unasked.
  *
- * The queue: a bounded lock-free FIFO of QUEUE_SLOTS requests (Vyukov's),
+ * The queue: a bounded lock-free FIFO of QUEUE_SLOTS (256) requests (Vyukov's),
  * many producers (a thread's first call, a signal handler's first nested
  * call: no lock, no allocation), one consumer (this thread).  A producer
  * claims a position with a CAS on tail, writes the request, then releases
@@ -58,7 +58,7 @@
 #define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
 #endif
 
-#define QUEUE_SLOTS	64u
+#define QUEUE_SLOTS	256u
 #define CHUNK_BYTES	(64u * 1024u)	/* between two looks at the ring */
 #define STACK_BYTES	(64u * 1024u)
 
