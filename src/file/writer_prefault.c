@@ -28,8 +28,10 @@
  *
  * The ring may go while it is populated (its thread exits): before each
  * chunk the thread checks that the ring is still its thread's ring at
- * that level (bp_thread_ring_is: a load from a descriptor, which is never
- * unmapped), and stops when not.  Between that check and the madvise the
+ * that level and its thread not DEAD (bp_thread_ring_is: loads from a
+ * descriptor, which is never unmapped; an exited thread's ring is kept,
+ * trimmed to its records, and must not be filled again), and stops when
+ * not.  A chunk populated while the ring is trimmed stays resident.  Between that check and the madvise the
  * ring may still go; that is harmless: MADV_POPULATE_WRITE writes nothing,
  * so a chunk given back (a spare file chunk, whose old pages were just
  * dropped, reads as zero either way) costs at most one chunk of memory, an

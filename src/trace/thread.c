@@ -437,8 +437,12 @@ _Static_assert(BP_BACKING_RINGS == BP_NEST_MAX, "a view holds every level's ring
 
 bool bp_thread_ring_is(const struct bp_thread *t, unsigned level, const void *mem)
 {
-	/* relaxed: only the pointer is compared, nothing read through it */
+	/* relaxed: only the pointer and the state are compared, nothing read
+	 * through them.  Not DEAD: an exited thread's ring is kept for its
+	 * readers, trimmed (thread_retain.c; a chunk populated while it is
+	 * trimmed stays resident); ring 0 is ready while still CLAIMED. */
 	return level < BP_NEST_MAX &&
+	       atomic_load_explicit(&t->state, memory_order_relaxed) != BP_THREAD_DEAD &&
 	       atomic_load_explicit(&t->ring[level].mem, memory_order_relaxed) == mem;
 }
 
