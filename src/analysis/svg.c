@@ -530,6 +530,19 @@ static void over_time(struct panel *p, const struct bp_svg_plot *pl, const struc
 
 /* ---- the document ------------------------------------------------------- */
 
+/* The document's start, h pixels high: its white page and its title. */
+static void document_start(FILE *out, double h, const char *title)
+{
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		     "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+		     "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
+		     "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
+		     "<text x=\"%.0f\" y=\"28\" font-family=\"sans-serif\" font-size=\"16\" "
+		     "text-anchor=\"middle\">", W, h, W, h, W / 2);
+	xml_text(out, title);
+	fputs("</text>\n", out);
+}
+
 /* The panel whose band starts at top: its plot area, y growing upwards. */
 static struct panel panel_below(FILE *out, double right, double top)
 {
@@ -552,14 +565,7 @@ bool bp_svg_histogram(FILE *out, const struct bp_svg_plot *p, const struct bp_sv
 	for (size_t i = 0; i < ns; i++)
 		pct |= s[i].npct > 0, time |= s[i].ntime > 0;
 	h = HEAD + PANEL * (1 + pct + time);
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		     "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
-		     "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
-		     "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
-		     "<text x=\"%.0f\" y=\"28\" font-family=\"sans-serif\" font-size=\"16\" "
-		     "text-anchor=\"middle\">", W, h, W, h, W / 2);
-	xml_text(out, p->title);
-	fputs("</text>\n", out);
+	document_start(out, h, p->title);
 	hg.p = panel_below(out, right, top);
 	fputs("<g class=\"histogram-panel\">\n", out);
 	if (!histogram(&hg, p, s, ns))
@@ -613,14 +619,8 @@ bool bp_svg_stacked(FILE *out, const char *title, const char *xlabel, bool time_
 	}
 	axis_fit(&p.x, 0, max > 0 ? max : 1, false, time_ns);
 	p.x.p0 = p.x0, p.x.p1 = p.x1;
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		     "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
-		     "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
-		     "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
-		     "<text x=\"%.0f\" y=\"28\" font-family=\"sans-serif\" font-size=\"16\" "
-		     "text-anchor=\"middle\">", W, h, W, h, W / 2);
-	xml_text(out, title);
-	fputs("</text>\n<g class=\"stacked-panel\" font-family=\"sans-serif\" "
+	document_start(out, h, title);
+	fputs("<g class=\"stacked-panel\" font-family=\"sans-serif\" "
 	      "font-size=\"12\">\n", out);
 	ticks(&p.x, x_tick, &p);
 	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n"

@@ -10,30 +10,8 @@ BPRINT=$1
 TRACED=$2
 FAKE=$3
 WORK=$4
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK" || exit 1
-
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-pids=""
-cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; }
-trap cleanup EXIT
-
-# A program with no bprint variable in its environment ($! is its pid).
-BARE="env -u BPRINT_FILE -u BPRINT_BUFFER_SIZE -u BPRINT_PAGE_SIZE -u BPRINT_MODE
-	-u BPRINT_CLOCK -u BPRINT_DUMP -u BPRINT_FILTER -u BPRINT_DISABLE -u BPRINT_ATTACH
-	-u BPRINT_RETAIN -u BPRINT_RECORD_PID"
-
-wait_ready() {
-	i=0
-	while [ ! -e "$1" ]; do
-		i=$((i + 1))
-		[ $i -gt 1000 ] && { fail "$1 never appeared"; return 1; }
-		sleep 0.01
-	done
-}
+ATTACH_LIB=$(cd "$(dirname "$0")" && pwd)
+. "$ATTACH_LIB/attach_lib.sh"
 
 # check_seqs RAW WHAT [FROM0]: per thread, "tick thread T seq S" lines count
 # up by one, a gap exactly as large as the loss line before it says;
@@ -56,7 +34,7 @@ check_seqs() {
 }
 
 start_traced() {	# THREADS PAUSE_US NAME: pid in $tpid
-	$BARE "$TRACED" run "$1" "$2" "$3.ready" > "$3.out" &
+	"$TRACED" run "$1" "$2" "$3.ready" > "$3.out" &
 	tpid=$!
 	pids="$pids $tpid"
 	wait_ready "$3.ready"
@@ -239,13 +217,13 @@ want=$(awk '$2 == 0 { print $4 }' tl.out)
 	fail "tail PID: ends at $(awk '$1 == 0 { print $3 }' tail.seqs), the program's last was $want"
 
 # ---- a program that closes every descriptor: its files are left alone -----
-$BARE "$TRACED" closefds own.txt > closefds.out 2> closefds.err; rc=$?
+"$TRACED" closefds own.txt > closefds.out 2> closefds.err; rc=$?
 [ $rc -eq 0 ] && grep -q 'after close 9' closefds.out && grep -q 'before close 0' closefds.out &&
 	ok "descriptors closed under the trace: the program's file intact, every record kept" ||
 	{ fail "closefds: exit $rc"; cat closefds.err; }
 
 # ---- a forking target: the child is its own PID -------------------------
-$BARE "$TRACED" fork fork.ready &
+"$TRACED" fork fork.ready &
 fpid=$!
 pids="$pids $fpid"
 wait_ready fork.ready

@@ -16,29 +16,8 @@ TRACED=$2
 ATTACH_TRACED=$3
 WORK=$4
 SANITIZE=${5:-}
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK" || exit 1
-
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-pids=""
-cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; }
-trap cleanup EXIT
-
-BARE="env -u BPRINT_FILE -u BPRINT_BUFFER_SIZE -u BPRINT_PAGE_SIZE -u BPRINT_MODE
-	-u BPRINT_CLOCK -u BPRINT_DUMP -u BPRINT_FILTER -u BPRINT_DISABLE -u BPRINT_ATTACH
-	-u BPRINT_RETAIN -u BPRINT_RECORD_PID"
-
-wait_ready() {
-	i=0
-	while [ ! -e "$1" ]; do
-		i=$((i + 1))
-		[ $i -gt 2000 ] && { fail "$1 never appeared"; return 1; }
-		sleep 0.01
-	done
-}
+ATTACH_LIB=$(cd "$(dirname "$0")" && pwd)
+. "$ATTACH_LIB/attach_lib.sh"
 
 # sites_count FILE WHAT: the RECORDS of the sites whose function is WHAT (a
 # runtime-format site: its call site and the formats it traced)
@@ -60,7 +39,7 @@ refused() {
 	fi
 }
 
-$BARE "$TRACED" 4 1000 t.ready > t.out 2> t.err &
+"$TRACED" 4 1000 t.ready > t.out 2> t.err &
 tpid=$!
 pids="$pids $tpid"
 wait_ready t.ready || exit 1
@@ -166,7 +145,7 @@ case $SANITIZE in *thread*)
 	[ "$fails" -eq 0 ] && { echo "all passed"; exit 0; }
 	echo "$fails failure(s)"; exit 1 ;;
 esac
-$BARE "$ATTACH_TRACED" fork fork.ready &
+"$ATTACH_TRACED" fork fork.ready &
 fpid=$!
 pids="$pids $fpid"
 wait_ready fork.ready || exit 1

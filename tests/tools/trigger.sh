@@ -10,26 +10,14 @@
 #   sh trigger.sh BPRINT TRIGGER_TRACED WORKDIR
 set -u
 BPRINT=$1 TRACED=$2 WORK=$3
-. "$(dirname "$0")/../lib.sh"
-bp_env_reset
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-
-pids=""
-trap 'for p in $pids; do kill -9 "$p" 2>/dev/null; done' EXIT
-wait_for() {
-	i=0
-	while [ ! -e "$1" ]; do
-		i=$((i + 1))
-		[ $i -gt 1000 ] && { echo "FAIL: $1 never appeared"; exit 1; }
-		sleep 0.01
-	done
-}
+ATTACH_LIB=$(cd "$(dirname "$0")" && pwd)
+. "$ATTACH_LIB/attach_lib.sh"
 
 events=$(scale 1000000)
 "$TRACED" 3 "$events" ready go expect &
 tpid=$!
 pids=$tpid
-wait_for ready
+wait_ready ready || exit 1
 "$BPRINT" record --pid "$tpid" --trigger 'fmt:request*' --where 'dur_us>1000' \
 	--before 5ms --after 5ms --max 10 -o w.dat 2> record.err &
 rpid=$!
