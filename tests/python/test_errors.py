@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 
 import bptest
 
@@ -134,6 +135,12 @@ rec = subprocess.Popen([bptest.BPRINT, "record", "-o", "inc.bpt", "--", bptest.T
                         str(bptest.scale(50000))], stdin=subprocess.PIPE,
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=bptest.child_env())
 c.equal(rec.stdout.readline(), b"ready\n", "the recorded program traced")
+# the recorder makes its stream once it finds the program's live file: a
+# loaded machine may not have got there yet when the program says ready
+for _ in range(1000):
+    if os.path.exists("inc.bpt") and os.path.getsize("inc.bpt") >= 4096:
+        break
+    time.sleep(0.01)
 rec.send_signal(signal.SIGKILL)
 rec.wait()
 rc, out, lines = command_says("inc.bpt")
