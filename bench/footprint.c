@@ -250,7 +250,13 @@ static int run_cpu(char *const argv[], double *cpu)
 	if (cpu)
 		*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	/* its own output went to /dev/null: say at least how it ended */
+	fprintf(stderr, "bench-footprint: %s: %s %d\n", argv[0],
+		WIFSIGNALED(status) ? "killed by signal" : "exit status",
+		WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	return -1;
 }
 
 static int run(char *const argv[])
