@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The command and the Python module stand on the public headers
+# (DESIGN.md, 7: what they need and the API lacks is added to the API): a
+# file of python/src/ or tools/bprint/ may include src/ internals
+# ("format/...", "file/...", ...) only if it is listed below, with why;
+# a listed file that no longer needs them fails too, so that the list
+# only shrinks.
+# Usage: public_only.sh SOURCE_DIR
+set -euo pipefail
+top=$1
+# file: why it still reaches past the API
+declare -A allowed=(
+	[tools/bprint/analyze.h]="the aggregator (analysis/aggregate.h) has no public API yet"
+	[tools/bprint/latency_sched.h]="the scheduler split (analysis/sched.h, spans.h): no public API yet"
+	[tools/bprint/latency_sched.c]="the scheduler split (analysis/sched.h, svg.h): no public API yet"
+	[tools/bprint/export.c]="the exporters' and --span's internals (output/export.h, analysis/span_export.h), safe_open"
+	[tools/bprint/records.c]="the JSON and CSV writers' internals (output/)"
+	[tools/bprint/report.c]="the text prefix cache (trace/text.h) and dates (output/wallclock.h)"
+	[tools/bprint/main.c]="the text prefix cache (trace/text.h), a record's head and the file's layout for its checks"
+	[tools/bprint/record.c]="the recorder: the file's layout, ring pages, clocks, config, safe_open"
+	[tools/bprint/record_kernel.h]="the recorder: the kernel stream's chunks"
+	[tools/bprint/record_kernel.c]="the recorder: the kernel stream's chunks"
+	[tools/bprint/supervise.h]="the recorder: the drainer"
+	[tools/bprint/supervise.c]="the recorder: the drainer"
+	[tools/bprint/attach.c]="the recorder: the drainer and the file's header"
+	[tools/bprint/snapshot.c]="the recorder: the drainer"
+	[tools/bprint/control.c]="the control area of the file's header (file/layout.h)"
+	[tools/bprint/recover.c]="the recorder: the drainer's resume"
+	[tools/bprint/trigger.c]="the recorder: the drainer's watch mode and ring pages"
+)
+layers='format|ring|trace|file|runtime|output|analysis'
+fail=0 files=0
+for f in "$top"/python/src/*.[ch] "$top"/tools/bprint/*.[ch]; do
+	rel=${f#"$top"/}
+	files=$((files + 1))
+	internal=$(grep -cE "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"($layers)/" "$f" || true)
+	if [ "$internal" -gt 0 ] && [ -z "${allowed[$rel]:-}" ]; then
+		echo "FAIL: $rel includes src/ internals; use <bprint/...> (or add to the API):"
+		grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"($layers)/" "$f" | sed 's/^/    /'
+		fail=1
+	elif [ "$internal" -eq 0 ] && [ -n "${allowed[$rel]:-}" ]; then
+		echo "FAIL: $rel no longer includes internals: take it off the list in $0"
+		fail=1
+	fi
+done
+[ "$files" -gt 0 ] || { echo "FAIL: no file under $top/python/src or $top/tools/bprint"; exit 1; }
+[ $fail = 0 ] && echo "public_only: $files files of the command and the module, ${#allowed[@]} still on internals (listed, with why)"
+exit $fail
