@@ -508,6 +508,11 @@ else:
 # the stream not closed yet is no trouble (exit 0), and the counts are a
 # prefix of the main thread's records (nothing missing before the stop)
 rec, child = record_child("int.dat", 100 * N)
+for _ in range(1000):  # the stream has the call sites: the followers find them at once
+    if child is None or b"cmd" in subprocess.run([BPRINT, "formats", "int.dat"], stdout=subprocess.PIPE,
+                                                 stderr=subprocess.DEVNULL).stdout:
+        break
+    time.sleep(0.01)
 if child is not None:
     followers = [subprocess.Popen([BPRINT] + args + [str(child)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                  for args in (["hist", "--follow", "-k", "cmd", "--json"], ["tail"],
