@@ -21,12 +21,14 @@ FORMAT and what fails the test:
              are exactly the intervals their sched_switch events give
 """
 import collections
-import ctypes
-import ctypes.util
 import json
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "output"))
+import kshark  # noqa: E402  (libkshark through ctypes, as check_tracedat.py loads it)
 
 FAILS = []
 
@@ -84,16 +86,6 @@ def kernel_events(bprint, trace):
 TC_LINE = re.compile(r"^ *(.*)-(\d+) +\[(\d+)\] +(\d+)\.(\d+): (\S+): +(.*)$")
 
 
-class KsEntry(ctypes.Structure):
-    pass
-
-
-KsEntry._fields_ = [("next", ctypes.POINTER(KsEntry)), ("visible", ctypes.c_uint16),
-                    ("stream_id", ctypes.c_int16), ("event_id", ctypes.c_int16),
-                    ("cpu", ctypes.c_int16), ("pid", ctypes.c_int32),
-                    ("offset", ctypes.c_int64), ("ts", ctypes.c_int64)]
-
-
 def check_tracedat(bprint, trace, dat):
     kev, prog = kernel_events(bprint, trace)
     p = run(["trace-cmd", "report", "-t", dat])
@@ -141,36 +133,15 @@ def check_tracedat(bprint, trace, dat):
 
 
 def check_kshark(dat, got, kev, prog):
-    name = ctypes.util.find_library("kshark") or "libkshark.so.2"
     try:
-        ks = ctypes.CDLL(name)
-    except OSError:
+        loaded = kshark.load_entries(dat)
+    except RuntimeError as e:
+        fail(str(e))
+        return
+    if loaded is None:
         print("SKIP: libkshark not installed (KernelShark's library): not checked")
         return
-    ctx = ctypes.c_void_p()
-    ks.kshark_instance.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
-    ks.kshark_instance.restype = ctypes.c_bool
-    ks.kshark_open.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-    ks.kshark_load_entries.argtypes = [ctypes.c_void_p, ctypes.c_int,
-                                      ctypes.POINTER(ctypes.POINTER(ctypes.POINTER(KsEntry)))]
-    ks.kshark_load_entries.restype = ctypes.c_ssize_t
-    ks.kshark_get_event_name.argtypes = [ctypes.POINTER(KsEntry)]
-    ks.kshark_get_event_name.restype = ctypes.c_char_p
-    if not ks.kshark_instance(ctypes.byref(ctx)):
-        fail("kshark_instance failed")
-        return
-    sd = ks.kshark_open(ctx, dat.encode())
-    if sd < 0:
-        fail("kshark_open: %d" % sd)
-        return
-    rows = ctypes.POINTER(ctypes.POINTER(KsEntry))()
-    n = ks.kshark_load_entries(ctx, sd, ctypes.byref(rows))
-    ents = []
-    for i in range(max(n, 0)):
-        e = rows[i]
-        nm = ks.kshark_get_event_name(e)
-        ents.append((e.contents.ts, e.contents.pid, e.contents.cpu,
-                     nm.decode() if nm else "?"))
+    ents = [(e.ts, e.pid, e.cpu, e.name) for e in loaded]
     # "sched/sched_switch": the kernel's system, not "bprint/" (a site's event)
     ents = [e[:3] + (e[3].split("/")[1] if e[3].split("/")[0] in ("sched", "syscalls", "irq",
                                                                    "raw_syscalls") else e[3],)
@@ -194,8 +165,6 @@ def check_kshark(dat, got, kev, prog):
     else:
         ok("libkshark: sched_switch of every traced thread (%s)"
            % ", ".join("%d: %d" % kv for kv in sorted(mine.items())))
-    ks.kshark_close_all(ctx)
-    ks.kshark_free(ctx)
 
 
 # ---- Perfetto ---------------------------------------------------------------

@@ -22,14 +22,13 @@ Checks, each of which fails the test:
     library is not installed.
 """
 import collections
-import ctypes
-import ctypes.util
 import os
 import re
 import subprocess
 import sys
 
 from export_check import LOSS, event_names, fail, finish, layouts, ok
+import kshark as kshark_lib
 
 
 def run(cmd):
@@ -264,42 +263,17 @@ def check_stat(dat, want, summary):
         ok("--stat: %d threads, their records and the %d lost" % (len(got), lost))
 
 
-class KsEntry(ctypes.Structure):
-    # struct kshark_entry of KernelShark 2.x (libkshark.h)
-    pass
-
-
-KsEntry._fields_ = [("next", ctypes.POINTER(KsEntry)), ("visible", ctypes.c_uint16),
-                    ("stream_id", ctypes.c_int16), ("event_id", ctypes.c_int16),
-                    ("cpu", ctypes.c_int16), ("pid", ctypes.c_int32),
-                    ("offset", ctypes.c_int64), ("ts", ctypes.c_int64)]
-
-
 def check_kshark(dat, got, ndrops):
-    name = ctypes.util.find_library("kshark") or "libkshark.so.2"
     try:
-        ks = ctypes.CDLL(name)
-    except OSError:
+        loaded = kshark_lib.load_entries(dat)
+    except RuntimeError as e:
+        fail(str(e))
+        return
+    if loaded is None:
         print("SKIP: libkshark not installed (KernelShark's library): not checked")
         return
-    ctx = ctypes.c_void_p()
-    ks.kshark_instance.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
-    ks.kshark_instance.restype = ctypes.c_bool
-    ks.kshark_open.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-    ks.kshark_load_entries.argtypes = [ctypes.c_void_p, ctypes.c_int,
-                                      ctypes.POINTER(ctypes.POINTER(ctypes.POINTER(KsEntry)))]
-    ks.kshark_load_entries.restype = ctypes.c_ssize_t
-    if not ks.kshark_instance(ctypes.byref(ctx)):
-        fail("kshark_instance failed")
-        return
-    sd = ks.kshark_open(ctx, dat.encode())
-    if sd < 0:
-        fail("kshark_open: %d" % sd)
-        return
-    rows = ctypes.POINTER(ctypes.POINTER(KsEntry))()
-    n = ks.kshark_load_entries(ctx, sd, ctypes.byref(rows))
     # KernelShark adds one entry of event id -EOVERFLOW per missed-events mark
-    ents = [rows[i].contents for i in range(max(n, 0))]
+    ents = loaded
     marks = sum(1 for e in ents if e.event_id == -75)
     ents = sorted((e.pid, e.cpu, (e.ts + 500) // 1000) for e in ents if e.event_id != -75)
     if len(ents) != len(got) or marks != ndrops:
@@ -313,8 +287,6 @@ def check_kshark(dat, got, ndrops):
         fail("libkshark entries differ from trace-cmd report (pid, cpu, us): %d" % diff)
     else:
         ok("libkshark entries: pid, CPU and timestamp of every record agree")
-    ks.kshark_close_all(ctx)
-    ks.kshark_free(ctx)
 
 
 if __name__ == "__main__":
