@@ -300,13 +300,7 @@ static void finish(struct bp_drain_file *df)
 	for (size_t i = 0; i < df->nrings; i++) {
 		struct bp_file_end_ring er;
 
-		drain_ring_entry(&df->rings[i], &er);
-		df->res.written += er.written;
-		df->res.discarded += er.discarded;
-		df->res.dropped += er.dropped;
-		df->res.lost_records += er.lost_records;
-		df->res.lost_pages += er.lost_pages;
-		df->res.copied += er.copied;
+		drain_ring_sum(&df->rings[i], &df->res, &er);
 		/* what the accounts say is missing (docs/file-format.md, type 7) */
 		if (er.written > er.discarded + er.lost_records + er.copied)
 			df->res.not_copied += er.written - er.discarded - er.lost_records - er.copied;

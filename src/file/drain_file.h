@@ -168,5 +168,8 @@ int drain_out_end(struct bp_drain_file *df);
 
 /* Ring r's counters as the end and accounts chunks keep them. */
 void drain_ring_entry(const struct drain_ring *r, struct bp_file_end_ring *er);
+/* Ring r's entry (drain_ring_entry()) into res's sums; the entry, to the caller. */
+void drain_ring_sum(const struct drain_ring *r, struct bp_drain_result *res,
+		    struct bp_file_end_ring *er);
 
 #endif /* BP_FILE_DRAIN_FILE_H */

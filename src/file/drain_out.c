@@ -242,6 +242,18 @@ void drain_ring_entry(const struct drain_ring *r, struct bp_file_end_ring *er)
 		er->written = er->copied + er->lost_records + er->discarded;
 }
 
+void drain_ring_sum(const struct drain_ring *r, struct bp_drain_result *res,
+		    struct bp_file_end_ring *er)
+{
+	drain_ring_entry(r, er);
+	res->written += er->written;
+	res->discarded += er->discarded;
+	res->dropped += er->dropped;
+	res->lost_records += er->lost_records;
+	res->lost_pages += er->lost_pages;
+	res->copied += er->copied;
+}
+
 /* An end or accounts chunk with room for room entries, the first n rings'. */
 static unsigned char *counters_chunk(struct bp_drain_file *df, size_t room, size_t n,
 				     uint64_t *size)

@@ -115,13 +115,7 @@ static void window_counts(struct bp_drain_file *w)
 	for (size_t i = 0; i < w->nrings; i++) {
 		struct bp_file_end_ring er;
 
-		drain_ring_entry(&w->rings[i], &er);
-		w->res.written += er.written;
-		w->res.discarded += er.discarded;
-		w->res.dropped += er.dropped;
-		w->res.lost_records += er.lost_records;
-		w->res.lost_pages += er.lost_pages;
-		w->res.copied += er.copied;
+		drain_ring_sum(&w->rings[i], &w->res, &er);
 	}
 	w->res.rings = w->nrings;
 }
