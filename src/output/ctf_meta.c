@@ -9,6 +9,7 @@
  * byte-aligned (align = 8), in the writer's byte order.
  */
 #include "output/ctf.h"
+#include "output/json.h"
 #include "output/wallclock.h"
 
 #include "trace/clock.h"
@@ -19,27 +20,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The length of the well-formed UTF-8 sequence at s (n bytes left, n >
- * 0, s[0] >= 0x80), 0 if there is none. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 :
-		     s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-	uint32_t cp = s[0] & (len == 2 ? 0x1fu : len == 3 ? 0x0fu : 0x07u);
-
-	if (!len || n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3fu);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
 
 /*
  * A TSDL string literal of the bytes of s (up to a NUL or max): printable
@@ -64,7 +44,7 @@ void ctf_tsdl_str(struct bp_out_buf *f, const char *str, size_t max)
 		} else if (c >= 0x20 && c < 0x7f) {
 			bp_out_byte(f, c);
 			i++;
-		} else if (c >= 0x80 && (len = utf8_seq(s + i, n - i)) > 0) {
+		} else if (c >= 0x80 && (len = bp_utf8_len(s + i, n - i)) > 0) {
 			bp_out_put(f, s + i, len);
 			i += len;
 		} else {

@@ -10,10 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The length of the well-formed UTF-8 sequence at s (n bytes left), 0 if
- * there is none: overlong forms, surrogates and code points past U+10FFFF
- * are not well-formed. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t bp_utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len;
 	uint32_t cp;
@@ -134,7 +131,7 @@ void bp_json_buf_str(struct bp_out_buf *out, const char *str, size_t n)
 		} else if (c < 0x80) {
 			q = json_u04x(q, c);	/* other controls and DEL */
 			i++;
-		} else if ((len = utf8_len(s + i, n - i)) > 0) {
+		} else if ((len = bp_utf8_len(s + i, n - i)) > 0) {
 			memcpy(q, s + i, len);
 			q += len;
 			i += len;

@@ -14,6 +14,11 @@
 
 struct bp_out_buf;
 
+/* The length of the well-formed UTF-8 sequence at s (n > 0 bytes left: 1
+ * for ASCII), 0 if there is none: overlong forms, surrogates and code
+ * points past U+10FFFF are not well-formed (the JSON and CTF writers'). */
+size_t bp_utf8_len(const unsigned char *s, size_t n);
+
 /* n bytes as a JSON string, quotes included, into a buffer or a stream. */
 void bp_json_buf_str(struct bp_out_buf *out, const char *s, size_t n);
 void bp_json_str(FILE *out, const char *s, size_t n);
