@@ -1,4 +1,4 @@
-# The one shell library of the tests (POSIX sh: ctest runs them with sh): sourced by tests/file/tool_lib.sh,
+# The one shell library of the tests (POSIX sh: ctest runs them with sh): sourced by tests/tools/tool_lib.sh,
 # tests/runtime/rt_lib.sh and every script that needs a clean environment.
 #
 #   bp_env_reset   unset every BPRINT_* variable but the suite's own

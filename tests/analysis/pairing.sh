@@ -6,7 +6,8 @@
 # Exit 77 (skipped) without python3.
 set -u
 BPRINT=$1 TRACED=$2 WORK=$3 SRC=$4
-unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_MODE BPRINT_DISABLE BPRINT_CLOCK BPRINT_FILTER
+. "$(dirname "$0")/../lib.sh"
+bp_env_reset
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
 

@@ -1,6 +1,6 @@
 # Tests of the trace-file reader (src/file/reading.h) and of the bprint
-# command (tools/bprint): reader_* and tool_*.  file_traced is the traced
-# program they read the files of.
+# command (tools/bprint): reader_*.  file_traced is the traced program
+# they read the files of (and tests/tools' tool_*).
 add_executable(file_traced ${CMAKE_CURRENT_LIST_DIR}/traced.c)
 target_link_libraries(file_traced PRIVATE bprint_static)
 bp_set_test_warnings(file_traced)
@@ -13,25 +13,6 @@ bp_set_test_warnings(file_burst)
 add_executable(file_accounts_rollback ${CMAKE_CURRENT_LIST_DIR}/accounts_rollback.c)
 target_link_libraries(file_accounts_rollback PRIVATE bprint_internal)
 bp_set_test_warnings(file_accounts_rollback)
-
-# tool_NAME.sh BPRINT PROGRAM WORKDIR SRCDIR [ARGS...], the traced PROGRAM a target.
-function(bp_tool_test name program timeout)
-  add_test(NAME tool_${name}
-    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/tool_${name}.sh $<TARGET_FILE:bprint_tool>
-            $<TARGET_FILE:${program}> ${CMAKE_CURRENT_BINARY_DIR}/tool_${name}.d
-            ${CMAKE_CURRENT_LIST_DIR} ${ARGN})
-  set_tests_properties(tool_${name} PROPERTIES TIMEOUT ${timeout})
-endfunction()
-
-if(TARGET bprint_tool)
-  foreach(t report formats stats tail errors record outputs wrapper bigring uncalibrated)
-    bp_tool_test(${t} file_traced 120)
-  endforeach()
-  set_tests_properties(tool_bigring PROPERTIES SKIP_RETURN_CODE 77)
-  bp_tool_test(account file_traced 300 $<TARGET_FILE:file_accounts_rollback>)
-  # block, discard and overwrite under bprint record, with the burst program
-  bp_tool_test(block file_burst 600)
-endif()
 
 if(TARGET bprint_tool)
   bp_add_test(reader_corrupt SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_corrupt.c
@@ -55,9 +36,6 @@ set_tests_properties(reader_live_site PROPERTIES
 add_executable(file_full ${CMAKE_CURRENT_LIST_DIR}/file_full.c)
 target_link_libraries(file_full PRIVATE bprint_internal Threads::Threads)
 bp_set_test_warnings(file_full)
-if(TARGET bprint_tool)
-  bp_tool_test(full file_full 120)
-endif()
 
 # The reading library's caller-allocated structs begin with their size.
 bp_add_test(reader_sized SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_sized.c ARGS sized TIMEOUT 60)

@@ -6,11 +6,10 @@
 #   sh symbols_cxx.sh BPRINT TRACED NM WORKDIR SRCDIR
 set -u
 BPRINT=$1 TRACED=$2 NM=$3 WORK=$4 SRC=$5
-unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_MODE BPRINT_DISABLE BPRINT_CLOCK BPRINT_FILTER
+. "$(dirname "$0")/../lib.sh"
+bp_env_reset
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 command -v c++filt >/dev/null 2>&1 || { echo "SKIP: c++filt is not installed"; exit 77; }
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 BPRINT_FILE=t.bpt BPRINT_CLOCK=mono "$TRACED" || { echo "FAIL: the traced program"; exit 1; }
 before=0

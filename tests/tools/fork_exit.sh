@@ -6,7 +6,8 @@
 #   sh fork_exit.sh BPRINT TRACED WORKDIR
 set -u
 BPRINT=$1 TRACED=$2 WORK=$3
-unset BPRINT_FILE BPRINT_BUFFER_SIZE BPRINT_MODE BPRINT_DISABLE BPRINT_CLOCK BPRINT_FILTER
+. "$(dirname "$0")/../lib.sh"
+bp_env_reset
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 fails=0
 

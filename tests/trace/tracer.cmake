@@ -139,7 +139,7 @@ if(TARGET bprint_tool)
   add_test(NAME tracer_cut_file
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tracer_cut_file.sh $<TARGET_FILE:bprint_tool>
             $<TARGET_FILE:tracer_dynamic> ${CMAKE_CURRENT_BINARY_DIR}/tracer_cut_file.d
-            ${PROJECT_SOURCE_DIR}/tests/file)
+            ${PROJECT_SOURCE_DIR}/tests/tools)
   set_tests_properties(tracer_cut_file PROPERTIES TIMEOUT 60)
 endif()
 add_test(NAME tracer_dynamic_bigpage COMMAND tracer_dynamic)
@@ -324,7 +324,7 @@ if(CMAKE_CXX_COMPILER)
     add_test(NAME tracer_cxx_names_file
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tracer_cxx_names_file.sh $<TARGET_FILE:bprint_tool>
               $<TARGET_FILE:tracer_cxx_names> ${CMAKE_CURRENT_BINARY_DIR}/tracer_cxx_names_file.d
-              ${PROJECT_SOURCE_DIR}/tests/file)
+              ${PROJECT_SOURCE_DIR}/tests/tools)
     set_tests_properties(tracer_cxx_names_file PROPERTIES TIMEOUT 120)
   endif()
 endif()
