@@ -20,7 +20,7 @@
  *	live file (child)                      stream file (us)
  *	| hdr | libs | sites | ring A | ring B |  ->  | hdr | accounts | libs | sites | pages A | pages B | ... | end |
  */
-#include "file/drain_file.h"
+#include "drainer/drain_file.h"
 
 #include "file/array.h"
 #include "file/layout.h"

@@ -1,5 +1,5 @@
 /*
- * file/drain.h - the drainer: one live trace file into one stream file.
+ * drainer/drain.h - the drainer: one live trace file into one stream file.
  *
  * The traced program keeps its rings in a live trace file.  The drainer
  * maps that file, becomes the consumer of every ring in it, and copies

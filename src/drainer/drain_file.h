@@ -1,5 +1,5 @@
 /*
- * file/drain_file.h - the drainer's one struct (struct bp_drain_file of
+ * drainer/drain_file.h - the drainer's one struct (struct bp_drain_file of
  * drain.h), shared by its three parts:
  *   drain.c      the live file: its chunks walked, the passes and the end;
  *   drain_ring.c its rings: set up, their pages copied and encoded, and
@@ -10,7 +10,7 @@
 #ifndef BP_FILE_DRAIN_FILE_H
 #define BP_FILE_DRAIN_FILE_H
 
-#include "file/drain.h"
+#include "drainer/drain.h"
 #include "file/layout.h"
 #include "file/mapping.h"
 #include "ring/ring.h"

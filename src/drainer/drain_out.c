@@ -8,7 +8,7 @@
  * file already has, can still be updated, so the drain goes on watching
  * the rings and the file ends by saying where and why it stops.
  */
-#include "file/drain_file.h"
+#include "drainer/drain_file.h"
 
 #include "file/checksums.h"
 #include "file/valid.h"

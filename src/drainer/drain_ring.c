@@ -6,7 +6,7 @@
  * a pass of drain.c; apart from it because drain.c walks the live file and
  * runs the passes, and this is the part that talks to the ring's writers.
  */
-#include "file/drain_file.h"
+#include "drainer/drain_file.h"
 
 #include "file/array.h"
 #include "file/dense.h"
@@ -77,7 +77,7 @@ static bool ring_setup(struct bp_drain_file *df, struct drain_ring *r)
 static bool ring_exited(const struct drain_ring *r)
 {
 	/* D3: acquire, pairs with the process's release store of "exited" (C3
-	 * in src/file/writer_rings.c): the thread's last records are visible. */
+	 * in src/writer/writer_rings.c): the thread's last records are visible. */
 	return atomic_load_explicit(&r->chunk->state, memory_order_acquire) == BP_RING_EXITED;
 }
 
@@ -105,7 +105,7 @@ static void ring_release(struct bp_drain_file *df, struct drain_ring *r)
 	r->dropped = atomic_load_explicit(&r->chunk->dropped, memory_order_relaxed);
 	r->released = true;	/* drain_ring_entry() uses the three above from now on */
 	/* D1: our reads of the ring before the process may reuse it; pairs with
-	 * its acquire load of "copied" (C1 in src/file/writer_rings.c).  An
+	 * its acquire load of "copied" (C1 in src/writer/writer_rings.c).  An
 	 * observer hands nothing back: the process keeps the ring's records. */
 	if (!df->observe)
 		atomic_store_explicit(&r->chunk->state, BP_RING_COPIED, memory_order_release);

@@ -16,7 +16,7 @@
  *	ring 0: | p7 | p8 | p9 (partial) |  ->  | hdr | accounts | libs | sites |
  *	ring 2: | p3 | p5 |                     | pages 0 | pages 2 | end |
  */
-#include "file/drain_file.h"
+#include "drainer/drain_file.h"
 
 #include "file/compact.h"
 #include "file/dense.h"

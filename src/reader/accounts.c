@@ -7,7 +7,7 @@
  * (accounts_settle()), so that bp_trace_ring_at() and bp_trace_totals()
  * only read them.
  */
-#include "file/reading.h"
+#include "reader/reading.h"
 
 #include "trace/sized.h"
 

@@ -16,7 +16,7 @@
  * being written are looked at again; lists are parsed past what was
  * parsed.  The accounts are settled after it (accounts.c).
  */
-#include "file/reading.h"
+#include "reader/reading.h"
 
 #include "file/array.h"
 #include "file/valid.h"

@@ -7,7 +7,7 @@
  * from catalogue.c, which decides where chunks are and when to look at
  * them again; this reads one chunk's headers and says what they hold.
  */
-#include "file/reading.h"
+#include "reader/reading.h"
 
 #include "file/checksums.h"
 #include "file/compact.h"

@@ -6,7 +6,7 @@
  * process if a C++ program already loaded it, else in libstdc++.so.6;
  * without it, names stay mangled.
  */
-#include "file/demangle.h"
+#include "reader/demangle.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

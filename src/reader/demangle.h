@@ -1,5 +1,5 @@
 /*
- * file/demangle.h - a C++ symbol (an Itanium-ABI "_Z..." name) as a C++
+ * reader/demangle.h - a C++ symbol (an Itanium-ABI "_Z..." name) as a C++
  * programmer reads it, for %pS and %ps: "_ZN2ns4workEi" is
  * "ns::work(int)", as c++filt, gdb and perf print it.
  */

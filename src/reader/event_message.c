@@ -5,8 +5,8 @@
  * and argument block, so that a caller that copied the block can format
  * it later (the Python module's events, formatted when asked for).
  */
-#include "file/reader.h"
-#include "file/site_layout.h"
+#include "reader/reader.h"
+#include "reader/site_layout.h"
 
 #include "trace/record.h"
 

@@ -5,11 +5,11 @@
  * gives, each checked against the event's size first (the file is
  * untrusted), and stored as the argument block of the event's site.
  */
-#include "file/kernel_source.h"
+#include "reader/kernel_source.h"
 
 #include "file/array.h"
 #include "file/kernel_layout.h"
-#include "file/reading.h"
+#include "reader/reading.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * file/kernel_source.h - the kernel stream as sources of the reader
+ * reader/kernel_source.h - the kernel stream as sources of the reader
  * (docs/kernel-stream.md): each CPU's pages are one more source of the
  * merge, beside the rings, and each kernel event format one more site.
  *

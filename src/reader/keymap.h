@@ -1,5 +1,5 @@
 /*
- * file/keymap.h - a map from 64-bit keys to array positions, for the
+ * reader/keymap.h - a map from 64-bit keys to array positions, for the
  * reader's lookups that must stay constant-time as a trace's rings grow
  * to tens of thousands (a ring chunk's index to its source, a thread id to
  * its first ring).  Open addressing, linear probing, at most half full;

@@ -8,8 +8,8 @@
  * its message, formatted with the site's format (parsed once, on the
  * site's first record) and the file's symbols for %pS and %ps.
  */
-#include "file/reading.h"
-#include "file/site_layout.h"
+#include "reader/reading.h"
+#include "reader/site_layout.h"
 #include "ring/frozen.h"
 
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * the reader share: problems, bounded reads, holes.  Closing, and the
  * refresh of a file a writer may still be adding to.
  */
-#include "file/reading.h"
+#include "reader/reading.h"
 
 #include "file/checksums.h"
 #include "file/valid.h"

@@ -1,5 +1,5 @@
 /*
- * file/reader.h - the trace-file reader's internal side: the public API
+ * reader/reader.h - the trace-file reader's internal side: the public API
  * (bprint/reader.h) and what the command and the tests see beyond it.
  */
 #ifndef BP_FILE_READER_H
@@ -7,11 +7,11 @@
 
 #include <bprint/reader.h>
 
-#include "file/symbols.h"
+#include "reader/symbols.h"
 
 /*
  * Messages print "%pS" and "%ps" arguments as symbols from the file's
- * library map (file/symbols.h), opening the recorded libraries read-only
+ * library map (reader/symbols.h), opening the recorded libraries read-only
  * when first needed.  What the lookups met so far (zeros if none yet):
  * libraries gone or rebuilt since the trace are counted here, not in
  * bp_trace_problems() (the trace file is not damaged).
@@ -21,7 +21,7 @@ void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *ou
 struct bp_site_layout;
 
 /*
- * The layout of site id (file/site_layout.h), made on its first use and
+ * The layout of site id (reader/site_layout.h), made on its first use and
  * kept until close: NULL for an id not in the table, a site without a
  * format, or when out of memory.  bp_trace_layout() is its public face.
  */

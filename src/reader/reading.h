@@ -1,5 +1,5 @@
 /*
- * file/reading.h - the trace-file reader's one struct (struct bp_trace of
+ * reader/reading.h - the trace-file reader's one struct (struct bp_trace of
  * bprint/reader.h) and its parts, shared by the reader's files, each one
  * job:
  *
@@ -26,11 +26,11 @@
 #ifndef BP_FILE_READING_H
 #define BP_FILE_READING_H
 
-#include "file/keymap.h"
-#include "file/kernel_source.h"
+#include "reader/keymap.h"
+#include "reader/kernel_source.h"
 #include "file/layout.h"
 #include "file/mapping.h"
-#include "file/reader.h"
+#include "reader/reader.h"
 #include "ring/ring.h"
 #include "trace/clock.h"
 #include "trace/merge.h"
@@ -163,7 +163,7 @@ struct source {
 struct site_entry {
 	struct bp_trace_site ts;
 	struct bp_site_layout *layout;	/* the site's parsed format, plan and fields
-					 * (file/site_layout.h): made on first use,
+					 * (reader/site_layout.h): made on first use,
 					 * freed with the entry (tables_free); NULL
 					 * if out of memory */
 	bool layout_tried;
@@ -225,7 +225,7 @@ struct bp_trace {
 	/* problems */
 	unsigned problems;
 	char first_problem[256];
-	/* %pS and %ps (file/symbols.h), made when first needed */
+	/* %pS and %ps (reader/symbols.h), made when first needed */
 	struct bp_symbols *sym;
 	struct bp_pointer_hook hook;	/* print_symbol() on this reader */
 	/* bp_trace_on_progress() */

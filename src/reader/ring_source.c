@@ -6,7 +6,7 @@
  * batch at a time, so that resident memory stays at a few pages per ring
  * whatever the ring's size.
  */
-#include "file/reading.h"
+#include "reader/reading.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -114,7 +114,7 @@ static void page_reached(const struct bp_trace *t, struct source *s)
  * Is s's mapped ring chunk still s's ring, after a record was read from
  * it?  A live file that reuses the chunk for another ring stores its state
  * "being written", then a release fence, before it changes the ring (C2 in
- * src/file/writer_rings.c): a record read from a changed ring finds that
+ * src/writer/writer_rings.c): a record read from a changed ring finds that
  * state, or a new index (catalogue_ring_reused()).
  */
 static bool ring_still(const struct source *s)

@@ -9,9 +9,9 @@
  * analysis commands, per record) scans its strings and reads each wanted
  * field at its place, worked out once per layout from the strings' ends.
  */
-#include "file/site_layout.h"
+#include "reader/site_layout.h"
 
-#include "file/reader.h"
+#include "reader/reader.h"
 #include "format/block.h"
 #include "format/emit.h"
 

@@ -1,5 +1,5 @@
 /*
- * file/site_layout.h - one call site's layout, the reader's one record of
+ * reader/site_layout.h - one call site's layout, the reader's one record of
  * what a site's format means (docs/fields.md): the format decoded once
  * (for messages), its argument plan, its fields by name and type (the
  * public bp_trace_layout of <bprint/reader.h>), which fields are symbols

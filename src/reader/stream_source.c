@@ -9,7 +9,7 @@
  * one read) or a hole (seq 0) is skipped; a damaged page or chunk is a
  * problem that ends the page or the chunk, not the stream.
  */
-#include "file/reading.h"
+#include "reader/reading.h"
 
 #include "file/array.h"
 #include "file/bytes.h"

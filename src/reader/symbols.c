@@ -1,5 +1,5 @@
 /*
- * file/symbols.c - %pS and %ps from a trace file's library map (symbols.h).
+ * reader/symbols.c - %pS and %ps from a trace file's library map (symbols.h).
  *
  * Per recorded library: a state (not tried, usable, stale, missing) and,
  * while it is among the BP_SYMBOLS_OPEN most recently used, an open
@@ -23,10 +23,10 @@
  * Opening and checking the file, and our own reader, are symbols_elf.c's
  * (symbols_elf.h); this file keeps the handles, libdw and the hook.
  */
-#include "file/symbols.h"
+#include "reader/symbols.h"
 
-#include "file/demangle.h"
-#include "file/symbols_elf.h"
+#include "reader/demangle.h"
+#include "reader/symbols_elf.h"
 
 #include <bprint/format.h>
 #include <bprint/reader.h>

@@ -1,5 +1,5 @@
 /*
- * file/symbols.h - %pS and %ps offline: addresses recorded in a trace file
+ * reader/symbols.h - %pS and %ps offline: addresses recorded in a trace file
  * turned into symbols from the file's library map (docs/file-format.md,
  * chunk 2), like the kernel's %pS and %ps.
  *

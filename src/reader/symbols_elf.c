@@ -1,12 +1,12 @@
 /*
- * file/symbols_elf.c - the ELF side of %pS offline (symbols_elf.h): a
+ * reader/symbols_elf.c - the ELF side of %pS offline (symbols_elf.h): a
  * recorded library's file opened and checked against its recorded GNU
  * build-id (for both backends), and our own reader of its .symtab or
  * .dynsym (the backend without libdw).  Apart from symbols.c, which keeps
  * the open handles, libdw and the hook: this is everything that reads an
  * ELF file's bytes, each read bounded by the file's size and MAX_TABLE.
  */
-#include "file/symbols_elf.h"
+#include "reader/symbols_elf.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * file/symbols_elf.h - what symbols.c (%pS and %ps offline, symbols.h)
+ * reader/symbols_elf.h - what symbols.c (%pS and %ps offline, symbols.h)
  * shares with symbols_elf.c, which reads the ELF files: a library's file
  * opened and checked against its recorded build-id, and our own reader's
  * symbol table.

@@ -5,8 +5,8 @@
  * table by id and a library table.  Only catalogue_update() calls the
  * parsers; the accessors below only read.
  */
-#include "file/reading.h"
-#include "file/site_layout.h"
+#include "reader/reading.h"
+#include "reader/site_layout.h"
 
 #include "file/array.h"
 #include "file/bytes.h"

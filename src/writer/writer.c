@@ -14,12 +14,12 @@
  *	file:  | header | libs | sites | ring (thread 1) | ring (thread 2) | sites | ...
  *	                                 ^ fetch-add on header.end, fallocate, mmap
  */
-#include "file/writer.h"
+#include "writer/writer.h"
 
 #include "file/checksums.h"
-#include "file/writer_control.h"
+#include "writer/writer_control.h"
 #include "file/layout.h"
-#include "file/writer_live.h"
+#include "writer/writer_live.h"
 #include "ring/ring.h"
 #include "trace/backing.h"
 #include "trace/clock.h"

@@ -1,5 +1,5 @@
 /*
- * file/writer.h - the traced process's side of a trace file (BPRINT_FILE).
+ * writer/writer.h - the traced process's side of a trace file (BPRINT_FILE).
  *
  * bp_file_open() creates the live file (docs/file-format.md) and installs
  * a struct bp_backing (trace/backing.h), so that from then on every ring is

@@ -21,10 +21,10 @@
  * written) pairs with the acquire of SERVING's CAS here; Q2 the release
  * of ANSWERED (answer written) pairs with the asker's acquire load.
  */
-#include "file/writer_control.h"
+#include "writer/writer_control.h"
 
 #include "file/layout.h"
-#include "file/writer_live.h"
+#include "writer/writer_live.h"
 #include "trace/site.h"
 
 #include <bprint.h>

@@ -1,5 +1,5 @@
 /*
- * file/writer_control.h - the thread that switches a running process's call
+ * writer/writer_control.h - the thread that switches a running process's call
  * sites for `bprint enable`, `disable` and `sites` (writer_control.c, the
  * header's control area: layout.h, docs/attach.md).
  */

@@ -13,7 +13,7 @@
  * trace may come from a signal handler.
  */
 #include "file/crc32c.h"
-#include "file/writer_live.h"
+#include "writer/writer_live.h"
 
 #include "trace/backing.h"
 

@@ -1,6 +1,6 @@
 /*
- * file/writer_live.h - what the two halves of the live-file writer share
- * (internal to src/file/writer*.c; the API is file/writer.h).
+ * writer/writer_live.h - what the two halves of the live-file writer share
+ * (internal to src/writer/; the API is writer/writer.h).
  *
  *   writer.c        the file: creating it (a fork child's too), its
  *                   header and calibration, chunk allocation, exit

@@ -29,7 +29,7 @@
  * file).  What is costly (blanking a chunk) is done outside the lock.
  */
 #include "file/checksums.h"
-#include "file/writer_live.h"
+#include "writer/writer_live.h"
 
 #include "ring/ring.h"
 #include "trace/config.h"
@@ -88,7 +88,7 @@ bool bp_live_ring_copied(const void *mem)
 	struct bp_file_ring *r = ring_chunk(mem);
 
 	/* C1: acquire, pairs with the copier's release store of "copied" (D1 in
-	 * src/file/drain_ring.c): its reads of the ring came before. */
+	 * src/drainer/drain_ring.c): its reads of the ring came before. */
 	return r && atomic_load_explicit(&r->state, memory_order_acquire) == BP_RING_COPIED;
 }
 

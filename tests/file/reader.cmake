@@ -1,4 +1,4 @@
-# Tests of the trace-file reader (src/file/reading.h) and of the bprint
+# Tests of the trace-file reader (src/reader/reading.h) and of the bprint
 # command (tools/bprint): reader_* and tool_*.  file_traced is the traced
 # program they read the files of.
 add_executable(file_traced ${CMAKE_CURRENT_LIST_DIR}/traced.c)
