@@ -26,7 +26,7 @@
 #include "file/layout.h"
 #include "file/mapping.h"
 #include "file/valid.h"
-#include "ring/ring.h"
+#include "ring/view.h"
 #include "trace/clock.h"
 #include "trace/safe_open.h"
 
@@ -69,17 +69,16 @@ static unsigned char *map_chunk(struct bp_drain_file *df, uint64_t off, uint64_t
 static void ring_unreadable(struct bp_drain_file *df, struct drain_ring *r, uint64_t off)
 {
 	struct bp_file_ring rc;
-	struct bp_ring_ctl ctl;
+	_Alignas(8) unsigned char ctl[BP_RING_CTL_BYTES];	/* the control block, copied */
 
 	if (pread(df->fd, &rc, sizeof(rc), (off_t)off) == (ssize_t)sizeof(rc)) {
 		r->tid = rc.tid;
 		r->level = rc.level;
 		r->dropped = atomic_load_explicit(&rc.dropped, memory_order_relaxed);
 	}
-	if (pread(df->fd, &ctl, sizeof(ctl), (off_t)(off + BP_FILE_RING_OFFSET)) ==
-		    (ssize_t)sizeof(ctl) && ctl.magic == BP_RING_MAGIC) {
-		r->st.written = atomic_load_explicit(&ctl.written, memory_order_relaxed);
-		r->st.discarded = atomic_load_explicit(&ctl.discarded, memory_order_relaxed);
+	if (pread(df->fd, ctl, sizeof(ctl), (off_t)(off + BP_FILE_RING_OFFSET)) ==
+		    (ssize_t)sizeof(ctl) && bp_ring_ctl_magic(ctl) == BP_RING_MAGIC) {
+		bp_ring_ctl_counts(ctl, &r->st.written, &r->st.discarded);
 		r->ready = true;	/* drain_ring_entry() takes its counters */
 	}
 	r->released = true;	/* nothing more to do with it */

@@ -11,7 +11,7 @@
 #include "file/array.h"
 #include "file/dense.h"
 #include "file/layout.h"
-#include "ring/ring.h"
+#include "ring/view.h"
 #include "trace/clock.h"
 
 #include <stdbool.h>
@@ -189,8 +189,7 @@ static long write_direct(struct bp_drain_file *df, struct drain_ring *r, uint64_
 		len = bp_dense_encode_page((const unsigned char *)pg, r->page_size, e);
 		nrec = page_records(r, seq, &pi, (const unsigned char *)pg);
 		/* R3: the encoder's reads of the page before the re-check of its seq. */
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&pg->seq, memory_order_relaxed) != seq) {
+		if (!bp_ring_page_unchanged(pg, seq)) {
 			memset(e, 0, BP_RING_PAGE_HDR_BYTES);
 			memset(e + BP_COMPACT_ENTRY_HDR, 0, len - BP_COMPACT_ENTRY_HDR);
 			r->lost_pages++;

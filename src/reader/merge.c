@@ -10,7 +10,7 @@
  */
 #include "reader/reading.h"
 #include "reader/site_layout.h"
-#include "ring/frozen.h"
+#include "ring/view.h"
 
 #include <stdlib.h>
 #include <string.h>

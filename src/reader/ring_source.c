@@ -8,6 +8,8 @@
  */
 #include "reader/reading.h"
 
+#include "ring/view.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,9 +150,6 @@ enum ring_look {
 static enum ring_look look_at_ring(struct source *s, unsigned flags)
 {
 	struct ring_source *rs = &s->ring;
-	/* const dropped for the atomic loads (C11 takes non-const pointers
-	 * on some compilers): only loaded through */
-	struct bp_ring_ctl *ctl = (struct bp_ring_ctl *)(uintptr_t)rs->mem;
 	uint32_t magic;
 
 	for (int look = 0; look < 2; look++) {
@@ -158,16 +157,16 @@ static enum ring_look look_at_ring(struct source *s, unsigned flags)
 		if (s->info.npages && bp_ring_cursor_init(rs->mem, rs->bytes, &rs->cur,
 							  flags) == BP_RING_OK)
 			return RING_READY;
-		magic = __atomic_load_n(&ctl->magic, __ATOMIC_RELAXED);
+		magic = bp_ring_ctl_magic(rs->mem);
 		if (!ring_still(s))
 			return RING_EMPTY;	/* reused: the next read says so */
 		if (magic == BP_RING_MAGIC)
 			continue;		/* formatted in between, or damaged */
 		if (magic != 0 || s->info.state == BP_RING_EXITED)
 			return RING_DAMAGED;
-		if (!atomic_load_explicit(&ctl->head_seq, memory_order_acquire))
+		if (!bp_ring_ctl_head(rs->mem))
 			return RING_EMPTY;	/* not formatted yet */
-		if (__atomic_load_n(&ctl->magic, __ATOMIC_RELAXED) == 0 && ring_still(s))
+		if (bp_ring_ctl_magic(rs->mem) == 0 && ring_still(s))
 			return RING_DAMAGED;
 	}
 	return magic == BP_RING_MAGIC ? RING_DAMAGED : RING_EMPTY;

@@ -31,7 +31,7 @@
 #include "file/checksums.h"
 #include "writer/writer_live.h"
 
-#include "ring/ring.h"
+#include "ring/view.h"
 #include "trace/config.h"
 
 #include <pthread.h>
@@ -142,17 +142,15 @@ static void clear_headers(unsigned char *pages, uint32_t page_size, uint32_t npa
 static void blank(struct bp_file_ring *r)
 {
 	unsigned char *ring = (unsigned char *)r + BP_FILE_RING_OFFSET;
-	struct bp_ring_ctl *ctl = (struct bp_ring_ctl *)(void *)ring;
-	uint32_t page_size = ctl->page_size, npages = ctl->npages;
-	bool formatted = ctl->magic == BP_RING_MAGIC && page_size >= BP_RING_PAGE_HDR_BYTES &&
-			 (uint64_t)npages * page_size <= r->ring_bytes - BP_RING_CTL_BYTES;
+	uint32_t page_size, npages;
+	bool formatted = bp_ring_ctl_pages(ring, r->ring_bytes, &page_size, &npages);
 
 	atomic_store_explicit(&r->chunk.state, BP_CHUNK_WRITING, memory_order_relaxed);
 	/* C2: the state "being written" before the ring changes: a reader that
 	 * sees a changed ring (acquire fence) sees the chunk state 0 or the new
 	 * index; pairs with the copier's re-check of the chunk header (D2). */
 	atomic_thread_fence(memory_order_release);
-	memset(ctl, 0, sizeof(*ctl));
+	bp_ring_ctl_clear(ring);
 	if (formatted)
 		clear_headers(ring + BP_RING_CTL_BYTES, page_size, npages);
 }

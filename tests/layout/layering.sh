@@ -11,6 +11,9 @@
 set -euo pipefail
 src=$1/src
 order=(format ring trace file writer runtime reader drainer output analysis)
+# headers that are their folder's own: nothing outside it includes them
+own_header=(ring/geom.h)
+private() { local h; for h in "${own_header[@]}"; do [ "$h" = "$2" ] && [ "${h%%/*}" != "$1" ] && return 0; done; return 1; }
 # folders side by side in the order above: neither includes the other
 apart=(drainer:reader)
 beside() { local p; for p in "${apart[@]}"; do [ "$p" = "$1:$2" ] || [ "$p" = "$2:$1" ] && return 0; done; return 1; }
@@ -32,7 +35,10 @@ for dir in "$src"/*/; do
 			to=${inc%%/*}
 			[ "$to" = bprint ] && continue	# a public header (include/bprint/)
 			r=$(rank "$to")
-			if [ "$r" -lt 0 ] || [ "$r" -gt "$own" ] || beside "$layer" "$to"; then
+			if private "$layer" "$inc"; then
+				echo "FAIL: src/$layer/$(basename "$f") includes \"$inc\" (its folder's own; see ${inc%%/*}/view.h)"
+				fail=1
+			elif [ "$r" -lt 0 ] || [ "$r" -gt "$own" ] || beside "$layer" "$to"; then
 				echo "FAIL: src/$layer/$(basename "$f") includes \"$inc\" (layer $to is not below $layer)"
 				fail=1
 			fi
