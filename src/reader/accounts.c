@@ -1,5 +1,5 @@
 /*
- * Each ring's counters (reading.h): what the writer counted (the ring's
+ * Each ring's counters (accounts.h): what the writer counted (the ring's
  * own counters, or those a stream's pages, accounts or end chunk carry),
  * what this reader found (read, overwritten), and what follows from both
  * (written never below what was found, a drainer's records not copied).
@@ -8,29 +8,11 @@
  * only read them.
  */
 #include "reader/reading.h"
+#include "reader/accounts.h"
 
 #include "trace/sized.h"
 
 #include <string.h>
-
-/* The writer's counters of s's ring, if it is mapped and no counters
- * chunk has the last word on them. */
-void accounts_ring_counters(struct source *s)
-{
-	struct bp_ring_stats rs;
-
-	if (!s->ring.mem || s->counters != COUNTERS_RING)
-		return;
-	if (bp_ring_stats(s->ring.mem, s->ring.bytes, &rs) == BP_RING_OK) {
-		s->info.written = s->claimed = rs.written;
-		s->info.discarded = rs.discarded;
-		s->info.block_waits = rs.block_waits;
-		s->info.block_ns = rs.block_ns;
-		s->info.page_size = rs.page_size;
-		s->info.npages = rs.npages;
-	}
-	accounts_settle(s);
-}
 
 static struct pages_chunk *counted(struct bp_trace *t, struct pages_chunk *pc)
 {
@@ -137,7 +119,7 @@ void accounts_update(struct bp_trace *t)
 		s->oldest_rec = UINT64_MAX;
 		if (s->ring.chunk_off && !s->ring.map.base && !s->dead)
 			ring_map(t, s);
-		accounts_ring_counters(s);
+		ring_load_counters(s);
 		if (s->counters == COUNTERS_ACCOUNTS) {
 			uint64_t after;
 

@@ -17,6 +17,8 @@
  * parsed.  The accounts are settled after it (accounts.c).
  */
 #include "reader/reading.h"
+#include "reader/accounts.h"
+#include "reader/catalogue.h"
 
 #include "file/array.h"
 #include "file/valid.h"
@@ -427,9 +429,8 @@ int catalogue_update(struct bp_trace *t, uint32_t want_site)
 	size_t taken = 0;
 	int rc;
 
-	for (size_t i = 0; i < t->nlists; i++)
-		if ((rc = tables_parse_list(t, &t->lists[i])) < 0)
-			return rc;
+	if ((rc = tables_parse_lists(t)) < 0)
+		return rc;
 	if (!want_site || !tables_site(t, want_site)) {
 		if ((rc = reader_measure(t)) == BP_TRACE_OK &&
 		    ((rc = revisit_pending(t, &taken)) < 0 || (rc = walk(t, &taken)) < 0))

@@ -8,6 +8,7 @@
  * them again; this reads one chunk's headers and says what they hold.
  */
 #include "reader/reading.h"
+#include "reader/catalogue.h"
 
 #include "file/checksums.h"
 #include "file/compact.h"

@@ -10,6 +10,7 @@
 #include "file/array.h"
 #include "file/kernel_layout.h"
 #include "reader/reading.h"
+#include "reader/catalogue.h"
 
 #include <stdlib.h>
 #include <string.h>

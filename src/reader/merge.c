@@ -9,6 +9,8 @@
  * site's first record) and the file's symbols for %pS and %ps.
  */
 #include "reader/reading.h"
+#include "reader/accounts.h"
+#include "reader/catalogue.h"
 #include "reader/site_layout.h"
 #include "ring/view.h"
 
@@ -42,7 +44,9 @@ static int fill(struct bp_trace *t, struct source *s)
 		}
 		if (rc < 0)
 			return rc;
-		if (rc == SOURCE_STOP)
+		if (rc == SOURCE_REUSED)
+			catalogue_ring_reused(t, s);	/* the catalogue acts on it */
+		if (rc == SOURCE_STOP || rc == SOURCE_REUSED)
 			break;
 		if (rc == SOURCE_GOT) {
 			/* one writer a ring, one clock: its time never runs backwards */

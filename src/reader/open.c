@@ -5,6 +5,7 @@
  * refresh of a file a writer may still be adding to.
  */
 #include "reader/reading.h"
+#include "reader/catalogue.h"
 
 #include "file/checksums.h"
 #include "file/valid.h"

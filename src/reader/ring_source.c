@@ -153,7 +153,7 @@ static enum ring_look look_at_ring(struct source *s, unsigned flags)
 	uint32_t magic;
 
 	for (int look = 0; look < 2; look++) {
-		accounts_ring_counters(s);
+		ring_load_counters(s);
 		if (s->info.npages && bp_ring_cursor_init(rs->mem, rs->bytes, &rs->cur,
 							  flags) == BP_RING_OK)
 			return RING_READY;
@@ -200,8 +200,7 @@ int ring_next(struct bp_trace *t, struct source *s)
 	}
 	rc = bp_ring_next(rs->mem, rs->bytes, &rs->cur, &s->ev, s->buf, sizeof(s->buf));
 	if (rc != 0 && !rs->cur.frozen && !ring_still(s)) {	/* reused under us: neither s's record nor damage */
-		catalogue_ring_reused(t, s);
-		return SOURCE_STOP;
+		return SOURCE_REUSED;
 	}
 	if (rc == 1) {
 		page_reached(t, s);
@@ -267,6 +266,23 @@ bool ring_first_kept(const struct source *s, uint64_t *first)
 			break;
 	}
 	return true;
+}
+
+void ring_load_counters(struct source *s)
+{
+	struct bp_ring_stats rs;
+
+	if (!s->ring.mem || s->counters != COUNTERS_RING)
+		return;
+	if (bp_ring_stats(s->ring.mem, s->ring.bytes, &rs) == BP_RING_OK) {
+		s->info.written = s->claimed = rs.written;
+		s->info.discarded = rs.discarded;
+		s->info.block_waits = rs.block_waits;
+		s->info.block_ns = rs.block_ns;
+		s->info.page_size = rs.page_size;
+		s->info.npages = rs.npages;
+	}
+	accounts_settle(s);
 }
 
 uint64_t ring_end_index(const struct source *s)

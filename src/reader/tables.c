@@ -1,5 +1,5 @@
 /*
- * The reader's tables (reading.h): the records of sites and libraries
+ * The reader's tables (tables.h): the records of sites and libraries
  * chunks, parsed past what was parsed before (a live writer appends to
  * them, and publishes each record through the list's `used`), into a site
  * table by id and a library table.  Only catalogue_update() calls the
@@ -28,15 +28,15 @@ static const char *string_at(const unsigned char *p, uint32_t len)
 /* Room in the site table for id. */
 static int by_id_room(struct bp_trace *t, uint32_t id)
 {
-	size_t cap = t->by_id_cap;
+	size_t cap = t->tables.by_id_cap;
 	struct site_entry **grown;
 
-	if (id < t->by_id_cap)
+	if (id < t->tables.by_id_cap)
 		return BP_TRACE_OK;
-	if (!(grown = bp_array_grow(t->by_id, &cap, (size_t)id + 1, sizeof(*grown))))
+	if (!(grown = bp_array_grow(t->tables.by_id, &cap, (size_t)id + 1, sizeof(*grown))))
 		return BP_TRACE_ENOMEM;
-	t->by_id = grown;
-	t->by_id_cap = (uint32_t)cap;
+	t->tables.by_id = grown;
+	t->tables.by_id_cap = (uint32_t)cap;
 	return BP_TRACE_OK;
 }
 
@@ -96,11 +96,11 @@ static int add_site(struct bp_trace *t, const unsigned char *rec, uint32_t bytes
 		return 0;	/* the first copy wins */
 	if (by_id_room(t, h.id) != BP_TRACE_OK || !(e = site_new(&h, fmt, file, func)))
 		return BP_TRACE_ENOMEM;
-	t->by_id[h.id] = e;
-	if (h.id > t->max_id)
-		t->max_id = h.id;
-	t->nsites++;
-	t->sites_added = true;
+	t->tables.by_id[h.id] = e;
+	if (h.id > t->tables.max_id)
+		t->tables.max_id = h.id;
+	t->tables.nsites++;
+	t->tables.sites_added = true;
 	return 0;
 }
 
@@ -120,11 +120,11 @@ int tables_add_site(struct bp_trace *t, uint32_t id, const char *fmt, const char
 		return BP_TRACE_OK;	/* a program's site of that id wins */
 	if (by_id_room(t, id) != BP_TRACE_OK || !(e = site_new(&h, fmt, file, func)))
 		return BP_TRACE_ENOMEM;
-	t->by_id[id] = e;
-	if (id > t->max_id)
-		t->max_id = id;
-	t->nsites++;
-	t->sites_added = true;
+	t->tables.by_id[id] = e;
+	if (id > t->tables.max_id)
+		t->tables.max_id = id;
+	t->tables.nsites++;
+	t->tables.sites_added = true;
 	return 0;
 }
 
@@ -141,14 +141,14 @@ static int add_lib(struct bp_trace *t, const unsigned char *rec, uint32_t bytes)
 		return -1;
 	if (!(path = string_at(rec + BP_FILE_LIB_BYTES + h.build_id_len, h.path_len)))
 		return -1;
-	for (size_t i = 0; i < t->nlibs; i++)
-		if (t->libs[i].index == h.index)
+	for (size_t i = 0; i < t->tables.nlibs; i++)
+		if (t->tables.libs[i].index == h.index)
 			return 0;
-	l = bp_array_grow(t->libs, &t->libs_cap, t->nlibs + 1, sizeof(*l));
+	l = bp_array_grow(t->tables.libs, &t->tables.libs_cap, t->tables.nlibs + 1, sizeof(*l));
 	if (!l || !(copy = strdup(path)))
 		return BP_TRACE_ENOMEM;
-	t->libs = l;
-	l = &t->libs[t->nlibs++];
+	t->tables.libs = l;
+	l = &t->tables.libs[t->tables.nlibs++];
 	memset(l, 0, sizeof(*l));
 	l->index = h.index;
 	l->load_addr = h.load_addr;
@@ -196,7 +196,7 @@ static void check_list_crc(struct bp_trace *t, struct list_chunk *lc, uint32_t c
 	}
 }
 
-int tables_parse_list(struct bp_trace *t, struct list_chunk *lc)
+static int tables_parse_list(struct bp_trace *t, struct list_chunk *lc)
 {
 	struct bp_file_list h;
 	uint64_t area = lc->size - BP_FILE_LIST_HDR_BYTES;
@@ -254,12 +254,12 @@ int tables_parse_list(struct bp_trace *t, struct list_chunk *lc)
 
 int tables_add_list(struct bp_trace *t, uint64_t off, uint64_t size, uint32_t type)
 {
-	struct list_chunk *l = bp_array_grow(t->lists, &t->lists_cap, t->nlists + 1, sizeof(*l));
+	struct list_chunk *l = bp_array_grow(t->tables.lists, &t->tables.lists_cap, t->tables.nlists + 1, sizeof(*l));
 
 	if (!l)
 		return BP_TRACE_ENOMEM;
-	t->lists = l;
-	l = &t->lists[t->nlists++];
+	t->tables.lists = l;
+	l = &t->tables.lists[t->tables.nlists++];
 	l->off = off;
 	l->size = size;
 	l->parsed = 0;
@@ -269,51 +269,61 @@ int tables_add_list(struct bp_trace *t, uint64_t off, uint64_t size, uint32_t ty
 	return tables_parse_list(t, l);
 }
 
+int tables_parse_lists(struct bp_trace *t)
+{
+	int rc;
+
+	for (size_t i = 0; i < t->tables.nlists; i++)
+		if ((rc = tables_parse_list(t, &t->tables.lists[i])) < 0)
+			return rc;
+	return BP_TRACE_OK;
+}
+
 /* The sites by id, for bp_trace_site_at(), after sites were added. */
 void tables_sort_sites(struct bp_trace *t)
 {
 	const struct bp_trace_site **s;
 	size_t n = 0;
 
-	if (!t->sites_added && t->sorted)
+	if (!t->tables.sites_added && t->tables.sorted)
 		return;
-	s = realloc(t->sorted, (t->nsites ? t->nsites : 1) * sizeof(*s));
+	s = realloc(t->tables.sorted, (t->tables.nsites ? t->tables.nsites : 1) * sizeof(*s));
 	if (!s)
 		return;	/* bp_trace_site_at() finds none; the next update tries again */
-	for (uint32_t id = 0; id < t->by_id_cap; id++)
-		if (t->by_id[id])
-			s[n++] = &t->by_id[id]->ts;
-	t->sorted = s;
-	t->sites_added = false;
+	for (uint32_t id = 0; id < t->tables.by_id_cap; id++)
+		if (t->tables.by_id[id])
+			s[n++] = &t->tables.by_id[id]->ts;
+	t->tables.sorted = s;
+	t->tables.sites_added = false;
 }
 
 void tables_free(struct bp_trace *t)
 {
-	for (uint32_t i = 0; t->by_id && i < t->by_id_cap; i++) {
-		struct site_entry *e = t->by_id[i];
+	for (uint32_t i = 0; t->tables.by_id && i < t->tables.by_id_cap; i++) {
+		struct site_entry *e = t->tables.by_id[i];
 
 		if (e)
 			bp_site_layout_free(e->layout);
 		free(e);
 	}
-	free(t->by_id);
-	free(t->sorted);
-	for (size_t i = 0; i < t->nlibs; i++)
-		free((char *)(uintptr_t)t->libs[i].path);
-	free(t->libs);
-	free(t->lists);
+	free(t->tables.by_id);
+	free(t->tables.sorted);
+	for (size_t i = 0; i < t->tables.nlibs; i++)
+		free((char *)(uintptr_t)t->tables.libs[i].path);
+	free(t->tables.libs);
+	free(t->tables.lists);
 }
 
 /* ---- accessors ---------------------------------------------------------- */
 
 size_t bp_trace_nsites(const struct bp_trace *t)
 {
-	return t->nsites;
+	return t->tables.nsites;
 }
 
 const struct bp_trace_site *bp_trace_site_at(const struct bp_trace *t, size_t i)
 {
-	return i < t->nsites && t->sorted ? t->sorted[i] : NULL;
+	return i < t->tables.nsites && t->tables.sorted ? t->tables.sorted[i] : NULL;
 }
 
 const struct bp_trace_site *bp_trace_site(const struct bp_trace *t, uint32_t id)
@@ -325,17 +335,17 @@ const struct bp_trace_site *bp_trace_site(const struct bp_trace *t, uint32_t id)
 
 uint32_t bp_trace_max_site_id(const struct bp_trace *t)
 {
-	return t->max_id;
+	return t->tables.max_id;
 }
 
 size_t bp_trace_nlibs(const struct bp_trace *t)
 {
-	return t->nlibs;
+	return t->tables.nlibs;
 }
 
 const struct bp_trace_lib *bp_trace_lib_at(const struct bp_trace *t, size_t i)
 {
-	return i < t->nlibs ? &t->libs[i] : NULL;
+	return i < t->tables.nlibs ? &t->tables.libs[i] : NULL;
 }
 
 const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t id)

@@ -45,6 +45,16 @@ for dir in "$src"/*/; do
 		done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\/[^"]*\)".*/\1/p' "$f")
 	done
 done
+# Inside reader/: a source says what happened and its caller acts on it
+# (reader/reading.h); the ring and stream sources include none of the parts
+# that act (the catalogue, the accounts).
+for f in "$src"/reader/ring_source.c "$src"/reader/stream_source.c; do
+	[ -e "$f" ] || { echo "FAIL: $f is gone: update $0"; fail=1; continue; }
+	if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"reader/(catalogue|accounts)\.h"' "$f"; then
+		echo "FAIL: src/reader/$(basename "$f") includes the catalogue or the accounts (a source reports, its caller acts)"
+		fail=1
+	fi
+done
 [ "$checked" -gt 0 ] || { echo "FAIL: no includes found under $src"; exit 1; }
 [ $fail = 0 ] && echo "layering: $checked includes checked, none points up"
 exit $fail
