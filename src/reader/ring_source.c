@@ -225,7 +225,7 @@ int ring_next(struct bp_trace *t, struct source *s)
 static bool oldest_recycled(const struct ring_source *rs, uint64_t seq, uint32_t npages)
 {
 	const struct bp_ring_page *p = bp_ring_page_slot(rs->mem, rs->bytes, seq);
-	uint64_t s = p ? atomic_load_explicit(&p->seq, memory_order_acquire) : 1;
+	uint64_t s = p ? bp_ring_slot_seq(p) : 1;
 
 	return s == 0 || s == seq + npages;
 }

@@ -7,7 +7,7 @@
  *     whether the records of a page tile its commit;
  *   - a probe of a ring's control block: its magic, whether its writer
  *     began, its counters and shape, and blanking it;
- *   - the re-check (R3) of a page read in place;
+ *   - a slot's seq (R1) and the re-check (R3) of a page read in place;
  *   - records no writer changes any more, read in line (a frozen
  *     cursor's, a page iterator's), with every reader's record checks.
  * Barrier labels are those of ring.c and docs/ring-buffer.md ("Barrier
@@ -164,6 +164,15 @@ static inline int bp_ring_page_unchanged(const struct bp_ring_page *p, uint64_t 
 	atomic_thread_fence(memory_order_acquire);
 	return atomic_load_explicit(&((struct bp_ring_page *)(uintptr_t)p)->seq,
 				    memory_order_relaxed) == seq;
+}
+
+/* The seq the slot p (bp_ring_page_slot()) holds now, whatever page it
+ * is: R1 (acquire; pairs with the writer's W2, the header before seq).
+ * 0 while the writer recycles it (after its W1). */
+static inline uint64_t bp_ring_slot_seq(const struct bp_ring_page *p)
+{
+	return atomic_load_explicit(&((struct bp_ring_page *)(uintptr_t)p)->seq,
+				    memory_order_acquire);
 }
 
 /* ---- records no writer changes any more, read in line ------------------ */
