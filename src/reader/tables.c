@@ -254,7 +254,8 @@ static int tables_parse_list(struct bp_trace *t, struct list_chunk *lc)
 
 int tables_add_list(struct bp_trace *t, uint64_t off, uint64_t size, uint32_t type)
 {
-	struct list_chunk *l = bp_array_grow(t->tables.lists, &t->tables.lists_cap, t->tables.nlists + 1, sizeof(*l));
+	struct list_chunk *l = bp_array_grow(t->tables.lists, &t->tables.lists_cap,
+					     t->tables.nlists + 1, sizeof(*l));
 
 	if (!l)
 		return BP_TRACE_ENOMEM;

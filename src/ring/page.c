@@ -45,7 +45,8 @@ int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, vo
 	while (it->off < it->commit) {
 		const unsigned char *rec = it->rec + it->off;
 		int got;
-		uint32_t len = bp_ring_static_record(rec, it->commit - it->off, &it->base_ts, ev, &got);
+		uint32_t len = bp_ring_static_record(rec, it->commit - it->off, &it->base_ts, ev,
+						     &got);
 
 		if (!len)
 			return BP_RING_ECORRUPT;
