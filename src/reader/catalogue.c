@@ -60,14 +60,14 @@ static void remember_pending(struct bp_trace *t, uint64_t off)
 {
 	uint64_t *grown;
 
-	for (size_t i = 0; i < t->npending; i++)
-		if (t->pending[i] == off)
+	for (size_t i = 0; i < t->walk.npending; i++)
+		if (t->walk.pending[i] == off)
 			return;
 	/* no bound: every ring chunk of a live file may be given back at once */
-	grown = bp_array_grow(t->pending, &t->pending_cap, t->npending + 1, sizeof(*t->pending));
+	grown = bp_array_grow(t->walk.pending, &t->walk.pending_cap, t->walk.npending + 1, sizeof(*t->walk.pending));
 	if (grown) {	/* out of memory: the chunk is not looked at again */
-		t->pending = grown;
-		t->pending[t->npending++] = off;
+		t->walk.pending = grown;
+		t->walk.pending[t->walk.npending++] = off;
 	}
 }
 
@@ -108,9 +108,9 @@ static void judge_gap(struct bp_trace *t, uint64_t off, const struct bp_file_chu
 	};
 	enum bp_chunk_flaw f = bp_chunk_flaw(c, off, t->size);
 
-	if (off < t->gaps_judged)
+	if (off < t->walk.gaps_judged)
 		return;	/* said already, at an earlier refresh */
-	t->gaps_judged = off + BP_FILE_ALIGN;
+	t->walk.gaps_judged = off + BP_FILE_ALIGN;
 	if (f == BP_CHUNK_FLAW_ZERO && live_gap_ok(t, dirty))
 		return;
 	if (f == BP_CHUNK_FLAW_ZERO && !(t->info.flags & BP_TRACE_F_STREAM)) {
@@ -201,11 +201,11 @@ static int judge_pending(struct bp_trace *t, uint64_t off, const struct bp_file_
  */
 static void check_index(struct bp_trace *t, uint64_t off, const struct bp_file_chunk *c)
 {
-	uint64_t want = t->last_index + 1;
+	uint64_t want = t->walk.last_index + 1;
 
 	if (!(t->info.flags & BP_TRACE_F_STREAM) || t->info.minor < BP_FILE_MINOR_HCRC)
 		return;
-	t->last_index = c->index;
+	t->walk.last_index = c->index;
 	if (c->index != want)
 		reader_problem(t, "chunk at %llu: index %llu where %llu was next (a chunk out of "
 			       "place)", (unsigned long long)off, (unsigned long long)c->index,
@@ -220,10 +220,10 @@ static bool tail_hole(struct bp_trace *t, uint64_t off)
 	       errno == ENXIO;
 }
 
-/* Walk from t->walk_pos to the end of the file: *taken, the chunks accepted. */
+/* Walk from t->walk.pos to the end of the file: *taken, the chunks accepted. */
 static int walk(struct bp_trace *t, size_t *taken)
 {
-	struct bp_chunk_walk w = { t->fd, t->walk_pos, t->size };
+	struct bp_chunk_walk w = { t->fd, t->walk.pos, t->size };
 	uint64_t bad_from = UINT64_MAX;
 	struct bp_file_chunk c, bad;
 	enum bp_chunk_seen seen;
@@ -255,7 +255,7 @@ static int walk(struct bp_trace *t, size_t *taken)
 		bad_from = UINT64_MAX;
 	}
 	/* Resume at the trailing run of offsets that held no chunk (yet). */
-	t->walk_pos = bad_from != UINT64_MAX ? bad_from : w.off;
+	t->walk.pos = bad_from != UINT64_MAX ? bad_from : w.off;
 	if (bad_from != UINT64_MAX && tail_settled(t, bad_from, &bad) && !tail_hole(t, bad_from))
 		judge_gap(t, bad_from, &bad, dirty);
 	return BP_TRACE_OK;
@@ -268,15 +268,15 @@ static int revisit_pending(struct bp_trace *t, size_t *taken)
 	size_t i = 0;
 	int rc;
 
-	while (i < t->npending) {
-		uint64_t off = t->pending[i];
+	while (i < t->walk.npending) {
+		uint64_t off = t->walk.pending[i];
 		enum bp_chunk_seen seen = bp_chunk_look(t->fd, off, t->size, &c);
 
 		if (seen == BP_CHUNK_SEEN_WRITING || seen == BP_CHUNK_SEEN_SKIP) {
 			i++;
 			continue;
 		}
-		t->pending[i] = t->pending[--t->npending];
+		t->walk.pending[i] = t->walk.pending[--t->walk.npending];
 		if (seen == BP_CHUNK_SEEN_COMPLETE) {
 			if ((rc = catalogue_accept_chunk(t, off, &c)) < 0)
 				return rc;
@@ -311,7 +311,7 @@ static int reread_accounts(struct bp_trace *t)
 {
 	struct bp_file_chunk c;
 
-	if (!t->accounts_found || (t->info.flags & BP_TRACE_F_CLOSED) ||
+	if (!t->walk.accounts_found || (t->info.flags & BP_TRACE_F_CLOSED) ||
 	    bp_chunk_look(t->fd, t->info.accounts_off, t->size, &c) != BP_CHUNK_SEEN_COMPLETE ||
 	    c.type != BP_CHUNK_ACCOUNTS)
 		return BP_TRACE_OK;

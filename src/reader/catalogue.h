@@ -12,10 +12,23 @@
 #include "file/layout.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct bp_trace;
 struct source;
+
+/* The chunk walk's state, in struct bp_trace (reading.h) as its member walk. */
+struct catalogue_walk {
+	uint64_t pos;			/* resume here */
+	uint64_t gaps_judged;		/* offsets below: gaps in the walk said already */
+	bool accounts_found;		/* the accounts chunk the header names */
+	bool kind_said;			/* a chunk of the other kind of file */
+	uint64_t last_index;		/* a stream of 1.4: the last chunk's index */
+	uint64_t *pending;		/* chunks not complete yet, to look at again:
+					 * at the tail, and ring chunks being reused */
+	size_t npending, pending_cap;
+};
 
 /* The one step that changes the catalogue.  want_site: a
  * site id a record names and the tables lack (0: none); if re-parsing the

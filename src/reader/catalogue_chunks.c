@@ -301,8 +301,8 @@ int catalogue_accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_fil
 		return rc;
 	if (!(t->info.flags & BP_TRACE_F_STREAM) && (rc = check_live_crc(t, off, c)) < 0)
 		return rc;
-	if (!kind_fits(t, c->type) && !t->kind_said) {
-		t->kind_said = true;
+	if (!kind_fits(t, c->type) && !t->walk.kind_said) {
+		t->walk.kind_said = true;
 		reader_problem(t, "chunk at %llu: a %s's chunk (type %u) in a %s file",
 			       (unsigned long long)off, c->type == BP_CHUNK_RING ? "live file" : "stream",
 			       c->type, t->info.flags & BP_TRACE_F_STREAM ? "stream" : "live");
@@ -326,7 +326,7 @@ int catalogue_accept_chunk(struct bp_trace *t, uint64_t off, const struct bp_fil
 		/* only the one in force; older ones were moved to a bigger chunk */
 		if (off != t->info.accounts_off)
 			return BP_TRACE_OK;
-		t->accounts_found = true;
+		t->walk.accounts_found = true;
 		return catalogue_add_counters(t, off, c);
 	default:
 		return BP_TRACE_OK;

@@ -372,7 +372,7 @@ static void reread_header(struct bp_trace *t)
  */
 static void check_tail(struct bp_trace *t)
 {
-	uint64_t from = t->walk_pos > t->info.end_hint ? t->walk_pos : t->info.end_hint;
+	uint64_t from = t->walk.pos > t->info.end_hint ? t->walk.pos : t->info.end_hint;
 
 	if (from >= t->size || t->size - from < BP_FILE_ALIGN)
 		return;
@@ -396,7 +396,7 @@ static void check_size(struct bp_trace *t)
 	if (in->end_hint > t->size && (stream || (!in->memory_rings && !in->missing_sites)))
 		reader_problem(t, "truncated: %llu bytes, where the header says %llu",
 			       (unsigned long long)t->size, (unsigned long long)in->end_hint);
-	if (in->accounts_off && !t->accounts_found)
+	if (in->accounts_off && !t->walk.accounts_found)
 		reader_problem(t, "the accounts the header names (at %llu) are not there",
 			       (unsigned long long)in->accounts_off);
 	/* a drainer of 1.3 writes its accounts first, unless that write failed */
@@ -455,7 +455,7 @@ static int open_file(struct bp_trace *t, char *err, size_t errlen)
 	}
 	if ((rc = read_header(t, err, errlen)) != BP_TRACE_OK)
 		return rc;
-	t->walk_pos = BP_FILE_HEADER_BYTES;
+	t->walk.pos = BP_FILE_HEADER_BYTES;
 	/* Closed is not enough to read without the seqlock: the threads of
 	 * an exiting process may write on after its exit handler closed it. */
 	t->writer_dead = !(t->info.flags & BP_TRACE_F_STREAM) && writer_process_gone(t);
@@ -525,7 +525,7 @@ void bp_trace_close(struct bp_trace *t)
 	bp_keymap_free(&t->src_by_key);
 	bp_keymap_free(&t->first_by_tid);
 	free(t->entry_buf);
-	free(t->pending);
+	free(t->walk.pending);
 	tables_free(t);
 	free(t->merge.e);
 	bp_symbols_free(t->sym);

@@ -2,8 +2,8 @@
  * reader/reading.h - the trace-file reader's one struct (struct bp_trace of
  * bprint/reader.h), which holds its parts, each with its header and job:
  *
- *   catalogue.h      catalogue.c: the chunk walk, ring chunks reused; the
- *                    one step that changes the catalogue,
+ *   catalogue.h      catalogue.c: the chunk walk (struct catalogue_walk),
+ *                    ring chunks reused; the one step that changes it,
  *                    catalogue_update().  catalogue_chunks.c: what each
  *                    chunk the walk accepts adds (rings and pages chunks
  *                    become sources, counters chunks their counters)
@@ -33,6 +33,7 @@
 #define BP_FILE_READING_H
 
 #include "file/layout.h"
+#include "reader/catalogue.h"
 #include "reader/keymap.h"
 #include "reader/kernel_source.h"
 #include "reader/reader.h"
@@ -61,19 +62,12 @@ struct bp_trace {
 	bool writer_dead;		/* no process of its maps the file (at open):
 					 * rings are read in place, unchecked by
 					 * the seqlock (BP_RING_CURSOR_FROZEN) */
-	/* the catalogue: chunk walk */
-	uint64_t walk_pos;		/* resume here */
-	uint64_t gaps_judged;		/* offsets below: gaps in the walk said already */
-	bool accounts_found;		/* the accounts chunk the header names */
+	/* the catalogue: its chunk walk (catalogue.h) */
+	struct catalogue_walk walk;
 	bool read_checked;		/* accounts_check_read() ran */
 	bool unknown_site_said;		/* a closed file's record of a site it lacks */
-	bool kind_said;			/* a chunk of the other kind of file */
 	bool header_said;		/* a header crc or calibration: said */
 	uint32_t missing_libs;		/* the header's (1.3) */
-	uint64_t last_index;		/* a stream of 1.4: the last chunk's index */
-	uint64_t *pending;		/* chunks not complete yet, to look at again:
-					 * at the tail, and ring chunks being reused */
-	size_t npending, pending_cap;
 	/* the tables (tables.h) */
 	struct bp_tables tables;
 	/* the catalogue: sources */

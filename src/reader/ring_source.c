@@ -117,7 +117,7 @@ static void page_reached(const struct bp_trace *t, struct source *s)
  * it?  A live file that reuses the chunk for another ring stores its state
  * "being written", then a release fence, before it changes the ring (C2 in
  * src/writer/writer_rings.c): a record read from a changed ring finds that
- * state, or a new index (catalogue_ring_reused()).
+ * state, or a new index (ring_next() then reports SOURCE_REUSED).
  */
 static bool ring_still(const struct source *s)
 {

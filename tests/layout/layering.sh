@@ -46,12 +46,12 @@ for dir in "$src"/*/; do
 	done
 done
 # Inside reader/: a source says what happened and its caller acts on it
-# (reader/reading.h); the ring and stream sources include none of the parts
-# that act (the catalogue, the accounts).
+# (reader/reading.h): the ring and stream sources neither include nor call
+# the parts that act (the catalogue, the tables, the accounts' updates).
 for f in "$src"/reader/ring_source.c "$src"/reader/stream_source.c; do
 	[ -e "$f" ] || { echo "FAIL: $f is gone: update $0"; fail=1; continue; }
-	if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"reader/(catalogue|accounts)\.h"' "$f"; then
-		echo "FAIL: src/reader/$(basename "$f") includes the catalogue or the accounts (a source reports, its caller acts)"
+	if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"reader/(catalogue|tables|accounts)\.h"|\<(catalogue|tables)_[a-z_]+\(|\<accounts_(update|check_read)\(' "$f"; then
+		echo "FAIL: src/reader/$(basename "$f") includes or calls the catalogue, the tables or the accounts (a source reports, its caller acts)"
 		fail=1
 	fi
 done
