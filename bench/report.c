@@ -25,7 +25,7 @@
  * Set BENCH_REPORT_DIR for where the files go (default /tmp); they are
  * removed at the end.
  */
-#include "file/reader.h"
+#include "reader/reader.h"
 
 #include "trace/record.h"
 #include "bench.h"

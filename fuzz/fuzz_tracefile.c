@@ -1,12 +1,12 @@
 /*
- * fuzz_tracefile: the trace-file reader (src/file/reading.h) on arbitrary
+ * fuzz_tracefile: the trace-file reader (src/reader/reading.h) on arbitrary
  * bytes.  The input becomes a file (memfd), which is opened and read the
  * way `bprint report` and `bprint stats` read it: every table, every
  * record with its message, the counters, a refresh, and the records again.
  * Seeds: fuzz/corpus/fuzz_tracefile/ (small real trace files, live and
  * stream).
  */
-#include "file/reader.h"
+#include "reader/reader.h"
 
 #include <stdint.h>
 #include <stdio.h>

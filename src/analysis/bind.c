@@ -1,7 +1,7 @@
 /*
  * The analysis binding (bprint/analysis.h): per site id, a plan made on
  * the site's first record and kept, so that every later record costs a
- * table lookup and the decode of the fields it needs (file/site_layout.h's
+ * table lookup and the decode of the fields it needs (reader/site_layout.h's
  * bp_site_layout_decode_some(): strings scanned, the rest read in place).
  *
  * Plans are kept by pointer, per id up to the trace's highest site id
@@ -13,7 +13,7 @@
 #include <bprint/analysis.h>
 
 #include "file/array.h"
-#include "file/site_layout.h"
+#include "reader/site_layout.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

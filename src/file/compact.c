@@ -8,7 +8,7 @@
 
 #include "file/bytes.h"
 #include "file/varint.h"
-#include "ring/ring.h"
+#include "ring/view.h"
 
 #include <string.h>
 
@@ -80,8 +80,6 @@ size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_
 	while (rec != end) {
 		uint32_t head, len;
 
-		if ((size_t)(end - rec) < BP_RING_REC_HDR_BYTES)
-			goto raw;
 		/*
 		 * The same 16-byte record again with a delta below 128 (a loop
 		 * tracing one site): one compare of head and delta together, and
@@ -104,9 +102,7 @@ size_t bp_compact_encode_page(const unsigned char *restrict page, uint32_t page_
 			if (rec == end)
 				break;
 		}
-		head = bp_ld32(rec);
-		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-		if (len < BP_RING_REC_HDR_BYTES || len > (size_t)(end - rec))
+		if (!(len = bp_ring_rec_span(rec, (size_t)(end - rec), &head)))
 			goto raw;
 		o = bp_varint_put(o, head ^ prev);
 		o = bp_varint_put(o, bp_ld32(rec + 4));
@@ -150,8 +146,7 @@ int bp_compact_decode_page(const unsigned char *in, size_t len, uint32_t page_si
 		if (bp_varint_get(&p, end, &x, BP_VARINT_LAST32) != 0)
 			return -1;
 		head = (uint32_t)x ^ prev;
-		rlen = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-		if (rlen < BP_RING_REC_HDR_BYTES || rlen > commit - off)
+		if (!(rlen = bp_ring_head_span(head, commit - off)))
 			return -1;
 		if (bp_varint_get(&p, end, &delta, BP_VARINT_LAST32) != 0 ||
 		    (size_t)(end - p) < rlen - BP_RING_REC_HDR_BYTES)

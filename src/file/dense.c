@@ -10,7 +10,7 @@
 
 #include "file/bytes.h"
 #include "file/varint.h"
-#include "ring/ring.h"
+#include "ring/view.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -127,7 +127,7 @@ size_t bp_dense_encode_page(const unsigned char *restrict page, uint32_t page_si
 		uint32_t head, len;
 
 		if (run) {
-			uint32_t plen = (prev_head & BP_RING_HEAD_LEN_MASK) * 4u;
+			uint32_t plen = bp_ring_head_bytes(prev_head);
 
 			if (plen == 16)
 				rec = put_run(rec, end, prev_head, 16, &o, &prev_delta);
@@ -138,11 +138,7 @@ size_t bp_dense_encode_page(const unsigned char *restrict page, uint32_t page_si
 			if (rec == end)
 				break;
 		}
-		if ((size_t)(end - rec) < BP_RING_REC_HDR_BYTES)
-			goto raw;
-		head = bp_ld32(rec);
-		len = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-		if (len < BP_RING_REC_HDR_BYTES || len > (size_t)(end - rec))
+		if (!(len = bp_ring_rec_span(rec, (size_t)(end - rec), &head)))
 			goto raw;
 		at = o;
 		o = put_record(o, base, rec, len, slots, prev_head, prev_delta);
@@ -224,7 +220,7 @@ int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size
 		uint32_t head, rlen, delta, r;
 
 		if (prev_head) {
-			uint32_t plen = (prev_head & BP_RING_HEAD_LEN_MASK) * 4u;
+			uint32_t plen = bp_ring_head_bytes(prev_head);
 
 			if (plen == 16)
 				p = get_run(p, end, base, &off, commit, prev_head, 16, &prev_delta);
@@ -238,8 +234,7 @@ int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size
 		if (bp_varint_get(&p, end, &x, BP_VARINT_LAST33) != 0)
 			return -1;
 		head = (uint32_t)(x >> 1) ^ prev_head;
-		rlen = (head & BP_RING_HEAD_LEN_MASK) * 4u;
-		if (rlen < BP_RING_REC_HDR_BYTES || rlen > commit - off ||
+		if (!(rlen = bp_ring_head_span(head, commit - off)) ||
 		    bp_varint_get(&p, end, &z, BP_VARINT_LAST32) != 0)
 			return -1;
 		delta = prev_delta + bp_unzigzag((uint32_t)z);

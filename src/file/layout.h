@@ -2,9 +2,9 @@
  * file/layout.h - the on-disk structures of a bprint trace file, as C.
  *
  * docs/file-format.md is the specification; this header pins it with
- * static assertions, so that the writer (src/file/writer.c), the drainer of
- * `bprint record` (src/file/drain.c) and the readers agree byte for byte
- * (their validity rules: src/file/valid.c).
+ * static assertions, so that the writer (src/writer/writer.c), the drainer
+ * of `bprint record` (src/drainer/drain.c) and the readers agree byte for
+ * byte (their validity rules: src/file/valid.c).
  * Field offsets never change within a major version: a minor version only
  * gives meaning to reserved bytes.
  *

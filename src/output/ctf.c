@@ -12,7 +12,7 @@
  */
 #include "output/ctf.h"
 
-#include "file/site_layout.h"
+#include "reader/site_layout.h"
 
 #include <dirent.h>
 #include <errno.h>

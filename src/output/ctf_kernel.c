@@ -75,7 +75,7 @@ static bool is_state(const struct kclass *c, unsigned k)
 	return c->state && !strcmp(c->lay->fields[k].name, "prev_state");
 }
 
-/* prev_state's letters (file/kernel_source.c) as the kernel's bits. */
+/* prev_state's letters (reader/kernel_source.c) as the kernel's bits. */
 static int64_t state_bits(const char *s, size_t n)
 {
 	static const char letters[] = "SDTtXZPI";

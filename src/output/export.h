@@ -1,5 +1,5 @@
 /*
- * output/export.h - a trace file (file/reader.h) in other tools' formats
+ * output/export.h - a trace file (reader/reader.h) in other tools' formats
  * (docs/exporters.md), through one entry:
  *
  *	trace-cmd  trace-cmd's trace.dat, version 6, which trace-cmd report
@@ -66,7 +66,7 @@ struct bp_export_stats {
 /*
  * Export t in format f to fd: the output file (or pipe) for the byte
  * formats, an open directory for ctf (bp_export_ctf_dir()); fd is not
- * closed.  Returns 0, or a negative BP_TRACE_E* code (file/reader.h) with
+ * closed.  Returns 0, or a negative BP_TRACE_E* code (reader/reader.h) with
  * a one-line reason in err: BP_TRACE_EIO when writing failed ("write
  * error: ..."), the reader's code when reading failed.  Damage the reader
  * skipped is not an error here; see bp_trace_problems().

@@ -34,7 +34,7 @@
 #include "output/names.h"
 #include "output/threads.h"
 
-#include "file/reader.h"
+#include "reader/reader.h"
 
 #include <stdbool.h>
 #include <stddef.h>

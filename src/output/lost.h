@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "file/reader.h"
+#include "reader/reader.h"
 
 struct bp_out_lost {
 	uint64_t *ring_next;	/* per ring: the next index expected */

@@ -1,8 +1,8 @@
 /* The exporters' event names and arguments (names.h). */
 #include "output/names.h"
 
-#include "file/reader.h"
-#include "file/site_layout.h"
+#include "reader/reader.h"
+#include "reader/site_layout.h"
 
 #include <bprint.h>
 #include <stdlib.h>

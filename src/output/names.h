@@ -4,7 +4,7 @@
  * Perfetto's interned names, Chrome's "name"), so that grouping by name
  * groups by call site (never the message: one name per site, not one per
  * record); its typed arguments, the fields of its site's layout
- * (file/site_layout.h, docs/fields.md) under their names, beside the
+ * (reader/site_layout.h, docs/fields.md) under their names, beside the
  * record's own fields; and a %pS or %ps argument as the symbol `bprint
  * report` prints.
  */

@@ -79,7 +79,7 @@ struct pf_bundles *pf_bundles_new(uint32_t seq_id)
 }
 
 /* The kernel's prev_state bits from the letters the reader made of them
- * (file/kernel_source.c): R 0, S 1, D 2, T 4, t 8, X 16, Z 32, P 64,
+ * (reader/kernel_source.c): R 0, S 1, D 2, T 4, t 8, X 16, Z 32, P 64,
  * I 128; "+" (preempted) the TASK_REPORT_MAX bit, 256. */
 static int64_t state_bits(const char *s, size_t n)
 {

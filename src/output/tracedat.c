@@ -32,7 +32,7 @@
  */
 #include "output/tracedat.h"
 
-#include "file/site_layout.h"
+#include "reader/site_layout.h"
 #include "trace/clock.h"
 
 #include <errno.h>

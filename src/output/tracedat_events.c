@@ -11,7 +11,7 @@
 #include "output/tracedat.h"
 
 #include "file/kernel_layout.h"
-#include "file/site_layout.h"
+#include "reader/site_layout.h"
 
 #include <bprint.h>
 

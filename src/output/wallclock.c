@@ -1,7 +1,7 @@
 /* Wall-clock offset of a trace (wallclock.h). */
 #include "output/wallclock.h"
 
-#include "file/reader.h"
+#include "reader/reader.h"
 #include "trace/clock.h"
 
 #include <stdio.h>

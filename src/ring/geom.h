@@ -1,15 +1,16 @@
 /*
  * ring/geom.h - what the ring's own files share (ring.c: init, the writer,
  * the cursor reader; access.c: the accessors; page.c: a page out of its
- * ring): the geometry checks, page and slot arithmetic, the record checks
- * every reader makes, and the seqlock's re-check.  Not for use outside ring/
- * (ring/frozen.h brings its record reader to the file reader's loop): the
- * ring's layout is the ring's own.
+ * ring): the geometry checks, page and slot arithmetic, and the seqlock's
+ * page entry.  Not for use outside ring/: the ring's layout is the ring's
+ * own, and what others read of a ring is in ring/view.h (the record
+ * checks every reader makes, the re-check, records read in line).
  */
 #ifndef BP_RING_GEOM_H
 #define BP_RING_GEOM_H
 
 #include "ring/ring.h"
+#include "ring/view.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -92,63 +93,6 @@ static inline struct bp_ring_ctl *ctl_of(const struct geom *g)
 }
 
 /*
- * The length of the record whose head word is head, with left bytes of
- * committed records from it to the page's commit; 0 if it breaks the
- * ring's rules: a length below the record header or past commit, a
- * reserved type, a time extend of another length.  Every reader's check,
- * in the ring (read_record, ring.c) and out of it (bp_ring_page_next, page.c).
- */
-static inline uint32_t record_len(uint32_t head, uint32_t left)
-{
-	uint32_t words = head & BP_RING_HEAD_LEN_MASK;
-	uint32_t type = (head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK;
-	uint32_t len = words * 4u;
-
-	if (words < 2 || len > left || type > BP_RING_TYPE_TIME_EXTEND ||
-	    (type == BP_RING_TYPE_TIME_EXTEND && len != BP_RING_TIME_EXTEND_BYTES))
-		return 0;
-	return len;
-}
-
-/* How far ahead of the record being read its page is fetched into the
- * cache: reading a trace is a stream through memory that the hardware's
- * prefetch alone left a fifth of the reading time waiting for. */
-#define BP_RING_PREFETCH_AHEAD 256u
-
-/*
- * The record at rec, with left bytes of its page committed from rec on,
- * in memory that no writer changes any more (a page copied out of its
- * ring, or the ring of a writer gone).  Returns its length, 0 if it is
- * not a record.  A time extend moves *base_ts and sets *got false; a
- * record sets *got and ev's ts, payload (in place), payload_len and
- * user_bits.
- */
-static inline uint32_t static_record(const unsigned char *rec, uint32_t left,
-				     uint64_t *base_ts, struct bp_ring_event *ev, int *got)
-{
-	uint32_t w2[2], len;
-
-	__builtin_prefetch(rec + BP_RING_PREFETCH_AHEAD);
-	if (left < BP_RING_REC_HDR_BYTES)
-		return 0;
-	memcpy(w2, rec, sizeof(w2));
-	if (!(len = record_len(w2[0], left)))
-		return 0;
-	if (((w2[0] >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) ==
-	    BP_RING_TYPE_TIME_EXTEND) {
-		memcpy(base_ts, rec + BP_RING_REC_HDR_BYTES, sizeof(*base_ts));
-		*got = 0;
-		return len;
-	}
-	ev->ts = *base_ts + w2[1];
-	ev->payload = rec + BP_RING_REC_HDR_BYTES;
-	ev->payload_len = len - BP_RING_REC_HDR_BYTES;
-	ev->user_bits = w2[0] >> BP_RING_HEAD_USER_SHIFT;
-	*got = 1;
-	return len;
-}
-
-/*
  * What reading one page seq on its own starts with: the geometry checked,
  * the page's slot found, its seq read (R1; pairs with W2) and matched.
  * BP_RING_OK with *p and *s1, BP_RING_ENOENT (seq 0, or the slot holds
@@ -168,22 +112,11 @@ static inline int page_enter(const void *mem, size_t bytes, uint64_t seq, struct
 	return *s1 == seq ? BP_RING_OK : BP_RING_ENOENT;
 }
 
-/* A data record taken from page seq: its index, and the losses the page
- * counts before its first record. */
-static inline void record_taken(struct bp_ring_event *ev, uint64_t seq, uint64_t *next_rec,
-				uint64_t *disc_pending)
-{
-	ev->page_seq = seq;
-	ev->index = (*next_rec)++;
-	ev->discarded_before = *disc_pending;
-	*disc_pending = 0;
-}
-
-/* R3: the copies before the re-check of seq; pairs with the writer's W1. */
+/* R3: the copies before the re-check of seq; pairs with the writer's W1
+ * (view.h: the one re-check, in the ring and out of it). */
 static inline int page_unchanged(struct bp_ring_page *p, uint64_t s1)
 {
-	atomic_thread_fence(memory_order_acquire);
-	return atomic_load_explicit(&p->seq, memory_order_relaxed) == s1;
+	return bp_ring_page_unchanged(p, s1);
 }
 
 #endif /* BP_RING_GEOM_H */

@@ -1,8 +1,8 @@
 /*
  * ring/page.c - a page read out of its ring (ring.h: bp_ring_page_begin,
  * bp_ring_page_next, bp_ring_page_records): the records of a copy, with the
- * checks the cursor reader makes in the ring (record_len(), geom.h), but no
- * seqlock: the copy is the caller's and does not change.
+ * checks the cursor reader makes in the ring (bp_ring_record_len(),
+ * view.h), but no seqlock: the copy is the caller's and does not change.
  */
 #include "ring/geom.h"
 
@@ -45,7 +45,8 @@ int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, vo
 	while (it->off < it->commit) {
 		const unsigned char *rec = it->rec + it->off;
 		int got;
-		uint32_t len = static_record(rec, it->commit - it->off, &it->base_ts, ev, &got);
+		uint32_t len = bp_ring_static_record(rec, it->commit - it->off, &it->base_ts, ev,
+						     &got);
 
 		if (!len)
 			return BP_RING_ECORRUPT;
@@ -57,7 +58,7 @@ int bp_ring_page_next(struct bp_ring_page_iter *it, struct bp_ring_event *ev, vo
 			return BP_RING_ENOSPC;
 		if (buf)
 			ev->payload = memcpy(buf, ev->payload, ev->payload_len);
-		record_taken(ev, it->seq, &it->next_rec, &it->disc_pending);
+		bp_ring_record_taken(ev, it->seq, &it->next_rec, &it->disc_pending);
 		it->off += len;
 		return 1;
 	}
@@ -94,7 +95,7 @@ static uint32_t prefix_record(unsigned char *rec, uint32_t off, uint32_t to, uin
 		if (off + BP_RING_REC_HDR_BYTES > to)
 			return to;
 		memcpy(&head, rec + off, sizeof(head));
-		if (!(len = record_len(head, to - off)))
+		if (!(len = bp_ring_record_len(head, to - off)))
 			return to;
 		if (((head >> BP_RING_HEAD_TYPE_SHIFT) & BP_RING_HEAD_TYPE_MASK) !=
 		    BP_RING_TYPE_TIME_EXTEND)

@@ -16,7 +16,6 @@
  *   - Barriers are named W1..W5 (writer) and R1..R5 (reader) as in the
  *     document's "Barrier pairs" table.
  */
-#include "ring/frozen.h"
 #include "ring/geom.h"
 #include <stdbool.h>
 
@@ -411,7 +410,7 @@ static int read_frozen(struct bp_ring_cursor *c, const unsigned char *rec, uint3
 		       struct bp_ring_event *ev, uint64_t s1)
 {
 	const unsigned char *area = rec - c->off;
-	int rc = frozen_take(c, area, commit, s1, ev);
+	int rc = bp_ring_frozen_take(c, area, commit, s1, ev);
 
 	c->frozen_area = area;
 	c->frozen_commit = commit;
@@ -434,7 +433,7 @@ static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 		return read_frozen(c, rec, commit, ev, s1);
 	__builtin_prefetch(rec + BP_RING_PREFETCH_AHEAD);
 	copy_racy(w2, rec, 2);
-	len = record_len(w2[0], commit - c->off);
+	len = bp_ring_record_len(w2[0], commit - c->off);
 	if (!len)
 		return torn_or_corrupt(g, c, p, s1);
 	words = len / 4u;
@@ -462,7 +461,7 @@ static int read_record(const struct geom *g, struct bp_ring_cursor *c,
 	ev->payload = buf;
 	ev->payload_len = len - BP_RING_REC_HDR_BYTES;
 	ev->user_bits = w2[0] >> BP_RING_HEAD_USER_SHIFT;
-	record_taken(ev, s1, &c->next_rec, &c->disc_pending);
+	bp_ring_record_taken(ev, s1, &c->next_rec, &c->disc_pending);
 	c->off += len;
 	c->read++;
 	return 1;

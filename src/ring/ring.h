@@ -296,7 +296,7 @@ struct bp_ring_cursor {
 	uint32_t slot;			/* its slot: no division per record */
 	uint32_t frozen_commit;		/* a frozen cursor: the commit of page */
 	uint64_t frozen_seq;		/* frozen_seq (0: none), whose record */
-	const unsigned char *frozen_area;	/* area it last read (frozen.h) */
+	const unsigned char *frozen_area;	/* area it last read (view.h) */
 	/* the ring's geometry as last checked, for the ring at geom_mem of
 	 * geom_bytes: checked again only if the magic changed (ring.c) */
 	const void *geom_mem;

@@ -1,7 +1,7 @@
 /*
  * Where ring memory comes from, and who hears about new call sites and
  * threads.  By default rings are anonymous memory and nobody listens; with
- * BPRINT_FILE the trace-file writer (src/file/) installs itself here before
+ * BPRINT_FILE the trace-file writer (src/writer/) installs itself here before
  * the first trace, so rings live in the file and survive the process.
  *
  * Every hook may be called from a signal handler (a thread's first trace,

@@ -1,7 +1,7 @@
 /*
  * trace/merge.h - the one time merge of the readers: the in-process
  * reader (trace/reader.c: bprint_dump, the crash dump, the consuming
- * reader) and the trace-file reader (file/merge.c) both keep one record
+ * reader) and the trace-file reader (reader/merge.c) both keep one record
  * in hand per source (a ring) and return the oldest; this heap keeps the
  * sources that have one, keyed by (timestamp, source index), so that
  * taking the oldest and putting its source's next record back costs

@@ -27,7 +27,7 @@
  * after a dlclose() the address may belong to nothing, or to another
  * object loaded there since.  The crash dump does not look symbols up
  * (dladdr() takes the loader's lock).  Offline readers use the trace
- * file's library map instead (src/file/symbols.h).
+ * file's library map instead (src/reader/symbols.h).
  */
 #include "trace/reader.h"
 #include "trace/tracer.h"

@@ -2,7 +2,7 @@
  * The record contract: what the 20 user bits of a ring record mean, how
  * its payload splits into a CPU word and an argument block or text, and
  * how a record becomes its message.  Both readers, the in-process one
- * (trace/reader.c) and the trace-file one (file/reader.c), decode through
+ * (trace/reader.c) and the trace-file one (reader/reader.c), decode through
  * here, so a record reads the same wherever it is read (docs/trace-format.md,
  * "Record").
  *

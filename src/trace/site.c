@@ -518,7 +518,7 @@ void bp_site_filter_load(const char *spec)
 /*
  * The filters' word on sites first.. (a derived site: its call site's,
  * whose byte decides), a bit each, under the lock that guards it: the
- * answer of `bprint sites` (src/file/writer_control.c).  Sites never registered
+ * answer of `bprint sites` (src/writer/writer_control.c).  Sites never registered
  * (a gap) read as off.
  */
 uint32_t bp_site_states(uint32_t first, uint8_t *bits, uint32_t nbits, uint32_t *count)

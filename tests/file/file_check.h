@@ -1,6 +1,6 @@
 /*
  * tests/file/file_check.h - a minimal, independent trace-file decoder for
- * the writer and drainer tests (the real reader lives in src/file/reader.*).
+ * the writer and drainer tests (the real reader lives in src/reader/).
  *
  * It follows docs/file-format.md "Reading": check the header, walk the
  * chunks (resynchronising on damage), keep sites by id, read live rings

@@ -17,7 +17,7 @@
  */
 #include <bprint.h>
 
-#include "file/writer.h"
+#include "writer/writer.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,10 +1,10 @@
 /*
- * file/keymap.h against a linear search, the reader's lookup it replaced:
+ * reader/keymap.h against a linear search, the reader's lookup it replaced:
  * random keys (many repeated, negative tids as 64-bit keys, 0) put and
  * looked up as the catalogue and the merge do, every answer compared with
  * the first position a linear scan of the same keys finds.
  */
-#include "file/keymap.h"
+#include "reader/keymap.h"
 
 #include "check.h"
 

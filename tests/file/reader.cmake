@@ -1,6 +1,6 @@
-# Tests of the trace-file reader (src/file/reading.h) and of the bprint
-# command (tools/bprint): reader_*.  file_traced is the traced program
-# they read the files of (and tests/tools' tool_*).
+# Tests of the trace-file reader (src/reader/reading.h): reader_*.
+# file_traced is the traced program they read the files of (and tests/tools'
+# tool_*).
 add_executable(file_traced ${CMAKE_CURRENT_LIST_DIR}/traced.c)
 target_link_libraries(file_traced PRIVATE bprint_static)
 bp_set_test_warnings(file_traced)

@@ -14,7 +14,7 @@
  * API (open, every record, every table, refresh, again) and, for a part of
  * them, through `bprint report` and `bprint stats`, which must exit 0 or 2.
  */
-#include "file/reader.h"
+#include "reader/reader.h"
 
 #include "file/layout.h"
 

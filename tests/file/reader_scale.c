@@ -13,7 +13,7 @@
  */
 #include "check.h"
 
-#include "file/reader.h"
+#include "reader/reader.h"
 #include "trace/reader.h"
 
 #include <bprint.h>

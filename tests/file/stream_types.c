@@ -15,7 +15,7 @@
 #include "file/compact.h"
 #include "file/dense.h"
 #include "file/layout.h"
-#include "file/reader.h"
+#include "reader/reader.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-# %pS and %ps (src/file/symbols.c offline, src/trace/reader.c in process):
+# %pS and %ps (src/reader/symbols.c offline, src/trace/reader.c in process):
 # symbols_traced records them for functions of its own and of a dlopen'ed
 # library; symbols_check compares bprint report, the reader (both symbol
 # backends) and the program's own bprint_dump() with what nm -S says, then

@@ -18,7 +18,7 @@
  * NCOPIES more copies of MODULE, traced in turn, are more libraries than
  * the reader keeps open at once: they resolve all the same.
  */
-#include "file/reader.h"
+#include "reader/reader.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -28,7 +28,7 @@ declare -A allowed=(
 	[tools/bprint/recover.c]="the recorder: the drainer's resume"
 	[tools/bprint/trigger.c]="the recorder: the drainer's watch mode and ring pages"
 )
-layers='format|ring|trace|file|runtime|output|analysis'
+layers='format|ring|trace|file|writer|runtime|reader|drainer|output|analysis'
 fail=0 files=0
 for f in "$top"/python/src/*.[ch] "$top"/tools/bprint/*.[ch]; do
 	rel=${f#"$top"/}

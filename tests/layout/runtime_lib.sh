@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The runtime library holds the runtime only (DESIGN.md, "Two libraries"):
-# libbprint.so must not contain the trace-file reader, the drainer, symbol
-# lookup, compact pages or the exporters, nor link libdw/libelf; and every
-# symbol it exports must be declared in an installed header.  The reading
-# library, for contrast, must hold the reader.
+# The runtime library holds the runtime only (DESIGN.md, "Two libraries";
+# its folders are src/format, ring, trace, writer and runtime, plus the
+# file format's CRC32C, CMakeLists.txt): libbprint.so must not contain the
+# trace-file reader (src/reader/), the drainer (src/drainer/), symbol
+# lookup, compact pages (src/file/) or the exporters, nor link libdw/libelf;
+# and every symbol it exports must be declared in an installed header.  The
+# reading library, for contrast, must hold the reader.
 # Usage: runtime_lib.sh LIBBPRINT.so LIBBPRINT-READER.so INCLUDE_DIR
 set -euo pipefail
 runtime=$1 reader=$2 include=$3

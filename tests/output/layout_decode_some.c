@@ -1,5 +1,5 @@
 /*
- * bp_site_layout_decode_some() (src/file/site_layout.c), the decode of
+ * bp_site_layout_decode_some() (src/reader/site_layout.c), the decode of
  * some fields that `bprint hist` uses per record, against the full decode,
  * bp_site_layout_decode(), on every layout of a corpus of formats: blocks
  * packed by the writer's own helpers (format/block.h) from random values,
@@ -11,7 +11,7 @@
 #define CHECK_KEEP_GOING 20
 #include "check.h"
 
-#include "file/site_layout.h"
+#include "reader/site_layout.h"
 #include "format/block.h"
 
 #include <bprint.h>

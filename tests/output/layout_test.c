@@ -1,5 +1,5 @@
 /*
- * The site layout (src/file/site_layout.c, docs/fields.md): a table of
+ * The site layout (src/reader/site_layout.c, docs/fields.md): a table of
  * formats against the names, types, sizes, bases and conversion indexes
  * the rule gives them, written out by hand; the argN aliases; then values
  * read back from blocks that bp_bin_printf() packed from known values (so
@@ -11,7 +11,7 @@
 #define CHECK_KEEP_GOING 1000
 #include "check.h"
 
-#include "file/site_layout.h"
+#include "reader/site_layout.h"
 
 #include <bprint.h>
 

@@ -5,7 +5,7 @@
  */
 #include "output/wallclock.h"
 
-#include "file/reader.h"
+#include "reader/reader.h"
 #include "trace/clock.h"
 
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * stay below what the ring's geometry can hold: no crash, no overread, no
  * endless loop.  Undamaged copies must read back exactly.
  */
-#include "ring/frozen.h"
+#include "ring/view.h"
 #include "ring/ring.h"
 #include "check.h"
 

@@ -6,7 +6,7 @@
  * reader) and checks both what a reader returns and the ring's counters,
  * including the exact accounting read + overwritten + discarded == written.
  */
-#include "ring/frozen.h"
+#include "ring/view.h"
 #include "ring/ring.h"
 #include "check.h"
 

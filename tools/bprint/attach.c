@@ -8,7 +8,7 @@
  * checks users itself, it only says in words why the kernel refused.
  *
  * bprint record --pid is here too: the drainer of bprint record
- * (src/file/drain.h) run on that descriptor, from the rings' oldest page
+ * (src/drainer/drain.h) run on that descriptor, from the rings' oldest page
  * on, until Ctrl-C, the duration or the process's exit.  One reader at a
  * time: it holds an exclusive flock(2) on the file while it runs (the
  * lock goes with it, even when it is killed), and it refuses a file whose
@@ -19,7 +19,7 @@
 #include "supervise.h"
 #include "attach.h"
 
-#include "file/drain.h"
+#include "drainer/drain.h"
 #include "file/layout.h"
 #include "file/valid.h"
 #include "ring/ring.h"

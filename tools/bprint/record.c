@@ -6,7 +6,7 @@
  * BPRINT_BUFFER_SIZE, BPRINT_MODE, record's defaults unless given or in
  * the environment; BPRINT_PAGE_SIZE, BPRINT_BLOCK_TIMEOUT, BPRINT_CLOCK
  * when given): its rings live in that file, with us as their consumer
- * (src/file/drain.h, supervised by supervise.h): it copies every full
+ * (src/drainer/drain.h, supervised by supervise.h): it copies every full
  * page into FILE while the child runs.  Children of the child that exec
  * and keep BPRINT_FILE are copied too: the first traced program into
  * FILE, the others into FILE.PID, so a wrapper as CMD works.  When each
@@ -460,7 +460,7 @@ static char *prepare_outputs(const char *out, int *rc)
 	return live;
 }
 
-/* BP_RECORD_NO_FILE_SIGNAL from a traced program (src/file/writer.c). */
+/* BP_RECORD_NO_FILE_SIGNAL from a traced program (src/writer/writer.c). */
 static void on_no_file(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;

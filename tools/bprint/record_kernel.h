@@ -15,7 +15,7 @@
 #ifndef BPRINT_RECORD_KERNEL_H
 #define BPRINT_RECORD_KERNEL_H
 
-#include "file/drain.h"
+#include "drainer/drain.h"
 
 #include <stdbool.h>
 #include <stdint.h>

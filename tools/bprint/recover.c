@@ -8,7 +8,7 @@
  * the copier had not consumed; likewise FILE.PID beside FILE.live.PID for
  * a child.  recover reads what each stream holds (per ring: records
  * copied, the index after the last one), resumes the drainer on the live
- * file into the same stream from there (src/file/drain.h,
+ * file into the same stream from there (src/drainer/drain.h,
  * bp_drain_resume()), writes the end chunk, closes the stream and removes
  * the live file.  A stream the recorder never made is drained whole from
  * its live file (as is one it made and was killed before it wrote its
@@ -18,7 +18,7 @@
 #include "bprint_cmd.h"
 #include "supervise.h"
 
-#include "file/drain.h"
+#include "drainer/drain.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
  * as it is now, into a complete trace file (docs/attach.md).
  *
  * The process's live file is copied by the drainer of bprint record
- * (src/file/drain.h) as an observer: it writes nothing into the process's
+ * (src/drainer/drain.h) as an observer: it writes nothing into the process's
  * memory (the descriptor is opened read-only), starts at every ring's
  * oldest page, copies the head pages as far as they are written, and
  * counts the records overwritten before it read them.  The process goes
@@ -12,7 +12,7 @@
 #include "bprint_cmd.h"
 #include "attach.h"
 
-#include "file/drain.h"
+#include "drainer/drain.h"
 
 #include <getopt.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * tools/bprint/supervise.h - `bprint record`'s supervisor: which live
  * files its child and the child's descendants trace into, into which
  * stream files they go, and when each is finished.  The copying itself is
- * the drainer's (src/file/drain.h).
+ * the drainer's (src/drainer/drain.h).
  *
  * The child gets BPRINT_FILE=live_path.  Programs it starts that keep
  * BPRINT_FILE create "live_path.<pid>" while live_path is taken (or
@@ -17,7 +17,7 @@
 #ifndef BPRINT_SUPERVISE_H
 #define BPRINT_SUPERVISE_H
 
-#include "file/drain.h"
+#include "drainer/drain.h"
 
 #include <signal.h>
 #include <stdbool.h>

@@ -4,7 +4,7 @@
  * starts (docs/attach.md, "Triggers").
  *
  * The program's rings stay in overwrite mode: nothing waits for us.  The
- * drainer of record --pid (src/file/drain.h) runs in watch mode on the
+ * drainer of record --pid (src/drainer/drain.h) runs in watch mode on the
  * process's live file: each page its passes copy comes here (on_page()),
  * where it is
  *   1. scanned, record by record, for the site id (and, with --where, the
@@ -26,7 +26,7 @@
 #include "attach.h"
 #include "trigger.h"
 
-#include "file/drain.h"
+#include "drainer/drain.h"
 #include "ring/ring.h"
 #include "trace/clock.h"
 #include "trace/config.h"

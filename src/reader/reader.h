@@ -1,0 +1,60 @@
+/*
+ * reader/reader.h - the trace-file reader's internal side: the public API
+ * (bprint/reader.h) and what the command and the tests see beyond it.
+ */
+#ifndef BP_FILE_READER_H
+#define BP_FILE_READER_H
+
+#include <bprint/reader.h>
+
+#include "reader/symbols.h"
+
+/*
+ * Messages print "%pS" and "%ps" arguments as symbols from the file's
+ * library map (reader/symbols.h), opening the recorded libraries read-only
+ * when first needed.  What the lookups met so far (zeros if none yet):
+ * libraries gone or rebuilt since the trace are counted here, not in
+ * bp_trace_problems() (the trace file is not damaged).
+ */
+void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *out);
+
+struct bp_site_layout;
+
+/*
+ * The layout of site id (reader/site_layout.h), made on its first use and
+ * kept until close: NULL for an id not in the table, a site without a
+ * format, or when out of memory.  bp_trace_layout() is its public face.
+ */
+const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t id);
+
+/* What resolves %pS and %ps in this reader's messages; NULL when opened
+ * with BP_TRACE_OPEN_NO_SYMBOLS (they print as %p then the letter). */
+const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t);
+
+/*
+ * The merge's work so far: sources filled and moved in or out of its
+ * heap.  Linear in the records read whatever the number of rings, which
+ * the tests check by comparing counts, not times.
+ */
+uint64_t bp_trace_work(const struct bp_trace *t);
+
+/*
+ * The kernel stream (docs/kernel-stream.md) as the exporters take it,
+ * raw, so that a kernel event leaves bprint as the kernel wrote it: the
+ * formats chunk's records as the recorder stored them (kind 1: the page
+ * header's, system "header"; kind 2: the instance's
+ * events/SYSTEM/NAME/format text), those this reader understood, in
+ * order, for as long as t is open; and the bytes of the kernel event
+ * bp_trace_next() returned last (common_type first: the payload of its
+ * ring-buffer event), valid until the next call (NULL, *len 0: it was
+ * no kernel event).
+ */
+struct bp_trace_kformat {
+	uint32_t kind;			/* BP_KERNEL_REC_* (file/kernel_layout.h) */
+	const char *system, *text;
+};
+size_t bp_trace_kernel_nformats(const struct bp_trace *t);
+const struct bp_trace_kformat *bp_trace_kernel_format_at(const struct bp_trace *t, size_t i);
+const void *bp_trace_kernel_raw(const struct bp_trace *t, size_t *len);
+
+#endif /* BP_FILE_READER_H */
