@@ -257,9 +257,10 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
  * a block its site's layout does not take whole (a slot past its end, a
  * string without its NUL, words left over) is damage.
  */
-static void check_block(struct bp_trace *t, struct source *s)
+static void check_block(struct bp_trace *t, struct source *s, struct site_entry *site)
 {
-	const struct bp_site_layout *l = bp_trace_site_layout(t, s->args.site_id);
+	const struct bp_site_layout *l = site->layout_tried ? site->layout
+							    : bp_trace_site_layout(t, s->args.site_id);
 
 	if (!l || !l->has_plan || l->puts || s->bad_said ||
 	    bp_site_layout_decode_some(l, s->args.words, s->args.nwords, 0, NULL, 0) >= 0)
@@ -413,7 +414,7 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	if ((rc = site_of(t, id, &site)) < 0)
 		return rc;
 	if (site && !best->args.text)
-		check_block(t, best);
+		check_block(t, best, site);
 	put_args(best, bi, site, id, out);
 	if (!(flags & BP_TRACE_NEXT_ARGS_ONLY))
 		put_rest(t, best, bi, flags, out);
