@@ -271,6 +271,32 @@ static void check_block(struct bp_trace *t, struct source *s, struct site_entry 
 		       (unsigned long long)s->ev.index);
 }
 
+/* The check of the record returned last, if it waits (bp_trace_defer_checks). */
+static void check_pending(struct bp_trace *t)
+{
+	struct source *s = t->unchecked;
+
+	t->unchecked = NULL;
+	if (s)
+		check_block(t, s, t->unchecked_site);
+}
+
+void bp_trace_defer_checks(struct bp_trace *t)
+{
+	t->defer_checks = true;
+}
+
+void bp_trace_block_checked(struct bp_trace *t, const uint32_t *block)
+{
+	if (t->unchecked && t->unchecked->args.words == block)
+		t->unchecked = NULL;
+}
+
+void bp_trace_check_now(struct bp_trace *t)
+{
+	check_pending(t);
+}
+
 /*
  * Text made at trace time (BP_REC_TEXT): its writer ends it with a NUL in
  * its last word and zeroes the padding after it (trace/record.h).
@@ -390,6 +416,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 
 	if (!out || out->size < BP_TRACE_EVENT_SIZE_1)
 		return BP_TRACE_EINVAL;	/* what fits in its size is all of it, for now */
+	if (t->unchecked)
+		check_pending(t);	/* before the record is replaced */
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
 	t->cur = best;
@@ -413,8 +441,12 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	id = best->args.site_id;
 	if ((rc = site_of(t, id, &site)) < 0)
 		return rc;
-	if (site && !best->args.text)
-		check_block(t, best, site);
+	if (site && !best->args.text) {
+		if (t->defer_checks)
+			t->unchecked = best, t->unchecked_site = site;
+		else
+			check_block(t, best, site);
+	}
 	put_args(best, bi, site, id, out);
 	if (!(flags & BP_TRACE_NEXT_ARGS_ONLY))
 		put_rest(t, best, bi, flags, out);
