@@ -82,7 +82,7 @@ static bool key_string(struct bp_key *k, const char *s, uint32_t len)
 	return true;
 }
 
-bool bp_key_add_field(struct bp_key *k, uint8_t type, const struct bp_field_value *v)
+bool bp_key_add_field_slow(struct bp_key *k, uint8_t type, const struct bp_field_value *v)
 {
 	switch (type) {
 	case BP_FIELD_SIGNED:

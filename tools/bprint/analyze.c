@@ -186,15 +186,6 @@ void analyze_free(struct analyze_opts *o)
 
 /* ---- fields ------------------------------------------------------------- */
 
-bool analyze_key(struct bp_key *key, const struct bp_bind_site *s, size_t n,
-		 const struct bp_field_value *vals)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!bp_key_add_field(key, s->lay->fields[s->index[i]].type, &vals[s->index[i]]))
-			return false;
-	return true;
-}
-
 const char *analyze_type_word(uint8_t type)
 {
 	switch (type) {
