@@ -85,6 +85,7 @@ bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
 		memcpy(bylen > BY_INLINE ? o->by : o->by_inline, by, bylen);
 	st->n++;
 	s->nopen++;
+	s->found = g;	/* the close that follows (a request's end) takes it unlooked-up */
 	return true;
 }
 
@@ -97,7 +98,8 @@ static void compact(struct stack *st)
 	st->head = 0;
 }
 
-/* Copy n bytes into a buffer of the span set's, grown as needed. */
+/* Copy n bytes into a buffer of the span set's, grown as needed (a key
+ * of 8 to 16 bytes, as most are, in two stores). */
 static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char *p, size_t n)
 {
 	if (n > *cap) {
@@ -107,8 +109,12 @@ static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char
 			return NULL;
 		*buf = grown, *cap = n;
 	}
-	if (n)
+	if (n >= 8 && n <= 16) {
+		__builtin_memcpy(*buf, p, 8);
+		__builtin_memcpy(*buf + n - 8, p + n - 8, 8);
+	} else if (n) {
 		memcpy(*buf, p, n);
+	}
 	return *buf ? *buf : (unsigned char *)"";
 }
 
@@ -117,7 +123,7 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 {
 	struct bp_group *g = s->found;
 	struct stack *st;
-	struct open_span o;
+	struct open_span *o;
 
 	if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
 		g = bp_groups_find(&s->open, key, keylen);
@@ -127,20 +133,26 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 		s->unmatched_closes++;
 		return 0;
 	}
+	/* the span taken out, read in place before the list moves */
+	o = span_at(st, s->pair == BP_PAIR_LATEST ? st->n - 1 : st->head);
+	out->from = o->from;
+	out->to = *to;
+	out->keylen = keylen;
+	out->bylen = o->bylen;
+	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);
+	out->by = keep(&s->last_by, &s->last_cap_by, by_of(o), o->bylen);
+	if (o->bylen > BY_INLINE)
+		free(o->by);
 	if (s->pair == BP_PAIR_LATEST) {
-		o = *span_at(st, --st->n);
+		st->n--;
 	} else {
-		o = *span_at(st, st->head++);
+		st->head++;
 		if (st->head == st->n)
 			st->head = st->n = 0;
 		else if (st->head >= 8 && 2 * st->head >= st->n)
 			compact(st);
 	}
 	s->nopen--;
-	*out = (struct bp_span){ .from = o.from, .to = *to, .keylen = keylen, .bylen = o.bylen };
-	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);
-	out->by = keep(&s->last_by, &s->last_cap_by, by_of(&o), o.bylen);
-	free(o.by);
 	if (st->n == st->head) {
 		if (s->found == g)
 			s->found = NULL;
@@ -221,10 +233,13 @@ static void sift_down(struct bp_top_entry *v, size_t n, size_t i)
 
 bool bp_top_offer(struct bp_top *t, const struct bp_span *sp)
 {
-	struct bp_top_entry e = { .from = sp->from, .to = sp->to, .keylen = sp->keylen,
-				  .bylen = sp->bylen };
+	struct bp_top_entry e;
 
-	if (!t->max || (t->n == t->max && !below(&t->v[0], &e)))
+	if (!t->max)
+		return true;	/* no --top: nothing kept */
+	e = (struct bp_top_entry){ .from = sp->from, .to = sp->to, .keylen = sp->keylen,
+				   .bylen = sp->bylen };
+	if (t->n == t->max && !below(&t->v[0], &e))
 		return true;
 	if (!(e.key = malloc(sp->keylen + sp->bylen + 1)))
 		return false;

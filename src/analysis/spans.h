@@ -54,8 +54,9 @@ struct bp_spans {
 	/* the span last closed, kept for the caller's struct bp_span */
 	unsigned char *last_key, *last_by;
 	size_t last_cap_key, last_cap_by;
-	/* the group bp_spans_is_open() found last, which the close that
-	 * follows it takes without a second lookup (its key compared) */
+	/* the group bp_spans_is_open() found last, or bp_spans_open() opened
+	 * into last, which the close that follows takes without a lookup
+	 * (its key compared) */
 	struct bp_group *found;
 };
 
