@@ -376,12 +376,19 @@ static struct source *first_of_tid(struct bp_trace *t, struct source *best, size
 	return best;
 }
 
+/* The record's time (BP_TRACE_NEXT_TIME asks for it alone). */
+static void put_time(struct bp_trace *t, const struct source *best, struct bp_trace_event *out)
+{
+	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
+	out->raw_ts = best->ev.ts;
+}
+
 /* The rest of out, the message as flags say. */
 static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigned flags,
 		     struct bp_trace_event *out)
 {
 	out->ev.size = sizeof(out->ev);
-	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
+	put_time(t, best, out);
 	out->ev.cpu = best->cpu;
 	if (!best->first_of_tid)
 		best->first_of_tid = first_of_tid(t, best, bi);
@@ -389,7 +396,6 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 	 * name per thread (taken when it first traced, updated at exit). */
 	out->ev.comm = best->kcpu ? best->kcomm : best->first_of_tid->info.comm;
 	out->level = best->info.level;
-	out->raw_ts = best->ev.ts;
 	out->lost_before = best->ev.discarded_before + best->gap_before;
 	if (out->size >= BP_TRACE_EVENT_SIZE_2)
 		out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
@@ -450,6 +456,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	put_args(best, bi, site, id, out);
 	if (!(flags & BP_TRACE_NEXT_ARGS_ONLY))
 		put_rest(t, best, bi, flags, out);
+	else if (flags & BP_TRACE_NEXT_TIME)
+		put_time(t, best, out);
 	if (t->progress && --t->progress_left == 0) {
 		t->progress_n += t->progress_every;
 		t->progress_left = t->progress_every;

@@ -211,8 +211,9 @@ static int read_all(struct bp_trace *t, struct analyze_opts *o, const struct ana
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	bool filtering = filter_active(&o->f);
 	/* a filter may choose by time */
-	unsigned flags = ops->args_only && !filtering ? BP_TRACE_NEXT_ARGS_ONLY
-						      : BP_TRACE_NEXT_NO_MESSAGE;
+	unsigned flags = !ops->args_only || filtering ? BP_TRACE_NEXT_NO_MESSAGE
+			 : ops->args_time ? BP_TRACE_NEXT_ARGS_ONLY | BP_TRACE_NEXT_TIME
+					  : BP_TRACE_NEXT_ARGS_ONLY;
 	int rc;
 
 	while ((rc = bp_trace_next(t, &e, flags)) == 1) {

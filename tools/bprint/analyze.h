@@ -102,6 +102,7 @@ struct analyze_ops {
 	/* the answer so far (final: the last time) into out */
 	bool (*render)(void *ctx, struct bp_trace *t, bool final);
 	bool args_only;
+	bool args_time;		/* with args_only: the time too (BP_TRACE_NEXT_TIME) */
 };
 
 /* Open the trace, read it through ops (following it if asked: redrawn every
