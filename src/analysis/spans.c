@@ -36,6 +36,19 @@ static const unsigned char *by_of(const struct open_span *o)
 	return o->bylen > BY_INLINE ? o->by : o->by_inline;
 }
 
+/* n bytes from p to q: a key or a --by value of 8 to 32 bytes, as most
+ * are, in stores of 8 that may overlap, not a call of memcpy(). */
+static inline void copy_short(unsigned char *q, const unsigned char *p, size_t n)
+{
+	if (n >= 8 && n <= 32) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			__builtin_memcpy(q + i, p + i, 8);
+		__builtin_memcpy(q + n - 8, p + n - 8, 8);
+	} else if (n) {
+		memcpy(q, p, n);
+	}
+}
+
 static void stack_free(void *data)
 {
 	struct stack *st = data;
@@ -81,8 +94,7 @@ bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
 	*o = (struct open_span){ .from = *from, .bylen = bylen };
 	if (bylen > BY_INLINE && !(o->by = malloc(bylen)))
 		return false;
-	if (bylen)
-		memcpy(bylen > BY_INLINE ? o->by : o->by_inline, by, bylen);
+	copy_short(bylen > BY_INLINE ? o->by : o->by_inline, by, bylen);
 	st->n++;
 	s->nopen++;
 	s->found = g;	/* the close that follows (a request's end) takes it unlooked-up */
@@ -98,9 +110,9 @@ static void compact(struct stack *st)
 	st->head = 0;
 }
 
-/* Copy n bytes into a buffer of the span set's, grown as needed (a key
- * of 8 to 16 bytes, as most are, in two stores). */
-static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char *p, size_t n)
+/* Copy n bytes into a buffer of the span set's, grown as needed. */
+static inline unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char *p,
+				  size_t n)
 {
 	if (n > *cap) {
 		unsigned char *grown = realloc(*buf, n);
@@ -109,12 +121,7 @@ static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char
 			return NULL;
 		*buf = grown, *cap = n;
 	}
-	if (n >= 8 && n <= 16) {
-		__builtin_memcpy(*buf, p, 8);
-		__builtin_memcpy(*buf + n - 8, p + n - 8, 8);
-	} else if (n) {
-		memcpy(*buf, p, n);
-	}
+	copy_short(*buf, p, n);
 	return *buf ? *buf : (unsigned char *)"";
 }
 
