@@ -36,7 +36,8 @@ const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t i
  * after bp_trace_defer_checks(), the check of the record returned last
  * waits until the next bp_trace_next() (or bp_trace_check_now()), and is
  * not made if bp_trace_block_checked() said that the caller's decode of
- * that block found it whole.  Every block is still checked once.
+ * that block found it whole.  Every block read past is still checked
+ * once (the last one when bp_trace_next() returns 0).
  */
 void bp_trace_defer_checks(struct bp_trace *t);
 void bp_trace_block_checked(struct bp_trace *t, const uint32_t *block);
