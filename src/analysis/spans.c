@@ -24,6 +24,7 @@ struct stack {
 	struct open_span first;
 	struct open_span *v;
 	size_t head, n, cap;		/* n: up to the newest, first included */
+	bool idle;			/* in the idle queue (emptied once since) */
 };
 
 static struct open_span *span_at(struct stack *st, size_t i)
@@ -67,9 +68,50 @@ void bp_spans_init(struct bp_spans *s)
 void bp_spans_free(struct bp_spans *s)
 {
 	bp_groups_free(&s->open, stack_free);
+	free(s->idle);
 	free(s->last_key);
 	free(s->last_by);
 	*s = (struct bp_spans){ 0 };
+}
+
+/* Forget g (its spans all closed): out of the table. */
+static void forget(struct bp_spans *s, struct bp_group *g)
+{
+	if (s->found == g)
+		s->found = NULL;
+	bp_groups_remove(&s->open, g, stack_free);
+}
+
+/*
+ * g's spans all closed: it waits in the idle queue, still in the table, so
+ * that its key opening again (a request id, a thread, a connection) finds
+ * it without a new group and a removal a span.  The queue holds at most
+ * BP_SPANS_IDLE_MAX groups: the oldest makes room, forgotten if it is still
+ * empty (one that opened again leaves the queue then).  Without the queue's
+ * memory, g is forgotten at once.
+ */
+static void went_idle(struct bp_spans *s, struct bp_group *g)
+{
+	struct stack *st = g->data;
+
+	if (st->idle)
+		return;	/* queued already, when it emptied before */
+	if (!s->idle && !(s->idle = malloc(BP_SPANS_IDLE_MAX * sizeof(*s->idle)))) {
+		forget(s, g);
+		return;
+	}
+	if (s->nidle == BP_SPANS_IDLE_MAX) {
+		struct bp_group *old = s->idle[s->idle_head];
+		struct stack *ost = old->data;
+
+		s->idle_head = (s->idle_head + 1) % BP_SPANS_IDLE_MAX;
+		s->nidle--;
+		ost->idle = false;
+		if (ost->n == ost->head)
+			forget(s, old);
+	}
+	s->idle[(s->idle_head + s->nidle++) % BP_SPANS_IDLE_MAX] = g;
+	st->idle = true;
 }
 
 bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
@@ -160,11 +202,8 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 			compact(st);
 	}
 	s->nopen--;
-	if (st->n == st->head) {
-		if (s->found == g)
-			s->found = NULL;
-		bp_groups_remove(&s->open, g, stack_free);
-	}
+	if (st->n == st->head)
+		went_idle(s, g);
 	return out->key && out->by ? 1 : -1;
 }
 
