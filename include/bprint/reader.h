@@ -269,6 +269,8 @@ BP_API const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, si
 					 * time, the name, the message, the losses)
 					 * keeps what it held (bprint hist: a fifth
 					 * of the reading saved) */
+#define BP_TRACE_NEXT_TIME	4u	/* with BP_TRACE_NEXT_ARGS_ONLY: the time
+					 * too (ev.ns, raw_ts) (bprint latency) */
 
 /*
  * The next record in timestamp order: 1 (*out filled), 0 (nothing more;

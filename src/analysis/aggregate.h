@@ -117,15 +117,21 @@ bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 static inline bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen,
 			      union bp_dist_value v)
 {
-	struct bp_agg_lane *l = &a->lane[a->cur];
-	const struct bp_group *g = l->g;
+	/* the lanes looked at in line: keys that alternate find theirs here */
+	for (unsigned i = 0; i < BP_AGG_LANES; i++) {
+		struct bp_agg_lane *l = &a->lane[i];
+		const struct bp_group *g = l->g;
 
-	if (!g || a->counts_only || l->n + 1 >= BP_AGG_BATCH || g->keylen != keylen ||
-	    !bp_key_equal(g->key, key, keylen))
-		return bp_agg_add_slow(a, key, keylen, v);
-	a->records++;
-	l->v[l->n++] = v;
-	return true;
+		if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
+			continue;
+		if (a->counts_only || l->n + 1 >= BP_AGG_BATCH)
+			break;
+		a->cur = i;
+		a->records++;
+		l->v[l->n++] = v;
+		return true;
+	}
+	return bp_agg_add_slow(a, key, keylen, v);
 }
 
 /* --every: the key of ns's window and key into w (the series' key);

@@ -13,6 +13,7 @@
 #include <bprint/analysis.h>
 
 #include "file/array.h"
+#include "reader/reader.h"
 #include "reader/site_layout.h"
 
 #include <stdbool.h>
@@ -20,7 +21,8 @@
 #include <string.h>
 
 struct plan {
-	struct bp_bind_site pub;
+	struct bp_bind_site pub;	/* first: a plan from its pub */
+	struct bp_bind *owner;
 	bool chosen;
 	int16_t index[];		/* one per field asked for */
 };
@@ -42,7 +44,7 @@ struct bp_bind {
 	} *fields;
 	size_t nfields;
 	/* the plans, for the trace `of` */
-	const struct bp_trace *of;
+	struct bp_trace *of;
 	struct plan **by_id;
 	size_t nby_id;
 	struct plan *scratch;		/* an id not in the table (or no memory) */
@@ -174,6 +176,7 @@ static void make_plan(struct bp_bind *b, struct bp_trace *t, uint32_t id, struct
 
 	p->pub = (struct bp_bind_site){ .size = sizeof(p->pub), .site_id = id, .lay = lay,
 					.index = p->index };
+	p->owner = b;
 	p->chosen = false;
 	if (!in_every_set(b, t, id) || (!lay && b->flags & BP_BIND_FIELDS_ONLY))
 		return;
@@ -233,6 +236,7 @@ static const struct bp_bind_site *site_slow(struct bp_bind *b, struct bp_trace *
 	if (b->of != t) {
 		forget_plans(b);
 		b->of = t;
+		bp_trace_defer_checks(t);	/* decode() checks each block it decodes */
 	}
 	if (site_id < b->nby_id && b->by_id[site_id])
 		return b->by_id[site_id]->chosen ? &b->by_id[site_id]->pub : NULL;
@@ -260,10 +264,19 @@ static inline int decode(const struct bp_bind_site *s, const struct bp_trace_eve
 	/* every field too: decode_some() reads each in place, the full
 	 * decode walks the block (tests/output/layout_decode_some.c: the same
 	 * values, the same checks) */
+	struct bp_trace *t = ((const struct plan *)(const void *)s)->owner->of;
+	int n;
+
 	if (ev->text || !s->lay)
 		return -1;
-	return bp_site_layout_decode_some(bp_site_layout_of(s->lay), ev->block, ev->block_words,
-					  (uint32_t)s->wanted, vals, nvals);
+	n = bp_site_layout_decode_some(bp_site_layout_of(s->lay), ev->block, ev->block_words,
+				       (uint32_t)s->wanted, vals, nvals);
+	/* the reader's check of the block, made: the same checks (bp_trace_defer_checks) */
+	if (n >= 0)
+		bp_trace_block_checked(t, ev->block);
+	else
+		bp_trace_check_now(t);
+	return n;
 }
 
 int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_event *ev,

@@ -82,7 +82,7 @@ static bool key_string(struct bp_key *k, const char *s, uint32_t len)
 	return true;
 }
 
-bool bp_key_add_field(struct bp_key *k, uint8_t type, const struct bp_field_value *v)
+bool bp_key_add_field_slow(struct bp_key *k, uint8_t type, const struct bp_field_value *v)
 {
 	switch (type) {
 	case BP_FIELD_SIGNED:
@@ -329,10 +329,14 @@ struct bp_group *bp_groups_get(struct bp_groups *g, const unsigned char *key, si
 	uint64_t h = hash_of(key, len);
 	struct bp_group **slot, *gr;
 
-	if (g->cap && (gr = *slot_of(g->slots, g->cap, h, key, len)))
-		return gr;
-	if ((g->n + 1) * 2 > g->cap && !grow_table(g))
-		return NULL;
+	slot = g->cap ? slot_of(g->slots, g->cap, h, key, len) : NULL;
+	if (slot && *slot)
+		return *slot;
+	if ((g->n + 1) * 2 > g->cap) {
+		if (!grow_table(g))
+			return NULL;
+		slot = NULL;	/* a new table: its slot found below */
+	}
 	if (g->n == g->capl) {
 		size_t capl = g->capl ? g->capl * 2 : 64;
 		struct bp_group **grown = realloc(g->list, capl * sizeof(*grown));
@@ -356,7 +360,8 @@ struct bp_group *bp_groups_get(struct bp_groups *g, const unsigned char *key, si
 		memcpy(gr->key, key, len);
 	gr->keylen = len, gr->hash = h;
 	gr->data = g->data_size ? (void *)(gr + 1) : NULL;
-	slot = slot_of(g->slots, g->cap, h, key, len);
+	if (!slot)
+		slot = slot_of(g->slots, g->cap, h, key, len);
 	*slot = gr;
 	gr->pos = g->n;
 	g->list[g->n++] = gr;

@@ -24,6 +24,7 @@ struct stack {
 	struct open_span first;
 	struct open_span *v;
 	size_t head, n, cap;		/* n: up to the newest, first included */
+	bool idle;			/* in the idle queue (emptied once since) */
 };
 
 static struct open_span *span_at(struct stack *st, size_t i)
@@ -34,6 +35,19 @@ static struct open_span *span_at(struct stack *st, size_t i)
 static const unsigned char *by_of(const struct open_span *o)
 {
 	return o->bylen > BY_INLINE ? o->by : o->by_inline;
+}
+
+/* n bytes from p to q: a key or a --by value of 8 to 32 bytes, as most
+ * are, in stores of 8 that may overlap, not a call of memcpy(). */
+static inline void copy_short(unsigned char *q, const unsigned char *p, size_t n)
+{
+	if (n >= 8 && n <= 32) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			__builtin_memcpy(q + i, p + i, 8);
+		__builtin_memcpy(q + n - 8, p + n - 8, 8);
+	} else if (n) {
+		memcpy(q, p, n);
+	}
 }
 
 static void stack_free(void *data)
@@ -54,9 +68,50 @@ void bp_spans_init(struct bp_spans *s)
 void bp_spans_free(struct bp_spans *s)
 {
 	bp_groups_free(&s->open, stack_free);
+	free(s->idle);
 	free(s->last_key);
 	free(s->last_by);
 	*s = (struct bp_spans){ 0 };
+}
+
+/* Forget g (its spans all closed): out of the table. */
+static void forget(struct bp_spans *s, struct bp_group *g)
+{
+	if (s->found == g)
+		s->found = NULL;
+	bp_groups_remove(&s->open, g, stack_free);
+}
+
+/*
+ * g's spans all closed: it waits in the idle queue, still in the table, so
+ * that its key opening again (a request id, a thread, a connection) finds
+ * it without a new group and a removal a span.  The queue holds at most
+ * BP_SPANS_IDLE_MAX groups: the oldest makes room, forgotten if it is still
+ * empty (one that opened again leaves the queue then).  Without the queue's
+ * memory, g is forgotten at once.
+ */
+static void went_idle(struct bp_spans *s, struct bp_group *g)
+{
+	struct stack *st = g->data;
+
+	if (st->idle)
+		return;	/* queued already, when it emptied before */
+	if (!s->idle && !(s->idle = malloc(BP_SPANS_IDLE_MAX * sizeof(*s->idle)))) {
+		forget(s, g);
+		return;
+	}
+	if (s->nidle == BP_SPANS_IDLE_MAX) {
+		struct bp_group *old = s->idle[s->idle_head];
+		struct stack *ost = old->data;
+
+		s->idle_head = (s->idle_head + 1) % BP_SPANS_IDLE_MAX;
+		s->nidle--;
+		ost->idle = false;
+		if (ost->n == ost->head)
+			forget(s, old);
+	}
+	s->idle[(s->idle_head + s->nidle++) % BP_SPANS_IDLE_MAX] = g;
+	st->idle = true;
 }
 
 bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
@@ -81,10 +136,10 @@ bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
 	*o = (struct open_span){ .from = *from, .bylen = bylen };
 	if (bylen > BY_INLINE && !(o->by = malloc(bylen)))
 		return false;
-	if (bylen)
-		memcpy(bylen > BY_INLINE ? o->by : o->by_inline, by, bylen);
+	copy_short(bylen > BY_INLINE ? o->by : o->by_inline, by, bylen);
 	st->n++;
 	s->nopen++;
+	s->found = g;	/* the close that follows (a request's end) takes it unlooked-up */
 	return true;
 }
 
@@ -98,7 +153,8 @@ static void compact(struct stack *st)
 }
 
 /* Copy n bytes into a buffer of the span set's, grown as needed. */
-static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char *p, size_t n)
+static inline unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char *p,
+				  size_t n)
 {
 	if (n > *cap) {
 		unsigned char *grown = realloc(*buf, n);
@@ -107,8 +163,7 @@ static unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char
 			return NULL;
 		*buf = grown, *cap = n;
 	}
-	if (n)
-		memcpy(*buf, p, n);
+	copy_short(*buf, p, n);
 	return *buf ? *buf : (unsigned char *)"";
 }
 
@@ -117,7 +172,7 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 {
 	struct bp_group *g = s->found;
 	struct stack *st;
-	struct open_span o;
+	struct open_span *o;
 
 	if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
 		g = bp_groups_find(&s->open, key, keylen);
@@ -127,25 +182,28 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 		s->unmatched_closes++;
 		return 0;
 	}
+	/* the span taken out, read in place before the list moves */
+	o = span_at(st, s->pair == BP_PAIR_LATEST ? st->n - 1 : st->head);
+	out->from = o->from;
+	out->to = *to;
+	out->keylen = keylen;
+	out->bylen = o->bylen;
+	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);
+	out->by = keep(&s->last_by, &s->last_cap_by, by_of(o), o->bylen);
+	if (o->bylen > BY_INLINE)
+		free(o->by);
 	if (s->pair == BP_PAIR_LATEST) {
-		o = *span_at(st, --st->n);
+		st->n--;
 	} else {
-		o = *span_at(st, st->head++);
+		st->head++;
 		if (st->head == st->n)
 			st->head = st->n = 0;
 		else if (st->head >= 8 && 2 * st->head >= st->n)
 			compact(st);
 	}
 	s->nopen--;
-	*out = (struct bp_span){ .from = o.from, .to = *to, .keylen = keylen, .bylen = o.bylen };
-	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);
-	out->by = keep(&s->last_by, &s->last_cap_by, by_of(&o), o.bylen);
-	free(o.by);
-	if (st->n == st->head) {
-		if (s->found == g)
-			s->found = NULL;
-		bp_groups_remove(&s->open, g, stack_free);
-	}
+	if (st->n == st->head)
+		went_idle(s, g);
 	return out->key && out->by ? 1 : -1;
 }
 
@@ -221,10 +279,13 @@ static void sift_down(struct bp_top_entry *v, size_t n, size_t i)
 
 bool bp_top_offer(struct bp_top *t, const struct bp_span *sp)
 {
-	struct bp_top_entry e = { .from = sp->from, .to = sp->to, .keylen = sp->keylen,
-				  .bylen = sp->bylen };
+	struct bp_top_entry e;
 
-	if (!t->max || (t->n == t->max && !below(&t->v[0], &e)))
+	if (!t->max)
+		return true;	/* no --top: nothing kept */
+	e = (struct bp_top_entry){ .from = sp->from, .to = sp->to, .keylen = sp->keylen,
+				   .bylen = sp->bylen };
+	if (t->n == t->max && !below(&t->v[0], &e))
 		return true;
 	if (!(e.key = malloc(sp->keylen + sp->bylen + 1)))
 		return false;

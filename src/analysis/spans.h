@@ -8,9 +8,12 @@
  * it).  The key is built by the caller (analysis/groups.h): the -k
  * fields' values, or the thread.
  *
- * Memory is the open spans' and the distinct keys with open spans; a key
- * whose last span closed is forgotten.  Opens never closed and closes
- * without an open are counted, never dropped silently.
+ * Memory is the open spans' and the distinct keys with open spans, and
+ * at most BP_SPANS_IDLE_MAX keys whose spans all closed: a key is
+ * forgotten once that many others emptied after it (a key that comes back
+ * soon, a request id reused or a thread, finds its group still there).
+ * Opens never closed and closes without an open are counted, never
+ * dropped silently.
  *
  * bp_top keeps the N longest spans seen.
  */
@@ -46,16 +49,23 @@ enum bp_pair {
 	BP_PAIR_ALL_BEFORE,	/* every one, oldest first: see bp_spans_close() */
 };
 
+#ifndef BP_SPANS_IDLE_MAX	/* a test sets it low, to see keys forgotten */
+#define BP_SPANS_IDLE_MAX 1024	/* keys kept after their last span closed */
+#endif
+
 struct bp_spans {
 	enum bp_pair pair;		/* set after bp_spans_init() (LATEST) */
 	struct bp_groups open;		/* key -> its stack of open spans */
+	struct bp_group **idle;		/* keys whose spans all closed, oldest first */
+	size_t idle_head, nidle;
 	uint64_t nopen;			/* open now */
 	uint64_t unmatched_closes;
 	/* the span last closed, kept for the caller's struct bp_span */
 	unsigned char *last_key, *last_by;
 	size_t last_cap_key, last_cap_by;
-	/* the group bp_spans_is_open() found last, which the close that
-	 * follows it takes without a second lookup (its key compared) */
+	/* the group bp_spans_is_open() found last, or bp_spans_open() opened
+	 * into last, which the close that follows takes without a lookup
+	 * (its key compared) */
 	struct bp_group *found;
 };
 

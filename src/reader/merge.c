@@ -261,9 +261,10 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
  * a block its site's layout does not take whole (a slot past its end, a
  * string without its NUL, words left over) is damage.
  */
-static void check_block(struct bp_trace *t, struct source *s)
+static void check_block(struct bp_trace *t, struct source *s, struct site_entry *site)
 {
-	const struct bp_site_layout *l = bp_trace_site_layout(t, s->args.site_id);
+	const struct bp_site_layout *l = site->layout_tried ? site->layout
+							    : bp_trace_site_layout(t, s->args.site_id);
 
 	if (!l || !l->has_plan || l->puts || s->bad_said ||
 	    bp_site_layout_decode_some(l, s->args.words, s->args.nwords, 0, NULL, 0) >= 0)
@@ -272,6 +273,32 @@ static void check_block(struct bp_trace *t, struct source *s)
 	reader_problem(t, "ring %llu (thread %d): record %llu does not match its format",
 		       (unsigned long long)s->info.key, (int)s->info.tid,
 		       (unsigned long long)s->ev.index);
+}
+
+/* The check of the record returned last, if it waits (bp_trace_defer_checks). */
+static void check_pending(struct bp_trace *t)
+{
+	struct source *s = t->unchecked;
+
+	t->unchecked = NULL;
+	if (s)
+		check_block(t, s, t->unchecked_site);
+}
+
+void bp_trace_defer_checks(struct bp_trace *t)
+{
+	t->defer_checks = true;
+}
+
+void bp_trace_block_checked(struct bp_trace *t, const uint32_t *block)
+{
+	if (t->unchecked && t->unchecked->args.words == block)
+		t->unchecked = NULL;
+}
+
+void bp_trace_check_now(struct bp_trace *t)
+{
+	check_pending(t);
 }
 
 /*
@@ -353,12 +380,19 @@ static struct source *first_of_tid(struct bp_trace *t, struct source *best, size
 	return best;
 }
 
+/* The record's time (BP_TRACE_NEXT_TIME asks for it alone). */
+static void put_time(struct bp_trace *t, const struct source *best, struct bp_trace_event *out)
+{
+	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
+	out->raw_ts = best->ev.ts;
+}
+
 /* The rest of out, the message as flags say. */
 static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigned flags,
 		     struct bp_trace_event *out)
 {
 	out->ev.size = sizeof(out->ev);
-	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
+	put_time(t, best, out);
 	out->ev.cpu = best->cpu;
 	if (!best->first_of_tid)
 		best->first_of_tid = first_of_tid(t, best, bi);
@@ -366,7 +400,6 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 	 * name per thread (taken when it first traced, updated at exit). */
 	out->ev.comm = best->kcpu ? best->kcomm : best->first_of_tid->info.comm;
 	out->level = best->info.level;
-	out->raw_ts = best->ev.ts;
 	out->lost_before = best->ev.discarded_before + best->gap_before;
 	if (out->size >= BP_TRACE_EVENT_SIZE_2)
 		out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
@@ -393,6 +426,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 
 	if (!out || out->size < BP_TRACE_EVENT_SIZE_1)
 		return BP_TRACE_EINVAL;	/* what fits in its size is all of it, for now */
+	if (t->unchecked)
+		check_pending(t);	/* before the record is replaced */
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
 	t->cur = best;
@@ -416,11 +451,17 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	id = best->args.site_id;
 	if ((rc = site_of(t, id, &site)) < 0)
 		return rc;
-	if (site && !best->args.text)
-		check_block(t, best);
+	if (site && !best->args.text) {
+		if (t->defer_checks)
+			t->unchecked = best, t->unchecked_site = site;
+		else
+			check_block(t, best, site);
+	}
 	put_args(best, bi, site, id, out);
 	if (!(flags & BP_TRACE_NEXT_ARGS_ONLY))
 		put_rest(t, best, bi, flags, out);
+	else if (flags & BP_TRACE_NEXT_TIME)
+		put_time(t, best, out);
 	if (t->progress && --t->progress_left == 0) {
 		t->progress_n += t->progress_every;
 		t->progress_left = t->progress_every;

@@ -27,6 +27,22 @@ struct bp_site_layout;
  */
 const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t id);
 
+/*
+ * The reader checks each record's block against its site's layout as it
+ * returns it (one that does not match is said, once a ring).  A caller
+ * that decodes the blocks it is given with that layout (the analysis
+ * binding: bp_site_layout_decode_some() makes the same checks) may take
+ * that over, so that a block's strings are scanned once, not twice:
+ * after bp_trace_defer_checks(), the check of the record returned last
+ * waits until the next bp_trace_next() (or bp_trace_check_now()), and is
+ * not made if bp_trace_block_checked() said that the caller's decode of
+ * that block found it whole.  Every block read past is still checked
+ * once (the last one when bp_trace_next() returns 0).
+ */
+void bp_trace_defer_checks(struct bp_trace *t);
+void bp_trace_block_checked(struct bp_trace *t, const uint32_t *block);
+void bp_trace_check_now(struct bp_trace *t);
+
 /* What resolves %pS and %ps in this reader's messages; NULL when opened
  * with BP_TRACE_OPEN_NO_SYMBOLS (they print as %p then the letter). */
 const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t);

@@ -99,6 +99,10 @@ struct bp_trace {
 	struct bp_kernel *kernel;
 	/* the record last returned */
 	struct source *cur;
+	/* bp_trace_defer_checks(): its block's check, not made yet (NULL: none) */
+	bool defer_checks;
+	struct source *unchecked;
+	struct site_entry *unchecked_site;
 	char msg[BP_MSG_MAX];
 };
 

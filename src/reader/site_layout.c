@@ -390,48 +390,12 @@ static size_t slot_align(uint8_t slot)
 	return slot == BP_ARG_CHAR ? 1 : 4;
 }
 
-/* A long double slot's value, as a double. */
-static double ldouble_at(const unsigned char *p)
+double bp_field_ldouble_at(const unsigned char *p)
 {
 	long double ld = 0;
 
 	memcpy(&ld, p, BP_LDOUBLE_BYTES < sizeof(ld) ? BP_LDOUBLE_BYTES : sizeof(ld));
 	return (double)ld;
-}
-
-/* The value of a field (not a string) of slot slot, read as place says,
- * from its slot's bytes p. */
-static inline void value_at(uint8_t slot, const struct bp_field_place *place,
-			    const unsigned char *p, struct bp_field_value *v)
-{
-	uint64_t raw;
-
-	v->s = NULL;
-	v->len = 0;
-	switch (slot) {
-	case BP_ARG_CHAR:
-		v->v.u = *p;
-		return;
-	case BP_ARG_DOUBLE:
-		memcpy(&v->v.d, p, 8);
-		return;
-	case BP_ARG_LDOUBLE:
-		v->v.d = ldouble_at(p);
-		return;
-	case BP_ARG_INT32: {
-		uint32_t word;
-
-		memcpy(&word, p, 4);
-		raw = (uint64_t)(int64_t)(int32_t)word;	/* an int, as passed */
-		break;
-	}
-	default:	/* the 64-bit slots, %p */
-		memcpy(&raw, p, 8);
-		break;
-	}
-	/* as printf reduces it to its conversion's length ("%hhd" of 300 is 44) */
-	raw <<= place->drop;
-	v->v.u = place->sign ? (uint64_t)((int64_t)raw >> place->drop) : raw >> place->drop;
 }
 
 /* One value from the block (v NULL: walked over); false if the block does
@@ -453,8 +417,16 @@ static inline bool read_value(uint8_t slot, const struct bp_field_place *place,
 	if (!(p = block_get(b, slot_bytes[slot], slot_align(slot))))
 		return false;
 	if (v)
-		value_at(slot, place, p, v);
+		bp_field_value_at(slot, place, p, v);
 	return true;
+}
+
+/* Where a place is, given the end of the last string before it (0: none). */
+static inline size_t place_at(const struct bp_field_place *p, size_t string_end)
+{
+	size_t x = string_end + p->pre;
+
+	return p->aligned ? ((x + 3) & ~(size_t)3) + p->off : x;
 }
 
 /* The places of l's fields and of its block's end, for decode_some. */
@@ -490,14 +462,9 @@ static void make_places(struct bp_site_layout *l)
 			at.pre = (uint16_t)(at.pre + slot_bytes[slot]);
 	}
 	l->place[l->pub.nfields] = at;
-}
-
-/* Where a place is, given the end of the last string before it (0: none). */
-static inline size_t place_at(const struct bp_field_place *p, size_t string_end)
-{
-	size_t x = string_end + p->pre;
-
-	return p->aligned ? ((x + 3) & ~(size_t)3) + p->off : x;
+	for (unsigned i = 0; i <= l->pub.nfields; i++)
+		l->place[i].at = (uint16_t)place_at(&l->place[i], 0);
+	l->fixed_words = (uint32_t)(l->place[l->pub.nfields].at + 3u) / 4u;
 }
 
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
@@ -523,8 +490,8 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
  * block's end past its last word, so the end's check then says -1, as it
  * does for every block that decode() refuses.
  */
-int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *block,
-			       size_t words, uint32_t wanted, struct bp_field_value *out, size_t n)
+int bp_site_layout_decode_strings(const struct bp_site_layout *l, const uint32_t *block,
+				  size_t words, uint32_t wanted, struct bp_field_value *out, size_t n)
 {
 	struct bp_block_in b = { .base = (const unsigned char *)block, .len = block ? words * 4 : 0 };
 	size_t string_end = 0, at;
@@ -550,7 +517,7 @@ int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *b
 			if (wanted >> i & 1)
 				out[i].v.u = 0, out[i].s = s, out[i].len = len;
 		} else if (at + p->bytes <= b.len) {
-			value_at(l->slot[i], p, b.base + at, &out[i]);
+			bp_field_value_at(l->slot[i], p, b.base + at, &out[i]);
 		}
 	}
 	/* the last field ends in the last word: every field is inside the block */

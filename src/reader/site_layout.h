@@ -40,6 +40,8 @@ struct bp_field_place {
 	uint8_t drop;
 	bool sign;
 	uint16_t pre, off;
+	uint16_t at;			/* place_at(this, 0): where it is in every block of
+					 * a site without strings */
 };
 
 struct bp_site_layout {
@@ -64,6 +66,7 @@ struct bp_site_layout {
 	struct bp_field_place place[BP_PLAN_MAX_ARGS + 1];
 	uint32_t string_mask;		/* bit i: field i is a string */
 	uint32_t field_mask;		/* bit i: i < nfields */
+	uint32_t fixed_words;		/* no strings: the words of every block */
 };
 
 /*
@@ -83,15 +86,78 @@ void bp_site_layout_free(struct bp_site_layout *l);
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
 			  struct bp_field_value *out, size_t n);
 
+/* A long double slot's value, as a double (out of line: rare). */
+double bp_field_ldouble_at(const unsigned char *p);
+
+/* The value of a field (not a string) of slot slot (enum bp_arg_kind),
+ * read as place says, from its slot's bytes p. */
+static inline void bp_field_value_at(uint8_t slot, const struct bp_field_place *place,
+				     const unsigned char *p, struct bp_field_value *v)
+{
+	uint64_t raw;
+
+	v->s = NULL;
+	v->len = 0;
+	switch (slot) {
+	case BP_ARG_CHAR:
+		v->v.u = *p;
+		return;
+	case BP_ARG_DOUBLE:
+		__builtin_memcpy(&v->v.d, p, 8);
+		return;
+	case BP_ARG_LDOUBLE:
+		v->v.d = bp_field_ldouble_at(p);
+		return;
+	case BP_ARG_INT32: {
+		uint32_t word;
+
+		__builtin_memcpy(&word, p, 4);
+		raw = (uint64_t)(int64_t)(int32_t)word;	/* an int, as passed */
+		break;
+	}
+	default:	/* the 64-bit slots, %p */
+		__builtin_memcpy(&raw, p, 8);
+		break;
+	}
+	/* as printf reduces it to its conversion's length ("%hhd" of 300 is 44) */
+	raw <<= place->drop;
+	v->v.u = place->sign ? (uint64_t)((int64_t)raw >> place->drop) : raw >> place->drop;
+}
+
+/* bp_site_layout_decode_some() of a site with strings (out of line). */
+int bp_site_layout_decode_strings(const struct bp_site_layout *l, const uint32_t *block,
+				  size_t words, uint32_t wanted, struct bp_field_value *out,
+				  size_t n);
+
 /*
  * The same checks of the block, and the same return, but only the fields
  * whose bit is set in wanted (bit i: field i, i < n) are written to out:
  * the strings are scanned, each field is read where its place says, none
  * walked over.  What an analysis command uses per record (the -v, -k and
- * --where fields of `bprint hist`).
+ * --where fields of `bprint hist`), and the reader's check of every
+ * record (wanted 0).  In line: a site without strings has every field at
+ * one place in every block, and its blocks one size, so that its check
+ * is a compare and each value one read.
  */
-int bp_site_layout_decode_some(const struct bp_site_layout *l, const uint32_t *block,
-			       size_t words, uint32_t wanted, struct bp_field_value *out, size_t n);
+static inline int bp_site_layout_decode_some(const struct bp_site_layout *l,
+					     const uint32_t *block, size_t words, uint32_t wanted,
+					     struct bp_field_value *out, size_t n)
+{
+	if (l->string_mask || !l->has_plan)
+		return bp_site_layout_decode_strings(l, block, words, wanted, out, n);
+	if (words != l->fixed_words || (words && !block))
+		return -1;
+	wanted &= l->field_mask;
+	if (n < 32)
+		wanted &= (UINT32_C(1) << n) - 1;
+	for (; wanted; wanted &= wanted - 1) {
+		unsigned i = (unsigned)__builtin_ctz(wanted);
+
+		bp_field_value_at(l->slot[i], &l->place[i],
+				  (const unsigned char *)block + l->place[i].at, &out[i]);
+	}
+	return (int)l->pub.nfields;
+}
 
 /* The site layout that pub belongs to (pub from bp_trace_layout()). */
 static inline const struct bp_site_layout *bp_site_layout_of(const struct bp_trace_layout *pub)

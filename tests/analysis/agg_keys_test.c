@@ -6,6 +6,11 @@
  * lanes, as many, more, and many more; keys in runs, in turns and at
  * random; with a rendering in between (following a live file), and
  * counting only (hist without -v).
+ *
+ * And the key items themselves: bp_key_add_field() in line (an integer
+ * not below 0, a string of up to BP_KEY_SHORT_STRING bytes) gives the
+ * bytes the out-of-line path gives, for every type, strings of 0 to 40
+ * bytes and keys with and without room, items one after the other.
  */
 #include "check.h"
 
@@ -103,8 +108,51 @@ static void one_case(unsigned nkeys, int pattern, bool counts_only, unsigned n)
 	bp_agg_free(&a);
 }
 
+/* Every field type and string length, each appended to a key that has
+ * room and to one that must grow: the same bytes as the out-of-line
+ * path's, and for a string 's', its length (4 bytes), its bytes. */
+static void key_items(void)
+{
+	static const char text[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH";
+	static const uint8_t types[] = { BP_FIELD_SIGNED, BP_FIELD_UNSIGNED, BP_FIELD_POINTER,
+					 BP_FIELD_FLOAT, BP_FIELD_CHAR, BP_FIELD_STRING, 0xff };
+	static const int64_t ints[] = { 0, 1, -1, INT64_MAX, INT64_MIN, 300 };
+
+	for (size_t cap = 0; cap < 2; cap++)
+		for (size_t t = 0; t < sizeof(types); t++)
+			for (size_t n = 0; n <= 40; n++) {
+				struct bp_key fast = { 0 }, slow = { 0 };
+				struct bp_field_value v = { .s = text + n % 3, .len = n };
+
+				v.v.i = ints[n % 6];
+				if (types[t] == BP_FIELD_FLOAT)
+					v.v.d = (double)n - 20.5;
+				if (cap) {	/* room made first: the in-line path */
+					CHECK(bp_key_add_uint(&fast, 7) && bp_key_add_uint(&slow, 7));
+				}
+				for (int twice = 0; twice < 2; twice++) {
+					CHECK(bp_key_add_field(&fast, types[t], &v));
+					CHECK(bp_key_add_field_slow(&slow, types[t], &v));
+				}
+				CHECK_MSG(fast.len == slow.len && !memcmp(fast.b, slow.b, fast.len),
+					  "type %u, %zu bytes: %zu and %zu bytes of key", types[t], n,
+					  fast.len, slow.len);
+				if (types[t] == BP_FIELD_STRING) {
+					uint32_t len = (uint32_t)n;
+					size_t at = cap ? 9 : 0;
+
+					CHECK_EQ(fast.len, at + 2 * (5 + n));
+					CHECK(fast.b[at] == 's' && !memcmp(fast.b + at + 1, &len, 4) &&
+					      !memcmp(fast.b + at + 5, v.s, n));
+				}
+				bp_key_free(&fast);
+				bp_key_free(&slow);
+			}
+}
+
 int main(void)
 {
+	key_items();
 	static const unsigned nkeys[] = { 1, 2, BP_AGG_LANES - 1, BP_AGG_LANES, BP_AGG_LANES + 1,
 					  17, MAX_KEYS };
 

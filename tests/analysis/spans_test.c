@@ -5,7 +5,9 @@
  * few keys must pair as one list per key pairs them under each rule (the
  * newest, the oldest, all of them), count the unmatched exactly (asked
  * whether a key is open before a close, or another key), and keep the N
- * longest spans that sorting all of them gives.
+ * longest spans that sorting all of them gives.  Built again with 40 keys
+ * and room for 2 idle ones (spans_test_idle): keys forgotten and made
+ * again, the groups never more than the keys open and the idle room.
  */
 #define CHECK_KEEP_GOING 20
 #include "check.h"
@@ -113,7 +115,20 @@ static void test_keys(void)
 
 /* The reference: per key a list of open times, [lo, hi) open, unmatched
  * counted. */
-enum { KEYS = 5, STEPS = 100000, TOP = 25 };
+#ifndef SPANS_TEST_KEYS
+#define SPANS_TEST_KEYS 5
+#endif
+enum { KEYS = SPANS_TEST_KEYS, STEPS = 100000, TOP = 25 };
+
+/* The keys with a span open now. */
+static size_t keys_open(const size_t *lo, const size_t *hi)
+{
+	size_t n = 0;
+
+	for (unsigned id = 0; id < KEYS; id++)
+		n += lo[id] != hi[id];
+	return n;
+}
 
 static int cmp_desc(const void *a, const void *b)
 {
@@ -165,6 +180,10 @@ static void test_spans(enum bp_pair pair)
 		struct bp_span_end end = { .ns = ns * 10 + next() % 10, .tid = (int32_t)id };
 		struct bp_span sp;
 
+		/* memory: the keys with open spans, and at most so many idle ones */
+		if (ns % 997 == 0)
+			CHECK_MSG(s.open.n <= keys_open(lo, hi) + BP_SPANS_IDLE_MAX,
+				  "%zu groups, %zu keys open", s.open.n, keys_open(lo, hi));
 		/* as latency asks before a close: is a key open?  Its own, or
 		 * another's (the close must not take the group asked about) */
 		if (next() % 2) {
@@ -198,6 +217,8 @@ static void test_spans(enum bp_pair pair)
 	}
 	for (unsigned id = 0; id < KEYS; id++)
 		open_left += hi[id] - lo[id];
+	CHECK_MSG(s.open.n <= keys_open(lo, hi) + BP_SPANS_IDLE_MAX, "%zu groups, %zu keys open",
+		  s.open.n, keys_open(lo, hi));
 	CHECK_EQ(s.unmatched_closes, unmatched);
 	CHECK_EQ(s.nopen, open_left);
 	CHECK_EQ(bp_spans_count_open(&s, 0), open_left);

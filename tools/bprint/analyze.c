@@ -186,15 +186,6 @@ void analyze_free(struct analyze_opts *o)
 
 /* ---- fields ------------------------------------------------------------- */
 
-bool analyze_key(struct bp_key *key, const struct bp_bind_site *s, size_t n,
-		 const struct bp_field_value *vals)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!bp_key_add_field(key, s->lay->fields[s->index[i]].type, &vals[s->index[i]]))
-			return false;
-	return true;
-}
-
 const char *analyze_type_word(uint8_t type)
 {
 	switch (type) {
@@ -220,8 +211,9 @@ static int read_all(struct bp_trace *t, struct analyze_opts *o, const struct ana
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	bool filtering = filter_active(&o->f);
 	/* a filter may choose by time */
-	unsigned flags = ops->args_only && !filtering ? BP_TRACE_NEXT_ARGS_ONLY
-						      : BP_TRACE_NEXT_NO_MESSAGE;
+	unsigned flags = !ops->args_only || filtering ? BP_TRACE_NEXT_NO_MESSAGE
+			 : ops->args_time ? BP_TRACE_NEXT_ARGS_ONLY | BP_TRACE_NEXT_TIME
+					  : BP_TRACE_NEXT_ARGS_ONLY;
 	int rc;
 
 	while ((rc = bp_trace_next(t, &e, flags)) == 1) {

@@ -81,8 +81,14 @@ int analyze_finish_args(struct analyze_opts *o, int argc, char **argv);
 
 /* Append the values of the first n fields asked for of s (bprint/analysis.h)
  * to key, from vals (decoded by bp_bind_decode()). */
-bool analyze_key(struct bp_key *key, const struct bp_bind_site *s, size_t n,
-		 const struct bp_field_value *vals);
+static inline bool analyze_key(struct bp_key *key, const struct bp_bind_site *s, size_t n,
+			       const struct bp_field_value *vals)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!bp_key_add_field(key, s->lay->fields[s->index[i]].type, &vals[s->index[i]]))
+			return false;
+	return true;
+}
 
 /* A field's type as a word for messages: "a string", "a number", ... */
 const char *analyze_type_word(uint8_t type);
@@ -96,6 +102,7 @@ struct analyze_ops {
 	/* the answer so far (final: the last time) into out */
 	bool (*render)(void *ctx, struct bp_trace *t, bool final);
 	bool args_only;
+	bool args_time;		/* with args_only: the time too (BP_TRACE_NEXT_TIME) */
 };
 
 /* Open the trace, read it through ops (following it if asked: redrawn every

@@ -273,7 +273,7 @@ int cmd_hist(int argc, char **argv)
 		return out_of_memory();
 	}
 	if ((rc = parse_hist_args(argc, argv, &h)) < 0 && (rc = bind_fields(&h)) < 0) {
-		ops.args_only = !h.o.every_ns;	/* --every needs each record's time */
+		ops.args_time = h.o.every_ns != 0;	/* --every needs each record's time */
 		rc = analyze_run(&h.o, &ops, hist_check, &h);
 	}
 	if (h.kind_set)

@@ -438,7 +438,7 @@ static void latency_init(struct latency *l)
 
 int cmd_latency(int argc, char **argv)
 {
-	static const struct analyze_ops ops = { latency_record, latency_render, .args_only = false };
+	struct analyze_ops ops = { latency_record, latency_render, .args_time = true };
 	struct latency l = { .o = { .sub = "latency", .interval = 100 } };
 	int rc;
 
@@ -449,6 +449,8 @@ int cmd_latency(int argc, char **argv)
 		rc = out_of_memory();
 	else if ((rc = parse_latency_args(argc, argv, &l)) < 0 && (rc = bind_ends(&l)) < 0) {
 		latency_init(&l);
+		ops.args_only = !l.sched;	/* a span needs its ends' time, thread and site;
+						 * --sched, every kernel event's all */
 		rc = l.sched && !l.ls ? out_of_memory() : analyze_run(&l.o, &ops, latency_check, &l);
 		latency_sched_free(l.ls);
 		bp_agg_free(&l.agg);
