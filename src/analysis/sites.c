@@ -87,7 +87,7 @@ static void build(struct bp_sites *s, struct bp_trace *t)
 
 		for (size_t k = 0; ts && k < s->n; k++)
 			if (one_matches(s->pats[k], &ts->site)) {
-				s->ok[ts->site.id] = 1;
+				s->ok[ts->id] = 1;
 				break;
 			}
 	}

@@ -14,7 +14,7 @@ size_t bp_trace_event_message(struct bp_trace *t, const struct bp_trace_event *e
 			      size_t size)
 {
 	/* (a kept event holds the text without its cut trailer: no mark) */
-	struct bp_record_args a = { ev->block, ev->block_words, ev->ev.cpu, ev->site_id, 0,
+	struct bp_record_args a = { ev->block, ev->block_words, ev->cpu, ev->site_id, 0,
 				    ev->text != 0, 0 };
 	const struct bp_trace_site *ts = ev->text ? NULL : bp_trace_site(t, ev->site_id);
 	const struct bp_site_layout *l = ts ? bp_trace_site_layout(t, ev->site_id) : NULL;

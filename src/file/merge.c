@@ -248,8 +248,8 @@ static size_t format_message(struct bp_trace *t, struct source *s, char *buf, si
 
 static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace_event *out)
 {
-	out->ev.message = t->msg;
-	out->ev.message_len = format_message(t, s, t->msg, sizeof(t->msg), &out->exact);
+	out->message = t->msg;
+	out->message_len = format_message(t, s, t->msg, sizeof(t->msg), &out->exact);
 }
 
 /*
@@ -315,9 +315,9 @@ size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size)
 static void put_args(struct source *best, size_t bi, const struct site_entry *site, uint32_t id,
 		     struct bp_trace_event *out)
 {
-	out->ev.tid = best->kcpu ? best->ktid : best->info.tid;
-	out->ev.site = site ? &site->ts.site : NULL;
-	out->tsite = site ? &site->ts : NULL;
+	out->tid = best->kcpu ? best->ktid : best->info.tid;
+	out->site = site ? &site->ts.site : NULL;
+	out->site = site ? &site->ts : NULL;
 	out->site_id = id;
 	out->ring = bi;
 	out->index = best->ev.index;
@@ -354,13 +354,13 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 		     struct bp_trace_event *out)
 {
 	out->ev.size = sizeof(out->ev);
-	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
-	out->ev.cpu = best->cpu;
+	out->ns = bp_clock_to_ns(&t->calib, best->ev.ts);
+	out->cpu = best->cpu;
 	if (!best->first_of_tid)
 		best->first_of_tid = first_of_tid(t, best, bi);
 	/* A thread's name is that of its first ring, as the process has one
 	 * name per thread (taken when it first traced, updated at exit). */
-	out->ev.comm = best->kcpu ? best->kcomm : best->first_of_tid->info.comm;
+	out->comm = best->kcpu ? best->kcomm : best->first_of_tid->info.comm;
 	out->level = best->info.level;
 	out->raw_ts = best->ev.ts;
 	out->lost_before = best->ev.discarded_before + best->gap_before;
@@ -371,8 +371,8 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 							 : BP_TRACE_LOST_OVERWRITTEN);
 	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
 		t->msg[0] = '\0';
-		out->ev.message = t->msg;
-		out->ev.message_len = 0;
+		out->message = t->msg;
+		out->message_len = 0;
 		out->exact = 0;
 	} else {
 		decode_message(t, best, out);

@@ -54,21 +54,21 @@ static struct site_entry *site_new(const struct bp_file_site *h, const char *fmt
 	strings = (char *)(e + 1);
 	s->site.magic = BPRINT__SITE_MAGIC;
 	s->site.layout = BPRINT__LAYOUT;
-	s->site.line = h->line;
-	s->site.id = h->id;
-	s->site.kind = h->kind;
+	s->line = h->line;
+	s->id = h->id;
+	s->kind = h->kind;
 	s->site.enabled = 1;
 	s->lib = h->lib;
 	if (fmt) {
 		memcpy(strings, fmt, h->format_len);
-		s->site.format = strings;
+		s->format = strings;
 		strings += h->format_len;
 	}
 	memcpy(strings, file, h->file_len);
-	s->site.file = strings;
+	s->file = strings;
 	strings += h->file_len;
 	memcpy(strings, func, h->func_len);
-	s->site.func = strings;
+	s->func = strings;
 	s->func_len = (uint32_t)strlen(strings);
 	return e;
 }
@@ -342,10 +342,10 @@ const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t i
 {
 	struct site_entry *e = tables_site(t, id);
 
-	if (!e || !e->ts.site.format)
+	if (!e || !e->ts.format)
 		return NULL;
 	if (!e->layout_tried) {
-		e->layout = bp_site_layout_new(id, e->ts.site.kind, e->ts.site.format);
+		e->layout = bp_site_layout_new(id, e->ts.kind, e->ts.format);
 		e->layout_tried = true;
 	}
 	return e->layout;

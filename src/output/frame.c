@@ -119,10 +119,10 @@ static int one_record(struct bp_export *x, const struct bp_exporter *ops,
 		      const struct bp_trace_event *e, uint64_t lost)
 {
 	struct bp_export_rec r = { .lost = lost };
-	const char *comm = e->ev.comm ? e->ev.comm : "";
+	const char *comm = e->comm ? e->comm : "";
 	int rc;
 
-	if (!(r.th = bp_out_thread_get(&x->thr, e->ev.tid, &r.fresh)))
+	if (!(r.th = bp_out_thread_get(&x->thr, e->tid, &r.fresh)))
 		return BP_TRACE_ENOMEM;
 	/* a name is its first 16 bytes, as th->comm holds it; a kernel
 	 * event's "<...>" (a thread whose name its events have not said yet)

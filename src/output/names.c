@@ -92,7 +92,7 @@ int bp_out_names_make(struct bp_out_names *nm, struct bp_trace *t)
 		return BP_TRACE_ENOMEM;
 	}
 	for (size_t i = 0; i < nm->n; i++) {
-		uint32_t id = bp_trace_site_at(t, i)->site.id;
+		uint32_t id = bp_trace_site_at(t, i)->id;
 
 		if (id < nm->nid)
 			nm->by_id[id] = nm->name[i];
@@ -117,7 +117,7 @@ void bp_out_names_free(struct bp_out_names *nm)
 unsigned bp_out_record_args(struct bp_trace *t, const struct bp_trace_event *e,
 			    const struct bp_trace_layout **lay, struct bp_field_value *vals)
 {
-	const struct bprint_site *s = e->ev.site;
+	const struct bprint_site *s = e->site;
 	int n;
 
 	*lay = NULL;

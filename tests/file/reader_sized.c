@@ -48,14 +48,14 @@ int main(int argc, char **argv)
 	CHECK_EQ(bp_trace_next(t, &unset, 0), BP_TRACE_EINVAL);
 
 	CHECK_EQ(bp_trace_next(t, &e, 0), 1);
-	CHECK_STREQ(e.ev.message, "sized 1");
+	CHECK_STREQ(e.message, "sized 1");
 	CHECK_EQ(e.size, sizeof(e));
 
 	memset(&ne, 0, sizeof(ne));
 	ne.ev.size = sizeof(ne);
 	ne.tail = 0x1234567890abcdefull;
 	CHECK_EQ(bp_trace_next(t, &ne.ev, 0), 1);
-	CHECK_STREQ(ne.ev.ev.message, "sized 2");
+	CHECK_STREQ(ne.ev.message, "sized 2");
 	CHECK_EQ(ne.ev.size, sizeof(ne));
 	CHECK(ne.tail == 0x1234567890abcdefull);
 

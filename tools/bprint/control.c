@@ -398,7 +398,7 @@ int cmd_sites(int argc, char **argv)
 	printf("%6s %-3s %10s %s\n", "ID", "ST", "RECORDS", "FILE:LINE FUNCTION \"FORMAT\"");
 	for (size_t i = 0; i < bp_trace_nsites(t); i++) {
 		const struct bp_trace_site *ts = bp_trace_site_at(t, i);
-		uint32_t id = ts->site.id;
+		uint32_t id = ts->id;
 
 		if (id >= BP_TRACE_KERNEL_SITE_BASE)
 			continue;

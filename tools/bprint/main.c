@@ -292,14 +292,14 @@ bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_eve
 	    (f->kernel == FILTER_KERNEL_NONE ||
 	     bp_trace_event_kernel(t) != BP_TRACE_FROM_KERNEL_OWN))
 		return false;
-	if (f->have_from && e->ev.ns < f->from_ns)
+	if (f->have_from && e->ns < f->from_ns)
 		return false;
-	if (f->have_to && e->ev.ns > f->to_ns)
+	if (f->have_to && e->ns > f->to_ns)
 		return false;
 	if (f->ntids) {
 		size_t i;
 
-		for (i = 0; i < f->ntids && f->tids[i] != e->ev.tid; i++)
+		for (i = 0; i < f->ntids && f->tids[i] != e->tid; i++)
 			;
 		if (i == f->ntids)
 			return false;
@@ -377,14 +377,14 @@ bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 	if (IS_KERNEL_EVENT(e))	/* a CPU's kernel buffer was full */
 		snprintf(what, sizeof(what), "[%llu kernel event%s lost on CPU %d]",
 			 (unsigned long long)e->lost_before, e->lost_before == 1 ? "" : "s",
-			 e->ev.cpu);
+			 e->cpu);
 	else
 		snprintf(what, sizeof(what), "[%llu record%s lost%s%s]",
 			 (unsigned long long)e->lost_before, e->lost_before == 1 ? "" : "s",
 			 lost_why(e) ? ": " : "", lost_why(e) ? lost_why(e) : "");
 	if (how == BPRINT_OUTPUT_RAW)
 		len = (size_t)snprintf(line, sizeof(line), "%llu %d %d 0 %s",
-				       (unsigned long long)e->ev.ns, e->ev.tid, e->ev.cpu, what);
+				       (unsigned long long)e->ns, e->tid, e->cpu, what);
 	else if (how == BPRINT_OUTPUT_MSG)
 		len = (size_t)snprintf(line, sizeof(line), "%s", what);
 	else {
@@ -421,9 +421,9 @@ static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum 
 		 * where bprint_format_event() would cut the same line. */
 		/* events of bp_trace_next() point into a 17-byte comm array */
 		static struct bp_text_cache cache = { .comm16 = true };
-		const struct bp_trace_site *ts = e->tsite;
-		const char *func = ts && ts->site.func ? ts->site.func : "?";
-		size_t flen = ts && ts->site.func ? ts->func_len : 1;
+		const struct bp_trace_site *ts = e->site;
+		const char *func = ts && ts->func ? ts->func : "?";
+		size_t flen = ts && ts->func ? ts->func_len : 1;
 		size_t room = sizeof(line) - 1;
 
 		len = bp_text_ftrace_prefix(&cache, obuf + olen, room, &e->ev, func, flen);

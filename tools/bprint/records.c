@@ -332,8 +332,8 @@ static void json_head(struct bp_out_buf *out, uint32_t site_id, const struct bp_
 	PUT_LITERAL(out, ",\"site\":");
 	bp_out_u64(out, site_id);
 	PUT_LITERAL(out, ",\"func\":");
-	if (ts && ts->site.func)
-		bp_json_buf_str(out, ts->site.func, strlen(ts->site.func));
+	if (ts && ts->func)
+		bp_json_buf_str(out, ts->func, strlen(ts->func));
 	else
 		PUT_LITERAL(out, "null");
 	PUT_LITERAL(out, ",\"message\":");
@@ -350,11 +350,11 @@ static void json_name(struct bp_out_buf *out, const char *name)
 static struct site_cache *json_cache(const struct bp_trace_event *e,
 				     const struct bp_trace_layout *lay)
 {
-	struct site_cache *sc = e->tsite ? cache_of(e->site_id) : NULL;
+	struct site_cache *sc = e->site ? cache_of(e->site_id) : NULL;
 
 	if (!sc || sc->nnames >= 0)
 		return sc;
-	json_head(&sc->json, e->site_id, e->tsite);
+	json_head(&sc->json, e->site_id, e->site);
 	sc->head_len = sc->json.len;
 	for (uint32_t k = 0; lay && k < lay->nfields && k < BP_PLAN_MAX_ARGS; k++) {
 		json_name(&sc->json, lay->fields[k].name);
@@ -400,19 +400,19 @@ bool print_event_json(struct bp_trace *t, struct bp_trace_event *e)
 
 	bp_trace_message(t, e);
 	PUT_LITERAL(out, "{\"ns\":");
-	put_ns(out, e->ev.ns);
+	put_ns(out, e->ns);
 	if (date_len) {
 		PUT_LITERAL(out, ",\"date\":");
 		bp_json_buf_str(out, date, date_len);
 	}
-	put_thread(out, &thread_cache, e->ev.tid, e->ev.comm, true);
+	put_thread(out, &thread_cache, e->tid, e->comm, true);
 	PUT_LITERAL(out, ",\"cpu\":");
-	bp_out_i64(out, e->ev.cpu);
+	bp_out_i64(out, e->cpu);
 	if (sc)
 		bp_out_put(out, sc->json.p, sc->head_len);
 	else
-		json_head(out, e->site_id, e->tsite);
-	bp_json_buf_str(out, e->ev.message, e->ev.message_len);
+		json_head(out, e->site_id, e->site);
+	bp_json_buf_str(out, e->message, e->message_len);
 	PUT_LITERAL(out, ",\"fields\":{");
 	for (int i = 0; i < n; i++) {
 		if (i)
@@ -487,8 +487,8 @@ bool print_csv_header(struct bp_trace *t, struct filter *f, bool dates)
 		const struct bp_trace_site *s = bp_trace_site_at(t, i);
 		const struct bp_trace_layout *lay;
 
-		if (!s || (f->sites && !bp_sites_match(f->sites, t, s->site.id)) ||
-		    !(lay = bp_trace_layout(t, s->site.id)))
+		if (!s || (f->sites && !bp_sites_match(f->sites, t, s->id)) ||
+		    !(lay = bp_trace_layout(t, s->id)))
 			continue;
 		for (uint32_t k = 0; k < lay->nfields; k++)
 			if (!add_column(lay->fields[k].name))
@@ -515,8 +515,8 @@ static bool csv_site(struct bp_out_buf *out, uint32_t site_id, const struct bp_t
 	bp_out_byte(out, ',');
 	bp_out_u64(out, site_id);
 	bp_out_byte(out, ',');
-	if (ts && ts->site.func)
-		csv_bytes(out, ts->site.func, strlen(ts->site.func));
+	if (ts && ts->func)
+		csv_bytes(out, ts->func, strlen(ts->func));
 	bp_out_byte(out, ',');
 	if (out->oom)
 		out->len = 0, out->oom = false;
@@ -528,23 +528,23 @@ bool print_event_csv(struct bp_trace *t, struct bp_trace_event *e)
 	const struct bp_trace_layout *lay;
 	int n = decode(t, e, &lay);
 	struct bp_out_buf *out = &line;
-	struct site_cache *sc = e->tsite ? cache_of(e->site_id) : NULL;
+	struct site_cache *sc = e->site ? cache_of(e->site_id) : NULL;
 	size_t done = 0;		/* columns written */
 
 	bp_trace_message(t, e);
-	put_ns(out, e->ev.ns);
+	put_ns(out, e->ns);
 	bp_out_byte(out, ',');
 	if (csv_dates) {
 		bp_out_put(out, date, date_len);
 		bp_out_byte(out, ',');
 	}
-	put_thread(out, &thread_cache, e->ev.tid, e->ev.comm, false);
-	bp_out_i64(out, e->ev.cpu);
-	if (sc && (sc->csv.len || csv_site(&sc->csv, e->site_id, e->tsite)))
+	put_thread(out, &thread_cache, e->tid, e->comm, false);
+	bp_out_i64(out, e->cpu);
+	if (sc && (sc->csv.len || csv_site(&sc->csv, e->site_id, e->site)))
 		bp_out_put(out, sc->csv.p, sc->csv.len);
 	else
-		csv_site(out, e->site_id, e->tsite);
-	csv_bytes(out, e->ev.message, e->ev.message_len);
+		csv_site(out, e->site_id, e->site);
+	csv_bytes(out, e->message, e->message_len);
 	bp_out_byte(out, ',');
 	bp_out_u64(out, e->lost_before);
 	if (n >= 0) {

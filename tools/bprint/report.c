@@ -158,7 +158,7 @@ static bool apply_times(struct bp_trace_event *e, enum bprint_output how)
 
 	if (times.date != DATE_NONE) {
 		n = bp_out_date(&times.cache, date, sizeof(date) - 1,
-				(int64_t)e->ev.ns + times.offset, times.date == DATE_UTC);
+				(int64_t)e->ns + times.offset, times.date == DATE_UTC);
 		if (how == OUTPUT_JSON || how == OUTPUT_CSV) {
 			records_date(date, n);
 		} else {
@@ -168,7 +168,7 @@ static bool apply_times(struct bp_trace_event *e, enum bprint_output how)
 		}
 	}
 	if (times.relative)
-		e->ev.ns -= times.first_ns;
+		e->ns -= times.first_ns;
 	return true;
 }
 
@@ -196,7 +196,7 @@ int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, 
 
 	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
 		if (!times.have_first) {
-			times.first_ns = e.ev.ns;
+			times.first_ns = e.ns;
 			times.have_first = true;
 		}
 		if (e.lost_before && loss_shown(f, &e)) {
