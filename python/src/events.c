@@ -15,7 +15,7 @@
 typedef struct {
 	PyObject_VAR_HEAD		/* ob_size: the words of block */
 	BpyReader *reader;
-	struct bp_trace_event e;	/* block points to ours, ev.comm to comm */
+	struct bp_trace_event e;	/* block points to ours, e.comm to comm */
 	char comm[17];
 	PyObject *fields;		/* dict, made when asked for */
 	PyObject *message;		/* str, made when asked for */

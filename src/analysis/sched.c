@@ -188,7 +188,7 @@ static int8_t idx(const struct bp_trace_layout *lay, const char *field)
 
 static void bind_site(struct binding *b, struct bp_trace *t, const struct bp_trace_event *e)
 {
-	const struct bprint_site *site = e->site;
+	const struct bp_trace_site *site = e->site;
 	const struct bp_trace_layout *lay = bp_trace_layout(t, e->site_id);
 
 	b->kind = K_NONE;

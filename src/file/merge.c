@@ -242,7 +242,7 @@ static size_t format_message(struct bp_trace *t, struct source *s, char *buf, si
 	 * tokens skip the letter check. */
 	if (l && !(l->pub.flags & BP_LAYOUT_SYMBOLS))
 		hook = NULL;
-	return bp_record_message(buf, size, &s->args, e ? &e->ts.site : NULL, l ? l->pf : NULL,
+	return bp_record_message(buf, size, &s->args, e ? &e->site : NULL, l ? l->pf : NULL,
 				 hook, exact);
 }
 
@@ -292,7 +292,7 @@ static void check_text(struct bp_trace *t, struct source *s)
 
 void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
 {
-	if (t->cur && out->size >= BP_TRACE_EVENT_SIZE_1)
+	if (t->cur && out->size >= BP_TRACE_EVENT_SIZE_3)
 		decode_message(t, t->cur, out);
 }
 
@@ -316,7 +316,6 @@ static void put_args(struct source *best, size_t bi, const struct site_entry *si
 		     struct bp_trace_event *out)
 {
 	out->tid = best->kcpu ? best->ktid : best->info.tid;
-	out->site = site ? &site->ts.site : NULL;
 	out->site = site ? &site->ts : NULL;
 	out->site_id = id;
 	out->ring = bi;
@@ -353,7 +352,6 @@ static struct source *first_of_tid(struct bp_trace *t, struct source *best, size
 static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigned flags,
 		     struct bp_trace_event *out)
 {
-	out->ev.size = sizeof(out->ev);
 	out->ns = bp_clock_to_ns(&t->calib, best->ev.ts);
 	out->cpu = best->cpu;
 	if (!best->first_of_tid)
@@ -364,11 +362,10 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 	out->level = best->info.level;
 	out->raw_ts = best->ev.ts;
 	out->lost_before = best->ev.discarded_before + best->gap_before;
-	if (out->size >= BP_TRACE_EVENT_SIZE_2)
-		out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
-				 (!best->gap_before ? 0u
-				  : best->stream.nchunks ? BP_TRACE_LOST_NOT_COPIED
-							 : BP_TRACE_LOST_OVERWRITTEN);
+	out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
+			 (!best->gap_before ? 0u
+			  : best->stream.nchunks ? BP_TRACE_LOST_NOT_COPIED
+						 : BP_TRACE_LOST_OVERWRITTEN);
 	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
 		t->msg[0] = '\0';
 		out->message = t->msg;
@@ -387,8 +384,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	uint32_t id;
 	int rc;
 
-	if (!out || out->size < BP_TRACE_EVENT_SIZE_1)
-		return BP_TRACE_EINVAL;	/* what fits in its size is all of it, for now */
+	if (!out || out->size < BP_TRACE_EVENT_SIZE_3)
+		return BP_TRACE_EINVAL;	/* unset, or the embedding layout's 136 or 144 */
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
 	t->cur = best;

@@ -52,12 +52,10 @@ static struct site_entry *site_new(const struct bp_file_site *h, const char *fmt
 		return NULL;
 	s = &e->ts;
 	strings = (char *)(e + 1);
-	s->site.magic = BPRINT__SITE_MAGIC;
-	s->site.layout = BPRINT__LAYOUT;
+	s->size = sizeof(*s);
 	s->line = h->line;
 	s->id = h->id;
 	s->kind = h->kind;
-	s->site.enabled = 1;
 	s->lib = h->lib;
 	if (fmt) {
 		memcpy(strings, fmt, h->format_len);
@@ -70,7 +68,26 @@ static struct site_entry *site_new(const struct bp_file_site *h, const char *fmt
 	memcpy(strings, func, h->func_len);
 	s->func = strings;
 	s->func_len = (uint32_t)strlen(strings);
+	/* the same site as the runtime's printers take it */
+	e->site.magic = BPRINT__SITE_MAGIC;
+	e->site.layout = BPRINT__LAYOUT;
+	e->site.enabled = 1;
+	e->site.kind = (uint8_t)s->kind;
+	e->site.line = s->line;
+	e->site.id = s->id;
+	e->site.format = s->format;
+	e->site.file = s->file;
+	e->site.func = s->func;
 	return e;
+}
+
+_Static_assert(BP_TRACE_SITE_PRINTK == BPRINT__SITE_PRINTK && BP_TRACE_SITE_PUTS == BPRINT__SITE_PUTS,
+	       "a site's kind is the runtime's");
+
+const struct bprint_site *bp_trace_site_runtime(const struct bp_trace_site *ts)
+{
+	/* every bp_trace_site the reader hands out is a site_entry's ts */
+	return ts ? &((const struct site_entry *)(const void *)ts)->site : NULL;
 }
 
 /* A site record of bytes bytes at rec: 0 (added, or a copy of one known),

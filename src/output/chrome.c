@@ -174,7 +174,7 @@ static void json_arg(struct bp_export *fx, const struct bp_trace_layout *lay, un
 /* The "args" object of a record. */
 static void record_args(struct bp_export *fx, const struct bp_trace_event *e)
 {
-	const struct bprint_site *site = e->site;
+	const struct bp_trace_site *site = e->site;
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
 	const struct bp_trace_layout *lay;
 	unsigned n = bp_out_record_args(fx->t, e, &lay, v);
@@ -297,7 +297,7 @@ static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
 			 const struct bp_export_rec *r)
 {
 	struct cx *x = fx->own;
-	const struct bprint_site *site = e->site;
+	const struct bp_trace_site *site = e->site;
 
 	if (x->traced && bp_trace_event_kernel(fx->t) != BP_TRACE_FROM_PROGRAM)
 		return kernel_event(fx, x, e, r->lost);

@@ -263,7 +263,7 @@ static uint64_t arg_iid(uint32_t site_id, unsigned k)
 
 static void intern_site(struct px *x, const struct bp_trace_site *ts)
 {
-	const struct bprint_site *s = &ts->site;
+	const struct bp_trace_site *s = ts;
 	const struct bp_trace_layout *lay = bp_trace_layout(x->fx->t, s->id);
 	uint64_t iid = (uint64_t)s->id + SITE_IID0;
 	struct bp_out_buf *b = x->b;

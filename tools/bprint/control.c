@@ -342,7 +342,7 @@ static uint64_t *count_records(const char *path, uint32_t max)
 
 static void put_site(const struct bp_trace_site *ts, bool on, uint64_t records)
 {
-	const struct bprint_site *s = &ts->site;
+	const struct bp_trace_site *s = ts;
 
 	printf("%6u %-3s %10llu %s:%u %s ", s->id, on ? "on" : "off",
 	       (unsigned long long)records, s->file ? s->file : "?", s->line,

@@ -18,6 +18,7 @@
 #include "attach.h"
 
 #include "file/layout.h"
+#include "file/reader.h"
 #include "trace/record.h"
 #include "trace/text.h"
 
@@ -388,7 +389,10 @@ bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 	else if (how == BPRINT_OUTPUT_MSG)
 		len = (size_t)snprintf(line, sizeof(line), "%s", what);
 	else {
-		len = bp_text_ftrace_prefix(&cache, line, sizeof(line), &e->ev, "", 0);
+		struct bprint_event ev;
+
+		bp_trace_event_runtime(e, &ev);
+		len = bp_text_ftrace_prefix(&cache, line, sizeof(line), &ev, "", 0);
 		if (len >= 2)
 			len -= 2;	/* no function: ": " once */
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s", what);
@@ -425,8 +429,10 @@ static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum 
 		const char *func = ts && ts->func ? ts->func : "?";
 		size_t flen = ts && ts->func ? ts->func_len : 1;
 		size_t room = sizeof(line) - 1;
+		struct bprint_event ev;
 
-		len = bp_text_ftrace_prefix(&cache, obuf + olen, room, &e->ev, func, flen);
+		bp_trace_event_runtime(e, &ev);
+		len = bp_text_ftrace_prefix(&cache, obuf + olen, room, &ev, func, flen);
 		if (len < room - 1)
 			len += bp_trace_format_message(t, obuf + olen + len, room - len);
 		if (len > room - 1)
@@ -436,7 +442,7 @@ static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum 
 		return true;
 	}
 	bp_trace_message(t, e);
-	n = bprint_format_event(line, sizeof(line), &e->ev, how);
+	n = bp_trace_format_event(line, sizeof(line), e, how);
 	len = n < 0 ? strlen(line) : (size_t)n < sizeof(line) - 1 ? (size_t)n : sizeof(line) - 2;
 	memcpy(obuf + olen, line, len);
 	obuf[olen + len] = '\n';
