@@ -17,10 +17,8 @@
 #include "bprint_cmd.h"
 #include "attach.h"
 
-#include "file/layout.h"
-#include "file/reader.h"
-#include "trace/record.h"
-#include "trace/text.h"
+#include <bprint/text.h>
+
 
 #include <errno.h>
 #include <stdarg.h>
@@ -370,7 +368,7 @@ static const char *lost_why(const struct bp_trace_event *e)
 bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 {
 	char what[96], line[256];
-	static struct bp_text_cache cache;
+	static struct bp_trace_text_cache cache = BP_TRACE_TEXT_CACHE_INIT;
 	size_t len;
 
 	if (how == OUTPUT_JSON || how == OUTPUT_CSV)
@@ -389,10 +387,7 @@ bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 	else if (how == BPRINT_OUTPUT_MSG)
 		len = (size_t)snprintf(line, sizeof(line), "%s", what);
 	else {
-		struct bprint_event ev;
-
-		bp_trace_event_runtime(e, &ev);
-		len = bp_text_ftrace_prefix(&cache, line, sizeof(line), &ev, "", 0);
+		len = bp_trace_ftrace_prefix(&cache, line, sizeof(line), e, "", 0);
 		if (len >= 2)
 			len -= 2;	/* no function: ": " once */
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s", what);
@@ -414,7 +409,7 @@ bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_outpu
 static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how)
 {
 	/* The same buffer and cut as bprint_dump() (src/trace/dump.c). */
-	char line[BP_MSG_MAX + 128];
+	char line[BP_TRACE_MSG_MAX + 128];
 	size_t len;
 	int n;
 
@@ -424,15 +419,11 @@ static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum 
 		/* The prefix straight into the buffer, the message after it, cut
 		 * where bprint_format_event() would cut the same line. */
 		/* events of bp_trace_next() point into a 17-byte comm array */
-		static struct bp_text_cache cache = { .comm16 = true };
-		const struct bp_trace_site *ts = e->site;
-		const char *func = ts && ts->func ? ts->func : "?";
-		size_t flen = ts && ts->func ? ts->func_len : 1;
+		static struct bp_trace_text_cache cache = { .size = sizeof(cache),
+							    .flags = BP_TRACE_TEXT_COMM16 };
 		size_t room = sizeof(line) - 1;
-		struct bprint_event ev;
 
-		bp_trace_event_runtime(e, &ev);
-		len = bp_text_ftrace_prefix(&cache, obuf + olen, room, &ev, func, flen);
+		len = bp_trace_ftrace_prefix(&cache, obuf + olen, room, e, NULL, 0);
 		if (len < room - 1)
 			len += bp_trace_format_message(t, obuf + olen + len, room - len);
 		if (len > room - 1)
@@ -510,7 +501,10 @@ int main(int argc, char **argv)
 		return finish_output();
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("bprint %s (trace file format %u.%u)\n", BPRINT_VERSION, BP_FILE_MAJOR, BP_FILE_MINOR);
+		uint32_t major, minor;
+
+		bp_trace_file_version(&major, &minor);
+		printf("bprint %s (trace file format %u.%u)\n", BPRINT_VERSION, major, minor);
 		return finish_output();
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
