@@ -403,4 +403,6 @@ const struct bp_exporter bp_exporter_chrome = {
 	.record = chrome_record,
 	.end = chrome_end,
 	.span = chrome_span,
+	.suffix = "",
+	.noun = "a Chrome JSON trace",
 };

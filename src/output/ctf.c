@@ -320,6 +320,9 @@ const struct bp_exporter bp_exporter_ctf = {
 	.begin = ctf_begin,
 	.record = ctf_record,
 	.end = ctf_end,
+	.flags = BP_EXPORT_F_DIRECTORY | BP_EXPORT_F_BINARY,
+	.suffix = "",
+	.noun = "a CTF trace",
 };
 
 /* (export.h) */

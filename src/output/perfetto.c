@@ -569,4 +569,7 @@ const struct bp_exporter bp_exporter_perfetto = {
 	.record = perfetto_record,
 	.end = perfetto_end,
 	.span = perfetto_span,
+	.flags = BP_EXPORT_F_BINARY,
+	.suffix = "",
+	.noun = "a Perfetto trace",
 };

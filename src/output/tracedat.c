@@ -496,4 +496,7 @@ const struct bp_exporter bp_exporter_tracedat = {
 	.begin = tracedat_begin,
 	.record = tracedat_record,
 	.end = tracedat_end,
+	.flags = BP_EXPORT_F_BINARY,
+	.suffix = ".dat",	/* KernelShark opens no other */
+	.noun = "a trace.dat",
 };
