@@ -7,6 +7,8 @@
  *	bp_trace_ftrace_prefix()  "            demo-4242    [001]    12.345678: main: "
  *	bp_trace_text_header()    the six '#' lines above them
  *	bp_trace_format_date()    "2026-12-03T19:07:26.573637466+01:00"
+ *	bp_trace_records_*()      records as JSON Lines or CSV rows, typed fields
+ *	                          by name (`bprint report --json`, `--csv`)
  *
  * (bp_trace_format_event() in bprint/reader.h is a whole line, in any of
  * the three forms.)  Each writes inside [buf, buf + size), NUL-terminates
@@ -77,6 +79,42 @@ struct bp_trace_date_cache {
  */
 BP_API size_t bp_trace_format_date(struct bp_trace_date_cache *c, char *buf, size_t size,
 				   int64_t unix_ns, int utc);
+
+/*
+ * Records as `bprint report --json` and `--csv` write them (the bprint(1)
+ * manual has the columns and members): one line each, appended to the
+ * writer's lines until the caller takes them.  Strings are quoted as
+ * each form wants, floats keep their digits, pointers read "0x...",
+ * %pS/%ps the symbol the message shows.  A writer serves one trace, one
+ * thread at a time; its per-site text is made on each site's first record.
+ *
+ *	bp_trace_records_new()     a writer for t, JSON or CSV
+ *	bp_trace_records_header()  CSV's header: the fixed columns, then every
+ *	                           field name of the sites sel chooses (NULL:
+ *	                           all), each once, in the site table's order;
+ *	                           a record's fields go under these
+ *	bp_trace_records_event()   a record (from bp_trace_next(), its message
+ *	                           made here if it was read without one) and
+ *	                           its date's text (NULL: none; with
+ *	                           BP_TRACE_RECORDS_DATES, CSV's date column)
+ *	bp_trace_records_lines()   the lines so far, whole lines only
+ *	bp_trace_records_clear()   taken: forget them (their text stays
+ *	                           readable until the next header or event)
+ *
+ * header and event return 0 or BP_TRACE_ENOMEM (that line is dropped).
+ */
+struct bp_sites;
+struct bp_trace_records;
+#define BP_TRACE_RECORDS_JSON	1u	/* JSON Lines */
+#define BP_TRACE_RECORDS_CSV	2u	/* RFC 4180 CSV */
+#define BP_TRACE_RECORDS_DATES	4u	/* CSV: a date column after ns */
+BP_API struct bp_trace_records *bp_trace_records_new(struct bp_trace *t, unsigned flags);
+BP_API int bp_trace_records_header(struct bp_trace_records *w, struct bp_sites *sel);
+BP_API int bp_trace_records_event(struct bp_trace_records *w, struct bp_trace_event *e,
+				  const char *date, size_t date_len);
+BP_API const char *bp_trace_records_lines(const struct bp_trace_records *w, size_t *len);
+BP_API void bp_trace_records_clear(struct bp_trace_records *w);
+BP_API void bp_trace_records_free(struct bp_trace_records *w);
 
 #if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(struct bp_trace_text_cache) == 168, "bp_trace_text_cache is 168 bytes");

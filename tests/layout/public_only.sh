@@ -13,7 +13,6 @@ declare -A allowed=(
 	[tools/bprint/analyze.h]="the aggregator (analysis/aggregate.h) has no public API yet"
 	[tools/bprint/latency_sched.h]="the scheduler split (analysis/sched.h, spans.h): no public API yet"
 	[tools/bprint/latency_sched.c]="the scheduler split (analysis/sched.h, svg.h): no public API yet"
-	[tools/bprint/records.c]="the JSON and CSV writers' internals (output/)"
 	[tools/bprint/record.c]="the recorder: the file's layout, ring pages, clocks, config, safe_open"
 	[tools/bprint/record_kernel.h]="the recorder: the kernel stream's chunks"
 	[tools/bprint/record_kernel.c]="the recorder: the kernel stream's chunks"
