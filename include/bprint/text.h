@@ -43,7 +43,7 @@ BP_API void bp_trace_file_version(uint32_t *major, uint32_t *minor);
 struct bp_trace_text_cache {
 	uint32_t size;			/* the caller's sizeof(struct bp_trace_text_cache) */
 	uint32_t flags;			/* BP_TRACE_TEXT_COMM16 */
-	uint64_t opaque[20];		/* the library's */
+	uint64_t opaque[28];		/* the library's (zeros: its first state) */
 };
 #define BP_TRACE_TEXT_CACHE_INIT { .size = sizeof(struct bp_trace_text_cache) }
 #define BP_TRACE_TEXT_COMM16 1u	/* every event's comm has 16 readable bytes (those of
@@ -117,7 +117,7 @@ BP_API void bp_trace_records_clear(struct bp_trace_records *w);
 BP_API void bp_trace_records_free(struct bp_trace_records *w);
 
 #if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct bp_trace_text_cache) == 168, "bp_trace_text_cache is 168 bytes");
+_Static_assert(sizeof(struct bp_trace_text_cache) == 232, "bp_trace_text_cache is 232 bytes");
 _Static_assert(sizeof(struct bp_trace_date_cache) == 72, "bp_trace_date_cache is 72 bytes");
 #endif
 

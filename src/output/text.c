@@ -17,9 +17,11 @@
 
 _Static_assert(BP_TRACE_MSG_MAX == BP_MSG_MAX, "a message's longest is the runtime's");
 
+/* The caller's cache: the text module's, zeros its first state, and the
+ * event it reads (kept here, so that the call to it is the last). */
 struct text_cache {
-	bool set;			/* inner made from the caller's flags */
 	struct bp_text_cache inner;
+	struct bprint_event ev;
 };
 _Static_assert(sizeof(struct text_cache) <= sizeof(((struct bp_trace_text_cache *)0)->opaque),
 	       "the text cache fits its public room");
@@ -38,17 +40,11 @@ size_t bp_trace_ftrace_prefix(struct bp_trace_text_cache *c, char *buf, size_t s
 			      const struct bp_trace_event *ev, const char *func, size_t func_len)
 {
 	struct text_cache *tc = (struct text_cache *)(void *)c->opaque;
-	struct bprint_event e;
 
 	if (c->size < sizeof(*c)) {
 		if (size)
 			buf[0] = '\0';
 		return 0;
-	}
-	if (!tc->set) {
-		memset(tc, 0, sizeof(*tc));
-		tc->set = true;
-		tc->inner.comm16 = (c->flags & BP_TRACE_TEXT_COMM16) != 0;
 	}
 	if (!func) {
 		const struct bp_trace_site *ts = ev->site;
@@ -56,8 +52,13 @@ size_t bp_trace_ftrace_prefix(struct bp_trace_text_cache *c, char *buf, size_t s
 		func = ts && ts->func ? ts->func : "?";
 		func_len = ts && ts->func ? ts->func_len : 1;
 	}
-	bp_trace_event_runtime(ev, &e);
-	return bp_text_ftrace_prefix(&tc->inner, buf, size, &e, func, func_len);
+	tc->inner.comm16 = (c->flags & BP_TRACE_TEXT_COMM16) != 0;
+	/* what the prefix reads of an event, no more (a line per record) */
+	tc->ev.tid = ev->tid;
+	tc->ev.ns = ev->ns;
+	tc->ev.cpu = ev->cpu;
+	tc->ev.comm = ev->comm;
+	return bp_text_ftrace_prefix(&tc->inner, buf, size, &tc->ev, func, func_len);
 }
 
 size_t bp_trace_text_header(char *buf, size_t size, unsigned long long written,
