@@ -84,6 +84,8 @@ static struct site_entry *site_new(const struct bp_file_site *h, const char *fmt
 _Static_assert(BP_TRACE_SITE_PRINTK == BPRINT__SITE_PRINTK && BP_TRACE_SITE_PUTS == BPRINT__SITE_PUTS,
 	       "a site's kind is the runtime's");
 
+_Static_assert(offsetof(struct site_entry, ts) == 0, "a site_entry begins with its public part");
+
 const struct bprint_site *bp_trace_site_runtime(const struct bp_trace_site *ts)
 {
 	/* every bp_trace_site the reader hands out is a site_entry's ts */
