@@ -20,7 +20,6 @@ declare -A allowed=(
 	[tools/bprint/supervise.c]="the recorder: the drainer"
 	[tools/bprint/attach.c]="the recorder: the drainer and the file's header"
 	[tools/bprint/snapshot.c]="the recorder: the drainer"
-	[tools/bprint/control.c]="the control area of the file's header (file/layout.h)"
 	[tools/bprint/recover.c]="the recorder: the drainer's resume"
 	[tools/bprint/trigger.c]="the recorder: the drainer's watch mode and ring pages"
 )
