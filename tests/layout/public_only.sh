@@ -19,7 +19,6 @@ declare -A allowed=(
 	[tools/bprint/supervise.h]="the recorder: the drainer"
 	[tools/bprint/supervise.c]="the recorder: the drainer"
 	[tools/bprint/attach.c]="the recorder: the drainer and the file's header"
-	[tools/bprint/recover.c]="the recorder: the drainer's resume"
 	[tools/bprint/trigger.c]="the recorder: the drainer's watch mode and ring pages"
 )
 layers='format|ring|trace|file|runtime|output|analysis'
