@@ -384,8 +384,11 @@ static int put_line(struct bp_trace_records *w, size_t start)
 	return 0;
 }
 
-static int json_event(struct bp_trace_records *w, struct bp_trace_event *e, const char *date,
-		      size_t date_len)
+/* (json_event and csv_event: not inlined, so that bp_trace_records_event()
+ * jumps to one, without a frame of its own: a call per record less) */
+static __attribute__((noinline)) int json_event(struct bp_trace_records *w,
+						struct bp_trace_event *e, const char *date,
+						size_t date_len)
 {
 	struct bp_trace *t = w->t;
 	const struct bp_trace_layout *lay;
@@ -522,8 +525,9 @@ static bool csv_site(struct bp_out_buf *out, uint32_t site_id, const struct bp_t
 	return out->len > 0;
 }
 
-static int csv_event(struct bp_trace_records *w, struct bp_trace_event *e, const char *date,
-		     size_t date_len)
+static __attribute__((noinline)) int csv_event(struct bp_trace_records *w,
+					       struct bp_trace_event *e, const char *date,
+					       size_t date_len)
 {
 	struct bp_trace *t = w->t;
 	const struct bp_trace_layout *lay;
