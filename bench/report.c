@@ -232,11 +232,11 @@ int main(int argc, char **argv)
 	}
 	/* one thread, in order: the k-th record is record i = k */
 	for (k = 0; k < n && bp_trace_next(t, &e, 0) == 1; k++) {
-		recs[k] = (struct rec){ e.ev.ns, e.ev.tid, e.ev.cpu, k };
+		recs[k] = (struct rec){ e.ns, e.tid, e.cpu, k };
 		if (!comm)
-			comm = strdup(e.ev.comm);
+			comm = strdup(e.comm);
 		if (!func[k % 4])
-			func[k % 4] = strdup(e.ev.site->func);
+			func[k % 4] = strdup(e.site->func);
 	}
 	bp_trace_close(t);
 	if (k != n) {
@@ -252,7 +252,7 @@ int main(int argc, char **argv)
 		b = open_memstream(&p2, &s2);
 		t = bp_trace_open(file, 0, err, sizeof(err), NULL);
 		for (k = 0; k < check && bp_trace_next(t, &e, 0) == 1; k++) {
-			int m = bprint_format_event(line, sizeof(line), &e.ev, BPRINT_OUTPUT_FTRACE);
+			int m = bp_trace_format_event(line, sizeof(line), &e, BPRINT_OUTPUT_FTRACE);
 
 			fwrite(line, 1, (size_t)m, a);
 			fputc('\n', a);

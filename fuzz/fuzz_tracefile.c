@@ -49,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < bp_trace_nsites(t); i++) {
 			const struct bp_trace_site *s = bp_trace_site_at(t, i);
 
-			if (s && s->site.format)
-				(void)strlen(s->site.format);
+			if (s && s->format)
+				(void)strlen(s->format);
 		}
 		for (size_t i = 0; i < bp_trace_nlibs(t); i++)
 			(void)strlen(bp_trace_lib_at(t, i)->path);

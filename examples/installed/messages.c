@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	while ((rc = bp_trace_next(t, &ev, 0)) == 1) {
-		printf("%s\n", ev.ev.message);
+		printf("%s\n", ev.message);
 		n++;
 	}
 	bp_trace_totals(t, &tot);

@@ -94,14 +94,28 @@ struct bp_trace_info {
 					 * refreshed: it never will be (_exit(), a
 					 * crash, a kill) */
 
-/* A call site from the file.  site.id, .line, .kind, .format (NULL when
- * the format was not a compile-time constant), .file and .func are set;
- * .plan is NULL and .enabled 1. */
+/*
+ * A call site from the file.  The library allocates it (bp_trace_site(),
+ * bp_trace_site_at()) and keeps it until bp_trace_close(); size is the
+ * library's sizeof(struct bp_trace_site), so that a caller compiled
+ * against a later header reads a field added at the end only when size
+ * covers it.  format is NULL when the call's format was not a
+ * compile-time constant.
+ */
 struct bp_trace_site {
-	struct bprint_site site;
+	uint32_t size;			/* the library's sizeof(struct bp_trace_site) */
+	uint32_t id;
+	uint32_t line;
+	uint32_t kind;			/* BP_TRACE_SITE_PRINTK or _PUTS */
+	const char *format;		/* NULL: not a compile-time constant */
+	const char *file;
+	const char *func;
 	uint32_t lib;			/* library index, 0 = unknown */
-	uint32_t func_len;		/* strlen(site.func), for the printers */
+	uint32_t func_len;		/* strlen(func), for the printers */
 };
+#define BP_TRACE_SITE_SIZE_1 48		/* the first version's (LP64) */
+#define BP_TRACE_SITE_PRINTK	0u	/* trace_printk() */
+#define BP_TRACE_SITE_PUTS	1u	/* trace_puts(): the "format" is the text */
 
 struct bp_trace_lib {
 	uint32_t index;
@@ -152,27 +166,41 @@ struct bp_trace_ring {
  */
 #define BP_TRACE_EINVAL		(-5)	/* a caller's struct without its size */
 
-/* A record, decoded.  ev.message points into the reader (valid until the
- * next call); ev.site is NULL for an id not in the site table; ev.comm
- * points to the comm[17] of a struct bp_trace_ring (NUL-terminated, all
- * 17 bytes readable). */
+/*
+ * A record, decoded.  message points into the reader (valid until the
+ * next call); site is NULL for an id not in the site table; comm points
+ * to the comm[17] of a struct bp_trace_ring (NUL-terminated, all 17
+ * bytes readable).
+ *
+ * Its layout is its own (no other struct inside it): fields are only
+ * ever added, into reserved first, then at the end.  The first layout of
+ * this struct (libbprint-reader.so.1) embedded struct bprint_event and
+ * was 136 or 144 bytes; this one is larger than both, so that a program
+ * compiled against that header gets BP_TRACE_EINVAL from bp_trace_next()
+ * rather than fields in the wrong places (and the library's soname moved
+ * to 2, so that such a program does not load this library at all).
+ */
 struct bp_trace_event {
 	uint32_t size;			/* the caller's sizeof(struct bp_trace_event) */
-	uint32_t reserved;
-	struct bprint_event ev;		/* ev.size is the library's */
-	const struct bp_trace_site *tsite;	/* the site's entry (NULL as ev.site) */
+	int32_t tid;
+	uint64_t ns;			/* in the trace clock's nanoseconds */
+	int32_t cpu;			/* -1 if unknown */
 	uint32_t site_id;		/* as recorded, even when unknown */
-	uint32_t level;			/* signal-nesting level of the ring */
+	const char *comm;		/* the thread's name */
+	const struct bp_trace_site *site;	/* the site's entry (NULL: unknown) */
+	const char *message;		/* formatted, NUL-terminated */
+	size_t message_len;
 	size_t ring;			/* index for bp_trace_ring_at() */
 	uint64_t raw_ts;		/* as recorded, before calibration */
 	uint64_t index;			/* the ring's stored-record index */
 	uint64_t lost_before;		/* records of this ring lost just before it, of
-					 * the kinds lost_kind says (its last field) */
+					 * the kinds lost_kind says */
 	/* The raw payload, valid until the next call: the argument block
-	 * (docs/binary-layout.md) of ev.site's format, or the text the call
+	 * (docs/binary-layout.md) of site's format, or the text the call
 	 * made itself when text is set. */
 	const uint32_t *block;
 	size_t block_words;
+	uint32_t level;			/* signal-nesting level of the ring */
 	int text;
 	/* Set with the message: it is the whole decode of the block by its
 	 * site's format (not cut, not a block that failed its format, not an
@@ -182,11 +210,11 @@ struct bp_trace_event {
 	 * Records lost after a ring's last record (a stream's records not
 	 * copied when its drainer stopped) are in the totals only. */
 	uint32_t lost_kind;
-	uint32_t reserved1;
+	uint64_t reserved[4];		/* room for fields to come: left as set */
 };
 #define BP_TRACE_EVENT_INIT { .size = sizeof(struct bp_trace_event) }
-#define BP_TRACE_EVENT_SIZE_1 136	/* the first sized version's, the smallest taken */
-#define BP_TRACE_EVENT_SIZE_2 144	/* with lost_kind */
+#define BP_TRACE_EVENT_SIZE_3 152	/* the flat layout's, the smallest taken (1 and
+					 * 2, 136 and 144, were the embedding one's) */
 
 #define BP_TRACE_LOST_OVERWRITTEN 1u	/* recycled by the ring before they were read */
 #define BP_TRACE_LOST_DISCARDED	2u	/* dropped by the ring (full in discard or block
@@ -260,11 +288,11 @@ BP_API size_t bp_trace_nrings(const struct bp_trace *t);
 BP_API const struct bp_trace_ring *bp_trace_ring_at(const struct bp_trace *t, size_t i);
 
 /* Flags of bp_trace_next(). */
-#define BP_TRACE_NEXT_NO_MESSAGE 1u	/* leave ev.message "": format later with
+#define BP_TRACE_NEXT_NO_MESSAGE 1u	/* leave message "": format later with
 					 * bp_trace_message() (for filters) */
 #define BP_TRACE_NEXT_ARGS_ONLY	2u	/* fill only what decoding the arguments and
 					 * choosing by site and thread need: site_id,
-					 * tsite, ev.site, ev.tid, ring, index, block,
+					 * site, tid, ring, index, block,
 					 * block_words, text; the rest of *out (the
 					 * time, the name, the message, the losses)
 					 * keeps what it held (bprint hist: a fifth
@@ -307,7 +335,7 @@ BP_API void bp_trace_on_progress(struct bp_trace *t, uint64_t every,
 				 void (*fn)(void *arg, uint64_t records), void *arg);
 
 /* Format the message of the record last returned by bp_trace_next() (if it
- * was asked for without one); sets out->ev.message and message_len. */
+ * was asked for without one); sets out->message and message_len. */
 BP_API void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out);
 
 /* The same message, formatted straight into buf (at most size bytes with
@@ -322,6 +350,12 @@ BP_API size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size
  * reader has moved on.  Uses ev's site_id, block, block_words and text. */
 BP_API size_t bp_trace_event_message(struct bp_trace *t, const struct bp_trace_event *ev,
 				     char *buf, size_t size);
+
+/* The event as one line (no newline) in the form bprint_format_event()
+ * gives a runtime's event (bprint.h): the same text for the same record;
+ * snprintf semantics. */
+BP_API int bp_trace_format_event(char *buf, size_t size, const struct bp_trace_event *ev,
+				 enum bprint_output how);
 
 /*
  * Look again at the file: new chunks, new sites and libraries, counters,
@@ -365,17 +399,24 @@ BP_API uint64_t bp_trace_overwritten_estimate(const struct bp_trace *t);
 
 /* The caller-allocated structs' layouts, pinned (LP64). */
 #if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct bp_trace_event) == BP_TRACE_EVENT_SIZE_2,
+_Static_assert(sizeof(struct bp_trace_event) == BP_TRACE_EVENT_SIZE_3,
 	       "bp_trace_event grows only at the end");
-_Static_assert(__builtin_offsetof(struct bp_trace_event, lost_kind) == BP_TRACE_EVENT_SIZE_1,
-	       "bp_trace_event.lost_kind");
 _Static_assert(__builtin_offsetof(struct bp_trace_event, size) == 0, "size first");
-_Static_assert(__builtin_offsetof(struct bp_trace_event, ev) == 8, "bp_trace_event.ev");
-_Static_assert(__builtin_offsetof(struct bp_trace_event, tsite) == 64, "bp_trace_event.tsite");
-_Static_assert(__builtin_offsetof(struct bp_trace_event, ring) == 80, "bp_trace_event.ring");
-_Static_assert(__builtin_offsetof(struct bp_trace_event, lost_before) == 104,
+_Static_assert(__builtin_offsetof(struct bp_trace_event, ns) == 8, "bp_trace_event.ns");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, comm) == 24, "bp_trace_event.comm");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, message_len) == 48,
+	       "bp_trace_event.message_len");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, lost_before) == 80,
 	       "bp_trace_event.lost_before");
-_Static_assert(__builtin_offsetof(struct bp_trace_event, exact) == 132, "bp_trace_event.exact");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, lost_kind) == 116,
+	       "bp_trace_event.lost_kind");
+_Static_assert(__builtin_offsetof(struct bp_trace_event, reserved) == 120,
+	       "bp_trace_event.reserved");
+_Static_assert(sizeof(struct bp_trace_site) == BP_TRACE_SITE_SIZE_1,
+	       "bp_trace_site grows only at the end");
+_Static_assert(__builtin_offsetof(struct bp_trace_site, format) == 16, "bp_trace_site.format");
+_Static_assert(__builtin_offsetof(struct bp_trace_site, func_len) == 44,
+	       "bp_trace_site.func_len");
 _Static_assert(sizeof(struct bp_trace_totals) == BP_TRACE_TOTALS_SIZE_1,
 	       "bp_trace_totals grows only at the end");
 _Static_assert(__builtin_offsetof(struct bp_trace_totals, size) == 0, "size first");

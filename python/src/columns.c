@@ -230,9 +230,9 @@ static bool put_row(struct fill *f, struct bpy_table *tb, const struct bpy_plan 
 	if (!bpy_table_grow(tb))
 		return false;
 	tb->rows++;
-	((int64_t *)c[BPY_TS].data)[row] = (int64_t)e->ev.ns;
-	((int32_t *)c[BPY_TID].data)[row] = e->ev.tid;
-	((int32_t *)c[BPY_CPU].data)[row] = e->ev.cpu;
+	((int64_t *)c[BPY_TS].data)[row] = (int64_t)e->ns;
+	((int32_t *)c[BPY_TID].data)[row] = e->tid;
+	((int32_t *)c[BPY_CPU].data)[row] = e->cpu;
 	((uint32_t *)c[BPY_SITE].data)[row] = e->site_id;
 	if (f->message) {
 		size_t len = bp_trace_format_message(f->r->t, f->msg, sizeof(f->msg));

@@ -15,7 +15,7 @@
 typedef struct {
 	PyObject_VAR_HEAD		/* ob_size: the words of block */
 	BpyReader *reader;
-	struct bp_trace_event e;	/* block points to ours, ev.comm to comm */
+	struct bp_trace_event e;	/* block points to ours, e.comm to comm */
 	char comm[17];
 	PyObject *fields;		/* dict, made when asked for */
 	PyObject *message;		/* str, made when asked for */
@@ -44,11 +44,11 @@ static PyObject *event_new(BpyReader *r, const struct bp_trace_event *e)
 		memcpy(ev->block, e->block, words * 4);
 	ev->e.block = ev->block;
 	ev->e.block_words = words;
-	memcpy(ev->comm, e->ev.comm ? e->ev.comm : "", e->ev.comm ? 16 : 1);
+	memcpy(ev->comm, e->comm ? e->comm : "", e->comm ? 16 : 1);
 	ev->comm[16] = '\0';
-	ev->e.ev.comm = ev->comm;
-	ev->e.ev.message = NULL;
-	ev->e.ev.message_len = 0;
+	ev->e.comm = ev->comm;
+	ev->e.message = NULL;
+	ev->e.message_len = 0;
 	ev->fields = NULL;
 	ev->message = NULL;
 	return (PyObject *)ev;
@@ -95,9 +95,9 @@ static PyObject *event_message(BpyEvent *ev, void *closure)
 		(void)closure;                                                          \
 		return expr;                                                            \
 	}
-GETTER(ts, PyLong_FromUnsignedLongLong(ev->e.ev.ns))
-GETTER(tid, PyLong_FromLong(ev->e.ev.tid))
-GETTER(cpu, PyLong_FromLong(ev->e.ev.cpu))
+GETTER(ts, PyLong_FromUnsignedLongLong(ev->e.ns))
+GETTER(tid, PyLong_FromLong(ev->e.tid))
+GETTER(cpu, PyLong_FromLong(ev->e.cpu))
 GETTER(site, PyLong_FromUnsignedLong(ev->e.site_id))
 GETTER(comm, bpy_str(ev->comm, strlen(ev->comm)))
 GETTER(level, PyLong_FromUnsignedLong(ev->e.level))
@@ -110,7 +110,7 @@ static PyObject *event_repr(BpyEvent *ev)
 	if (!msg)
 		return NULL;
 	s = PyUnicode_FromFormat("<bprint.Event ts=%llu tid=%d site=%u %R>",
-				 (unsigned long long)ev->e.ev.ns, (int)ev->e.ev.tid,
+				 (unsigned long long)ev->e.ns, (int)ev->e.tid,
 				 (unsigned)ev->e.site_id, msg);
 	Py_DECREF(msg);
 	return s;

@@ -271,12 +271,12 @@ static PyObject *trace_sites(BpyTrace *tr, void *closure)
 		const struct bp_trace_site *s = bp_trace_site_at(r->t, i);
 		PyObject *so = PyStructSequence_New(bpy_site_type);
 
-		if (!so || !s || !put(so, 0, PyLong_FromUnsignedLong(s->site.id)) ||
-		    !put(so, 1, opt_str(s->site.file)) ||
-		    !put(so, 2, PyLong_FromUnsignedLong(s->site.line)) ||
-		    !put(so, 3, opt_str(s->site.func)) ||
-		    !put(so, 4, opt_str(s->site.format)) ||
-		    !put(so, 5, fields_tuple(r->t, s->site.id))) {
+		if (!so || !s || !put(so, 0, PyLong_FromUnsignedLong(s->id)) ||
+		    !put(so, 1, opt_str(s->file)) ||
+		    !put(so, 2, PyLong_FromUnsignedLong(s->line)) ||
+		    !put(so, 3, opt_str(s->func)) ||
+		    !put(so, 4, opt_str(s->format)) ||
+		    !put(so, 5, fields_tuple(r->t, s->id))) {
 			if (!s && !PyErr_Occurred())
 				PyErr_NoMemory();
 			Py_XDECREF(so);

@@ -313,11 +313,11 @@ unsigned bp_bind_field_type(struct bp_bind *b, struct bp_trace *t, int role, siz
 		uint32_t roles;
 		int k;
 
-		if (!s || !in_every_set(b, t, s->site.id))
+		if (!s || !in_every_set(b, t, s->id))
 			continue;
-		roles = roles_of(b, t, s->site.id);
+		roles = roles_of(b, t, s->id);
 		if ((role >= 0 ? !(roles & 1u << role) : b->nroles && !roles) ||
-		    !for_roles(b, j, roles) || !(lay = bp_trace_layout(t, s->site.id)) ||
+		    !for_roles(b, j, roles) || !(lay = bp_trace_layout(t, s->id)) ||
 		    (k = bp_trace_field_index(lay, b->fields[j].name)) < 0)
 			continue;
 		if (types & BP_BIND_TYPE(lay->fields[k].type))

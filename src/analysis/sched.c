@@ -188,7 +188,7 @@ static int8_t idx(const struct bp_trace_layout *lay, const char *field)
 
 static void bind_site(struct binding *b, struct bp_trace *t, const struct bp_trace_event *e)
 {
-	const struct bprint_site *site = e->ev.site;
+	const struct bp_trace_site *site = e->site;
 	const struct bp_trace_layout *lay = bp_trace_layout(t, e->site_id);
 
 	b->kind = K_NONE;
@@ -277,16 +277,16 @@ static bool on_switch(struct bp_sched *s, const struct binding *b, const struct 
 		name(s, prev, &v[b->prev_comm]);
 	if (b->next_comm >= 0)
 		name(s, next, &v[b->next_comm]);
-	if (e->ev.cpu >= 0 && (uint32_t)e->ev.cpu < MAX_CPUS)
-		s->running[e->ev.cpu] = next;
-	if (!change(s, prev, e->ev.ns, preempted ? S_RUNNABLE : S_BLOCKED, next, 0))
+	if (e->cpu >= 0 && (uint32_t)e->cpu < MAX_CPUS)
+		s->running[e->cpu] = next;
+	if (!change(s, prev, e->ns, preempted ? S_RUNNABLE : S_BLOCKED, next, 0))
 		return false;
 	if (prev > 0 && (p = get(s, prev)))
-		wait_for(s, p, preempted ? e->ev.cpu : -1);
+		wait_for(s, p, preempted ? e->cpu : -1);
 	if (next > 0 && (p = get(s, next)))
 		wait_for(s, p, -1);
-	return change(s, next, e->ev.ns, S_RUNNING, 0, 0) &&
-	       runner_changed(s, e->ev.cpu, next, e->ev.ns);
+	return change(s, next, e->ns, S_RUNNING, 0, 0) &&
+	       runner_changed(s, e->cpu, next, e->ns);
 }
 
 static bool on_wake(struct bp_sched *s, const struct binding *b, const struct bp_trace_event *e,
@@ -302,7 +302,7 @@ static bool on_wake(struct bp_sched *s, const struct binding *b, const struct bp
 		name(s, pid, &v[b->comm]);
 	if (t && t->n && t->c[t->n - 1].state == S_RUNNING)
 		return true;	/* woken while still on its CPU: it never slept */
-	if (!change(s, pid, e->ev.ns, S_RUNNABLE, other, e->ev.tid > 0 ? e->ev.tid : BP_SCHED_IDLE))
+	if (!change(s, pid, e->ns, S_RUNNABLE, other, e->tid > 0 ? e->tid : BP_SCHED_IDLE))
 		return false;
 	if ((w = get(s, pid)))
 		wait_for(s, w, cpu);
@@ -319,7 +319,7 @@ static bool on_migrate(struct bp_sched *s, const struct binding *b, const struct
 	if (!t || !t->n || t->c[t->n - 1].state != S_RUNNABLE || cpu < 0 || (uint32_t)cpu >= MAX_CPUS)
 		return true;
 	wait_for(s, t, cpu);
-	return change(s, pid, e->ev.ns, S_RUNNABLE, s->running[cpu], 0);
+	return change(s, pid, e->ns, S_RUNNABLE, s->running[cpu], 0);
 }
 
 bool bp_sched_event(struct bp_sched *s, struct bp_trace *t, const struct bp_trace_event *e)

@@ -5,6 +5,7 @@
  */
 #include <bprint/query.h>
 
+#include "reader/reader.h"
 #include "trace/pattern.h"
 
 #include <stdbool.h>
@@ -68,11 +69,11 @@ static int64_t as_id(const char *pat)
 	return *end || id > UINT32_MAX ? -1 : (int64_t)id;
 }
 
-static bool one_matches(const char *pat, const struct bprint_site *site)
+static bool one_matches(const char *pat, const struct bp_trace_site *site)
 {
 	int64_t id = as_id(pat);
 
-	return id >= 0 ? (uint64_t)id == site->id : bp_site_pattern_matches(pat, site);
+	return id >= 0 ? (uint64_t)id == site->id : bp_site_pattern_matches(pat, bp_trace_site_runtime(site));
 }
 
 static void build(struct bp_sites *s, struct bp_trace *t)
@@ -86,8 +87,8 @@ static void build(struct bp_sites *s, struct bp_trace *t)
 		const struct bp_trace_site *ts = bp_trace_site_at(t, i);
 
 		for (size_t k = 0; ts && k < s->n; k++)
-			if (one_matches(s->pats[k], &ts->site)) {
-				s->ok[ts->site.id] = 1;
+			if (one_matches(s->pats[k], ts)) {
+				s->ok[ts->id] = 1;
 				break;
 			}
 	}
@@ -120,7 +121,7 @@ const char *bp_sites_unmatched(const struct bp_sites *s, struct bp_trace *t)
 		for (i = 0; i < nsites; i++) {
 			const struct bp_trace_site *ts = bp_trace_site_at(t, i);
 
-			if (ts && one_matches(s->pats[k], &ts->site))
+			if (ts && one_matches(s->pats[k], ts))
 				break;
 		}
 		if (i == nsites)

@@ -120,7 +120,7 @@ static int key_of(struct bp_span_export *se, struct rule *r, const struct bp_bin
 {
 	bp_key_reset(&r->key);
 	if (!r->nkeys)
-		return bp_key_add_uint(&r->key, (uint64_t)(uint32_t)e->ev.tid) ? 1 : -1;
+		return bp_key_add_uint(&r->key, (uint64_t)(uint32_t)e->tid) ? 1 : -1;
 	if (bp_bind_decode(s, e, se->vals, BP_PLAN_MAX_ARGS) < 0)
 		return 0;
 	for (size_t k = 0; k < r->nkeys; k++)
@@ -135,7 +135,7 @@ static int observe_rule(struct bp_span_export *se, struct rule *r, struct bp_tra
 			const struct bp_trace_event *e, struct bp_export *x)
 {
 	const struct bp_bind_site *s = bp_bind_site(r->bind, t, e->site_id);
-	struct bp_span_end end = { e->ev.ns, e->ev.tid, e->site_id, 0 };
+	struct bp_span_end end = { e->ns, e->tid, e->site_id, 0 };
 	struct bp_span sp;
 	bool from, to;
 	int k, c = 0;

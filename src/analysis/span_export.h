@@ -4,7 +4,7 @@
  * drawn in the export as a slice (output/export.h, bp_export_span()), so
  * that Perfetto's and Chrome's duration tools work on a bprint trace.
  *
- *	bp_span_export_add()      one --span rule
+ *	bp_span_export_add()      one --span rule (bprint/export.h)
  *	bp_span_export_check()    its sites and key fields exist in the trace
  *	bp_span_export_observe()  the export's observer (struct bp_export_opts)
  *
@@ -25,25 +25,11 @@
 
 #define BP_SPAN_EXPORT_MAX_KEYS 8
 
-struct bp_span_export;
-
-struct bp_span_export *bp_span_export_new(void);
-void bp_span_export_free(struct bp_span_export *se);
-
-/* One rule "FROM,TO[,KEY...]" (FROM and TO site ids or patterns, KEY field
- * names): 0, or -1 with a one-line reason in err. */
-int bp_span_export_add(struct bp_span_export *se, const char *spec, char *err, size_t errlen);
-
-/* Every FROM and TO names a site of t, and every KEY is a field of some
- * FROM site and of some TO site: 0, or -1 with a reason. */
-int bp_span_export_check(struct bp_span_export *se, struct bp_trace *t, char *err, size_t errlen);
+/* bp_span_export_new(), _free(), _add(), _check(), _unmatched(): public
+ * (bprint/export.h). */
 
 /* struct bp_export_opts's observe (arg: the struct bp_span_export). */
 int bp_span_export_observe(void *arg, struct bp_trace *t, const struct bp_trace_event *e,
 			   struct bp_export *x);
-
-/* Spans opened and never closed, and closes without an open, over all
- * rules (after the export). */
-void bp_span_export_unmatched(const struct bp_span_export *se, uint64_t *opens, uint64_t *closes);
 
 #endif /* BP_ANALYSIS_SPAN_EXPORT_H */

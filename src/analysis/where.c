@@ -348,9 +348,9 @@ int bp_where_check(struct bp_where *w, struct bp_trace *t, struct bp_sites *sel,
 			const struct bp_trace_layout *lay;
 			int f;
 
-			if (!s || (sel && !bp_sites_match(sel, t, s->site.id)))
+			if (!s || (sel && !bp_sites_match(sel, t, s->id)))
 				continue;
-			if (!(lay = bp_trace_layout(t, s->site.id)) ||
+			if (!(lay = bp_trace_layout(t, s->id)) ||
 			    (f = bp_trace_field_index(lay, tm->field)) < 0)
 				continue;
 			seen = &lay->fields[f];

@@ -174,21 +174,21 @@ static void json_arg(struct bp_export *fx, const struct bp_trace_layout *lay, un
 /* The "args" object of a record. */
 static void record_args(struct bp_export *fx, const struct bp_trace_event *e)
 {
-	const struct bprint_site *site = e->ev.site;
+	const struct bp_trace_site *site = e->site;
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
 	const struct bp_trace_layout *lay;
 	unsigned n = bp_out_record_args(fx->t, e, &lay, v);
 	struct bp_out_buf *out = &fx->out;
 
 	bp_out_puts(out, ",\"args\":{\"msg\":");
-	json_str(out, e->ev.message, e->ev.message_len);
+	json_str(out, e->message, e->message_len);
 	for (unsigned k = 0; k < n; k++)
 		json_arg(fx, lay, k, &v[k]);
 	if (!n)
 		lay = NULL;
 	if (!bp_out_arg_named(lay, "cpu")) {
 		bp_out_puts(out, ",\"cpu\":");
-		bp_out_i64(out, e->ev.cpu);
+		bp_out_i64(out, e->cpu);
 	}
 	if (!bp_out_arg_named(lay, "line")) {
 		bp_out_puts(out, ",\"line\":");
@@ -212,11 +212,11 @@ static void instant(struct cx *x, const struct bp_trace_event *e, const char *na
 	bp_out_puts(out, ",\"cat\":");
 	json_cstr(out, cat);
 	bp_out_puts(out, ",\"ts\":");
-	ts_us(out, e->ev.ns);
+	ts_us(out, e->ns);
 	bp_out_puts(out, ",\"pid\":");
 	bp_out_i64(out, x->pid);
 	bp_out_puts(out, ",\"tid\":");
-	bp_out_i64(out, e->ev.tid);
+	bp_out_i64(out, e->tid);
 }
 
 static int chrome_begin(struct bp_export *fx)
@@ -256,20 +256,20 @@ static int kernel_event(struct bp_export *fx, struct cx *x, const struct bp_trac
 	struct running *run;
 	int64_t prev, next;
 
-	if (e->ev.cpu < 0 || e->ev.cpu >= 4096 || !e->ev.site || !e->ev.site->func ||
-	    strcmp(e->ev.site->func, "sched_switch") ||
+	if (e->cpu < 0 || e->cpu >= 4096 || !e->site || !e->site->func ||
+	    strcmp(e->site->func, "sched_switch") ||
 	    !(n = bp_out_record_args(fx->t, e, &lay, v)))
 		return 0;
-	if ((size_t)e->ev.cpu >= x->ncpu) {
-		struct running *g = realloc(x->cpu, ((size_t)e->ev.cpu + 1) * sizeof(*g));
+	if ((size_t)e->cpu >= x->ncpu) {
+		struct running *g = realloc(x->cpu, ((size_t)e->cpu + 1) * sizeof(*g));
 
 		if (!g)
 			return BP_TRACE_ENOMEM;
-		memset(g + x->ncpu, 0, ((size_t)e->ev.cpu + 1 - x->ncpu) * sizeof(*g));
+		memset(g + x->ncpu, 0, ((size_t)e->cpu + 1 - x->ncpu) * sizeof(*g));
 		x->cpu = g;
-		x->ncpu = (size_t)e->ev.cpu + 1;
+		x->ncpu = (size_t)e->cpu + 1;
 	}
-	run = &x->cpu[e->ev.cpu];
+	run = &x->cpu[e->cpu];
 	prev = kernel_int(lay, v, n, "prev_pid");
 	next = kernel_int(lay, v, n, "next_pid");
 	if (lost)
@@ -278,18 +278,18 @@ static int kernel_event(struct bp_export *fx, struct cx *x, const struct bp_trac
 		bp_out_puts(x->out, ",\n{\"ph\":\"X\",\"name\":\"running\",\"cat\":\"sched\",\"ts\":");
 		ts_us(x->out, run->ns);
 		bp_out_puts(x->out, ",\"dur\":");
-		ts_us(x->out, e->ev.ns - run->ns);
+		ts_us(x->out, e->ns - run->ns);
 		bp_out_puts(x->out, ",\"pid\":");
 		bp_out_i64(x->out, x->pid);
 		bp_out_puts(x->out, ",\"tid\":");
 		bp_out_i64(x->out, run->tid);
 		bp_out_puts(x->out, ",\"args\":{\"cpu\":");
-		bp_out_i64(x->out, e->ev.cpu);
+		bp_out_i64(x->out, e->cpu);
 		bp_out_puts(x->out, "}}");
 		fx->st.kernel++;
 	}
 	run->tid = is_traced(x, (int32_t)next) ? (int32_t)next : 0;
-	run->ns = e->ev.ns;
+	run->ns = e->ns;
 	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
 }
 
@@ -297,14 +297,14 @@ static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
 			 const struct bp_export_rec *r)
 {
 	struct cx *x = fx->own;
-	const struct bprint_site *site = e->ev.site;
+	const struct bp_trace_site *site = e->site;
 
 	if (x->traced && bp_trace_event_kernel(fx->t) != BP_TRACE_FROM_PROGRAM)
 		return kernel_event(fx, x, e, r->lost);
 	/* a thread's name at its first event here, and whenever it changes */
 	if (!r->th->lane || r->renamed) {
 		r->th->lane = x;
-		meta(x, "thread_name", e->ev.tid, r->th->comm[0] ? r->th->comm : "<...>");
+		meta(x, "thread_name", e->tid, r->th->comm[0] ? r->th->comm : "<...>");
 	}
 	if (r->lost) {
 		instant(x, e, "records lost", "bprint");
@@ -312,7 +312,7 @@ static int chrome_record(struct bp_export *fx, const struct bp_trace_event *e,
 		bp_out_u64(x->out, r->lost);
 		bp_out_puts(x->out, "}}");
 	}
-	instant(x, e, bp_out_event_name(&fx->names, e->tsite ? e->site_id : 0),
+	instant(x, e, bp_out_event_name(&fx->names, e->site ? e->site_id : 0),
 		site && site->file && site->file[0] ? site->file : "bprint");
 	record_args(fx, e);
 	return x->out->len >= FLUSH_AT ? bp_export_write_out(fx) : 0;
@@ -403,4 +403,6 @@ const struct bp_exporter bp_exporter_chrome = {
 	.record = chrome_record,
 	.end = chrome_end,
 	.span = chrome_span,
+	.suffix = "",
+	.noun = "a Chrome JSON trace",
 };

@@ -114,7 +114,7 @@ static struct ctf_stream *stream_of(struct bp_out_thread *th, const struct bp_tr
 	if (!th->lane) {
 		if (!(s = calloc(1, sizeof(*s))))
 			return NULL;
-		s->tid = e->ev.tid;
+		s->tid = e->tid;
 		th->lane = s;
 	}
 	return th->lane;
@@ -184,7 +184,7 @@ static size_t class_of(struct ctf *x, const struct bp_trace_event *e)
 		else
 			hi = mid;
 	}
-	if (lo == x->ncls || x->cls[lo].site_id != e->site_id || !e->ev.site)
+	if (lo == x->ncls || x->cls[lo].site_id != e->site_id || !e->site)
 		return x->ncls;
 	if (!x->cls[lo].lay || x->cls[lo].lay->nfields == 0)
 		return lo;
@@ -231,7 +231,7 @@ static void put_head(struct ctf_stream *s, uint32_t id, uint64_t ts, int32_t vpi
 {
 	char procname[CTF_PROCNAME_LEN] = { 0 };
 	uint8_t level = (uint8_t)(e->level > 255 ? 255 : e->level);
-	int32_t vtid = e->ev.tid;
+	int32_t vtid = e->tid;
 
 	memcpy(procname, comm, strnlen(comm, CTF_PROCNAME_LEN));
 	put(s, &id, 4);
@@ -249,18 +249,18 @@ static int ctf_record(struct bp_export *fx, const struct bp_trace_event *e,
 	struct ctf_stream *s;
 	uint64_t ts;
 	size_t cls, msg, need;
-	uint32_t cpu = e->ev.cpu >= 0 ? (uint32_t)e->ev.cpu : CTF_CPU_UNKNOWN;
+	uint32_t cpu = e->cpu >= 0 ? (uint32_t)e->cpu : CTF_CPU_UNKNOWN;
 	int rc;
 
 	if (x->kernel && bp_trace_event_kernel(fx->t) != BP_TRACE_FROM_PROGRAM)
 		return ctf_kernel_record(x->kernel, e, r->lost);
 	if (!(s = stream_of(r->th, e)))
 		return BP_TRACE_ENOMEM;
-	ts = e->ev.ns < s->end ? s->end : e->ev.ns;	/* a live writer can go back */
+	ts = e->ns < s->end ? s->end : e->ns;	/* a live writer can go back */
 	if ((rc = packet_for(x, s, r, ts, cpu)) < 0)
 		return rc;
 	cls = class_of(x, e);
-	msg = strnlen(e->ev.message, e->ev.message_len);
+	msg = strnlen(e->message, e->message_len);
 	need = 4 + 8 + 4 + 4 + CTF_PROCNAME_LEN + 1 + msg + 1 + 4;
 	if (cls < x->ncls && x->cls[cls].lay)
 		need += args_bytes(&x->cls[cls], x->val);
@@ -270,7 +270,7 @@ static int ctf_record(struct bp_export *fx, const struct bp_trace_event *e,
 		s->begin = ts;
 	s->end = ts;
 	put_head(s, (uint32_t)cls, ts, (int32_t)fx->info->pid, e, r->th->comm);
-	put(s, e->ev.message, msg);
+	put(s, e->message, msg);
 	put(s, "", 1);
 	if (cls < x->ncls && x->cls[cls].lay)
 		put_args(s, &x->cls[cls], x->val);
@@ -320,6 +320,9 @@ const struct bp_exporter bp_exporter_ctf = {
 	.begin = ctf_begin,
 	.record = ctf_record,
 	.end = ctf_end,
+	.flags = BP_EXPORT_F_DIRECTORY | BP_EXPORT_F_BINARY,
+	.suffix = "",
+	.noun = "a CTF trace",
 };
 
 /* (export.h) */

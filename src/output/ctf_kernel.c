@@ -103,11 +103,11 @@ static int classes(struct ctf_kernel *k)
 		const struct bp_trace_site *s = bp_trace_site_at(t, i);
 		struct kclass *c = &k->cls[k->ncls];
 
-		if (s->site.id < BP_TRACE_KERNEL_SITE_BASE || !s->site.func)
+		if (s->id < BP_TRACE_KERNEL_SITE_BASE || !s->func)
 			continue;
-		c->site_id = s->site.id;
-		c->name = s->site.func;
-		c->lay = bp_trace_layout(t, s->site.id);
+		c->site_id = s->id;
+		c->name = s->func;
+		c->lay = bp_trace_layout(t, s->id);
 		c->state = !strcmp(c->name, "sched_switch");
 		k->ncls++;
 	}
@@ -202,7 +202,7 @@ int ctf_kernel_record(struct ctf_kernel *k, const struct bp_trace_event *e, uint
 {
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
 	const struct bp_trace_layout *lay;
-	struct kstream *s = stream_of(k, e->ev.cpu);
+	struct kstream *s = stream_of(k, e->cpu);
 	size_t id;
 	const struct kclass *c = class_of(k, e->site_id, &id);
 	unsigned n;
@@ -214,15 +214,15 @@ int ctf_kernel_record(struct ctf_kernel *k, const struct bp_trace_event *e, uint
 	n = bp_out_record_args(k->fx->t, e, &lay, v);
 	if (c->lay && n != c->lay->nfields)
 		return 0;	/* its values could not be read (damage the reader counted) */
-	if (lost && s->events && (rc = flush_packet(k, (size_t)e->ev.cpu)) < 0)
+	if (lost && s->events && (rc = flush_packet(k, (size_t)e->cpu)) < 0)
 		return rc;	/* the next packet counts them */
 	s->discarded += lost;
 	if (!s->events)
-		s->begin = e->ev.ns;
-	s->end = e->ev.ns;
+		s->begin = e->ns;
+	s->end = e->ns;
 	id32 = (uint32_t)id;
 	bp_out_put(&s->buf, &id32, 4);
-	bp_out_put(&s->buf, &e->ev.ns, 8);
+	bp_out_put(&s->buf, &e->ns, 8);
 	for (unsigned i = 0; i < n && c->lay; i++) {
 		const struct bp_trace_field *f = &lay->fields[i];
 
@@ -240,7 +240,7 @@ int ctf_kernel_record(struct ctf_kernel *k, const struct bp_trace_event *e, uint
 	if (s->buf.oom)
 		return BP_TRACE_ENOMEM;
 	s->events++;
-	return s->buf.len >= PACKET_TARGET ? flush_packet(k, (size_t)e->ev.cpu) : 0;
+	return s->buf.len >= PACKET_TARGET ? flush_packet(k, (size_t)e->cpu) : 0;
 }
 
 static void write_env(struct bp_out_buf *m, const struct bp_trace_info *info)

@@ -295,8 +295,8 @@ static bool write_classes(struct ctf *x, struct bp_out_buf *m)
 	for (size_t i = 0; i < n; i++) {
 		const struct bp_trace_site *ts = bp_trace_site_at(t, i);
 
-		x->cls[i].site_id = ts->site.id;
-		x->cls[i].lay = bp_trace_layout(t, ts->site.id);
+		x->cls[i].site_id = ts->id;
+		x->cls[i].lay = bp_trace_layout(t, ts->id);
 		for (unsigned k = 0; x->cls[i].lay && k < x->cls[i].lay->nfields; k++)
 			x->cls[i].kind[k] = (uint8_t)ctf_kind(x->cls[i].lay, k);
 		write_class(m, i, names->name[i], x->cls[i].lay, false);

@@ -26,6 +26,8 @@
 #ifndef BP_OUTPUT_EXPORT_H
 #define BP_OUTPUT_EXPORT_H
 
+#include <bprint/export.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -4,6 +4,8 @@
  */
 #include "output/frame.h"
 
+#include "trace/safe_open.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -119,10 +121,10 @@ static int one_record(struct bp_export *x, const struct bp_exporter *ops,
 		      const struct bp_trace_event *e, uint64_t lost)
 {
 	struct bp_export_rec r = { .lost = lost };
-	const char *comm = e->ev.comm ? e->ev.comm : "";
+	const char *comm = e->comm ? e->comm : "";
 	int rc;
 
-	if (!(r.th = bp_out_thread_get(&x->thr, e->ev.tid, &r.fresh)))
+	if (!(r.th = bp_out_thread_get(&x->thr, e->tid, &r.fresh)))
 		return BP_TRACE_ENOMEM;
 	/* a name is its first 16 bytes, as th->comm holds it; a kernel
 	 * event's "<...>" (a thread whose name its events have not said yet)
@@ -178,6 +180,43 @@ int bp_export_span(struct bp_export *x, const struct bp_export_span *s)
 	if ((rc = x->ops->span(x, s)) == 0)
 		x->st.spans++;
 	return rc;
+}
+
+int bp_export_format_info(const char *name, struct bp_export_format_info *out)
+{
+	enum bp_export_format f;
+	const struct bp_exporter *ops;
+
+	if (!out || out->size < sizeof(*out))
+		return BP_TRACE_EINVAL;	/* the first version's: all of it */
+	if (!name || bp_export_format_parse(name, &f) != 0)
+		return -1;
+	ops = exporters[f];
+	out->flags = ops->flags | (ops->span ? BP_EXPORT_F_SPANS : 0u);
+	out->name = format_names[f];
+	out->suffix = ops->suffix;
+	out->noun = ops->noun;
+	return 0;
+}
+
+const char *bp_export_format_at(size_t i)
+{
+	return i < BP_EXPORT_NR ? format_names[i] : NULL;
+}
+
+int bp_export_open(const char *name, const char *path, const char **why)
+{
+	enum bp_export_format f;
+
+	if (why)
+		*why = NULL;
+	if (!name || !path || bp_export_format_parse(name, &f) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (exporters[f]->flags & BP_EXPORT_F_DIRECTORY)
+		return bp_export_ctf_dir(path);
+	return bp_open_output(path, BP_OPEN_REPLACE, why);
 }
 
 bool bp_export_has_spans(enum bp_export_format f)

@@ -75,6 +75,10 @@ struct bp_exporter {
 	int (*end)(struct bp_export *x, int rc);
 	/* optional: a span as a slice (export.h, bp_export_span()) */
 	int (*span)(struct bp_export *x, const struct bp_export_span *s);
+	/* what it is (bprint/export.h, bp_export_format_info()) */
+	unsigned flags;			/* BP_EXPORT_F_DIRECTORY, _BINARY (_SPANS: span) */
+	const char *suffix;		/* the output name its readers want, "" if any */
+	const char *noun;		/* "a trace.dat", for messages */
 };
 
 extern const struct bp_exporter bp_exporter_tracedat, bp_exporter_chrome,

@@ -10,7 +10,7 @@
 
 /* The start of a site's name: its function, else the start of its format,
  * else "site_ID". */
-static void name_base(const struct bprint_site *s, char *out, size_t size)
+static void name_base(const struct bp_trace_site *s, char *out, size_t size)
 {
 	size_t n = 0;
 
@@ -53,7 +53,7 @@ static bool site_names(struct bp_out_names *nm, struct bp_trace *t)
 	bool *shared = calloc(n + 1, sizeof(*shared)), ok = bases && order && shared;
 
 	for (size_t i = 0; ok && i < n; i++) {
-		name_base(&bp_trace_site_at(t, i)->site, bases[i], sizeof(bases[i]));
+		name_base(bp_trace_site_at(t, i), bases[i], sizeof(bases[i]));
 		order[i] = bases[i];
 	}
 	if (ok)
@@ -64,7 +64,7 @@ static bool site_names(struct bp_out_names *nm, struct bp_trace *t)
 			shared[(size_t)(order[k - 1] - bases[0]) / BASE_MAX] = true;
 		}
 	for (size_t i = 0; ok && i < n; i++) {
-		const struct bprint_site *s = &bp_trace_site_at(t, i)->site;
+		const struct bp_trace_site *s = bp_trace_site_at(t, i);
 		char *name = malloc(BP_OUT_EVENT_NAME_MAX);
 
 		if (!(nm->name[i] = name)) {
@@ -92,7 +92,7 @@ int bp_out_names_make(struct bp_out_names *nm, struct bp_trace *t)
 		return BP_TRACE_ENOMEM;
 	}
 	for (size_t i = 0; i < nm->n; i++) {
-		uint32_t id = bp_trace_site_at(t, i)->site.id;
+		uint32_t id = bp_trace_site_at(t, i)->id;
 
 		if (id < nm->nid)
 			nm->by_id[id] = nm->name[i];
@@ -117,7 +117,7 @@ void bp_out_names_free(struct bp_out_names *nm)
 unsigned bp_out_record_args(struct bp_trace *t, const struct bp_trace_event *e,
 			    const struct bp_trace_layout **lay, struct bp_field_value *vals)
 {
-	const struct bprint_site *s = e->ev.site;
+	const struct bp_trace_site *s = e->site;
 	int n;
 
 	*lay = NULL;

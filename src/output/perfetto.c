@@ -263,7 +263,7 @@ static uint64_t arg_iid(uint32_t site_id, unsigned k)
 
 static void intern_site(struct px *x, const struct bp_trace_site *ts)
 {
-	const struct bprint_site *s = &ts->site;
+	const struct bp_trace_site *s = ts;
 	const struct bp_trace_layout *lay = bp_trace_layout(x->fx->t, s->id);
 	uint64_t iid = (uint64_t)s->id + SITE_IID0;
 	struct bp_out_buf *b = x->b;
@@ -434,24 +434,24 @@ static int perfetto_record(struct bp_export *fx, const struct bp_trace_event *e,
 	if (fresh)
 		th->lane = (void *)(uintptr_t)random_uuid(x);
 	if (fresh || r->renamed)
-		thread_track(x, th, e->ev.ns);
+		thread_track(x, th, e->ns);
 	track = (uint64_t)(uintptr_t)th->lane;
 	if (r->lost) {
-		at = instant(x, e->ev.ns, track, IID_LOST, 0);
+		at = instant(x, e->ns, track, IID_LOST, 0);
 		annotation_uint(b, AN_LOST, DA_UINT, r->lost);
 		instant_end(x, at);
 	}
-	at = instant(x, e->ev.ns, track, e->tsite ? e->site_id + SITE_IID0 : IID_UNKNOWN,
-		     e->tsite != NULL);
+	at = instant(x, e->ns, track, e->site ? e->site_id + SITE_IID0 : IID_UNKNOWN,
+		     e->site != NULL);
 	da = pb_begin(b, TE_ANNOTATIONS);
 	pb_uint(b, DA_NAME_IID, AN_MSG);
-	pb_bytes(b, DA_STRING, e->ev.message, e->ev.message_len);
+	pb_bytes(b, DA_STRING, e->message, e->message_len);
 	pb_end(b, da);
-	if (!e->tsite)
+	if (!e->site)
 		annotation_uint(b, AN_SITE, DA_UINT, e->site_id);
 	lay = arguments(x, e);
-	if (e->ev.cpu >= 0 && !bp_out_arg_named(lay, "cpu"))
-		annotation_uint(b, AN_CPU, DA_INT, (uint64_t)e->ev.cpu);
+	if (e->cpu >= 0 && !bp_out_arg_named(lay, "cpu"))
+		annotation_uint(b, AN_CPU, DA_INT, (uint64_t)e->cpu);
 	instant_end(x, at);
 	return flush(x, 0);
 }
@@ -569,4 +569,7 @@ const struct bp_exporter bp_exporter_perfetto = {
 	.record = perfetto_record,
 	.end = perfetto_end,
 	.span = perfetto_span,
+	.flags = BP_EXPORT_F_BINARY,
+	.suffix = "",
+	.noun = "a Perfetto trace",
 };

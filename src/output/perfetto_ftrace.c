@@ -99,7 +99,7 @@ static int64_t state_bits(const char *s, size_t n)
 
 static const struct pf_message *message_of(const struct bp_trace_event *e)
 {
-	const char *func = e->ev.site ? e->ev.site->func : NULL;
+	const char *func = e->site ? e->site->func : NULL;
 
 	for (size_t i = 0; func && i < sizeof(messages) / sizeof(messages[0]); i++)
 		if (!strcmp(func, messages[i].event))
@@ -157,12 +157,12 @@ bool pf_bundle_event(struct pf_bundles *pb, struct bp_trace *t, const struct bp_
 	unsigned n;
 	size_t ev, msg;
 
-	if (!m || !(k = cpu_of(pb, e->ev.cpu)) ||
+	if (!m || !(k = cpu_of(pb, e->cpu)) ||
 	    !(n = bp_out_record_args(t, e, &lay, v)))
 		return false;
 	ev = pb_begin(&k->b, FB_EVENT);
-	pb_uint(&k->b, FE_TIMESTAMP, e->ev.ns);
-	pb_uint(&k->b, FE_PID, (uint32_t)e->ev.tid);
+	pb_uint(&k->b, FE_TIMESTAMP, e->ns);
+	pb_uint(&k->b, FE_PID, (uint32_t)e->tid);
 	msg = pb_begin(&k->b, m->number);
 	for (unsigned i = 0; i < n; i++)
 		for (const struct pf_field *f = m->fields; f->name; f++) {
@@ -183,7 +183,7 @@ bool pf_bundle_event(struct pf_bundles *pb, struct bp_trace *t, const struct bp_
 	k->lost |= e->lost_before != 0;
 	(*count)++;
 	if (++k->n >= BUNDLE_EVENTS || k->b.len >= BUNDLE_BYTES)
-		write_bundle(pb, (size_t)e->ev.cpu, out);
+		write_bundle(pb, (size_t)e->cpu, out);
 	return true;
 }
 

@@ -149,7 +149,7 @@ static size_t site_event(struct ex *x, const struct td_event *ev, const struct b
 	if (e->text || bp_site_layout_decode(bp_site_layout_of(lay), e->block, e->block_words, v,
 					     BP_PLAN_MAX_ARGS) != (int)n)
 		return 0;
-	put_common(pl, ev->id, e->ev.tid);
+	put_common(pl, ev->id, e->tid);
 	memset(pl + 8, 0, ev->fixed - 8u);
 	for (unsigned k = 0; k < n; k++) {
 		unsigned char *at = pl + ev->field[k].offset;
@@ -172,8 +172,8 @@ static size_t site_event(struct ex *x, const struct td_event *ev, const struct b
 				return 0;
 		}
 	}
-	if (!put_text(pl, &end, ev->msg_loc, e->ev.message,
-		      strnlen(e->ev.message, e->ev.message_len)))
+	if (!put_text(pl, &end, ev->msg_loc, e->message,
+		      strnlen(e->message, e->message_len)))
 		return 0;
 	return end;
 }
@@ -181,19 +181,19 @@ static size_t site_event(struct ex *x, const struct td_event *ev, const struct b
 /* Record e as a print event: ip, and the message, cut to fit a page. */
 static size_t print_event(struct ex *x, const struct bp_trace_event *e)
 {
-	const struct td_site *si = e->site_id < x->nsites && e->ev.site ? &x->sites[e->site_id]
+	const struct td_site *si = e->site_id < x->nsites && e->site ? &x->sites[e->site_id]
 									  : NULL;
 	uint64_t ip = si ? si->ip : x->unknown_ip;
 	unsigned char *pl = x->payload;
-	size_t mlen = e->ev.message_len;
+	size_t mlen = e->message_len;
 
-	put_common(pl, TD_ID_PRINT, e->ev.tid);
+	put_common(pl, TD_ID_PRINT, e->tid);
 	memcpy(pl + 8, &ip, 8);
 	if (PRINT_HDR + mlen + 1 > MAX_PAYLOAD) {
 		mlen = MAX_PAYLOAD - PRINT_HDR - 1;
 		x->fx->st.truncated++;
 	}
-	memcpy(pl + PRINT_HDR, e->ev.message, mlen);
+	memcpy(pl + PRINT_HDR, e->message, mlen);
 	pl[PRINT_HDR + mlen] = '\0';
 	return PRINT_HDR + mlen + 1;
 }
@@ -216,9 +216,9 @@ static int tracedat_record(struct bp_export *fx, const struct bp_trace_event *e,
 			   const struct bp_export_rec *r)
 {
 	struct ex *x = fx->own;
-	const struct td_event *ev = e->site_id < x->nsites && e->ev.site
+	const struct td_event *ev = e->site_id < x->nsites && e->site
 				    ? x->sites[e->site_id].ev : NULL;
-	struct bp_kstream *s = stream_for(x, e->ev.cpu, r->th);
+	struct bp_kstream *s = stream_for(x, e->cpu, r->th);
 	size_t len = kernel_event(x, e);
 
 	if (!s)
@@ -233,7 +233,7 @@ static int tracedat_record(struct bp_export *fx, const struct bp_trace_event *e,
 	}
 	while (len & 3)
 		x->payload[len++] = 0;
-	if (bp_kstream_append(&x->spool, s, e->ev.ns, r->lost, x->payload, len) < 0)
+	if (bp_kstream_append(&x->spool, s, e->ns, r->lost, x->payload, len) < 0)
 		return spool_failed(x);
 	return 0;
 }
@@ -496,4 +496,7 @@ const struct bp_exporter bp_exporter_tracedat = {
 	.begin = tracedat_begin,
 	.record = tracedat_record,
 	.end = tracedat_end,
+	.flags = BP_EXPORT_F_BINARY,
+	.suffix = ".dat",	/* KernelShark opens no other */
+	.noun = "a trace.dat",
 };

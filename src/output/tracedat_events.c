@@ -97,21 +97,21 @@ static int by_func(const void *a, const void *b)
 {
 	const struct bp_trace_site *x = *(const struct bp_trace_site *const *)a;
 	const struct bp_trace_site *y = *(const struct bp_trace_site *const *)b;
-	int c = strcmp(x->site.func ? x->site.func : "?", y->site.func ? y->site.func : "?");
+	int c = strcmp(x->func ? x->func : "?", y->func ? y->func : "?");
 
 	if (!c)
-		c = strcmp(x->site.file ? x->site.file : "", y->site.file ? y->site.file : "");
+		c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
 	if (!c)
 		c = x->lib < y->lib ? -1 : x->lib > y->lib;
 	if (!c)
-		c = x->site.id < y->site.id ? -1 : x->site.id > y->site.id;
+		c = x->id < y->id ? -1 : x->id > y->id;
 	return c;
 }
 
 static bool same_func(const struct bp_trace_site *a, const struct bp_trace_site *b)
 {
-	return !strcmp(a->site.func ? a->site.func : "?", b->site.func ? b->site.func : "?") &&
-	       !strcmp(a->site.file ? a->site.file : "", b->site.file ? b->site.file : "") &&
+	return !strcmp(a->func ? a->func : "?", b->func ? b->func : "?") &&
+	       !strcmp(a->file ? a->file : "", b->file ? b->file : "") &&
 	       a->lib == b->lib;
 }
 
@@ -139,10 +139,10 @@ static int address_sites(struct ex *x)
 		if (i == 0 || !same_func(s, v[i - 1])) {
 			addr = (addr + 0xff) & ~0xffull;
 			bp_out_putf(&x->kallsyms, "%016llx T %s\t[%s]\n", (unsigned long long)addr,
-				    s->site.func ? s->site.func : "?", module_of(t, s->lib));
+				    s->func ? s->func : "?", module_of(t, s->lib));
 		}
-		if (s->site.id < x->nsites)
-			x->sites[s->site.id].ip = addr;
+		if (s->id < x->nsites)
+			x->sites[s->id].ip = addr;
 		addr += 0x10;
 	}
 	/* the last symbol matches only its own address: end the last function */
@@ -199,7 +199,7 @@ static struct td_name *event_names(const struct ex *x, size_t n)
 	for (size_t i = 1; i < n; i++)	/* the later site of two with a name */
 		if (!strncmp(v[i].s, v[i - 1].s, BP_OUT_EVENT_NAME_MAX))
 			bp_snprintf(v[i].s + strlen(v[i].s), 12, "_%u",
-				    (unsigned)bp_trace_site_at(x->fx->t, v[i].k)->site.id);
+				    (unsigned)bp_trace_site_at(x->fx->t, v[i].k)->id);
 	qsort(v, n, sizeof(*v), by_index);
 	return v;
 }
@@ -356,11 +356,11 @@ static int declare_events(struct ex *x)
 		const struct bp_trace_site *s = bp_trace_site_at(t, k);
 		struct td_event *ev = &x->events[x->nevents];
 
-		if (!s->site.format || s->site.id >= x->nsites || x->sites[s->site.id].kernel ||
-		    !(ev->lay = bp_trace_layout(t, s->site.id)))
+		if (!s->format || s->id >= x->nsites || x->sites[s->id].kernel ||
+		    !(ev->lay = bp_trace_layout(t, s->id)))
 			continue;
 		ev->id = (uint16_t)(x->first_site_id + x->nevents++);
-		x->sites[s->site.id].ev = ev;
+		x->sites[s->id].ev = ev;
 		f.len = 0;
 		declare_event(names[k].s, ev, &f);
 		bp_out_put64(&own, f.len);

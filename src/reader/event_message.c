@@ -14,7 +14,7 @@ size_t bp_trace_event_message(struct bp_trace *t, const struct bp_trace_event *e
 			      size_t size)
 {
 	/* (a kept event holds the text without its cut trailer: no mark) */
-	struct bp_record_args a = { ev->block, ev->block_words, ev->ev.cpu, ev->site_id, 0,
+	struct bp_record_args a = { ev->block, ev->block_words, ev->cpu, ev->site_id, 0,
 				    ev->text != 0, 0 };
 	const struct bp_trace_site *ts = ev->text ? NULL : bp_trace_site(t, ev->site_id);
 	const struct bp_site_layout *l = ts ? bp_trace_site_layout(t, ev->site_id) : NULL;
@@ -27,6 +27,29 @@ size_t bp_trace_event_message(struct bp_trace *t, const struct bp_trace_event *e
 	/* as the reader's own messages: the hook only for a format with %pS/%ps */
 	if (l && !(l->pub.flags & BP_LAYOUT_SYMBOLS))
 		hook = NULL;
-	return bp_record_message(buf, size, &a, ts ? &ts->site : NULL, l ? l->pf : NULL, hook,
+	return bp_record_message(buf, size, &a, bp_trace_site_runtime(ts), l ? l->pf : NULL, hook,
 				 NULL);
+}
+
+void bp_trace_event_runtime(const struct bp_trace_event *e, struct bprint_event *out)
+{
+	*out = (struct bprint_event){
+		.size = sizeof(*out),
+		.tid = e->tid,
+		.ns = e->ns,
+		.cpu = e->cpu,
+		.comm = e->comm,
+		.site = bp_trace_site_runtime(e->site),
+		.message = e->message,
+		.message_len = e->message_len,
+	};
+}
+
+int bp_trace_format_event(char *buf, size_t size, const struct bp_trace_event *e,
+			  enum bprint_output how)
+{
+	struct bprint_event ev;
+
+	bp_trace_event_runtime(e, &ev);
+	return bprint_format_event(buf, size, &ev, how);
 }

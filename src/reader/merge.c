@@ -246,14 +246,14 @@ static size_t format_message(struct bp_trace *t, struct source *s, char *buf, si
 	 * tokens skip the letter check. */
 	if (l && !(l->pub.flags & BP_LAYOUT_SYMBOLS))
 		hook = NULL;
-	return bp_record_message(buf, size, &s->args, e ? &e->ts.site : NULL, l ? l->pf : NULL,
+	return bp_record_message(buf, size, &s->args, e ? &e->site : NULL, l ? l->pf : NULL,
 				 hook, exact);
 }
 
 static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace_event *out)
 {
-	out->ev.message = t->msg;
-	out->ev.message_len = format_message(t, s, t->msg, sizeof(t->msg), &out->exact);
+	out->message = t->msg;
+	out->message_len = format_message(t, s, t->msg, sizeof(t->msg), &out->exact);
 }
 
 /*
@@ -323,7 +323,7 @@ static void check_text(struct bp_trace *t, struct source *s)
 
 void bp_trace_message(struct bp_trace *t, struct bp_trace_event *out)
 {
-	if (t->cur && out->size >= BP_TRACE_EVENT_SIZE_1)
+	if (t->cur && out->size >= BP_TRACE_EVENT_SIZE_3)
 		decode_message(t, t->cur, out);
 }
 
@@ -346,9 +346,8 @@ size_t bp_trace_format_message(struct bp_trace *t, char *buf, size_t size)
 static void put_args(struct source *best, size_t bi, const struct site_entry *site, uint32_t id,
 		     struct bp_trace_event *out)
 {
-	out->ev.tid = best->kcpu ? best->ktid : best->info.tid;
-	out->ev.site = site ? &site->ts.site : NULL;
-	out->tsite = site ? &site->ts : NULL;
+	out->tid = best->kcpu ? best->ktid : best->info.tid;
+	out->site = site ? &site->ts : NULL;
 	out->site_id = id;
 	out->ring = bi;
 	out->index = best->ev.index;
@@ -383,7 +382,7 @@ static struct source *first_of_tid(struct bp_trace *t, struct source *best, size
 /* The record's time (BP_TRACE_NEXT_TIME asks for it alone). */
 static void put_time(struct bp_trace *t, const struct source *best, struct bp_trace_event *out)
 {
-	out->ev.ns = bp_clock_to_ns(&t->calib, best->ev.ts);
+	out->ns = bp_clock_to_ns(&t->calib, best->ev.ts);
 	out->raw_ts = best->ev.ts;
 }
 
@@ -391,25 +390,23 @@ static void put_time(struct bp_trace *t, const struct source *best, struct bp_tr
 static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigned flags,
 		     struct bp_trace_event *out)
 {
-	out->ev.size = sizeof(out->ev);
 	put_time(t, best, out);
-	out->ev.cpu = best->cpu;
+	out->cpu = best->cpu;
 	if (!best->first_of_tid)
 		best->first_of_tid = first_of_tid(t, best, bi);
 	/* A thread's name is that of its first ring, as the process has one
 	 * name per thread (taken when it first traced, updated at exit). */
-	out->ev.comm = best->kcpu ? best->kcomm : best->first_of_tid->info.comm;
+	out->comm = best->kcpu ? best->kcomm : best->first_of_tid->info.comm;
 	out->level = best->info.level;
 	out->lost_before = best->ev.discarded_before + best->gap_before;
-	if (out->size >= BP_TRACE_EVENT_SIZE_2)
-		out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
-				 (!best->gap_before ? 0u
-				  : best->stream.nchunks ? BP_TRACE_LOST_NOT_COPIED
-							 : BP_TRACE_LOST_OVERWRITTEN);
+	out->lost_kind = (best->ev.discarded_before ? BP_TRACE_LOST_DISCARDED : 0u) |
+			 (!best->gap_before ? 0u
+			  : best->stream.nchunks ? BP_TRACE_LOST_NOT_COPIED
+						 : BP_TRACE_LOST_OVERWRITTEN);
 	if (flags & BP_TRACE_NEXT_NO_MESSAGE) {
 		t->msg[0] = '\0';
-		out->ev.message = t->msg;
-		out->ev.message_len = 0;
+		out->message = t->msg;
+		out->message_len = 0;
 		out->exact = 0;
 	} else {
 		decode_message(t, best, out);
@@ -424,8 +421,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	uint32_t id;
 	int rc;
 
-	if (!out || out->size < BP_TRACE_EVENT_SIZE_1)
-		return BP_TRACE_EINVAL;	/* what fits in its size is all of it, for now */
+	if (!out || out->size < BP_TRACE_EVENT_SIZE_3)
+		return BP_TRACE_EINVAL;	/* unset, or the embedding layout's 136 or 144 */
 	if (t->unchecked)
 		check_pending(t);	/* before the record is replaced */
 	if ((rc = oldest_source(t, &best, &bi)) < 0)

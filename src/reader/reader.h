@@ -19,6 +19,15 @@
 void bp_trace_symbol_stats(const struct bp_trace *t, struct bp_symbols_stats *out);
 
 struct bp_site_layout;
+struct bprint_site;
+
+/* The runtime's struct of a site the reader handed out (bp_trace_site(),
+ * an event's site), for the printers that take one; NULL for NULL. */
+const struct bprint_site *bp_trace_site_runtime(const struct bp_trace_site *ts);
+
+/* An event as the runtime's printers take it (bprint_format_event(),
+ * trace/text.h): the same thread, time, CPU, name, site and message. */
+void bp_trace_event_runtime(const struct bp_trace_event *e, struct bprint_event *out);
 
 /*
  * The layout of site id (reader/site_layout.h), made on its first use and

@@ -52,25 +52,44 @@ static struct site_entry *site_new(const struct bp_file_site *h, const char *fmt
 		return NULL;
 	s = &e->ts;
 	strings = (char *)(e + 1);
-	s->site.magic = BPRINT__SITE_MAGIC;
-	s->site.layout = BPRINT__LAYOUT;
-	s->site.line = h->line;
-	s->site.id = h->id;
-	s->site.kind = h->kind;
-	s->site.enabled = 1;
+	s->size = sizeof(*s);
+	s->line = h->line;
+	s->id = h->id;
+	s->kind = h->kind;
 	s->lib = h->lib;
 	if (fmt) {
 		memcpy(strings, fmt, h->format_len);
-		s->site.format = strings;
+		s->format = strings;
 		strings += h->format_len;
 	}
 	memcpy(strings, file, h->file_len);
-	s->site.file = strings;
+	s->file = strings;
 	strings += h->file_len;
 	memcpy(strings, func, h->func_len);
-	s->site.func = strings;
+	s->func = strings;
 	s->func_len = (uint32_t)strlen(strings);
+	/* the same site as the runtime's printers take it */
+	e->site.magic = BPRINT__SITE_MAGIC;
+	e->site.layout = BPRINT__LAYOUT;
+	e->site.enabled = 1;
+	e->site.kind = (uint8_t)s->kind;
+	e->site.line = s->line;
+	e->site.id = s->id;
+	e->site.format = s->format;
+	e->site.file = s->file;
+	e->site.func = s->func;
 	return e;
+}
+
+_Static_assert(BP_TRACE_SITE_PRINTK == BPRINT__SITE_PRINTK && BP_TRACE_SITE_PUTS == BPRINT__SITE_PUTS,
+	       "a site's kind is the runtime's");
+
+_Static_assert(offsetof(struct site_entry, ts) == 0, "a site_entry begins with its public part");
+
+const struct bprint_site *bp_trace_site_runtime(const struct bp_trace_site *ts)
+{
+	/* every bp_trace_site the reader hands out is a site_entry's ts */
+	return ts ? &((const struct site_entry *)(const void *)ts)->site : NULL;
 }
 
 /* A site record of bytes bytes at rec: 0 (added, or a copy of one known),
@@ -353,10 +372,10 @@ const struct bp_site_layout *bp_trace_site_layout(struct bp_trace *t, uint32_t i
 {
 	struct site_entry *e = tables_site(t, id);
 
-	if (!e || !e->ts.site.format)
+	if (!e || !e->ts.format)
 		return NULL;
 	if (!e->layout_tried) {
-		e->layout = bp_site_layout_new(id, e->ts.site.kind, e->ts.site.format);
+		e->layout = bp_site_layout_new(id, e->ts.kind, e->ts.format);
 		e->layout_tried = true;
 	}
 	return e->layout;

@@ -27,6 +27,8 @@ struct bp_site_layout;
  */
 struct site_entry {
 	struct bp_trace_site ts;
+	struct bprint_site site;	/* the same, as the runtime's printers take it
+					 * (bp_trace_site_runtime()) */
 	struct bp_site_layout *layout;	/* the site's parsed format, plan and fields
 					 * (reader/site_layout.h): made on first use,
 					 * freed with the entry (tables_free); NULL

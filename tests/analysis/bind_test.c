@@ -28,9 +28,9 @@ static void next_of(struct bp_trace *t, const char *prefix, struct bp_trace_even
 		    uint32_t *blk, size_t cap)
 {
 	CHECK_EQ(bp_trace_next(t, e, BP_TRACE_NEXT_NO_MESSAGE), 1);
-	CHECK(e->ev.site != NULL && e->ev.site->format != NULL);
-	CHECK_MSG(!strncmp(e->ev.site->format, prefix, strlen(prefix)), "site %u: \"%s\"",
-		  e->site_id, e->ev.site->format);
+	CHECK(e->site != NULL && e->site->format != NULL);
+	CHECK_MSG(!strncmp(e->site->format, prefix, strlen(prefix)), "site %u: \"%s\"",
+		  e->site_id, e->site->format);
 	CHECK(!e->text && e->block_words <= cap);
 	memcpy(blk, e->block, e->block_words * sizeof(*blk));
 	e->block = blk;

@@ -178,8 +178,8 @@ static uint64_t check_file(const char *path, const char *counts, int nested)
 
 		CHECK(e.ring < MAX_RINGS);
 		r = &rings[e.ring];
-		CHECK(sscanf(e.ev.message, "%c %llu", &kind, &n) == 2 && (kind == 'n' || kind == 's'));
-		tid_slot(tids, &ntids, e.ev.tid)->records++;
+		CHECK(sscanf(e.message, "%c %llu", &kind, &n) == 2 && (kind == 'n' || kind == 's'));
+		tid_slot(tids, &ntids, e.tid)->records++;
 		if (e.lost_before) {
 			CHECK(e.lost_kind == BP_TRACE_LOST_DISCARDED);
 			carried++;
@@ -189,7 +189,7 @@ static uint64_t check_file(const char *path, const char *counts, int nested)
 			/* one ring a thread: the gap is exact */
 			if (n != r->last + 1 + e.lost_before) {
 				fprintf(stderr, "%s: tid %d: %llu after %llu, %llu said lost\n", path,
-					e.ev.tid, n, (unsigned long long)r->last,
+					e.tid, n, (unsigned long long)r->last,
 					(unsigned long long)e.lost_before);
 				CHECK(0);
 			}
@@ -199,7 +199,7 @@ static uint64_t check_file(const char *path, const char *counts, int nested)
 			 * too small for what was announced is a loss put on the
 			 * wrong ring */
 			fprintf(stderr, "%s: tid %d level %u: %llu after %llu, %llu said lost\n", path,
-				e.ev.tid, e.level, n, (unsigned long long)r->last,
+				e.tid, e.level, n, (unsigned long long)r->last,
 				(unsigned long long)e.lost_before);
 			CHECK(0);
 		}

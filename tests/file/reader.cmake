@@ -39,6 +39,9 @@ bp_set_test_warnings(file_full)
 
 # The reading library's caller-allocated structs begin with their size.
 bp_add_test(reader_sized SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_sized.c ARGS sized TIMEOUT 60)
+bp_add_test(text_api SOURCES ${CMAKE_CURRENT_LIST_DIR}/text_api.c ARGS text TIMEOUT 60)
+bp_add_test(control_api SOURCES ${CMAKE_CURRENT_LIST_DIR}/control_api.c ARGS control TIMEOUT 60)
+bp_add_test(record_api SOURCES ${CMAKE_CURRENT_LIST_DIR}/record_api.c ARGS record TIMEOUT 60)
 bp_add_test(reader_args_only SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_args_only.c ARGS args TIMEOUT 60)
 
 # The stream chunks' checksum is CRC32C, whichever way it is computed.

@@ -66,15 +66,15 @@ int main(int argc, char **argv)
 			break;
 		n++;
 		CHECK_EQ(a.site_id, f.site_id);
-		CHECK(a.tsite == f.tsite || (a.tsite && f.tsite && a.tsite->site.id == f.tsite->site.id));
-		CHECK_EQ(a.ev.tid, f.ev.tid);
+		CHECK(a.site == f.site || (a.site && f.site && a.site->id == f.site->id));
+		CHECK_EQ(a.tid, f.tid);
 		CHECK_EQ(a.ring, f.ring);
 		CHECK_EQ(a.index, f.index);
 		CHECK_EQ(a.text, f.text);
 		CHECK_EQ(a.block_words, f.block_words);
 		CHECK(!memcmp(a.block, f.block, f.block_words * 4));
 		/* the rest as it was */
-		CHECK(a.ev.ns == 0x5a5a5a5a5a5a5a5aull);
+		CHECK(a.ns == 0x5a5a5a5a5a5a5a5aull);
 		CHECK(a.raw_ts == 0x5a5a5a5a5a5a5a5aull);
 		CHECK(a.lost_before == 0x5a5a5a5a5a5a5a5aull);
 		CHECK_EQ(a.exact, 0x5a5a5a5a);

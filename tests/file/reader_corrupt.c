@@ -133,12 +133,12 @@ static struct outcome exercise(const char *path)
 	for (size_t i = 0; i < bp_trace_nsites(t); i++) {
 		const struct bp_trace_site *s = bp_trace_site_at(t, i);
 
-		if (!s || !s->site.file || !s->site.func ||
-		    bp_trace_site(t, s->site.id) != s)
+		if (!s || !s->file || !s->func ||
+		    bp_trace_site(t, s->id) != s)
 			FAIL("%s: site table inconsistent", path);
 		else
-			(void)(strlen(s->site.file) + strlen(s->site.func) +
-			       (s->site.format ? strlen(s->site.format) : 0));
+			(void)(strlen(s->file) + strlen(s->func) +
+			       (s->format ? strlen(s->format) : 0));
 	}
 	for (size_t i = 0; i < bp_trace_nlibs(t); i++)
 		(void)strlen(bp_trace_lib_at(t, i)->path);
@@ -148,11 +148,11 @@ static struct outcome exercise(const char *path)
 
 		while ((rc = bp_trace_next(t, &e, flags)) == 1) {
 			/* a %c of 0 puts a NUL inside the message */
-			if (strlen(e.ev.message) > e.ev.message_len || e.ev.message_len >= 4096)
+			if (strlen(e.message) > e.message_len || e.message_len >= 4096)
 				FAIL("%s: message_len wrong", path);
 			if (flags)
 				bp_trace_message(t, &e);
-			(void)strlen(e.ev.comm);
+			(void)strlen(e.comm);
 			o.records++;
 			if (o.records > 10000000) {
 				FAIL("%s: endless records", path);

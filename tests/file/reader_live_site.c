@@ -33,11 +33,11 @@ int main(void)
 	while ((rc = bp_trace_next(t, &e, 0)) == 1) {
 		const char *fmt = n == 0 ? "before the open %d" : late_fmt;
 
-		if (!e.ev.site)
-			FAIL("record %d: site %u unknown (\"%s\")", n, e.site_id, e.ev.message);
-		CHECK_STREQ(e.ev.site->format, fmt);
+		if (!e.site)
+			FAIL("record %d: site %u unknown (\"%s\")", n, e.site_id, e.message);
+		CHECK_STREQ(e.site->format, fmt);
 		snprintf(want, sizeof(want), fmt, n + 1);
-		CHECK_STREQ(e.ev.message, want);
+		CHECK_STREQ(e.message, want);
 		n++;
 	}
 	CHECK_EQ(rc, 0);

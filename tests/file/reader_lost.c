@@ -121,7 +121,7 @@ static unsigned check_file(const char *path, bool stream)
 
 	if (!t)
 		FAIL("%s: %s", path, err);
-	CHECK(e.size == BP_TRACE_EVENT_SIZE_2);
+	CHECK(e.size == BP_TRACE_EVENT_SIZE_3);
 	while (bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE) == 1) {
 		CHECK_MSG(!e.lost_before == !e.lost_kind, "%s: lost_before %llu, kind %u", path,
 			  (unsigned long long)e.lost_before, e.lost_kind);

@@ -288,13 +288,13 @@ static uint64_t read_file(const unsigned char *p, size_t n, bool *damage, struct
 			uint64_t one = 0xcbf29ce484222325ull;
 
 			MIX(one, e.raw_ts);
-			MIX(one, e.ev.ns);
-			one = mix(one, e.ev.comm, strlen(e.ev.comm));
-			MIX(one, e.ev.tid);
+			MIX(one, e.ns);
+			one = mix(one, e.comm, strlen(e.comm));
+			MIX(one, e.tid);
 			MIX(one, e.level);
 			MIX(one, e.site_id);
 			MIX(one, e.index);
-			one = mix(one, e.ev.message, e.ev.message_len);
+			one = mix(one, e.message, e.message_len);
 			add_rec(r, one);
 			MIX(h, one);
 			MIX(h, e.lost_before);

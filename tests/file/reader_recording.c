@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	CHECK_EQ(bp_trace_nrings(t), 4);
 	while (bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE) == 1) {
 		records++;
-		zero += e.ev.ns == 0;
+		zero += e.ns == 0;
 	}
 	bp_trace_totals(t, &tot);
 	printf("%lu records read, %llu not copied yet, %lu with no time, %zu rings\n", records,

@@ -66,9 +66,9 @@ static int read_all(struct bp_trace *t, unsigned char seen[][PER], int nthreads)
 	while ((rc = bp_trace_next(t, &e, 0)) == 1) {
 		int k = -1, i = -1;
 
-		CHECK_EQ(sscanf(e.ev.message, "reuse t=%d i=%d", &k, &i), 2);
+		CHECK_EQ(sscanf(e.message, "reuse t=%d i=%d", &k, &i), 2);
 		CHECK(k >= 0 && k < nthreads && i >= 0 && i < PER);
-		CHECK_EQ(e.ev.tid, tids[k]);
+		CHECK_EQ(e.tid, tids[k]);
 		CHECK_EQ(e.lost_before, 0);
 		CHECK_EQ(seen[k][i]++, 0);
 		n++;

@@ -43,19 +43,26 @@ int main(int argc, char **argv)
 	memset(&unset, 0x5a, sizeof(unset));
 	unset.size = 0;
 	CHECK_EQ(bp_trace_next(t, &unset, 0), BP_TRACE_EINVAL);
-	CHECK_EQ(unset.reserved, 0x5a5a5a5a);	/* untouched */
-	unset.size = BP_TRACE_EVENT_SIZE_1 - 1;
+	CHECK_EQ(unset.tid, 0x5a5a5a5a);	/* untouched */
+	unset.size = BP_TRACE_EVENT_SIZE_3 - 1;
 	CHECK_EQ(bp_trace_next(t, &unset, 0), BP_TRACE_EINVAL);
+	/* the sizes of the layout that embedded struct bprint_event: a
+	 * program built against that header is refused, not misfilled */
+	unset.size = 136;
+	CHECK_EQ(bp_trace_next(t, &unset, 0), BP_TRACE_EINVAL);
+	unset.size = 144;
+	CHECK_EQ(bp_trace_next(t, &unset, 0), BP_TRACE_EINVAL);
+	CHECK_EQ(unset.tid, 0x5a5a5a5a);
 
 	CHECK_EQ(bp_trace_next(t, &e, 0), 1);
-	CHECK_STREQ(e.ev.message, "sized 1");
+	CHECK_STREQ(e.message, "sized 1");
 	CHECK_EQ(e.size, sizeof(e));
 
 	memset(&ne, 0, sizeof(ne));
 	ne.ev.size = sizeof(ne);
 	ne.tail = 0x1234567890abcdefull;
 	CHECK_EQ(bp_trace_next(t, &ne.ev, 0), 1);
-	CHECK_STREQ(ne.ev.ev.message, "sized 2");
+	CHECK_STREQ(ne.ev.message, "sized 2");
 	CHECK_EQ(ne.ev.size, sizeof(ne));
 	CHECK(ne.tail == 0x1234567890abcdefull);
 

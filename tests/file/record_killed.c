@@ -81,11 +81,11 @@ static void check_stream(const char *path)
 		uint64_t said = last[e.ring] + 1 + e.lost_before;
 
 		CHECK(e.ring < MAX_RINGS);
-		CHECK(sscanf(e.ev.message, "n %llu", &n) == 1);
+		CHECK(sscanf(e.message, "n %llu", &n) == 1);
 		if (n > said && (e.lost_kind & BP_TRACE_LOST_NOT_COPIED))
 			hidden[e.ring] += n - said;
 		else if (n != said) {
-			fprintf(stderr, "%s: tid %d: %llu after %llu, %llu said lost\n", path, e.ev.tid,
+			fprintf(stderr, "%s: tid %d: %llu after %llu, %llu said lost\n", path, e.tid,
 				n, (unsigned long long)last[e.ring], (unsigned long long)e.lost_before);
 			CHECK(0);
 		}

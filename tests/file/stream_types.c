@@ -169,8 +169,8 @@ static struct rec *read_all(const char *path, size_t *n)
 		memset(&r[*n], 0, sizeof(r[*n]));
 		r[*n].raw_ts = ev.raw_ts;
 		r[*n].index = ev.index;
-		r[*n].tid = ev.ev.tid;
-		snprintf(r[*n].msg, sizeof(r[*n].msg), "%s", ev.ev.message);
+		r[*n].tid = ev.tid;
+		snprintf(r[*n].msg, sizeof(r[*n].msg), "%s", ev.message);
 		++*n;
 	}
 	if (bp_trace_problems(t, &first))

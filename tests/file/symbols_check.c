@@ -179,7 +179,7 @@ static char *read_messages(const char *trace, unsigned flags, struct bp_symbols_
 	}
 	out[0] = '\0';
 	while (bp_trace_next(t, &ev, 0) == 1) {
-		int n = snprintf(out + len, cap - len, "%s\n", ev.ev.message);
+		int n = snprintf(out + len, cap - len, "%s\n", ev.message);
 
 		if (n > 0 && (size_t)n < cap - len)
 			len += (size_t)n;

@@ -16,6 +16,9 @@ lib=$(ls -d "$work"/prefix/lib*/ | head -n 1)
 [ -f "$work/prefix/include/bprint/internal.h" ] || { echo "bprint/internal.h not installed"; exit 1; }
 soname=$(readelf -d "$lib/libbprint.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ "$soname" = "libbprint.so.1" ] || { echo "soname is '$soname', not libbprint.so.1"; exit 1; }
+soname=$(readelf -d "$lib/libbprint-reader.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ "$soname" = "libbprint-reader.so.2" ] ||
+	{ echo "soname is '$soname', not libbprint-reader.so.2"; exit 1; }
 
 # the bash completion, where bash-completion looks for it
 [ -f "$work/prefix/share/bash-completion/completions/bprint" ] || { echo "bash completion not installed"; exit 1; }

@@ -172,9 +172,9 @@ static void check_record(struct bp_trace *t, const struct bp_trace_event *ev,
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
 	int n = bp_trace_event_fields(t, ev, v, BP_PLAN_MAX_ARGS);
 
-	CHECK_MSG(ev->ev.site && ev->ev.site->format && !strcmp(ev->ev.site->format, w->format),
+	CHECK_MSG(ev->site && ev->site->format && !strcmp(ev->site->format, w->format),
 	      "record of \"%s\": site \"%s\"", w->format,
-	      ev->ev.site && ev->ev.site->format ? ev->ev.site->format : "(none)");
+	      ev->site && ev->site->format ? ev->site->format : "(none)");
 	if (w->nfields < 0) {
 		CHECK_MSG(ev->text && !lay && n == -1, "\"%s\": text %d, layout %p, %d values", w->format,
 		      ev->text, (const void *)lay, n);

@@ -1,12 +1,10 @@
 /*
  * bprint export --format=trace-cmd|chrome|perfetto|ctf [-o OUT] [FILE]: a trace file in
- * another tool's format (src/output/export.h, docs/exporters.md).
+ * another tool's format (bprint/export.h, docs/exporters.md).
  */
 #include "bprint_cmd.h"
 
-#include "analysis/span_export.h"
-#include "output/export.h"
-#include "trace/safe_open.h"
+#include <bprint/export.h>
 
 int cmd_export(int argc, char **argv);
 
@@ -81,13 +79,13 @@ static bool same_file(const char *out, const char *in)
 
 /* One export: what to write where, and how it went. */
 struct export_job {
-	enum bp_export_format kind;
+	struct bp_export_format_info kind;	/* the format */
 	const char *out, *path;		/* out NULL: standard output */
 	bool quiet;
 	struct filter f;		/* --tid, --site, --from, --to, --where */
 	struct bp_span_export *spans;	/* --span, NULL: none */
 	int fd;				/* the output file, or ctf's directory */
-	struct bp_export_stats st;
+	struct bp_export_counts st;
 	char err[256];
 };
 
@@ -147,9 +145,9 @@ static int take_path(int argc, char **argv, const char **path)
 	return EXIT_OK;
 }
 
-static int export_kind(const char *format, enum bp_export_format *kind)
+static int export_kind(const char *format, struct bp_export_format_info *kind)
 {
-	if (bp_export_format_parse(format, kind) != 0)
+	if (bp_export_format_info(format, kind) != 0)
 		return usage_error("export", "unknown format '%s' (trace-cmd, chrome, perfetto or ctf)",
 				   format);
 	return EXIT_OK;
@@ -158,12 +156,13 @@ static int export_kind(const char *format, enum bp_export_format *kind)
 /* Refuse binary output to a terminal, and an output that is the input. */
 static int check_output(const struct export_job *j)
 {
-	if (j->kind == BP_EXPORT_CTF)
+	if (j->kind.flags & BP_EXPORT_F_DIRECTORY)
 		return j->out ? EXIT_OK
-			      : usage_error("export", "--format=ctf writes a directory: give -o DIR");
-	if (!j->out && j->kind != BP_EXPORT_CHROME && isatty(STDOUT_FILENO))
+			      : usage_error("export", "--format=%s writes a directory: give -o DIR",
+					    j->kind.name);
+	if (!j->out && (j->kind.flags & BP_EXPORT_F_BINARY) && isatty(STDOUT_FILENO))
 		return usage_error("export", "%s is binary: give -o OUT or redirect the output",
-				   j->kind == BP_EXPORT_TRACECMD ? "a trace.dat" : "a Perfetto trace");
+				   j->kind.noun);
 	if (j->out && same_file(j->out, j->path))
 		return usage_error("export", "'%s' is the trace being exported: give another -o", j->out);
 	return EXIT_OK;
@@ -174,10 +173,7 @@ static int open_export_output(struct export_job *j)
 {
 	const char *why = NULL;
 
-	if (j->kind == BP_EXPORT_CTF)
-		j->fd = bp_export_ctf_dir(j->out);
-	else
-		j->fd = bp_open_output(j->out, BP_OPEN_REPLACE, &why);
+	j->fd = bp_export_open(j->kind.name, j->out, &why);
 	if (j->fd < 0) {
 		errmsg(j->out, "%s", why ? why : strerror(errno));
 		return -1;
@@ -189,7 +185,7 @@ static int open_export_output(struct export_job *j)
 static int close_export_output(struct export_job *j, int rc)
 {
 	if (j->out && close(j->fd) != 0 && rc == 0) {
-		bp_snprintf(j->err, sizeof(j->err), "write error: %s", strerror(errno));
+		snprintf(j->err, sizeof(j->err), "write error: %s", strerror(errno));
 		rc = BP_TRACE_EIO;
 	}
 	return rc;
@@ -197,9 +193,9 @@ static int close_export_output(struct export_job *j, int rc)
 
 static void export_summary(const struct export_job *j)
 {
-	const struct bp_export_stats *st = &j->st;
+	const struct bp_export_counts *st = &j->st;
 
-	if (j->kind == BP_EXPORT_TRACECMD)
+	if (!strcmp(j->kind.name, "trace-cmd"))
 		fprintf(stderr, "%s: %llu records (%llu site events, %llu print events, %llu kernel "
 			"events), %u threads, %u CPUs, %llu pages, %llu lost, %llu truncated\n",
 			j->out ? j->out : "stdout", (unsigned long long)st->records,
@@ -210,7 +206,7 @@ static void export_summary(const struct export_job *j)
 	else
 		fprintf(stderr, "%s: %llu records, %u threads%s, %llu lost\n",
 			j->out ? j->out : "stdout", (unsigned long long)st->records, st->threads,
-			j->kind == BP_EXPORT_CTF ? " (streams)" : "", (unsigned long long)st->lost);
+			!strcmp(j->kind.name, "ctf") ? " (streams)" : "", (unsigned long long)st->lost);
 	if (j->spans) {
 		uint64_t opens, closes;
 
@@ -228,9 +224,9 @@ static int check_spans(const struct export_job *j, struct bp_trace *t)
 
 	if (!j->spans)
 		return EXIT_OK;
-	if (!bp_export_has_spans(j->kind)) {
+	if (!(j->kind.flags & BP_EXPORT_F_SPANS)) {
 		return sub_error("export", "--span: %s has no slices (perfetto and chrome have)",
-				 bp_export_format_name(j->kind));
+				 j->kind.name);
 	}
 	if (bp_span_export_check(j->spans, t, err, sizeof(err))) {
 		return sub_error("export", "%s", err);
@@ -262,9 +258,9 @@ static int run_export(int argc, char **argv, struct export_job *jp)
 	    (rc = take_path(argc, argv, &j.path)) != EXIT_OK ||
 	    (rc = check_output(&j)) != EXIT_OK)
 		return rc;
-	if (j.kind == BP_EXPORT_TRACECMD && j.out && !j.quiet && !has_suffix(j.out, ".dat"))
-		fprintf(stderr, "%s: warning: %s: KernelShark opens only files named *.dat\n", prog,
-			j.out);
+	if (*j.kind.suffix && j.out && !j.quiet && !has_suffix(j.out, j.kind.suffix))
+		fprintf(stderr, "%s: warning: %s: KernelShark opens only files named *%s\n", prog,
+			j.out, j.kind.suffix);
 	if (!(t = open_trace(j.path, &rc)))
 		return rc;
 	if ((rc = filter_check_sites(&j.f, t, "export", j.path)) != EXIT_OK ||
@@ -273,19 +269,20 @@ static int run_export(int argc, char **argv, struct export_job *jp)
 		return rc;
 	}
 	if (j.out && open_export_output(&j) != 0) {
-		if (j.kind == BP_EXPORT_CTF)
+		if (j.kind.flags & BP_EXPORT_F_DIRECTORY)
 			report_file(j.path, t);
 		bp_trace_close(t);
 		return EXIT_IO;
 	}
 	progress_start(t, !j.out);
 	{
-		struct bp_export_opts opts = {
+		struct bp_export_options opts = {
+			.size = sizeof(opts),
 			.chosen = filter_active(&j.f) ? chosen : NULL, .arg = &j.f,
-			.observe = j.spans ? bp_span_export_observe : NULL, .observe_arg = j.spans,
+			.spans = j.spans,
 		};
 
-		rc = bp_export_with(t, j.kind, j.fd, &opts, &j.st, j.err, sizeof(j.err));
+		rc = bp_export_run(t, j.kind.name, j.fd, &opts, &j.st, j.err, sizeof(j.err));
 	}
 	progress_end(t);
 	rc = close_export_output(&j, rc);
@@ -304,7 +301,8 @@ static int run_export(int argc, char **argv, struct export_job *jp)
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_job j = { .path = DEFAULT_FILE, .fd = STDOUT_FILENO };
+	struct export_job j = { .kind = BP_EXPORT_FORMAT_INFO_INIT, .path = DEFAULT_FILE,
+				.fd = STDOUT_FILENO, .st = BP_EXPORT_COUNTS_INIT };
 	int rc = run_export(argc, argv, &j);
 
 	filter_free(&j.f);

@@ -103,13 +103,13 @@ int cmd_formats(int argc, char **argv)
 
 		if (!s)
 			break;
-		printf("%u : ", s->site.id);
-		if (s->site.format)
-			put_quoted(stdout, s->site.format);
+		printf("%u : ", s->id);
+		if (s->format)
+			put_quoted(stdout, s->format);
 		else
 			fputs("(formatted at trace time)", stdout);
-		printf(" %s:%u %s\n", s->site.file, s->site.line, s->site.func);
-		print_fields(t, s->site.id);
+		printf(" %s:%u %s\n", s->file, s->line, s->func);
+		print_fields(t, s->id);
 	}
 	if (libs)
 		for (size_t i = 0; i < bp_trace_nlibs(t); i++) {

@@ -137,13 +137,13 @@ static void describe(struct hist *h, const struct bp_trace *t)
 	if (nsites == 1 && t && len < sizeof(h->what)) {
 		const struct bp_trace_site *s = bp_trace_site(t, (uint32_t)one);
 
-		const char *base = s && s->site.file ? strrchr(s->site.file, '/') : NULL;
+		const char *base = s && s->file ? strrchr(s->file, '/') : NULL;
 
 		if (s)
 			len += (size_t)snprintf(h->what + len, sizeof(h->what) - len,
 						", site %u (%s:%u %s)", one,
-						base ? base + 1 : s->site.file ? s->site.file : "?",
-						s->site.line, s->site.func ? s->site.func : "?");
+						base ? base + 1 : s->file ? s->file : "?",
+						s->line, s->func ? s->func : "?");
 	} else if (nsites > 1 && len < sizeof(h->what)) {
 		len += (size_t)snprintf(h->what + len, sizeof(h->what) - len, ", %zu sites",
 					nsites);
@@ -239,7 +239,7 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 		v = as_kind(h->agg.kind, s->lay->fields[k].type, &h->vals[k]);
 	}
 	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v) ||
-	    (h->o.every_ns && !analyze_series_add(&h->o, e->ev.ns, h->key.b, h->key.len, v)))
+	    (h->o.every_ns && !analyze_series_add(&h->o, e->ns, h->key.b, h->key.len, v)))
 		return out_of_memory();
 	return EXIT_OK;
 }

@@ -298,7 +298,7 @@ static bool key_of(struct latency *l, const struct site_role *r, const struct bp
 {
 	bp_key_reset(&l->key);
 	if (!l->o.nkeys)
-		return bp_key_add_uint(&l->key, (uint64_t)(uint32_t)e->ev.tid);
+		return bp_key_add_uint(&l->key, (uint64_t)(uint32_t)e->tid);
 	return analyze_key(&l->key, r->s, l->o.nkeys, l->vals);
 }
 
@@ -307,7 +307,7 @@ static bool open_span(struct latency *l, const struct site_role *r, struct bp_tr
 		      const struct bp_trace_event *e)
 {
 	bool chosen = !l->o.where || bp_bind_role_holds(l->bind, t, r->s, ROLE_FROM, l->vals, n);
-	struct bp_span_end from = { e->ev.ns, e->ev.tid, e->site_id, chosen ? SPAN_CHOSEN : 0 };
+	struct bp_span_end from = { e->ns, e->tid, e->site_id, chosen ? SPAN_CHOSEN : 0 };
 
 	bp_key_reset(&l->bykey);
 	for (size_t i = 0; i < l->nby; i++)
@@ -321,7 +321,7 @@ static bool open_span(struct latency *l, const struct site_role *r, struct bp_tr
 static int close_spans(struct latency *l, const struct site_role *r, struct bp_trace *t, int n,
 		       const struct bp_trace_event *e)
 {
-	struct bp_span_end to = { e->ev.ns, e->ev.tid, e->site_id, 0 };
+	struct bp_span_end to = { e->ns, e->tid, e->site_id, 0 };
 	bool chosen_to = !l->where_to || bp_bind_role_holds(l->bind, t, r->s, ROLE_TO, l->vals, n);
 	int c;
 

@@ -17,9 +17,8 @@
 #include "bprint_cmd.h"
 #include "attach.h"
 
-#include "file/layout.h"
-#include "trace/record.h"
-#include "trace/text.h"
+#include <bprint/text.h>
+
 
 #include <errno.h>
 #include <stdarg.h>
@@ -292,14 +291,14 @@ bool filter_pass(struct filter *f, struct bp_trace *t, const struct bp_trace_eve
 	    (f->kernel == FILTER_KERNEL_NONE ||
 	     bp_trace_event_kernel(t) != BP_TRACE_FROM_KERNEL_OWN))
 		return false;
-	if (f->have_from && e->ev.ns < f->from_ns)
+	if (f->have_from && e->ns < f->from_ns)
 		return false;
-	if (f->have_to && e->ev.ns > f->to_ns)
+	if (f->have_to && e->ns > f->to_ns)
 		return false;
 	if (f->ntids) {
 		size_t i;
 
-		for (i = 0; i < f->ntids && f->tids[i] != e->ev.tid; i++)
+		for (i = 0; i < f->ntids && f->tids[i] != e->tid; i++)
 			;
 		if (i == f->ntids)
 			return false;
@@ -369,7 +368,7 @@ static const char *lost_why(const struct bp_trace_event *e)
 bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 {
 	char what[96], line[256];
-	static struct bp_text_cache cache;
+	static struct bp_trace_text_cache cache = BP_TRACE_TEXT_CACHE_INIT;
 	size_t len;
 
 	if (how == OUTPUT_JSON || how == OUTPUT_CSV)
@@ -377,18 +376,18 @@ bool print_loss(const struct bp_trace_event *e, enum bprint_output how)
 	if (IS_KERNEL_EVENT(e))	/* a CPU's kernel buffer was full */
 		snprintf(what, sizeof(what), "[%llu kernel event%s lost on CPU %d]",
 			 (unsigned long long)e->lost_before, e->lost_before == 1 ? "" : "s",
-			 e->ev.cpu);
+			 e->cpu);
 	else
 		snprintf(what, sizeof(what), "[%llu record%s lost%s%s]",
 			 (unsigned long long)e->lost_before, e->lost_before == 1 ? "" : "s",
 			 lost_why(e) ? ": " : "", lost_why(e) ? lost_why(e) : "");
 	if (how == BPRINT_OUTPUT_RAW)
 		len = (size_t)snprintf(line, sizeof(line), "%llu %d %d 0 %s",
-				       (unsigned long long)e->ev.ns, e->ev.tid, e->ev.cpu, what);
+				       (unsigned long long)e->ns, e->tid, e->cpu, what);
 	else if (how == BPRINT_OUTPUT_MSG)
 		len = (size_t)snprintf(line, sizeof(line), "%s", what);
 	else {
-		len = bp_text_ftrace_prefix(&cache, line, sizeof(line), &e->ev, "", 0);
+		len = bp_trace_ftrace_prefix(&cache, line, sizeof(line), e, "", 0);
 		if (len >= 2)
 			len -= 2;	/* no function: ": " once */
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s", what);
@@ -410,7 +409,7 @@ bool print_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_outpu
 static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum bprint_output how)
 {
 	/* The same buffer and cut as bprint_dump() (src/trace/dump.c). */
-	char line[BP_MSG_MAX + 128];
+	char line[BP_TRACE_MSG_MAX + 128];
 	size_t len;
 	int n;
 
@@ -420,13 +419,11 @@ static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum 
 		/* The prefix straight into the buffer, the message after it, cut
 		 * where bprint_format_event() would cut the same line. */
 		/* events of bp_trace_next() point into a 17-byte comm array */
-		static struct bp_text_cache cache = { .comm16 = true };
-		const struct bp_trace_site *ts = e->tsite;
-		const char *func = ts && ts->site.func ? ts->site.func : "?";
-		size_t flen = ts && ts->site.func ? ts->func_len : 1;
+		static struct bp_trace_text_cache cache = { .size = sizeof(cache),
+							    .flags = BP_TRACE_TEXT_COMM16 };
 		size_t room = sizeof(line) - 1;
 
-		len = bp_text_ftrace_prefix(&cache, obuf + olen, room, &e->ev, func, flen);
+		len = bp_trace_ftrace_prefix(&cache, obuf + olen, room, e, NULL, 0);
 		if (len < room - 1)
 			len += bp_trace_format_message(t, obuf + olen + len, room - len);
 		if (len > room - 1)
@@ -436,7 +433,7 @@ static bool print_text_event(struct bp_trace *t, struct bp_trace_event *e, enum 
 		return true;
 	}
 	bp_trace_message(t, e);
-	n = bprint_format_event(line, sizeof(line), &e->ev, how);
+	n = bp_trace_format_event(line, sizeof(line), e, how);
 	len = n < 0 ? strlen(line) : (size_t)n < sizeof(line) - 1 ? (size_t)n : sizeof(line) - 2;
 	memcpy(obuf + olen, line, len);
 	obuf[olen + len] = '\n';
@@ -504,7 +501,10 @@ int main(int argc, char **argv)
 		return finish_output();
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("bprint %s (trace file format %u.%u)\n", BPRINT_VERSION, BP_FILE_MAJOR, BP_FILE_MINOR);
+		uint32_t major, minor;
+
+		bp_trace_file_version(&major, &minor);
+		printf("bprint %s (trace file format %u.%u)\n", BPRINT_VERSION, major, minor);
 		return finish_output();
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

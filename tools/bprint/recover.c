@@ -8,8 +8,8 @@
  * the copier had not consumed; likewise FILE.PID beside FILE.live.PID for
  * a child.  recover reads what each stream holds (per ring: records
  * copied, the index after the last one), resumes the drainer on the live
- * file into the same stream from there (src/drainer/drain.h,
- * bp_drain_resume()), writes the end chunk, closes the stream and removes
+ * file into the same stream from there (bprint/record.h,
+ * bp_trace_recover()), writes the end chunk, closes the stream and removes
  * the live file.  A stream the recorder never made is drained whole from
  * its live file (as is one it made and was killed before it wrote its
  * header); a live file whose stream was closed cleanly is a leftover,
@@ -18,7 +18,7 @@
 #include "bprint_cmd.h"
 #include "supervise.h"
 
-#include "drainer/drain.h"
+#include <bprint/record.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -67,62 +67,6 @@ static char *stream_of(const char *base, const char *name)
 	return out;
 }
 
-/* What stream path holds of each ring: the drainer goes on from there. */
-static int carry_of(const char *path, struct bp_drain_carry **carry, size_t *n)
-{
-	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
-	struct bp_trace *t;
-	uint64_t *bound = NULL;
-	size_t nbound = 0, nr;
-	int rc;
-
-	*carry = NULL;
-	*n = 0;
-	if (!(t = open_trace(path, &rc)))
-		return rc;
-	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_ARGS_ONLY)) == 1) {
-		if (e.ring >= nbound) {
-			size_t want = e.ring + 64;
-			uint64_t *grown = realloc(bound, want * sizeof(*bound));
-
-			if (!grown)
-				goto oom;
-			memset(grown + nbound, 0, (want - nbound) * sizeof(*bound));
-			bound = grown;
-			nbound = want;
-		}
-		if (e.index + 1 > bound[e.ring])
-			bound[e.ring] = e.index + 1;
-	}
-	nr = bp_trace_nrings(t);
-	if (!(*carry = calloc(nr ? nr : 1, sizeof(**carry))))
-		goto oom;
-	for (size_t i = 0; i < nr; i++) {
-		const struct bp_trace_ring *r = bp_trace_ring_at(t, i);
-		struct bp_drain_carry *c = &(*carry)[*n];
-
-		if (r->tid < 0 && !r->key)
-			continue;	/* the retired rings' count: no ring of its own */
-		c->ring_index = r->key;
-		c->tid = r->tid;
-		c->level = r->level;
-		c->written = r->written;
-		c->discarded = r->discarded;
-		c->dropped = r->dropped;
-		c->lost_records = r->lost_by_drainer;
-		c->copied = r->read;
-		c->bound = i < nbound ? bound[i] : 0;
-		(*n)++;
-	}
-	free(bound);
-	bp_trace_close(t);
-	return EXIT_OK;
-oom:
-	free(bound);
-	bp_trace_close(t);
-	return out_of_memory();
-}
-
 /* Is path a stream of process pid started at start_ns, and closed? 1
  * closed, 0 not, -1 not such a stream (or no file). */
 static int stream_state(const char *path, pid_t pid, uint64_t start_ns)
@@ -144,14 +88,13 @@ static int stream_state(const char *path, pid_t pid, uint64_t start_ns)
 
 static int recover_one(const char *live_path, const char *stream, bool quiet)
 {
-	struct bp_drain_file *df = NULL;
-	struct bp_drain_live live;
-	struct bp_drain_carry *carry = NULL;
-	size_t ncarry = 0;
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
+	struct bp_record_counts res = BP_RECORD_COUNTS_INIT;
+	char err[256];
 	struct stat st;
 	int rc, state;
 
-	if ((rc = bp_drain_open(live_path, &df, &live)) <= 0) {
+	if ((rc = bp_trace_live_probe(live_path, &live)) <= 0) {
 		if (rc < 0)
 			return out_of_memory();
 		errmsg(live_path, "not a live trace file: left alone");
@@ -160,12 +103,10 @@ static int recover_one(const char *live_path, const char *stream, bool quiet)
 	if (alive(live.pid)) {
 		errmsg(live_path, "process %d is still running (is its bprint record alive?): "
 		       "left alone", (int)live.pid);
-		bp_drain_free(df);
 		return EXIT_INCOMPLETE;
 	}
 	state = stream_state(stream, live.pid, live.start_realtime_ns);
 	if (state == 1) {
-		bp_drain_free(df);
 		unlink(live_path);
 		if (!quiet)
 			errmsg(live_path, "removed: %s was closed, every record is there", stream);
@@ -175,50 +116,43 @@ static int recover_one(const char *live_path, const char *stream, bool quiet)
 	if (state < 0 && lstat(stream, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 	    st.st_size < 4096 && unlink(stream) != 0) {
 		errmsg(stream, "%s", strerror(errno));
-		bp_drain_free(df);
 		return EXIT_IO;
 	}
 	if (state < 0 && lstat(stream, &st) == 0) {
 		errmsg(stream, "not the stream of %s: both left alone", live_path);
-		bp_drain_free(df);
 		return EXIT_BADFILE;
 	}
-	if (state == 0 && (rc = carry_of(stream, &carry, &ncarry)) != EXIT_OK) {
-		bp_drain_free(df);
-		return rc;
+	rc = bp_trace_recover(live_path, stream, state == 0 ? BP_RECORD_RESUME : 0, &res, err,
+			      sizeof(err));
+	if (rc == BP_TRACE_ENOMEM)
+		return out_of_memory();
+	if (rc == BP_TRACE_EFORMAT) {	/* the stream, unreadable */
+		errmsg(stream, "%s", err);
+		return EXIT_BADFILE;
 	}
-	rc = state == 0 ? bp_drain_resume(df, stream, 0, carry, ncarry) : bp_drain_start(df, stream, 0);
-	free(carry);
-	if (rc != 0 || bp_drain_finish(df, true) != 0) {
-		errmsg(stream, "%s", bp_drain_result(df)->error[0] ? bp_drain_result(df)->error
-								  : "the trace could not be written whole");
-		bp_drain_free(df);
+	if (rc == BP_RECORD_E_NOT_READY) {
+		errmsg(live_path, "not a live trace file: left alone");
+		return EXIT_BADFILE;
+	}
+	if (rc != 0) {
+		errmsg(stream, "%s", err);
 		return EXIT_IO;
 	}
-	if (!quiet) {
-		const struct bp_drain_result *res = bp_drain_result(df);
-
+	if (!quiet)
 		fprintf(stderr, "%s: %s: recovered from %s: %llu records in the file, "
 			"%llu discarded, %llu lost\n", prog, stream, live_path,
-			(unsigned long long)res->copied, (unsigned long long)res->discarded,
-			(unsigned long long)(res->lost_records + res->not_copied));
-	}
-	bp_drain_free(df);
+			(unsigned long long)res.copied, (unsigned long long)res.discarded,
+			(unsigned long long)(res.lost_records + res.not_copied));
 	return EXIT_OK;
 }
 
 /* Is live the live file of process pid started at start_ns? */
 static bool live_of(const char *live, int64_t pid, uint64_t start_ns)
 {
-	struct bp_drain_file *df;
-	struct bp_drain_live l;
-	bool same;
+	struct bp_record_live l = BP_RECORD_LIVE_INIT;
 
-	if (bp_drain_open(live, &df, &l) <= 0)
-		return false;
-	same = l.pid == pid && l.start_realtime_ns == start_ns;
-	bp_drain_free(df);
-	return same;
+	return bp_trace_live_probe(live, &l) > 0 && l.pid == pid &&
+	       l.start_realtime_ns == start_ns;
 }
 
 char *live_left(const char *path, char **main_out)
@@ -293,8 +227,7 @@ void say_children_left(const char *file)
 	}
 	while ((de = readdir(d))) {
 		char *stream = stream_of(base, de->d_name), *path;
-		struct bp_drain_file *df;
-		struct bp_drain_live live;
+		struct bp_record_live live = BP_RECORD_LIVE_INIT;
 
 		/* FILE.live itself is the caller's; a child's: FILE.live.PID */
 		if (!stream || !strcmp(stream, base) ||
@@ -303,11 +236,8 @@ void say_children_left(const char *file)
 			continue;
 		}
 		sprintf(path, "%s%s", slash ? dir : "", de->d_name);
-		if (bp_drain_open(path, &df, &live) > 0) {
-			if (!alive(live.pid) && n++ == 0)
-				first = strdup(path);
-			bp_drain_free(df);
-		}
+		if (bp_trace_live_probe(path, &live) > 0 && !alive(live.pid) && n++ == 0)
+			first = strdup(path);
 		free(path);
 		free(stream);
 	}

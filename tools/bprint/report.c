@@ -12,8 +12,8 @@
 #include "bprint_cmd.h"
 #include "supervise.h"
 
-#include "output/wallclock.h"
-#include "trace/text.h"
+#include <bprint/text.h>
+
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -135,7 +135,7 @@ static void header(FILE *out, struct bp_trace *t)
 	size_t len;
 
 	bp_trace_totals(t, &tot);
-	len = bp_text_header(buf, sizeof(buf), tot.written + in_memory, trace_lost(t),
+	len = bp_trace_text_header(buf, sizeof(buf), tot.written + in_memory, trace_lost(t),
 			     sysconf(_SC_NPROCESSORS_CONF));
 	fwrite(buf, 1, len < sizeof(buf) ? len : sizeof(buf) - 1, out);
 }
@@ -146,8 +146,8 @@ static struct {
 	bool relative, have_first;
 	uint64_t first_ns;
 	int64_t offset;			/* trace clock -> realtime */
-	struct bp_out_date_cache cache;
-} times;
+	struct bp_trace_date_cache cache;
+} times = { .cache = BP_TRACE_DATE_CACHE_INIT };
 
 /* The date before the line (in the record for --json and --csv), and the
  * time made relative; false on error. */
@@ -157,8 +157,8 @@ static bool apply_times(struct bp_trace_event *e, enum bprint_output how)
 	size_t n;
 
 	if (times.date != DATE_NONE) {
-		n = bp_out_date(&times.cache, date, sizeof(date) - 1,
-				(int64_t)e->ev.ns + times.offset, times.date == DATE_UTC);
+		n = bp_trace_format_date(&times.cache, date, sizeof(date) - 1,
+				(int64_t)e->ns + times.offset, times.date == DATE_UTC);
 		if (how == OUTPUT_JSON || how == OUTPUT_CSV) {
 			records_date(date, n);
 		} else {
@@ -168,7 +168,7 @@ static bool apply_times(struct bp_trace_event *e, enum bprint_output how)
 		}
 	}
 	if (times.relative)
-		e->ev.ns -= times.first_ns;
+		e->ns -= times.first_ns;
 	return true;
 }
 
@@ -196,7 +196,7 @@ int print_records(struct bp_trace *t, struct filter *f, enum bprint_output how, 
 
 	while ((rc = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
 		if (!times.have_first) {
-			times.first_ns = e.ev.ns;
+			times.first_ns = e.ns;
 			times.have_first = true;
 		}
 		if (e.lost_before && loss_shown(f, &e)) {

@@ -12,7 +12,7 @@
 #include "bprint_cmd.h"
 #include "attach.h"
 
-#include "drainer/drain.h"
+#include <bprint/record.h>
 
 #include <getopt.h>
 #include <string.h>
@@ -68,11 +68,10 @@ static int snapshot_args(int argc, char **argv, const char **out, bool *quiet)
 int cmd_snapshot(int argc, char **argv)
 {
 	const char *out = DEFAULT_FILE;
-	struct bp_drain_file *df = NULL;
-	const struct bp_drain_result *res;
-	struct bp_drain_live live;
+	struct bp_record_counts res = BP_RECORD_COUNTS_INIT;
 	struct attach a;
 	bool quiet = false;
+	char err[256];
 	int rc;
 
 	if ((rc = snapshot_args(argc, argv, &out, &quiet)) >= 0)
@@ -80,24 +79,22 @@ int cmd_snapshot(int argc, char **argv)
 	if ((rc = clear_output(out)) != EXIT_OK ||
 	    (rc = attach_open("snapshot", argv[optind], false, &a)) != EXIT_OK)
 		return rc;
-	if ((rc = bp_drain_open_fd(a.fd, a.name, BP_DRAIN_OBSERVE, &df, &live)) <= 0) {
-		if (rc < 0)
-			return out_of_memory();
+	rc = bp_trace_snapshot(a.fd, a.name, out, &res, err, sizeof(err));
+	close(a.fd);
+	if (rc == BP_TRACE_ENOMEM)
+		return out_of_memory();
+	if (rc == BP_RECORD_E_NOT_READY) {
 		errmsg(argv[optind], "its trace is not readable yet (the process is starting)");
 		return EXIT_NOTRACE;
 	}
-	if (bp_drain_start(df, out, 0) != 0 || bp_drain_finish(df, false) != 0) {
-		errmsg(out, "%s", bp_drain_result(df)->error[0] ? bp_drain_result(df)->error
-								 : "the trace could not be written whole");
-		bp_drain_free(df);
+	if (rc != 0) {
+		errmsg(out, "%s", err);
 		return EXIT_IO;
 	}
-	res = bp_drain_result(df);
 	if (!quiet)
 		fprintf(stderr, "%s: %s: %llu ring%s, %llu records copied, %llu overwritten before\n",
-			prog, out, (unsigned long long)res->rings, res->rings == 1 ? "" : "s",
-			(unsigned long long)res->copied,
-			(unsigned long long)res->lost_records);
-	bp_drain_free(df);
+			prog, out, (unsigned long long)res.rings, res.rings == 1 ? "" : "s",
+			(unsigned long long)res.copied,
+			(unsigned long long)res.lost_records);
 	return EXIT_OK;
 }

@@ -106,12 +106,12 @@ static int count_records(struct bp_trace *t, struct site_counts *sc)
 	int next;
 
 	while ((next = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE)) == 1) {
-		if (!sc->total || e.ev.ns < sc->first)
-			sc->first = e.ev.ns;
-		if (e.ev.ns > sc->last)
-			sc->last = e.ev.ns;
+		if (!sc->total || e.ns < sc->first)
+			sc->first = e.ns;
+		if (e.ns > sc->last)
+			sc->last = e.ns;
 		sc->total++;
-		if (!e.ev.site)
+		if (!e.site)
 			sc->unknown++;
 		else if (!count_site(t, sc, e.site_id))
 			return 2;
@@ -139,16 +139,16 @@ static void print_sites(struct bp_trace *t, const struct site_counts *sc, double
 	printf("%8s %12s %14s  %s\n", "ID", "COUNT", "RATE/s", "FILE:LINE FUNCTION");
 	for (size_t i = 0; i < bp_trace_nsites(t); i++) {
 		const struct bp_trace_site *s = bp_trace_site_at(t, i);
-		uint64_t n = s && s->site.id < sc->ncount ? sc->count[s->site.id] : 0;
+		uint64_t n = s && s->id < sc->ncount ? sc->count[s->id] : 0;
 
 		if (!s || (!n && !all))
 			continue;
 		if (span > 0)
-			printf("%8u %12llu %14.1f  %s:%u %s\n", s->site.id, (unsigned long long)n,
-			       (double)n / span, s->site.file, s->site.line, s->site.func);
+			printf("%8u %12llu %14.1f  %s:%u %s\n", s->id, (unsigned long long)n,
+			       (double)n / span, s->file, s->line, s->func);
 		else
-			printf("%8u %12llu %14s  %s:%u %s\n", s->site.id, (unsigned long long)n, "-",
-			       s->site.file, s->site.line, s->site.func);
+			printf("%8u %12llu %14s  %s:%u %s\n", s->id, (unsigned long long)n, "-",
+			       s->file, s->line, s->func);
 	}
 	if (sc->unknown)
 		printf("%8s %12llu %14s  (unknown call sites)\n", "?",
