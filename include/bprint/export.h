@@ -42,6 +42,8 @@ struct bp_export_format_info {
 					 * for KernelShark), "" if any */
 	const char *noun;		/* for messages: "a trace.dat", "a Perfetto
 					 * trace", "a Chrome JSON trace", "a CTF trace" */
+	const char *help;		/* what it is for: lines of at most 50
+					 * characters, as bprint export --help shows */
 };
 #define BP_EXPORT_FORMAT_INFO_INIT { .size = sizeof(struct bp_export_format_info) }
 
@@ -126,7 +128,7 @@ BP_API int bp_export_run(struct bp_trace *t, const char *name, int fd,
 			 char *err, size_t errlen);
 
 #if !defined(__cplusplus) && UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct bp_export_format_info) == 32, "bp_export_format_info is 32 bytes");
+_Static_assert(sizeof(struct bp_export_format_info) == 40, "bp_export_format_info is 40 bytes");
 _Static_assert(sizeof(struct bp_export_options) == 32, "bp_export_options is 32 bytes");
 _Static_assert(sizeof(struct bp_export_counts) == 80, "bp_export_counts is 80 bytes");
 #endif

@@ -18,16 +18,11 @@ int bp_export_run(struct bp_trace *t, const char *name, int fd,
 {
 	struct bp_export_opts o = { 0 };
 	struct bp_export_stats st = { 0 };
-	enum bp_export_format f;
 	int rc;
 
 	if ((opts && opts->size < sizeof(*opts)) || (counts && counts->size < sizeof(*counts))) {
 		snprintf(err, errlen, "a struct without its size");
 		return BP_TRACE_EINVAL;
-	}
-	if (!name || bp_export_format_parse(name, &f) != 0) {
-		snprintf(err, errlen, "no such export format");
-		return BP_TRACE_EFORMAT;
 	}
 	if (opts) {
 		o.chosen = opts->chosen;
@@ -37,7 +32,7 @@ int bp_export_run(struct bp_trace *t, const char *name, int fd,
 			o.observe_arg = opts->spans;
 		}
 	}
-	rc = bp_export_with(t, f, fd, &o, &st, err, errlen);
+	rc = bp_export_with(t, name, fd, &o, &st, err, errlen);
 	if (counts) {
 		uint32_t size = counts->size;
 

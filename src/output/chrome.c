@@ -397,7 +397,10 @@ static int chrome_end(struct bp_export *fx, int rc)
 }
 
 const struct bp_exporter bp_exporter_chrome = {
-	.format = BP_EXPORT_CHROME,
+	.name = "chrome",
+	.help = "Trace Event Format JSON for Perfetto UI and\n"
+		"chrome://tracing: instant events named after\n"
+		"their site, message and arguments in args",
 	.size = sizeof(struct cx),
 	.begin = chrome_begin,
 	.record = chrome_record,

@@ -315,7 +315,9 @@ static int ctf_end(struct bp_export *fx, int rc)
 }
 
 const struct bp_exporter bp_exporter_ctf = {
-	.format = BP_EXPORT_CTF,
+	.name = "ctf",
+	.help = "CTF 1.8 trace directory (-o DIR required) for\n"
+		"babeltrace2 and Trace Compass",
 	.size = sizeof(struct ctf),
 	.begin = ctf_begin,
 	.record = ctf_record,

@@ -35,19 +35,9 @@
 struct bp_trace;
 struct bp_trace_event;
 
-enum bp_export_format {
-	BP_EXPORT_TRACECMD,
-	BP_EXPORT_CHROME,
-	BP_EXPORT_PERFETTO,
-	BP_EXPORT_CTF,
-};
-#define BP_EXPORT_NR 4
-
-/* "trace-cmd", "chrome", "perfetto", "ctf": the one name table. */
-const char *bp_export_format_name(enum bp_export_format f);
-/* 0 and *f, or -1 for a name that is no format. */
-int bp_export_format_parse(const char *name, enum bp_export_format *f);
-
+/* The formats, by the names bprint export takes ("trace-cmd", "chrome",
+ * "perfetto", "ctf"): each exporter carries its own (frame.h), and
+ * frame.c's table is the one list of them. */
 /* What an export wrote (any pointer may be NULL). */
 struct bp_export_stats {
 	uint64_t records;	/* records exported */
@@ -66,14 +56,14 @@ struct bp_export_stats {
 };
 
 /*
- * Export t in format f to fd: the output file (or pipe) for the byte
+ * Export t in the format named format to fd: the output file (or pipe) for the byte
  * formats, an open directory for ctf (bp_export_ctf_dir()); fd is not
  * closed.  Returns 0, or a negative BP_TRACE_E* code (reader/reader.h) with
  * a one-line reason in err: BP_TRACE_EIO when writing failed ("write
  * error: ..."), the reader's code when reading failed.  Damage the reader
  * skipped is not an error here; see bp_trace_problems().
  */
-int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_export_stats *st,
+int bp_export(struct bp_trace *t, const char *format, int fd, struct bp_export_stats *st,
 	      char *err, size_t errlen);
 
 /*
@@ -113,10 +103,10 @@ struct bp_export_opts {
  * 0, or a BP_TRACE_E* code. */
 int bp_export_span(struct bp_export *x, const struct bp_export_span *s);
 
-/* Does format f draw spans? */
-bool bp_export_has_spans(enum bp_export_format f);
+/* Does the format draw spans? */
+bool bp_export_has_spans(const char *format);
 
-int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
+int bp_export_with(struct bp_trace *t, const char *format, int fd,
 		   const struct bp_export_opts *opts, struct bp_export_stats *st, char *err,
 		   size_t errlen);
 

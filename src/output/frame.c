@@ -14,33 +14,24 @@
 #include <time.h>
 #include <unistd.h>
 
-static const struct bp_exporter *const exporters[BP_EXPORT_NR] = {
-	[BP_EXPORT_TRACECMD] = &bp_exporter_tracedat,
-	[BP_EXPORT_CHROME] = &bp_exporter_chrome,
-	[BP_EXPORT_PERFETTO] = &bp_exporter_perfetto,
-	[BP_EXPORT_CTF] = &bp_exporter_ctf,
+/* The formats: adding one is its file and its row here (docs/layout.md). */
+extern const struct bp_exporter bp_exporter_tracedat, bp_exporter_chrome,
+	bp_exporter_perfetto, bp_exporter_ctf;
+
+static const struct bp_exporter *const exporters[] = {
+	&bp_exporter_tracedat,
+	&bp_exporter_chrome,
+	&bp_exporter_perfetto,
+	&bp_exporter_ctf,
 };
+#define NEXPORTERS (sizeof(exporters) / sizeof(exporters[0]))
 
-static const char *const format_names[BP_EXPORT_NR] = {
-	[BP_EXPORT_TRACECMD] = "trace-cmd",
-	[BP_EXPORT_CHROME] = "chrome",
-	[BP_EXPORT_PERFETTO] = "perfetto",
-	[BP_EXPORT_CTF] = "ctf",
-};
-
-const char *bp_export_format_name(enum bp_export_format f)
+static const struct bp_exporter *exporter_named(const char *name)
 {
-	return (unsigned)f < BP_EXPORT_NR ? format_names[f] : NULL;
-}
-
-int bp_export_format_parse(const char *name, enum bp_export_format *f)
-{
-	for (unsigned i = 0; name && i < BP_EXPORT_NR; i++)
-		if (!strcmp(name, format_names[i])) {
-			*f = (enum bp_export_format)i;
-			return 0;
-		}
-	return -1;
+	for (size_t i = 0; name && i < NEXPORTERS; i++)
+		if (!strcmp(name, exporters[i]->name))
+			return exporters[i];
+	return NULL;
 }
 
 int bp_export_write(struct bp_export *x, int fd, const void *p, size_t n)
@@ -184,57 +175,58 @@ int bp_export_span(struct bp_export *x, const struct bp_export_span *s)
 
 int bp_export_format_info(const char *name, struct bp_export_format_info *out)
 {
-	enum bp_export_format f;
 	const struct bp_exporter *ops;
 
 	if (!out || out->size < sizeof(*out))
 		return BP_TRACE_EINVAL;	/* the first version's: all of it */
-	if (!name || bp_export_format_parse(name, &f) != 0)
+	if (!(ops = exporter_named(name)))
 		return -1;
-	ops = exporters[f];
 	out->flags = ops->flags | (ops->span ? BP_EXPORT_F_SPANS : 0u);
-	out->name = format_names[f];
+	out->name = ops->name;
 	out->suffix = ops->suffix;
 	out->noun = ops->noun;
+	out->help = ops->help;
 	return 0;
 }
 
 const char *bp_export_format_at(size_t i)
 {
-	return i < BP_EXPORT_NR ? format_names[i] : NULL;
+	return i < NEXPORTERS ? exporters[i]->name : NULL;
 }
 
 int bp_export_open(const char *name, const char *path, const char **why)
 {
-	enum bp_export_format f;
+	const struct bp_exporter *ops = exporter_named(name);
 
 	if (why)
 		*why = NULL;
-	if (!name || !path || bp_export_format_parse(name, &f) != 0) {
+	if (!ops || !path) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (exporters[f]->flags & BP_EXPORT_F_DIRECTORY)
+	if (ops->flags & BP_EXPORT_F_DIRECTORY)
 		return bp_export_ctf_dir(path);
 	return bp_open_output(path, BP_OPEN_REPLACE, why);
 }
 
-bool bp_export_has_spans(enum bp_export_format f)
+bool bp_export_has_spans(const char *format)
 {
-	return (unsigned)f < BP_EXPORT_NR && exporters[f]->span;
+	const struct bp_exporter *ops = exporter_named(format);
+
+	return ops && ops->span;
 }
 
-int bp_export(struct bp_trace *t, enum bp_export_format f, int fd, struct bp_export_stats *st,
+int bp_export(struct bp_trace *t, const char *format, int fd, struct bp_export_stats *st,
 	      char *err, size_t errlen)
 {
-	return bp_export_with(t, f, fd, NULL, st, err, errlen);
+	return bp_export_with(t, format, fd, NULL, st, err, errlen);
 }
 
-int bp_export_with(struct bp_trace *t, enum bp_export_format f, int fd,
+int bp_export_with(struct bp_trace *t, const char *format, int fd,
 		   const struct bp_export_opts *opts, struct bp_export_stats *st, char *err,
 		   size_t errlen)
 {
-	const struct bp_exporter *ops = (unsigned)f < BP_EXPORT_NR ? exporters[f] : NULL;
+	const struct bp_exporter *ops = exporter_named(format);
 	struct bp_export x = { .t = t, .info = bp_trace_info(t), .fd = fd, .errmsg = err,
 			       .errlen = errlen, .ops = ops };
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;

@@ -67,7 +67,9 @@ struct bp_export_rec {
 };
 
 struct bp_exporter {
-	enum bp_export_format format;
+	const char *name;		/* as bprint export --format takes it */
+	const char *help;		/* what it is for, lines of at most 50
+					 * characters, for export --help */
 	size_t size;			/* of the exporter's state */
 	int (*begin)(struct bp_export *x);
 	int (*record)(struct bp_export *x, const struct bp_trace_event *e,
@@ -80,9 +82,6 @@ struct bp_exporter {
 	const char *suffix;		/* the output name its readers want, "" if any */
 	const char *noun;		/* "a trace.dat", for messages */
 };
-
-extern const struct bp_exporter bp_exporter_tracedat, bp_exporter_chrome,
-	bp_exporter_perfetto, bp_exporter_ctf;
 
 /* Write n bytes to fd (all of them, EINTR retried): 0, or BP_TRACE_EIO
  * with x->err set. */

@@ -563,7 +563,10 @@ static int perfetto_end(struct bp_export *fx, int rc)
 }
 
 const struct bp_exporter bp_exporter_perfetto = {
-	.format = BP_EXPORT_PERFETTO,
+	.name = "perfetto",
+	.help = "Perfetto's protobuf trace (.pftrace) for Perfetto\n"
+		"UI and trace_processor: a track per thread,\n"
+		"message and arguments as debug annotations",
 	.size = sizeof(struct px),
 	.begin = perfetto_begin,
 	.record = perfetto_record,

@@ -491,7 +491,11 @@ static int tracedat_end(struct bp_export *fx, int rc)
 }
 
 const struct bp_exporter bp_exporter_tracedat = {
-	.format = BP_EXPORT_TRACECMD,
+	.name = "trace-cmd",
+	.help = "trace.dat (version 6) for trace-cmd report and\n"
+		"KernelShark: an event per call site, its\n"
+		"arguments as fields (trace-cmd report -R)\n"
+		"(KernelShark opens only names ending in .dat)",
 	.size = sizeof(struct ex),
 	.begin = tracedat_begin,
 	.record = tracedat_record,

@@ -51,7 +51,7 @@ static char *exported(const char *path, bool public_api, bool filtered, size_t *
 		struct bp_export_opts o = { .chosen = filtered ? even_requests : NULL };
 		struct bp_export_stats s = { 0 };
 
-		CHECK_EQ(bp_export_with(t, BP_EXPORT_CHROME, fd, &o, &s, err, sizeof(err)), 0);
+		CHECK_EQ(bp_export_with(t, "chrome", fd, &o, &s, err, sizeof(err)), 0);
 		counts->records = s.records;
 		counts->threads = s.threads;
 	}

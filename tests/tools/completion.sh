@@ -21,6 +21,8 @@ want() {	# what, got, expected
 want "commands" "$(complete_of bprint l)" "latency "
 want "export formats" "$(complete_of bprint export --format p)" "perfetto "
 want "hist options" "$(complete_of bprint hist --w)" "--where "
+want "record options" "$(complete_of bprint record --kernel-b)" "--kernel-buffer "
+want "help COMMAND" "$(complete_of bprint help ex)" "export "
 sites=$(bprint formats t.dat | sed -n 's/^\([0-9]*\) : .*/\1/p' | sort | tr '\n' ' ')
 want "site ids" "$(complete_of bprint report t.dat --site '')" "$sites"
 want "fields" "$(complete_of bprint hist t.dat -v dur)" "dur_us "

@@ -2,7 +2,10 @@
 # Completes the commands, each command's options, export's formats, trace
 # files, and the call sites of the trace on the line (its ids, from
 # `bprint formats`) after --site, --from and --to of hist and latency, and
-# the field names of its sites after -v, -k, --by and --where.
+# the field names of its sites after -v, -k, --by and --where.  The
+# commands, their options and the formats are asked of bprint itself
+# (`bprint --help`, `bprint COMMAND --help`, `bprint export --format=help`),
+# so that a new one needs nothing here.
 
 _bprint_file_of_line() {
 	# the last word that names an existing file: the trace being looked at
@@ -24,35 +27,31 @@ _bprint_fields() {
 	[[ -n $f ]] && bprint formats "$f" 2>/dev/null | sed -n 's/^\t\([A-Za-z_][A-Za-z0-9_]*\) .*/\1/p' | sort -u
 }
 
+_bprint_commands() {
+	bprint --help 2>/dev/null | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\)  .*/\1/p'
+}
+
+_bprint_options() {
+	bprint "$1" --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u
+}
+
 _bprint() {
-	local cur prev cmd opts
+	local cur prev cmd
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
 	if [[ $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report tail formats stats record recover snapshot enable disable sites export hist latency help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_bprint_commands) help --help --version" -- "$cur"))
 		return
 	fi
 	cmd=${COMP_WORDS[1]}
 	case $cmd in
-	report) opts="--raw --msg-only --json --csv --no-header --tid --site --from --to --where --date --relative --kernel --help" ;;
-	tail) opts="--raw --msg-only --no-header --tid --site --from --to --where --new --interval --help" ;;
-	formats) opts="--libraries --help" ;;
-	stats) opts="--all-sites --help" ;;
-	record) opts="--output --buffer-size --page-size --mode --block-timeout --clock --kernel --kernel-buffer --quiet --pid --duration --trigger --where --before --after --max --help" ;;
-	snapshot) opts="--output --quiet --help" ;;
-	enable|disable) opts="--quiet --help" ;;
-	recover) opts="--quiet --help" ;;
-	sites) opts="--help" ;;
-	export) opts="--format --output --quiet --tid --site --from --to --where --span --help" ;;
-	hist) opts="--site --value --key --tid --where --buckets --percentiles --sort --limit --every --json --csv --svg --follow --help" ;;
-	latency) opts="--from --to --key --pair --by --where --where-to --top --tid --buckets --percentiles --sort --limit --every --json --csv --svg --follow --sched --help" ;;
-	help) COMPREPLY=($(compgen -W "report tail formats stats record recover snapshot enable disable sites export hist latency" -- "$cur")); return ;;
-	*) return ;;
+	help) COMPREPLY=($(compgen -W "$(_bprint_commands)" -- "$cur")); return ;;
+	-*|'') return ;;
 	esac
 	case $prev in
 	-f|--format)
-		[[ $cmd == export ]] && { COMPREPLY=($(compgen -W "trace-cmd chrome perfetto ctf" -- "$cur")); return; } ;;
+		[[ $cmd == export ]] && { COMPREPLY=($(compgen -W "$(bprint export --format=help 2>/dev/null)" -- "$cur")); return; } ;;
 	-s|--site)
 		COMPREPLY=($(compgen -W "$(_bprint_sites)" -- "$cur")); return ;;
 	--trigger)
@@ -87,7 +86,7 @@ _bprint() {
 		COMPREPLY=($(compgen -W "$(ls /proc 2>/dev/null | grep -E '^[0-9]+$')" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_bprint_options "$cmd")" -- "$cur"))
 	elif [[ $cmd == record ]]; then
 		COMPREPLY=($(compgen -c -- "$cur"))
 	elif [[ $cmd == snapshot || $cmd == sites ]] ||

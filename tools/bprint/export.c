@@ -15,24 +15,50 @@ int cmd_export(int argc, char **argv);
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Each format's name and what it is for, from the exporters' table. */
+static void formats_help(void)
+{
+	struct bp_export_format_info info = BP_EXPORT_FORMAT_INFO_INIT;
+	const char *name;
+
+	for (size_t i = 0; (name = bp_export_format_at(i)); i++) {
+		const char *line = "";
+
+		if (bp_export_format_info(name, &info) == 0 && info.help)
+			line = info.help;
+		printf("                       %-10s ", name);
+		for (;;) {
+			const char *nl = strchr(line, '\n');
+			int n = nl ? (int)(nl - line) : (int)strlen(line);
+
+			printf("%.*s\n", n, line);
+			if (!nl)
+				break;
+			line = nl + 1;
+			printf("                       %-10s ", "");
+		}
+	}
+}
+
+/* --format=help: the names alone, one a line (the bash completion's). */
+static int formats_list(void)
+{
+	const char *name;
+
+	for (size_t i = 0; (name = bp_export_format_at(i)); i++)
+		puts(name);
+	return finish_output();
+}
+
 static void export_help(void)
 {
 	printf("Usage: %s export --format=FORMAT [-o OUT] [FILE]\n"
 	       "Write the records of a trace FILE (default %s) in another tool's format.\n"
 	       "\n"
-	       "  -f, --format=FORMAT  trace-cmd  trace.dat (version 6) for trace-cmd report and\n"
-	       "                                  KernelShark: an event per call site, its\n"
-	       "                                  arguments as fields (trace-cmd report -R)\n"
-	       "                                  (KernelShark opens only names ending in .dat)\n"
-	       "                       chrome     Trace Event Format JSON for Perfetto UI and\n"
-	       "                                  chrome://tracing: instant events named after\n"
-	       "                                  their site, message and arguments in args\n"
-	       "                       perfetto   Perfetto's protobuf trace (.pftrace) for Perfetto\n"
-	       "                                  UI and trace_processor: a track per thread,\n"
-	       "                                  message and arguments as debug annotations\n"
-	       "                       ctf        CTF 1.8 trace directory (-o DIR required) for\n"
-	       "                                  babeltrace2 and Trace Compass\n"
-	       "                       A record --kernel trace's kernel events go into each\n"
+	       "  -f, --format=FORMAT  one of these (--format=help lists their names):\n",
+	       prog, DEFAULT_FILE);
+	formats_help();
+	printf("                       A record --kernel trace's kernel events go into each\n"
 	       "                       format (every CPU's): trace-cmd as kernel events of\n"
 	       "                       their own formats, perfetto as ftrace event bundles,\n"
 	       "                       ctf as a second trace in OUT/kernel (babeltrace2 OUT\n"
@@ -57,8 +83,7 @@ static void export_help(void)
 	       "  -q, --quiet          no summary on standard error\n"
 	       "  -h, --help           show this help\n"
 	       "\n"
-	       EXIT_STATUS_HELP,
-	       prog, DEFAULT_FILE);
+	       EXIT_STATUS_HELP);
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -148,8 +173,7 @@ static int take_path(int argc, char **argv, const char **path)
 static int export_kind(const char *format, struct bp_export_format_info *kind)
 {
 	if (bp_export_format_info(format, kind) != 0)
-		return usage_error("export", "unknown format '%s' (trace-cmd, chrome, perfetto or ctf)",
-				   format);
+		return usage_error("export", "unknown format '%s' (--format=help lists them)", format);
 	return EXIT_OK;
 }
 
@@ -253,7 +277,9 @@ static int run_export(int argc, char **argv, struct export_job *jp)
 	if (rc >= 0)
 		return rc;
 	if (!format)
-		return usage_error("export", "--format=trace-cmd, chrome, perfetto or ctf is required");
+		return usage_error("export", "--format is required (--format=help lists them)");
+	if (!strcmp(format, "help"))
+		return formats_list();
 	if ((rc = export_kind(format, &j.kind)) != EXIT_OK ||
 	    (rc = take_path(argc, argv, &j.path)) != EXIT_OK ||
 	    (rc = check_output(&j)) != EXIT_OK)
