@@ -90,11 +90,11 @@ enum bprint__site_kind {
 };
 
 /*
- * The out-of-line halves of trace_printk() and trace_puts().  A call site
- * hands a call it does not write itself to bprint__call() (a constant
- * format: the site has it) or bprint__call_fmt(), with its arguments as
- * they are: no per-site code packs them.  bprint__check() is never
- * called: the format check of every call site (in sizeof, unevaluated).
+ * The out-of-line halves of trace_printk() and trace_puts() with the
+ * arguments as they are: bprint__call_fmt() (a long double's, and the
+ * format check of every call site), bprint__call() (call sites before
+ * the words calls, below).  bprint__check() is never called: the format
+ * check of those earlier sites (in sizeof, unevaluated).
  * bprint__printk() and bprint__printk_words() are the entries of earlier
  * layouts' call sites, kept so that such a site is refused, not missed.
  */
@@ -163,31 +163,22 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 
 /*
  * trace_printk(fmt, ...) of <bprint.h>.  What a call site expands to is
- * kept small, because a program has thousands and the compiler reads
- * every one: the argument count n is counted once, each argument's type
- * is examined once, into an enum constant of kind bits (BPRINT__KIND:
- * its slot, whether it is a char or a pointer to one, floating point),
- * and everything a kind does is written once, in the static inline
- * functions below, which the constants fold to the stores the argument
- * takes.  The paths a call can take, chosen by those constants:
- *   scalars  none or only 4- and 8-byte scalars, a constant format: the
- *            record is written right here (x86-64: bprint__open_var(),
- *            below) when registration found the sizes the format's
- *            (enabled is then BPRINT__SITE_ON_FAST);
- *   chars    chars too: the same, or with the chars as %c bytes
- *            (BPRINT__SITE_ON_CHARS);
- *   strings  pointers to char: the %s strings copied right here
- *            (BPRINT__SITE_ON_CHARS);
- *   runtime  a format that is not a constant, with only scalars: the
- *            format cache's head for it (bprint__open_format()), then as
- *            scalars;
- *   none     anything else (a long double, more than 32 arguments, a
- *            runtime format with strings or chars).
- * Everything a path does not write itself is one call,
- * bprint__call(site, arguments...) or bprint__call_fmt(site, fmt,
- * arguments...), each argument evaluated once, into a local, before it.
- * A disabled site is one load and one branch, not taken; the enabled body
- * is laid out of the straight line.
+ * kept small, because a program has thousands and the compiler reads and
+ * optimises every one: the argument count n is counted once, each
+ * argument's type is examined once, into an enum constant of kind bits
+ * (BPRINT__KIND: its slot, whether it is a char or a pointer to one,
+ * floating point) that the site's masks are made of, and the site is its
+ * static struct bprint_site, one load and branch on its switch, and one
+ * call: bprint__wN(site, words..., fmt), each argument evaluated once,
+ * into its word (BPRINT__WORD).  What a kind does (the record's open,
+ * its stores, its close, and every path out of line) is compiled once,
+ * in the library (src/trace/call.c), from the site's masks and enabled.
+ * A site with a long double, which no word carries, calls
+ * bprint__call_fmt() with its arguments as they are; that call, whose
+ * prototype has the printf format attribute, is in every site's text
+ * (in the branch its constants do not take) as its format check.  The
+ * call's text is written tight: its whitespace is what the preprocessor
+ * hands the compiler, once a site.
  */
 #define BPRINT__PRINTK(...) BPRINT__PRINTK_N(BPRINT__NARGS(__VA_ARGS__), __VA_ARGS__)
 #define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, BPRINT__REGS(n), __VA_ARGS__)

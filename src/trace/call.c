@@ -304,17 +304,14 @@ static inline void put_slots(unsigned char *b, uint64_t sig, const uint64_t *w, 
 	uint32_t o = 0;
 
 #pragma GCC unroll 8
-	for (unsigned i = 0; i + 1u < n; i++) {
-		uint64_t is8 = (sig >> (n - 1u - i)) & 1u;
-
-		*(u64_a4 *)(void *)(b + o) = is8 ? w[i] : (uint32_t)w[i];
-		o += 4u + 4u * (uint32_t)is8;
-	}
-	if (n) {
-		if (sig & 1u)
-			*(u64_a4 *)(void *)(b + o) = w[n - 1u];
-		else
-			*(u32_a4 *)(void *)(b + o) = (uint32_t)w[n - 1u];
+	for (unsigned i = 0; i < n; i++) {
+		if ((sig >> (n - 1u - i)) & 1u) {
+			*(u64_a4 *)(void *)(b + o) = w[i];
+			o += 8u;
+		} else {
+			*(u32_a4 *)(void *)(b + o) = (uint32_t)w[i];
+			o += 4u;
+		}
 	}
 }
 
@@ -417,7 +414,7 @@ static inline void write_other(struct bprint_site *site, const char *fmt, const 
 		bp_window_close_var(slot_bytes(sig, n));
 		return;
 	}
-	if (!chars) {
+	if (!chars || on == BPRINT__SITE_ON_FAST) {
 		if (on != BPRINT__SITE_ON_FAST && on != BPRINT__SITE_ON_CHARS)
 			goto call;
 		r = open_room_inline(site->head, slot_bytes(sig, n));
@@ -452,42 +449,39 @@ call:
 }
 
 /*
- * The usual call: a constant format's 4- and 8-byte slots as compiled
- * (BPRINT__SITE_ON_FAST: site->head is then the whole head word, its
- * length the record's), on the window.  Returns false, nothing held, for
- * everything else: the caller then hands the call on to write_other() as
- * a tail call, so that this straight line saves no register and calls
- * nothing.
+ * A record of 4- and 8-byte slots whose time stamp failed (a delta over 32
+ * bits, the window released): its words read back from the slots, and
+ * the call taken by write_other(), which takes a new time base.
  */
-__attribute__((always_inline))
-static inline bool write_slots(struct bprint_site *site, const uint64_t *w, unsigned n)
+__attribute__((noinline, cold))
+static void slots_again(struct bprint_site *site, const unsigned char *b, unsigned n)
 {
-	/* acquire: registration's head and flags come with the value */
-	uint8_t on = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
-	uint32_t head, *p;
-	uint64_t delta;
+	uint64_t w[5] = { 0 }, sig = site->argsig;
+	uint32_t o = 0;
 
-	if (__builtin_expect(on != BPRINT__SITE_ON_FAST, 0))
-		return false;
-	head = site->head;
-	p = bp_window_place((head & BP_RING_HEAD_LEN_MASK) * 4u);
-	if (__builtin_expect(p == NULL, 0))
-		return false;
-	/* the slots first: their registers are free before rdtsc's */
-	put_slots((unsigned char *)(p + 2), site->argsig, w, n);
-	if (__builtin_expect(!bp_window_stamp(&delta), 0))
-		return false;
-	/* the head and the delta in one store (two, the compiler pairs in a vector register) */
-	*(u64_a4 *)(void *)p = head | delta << 32;
-	bp_window_publish(bprint__tls.pending + (head & BP_RING_HEAD_LEN_MASK) * 4u);
-	return true;
+	for (unsigned i = 0; i < n && i < 5u; i++) {
+		if ((sig >> (n - 1u - i)) & 1u) {
+			w[i] = *(const u64_a4 *)(const void *)(b + o);
+			o += 8u;
+		} else {
+			w[i] = *(const u32_a4 *)(const void *)(b + o);
+			o += 4u;
+		}
+	}
+	write_other(site, NULL, w, n);
 }
 
 /*
  * The writers, one an arity: the words in registers, the format last
  * (only the slow paths read it: with five words, it is the one on the
- * stack), the usual call written in the straight line, anything else a
- * tail call to write_other() for that arity.
+ * stack).  The usual call, a constant format's 4- and 8-byte slots as
+ * compiled (BPRINT__SITE_ON_FAST: site->head is then the whole head word,
+ * its length the record's), is written in the straight line: the record
+ * placed, the head and the slots stored (which frees their registers
+ * before rdtsc's), then the time stamp and the publication.  Anything
+ * else is a tail call with the registers as they came, to other_N(),
+ * which takes it by write_other(); so the straight line saves no
+ * register and calls nothing.
  */
 #define COMMA ,
 #define WRITER(n, params, args)							\
@@ -501,9 +495,27 @@ static inline bool write_slots(struct bprint_site *site, const uint64_t *w, unsi
 	void bprint__w##n(struct bprint_site *site params, const char *fmt)	\
 	{									\
 		const uint64_t w[] = { 0 args };				\
+		/* acquire: registration's head and flags come with the value */ \
+		uint8_t on = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);	\
+		uint32_t head, *p;						\
+		uint64_t delta;							\
 										\
-		if (__builtin_expect(write_slots(site, w + 1, n), 1))		\
+		if (__builtin_expect(on != BPRINT__SITE_ON_FAST, 0))		\
+			goto other;						\
+		head = site->head;						\
+		p = bp_window_place((head & BP_RING_HEAD_LEN_MASK) * 4u);	\
+		if (__builtin_expect(p == NULL, 0))				\
+			goto other;						\
+		p[0] = head;							\
+		put_slots((unsigned char *)(p + 2), site->argsig, w + 1, n);	\
+		if (__builtin_expect(!bp_window_stamp(&delta), 0)) {		\
+			slots_again(site, (const unsigned char *)(p + 2), n);	\
 			return;							\
+		}								\
+		p[1] = (uint32_t)delta;						\
+		bp_window_publish(bprint__tls.pending + (head & BP_RING_HEAD_LEN_MASK) * 4u); \
+		return;								\
+	other:									\
 		other_##n(site args, fmt);					\
 	}
 WRITER(0, , )
