@@ -292,6 +292,18 @@ static void words_call(struct bprint_site *site, const char *fmt, const uint64_t
 		bp_emit_runtime_words(site, fmt, words, n, 0);
 }
 
+/* words_call() with a copy: the words' own array stays in registers on the other paths. */
+__attribute__((always_inline))
+static inline void words_copy_call(struct bprint_site *site, const char *fmt, const uint64_t *w,
+				   unsigned n)
+{
+	uint64_t copy[BPRINT__MAX_ARGS] = { 0 };
+
+	for (unsigned i = 0; i < n && i < BPRINT__MAX_ARGS; i++)
+		copy[i] = w[i];
+	words_call(site, fmt, copy, n);
+}
+
 /*
  * A site of 4- and 8-byte slots: each as compiled, in order, at its
  * offset; 8 bytes stored for every one but the last (a 4-byte slot's
@@ -438,14 +450,30 @@ static inline void write_other(struct bprint_site *site, const char *fmt, const 
 		bp_window_drop();
 	}
 call:
-	{
-		/* a copy: the words' own array stays in registers on the other paths */
-		uint64_t copy[BPRINT__MAX_ARGS] = { 0 };
+	words_copy_call(site, fmt, w, n);
+}
 
-		for (unsigned i = 0; i < n && i < BPRINT__MAX_ARGS; i++)
-			copy[i] = w[i];
-		words_call(site, fmt, copy, n);
+/*
+ * A BPRINT__SITE_ON_CHARS site's record (a constant format with chars or
+ * strings): its %c bytes and %s strings written on the window; anything
+ * else, and a string that does not fit, by write_other().
+ */
+__attribute__((always_inline))
+static inline void write_chars(struct bprint_site *site, const char *fmt, const uint64_t *w,
+			       unsigned n)
+{
+	struct bprint__room r = open_room_inline(site->head, 8u * n + 4u);
+
+	if (__builtin_expect(r.p != NULL, 1)) {
+		uint32_t bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n);
+
+		if (__builtin_expect(bytes != 0, 1)) {
+			bp_window_close_var(bytes);
+			return;
+		}
+		bp_window_drop();
 	}
+	words_copy_call(site, fmt, w, n);
 }
 
 /*
@@ -492,6 +520,13 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 										\
 		write_other(site, fmt, w + 1, n);				\
 	}									\
+	__attribute__((noinline)) static void chars_##n(struct bprint_site *site	\
+							params, const char *fmt) \
+	{									\
+		const uint64_t w[] = { 0 args };				\
+										\
+		write_chars(site, fmt, w + 1, n);				\
+	}									\
 	void bprint__w##n(struct bprint_site *site params, const char *fmt)	\
 	{									\
 		const uint64_t w[] = { 0 args };				\
@@ -500,8 +535,11 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 		uint32_t head, *p;						\
 		uint64_t delta;							\
 										\
-		if (__builtin_expect(on != BPRINT__SITE_ON_FAST, 0))		\
+		if (__builtin_expect(on != BPRINT__SITE_ON_FAST, 0)) {		\
+			if (on == BPRINT__SITE_ON_CHARS)			\
+				goto chars;					\
 			goto other;						\
+		}								\
 		head = site->head;						\
 		p = bp_window_place((head & BP_RING_HEAD_LEN_MASK) * 4u);	\
 		if (__builtin_expect(p == NULL, 0))				\
@@ -517,6 +555,9 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 		return;								\
 	other:									\
 		other_##n(site args, fmt);					\
+		return;								\
+	chars:									\
+		chars_##n(site args, fmt);					\
 	}
 WRITER(0, , )
 WRITER(1, COMMA uint64_t a, COMMA a)
