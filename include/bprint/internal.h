@@ -185,7 +185,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__PRINTK_(n, r, ...) BPRINT__PRINTK__(n, r, __VA_ARGS__)
 #define BPRINT__PRINTK__(n, r, ...)						\
 	do {									\
-		enum { bprint__t0 BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__),	\
+		enum { BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)		\
 		       BPRINT__SUM_##r(n, __VA_ARGS__) };			\
 		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__), 0, n,	\
 			     BPRINT__MASKS_##r(n, __VA_ARGS__));		\
@@ -205,9 +205,9 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * past the limit (X), the static assertion.  bprint__ld: a long double
  * among them (floating point, not 8 bytes).
  */
-#define BPRINT__SUM_R(n, ...) bprint__m = 0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__), \
-	bprint__ld = (bprint__m>>20&~bprint__m&1023)!=0
-#define BPRINT__SUM_V(n, ...) bprint__ld = 0 BPRINT__MAPX(n, BPRINT__ANY_LD, __VA_ARGS__)
+#define BPRINT__SUM_R(n, ...) bprint__m=0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__), \
+	bprint__ld=(bprint__m>>20&~bprint__m)!=0
+#define BPRINT__SUM_V(n, ...) bprint__ld=0 BPRINT__MAPX(n, BPRINT__ANY_LD, __VA_ARGS__)
 #define BPRINT__SUM_X BPRINT__SUM_V
 #define BPRINT__SPREAD(k, a) |(bprint__t##k*0x40201&0x100401)<<(k-1)
 #define BPRINT__ANY_LD(k, a) |((bprint__t##k&5)==4)
@@ -238,7 +238,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__KCHAR 2u
 #define BPRINT__KFP 4u
 #define BPRINT__KFLOAT 8u
-#define BPRINT__KINDS(k, a) ,bprint__t##k=BPRINT__KIND(a)
+#define BPRINT__KINDS(k, a) bprint__t##k=BPRINT__KIND(a),
 #define BPRINT__MASK(n, bit, ...) (0 BPRINT__MAPX(n, BPRINT__MASK_##bit, __VA_ARGS__))
 #define BPRINT__MASK_K8(k, a) |(bprint__t##k&1ull)<<(k-1)
 #define BPRINT__MASK_KCHAR(k, a) |(bprint__t##k>>1&1ull)<<(k-1)

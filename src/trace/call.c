@@ -293,8 +293,8 @@ static void words_call(struct bprint_site *site, const char *fmt, const uint64_t
 }
 
 /* words_call() with a copy: the words' own array stays in registers on the other paths. */
-__attribute__((always_inline))
-static inline void words_copy_call(struct bprint_site *site, const char *fmt, const uint64_t *w,
+__attribute__((noinline, cold))
+static void words_copy_call(struct bprint_site *site, const char *fmt, const uint64_t *w,
 				   unsigned n)
 {
 	uint64_t copy[BPRINT__MAX_ARGS] = { 0 };
@@ -337,7 +337,7 @@ static inline void put_slots(unsigned char *b, uint64_t sig, const uint64_t *w, 
  */
 __attribute__((always_inline))
 static inline uint32_t put_chars(const struct bprint_site *site, struct bprint__room r, uint8_t on,
-			  const uint64_t *w, unsigned n)
+				 const uint64_t *w, unsigned n, bool strings)
 {
 	uint64_t sig = site->argsig, chars = site->argchar;
 	uint8_t argstar = site->argstar;
@@ -350,7 +350,7 @@ static inline uint32_t put_chars(const struct bprint_site *site, struct bprint__
 		unsigned k = n - i;	/* 1: the last argument */
 		bool is8 = (sig >> (k - 1u)) & 1u, ch = (chars >> (k - 1u)) & 1u;
 
-		if (ch && is8) {
+		if (strings && ch && is8) {
 			uint32_t tail = o + 8u * (k - 1u) + 4u, took = 0;
 
 			if (__builtin_expect(tail < r.room, 1))
@@ -441,7 +441,7 @@ static inline void write_other(struct bprint_site *site, const char *fmt, const 
 		goto call;
 	r = open_room_inline(site->head, 8u * n + 4u);
 	if (__builtin_expect(r.p != NULL, 1)) {
-		uint32_t bytes = put_chars(site, r, on, w, n);
+		uint32_t bytes = put_chars(site, r, on, w, n, true);
 
 		if (__builtin_expect(bytes != 0, 1)) {
 			bp_window_close_var(bytes);
@@ -460,12 +460,12 @@ call:
  */
 __attribute__((always_inline))
 static inline void write_chars(struct bprint_site *site, const char *fmt, const uint64_t *w,
-			       unsigned n)
+			       unsigned n, bool strings)
 {
 	struct bprint__room r = open_room_inline(site->head, 8u * n + 4u);
 
 	if (__builtin_expect(r.p != NULL, 1)) {
-		uint32_t bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n);
+		uint32_t bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n, strings);
 
 		if (__builtin_expect(bytes != 0, 1)) {
 			bp_window_close_var(bytes);
@@ -525,7 +525,14 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		write_chars(site, fmt, w + 1, n);				\
+		write_chars(site, fmt, w + 1, n, true);				\
+	}									\
+	__attribute__((noinline)) static void bytes_##n(struct bprint_site *site	\
+							params, const char *fmt) \
+	{									\
+		const uint64_t w[] = { 0 args };				\
+										\
+		write_chars(site, fmt, w + 1, n, false);			\
 	}									\
 	void bprint__w##n(struct bprint_site *site params, const char *fmt)	\
 	{									\
@@ -557,7 +564,11 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 		other_##n(site args, fmt);					\
 		return;								\
 	chars:									\
-		chars_##n(site args, fmt);					\
+		/* a string among them: the writer that calls bprint__put_str() */ \
+		if (site->argchar & site->argsig)				\
+			chars_##n(site args, fmt);				\
+		else								\
+			bytes_##n(site args, fmt);				\
 	}
 WRITER(0, , )
 WRITER(1, COMMA uint64_t a, COMMA a)
