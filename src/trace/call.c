@@ -257,7 +257,9 @@ typedef uint64_t u64_a4 __attribute__((aligned(4)));
 static inline uint32_t pad4(unsigned char *b, uint32_t o)
 {
 	if (o & 3u) {
-		*(u32_a4 *)(void *)(b + o) = 0;
+		const uint32_t zero = 0;
+
+		memcpy(b + o, &zero, 4);	/* unaligned: o is not a multiple of 4 */
 		o = (o + 3u) & ~3u;
 	}
 	return o;
