@@ -83,7 +83,8 @@ struct bprint__room bprint__open_format(const struct bprint_site *site, const ch
 }
 
 /* A %s with no precision, the usual one, in the function's straight line. */
-uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
+__attribute__((always_inline))
+static inline uint32_t put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
 {
 	if (__builtin_expect(prec < 0 && s != NULL, 1)) {
 		size_t n = bprint__copy_string(d, s, room);
@@ -91,6 +92,11 @@ uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t p
 		return n == room ? 0 : (uint32_t)n + 1u;	/* the copy took the NUL along */
 	}
 	return bprint__put_string_prec(d, (uint32_t)room, s, prec);
+}
+
+uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
+{
+	return put_str(d, room, s, prec);
 }
 
 /* Argument i's bit in one of the site's argument masks (bit 0: its last argument). */
@@ -356,7 +362,7 @@ static inline uint32_t put_chars(const struct bprint_site *site, struct bprint__
 			uint32_t tail = o + 8u * (k - 1u) + 4u, took = 0;
 
 			if (__builtin_expect(tail < r.room, 1))
-				took = bprint__put_str(b + o, r.room - tail, (const char *)(uintptr_t)w[i],
+				took = put_str(b + o, r.room - tail, (const char *)(uintptr_t)w[i],
 						       k <= 8u && ((argstar >> (k - 1u)) & 1u) ? star : -1);
 			if (!took)
 				return 0;
@@ -566,7 +572,7 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 		other_##n(site args, fmt);					\
 		return;								\
 	chars:									\
-		/* a string among them: the writer that calls bprint__put_str() */ \
+		/* a string among them: the writer that copies strings */	\
 		if (site->argchar & site->argsig)				\
 			chars_##n(site args, fmt);				\
 		else								\
