@@ -45,15 +45,18 @@
  *
  * The targets (x86-64, -O2): a seed site at most 160 bytes, a mixed one
  * at most 256, in C and in C++; compile time at most 2x snprintf's, at
- * most 1 KB of preprocessed text a site.  Neither compile target holds
- * yet (docs/performance.md, "Call sites: where the compile time goes"):
- * --check-compile holds what the call sites reach today, so that they
- * do not grow back, at most COMPILE_GUARD times snprintf's time and
- * EXPAND_GUARD bytes a site.  Noise: the compilers' CPU time (not the
- * wall clock, which the machine's other work stretches), the median of
- * three ratios each taken within one run of both files, alternating which
- * goes first, and a guard 25 % above the worst ratio measured; the
- * bytes have no noise.
+ * most 1 KB of preprocessed text a site (docs/performance.md, "Call
+ * sites: where the compile time goes").  gcc and g++ reach the time, and
+ * C++ the text; clang and C's text do not yet: --check-compile holds
+ * each compiler to the target where it is reached and to a guard where
+ * it is not (CLANG_GUARD, EXPAND_GUARD_C: today's worst and a margin),
+ * so that the sites do not grow back.  Noise: the compilers' CPU time
+ * (not the wall clock, which the machine's other work stretches), the
+ * median of three ratios each taken within one run of both files,
+ * alternating which goes first; a compiler over its limit is measured
+ * once more and the lower median kept (other builds on the machine only
+ * ever slow a run down, and not both files alike); the bytes have no
+ * noise.
  */
 #define _GNU_SOURCE
 #include "bench.h"
@@ -86,9 +89,9 @@
 #define COMPILE_PER_FUNCTION 10
 #define COMPILE_RUNS 3
 #define COMPILE_TARGET 2.0
-#define COMPILE_GUARD 16.0	/* --check-compile: today's worst (clang++, 12.5x) and 25 % */
+#define CLANG_GUARD 3.6		/* --check-compile, clang: today's worst (clang++, 2.9x) and 25 % */
 #define EXPAND_TARGET 1024	/* preprocessed bytes a site */
-#define EXPAND_GUARD 3200	/* --check-compile: today's worst (2,991) and 7 % */
+#define EXPAND_GUARD_C 1330	/* --check-compile, C: today's (1,245) and 7 % */
 #define NANOLOG_COMPILE_S 0.98	/* issue 29's measurement, gcc 12 (not installed here) */
 #define NANOLOG_SNPRINTF_S 0.57
 
@@ -399,17 +402,10 @@ static double site_expansion(const struct compiler *cc, enum kind k)
 	return with < 0 || without < 0 ? -1 : (double)(with - without) / COMPILE_SITES;
 }
 
-/*
- * Compile time of COMPILE_SITES sites against as many snprintf calls, and
- * the text a site expands to, each printed against its target; 1 if both
- * hold (check: their guards instead), 0 if not, -1 if not built.
- */
-static int compile_time(const struct compiler *cc, int check)
+/* The median ratio of COMPILE_RUNS compiles of the sites' file and snprintf's, alternating. */
+static int compile_runs(const struct compiler *cc, double *ms, double *mn, double *mr)
 {
-	double limit = check ? COMPILE_GUARD : COMPILE_TARGET;
-	double xlimit = check ? EXPAND_GUARD : EXPAND_TARGET;
 	double sites[COMPILE_RUNS], snp[COMPILE_RUNS], ratio[COMPILE_RUNS];
-	double ms, mn, mr, xs = site_expansion(cc, K_FORMATS), xn = site_expansion(cc, K_SNPRINTF);
 
 	for (int r = 0; r < COMPILE_RUNS; r++) {
 		int first = r % 2;
@@ -419,17 +415,44 @@ static int compile_time(const struct compiler *cc, int check)
 		sites[r] = compile_seconds(cc, K_FORMATS);
 		if (!first)
 			snp[r] = compile_seconds(cc, K_SNPRINTF);
-		if (sites[r] < 0 || snp[r] < 0 || xs < 0 || xn < 0)
+		if (sites[r] < 0 || snp[r] < 0)
 			return -1;
 		ratio[r] = sites[r] / snp[r];
 	}
-	ms = bench_median(sites, COMPILE_RUNS);
-	mn = bench_median(snp, COMPILE_RUNS);
-	mr = bench_median(ratio, COMPILE_RUNS);
+	*ms = bench_median(sites, COMPILE_RUNS);
+	*mn = bench_median(snp, COMPILE_RUNS);
+	*mr = bench_median(ratio, COMPILE_RUNS);
+	return 0;
+}
+
+/*
+ * Compile time of COMPILE_SITES sites against as many snprintf calls, and
+ * the text a site expands to, each printed against its target; 1 if both
+ * hold (check: the limits --check-compile holds this compiler to), 0 if
+ * not, -1 if not built.
+ */
+static int compile_time(const struct compiler *cc, int check)
+{
+	int clang = strstr(base(cc->cmd), "clang") != NULL;
+	double limit = check && clang ? CLANG_GUARD : COMPILE_TARGET;
+	double xlimit = check && !cc->cxx ? EXPAND_GUARD_C : EXPAND_TARGET;
+	double ms, mn, mr, xs = site_expansion(cc, K_FORMATS), xn = site_expansion(cc, K_SNPRINTF);
+
+	if (xs < 0 || xn < 0 || compile_runs(cc, &ms, &mn, &mr))
+		return -1;
+	if (check && mr > limit) {
+		double ms2, mn2, mr2;
+
+		/* once more: a loaded machine slows a run, never speeds it */
+		if (compile_runs(cc, &ms2, &mn2, &mr2))
+			return -1;
+		if (mr2 < mr)
+			ms = ms2, mn = mn2, mr = mr2;
+	}
 	printf("  %-8s %6.2f s   %6.2f s   %5.2fx %8.0f B %8.0f B   %s", base(cc->cmd), ms, mn,
 	       mr, xs, xn, mr <= COMPILE_TARGET && xs <= EXPAND_TARGET ? "holds" : "FAILS");
 	if (check)
-		printf(" (guard %.0fx, %.0f B: %s)", limit, xlimit,
+		printf(" (held to %.1fx, %.0f B: %s)", limit, xlimit,
 		       mr <= limit && xs <= xlimit ? "holds" : "FAILS");
 	printf("\n");
 	return mr <= limit && xs <= xlimit;

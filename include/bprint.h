@@ -56,16 +56,18 @@ extern "C" {
  * and its records are binary like any other's; the call's own arguments
  * are all it reads, the conversions past them printing 0 or (null).
  *
- * The fast path, the same in C and in C++ (C++11 on): a call whose
- * arguments are none or only 4- and 8-byte scalars (integers, enums,
- * pointers, float and double), each of the size its conversion asks for,
- * is written at the call site, between two calls that open and close its
- * record on the thread's page (x86-64, TSC clock); so is one that also
- * passes chars for %c and pointers to char (or arrays of char) for %s
- * without a precision or with a '*' one.  Everything else (%.8s, an int
- * for %c, scalars of other sizes, a pointer to char for %p, %Lf, more
- * than 32 arguments, and what the page cannot take) is one call out of
- * line, with the arguments as they are.  A message too long for a record
+ * The fast path, the same in C and in C++ (C++11 on): a call site is a
+ * test of its switch and one call with its arguments as words; a call
+ * whose arguments are none or only 4- and 8-byte scalars (integers,
+ * enums, pointers, float and double), each of the size its conversion
+ * asks for, has its record written in that call's straight line, on the
+ * thread's page (x86-64, TSC clock); so does one that also passes chars
+ * for %c and pointers to char (or arrays of char) for %s without a
+ * precision or with a '*' one.  Everything else (%.8s, an int for %c,
+ * scalars of other sizes, a pointer to char for %p, %Lf, more than 32
+ * arguments, and what the page cannot take) goes on out of line, with
+ * the same words (a long double's call with the arguments as they are).
+ * A message too long for a record
  * is cut, as text, and marked so ("[...cut: N of M bytes]").
  */
 #define trace_printk(...) BPRINT__PRINTK(__VA_ARGS__)

@@ -90,16 +90,16 @@ enum bprint__site_kind {
 };
 
 /*
- * The out-of-line halves of trace_printk() and trace_puts().  A call site
- * hands a call it does not write itself to bprint__call() (a constant
- * format: the site has it) or bprint__call_fmt(), with its arguments as
- * they are: no per-site code packs them.  bprint__check() is never
- * called: the format check of every call site (in sizeof, unevaluated).
+ * The out-of-line halves of trace_printk() and trace_puts() with the
+ * arguments as they are: bprint__call_fmt() (a long double's, and the
+ * format check of every call site), bprint__call() (call sites before
+ * the words calls, below).  bprint__check() is never called: the format
+ * check of those earlier sites (in sizeof, unevaluated).
  * bprint__printk() and bprint__printk_words() are the entries of earlier
  * layouts' call sites, kept so that such a site is refused, not missed.
  */
 BP_API void bprint__call(struct bprint_site *site, ...);
-BP_API void bprint__call_fmt(struct bprint_site *site, const char *fmt, ...);
+BP_API void bprint__call_fmt(struct bprint_site *site, const char *fmt, ...) BP_PRINTF(2, 3);
 BP_API int bprint__check(const char *fmt, ...) BP_PRINTF(1, 2);
 BP_API void bprint__printk(struct bprint_site *site, const char *fmt, ...) BP_PRINTF(2, 3);
 BP_API void bprint__puts(struct bprint_site *site, const char *str);
@@ -141,13 +141,11 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__STATIC_ASSERT(c, m) _Static_assert(c, m)
 #endif
 
-#define BPRINT__SITE(name, fmt, k, n, sig, chars, fp)				\
-	static struct bprint_site name						\
-		__attribute__((BPRINT__SECTION, used)) = {			\
-		BPRINT__SITE_MAGIC, BPRINT__LAYOUT, 1, k, __LINE__, 0, __FILE__, \
-		__builtin_constant_p(fmt) ? (fmt) : (const char *)0,		\
-		BPRINT__FUNC, (const struct bp_arg_plan *)0, 0, 0, n, 0,	\
-		sig, chars, fp }
+/* Written tight: a program has thousands of sites, and the compiler reads each. */
+#define BPRINT__SITE(name, fmt, k, n, ...)					\
+	static struct bprint_site name __attribute__((BPRINT__SECTION, used)) = \
+		{0x42507331u,BPRINT__LAYOUT,1,k,__LINE__,0,__FILE__,		\
+		 __builtin_constant_p(fmt)?(fmt):0,BPRINT__FUNC,0,0,0,n,0,__VA_ARGS__}
 
 /*
  * site->flags (internal): arguments may come as 64-bit words; the call
@@ -165,51 +163,66 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 
 /*
  * trace_printk(fmt, ...) of <bprint.h>.  What a call site expands to is
- * kept small, because a program has thousands and the compiler reads
- * every one: the argument count n is counted once, each argument's type
- * is examined once, into an enum constant of kind bits (BPRINT__KIND:
- * its slot, whether it is a char or a pointer to one, floating point),
- * and everything a kind does is written once, in the static inline
- * functions below, which the constants fold to the stores the argument
- * takes.  The paths a call can take, chosen by those constants:
- *   scalars  none or only 4- and 8-byte scalars, a constant format: the
- *            record is written right here (x86-64: bprint__open_var(),
- *            below) when registration found the sizes the format's
- *            (enabled is then BPRINT__SITE_ON_FAST);
- *   chars    chars too: the same, or with the chars as %c bytes
- *            (BPRINT__SITE_ON_CHARS);
- *   strings  pointers to char: the %s strings copied right here
- *            (BPRINT__SITE_ON_CHARS);
- *   runtime  a format that is not a constant, with only scalars: the
- *            format cache's head for it (bprint__open_format()), then as
- *            scalars;
- *   none     anything else (a long double, more than 32 arguments, a
- *            runtime format with strings or chars).
- * Everything a path does not write itself is one call,
- * bprint__call(site, arguments...) or bprint__call_fmt(site, fmt,
- * arguments...), each argument evaluated once, into a local, before it.
- * A disabled site is one load and one branch, not taken; the enabled body
- * is laid out of the straight line.
+ * kept small, because a program has thousands and the compiler reads and
+ * optimises every one: the argument count n is counted once, each
+ * argument's type is examined once, into an enum constant of kind bits
+ * (BPRINT__KIND: its slot, whether it is a char or a pointer to one,
+ * floating point) that the site's masks are made of, and the site is its
+ * static struct bprint_site, one load and branch on its switch, and one
+ * call: bprint__wN(site, words..., fmt), each argument evaluated once,
+ * into its word (BPRINT__WORD).  What a kind does (the record's open,
+ * its stores, its close, and every path out of line) is compiled once,
+ * in the library (src/trace/call.c), from the site's masks and enabled.
+ * A site with a long double, which no word carries, calls
+ * bprint__call_fmt() with its arguments as they are; that call, whose
+ * prototype has the printf format attribute, is in every site's text
+ * (in the branch its constants do not take) as its format check.  The
+ * call's text is written tight: its whitespace is what the preprocessor
+ * hands the compiler, once a site.
  */
 #define BPRINT__PRINTK(...) BPRINT__PRINTK_N(BPRINT__NARGS(__VA_ARGS__), __VA_ARGS__)
-#define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, __VA_ARGS__)
-#define BPRINT__PRINTK_(n, ...)							\
+#define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, BPRINT__REGS(n), __VA_ARGS__)
+#define BPRINT__PRINTK_(n, r, ...) BPRINT__PRINTK__(n, r, __VA_ARGS__)
+#define BPRINT__PRINTK__(n, r, ...)						\
 	do {									\
-		BPRINT__STATIC_ASSERT(n <= BPRINT__MAX_ARGS,			\
-			"trace_printk() takes at most 64 arguments after the format"); \
-		BPRINT__ISCONST(BPRINT__FIRST(__VA_ARGS__))			\
-		enum { bprint__t0 BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__) }; \
-		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__),		\
-			     BPRINT__SITE_PRINTK, n, BPRINT__MASK(n, K8, __VA_ARGS__), \
-			     BPRINT__MASK(n, KCHAR, __VA_ARGS__), BPRINT__MASK(n, KFP, __VA_ARGS__)); \
-		(void)sizeof(bprint__check(__VA_ARGS__));			\
-		/* acquire: registration's head and flags come with the value */ \
-		uint8_t bprint__on = __atomic_load_n(&bprint__site.enabled,	\
-						     __ATOMIC_ACQUIRE);		\
-		if (__builtin_expect(bprint__on != 0, 0)) {			\
-			BPRINT__CAT(BPRINT__BODY_, BPRINT__BIG(n))(n, __VA_ARGS__) \
+		enum { BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)		\
+		       BPRINT__SUM_##r(n, __VA_ARGS__) };			\
+		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__), 0, n,	\
+			     BPRINT__MASKS_##r(n, __VA_ARGS__));		\
+		if (__builtin_expect(bprint__site.enabled, 0)) {		\
+			if (bprint__ld)						\
+				bprint__call_fmt(&bprint__site, __VA_ARGS__);	\
+			else							\
+				BPRINT__CALL_##r(n, __VA_ARGS__)		\
 		}								\
 	} while (0)
+
+/*
+ * By the number of arguments, BPRINT__REGS(n): up to five (R) their
+ * kinds summed in one constant, a plane of 10 bits for each of the
+ * site's masks (BPRINT__SPREAD), and the words passed as parameters;
+ * more (V), a term per argument in each mask and the words in an array;
+ * past the limit (X), the static assertion.  bprint__ld: a long double
+ * among them (floating point, not 8 bytes).
+ */
+#define BPRINT__SUM_R(n, ...) bprint__m=0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__), \
+	bprint__ld=(bprint__m>>20&~bprint__m)!=0
+#define BPRINT__SUM_V(n, ...) bprint__ld=0 BPRINT__MAPX(n, BPRINT__ANY_LD, __VA_ARGS__)
+#define BPRINT__SUM_X BPRINT__SUM_V
+#define BPRINT__SPREAD(k, a) |(bprint__t##k*0x40201&0x100401)<<(k-1)
+#define BPRINT__ANY_LD(k, a) |((bprint__t##k&5)==4)
+#define BPRINT__MASKS_R(n, ...) bprint__m&1023,bprint__m>>10&1023,bprint__m>>20
+#define BPRINT__MASKS_V(n, ...) BPRINT__MASK(n, K8, __VA_ARGS__),		\
+	BPRINT__MASK(n, KCHAR, __VA_ARGS__), BPRINT__MASK(n, KFP, __VA_ARGS__)
+#define BPRINT__MASKS_X BPRINT__MASKS_V
+#define BPRINT__CALL_R(n, ...) BPRINT__CAT(bprint__w, n)(&bprint__site		\
+	BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__),BPRINT__FIRST(__VA_ARGS__));
+#define BPRINT__CALL_V(n, ...) {						\
+	const uint64_t bprint__ws[] = {0 BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__)}; \
+	bprint__wv(&bprint__site,bprint__ws+1,BPRINT__FIRST(__VA_ARGS__)); }
+#define BPRINT__CALL_X(n, ...) {						\
+	BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format"); }
+#define BPRINT__WORDS(k, a) ,BPRINT__WORD(k, a)
 
 /*
  * An argument's kind, bits of what the compiler sees of it (never
@@ -221,26 +234,15 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * (argsig, argchar, argfp: bit 0 the last argument) are made of the
  * first three.
  */
-/*
- * bprint__isconst: the format is a constant, decided as for the site's
- * own (at compile time), even where inlining makes it known.  clang++
- * takes a local only in a static's initializer.
- */
-#ifdef __cplusplus
-#define BPRINT__ISCONST(fmt) static const bool bprint__isconst = __builtin_constant_p(fmt);
-#else
-#define BPRINT__ISCONST(fmt) enum { bprint__isconst = __builtin_constant_p(fmt) };
-#endif
-
 #define BPRINT__K8 1u
 #define BPRINT__KCHAR 2u
 #define BPRINT__KFP 4u
 #define BPRINT__KFLOAT 8u
-#define BPRINT__KINDS(k, a) , bprint__t##k = BPRINT__KIND(a)
-#define BPRINT__MASK(n, bit, ...) (0u BPRINT__MAPX(n, BPRINT__MASK_##bit, __VA_ARGS__))
-#define BPRINT__MASK_K8(k, a) | (uint64_t)(bprint__t##k & 1u) << ((k) - 1)
-#define BPRINT__MASK_KCHAR(k, a) | (uint64_t)(bprint__t##k >> 1 & 1u) << ((k) - 1)
-#define BPRINT__MASK_KFP(k, a) | (uint64_t)(bprint__t##k >> 2 & 1u) << ((k) - 1)
+#define BPRINT__KINDS(k, a) bprint__t##k=BPRINT__KIND(a),
+#define BPRINT__MASK(n, bit, ...) (0 BPRINT__MAPX(n, BPRINT__MASK_##bit, __VA_ARGS__))
+#define BPRINT__MASK_K8(k, a) |(bprint__t##k&1ull)<<(k-1)
+#define BPRINT__MASK_KCHAR(k, a) |(bprint__t##k>>1&1ull)<<(k-1)
+#define BPRINT__MASK_KFP(k, a) |(bprint__t##k>>2&1ull)<<(k-1)
 
 /*
  * For a site whose format is not a constant, with only 4- and 8-byte
@@ -336,240 +338,26 @@ BP_API void bprint__drop(void);
 BP_API struct bprint__room bprint__open_format(const struct bprint_site *site, const char *fmt);
 BP_API uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec);
 
-/* What a kind does, written once: the constants fold it to the site's few stores. */
+/*
+ * The call site's one call (src/trace/call.c): its arguments as words, in
+ * format order (an integer's value, a double's bits, a pointer's address),
+ * for a constant format (bprint__wN) or a runtime one (bprint__fN); the
+ * record is written there as the site's enabled allows, or handed on as
+ * bprint__call() and bprint__call_fmt() hand theirs.
+ */
+BP_API void bprint__w0(struct bprint_site *site, const char *fmt);
+BP_API void bprint__w1(struct bprint_site *site, uint64_t a, const char *fmt);
+BP_API void bprint__w2(struct bprint_site *site, uint64_t a, uint64_t b, const char *fmt);
+BP_API void bprint__w3(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c,
+		       const char *fmt);
+BP_API void bprint__w4(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+		       const char *fmt);
+BP_API void bprint__w5(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+		       uint64_t e, const char *fmt);
+BP_API void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt);
+
+/* An argument's word, written once: its kind's constant folds it to a move. */
 #define BPRINT__INLINE static inline __attribute__((always_inline))
-
-#if defined(__x86_64__) && !defined(BPRINT_NO_FAST_ARGS)
-/* A store of 8 bytes at 4-byte alignment (slots are u32-aligned). */
-typedef uint64_t bprint__u64_a4 __attribute__((aligned(4)));
-
-/*
- * The inline path, written once: a call site opens its record, stores
- * each argument by its kind and closes it, through these, which its
- * constants (the kinds, the argument's place, whether the format is a
- * constant) fold to the few stores the site needs.  A record being
- * written: its payload b (NULL: not opened), the bytes it may take, the
- * bytes written, the last 4-byte argument (the precision of a %.*s after
- * it), and whether every string fitted.
- */
-struct bprint__rec {
-	unsigned char *b;
-	size_t room;
-	uint32_t o;
-	int32_t star;
-	uint32_t fits;
-};
-
-/*
- * Open the record: by the format cache for a runtime format (not with
- * strings, which the cache's plan could take as %p), else on the window
- * where registration allowed it (enabled: BPRINT__SITE_ON_FAST for 4-
- * and 8-byte slots as compiled, BPRINT__SITE_ON_CHARS with %c bytes and
- * %s strings too).  min: the record's size where its arguments are all
- * 4- and 8-byte slots, else 8 bytes an argument and 4 more.  A long
- * double is never written here (no registration allows it): the call
- * takes it.  The site's constants choose the one it needs
- * (BPRINT__OPEN), so that the compiler never sees the others.
- */
-BPRINT__INLINE struct bprint__rec bprint__rec_of(struct bprint__room r)
-{
-	struct bprint__rec w;
-
-	w.b = r.p;
-	w.room = r.room;
-	w.o = 0;
-	w.star = -1;
-	w.fits = 1;
-	return w;
-}
-BPRINT__INLINE struct bprint__rec bprint__open_slots(const struct bprint_site *site, uint8_t on,
-						     const char *fmt, uint32_t min)
-{
-	struct bprint__room r = { 0, 0 };
-
-	(void)fmt;
-	if (__builtin_expect(on == BPRINT__SITE_ON_CHARS || on == BPRINT__SITE_ON_FAST, 1))
-		r = bprint__open_var(site->head, min);
-	return bprint__rec_of(r);
-}
-BPRINT__INLINE struct bprint__rec bprint__open_strings(const struct bprint_site *site, uint8_t on,
-						       const char *fmt, uint32_t min)
-{
-	struct bprint__room r = { 0, 0 };
-
-	(void)fmt;
-	if (__builtin_expect(on == BPRINT__SITE_ON_CHARS, 1))
-		r = bprint__open_var(site->head, min);
-	return bprint__rec_of(r);
-}
-BPRINT__INLINE struct bprint__rec bprint__open_runtime(const struct bprint_site *site, uint8_t on,
-						       const char *fmt, uint32_t min)
-{
-	(void)on, (void)min;
-	return bprint__rec_of(bprint__open_format(site, fmt));
-}
-BPRINT__INLINE struct bprint__rec bprint__open_never(const struct bprint_site *site, uint8_t on,
-						     const char *fmt, uint32_t min)
-{
-	struct bprint__room r = { 0, 0 };
-
-	(void)site, (void)on, (void)fmt, (void)min;
-	return bprint__rec_of(r);
-}
-#define BPRINT__OPEN(isconst, strings)						\
-	((isconst) ? ((strings) ? bprint__open_strings : bprint__open_slots)	\
-		   : (strings) ? bprint__open_never : bprint__open_runtime)
-
-/*
- * Zero the bytes from w->o to the next multiple of 4, and move w->o there:
- * one store of 4 zero bytes, which the slot after it overwrites, or which
- * the record's room holds (each argument has 8 bytes of it, the block 4
- * more).  clang lays the paths of a string that did not fit out shorter
- * where a known offset gets byte stores instead; gcc, without them.
- */
-BPRINT__INLINE void bprint__pad4(struct bprint__rec *w)
-{
-#ifdef __clang__
-	if (__builtin_constant_p(w->o)) {
-		while (w->o & 3u)
-			w->b[w->o++] = 0;
-		return;
-	}
-#endif
-	if (w->o & 3u) {
-		const uint32_t zero = 0;
-
-		__builtin_memcpy(w->b + w->o, &zero, 4);
-		w->o = (w->o + 3u) & ~3u;
-	}
-}
-
-/*
- * Argument k (counting down to 1) as its word (an integer's value, a
- * double's bits, a pointer's address), one function a kind, chosen by
- * the kind's bits (BPRINT__PUT_FN) so that the compiler never reads the
- * others: a 4- or 8-byte slot at 4-byte alignment, the gap zeroed; a
- * char as its %c byte where the site is BPRINT__SITE_ON_CHARS (a 4-byte
- * slot where it is _ON_FAST: a %d); a pointer to char as its %s string,
- * bounded so that the k - 1 slots after it (8 bytes at most each) and the
- * padding still fit, and by the 4-byte argument before it where
- * site->argstar (argstar) says it is a %.*s.  Only strings and chars make
- * the offset a run-time value.
- */
-BPRINT__INLINE void bprint__put4(struct bprint__rec *w, uint64_t word, uint32_t k, uint8_t on,
-				 uint8_t argstar)
-{
-	(void)k, (void)on, (void)argstar;
-	bprint__pad4(w);
-	*(uint32_t *)(void *)(w->b + w->o) = (uint32_t)word;
-	w->o += 4u;
-	w->star = (int32_t)word;
-}
-BPRINT__INLINE void bprint__put8(struct bprint__rec *w, uint64_t word, uint32_t k, uint8_t on,
-				 uint8_t argstar)
-{
-	(void)k, (void)on, (void)argstar;
-	bprint__pad4(w);
-	*(bprint__u64_a4 *)(void *)(w->b + w->o) = word;
-	w->o += 8u;
-	w->star = -1;
-}
-BPRINT__INLINE void bprint__putc(struct bprint__rec *w, uint64_t word, uint32_t k, uint8_t on,
-				 uint8_t argstar)
-{
-	if (on == BPRINT__SITE_ON_CHARS) {
-		w->b[w->o++] = (unsigned char)word;
-		w->star = -1;
-	} else {
-		bprint__put4(w, word, k, on, argstar);
-	}
-}
-BPRINT__INLINE void bprint__put_s(struct bprint__rec *w, uint64_t word, uint32_t k, uint8_t on,
-				 uint8_t argstar)
-{
-	uint32_t tail = w->o + 8u * (k - 1u) + 4u;
-	uint32_t took = __builtin_expect(tail < w->room, 1) ?
-		bprint__put_str(w->b + w->o, w->room - tail, (const char *)(uintptr_t)word,
-				k <= 8u && ((argstar >> (k - 1u)) & 1u) ? w->star : -1) : 0u;
-
-	(void)on;
-	w->fits &= took != 0u;
-	w->o += took;
-	w->star = -1;
-}
-#define BPRINT__PUT_FN(t) ((t) & 2u ? ((t) & 1u ? bprint__put_s : bprint__putc) \
-			   : (t) & 1u ? bprint__put8 : bprint__put4)
-
-/*
- * Publish the record, or give it up if a string did not fit (the call
- * then takes it): BPRINT__CLOSE, by whether the site has strings.
- */
-BPRINT__INLINE unsigned bprint__close_strings(struct bprint__rec *w)
-{
-	bprint__pad4(w);
-	if (__builtin_expect(w->fits, 1)) {
-		bprint__close_var(w->o);
-		return 1;
-	}
-	bprint__drop();
-	return 0;
-}
-BPRINT__INLINE unsigned bprint__close_slots(struct bprint__rec *w)
-{
-	bprint__pad4(w);
-	bprint__close_var(w->o);
-	return 1;
-}
-#define BPRINT__CLOSE(strings) ((strings) ? bprint__close_strings : bprint__close_slots)
-
-/*
- * A call site's inline path: each argument k evaluated once, into a local
- * of its own (bprint__aK: arrays decayed, small integers promoted, as
- * varargs would take it), and its word (bprint__wK) taken before the
- * record is opened (so that it stays in a register across that call);
- * the record opened, each stored, the record closed and the do-while
- * left with break; or the path falls through to the one call, which
- * takes the locals.
- */
-#define BPRINT__BODY_0(n, ...)							\
-	const char *bprint__fmt = BPRINT__FIRST(__VA_ARGS__);			\
-	BPRINT__MAPX(n, BPRINT__LOCALS, __VA_ARGS__)				\
-	enum {									\
-		bprint__strings = 0 BPRINT__MAPX(n, BPRINT__ANY_STRING, __VA_ARGS__), \
-		bprint__min = 0 BPRINT__MAPX(n, BPRINT__ANY_CHAR, __VA_ARGS__)	\
-			? 8 * (n) + 4 : 4 * (n BPRINT__MAPX(n, BPRINT__WIDE, __VA_ARGS__)) \
-	};									\
-	struct bprint__rec bprint__r = BPRINT__OPEN(bprint__isconst, bprint__strings)( \
-		&bprint__site, bprint__on, bprint__fmt, bprint__min);		\
-	if (__builtin_expect(bprint__r.b != 0, 1)) {				\
-		BPRINT__MAPX(n, BPRINT__PUT, __VA_ARGS__)			\
-		if (__builtin_expect(BPRINT__CLOSE(bprint__strings)(&bprint__r), 1)) \
-			break;							\
-	}									\
-	if (!bprint__isconst)							\
-		bprint__call_fmt(&bprint__site, bprint__fmt			\
-				 BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__)); \
-	else									\
-		bprint__call(&bprint__site BPRINT__MAPX(n, BPRINT__LOCAL_LIST, __VA_ARGS__));
-#define BPRINT__PUT(k, a)							\
-	BPRINT__PUT_FN(bprint__t##k)(&bprint__r, bprint__w##k, k, bprint__on, bprint__site.argstar);
-#define BPRINT__LOCALS(k, a) BPRINT__LOCAL(k, a)				\
-	const uint64_t bprint__w##k = BPRINT__WORD(k); (void)bprint__w##k;
-#define BPRINT__LOCAL_LIST(k, a) , bprint__a##k
-#define BPRINT__ANY_STRING(k, a) | ((bprint__t##k & 3u) / 3u)
-#define BPRINT__ANY_CHAR(k, a) | (bprint__t##k >> 1 & 1u)
-#define BPRINT__WIDE(k, a) + (bprint__t##k & 1u)
-#else
-/* No inline path here: every call is one call. */
-#define BPRINT__BODY_0(n, ...) BPRINT__BODY_1(n, __VA_ARGS__)
-#endif
-/*
- * More than 32 arguments (BPRINT__BIG(n) is 1; 0 for 32 and fewer): only
- * the call, which reads them by their types.
- */
-#define BPRINT__BODY_1(n, ...)							\
-	(void)bprint__isconst;							\
-	bprint__call_fmt(&bprint__site, __VA_ARGS__);
 
 static inline uint64_t bprint__double_bits(double d)
 {
@@ -632,9 +420,7 @@ template <class T> static inline uint64_t bprint__word(const T &v)
 	return bprint__word_of<bprint__arg<T>::kind>::get(v);
 }
 #define BPRINT__KIND(x) bprint__arg<decltype((x))>::bits
-#define BPRINT__WORD(k) bprint__word(bprint__a##k)
-/* The argument, evaluated once: auto decays arrays and copies the value. */
-#define BPRINT__LOCAL(k, a) auto bprint__a##k = (a);
+#define BPRINT__WORD(k, a) bprint__word((a))
 extern "C" {
 #else
 /*
@@ -643,16 +429,15 @@ extern "C" {
  * takes an 8-byte slot if it is wider than 4 bytes as varargs take it
  * (the conditional decays an array), else a 4-byte one.
  */
-#define BPRINT__KIND(x) _Generic((x), char: 2u, signed char: 2u, unsigned char: 2u,	\
-	float: 13u, double: 5u, long double: 4u, char *: 3u, const char *: 3u,		\
-	signed char *: 3u, const signed char *: 3u, unsigned char *: 3u,		\
-	const unsigned char *: 3u, default: sizeof(1 ? (x) : (x)) > 4u)
+#define BPRINT__KIND(x) _Generic((x),char:2,signed char:2,unsigned char:2,float:13,double:5,\
+	long double:4,char*:3,const char*:3,signed char*:3,const signed char*:3,unsigned char*:3,\
+	const unsigned char*:3,default:sizeof(1?(x):(x))>4)
 
 /*
  * Local k's word (an integer's value, a double's bits, a pointer's
  * address), by its size and kind: a float is passed as a double.
  */
-BPRINT__INLINE uint64_t bprint__word(const void *local, size_t size, unsigned t)
+BPRINT__INLINE uint64_t bprint__word(const void *local, unsigned t)
 {
 	uint64_t u8;
 	uint32_t u4;
@@ -662,24 +447,15 @@ BPRINT__INLINE uint64_t bprint__word(const void *local, size_t size, unsigned t)
 		__builtin_memcpy(&f, local, sizeof(f));
 		return bprint__double_bits(f);
 	}
-	if (size == 8u) {
+	if (t & BPRINT__K8) {
 		__builtin_memcpy(&u8, local, 8u);
 		return u8;
 	}
-	if (size == 4u) {
-		__builtin_memcpy(&u4, local, 4u);
-		return u4;
-	}
-	return 0;
+	__builtin_memcpy(&u4, local, 4u);
+	return u4;
 }
-#define BPRINT__WORD(k) bprint__word(&bprint__a##k, sizeof(bprint__a##k), bprint__t##k)
+#define BPRINT__WORD(k, a) bprint__word(&(__typeof__(1?(a):(a))){a},bprint__t##k)
 
-/*
- * The argument, evaluated once, as varargs would take it: the conditional
- * decays an array and promotes a small integer or a bit-field, keeping
- * every type printf takes.
- */
-#define BPRINT__LOCAL(k, a) __typeof__(1 ? (a) : (a)) bprint__a##k = (a);
 
 #endif /* __cplusplus */
 
@@ -706,80 +482,80 @@ BPRINT__INLINE uint64_t bprint__word(const void *local, size_t size, unsigned t)
 	a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, \
 	a63, a64, a65, a66, a67, a68, a69, a70, a71, a72, \
 	n, ...) n
-#define BPRINT__BIG(n) BPRINT__CAT(BPRINT__BIG_, n)
-#define BPRINT__BIG_0 0
-#define BPRINT__BIG_1 0
-#define BPRINT__BIG_2 0
-#define BPRINT__BIG_3 0
-#define BPRINT__BIG_4 0
-#define BPRINT__BIG_5 0
-#define BPRINT__BIG_6 0
-#define BPRINT__BIG_7 0
-#define BPRINT__BIG_8 0
-#define BPRINT__BIG_9 0
-#define BPRINT__BIG_10 0
-#define BPRINT__BIG_11 0
-#define BPRINT__BIG_12 0
-#define BPRINT__BIG_13 0
-#define BPRINT__BIG_14 0
-#define BPRINT__BIG_15 0
-#define BPRINT__BIG_16 0
-#define BPRINT__BIG_17 0
-#define BPRINT__BIG_18 0
-#define BPRINT__BIG_19 0
-#define BPRINT__BIG_20 0
-#define BPRINT__BIG_21 0
-#define BPRINT__BIG_22 0
-#define BPRINT__BIG_23 0
-#define BPRINT__BIG_24 0
-#define BPRINT__BIG_25 0
-#define BPRINT__BIG_26 0
-#define BPRINT__BIG_27 0
-#define BPRINT__BIG_28 0
-#define BPRINT__BIG_29 0
-#define BPRINT__BIG_30 0
-#define BPRINT__BIG_31 0
-#define BPRINT__BIG_32 0
-#define BPRINT__BIG_33 1
-#define BPRINT__BIG_34 1
-#define BPRINT__BIG_35 1
-#define BPRINT__BIG_36 1
-#define BPRINT__BIG_37 1
-#define BPRINT__BIG_38 1
-#define BPRINT__BIG_39 1
-#define BPRINT__BIG_40 1
-#define BPRINT__BIG_41 1
-#define BPRINT__BIG_42 1
-#define BPRINT__BIG_43 1
-#define BPRINT__BIG_44 1
-#define BPRINT__BIG_45 1
-#define BPRINT__BIG_46 1
-#define BPRINT__BIG_47 1
-#define BPRINT__BIG_48 1
-#define BPRINT__BIG_49 1
-#define BPRINT__BIG_50 1
-#define BPRINT__BIG_51 1
-#define BPRINT__BIG_52 1
-#define BPRINT__BIG_53 1
-#define BPRINT__BIG_54 1
-#define BPRINT__BIG_55 1
-#define BPRINT__BIG_56 1
-#define BPRINT__BIG_57 1
-#define BPRINT__BIG_58 1
-#define BPRINT__BIG_59 1
-#define BPRINT__BIG_60 1
-#define BPRINT__BIG_61 1
-#define BPRINT__BIG_62 1
-#define BPRINT__BIG_63 1
-#define BPRINT__BIG_64 1
-#define BPRINT__BIG_65 1
-#define BPRINT__BIG_66 1
-#define BPRINT__BIG_67 1
-#define BPRINT__BIG_68 1
-#define BPRINT__BIG_69 1
-#define BPRINT__BIG_70 1
-#define BPRINT__BIG_71 1
-#define BPRINT__BIG_72 1
+#define BPRINT__REGS(n) BPRINT__CAT(BPRINT__REGS_, n)
+#define BPRINT__REGS_0 R
+#define BPRINT__REGS_1 R
+#define BPRINT__REGS_2 R
+#define BPRINT__REGS_3 R
+#define BPRINT__REGS_4 R
+#define BPRINT__REGS_5 R
+#define BPRINT__REGS_6 V
+#define BPRINT__REGS_7 V
+#define BPRINT__REGS_8 V
+#define BPRINT__REGS_9 V
+#define BPRINT__REGS_10 V
+#define BPRINT__REGS_11 V
+#define BPRINT__REGS_12 V
+#define BPRINT__REGS_13 V
+#define BPRINT__REGS_14 V
+#define BPRINT__REGS_15 V
+#define BPRINT__REGS_16 V
+#define BPRINT__REGS_17 V
+#define BPRINT__REGS_18 V
+#define BPRINT__REGS_19 V
+#define BPRINT__REGS_20 V
+#define BPRINT__REGS_21 V
+#define BPRINT__REGS_22 V
+#define BPRINT__REGS_23 V
+#define BPRINT__REGS_24 V
+#define BPRINT__REGS_25 V
+#define BPRINT__REGS_26 V
+#define BPRINT__REGS_27 V
+#define BPRINT__REGS_28 V
+#define BPRINT__REGS_29 V
+#define BPRINT__REGS_30 V
+#define BPRINT__REGS_31 V
+#define BPRINT__REGS_32 V
+#define BPRINT__REGS_33 V
+#define BPRINT__REGS_34 V
+#define BPRINT__REGS_35 V
+#define BPRINT__REGS_36 V
+#define BPRINT__REGS_37 V
+#define BPRINT__REGS_38 V
+#define BPRINT__REGS_39 V
+#define BPRINT__REGS_40 V
+#define BPRINT__REGS_41 V
+#define BPRINT__REGS_42 V
+#define BPRINT__REGS_43 V
+#define BPRINT__REGS_44 V
+#define BPRINT__REGS_45 V
+#define BPRINT__REGS_46 V
+#define BPRINT__REGS_47 V
+#define BPRINT__REGS_48 V
+#define BPRINT__REGS_49 V
+#define BPRINT__REGS_50 V
+#define BPRINT__REGS_51 V
+#define BPRINT__REGS_52 V
+#define BPRINT__REGS_53 V
+#define BPRINT__REGS_54 V
+#define BPRINT__REGS_55 V
+#define BPRINT__REGS_56 V
+#define BPRINT__REGS_57 V
+#define BPRINT__REGS_58 V
+#define BPRINT__REGS_59 V
+#define BPRINT__REGS_60 V
+#define BPRINT__REGS_61 V
+#define BPRINT__REGS_62 V
+#define BPRINT__REGS_63 V
+#define BPRINT__REGS_64 V
+#define BPRINT__REGS_65 X
+#define BPRINT__REGS_66 X
+#define BPRINT__REGS_67 X
+#define BPRINT__REGS_68 X
+#define BPRINT__REGS_69 X
+#define BPRINT__REGS_70 X
+#define BPRINT__REGS_71 X
+#define BPRINT__REGS_72 X
 #define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
 #define BPRINT__CAT_(a, b) a##b
 #define BPRINT__MAPX_0(m, f)

@@ -28,7 +28,8 @@
  * call site to write all the same: a page switch costs no call out of
  * line.  Any other the call site hands to its call.
  */
-static struct bprint__room open_room(uint32_t head, uint32_t min)
+__attribute__((always_inline))
+static inline struct bprint__room open_room_inline(uint32_t head, uint32_t min)
 {
 	struct bprint__room r = { NULL, 0 };
 	uint32_t room, exact = (head & BP_RING_HEAD_LEN_MASK) * 4u;
@@ -48,9 +49,16 @@ static struct bprint__room open_room(uint32_t head, uint32_t min)
 	return r;
 }
 
+/* Out of line, for the calls that are not the writers' straight line. */
+__attribute__((noinline))
+static struct bprint__room open_room(uint32_t head, uint32_t min)
+{
+	return open_room_inline(head, min);
+}
+
 struct bprint__room bprint__open_var(uint32_t head, uint32_t min)
 {
-	return open_room(head, min);
+	return open_room_inline(head, min);
 }
 
 void bprint__close_var(uint32_t bytes)
@@ -75,7 +83,8 @@ struct bprint__room bprint__open_format(const struct bprint_site *site, const ch
 }
 
 /* A %s with no precision, the usual one, in the function's straight line. */
-uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
+__attribute__((always_inline))
+static inline uint32_t put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
 {
 	if (__builtin_expect(prec < 0 && s != NULL, 1)) {
 		size_t n = bprint__copy_string(d, s, room);
@@ -83,6 +92,11 @@ uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t p
 		return n == room ? 0 : (uint32_t)n + 1u;	/* the copy took the NUL along */
 	}
 	return bprint__put_string_prec(d, (uint32_t)room, s, prec);
+}
+
+uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, int32_t prec)
+{
+	return put_str(d, room, s, prec);
 }
 
 /* Argument i's bit in one of the site's argument masks (bit 0: its last argument). */
@@ -217,4 +231,364 @@ int bprint__check(const char *fmt, ...)
 {
 	(void)fmt;
 	return 0;
+}
+
+/*
+ * The call site's one call (include/bprint/internal.h, layout 4 sites
+ * since the words calls): its arguments as words, in registers up to
+ * five (bprint__w1() .. bprint__w5(); a runtime format's up to four,
+ * bprint__f0() .. bprint__f4()) or an array (bprint__wv(), bprint__fv()),
+ * and the record written here, on the window, as the call site wrote it
+ * before: so that what the compiler reads and optimises of a site is its
+ * guard and its arguments, and what a kind does is compiled once, here.
+ *
+ * Which record is opened, by the site's enabled and the kinds its compiler
+ * saw (argsig: 8 bytes; argchar: a char, or a pointer to one if 8 bytes):
+ *   a constant format, no pointer to char: on the window when the site is
+ *     BPRINT__SITE_ON_FAST or _ON_CHARS (its 4- and 8-byte slots as
+ *     compiled, its chars as %c bytes for _ON_CHARS);
+ *   a constant format with pointers to char: when _ON_CHARS, the %s
+ *     strings copied (bounded so that the slots after them still fit);
+ *   a runtime format without pointers to char: the format cache's record
+ *     for it (bprint__open_format());
+ * anything else, and whatever the window cannot take, goes the way
+ * bprint__call() and bprint__call_fmt() send their words.
+ */
+
+/* A store of 4 bytes, and of 8 at 4-byte alignment (slots are u32-aligned). */
+typedef uint32_t u32_a4 __attribute__((aligned(4)));
+typedef uint64_t u64_a4 __attribute__((aligned(4)));
+
+/* Zero the bytes up to the next multiple of 4 (the record's room holds them). */
+static inline uint32_t pad4(unsigned char *b, uint32_t o)
+{
+	if (o & 3u) {
+		const uint32_t zero = 0;
+
+		memcpy(b + o, &zero, 4);	/* unaligned: o is not a multiple of 4 */
+		o = (o + 3u) & ~3u;
+	}
+	return o;
+}
+
+/*
+ * The words a window could not take, the way bprint__call() and
+ * bprint__call_fmt() (fmt not NULL) send theirs.  Out of the writers'
+ * straight line.
+ */
+__attribute__((noinline, cold))
+static void words_call(struct bprint_site *site, const char *fmt, const uint64_t *w, unsigned n)
+{
+	uint64_t words[BPRINT__MAX_ARGS];
+
+	if (!fmt) {
+		if (__builtin_expect(!bp_tracing_is_on(), 0))
+			return;
+		if (__builtin_expect(site->id - 1u >= BP_SITE_MAX, 0) && !bp_emit_ready(site))
+			return;
+	} else if (!bp_emit_ready(site)) {
+		return;
+	}
+	if (site->nargs > BPRINT__MAX_ARGS || n > BPRINT__MAX_ARGS)
+		return;	/* never compiled so */
+	/* as bprint__call() reads them: a 4-byte argument zero-extended */
+	for (unsigned i = 0; i < n; i++)
+		words[i] = (site->argsig >> (n - 1u - i)) & 1u ? w[i] : (uint32_t)w[i];
+	if (site->format)
+		bp_emit_site_words(site, words);
+	else if (fmt)
+		bp_emit_runtime_words(site, fmt, words, n, 0);
+}
+
+/* words_call() with a copy: the words' own array stays in registers on the other paths. */
+__attribute__((noinline, cold))
+static void words_copy_call(struct bprint_site *site, const char *fmt, const uint64_t *w,
+				   unsigned n)
+{
+	uint64_t copy[BPRINT__MAX_ARGS] = { 0 };
+
+	for (unsigned i = 0; i < n && i < BPRINT__MAX_ARGS; i++)
+		copy[i] = w[i];
+	words_call(site, fmt, copy, n);
+}
+
+/*
+ * A site of 4- and 8-byte slots: each as compiled, in order, at its
+ * offset; 8 bytes stored for every one but the last (a 4-byte slot's
+ * upper half zero, under the next slot), so that the record takes
+ * exactly its slots.
+ */
+__attribute__((always_inline))
+static inline void put_slots(unsigned char *b, uint64_t sig, const uint64_t *w, unsigned n)
+{
+	uint32_t o = 0;
+
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < n; i++) {
+		if ((sig >> (n - 1u - i)) & 1u) {
+			*(u64_a4 *)(void *)(b + o) = w[i];
+			o += 8u;
+		} else {
+			*(u32_a4 *)(void *)(b + o) = (uint32_t)w[i];
+			o += 4u;
+		}
+	}
+}
+
+/*
+ * A site with chars or pointers to char (on: its enabled): a char as its
+ * %c byte where the site is _ON_CHARS (a 4-byte slot where _ON_FAST), a
+ * pointer to char as its %s string, bounded so that the slots after it
+ * (8 bytes at most each) and the padding still fit, and by the 4-byte
+ * argument before it where argstar says it is a %.*s.  Returns the bytes
+ * written, or 0 if a string did not fit.
+ */
+__attribute__((always_inline))
+static inline uint32_t put_chars(const struct bprint_site *site, struct bprint__room r, uint8_t on,
+				 const uint64_t *w, unsigned n, bool strings)
+{
+	uint64_t sig = site->argsig, chars = site->argchar;
+	uint8_t argstar = site->argstar;
+	unsigned char *b = r.p;
+	int32_t star = -1;
+	uint32_t o = 0;
+
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = n - i;	/* 1: the last argument */
+		bool is8 = (sig >> (k - 1u)) & 1u, ch = (chars >> (k - 1u)) & 1u;
+
+		if (strings && ch && is8) {
+			uint32_t tail = o + 8u * (k - 1u) + 4u, took = 0;
+
+			if (__builtin_expect(tail < r.room, 1))
+				took = put_str(b + o, r.room - tail, (const char *)(uintptr_t)w[i],
+						       k <= 8u && ((argstar >> (k - 1u)) & 1u) ? star : -1);
+			if (!took)
+				return 0;
+			o += took;
+			star = -1;
+		} else if (ch && on == BPRINT__SITE_ON_CHARS) {
+			b[o++] = (unsigned char)w[i];
+			star = -1;
+		} else {
+			o = pad4(b, o);
+			if (is8) {
+				*(u64_a4 *)(void *)(b + o) = w[i];
+				o += 8u;
+				star = -1;
+			} else {
+				*(u32_a4 *)(void *)(b + o) = (uint32_t)w[i];
+				o += 4u;
+				star = (int32_t)w[i];
+			}
+		}
+	}
+	return pad4(b, o);
+}
+
+/* The mask of a site's n arguments (bit 0: its last). */
+static inline uint64_t args_mask(unsigned n)
+{
+	return n >= 64u ? ~0ull : (1ull << n) - 1u;
+}
+
+/* The bytes of n 4- and 8-byte slots, sig's bits saying which are 8 (no popcnt call). */
+__attribute__((always_inline))
+static inline uint32_t slot_bytes(uint64_t sig, unsigned n)
+{
+	uint32_t bytes = 4u * n;
+
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < n; i++)
+		bytes += 4u * (uint32_t)((sig >> i) & 1u);
+	return bytes;
+}
+
+/*
+ * Everything but a constant format's 4- and 8-byte slots: a runtime
+ * format's record (the format cache's), one with chars or strings, and
+ * the call out of line.  Apart from the straight line of the usual call.
+ */
+__attribute__((always_inline))
+static inline void write_other(struct bprint_site *site, const char *fmt, const uint64_t *w,
+			       unsigned n)
+{
+	uint8_t on = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
+	uint64_t sig = site->argsig, mask = args_mask(n);
+	uint64_t chars = site->argchar & mask;
+	struct bprint__room r;
+
+	if (site->format)
+		fmt = NULL;
+	if (__builtin_expect(n > 32u || site->nargs != n, 0))
+		goto call;
+	if (fmt) {
+		/* as the cache's plan takes them: 4- and 8-byte slots, chars as 4 */
+		if (chars & sig)
+			goto call;
+		r = bprint__open_format(site, fmt);
+		if (__builtin_expect(r.p == NULL, 0))
+			goto call;
+		put_slots(r.p, sig, w, n);
+		bp_window_close_var(slot_bytes(sig, n));
+		return;
+	}
+	if (!chars || on == BPRINT__SITE_ON_FAST) {
+		if (on != BPRINT__SITE_ON_FAST && on != BPRINT__SITE_ON_CHARS)
+			goto call;
+		r = open_room_inline(site->head, slot_bytes(sig, n));
+		if (__builtin_expect(r.p == NULL, 0))
+			goto call;
+		put_slots(r.p, sig, w, n);
+		bp_window_close_var(slot_bytes(sig, n));
+		return;
+	}
+	if ((chars & sig) ? on != BPRINT__SITE_ON_CHARS
+			  : on != BPRINT__SITE_ON_CHARS && on != BPRINT__SITE_ON_FAST)
+		goto call;
+	r = open_room_inline(site->head, 8u * n + 4u);
+	if (__builtin_expect(r.p != NULL, 1)) {
+		uint32_t bytes = put_chars(site, r, on, w, n, true);
+
+		if (__builtin_expect(bytes != 0, 1)) {
+			bp_window_close_var(bytes);
+			return;
+		}
+		bp_window_drop();
+	}
+call:
+	words_copy_call(site, fmt, w, n);
+}
+
+/*
+ * A BPRINT__SITE_ON_CHARS site's record (a constant format with chars or
+ * strings): its %c bytes and %s strings written on the window; anything
+ * else, and a string that does not fit, by write_other().
+ */
+__attribute__((always_inline))
+static inline void write_chars(struct bprint_site *site, const char *fmt, const uint64_t *w,
+			       unsigned n, bool strings)
+{
+	struct bprint__room r = open_room_inline(site->head, 8u * n + 4u);
+
+	if (__builtin_expect(r.p != NULL, 1)) {
+		uint32_t bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n, strings);
+
+		if (__builtin_expect(bytes != 0, 1)) {
+			bp_window_close_var(bytes);
+			return;
+		}
+		bp_window_drop();
+	}
+	words_copy_call(site, fmt, w, n);
+}
+
+/*
+ * A record of 4- and 8-byte slots whose time stamp failed (a delta over 32
+ * bits, the window released): its words read back from the slots, and
+ * the call taken by write_other(), which takes a new time base.
+ */
+__attribute__((noinline, cold))
+static void slots_again(struct bprint_site *site, const unsigned char *b, unsigned n)
+{
+	uint64_t w[5] = { 0 }, sig = site->argsig;
+	uint32_t o = 0;
+
+	for (unsigned i = 0; i < n && i < 5u; i++) {
+		if ((sig >> (n - 1u - i)) & 1u) {
+			w[i] = *(const u64_a4 *)(const void *)(b + o);
+			o += 8u;
+		} else {
+			w[i] = *(const u32_a4 *)(const void *)(b + o);
+			o += 4u;
+		}
+	}
+	write_other(site, NULL, w, n);
+}
+
+/*
+ * The writers, one an arity: the words in registers, the format last
+ * (only the slow paths read it: with five words, it is the one on the
+ * stack).  The usual call, a constant format's 4- and 8-byte slots as
+ * compiled (BPRINT__SITE_ON_FAST: site->head is then the whole head word,
+ * its length the record's), is written in the straight line: the record
+ * placed, the head and the slots stored (which frees their registers
+ * before rdtsc's), then the time stamp and the publication.  Anything
+ * else is a tail call with the registers as they came, to other_N(),
+ * which takes it by write_other(); so the straight line saves no
+ * register and calls nothing.
+ */
+#define COMMA ,
+#define WRITER(n, params, args)							\
+	__attribute__((noinline)) static void other_##n(struct bprint_site *site	\
+							params, const char *fmt) \
+	{									\
+		const uint64_t w[] = { 0 args };				\
+										\
+		write_other(site, fmt, w + 1, n);				\
+	}									\
+	__attribute__((noinline)) static void chars_##n(struct bprint_site *site	\
+							params, const char *fmt) \
+	{									\
+		const uint64_t w[] = { 0 args };				\
+										\
+		write_chars(site, fmt, w + 1, n, true);				\
+	}									\
+	__attribute__((noinline)) static void bytes_##n(struct bprint_site *site	\
+							params, const char *fmt) \
+	{									\
+		const uint64_t w[] = { 0 args };				\
+										\
+		write_chars(site, fmt, w + 1, n, false);			\
+	}									\
+	void bprint__w##n(struct bprint_site *site params, const char *fmt)	\
+	{									\
+		const uint64_t w[] = { 0 args };				\
+		/* acquire: registration's head and flags come with the value */ \
+		uint8_t on = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);	\
+		uint32_t head, *p;						\
+		uint64_t delta;							\
+										\
+		if (__builtin_expect(on != BPRINT__SITE_ON_FAST, 0)) {		\
+			if (on == BPRINT__SITE_ON_CHARS)			\
+				goto chars;					\
+			goto other;						\
+		}								\
+		head = site->head;						\
+		p = bp_window_place((head & BP_RING_HEAD_LEN_MASK) * 4u);	\
+		if (__builtin_expect(p == NULL, 0))				\
+			goto other;						\
+		p[0] = head;							\
+		put_slots((unsigned char *)(p + 2), site->argsig, w + 1, n);	\
+		if (__builtin_expect(!bp_window_stamp(&delta), 0)) {		\
+			slots_again(site, (const unsigned char *)(p + 2), n);	\
+			return;							\
+		}								\
+		p[1] = (uint32_t)delta;						\
+		bp_window_publish(bprint__tls.pending + (head & BP_RING_HEAD_LEN_MASK) * 4u); \
+		return;								\
+	other:									\
+		other_##n(site args, fmt);					\
+		return;								\
+	chars:									\
+		/* a string among them: the writer that copies strings */	\
+		if (site->argchar & site->argsig)				\
+			chars_##n(site args, fmt);				\
+		else								\
+			bytes_##n(site args, fmt);				\
+	}
+WRITER(0, , )
+WRITER(1, COMMA uint64_t a, COMMA a)
+WRITER(2, COMMA uint64_t a COMMA uint64_t b, COMMA a COMMA b)
+WRITER(3, COMMA uint64_t a COMMA uint64_t b COMMA uint64_t c, COMMA a COMMA b COMMA c)
+WRITER(4, COMMA uint64_t a COMMA uint64_t b COMMA uint64_t c COMMA uint64_t d,
+       COMMA a COMMA b COMMA c COMMA d)
+WRITER(5, COMMA uint64_t a COMMA uint64_t b COMMA uint64_t c COMMA uint64_t d COMMA uint64_t e,
+       COMMA a COMMA b COMMA c COMMA d COMMA e)
+
+/* More than five: the site's array, its nargs words. */
+void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt)
+{
+	write_other(site, fmt, w, site->nargs);
 }

@@ -41,6 +41,61 @@ typedef uint64_t bp_u64_a4 __attribute__((aligned(4)));
 void bp_emit_refill_close(uint32_t pending);
 
 /*
+ * bp_window_reserve() in two halves, for a record whose bytes are known
+ * before its time (trace/call.c): the checks every open makes, then the
+ * record's place (nest held), or NULL (nest not held); and the time
+ * stamp, its delta in *delta, or false (nest released: give the record
+ * up).  What is stored in between is not published until the close.
+ */
+__attribute__((always_inline))
+static inline uint32_t *bp_window_place(uint32_t bytes)
+{
+#if BP_WINDOW
+	struct bprint__tls *t = &bprint__tls;
+	uint32_t off;
+
+	/* relaxed: the gate only chooses the inline path, and what that path
+	 * reads is this thread's own (its window and clock base, set by the
+	 * thread itself), so nothing is ordered after the gate's writers */
+	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
+			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
+		return NULL;
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N1 (docs/locks.md) */
+	off = t->off;
+	if (__builtin_expect(t->end - off < bytes || *t->cpu != t->last_cpu, 0)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N2 */
+		t->nest = 0;
+		return NULL;
+	}
+	t->pending = off;
+	return (uint32_t *)(void *)(t->rec + off);
+#else
+	(void)bytes;
+	return NULL;
+#endif
+}
+
+__attribute__((always_inline))
+static inline bool bp_window_stamp(uint64_t *delta)
+{
+#if BP_WINDOW
+	uint64_t d = (uint64_t)__builtin_ia32_rdtsc() - bprint__tls.base;
+
+	if (__builtin_expect(d > 0xffffffffu, 0)) {	/* also a TSC behind the base */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N2 */
+		bprint__tls.nest = 0;
+		return false;
+	}
+	*delta = d;
+	return true;
+#else
+	(void)delta;
+	return false;
+#endif
+}
+
+/*
  * The checks every open makes, then rdtsc: for a record of at least
  * bytes (its 8-byte header included).  Returns the record, nest held, or
  * NULL, nest not held; but where the window is there and the page full,
