@@ -13,6 +13,7 @@
 #include <bprint/control.h>
 
 #include "file/layout.h"
+#include "trace/clock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -50,14 +51,6 @@ static void futex_wait(_Atomic uint32_t *word, uint32_t val)
 static void futex_wake(_Atomic uint32_t *word)
 {
 	(void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static bool gone(const struct bp_control *k)
@@ -106,9 +99,9 @@ void bp_control_close(struct bp_control *k)
 }
 
 /* Take the area: 0, or a refusal. */
-static int claim(struct bp_control *k)
+static int control_claim(struct bp_control *k)
 {
-	uint64_t deadline = mono_ns() + WAIT_NS;
+	uint64_t deadline = bp_clock_read_ns(CLOCK_MONOTONIC) + WAIT_NS;
 
 	for (;;) {
 		uint32_t s = BP_CONTROL_IDLE;
@@ -122,16 +115,16 @@ static int claim(struct bp_control *k)
 		}
 		if (gone(k))
 			return BP_CONTROL_E_ENDED;
-		if (mono_ns() > deadline)
+		if (bp_clock_read_ns(CLOCK_MONOTONIC) > deadline)
 			return BP_CONTROL_E_BUSY;
 		futex_wait(&k->c->state, s);
 	}
 }
 
 /* Post the request written in the area and wait for the answer. */
-static int ask(struct bp_control *k)
+static int control_post(struct bp_control *k)
 {
-	uint64_t deadline = mono_ns() + WAIT_NS;
+	uint64_t deadline = bp_clock_read_ns(CLOCK_MONOTONIC) + WAIT_NS;
 
 	/* Q1: the request before POSTED; pairs with the process's acquire CAS */
 	atomic_store_explicit(&k->c->state, BP_CONTROL_POSTED, memory_order_release);
@@ -145,7 +138,7 @@ static int ask(struct bp_control *k)
 		if (gone(k))
 			return BP_CONTROL_E_ENDED;
 		/* relaxed: withdrawing publishes nothing */
-		if (mono_ns() > deadline && s == BP_CONTROL_POSTED &&
+		if (bp_clock_read_ns(CLOCK_MONOTONIC) > deadline && s == BP_CONTROL_POSTED &&
 		    atomic_compare_exchange_strong_explicit(&k->c->state, &s, BP_CONTROL_IDLE,
 							    memory_order_relaxed,
 							    memory_order_relaxed))
@@ -155,7 +148,7 @@ static int ask(struct bp_control *k)
 }
 
 /* The answer read: the area is free again. */
-static void release(struct bp_control *k)
+static void control_release(struct bp_control *k)
 {
 	atomic_store_explicit(&k->c->asker, 0, memory_order_relaxed);
 	atomic_store_explicit(&k->c->state, BP_CONTROL_IDLE, memory_order_release);
@@ -170,15 +163,15 @@ int bp_control_switch(struct bp_control *k, int enable, const char *pattern)
 
 	if (!len || len > BP_CONTROL_PATTERN_MAX)
 		return BP_CONTROL_E_PATTERN;
-	if ((rc = claim(k)) != 0)
+	if ((rc = control_claim(k)) != 0)
 		return rc;
 	k->c->op = enable ? BP_CONTROL_ENABLE : BP_CONTROL_DISABLE;
 	k->c->count = (uint32_t)len;
 	memcpy(k->c->data, pattern, len + 1);
-	if ((rc = ask(k)) != 0)
+	if ((rc = control_post(k)) != 0)
 		return rc;
 	result = k->c->result;
-	release(k);
+	control_release(k);
 	if (result == BP_CONTROL_BAD_PATTERN)
 		return BP_CONTROL_E_PATTERN;
 	return result < 0 ? BP_CONTROL_E_FAILED : result;
@@ -195,22 +188,22 @@ int bp_control_states(struct bp_control *k, uint8_t **states, uint32_t *n, int *
 		uint32_t count, end;
 		uint8_t *grown;
 
-		if ((rc = claim(k)) != 0)
+		if ((rc = control_claim(k)) != 0)
 			break;
 		k->c->op = BP_CONTROL_STATES;
 		k->c->first = first;
-		if ((rc = ask(k)) != 0)
+		if ((rc = control_post(k)) != 0)
 			break;
 		end = (uint32_t)k->c->result;
 		count = k->c->count;
 		*gate = k->c->gate != 0;
 		if (count > BP_CONTROL_DATA_BYTES * 8 || first + count > end) {
-			release(k);
+			control_release(k);
 			rc = BP_CONTROL_E_NONSENSE;
 			break;
 		}
 		if (!(grown = realloc(*states, (size_t)first + count + 1))) {
-			release(k);
+			control_release(k);
 			rc = BP_TRACE_ENOMEM;
 			break;
 		}
@@ -219,7 +212,7 @@ int bp_control_states(struct bp_control *k, uint8_t **states, uint32_t *n, int *
 		for (uint32_t i = 0; i < count; i++)
 			(*states)[first + i] = (k->c->data[i / 8] >> (i % 8)) & 1;
 		*n = first + count;
-		release(k);
+		control_release(k);
 		first += count;
 		if (!count)
 			break;

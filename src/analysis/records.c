@@ -15,6 +15,9 @@
  *           --date, a date column after ns), then one column
  *           per field name of the chosen sites (the union, in the order of
  *           the site table), empty where a record's site lacks it
+ *
+ * In analysis/, not output/: the CSV header's columns come from the sites
+ * a bp_sites set chooses (analysis/sites.c).
  */
 #include <bprint/query.h>
 #include <bprint/text.h>
