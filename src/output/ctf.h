@@ -55,6 +55,16 @@ int ctf_write_metadata(struct ctf *x);
  * this boot, else NULL. */
 void ctf_write_trace(struct bp_out_buf *f, const unsigned char *uuid);
 void ctf_write_clock(struct bp_out_buf *f, const struct bp_trace_info *info);
+/* The stream class's opening, LTTng's packet context and event header
+ * (both traces'); its event.context, if any, and "};" follow. */
+#define CTF_STREAM_HEAD \
+	"stream {\n\tid = 0;\n" \
+	"\tpacket.context := struct {\n" \
+	"\t\tclock_u64 timestamp_begin;\n\t\tclock_u64 timestamp_end;\n" \
+	"\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n" \
+	"\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n" \
+	"\t\tuint32_t cpu_id;\n\t};\n" \
+	"\tevent.header := struct {\n\t\tuint32_t id;\n\t\tclock_u64 timestamp;\n\t};\n"
 void ctf_tsdl_str(struct bp_out_buf *f, const char *str, size_t max);
 const char *ctf_host(const struct bp_trace_info *info, char *host, size_t size);
 

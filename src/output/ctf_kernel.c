@@ -268,13 +268,7 @@ static void write_classes(struct ctf_kernel *k, struct bp_out_buf *m)
 	char name[BP_OUT_FIELD_NAME_MAX + 8];
 
 	bp_out_puts(m,
-		"stream {\n\tid = 0;\n"
-		"\tpacket.context := struct {\n"
-		"\t\tclock_u64 timestamp_begin;\n\t\tclock_u64 timestamp_end;\n"
-		"\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
-		"\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
-		"\t\tuint32_t cpu_id;\n\t};\n"
-		"\tevent.header := struct {\n\t\tuint32_t id;\n\t\tclock_u64 timestamp;\n\t};\n"
+		CTF_STREAM_HEAD
 		"};\n\n");
 	for (size_t i = 0; i < k->ncls; i++) {
 		const struct kclass *c = &k->cls[i];

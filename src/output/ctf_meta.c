@@ -219,13 +219,7 @@ void ctf_write_clock(struct bp_out_buf *f, const struct bp_trace_info *info)
 static void write_stream(struct bp_out_buf *f)
 {
 	bp_out_puts(f,
-		"stream {\n\tid = 0;\n"
-		"\tpacket.context := struct {\n"
-		"\t\tclock_u64 timestamp_begin;\n\t\tclock_u64 timestamp_end;\n"
-		"\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
-		"\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
-		"\t\tuint32_t cpu_id;\n\t};\n"
-		"\tevent.header := struct {\n\t\tuint32_t id;\n\t\tclock_u64 timestamp;\n\t};\n"
+		CTF_STREAM_HEAD
 		"\tevent.context := struct {\n"
 		"\t\tinteger { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _vtid;\n"
 		"\t\tinteger { size = 32; align = 8; signed = 1; encoding = none; base = 10; } _vpid;\n"

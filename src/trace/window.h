@@ -40,6 +40,24 @@ typedef uint64_t bp_u64_a4 __attribute__((aligned(4)));
 /* The close of a record bp_emit_refill() opened (trace/emit.c). */
 void bp_emit_refill_close(uint32_t pending);
 
+#if BP_WINDOW
+/* The gate, then this thread's nest taken: false if the inline path is
+ * not for this call (tracing off, another clock, or nested). */
+__attribute__((always_inline))
+static inline bool bp_window_enter(struct bprint__tls *t)
+{
+	/* relaxed: the gate only chooses the inline path, and what that path
+	 * reads is this thread's own (its window and clock base, set by the
+	 * thread itself), so nothing is ordered after the gate's writers */
+	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
+			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
+		return false;
+	t->nest = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N1 (docs/locks.md) */
+	return true;
+}
+#endif
+
 /*
  * bp_window_reserve() in two halves, for a record whose bytes are known
  * before its time (trace/call.c): the checks every open makes, then the
@@ -54,14 +72,8 @@ static inline uint32_t *bp_window_place(uint32_t bytes)
 	struct bprint__tls *t = &bprint__tls;
 	uint32_t off;
 
-	/* relaxed: the gate only chooses the inline path, and what that path
-	 * reads is this thread's own (its window and clock base, set by the
-	 * thread itself), so nothing is ordered after the gate's writers */
-	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
-			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
+	if (!bp_window_enter(t))
 		return NULL;
-	t->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N1 (docs/locks.md) */
 	off = t->off;
 	if (__builtin_expect(t->end - off < bytes || *t->cpu != t->last_cpu, 0)) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N2 */
@@ -111,14 +123,8 @@ static inline uint32_t *bp_window_reserve(uint32_t bytes, uint64_t *delta, uint3
 	uint32_t off;
 	uint64_t d;
 
-	/* relaxed: the gate only chooses the inline path, and what that path
-	 * reads is this thread's own (its window and clock base, set by the
-	 * thread itself), so nothing is ordered after the gate's writers */
-	if (__builtin_expect(__atomic_load_n(&bprint__gate.bits, __ATOMIC_RELAXED) !=
-			     (BPRINT__GATE_ON | BPRINT__GATE_TSC) || t->nest != 0, 0))
+	if (!bp_window_enter(t))
 		return NULL;
-	t->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* N1 (docs/locks.md) */
 	off = t->off;
 	*room = t->end - off;
 	if (__builtin_expect(*room < bytes || *t->cpu != t->last_cpu, 0))
