@@ -376,7 +376,7 @@ static bool copy_until(struct bp_drain_file *df, const struct attach *a, uint64_
 	return false;
 }
 
-static void record_summary(const char *out, const struct bp_drain_result *res)
+static void record_summary(const char *out, const struct bp_record_counts *res)
 {
 	fprintf(stderr, "%s: %s: %llu ring%s, %llu records written, %llu discarded", prog, out,
 		(unsigned long long)res->rings, res->rings == 1 ? "" : "s",
@@ -391,7 +391,8 @@ static void record_summary(const char *out, const struct bp_drain_result *res)
 int record_pid(const char *arg, const char *out, const char *duration, bool quiet)
 {
 	struct bp_drain_file *df = NULL;
-	struct bp_drain_live live;
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
+	struct bp_record_counts counts = BP_RECORD_COUNTS_INIT;
 	struct attach a;
 	uint64_t dur = 0;
 	bool ended;
@@ -411,7 +412,7 @@ int record_pid(const char *arg, const char *out, const char *duration, bool quie
 		return orc < 0 ? out_of_memory()
 			       : refuse("record", arg, EXIT_NOTRACE, "its trace is not readable yet");
 	if (bp_drain_start(df, out, 0) != 0) {
-		errmsg(out, "%s", bp_drain_result(df)->error);
+		errmsg(out, "%s", bp_drain_error(df));
 		bp_drain_free(df);
 		return EXIT_IO;
 	}
@@ -420,10 +421,10 @@ int record_pid(const char *arg, const char *out, const char *duration, bool quie
 	ended = copy_until(df, &a, dur ? now_ns() + dur : 0) || attach_ended(&a);
 	rc = bp_drain_finish(df, false) != 0 ? EXIT_IO : EXIT_OK;
 	if (rc != EXIT_OK)
-		errmsg(out, "%s", bp_drain_result(df)->error[0] ? bp_drain_result(df)->error
-								 : "the trace could not be written whole");
-	else if (!quiet)
-		record_summary(out, bp_drain_result(df));
+		errmsg(out, "%s", bp_drain_error(df)[0] ? bp_drain_error(df)
+							: "the trace could not be written whole");
+	else if (!quiet && bp_drain_counts(df, &counts) == 0)
+		record_summary(out, &counts);
 	if (rc == EXIT_OK && ended)
 		rc = refuse("record", arg, EXIT_EXITED, "the process exited while recorded: %s "
 			    "holds its trace up to its exit", out);

@@ -555,7 +555,7 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 		  const struct trigger_opts *o, volatile sig_atomic_t *stop, uint64_t deadline,
 		  bool *ended)
 {
-	struct bp_drain_live live;
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
 	struct watcher wt;
 	unsigned nap_us = 20;
 	int rc, orc;
