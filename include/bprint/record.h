@@ -269,6 +269,42 @@ BP_API const char *bp_record_clock_default(void);
 #define BP_RECORD_OPEN_PRIVATE 8u	/* created 0600, and an existing file made 0600 */
 BP_API int bp_record_open_output(const char *path, unsigned how, const char **why);
 
+/* ---- a running process's live file, seen from outside ---------------- */
+
+/*
+ * What attaching to a process needs to know of its descriptors
+ * (docs/attach.md): libbprint's shared memory is a memfd of this name
+ * (/proc/PID/fd shows it as "/memfd:NAME (deleted)"); a live file, as a
+ * BPRINT_FILE, is a regular file of at least bp_record_header_bytes().
+ */
+BP_API const char *bp_record_memfd_name(void);
+BP_API size_t bp_record_header_bytes(void);
+
+/* The trace format this library reads: major.minor, and the older minors. */
+BP_API void bp_record_format_version(unsigned *major, unsigned *minor);
+
+/*
+ * Is the file open as fd the live trace file of process pid (not a
+ * stream file it writes, not its parent's, for a fork child)?
+ * BP_RECORD_LOOK_LIVE; BP_RECORD_LOOK_OTHER_VERSION for a live file of
+ * another format version or word size, with its version in *major and
+ * *minor; else BP_RECORD_LOOK_NONE.
+ */
+#define BP_RECORD_LOOK_NONE 0
+#define BP_RECORD_LOOK_LIVE 1
+#define BP_RECORD_LOOK_OTHER_VERSION 2
+BP_API int bp_record_live_look(int fd, int32_t pid, unsigned *major, unsigned *minor);
+
+/* Has the live file open as fd been closed by its process (at its exit)? */
+BP_API bool bp_record_live_closed(int fd);
+
+/*
+ * The first process that a ring of the live file open as fd names as its
+ * consumer (a bprint record draining it) and that take(arg, pid) accepts;
+ * 0 if none.
+ */
+BP_API long bp_record_live_consumer(int fd, bool (*take)(void *arg, long pid), void *arg);
+
 /* Do the n bytes at buf begin a bprint trace file (live or stream)? */
 BP_API bool bp_record_is_trace(const void *buf, size_t n);
 

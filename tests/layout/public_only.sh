@@ -14,7 +14,6 @@ declare -A allowed=(
 	[tools/bprint/latency_sched.h]="the scheduler split (analysis/sched.h, spans.h): no public API yet; it renders through the aggregator (analyze.h)"
 	[tools/bprint/latency_sched.c]="the scheduler split (analysis/sched.h, svg.h): no public API yet; it renders through the aggregator (analyze.h)"
 	[tools/bprint/record_kernel.c]="the kernel stream's writer (file/kernel_layout.h: its chunk and record layouts) and the clock table (trace/clock.h: the kernel's clock for ours): a public writer of kernel chunks waits for the clock table's accessors (issue 28)"
-	[tools/bprint/attach.c]="the recorder: the drainer and the file's header"
 	[tools/bprint/trigger.c]="the recorder: the drainer's watch mode and ring pages"
 )
 layers='format|ring|trace|file|writer|runtime|reader|drainer|output|analysis'
