@@ -4,9 +4,9 @@
  * starts (docs/attach.md, "Triggers").
  *
  * The program's rings stay in overwrite mode: nothing waits for us.  The
- * drainer of record --pid (src/drainer/drain.h) runs in watch mode on the
- * process's live file: each page its passes copy comes here (on_page()),
- * where it is
+ * drainer of record --pid (<bprint/record.h>; its watch mode is not API
+ * yet: src/drainer/drain.h) runs in watch mode on the process's live
+ * file: each page its passes copy comes here (on_page()), where it is
  *   1. scanned, record by record, for the site id (and, with --where, the
  *      fields) of a match: one site-set lookup per record, a field decode
  *      only for the records of the matching sites;
@@ -29,10 +29,10 @@
 #include "drainer/drain.h"
 #include "ring/ring.h"
 #include "trace/clock.h"
-#include "trace/config.h"
 #include "trace/record.h"
 
 #include <bprint/query.h>
+#include <bprint/record.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -104,7 +104,7 @@ static bool duration_arg(const char *s, uint64_t *ns)
 		*ns = 0;
 		return true;
 	}
-	return s && (*ns = bp_parse_duration(s)) != 0;
+	return s && (*ns = bp_record_parse_duration(s)) != 0;
 }
 
 int trigger_check(const struct trigger_opts *o, char *err, size_t errlen)
@@ -585,7 +585,7 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 		}
 		bp_drain_calibration(wt.df, &wt.calib);
 		if ((n = bp_drain_pass(wt.df)) < 0) {
-			errmsg(a->name, "%s", bp_drain_result(wt.df)->error);
+			errmsg(a->name, "%s", bp_drain_error(wt.df));
 			rc = EXIT_IO;
 			break;
 		}
@@ -633,7 +633,7 @@ int trigger_pid(const char *arg, const char *out, const char *duration,
 	bool ended;
 	int rc;
 
-	if (duration && !(dur = bp_parse_duration(duration)))
+	if (duration && !(dur = bp_record_parse_duration(duration)))
 		return usage_error("record", "--duration: expected a duration, like 1s or 500ms");
 	if ((rc = attach_open("record", arg, true, &a)) != EXIT_OK)
 		return rc;
