@@ -221,6 +221,58 @@ BP_API void bp_drain_free(struct bp_drain_file *f);
  */
 BP_API void bp_drain_short_slices(void);
 
+/* ---- the kernel stream (record --kernel, docs/kernel-stream.md) ------ */
+
+/*
+ * The kernel's events beside a program's records, in the same stream:
+ * the caller reads tracefs (the formats, each CPU's trace_pipe_raw
+ * pages), the library lays out the chunks and appends them to a
+ * drainer's stream, between bp_drain_start() and bp_drain_finish().
+ */
+
+/* The kernel's trace_clock that gives the time of bprint's clock named
+ * clock ("tsc" -> "x86-tsc", "mono", "mono_raw", "boot"), or NULL for a
+ * clock the kernel has not. */
+BP_API const char *bp_record_kernel_clock(const char *clock);
+
+/* The kernel formats chunk, collected: the page header's format
+ * (events/header_page, system "header"), then each event's format file. */
+struct bp_kformats;
+#define BP_KFORMATS_HEADER_PAGE 1u
+#define BP_KFORMATS_EVENT 2u
+BP_API struct bp_kformats *bp_kformats_new(void);
+/* 0, or -1 out of memory. */
+BP_API int bp_kformats_add(struct bp_kformats *b, unsigned kind, const char *system,
+			   const char *text);
+BP_API void bp_kformats_free(struct bp_kformats *b);
+
+/* Append b as the stream's kernel formats chunk: ncpus CPUs of pages of
+ * page_size bytes, stamped with bprint's clock named clock, root_pid the
+ * traced command.  0, or -1 (the stream's writes stopped, out of memory,
+ * a clock the kernel has not). */
+BP_API int bp_drain_put_kformats(struct bp_drain_file *f, const struct bp_kformats *b,
+				 uint32_t ncpus, uint32_t page_size, const char *clock,
+				 int32_t root_pid);
+
+/*
+ * A kernel pages chunk: a batch the caller allocates with
+ * bp_kpages_size(most, page_size) bytes, fills with pages as read, page i
+ * at bp_kpages_page(batch, i, page_size), and appends with
+ * bp_drain_put_kpages() (which fills its header and padding): npages of
+ * CPU cpu, the first of them its seq-th, with the events the pages say
+ * were lost (missed) and the pages that say so without a count.  0, or -1
+ * once the stream's writes have stopped.
+ */
+BP_API size_t bp_kpages_size(uint32_t npages, uint32_t page_size);
+BP_API void *bp_kpages_page(void *batch, uint32_t i, uint32_t page_size);
+BP_API int bp_drain_put_kpages(struct bp_drain_file *f, void *batch, uint32_t cpu,
+			       uint32_t npages, uint32_t page_size, uint64_t seq, uint64_t missed,
+			       uint64_t missed_pages);
+
+/* Does a kernel page as trace_pipe_raw gives it say events were lost
+ * before it?  0 no; 1 yes, *count of them; 2 yes, without a count. */
+BP_API int bp_kernel_page_missed(const void *page, uint32_t page_size, uint64_t *count);
+
 /* ---- a traced program's settings, as the recorder checks them --------- */
 
 /* "64K", "1M", "2G", "4096": bytes, or 0 if malformed or past SIZE_MAX
