@@ -221,6 +221,104 @@ BP_API void bp_drain_free(struct bp_drain_file *f);
  */
 BP_API void bp_drain_short_slices(void);
 
+/* ---- watching instead of copying (record --trigger) ------------------- */
+
+/*
+ * Watch mode (bprint record --trigger, docs/attach.md, "Triggers"): no
+ * stream file is started; each page a pass copies out of a ring (in the
+ * order of the ring's pages, from its oldest on, as BP_DRAIN_RUNNING
+ * copies) is handed to fn, which keeps what it wants.  p->page is the
+ * drainer's copy, valid during the call; p->ring numbers the rings in the
+ * order the drain found them (0, 1, ...; a ring chunk the process reused
+ * for a new thread gets a new number).  Pages are copied whatever the
+ * ring's mode (a discard ring is consumed as with a stream).  Set before
+ * the first pass.
+ */
+struct bp_drain_page {
+	size_t ring;
+	uint64_t seq;			/* the page's sequence number in its ring */
+	const void *page;		/* page_size bytes: its header, then its records */
+	uint32_t page_size;
+	bool partial;			/* the writer's current page: its records so far
+					 * (the same seq comes again, complete, later) */
+};
+typedef void (*bp_drain_page_fn)(void *arg, const struct bp_drain_page *p);
+BP_API void bp_drain_watch(struct bp_drain_file *f, bp_drain_page_fn fn, void *arg);
+
+/* A pass (bp_drain_pass()), then every ring's current page, partial, to
+ * the watcher: what the rings hold up to now.  The pages copied, or -1. */
+BP_API long bp_drain_pass_heads(struct bp_drain_file *f);
+
+/* The live file's calibration in force now: what turns a record's raw
+ * timestamp into the trace clock's ns (bp_drain_clock_ns()). */
+struct bp_drain_clock {
+	uint64_t opaque[4];
+};
+BP_API void bp_drain_calibration(const struct bp_drain_file *f, struct bp_drain_clock *c);
+BP_API uint64_t bp_drain_clock_ns(const struct bp_drain_clock *c, uint64_t ts);
+
+/* A program's site ids are below this (a record's site id: see reader.h). */
+#define BP_DRAIN_SITE_IDS (1u << 18)
+
+/*
+ * A watched page read record by record.  bp_drain_page_begin(): 0, or -1
+ * for a page that fails its checks; it.first_rec is the page's first
+ * record's stored-record index.  bp_drain_page_next(): 1 with *r (its
+ * words point into the page), 0 at the page's end; it.next_rec is then
+ * the index after the last record read.
+ */
+struct bp_drain_rec {
+	uint64_t index;			/* its stored-record index in its ring */
+	uint64_t ts;			/* its raw timestamp */
+	const uint32_t *words;		/* the argument block, or the text */
+	size_t nwords;
+	uint32_t site_id;		/* 0: none */
+	int32_t cpu;			/* the CPU word, if has_cpu (else -1) */
+	bool has_cpu;			/* the record carried a CPU word */
+	bool text;			/* words hold text, not an argument block */
+};
+struct bp_drain_page_iter {
+	uint64_t first_rec;
+	uint64_t next_rec;
+	uint64_t state[6];		/* the library's */
+};
+BP_API int bp_drain_page_begin(struct bp_drain_page_iter *it, const void *page,
+			       uint32_t page_size);
+BP_API int bp_drain_page_next(struct bp_drain_page_iter *it, struct bp_drain_rec *r);
+
+/*
+ * Cut a copy of a page to its records [first, end) (stored-record
+ * indexes), in place; with has_cpu, the first record kept carries cpu
+ * (the records dropped may be the only ones that said it).  0, or -1 for
+ * a page that fails its checks.
+ */
+BP_API int bp_drain_page_cut(void *page, uint32_t page_size, uint64_t first, uint64_t end,
+			     bool has_cpu, uint32_t cpu);
+
+/*
+ * Write pages a watcher kept as a complete stream file at path (header,
+ * libraries, sites, a pages chunk per ring, the end chunk with each
+ * ring's counts): a window of the trace.  Per ring: the drain's ring
+ * number, its pages in order, and expect_rec, the stored-record index the
+ * first page's first record should have (the one after the last record
+ * kept before it; UINT64_MAX: unknown): records missing between it and
+ * the pages, or between the pages, are counted as overwritten, in place.
+ * The window's record indexes count from its first record (from
+ * expect_rec, when known), so that the records before it are not counted
+ * as missing; its counts end with its last record (a cut, as
+ * BP_DRAIN_RUNNING's).  0 with *counts (may be NULL) set, or -1 with a
+ * one-line reason in err (BP_TRACE_EINVAL for counts without its size).
+ */
+struct bp_drain_window_ring {
+	size_t ring;
+	const void *const *pages;
+	size_t npages;
+	uint64_t expect_rec;
+};
+BP_API int bp_drain_write_window(struct bp_drain_file *f, const char *path,
+				 const struct bp_drain_window_ring *rings, size_t nrings,
+				 struct bp_record_counts *counts, char *err, size_t errlen);
+
 /* ---- the kernel stream (record --kernel, docs/kernel-stream.md) ------ */
 
 /*

@@ -533,7 +533,7 @@ long bp_drain_pass_heads(struct bp_drain_file *df)
 	return n;
 }
 
-void bp_drain_calibration(const struct bp_drain_file *df, void *calib)
+void bp_drain_calibration(const struct bp_drain_file *df, struct bp_drain_clock *calib)
 {
 	for (;;) {
 		uint64_t seq = atomic_load_explicit(&df->hdr->calib_seq, memory_order_acquire);

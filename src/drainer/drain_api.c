@@ -57,6 +57,24 @@ int bp_drain_counts(const struct bp_drain_file *f, struct bp_record_counts *coun
 	return 0;
 }
 
+int bp_drain_write_window(struct bp_drain_file *f, const char *path,
+			  const struct bp_drain_window_ring *rings, size_t nrings,
+			  struct bp_record_counts *counts, char *err, size_t errlen)
+{
+	struct bp_drain_result res;
+
+	if (errlen)
+		err[0] = '\0';
+	if (counts_unsized(counts))
+		return BP_TRACE_EINVAL;
+	if (bp_drain_window_result(f, path, rings, nrings, &res) != 0) {
+		snprintf(err, errlen, "%s", res.error);
+		return -1;
+	}
+	put_counts(&res, counts);
+	return 0;
+}
+
 const char *bp_drain_error(const struct bp_drain_file *f)
 {
 	return bp_drain_result(f)->error;

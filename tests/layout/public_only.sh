@@ -13,7 +13,6 @@ declare -A allowed=(
 	[tools/bprint/analyze.h]="the aggregator (analysis/aggregate.h): no public API yet; hist and latency add to its struct through an inline fast path, so a public one needs an opaque handle with a batch add, made with their speed-up"
 	[tools/bprint/latency_sched.h]="the scheduler split (analysis/sched.h, spans.h): no public API yet; it renders through the aggregator (analyze.h)"
 	[tools/bprint/latency_sched.c]="the scheduler split (analysis/sched.h, svg.h): no public API yet; it renders through the aggregator (analyze.h)"
-	[tools/bprint/trigger.c]="the trigger's watch: the drainer's page hand-off and window writer (drainer/drain.h) and each page read record by record as the ring lays it out (ring/ring.h's page walk and cut, trace/record.h's record split, trace/clock.h's calibration), on its per-record path: it needs a public page walker of the same speed"
 )
 layers='format|ring|trace|file|writer|runtime|reader|drainer|output|analysis'
 fail=0 files=0
