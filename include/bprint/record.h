@@ -15,8 +15,12 @@
  *
  * And the recorder's parts, which `bprint record` is made of: the drainer
  * (one live file copied into one stream file, pass after pass, until its
- * process is gone: struct bp_drain_file below) and the few facts about a
- * traced program's settings that the command checks before it starts one.
+ * process is gone: struct bp_drain_file below), its watch mode (pages
+ * handed to the caller, read record by record, windows written: record
+ * --trigger), the kernel stream's writer (record --kernel), a process's
+ * live file seen through its descriptors (record --pid), and the few
+ * facts about a traced program's settings that the command checks
+ * before it starts one.
  * Which live files to drain and when a file is finished (its process has
  * exited) stays the caller's (the command's supervisor).
  *
