@@ -341,14 +341,29 @@ static struct bp_file_header *map_header(int fd, uint64_t *mtime_ns)
 	return h;
 }
 
-int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_drain_live *live)
+/* live's fields zeroed, its size kept; 0, or -1 for live without its size */
+static int live_clear(struct bp_record_live *live)
 {
-	int fd = open(live_path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);	/* no FIFO blocks us */
+	uint32_t size = live->size;
+
+	if (size < BP_RECORD_LIVE_SIZE_1)
+		return -1;
+	memset((char *)live + sizeof(size), 0,
+	       (size < sizeof(*live) ? size : sizeof(*live)) - sizeof(size));
+	return 0;
+}
+
+int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_record_live *live)
+{
+	int fd;
 
 	*out = NULL;
-	memset(live, 0, sizeof(*live));
+	if (live_clear(live) != 0)
+		return BP_TRACE_EINVAL;
+	fd = open(live_path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);	/* no FIFO blocks us */
 	if (fd < 0) {
-		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+		if ((errno == EMFILE || errno == ENFILE || errno == ENOMEM) &&
+		    live->size >= offsetof(struct bp_record_live, reserved))
 			live->open_errno = errno;
 		return 0;
 	}
@@ -356,13 +371,16 @@ int bp_drain_open(const char *live_path, struct bp_drain_file **out, struct bp_d
 }
 
 int bp_drain_open_fd(int fd, const char *name, unsigned flags, struct bp_drain_file **out,
-		     struct bp_drain_live *live)
+		     struct bp_record_live *live)
 {
 	struct bp_file_header *h;
 	struct bp_drain_file *df;
 
 	*out = NULL;
-	memset(live, 0, sizeof(*live));
+	if (live_clear(live) != 0) {
+		close(fd);
+		return BP_TRACE_EINVAL;
+	}
 	if (!(h = map_header(fd, &live->mtime_ns))) {
 		close(fd);
 		return 0;
@@ -381,7 +399,7 @@ int bp_drain_open_fd(int fd, const char *name, unsigned flags, struct bp_drain_f
 	df->scan_off = BP_FILE_HEADER_BYTES;
 	df->out.fd = -1;
 	df->out.end = BP_FILE_HEADER_BYTES;
-	live->pid = df->pid;
+	live->pid = (int32_t)df->pid;
 	live->start_realtime_ns = h->start_realtime_ns;
 	*out = df;
 	return 1;
@@ -515,7 +533,7 @@ long bp_drain_pass_heads(struct bp_drain_file *df)
 	return n;
 }
 
-void bp_drain_calibration(const struct bp_drain_file *df, void *calib)
+void bp_drain_calibration(const struct bp_drain_file *df, struct bp_drain_clock *calib)
 {
 	for (;;) {
 		uint64_t seq = atomic_load_explicit(&df->hdr->calib_seq, memory_order_acquire);

@@ -3,11 +3,13 @@
  * drainer run once over a running process's live file as an observer
  * (BP_DRAIN_OBSERVE: no consumer, nothing written to the live file) into
  * a closed stream; bp_trace_recover(), a killed recorder's stream resumed
- * (or made) from the live file it left; bp_trace_live_probe().
+ * (or made) from the live file it left; bp_trace_live_probe(); and the
+ * drainer's counts and error as the public API gives them.
  */
 #include <bprint/record.h>
 
 #include "drainer/drain.h"
+#include "trace/sized.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,18 +18,66 @@
 #include <string.h>
 #include <unistd.h>
 
+/* res as a caller's counts (size checked by the caller): what fits. */
 static void put_counts(const struct bp_drain_result *res, struct bp_record_counts *counts)
 {
+	struct bp_record_counts c = {
+		.size = sizeof(c),
+		.rings = res->rings,
+		.copied = res->copied,
+		.lost_records = res->lost_records,
+		.discarded = res->discarded,
+		.bytes = res->bytes,
+		.not_copied = res->not_copied,
+		.pages = res->pages,
+		.written = res->written,
+		.dropped = res->dropped,
+		.lost_pages = res->lost_pages,
+		.memory_rings = res->memory_rings,
+		.memory_records = res->memory_records,
+		.missing_sites = res->missing_sites,
+		.files = res->files,
+		.truncated = res->truncated,
+	};
+
 	if (counts)
-		*counts = (struct bp_record_counts){
-			.size = counts->size,
-			.rings = res->rings,
-			.copied = res->copied,
-			.lost_records = res->lost_records,
-			.discarded = res->discarded,
-			.bytes = res->bytes,
-			.not_copied = res->not_copied,
-		};
+		bp_sized_put(counts, counts->size, &c, sizeof(c));
+}
+
+static bool counts_unsized(const struct bp_record_counts *counts)
+{
+	return counts && counts->size < BP_RECORD_COUNTS_SIZE_1;
+}
+
+int bp_drain_counts(const struct bp_drain_file *f, struct bp_record_counts *counts)
+{
+	if (!counts || counts_unsized(counts))
+		return BP_TRACE_EINVAL;
+	put_counts(bp_drain_result(f), counts);
+	return 0;
+}
+
+int bp_drain_write_window(struct bp_drain_file *f, const char *path,
+			  const struct bp_drain_window_ring *rings, size_t nrings,
+			  struct bp_record_counts *counts, char *err, size_t errlen)
+{
+	struct bp_drain_result res;
+
+	if (errlen)
+		err[0] = '\0';
+	if (counts_unsized(counts))
+		return BP_TRACE_EINVAL;
+	if (bp_drain_window_result(f, path, rings, nrings, &res) != 0) {
+		snprintf(err, errlen, "%s", res.error);
+		return -1;
+	}
+	put_counts(&res, counts);
+	return 0;
+}
+
+const char *bp_drain_error(const struct bp_drain_file *f)
+{
+	return bp_drain_result(f)->error;
 }
 
 int bp_trace_snapshot(int fd, const char *name, const char *out_path,
@@ -35,12 +85,12 @@ int bp_trace_snapshot(int fd, const char *name, const char *out_path,
 {
 	struct bp_drain_file *df = NULL;
 	const struct bp_drain_result *res;
-	struct bp_drain_live live;
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
 	int own, rc;
 
 	if (errlen)
 		err[0] = '\0';
-	if (counts && counts->size < sizeof(*counts))
+	if (counts_unsized(counts))
 		return BP_TRACE_EINVAL;
 	/* the drainer takes the fd it is given: ours, a copy */
 	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
@@ -65,10 +115,10 @@ int bp_trace_snapshot(int fd, const char *name, const char *out_path,
 int bp_trace_live_probe(const char *path, struct bp_record_live *out)
 {
 	struct bp_drain_file *df;
-	struct bp_drain_live live = { 0 };
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
 	int rc;
 
-	if (!out || out->size < sizeof(*out))
+	if (!out || out->size < BP_RECORD_LIVE_SIZE_1)
 		return BP_TRACE_EINVAL;
 	rc = bp_drain_open(path, &df, &live);
 	out->pid = (int32_t)live.pid;
@@ -145,14 +195,14 @@ int bp_trace_recover(const char *live_path, const char *out_path, unsigned flags
 		     struct bp_record_counts *counts, char *err, size_t errlen)
 {
 	struct bp_drain_file *df = NULL;
-	struct bp_drain_live live;
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
 	struct bp_drain_carry *carry = NULL;
 	size_t ncarry = 0;
 	int rc;
 
 	if (errlen)
 		err[0] = '\0';
-	if (counts && counts->size < sizeof(*counts))
+	if (counts_unsized(counts))
 		return BP_TRACE_EINVAL;
 	if ((rc = bp_drain_open(live_path, &df, &live)) <= 0)
 		return rc < 0 ? BP_TRACE_ENOMEM : BP_RECORD_E_NOT_READY;

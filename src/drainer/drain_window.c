@@ -120,9 +120,9 @@ static void window_counts(struct bp_drain_file *w)
 	w->res.rings = w->nrings;
 }
 
-int bp_drain_write_window(struct bp_drain_file *df, const char *path,
-			  const struct bp_drain_window_ring *rings, size_t nrings,
-			  struct bp_drain_result *res)
+int bp_drain_window_result(struct bp_drain_file *df, const char *path,
+			   const struct bp_drain_window_ring *rings, size_t nrings,
+			   struct bp_drain_result *res)
 {
 	struct bp_drain_file *w = calloc(1, sizeof(*w));
 	struct bp_file_ring *heads = calloc(nrings ? nrings : 1, sizeof(*heads));

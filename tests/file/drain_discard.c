@@ -133,7 +133,8 @@ int main(int argc, char **argv)
 	const char *tmp = getenv("TMPDIR");
 	char dir[3000], live[3100], out[3100], cout[3100], nbuf[32], other[3400];
 	struct bp_drain_opts o;
-	struct bp_drain_result res;
+	struct bp_drain_run_result run;
+	const struct bp_record_counts *res = &run.c;
 	struct timespec t0, t1;
 	uint64_t loss = 0;
 	long long got;
@@ -173,11 +174,11 @@ int main(int argc, char **argv)
 	o.child = pid;
 	o.follow = 1;
 	o.remove_live = 1;
-	rc = bp_drain_run(&o, &res);
+	rc = bp_drain_run(&o, &run);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	waitpid(pid, &st, 0);
 	if (rc != 0) {
-		fprintf(stderr, "bp_drain_run: %s\n", res.error);
+		fprintf(stderr, "bp_drain_run: %s\n", run.error);
 		return 1;
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
@@ -195,15 +196,15 @@ int main(int argc, char **argv)
 	}
 	printf("drained %u file(s): %llu rings, %llu pages, %.1f MB in %.2f s; written %llu, "
 	       "discarded %llu, lost %llu; %.2f M records/s written by the child\n",
-	       res.files, (unsigned long long)res.rings, (unsigned long long)res.pages,
-	       (double)res.bytes / 1e6, secs, (unsigned long long)res.written,
-	       (unsigned long long)res.discarded, (unsigned long long)res.lost_records,
-	       (double)res.written / secs / 1e6);
+	       res->files, (unsigned long long)res->rings, (unsigned long long)res->pages,
+	       (double)res->bytes / 1e6, secs, (unsigned long long)res->written,
+	       (unsigned long long)res->discarded, (unsigned long long)res->lost_records,
+	       (double)res->written / secs / 1e6);
 	got = check_stream(out, n, 2, &loss);
 	if (got < 0)
 		return 1;
-	if (res.files != (spawn ? 2u : 1u)) {
-		fprintf(stderr, "%u stream files, expected %d\n", res.files, spawn ? 2 : 1);
+	if (res->files != (spawn ? 2u : 1u)) {
+		fprintf(stderr, "%u stream files, expected %d\n", res->files, spawn ? 2 : 1);
 		return 1;
 	}
 	if (spawn) {

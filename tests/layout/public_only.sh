@@ -13,13 +13,6 @@ declare -A allowed=(
 	[tools/bprint/analyze.h]="the aggregator (analysis/aggregate.h): no public API yet; hist and latency add to its struct through an inline fast path, so a public one needs an opaque handle with a batch add, made with their speed-up"
 	[tools/bprint/latency_sched.h]="the scheduler split (analysis/sched.h, spans.h): no public API yet; it renders through the aggregator (analyze.h)"
 	[tools/bprint/latency_sched.c]="the scheduler split (analysis/sched.h, svg.h): no public API yet; it renders through the aggregator (analyze.h)"
-	[tools/bprint/record.c]="the recorder: the file's layout, ring pages, clocks, config, safe_open"
-	[tools/bprint/record_kernel.h]="the recorder: the kernel stream's chunks"
-	[tools/bprint/record_kernel.c]="the recorder: the kernel stream's chunks"
-	[tools/bprint/supervise.h]="the recorder: the drainer"
-	[tools/bprint/supervise.c]="the recorder: the drainer"
-	[tools/bprint/attach.c]="the recorder: the drainer and the file's header"
-	[tools/bprint/trigger.c]="the recorder: the drainer's watch mode and ring pages"
 )
 layers='format|ring|trace|file|writer|runtime|reader|drainer|output|analysis'
 fail=0 files=0

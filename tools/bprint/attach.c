@@ -2,13 +2,13 @@
  * Reading a running process from outside (attach.h, docs/attach.md).
  *
  * The process's live trace file is one of its descriptors: the shared
- * memory libbprint makes at start-up (named BP_FILE_MEMFD_NAME), or its
+ * memory libbprint makes at start-up (bp_record_memfd_name()), or its
  * BPRINT_FILE.  /proc/PID/fd lets us open it only under the kernel's
  * ptrace access rule, which is the whole permission model: nothing here
  * checks users itself, it only says in words why the kernel refused.
  *
  * bprint record --pid is here too: the drainer of bprint record
- * (src/drainer/drain.h) run on that descriptor, from the rings' oldest page
+ * (<bprint/record.h>) run on that descriptor, from the rings' oldest page
  * on, until Ctrl-C, the duration or the process's exit.  One reader at a
  * time: it holds an exclusive flock(2) on the file while it runs (the
  * lock goes with it, even when it is killed), and it refuses a file whose
@@ -19,12 +19,7 @@
 #include "supervise.h"
 #include "attach.h"
 
-#include "drainer/drain.h"
-#include "file/layout.h"
-#include "file/valid.h"
-#include "ring/ring.h"
-#include "trace/clock.h"
-#include "trace/config.h"
+#include <bprint/record.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,8 +35,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define MEMFD_LINK "/memfd:" BP_FILE_MEMFD_NAME " (deleted)"
 
 static int refuse(const char *sub, const char *arg, int status, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -116,33 +109,10 @@ static int denied(const char *sub, const char *arg, long pid, int err)
 		      "descriptors%s", yama_note(note, sizeof(note)));
 }
 
-/* What a candidate descriptor holds. */
-enum seen { SEEN_NOTHING, SEEN_TRACE, SEEN_OTHER_VERSION };
-
-/* Is fd the live file of process pid?  *ver the version it says. */
-static enum seen look(int fd, long pid, unsigned *major, unsigned *minor)
-{
-	struct bp_file_header h;
-	uint32_t flags;
-
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, BP_FILE_MAGIC, sizeof(h.magic)) != 0 || h.pid != (uint64_t)pid)
-		return SEEN_NOTHING;	/* not a trace, or the parent's (a fork child) */
-	flags = atomic_load_explicit(&h.flags, memory_order_relaxed);
-	if (flags & BP_FILE_F_STREAM)
-		return SEEN_NOTHING;	/* a stream file it writes (a bprint of its own) */
-	*major = h.major;
-	*minor = h.minor;
-	if (h.major != BP_FILE_MAJOR || h.minor > BP_FILE_MINOR ||
-	    h.word_size != sizeof(void *) || h.header_bytes != BP_FILE_HEADER_BYTES)
-		return SEEN_OTHER_VERSION;
-	return SEEN_TRACE;
-}
-
 /* Open /proc/PID/fd/NAME if it may be a trace: -1 if not. */
 static int candidate(long pid, const char *name, bool writable, char *path, size_t len)
 {
-	char link[PATH_MAX];
+	char link[PATH_MAX], memfd[128];
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -154,9 +124,10 @@ static int candidate(long pid, const char *name, bool writable, char *path, size
 	link[n] = '\0';
 	/* its shared memory, or a regular file (BPRINT_FILE); never a device,
 	 * a FIFO or a socket, whose opening may do something */
-	if (strcmp(link, MEMFD_LINK) != 0 &&
+	snprintf(memfd, sizeof(memfd), "/memfd:%s (deleted)", bp_record_memfd_name());
+	if (strcmp(link, memfd) != 0 &&
 	    (link[0] != '/' || !strncmp(link, "/memfd:", 7) || stat(path, &st) != 0 ||
-	     !S_ISREG(st.st_mode) || st.st_size < (off_t)BP_FILE_HEADER_BYTES))
+	     !S_ISREG(st.st_mode) || st.st_size < (off_t)bp_record_header_bytes()))
 		return -1;
 	fd = writable ? open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
 	if (fd < 0)
@@ -186,10 +157,14 @@ static int no_trace(const char *sub, const char *arg, long pid, bool other_versi
 {
 	if (!alive(pid))
 		return refuse(sub, arg, EXIT_NOPROC, "the process has exited");
-	if (other_version)
+	if (other_version) {
+		unsigned ours_major, ours_minor;
+
+		bp_record_format_version(&ours_major, &ours_minor);
 		return refuse(sub, arg, EXIT_VERSION,
 			      "its libbprint writes trace format %u.%u; this bprint reads %u.%u "
-			      "and older 1.x", major, minor, BP_FILE_MAJOR, BP_FILE_MINOR);
+			      "and older 1.x", major, minor, ours_major, ours_minor);
+	}
 	if (maps_libbprint(pid))
 		return refuse(sub, arg, EXIT_NOTRACE,
 			      "the process uses libbprint but keeps its trace where no other "
@@ -232,15 +207,15 @@ static int find(struct attach *a, bool writable, struct found *fo)
 		if (de->d_name[0] == '.' || (fd = candidate(a->pid, de->d_name, writable, path,
 							    sizeof(path))) < 0)
 			continue;
-		switch (look(fd, a->pid, &fo->major, &fo->minor)) {
-		case SEEN_TRACE:
+		switch (bp_record_live_look(fd, (int32_t)a->pid, &fo->major, &fo->minor)) {
+		case BP_RECORD_LOOK_LIVE:
 			a->fd = fd;
 			snprintf(a->name, sizeof(a->name), "%s", path);
 			continue;
-		case SEEN_OTHER_VERSION:
+		case BP_RECORD_LOOK_OTHER_VERSION:
 			fo->other_version = true;
 			break;
-		case SEEN_NOTHING:
+		default:
 			break;
 		}
 		close(fd);
@@ -278,12 +253,7 @@ char *attach_path(long pid)
 
 bool attach_ended(const struct attach *a)
 {
-	uint32_t flags = 0;
-
-	if (pread(a->fd, &flags, sizeof(flags), offsetof(struct bp_file_header, flags)) ==
-		    (ssize_t)sizeof(flags) && (flags & BP_FILE_F_CLOSED))
-		return true;
-	return !alive(a->pid);
+	return bp_record_live_closed(a->fd) || !alive(a->pid);
 }
 
 /* ---- bprint record --pid ----------------------------------------------- */
@@ -295,30 +265,11 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
-/* The pid of a live consumer of one of fd's rings other than us, or 0. */
-static long other_consumer(int fd)
+/* A live consumer other than us. */
+static bool other_live(void *arg, long pid)
 {
-	struct stat st;
-	struct bp_chunk_walk w = { fd, BP_FILE_HEADER_BYTES, 0 };
-	struct bp_file_chunk c;
-	enum bp_chunk_seen seen;
-
-	if (fstat(fd, &st) != 0)
-		return 0;
-	w.file_size = (uint64_t)st.st_size;
-	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
-		uint64_t consumer;
-
-		if (seen == BP_CHUNK_SEEN_COMPLETE && c.type == BP_CHUNK_RING &&
-		    pread(fd, &consumer, sizeof(consumer),
-			  (off_t)(w.off + BP_FILE_RING_OFFSET +
-				  offsetof(struct bp_ring_ctl, consumer))) == (ssize_t)sizeof(consumer) &&
-		    consumer && consumer != (uint64_t)getpid() && consumer <= INT32_MAX &&
-		    alive((long)consumer))
-			return (long)consumer;
-		bp_chunk_walk_pass(&w, seen, &c);
-	}
-	return 0;
+	(void)arg;
+	return pid != (long)getpid() && alive(pid);
 }
 
 /* One reader at a time: the lock, and no other consumer. */
@@ -329,7 +280,7 @@ int attach_claim(const struct attach *a, const char *arg)
 	if (flock(a->fd, LOCK_EX | LOCK_NB) != 0)
 		return refuse("record", arg, EXIT_BUSY, "another bprint record --pid reads this "
 			      "process already");
-	if ((other = other_consumer(a->fd)) != 0)
+	if ((other = bp_record_live_consumer(a->fd, other_live, NULL)) != 0)
 		return refuse("record", arg, EXIT_BUSY, "process %ld reads this process's trace "
 			      "already (a bprint record)", other);
 	return EXIT_OK;
@@ -349,7 +300,7 @@ static void catch_stop(void)
 
 static uint64_t now_ns(void)
 {
-	return bp_clock_read_ns(CLOCK_MONOTONIC);
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Copy passes until a signal, the deadline (0: none) or the process's
@@ -376,7 +327,7 @@ static bool copy_until(struct bp_drain_file *df, const struct attach *a, uint64_
 	return false;
 }
 
-static void record_summary(const char *out, const struct bp_drain_result *res)
+static void record_summary(const char *out, const struct bp_record_counts *res)
 {
 	fprintf(stderr, "%s: %s: %llu ring%s, %llu records written, %llu discarded", prog, out,
 		(unsigned long long)res->rings, res->rings == 1 ? "" : "s",
@@ -391,13 +342,14 @@ static void record_summary(const char *out, const struct bp_drain_result *res)
 int record_pid(const char *arg, const char *out, const char *duration, bool quiet)
 {
 	struct bp_drain_file *df = NULL;
-	struct bp_drain_live live;
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
+	struct bp_record_counts counts = BP_RECORD_COUNTS_INIT;
 	struct attach a;
 	uint64_t dur = 0;
 	bool ended;
 	int rc, orc;
 
-	if (duration && !(dur = bp_parse_duration(duration)))
+	if (duration && !(dur = bp_record_parse_duration(duration)))
 		return usage_error("record", "--duration: expected a duration, like 1s or 500ms");
 	if ((rc = clear_output(out)) != EXIT_OK)
 		return rc;
@@ -411,7 +363,7 @@ int record_pid(const char *arg, const char *out, const char *duration, bool quie
 		return orc < 0 ? out_of_memory()
 			       : refuse("record", arg, EXIT_NOTRACE, "its trace is not readable yet");
 	if (bp_drain_start(df, out, 0) != 0) {
-		errmsg(out, "%s", bp_drain_result(df)->error);
+		errmsg(out, "%s", bp_drain_error(df));
 		bp_drain_free(df);
 		return EXIT_IO;
 	}
@@ -420,10 +372,10 @@ int record_pid(const char *arg, const char *out, const char *duration, bool quie
 	ended = copy_until(df, &a, dur ? now_ns() + dur : 0) || attach_ended(&a);
 	rc = bp_drain_finish(df, false) != 0 ? EXIT_IO : EXIT_OK;
 	if (rc != EXIT_OK)
-		errmsg(out, "%s", bp_drain_result(df)->error[0] ? bp_drain_result(df)->error
-								 : "the trace could not be written whole");
-	else if (!quiet)
-		record_summary(out, bp_drain_result(df));
+		errmsg(out, "%s", bp_drain_error(df)[0] ? bp_drain_error(df)
+							: "the trace could not be written whole");
+	else if (!quiet && bp_drain_counts(df, &counts) == 0)
+		record_summary(out, &counts);
 	if (rc == EXIT_OK && ended)
 		rc = refuse("record", arg, EXIT_EXITED, "the process exited while recorded: %s "
 			    "holds its trace up to its exit", out);

@@ -6,7 +6,7 @@
  * BPRINT_BUFFER_SIZE, BPRINT_MODE, record's defaults unless given or in
  * the environment; BPRINT_PAGE_SIZE, BPRINT_BLOCK_TIMEOUT, BPRINT_CLOCK
  * when given): its rings live in that file, with us as their consumer
- * (src/drainer/drain.h, supervised by supervise.h): it copies every full
+ * (the drainer of <bprint/record.h>, supervised by supervise.h): it copies every full
  * page into FILE while the child runs.  Children of the child that exec
  * and keep BPRINT_FILE are copied too: the first traced program into
  * FILE, the others into FILE.PID, so a wrapper as CMD works.  When each
@@ -30,11 +30,7 @@
 #include "trigger.h"
 #include "record_kernel.h"
 
-#include "file/layout.h"
-#include "ring/ring.h"
-#include "trace/clock.h"
-#include "trace/config.h"
-#include "trace/safe_open.h"
+#include <bprint/record.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -203,14 +199,14 @@ int clear_output(const char *path)
 
 	if (lstat(path, &st) != 0)
 		return errno == ENOENT ? EXIT_OK : (errmsg(path, "%s", strerror(errno)), EXIT_IO);
-	fd = bp_open_output(path, BP_OPEN_RDWR | BP_OPEN_KEEP, &why);
+	fd = bp_record_open_output(path, BP_RECORD_OPEN_RDWR | BP_RECORD_OPEN_KEEP, &why);
 	if (fd < 0) {
 		errmsg(path, "%s", why ? why : strerror(errno));
 		return why ? EXIT_BADFILE : EXIT_IO;
 	}
 	n = pread(fd, magic, sizeof(magic), 0);
 	close(fd);
-	if (n != 0 && (n != (ssize_t)sizeof(magic) || memcmp(magic, BP_FILE_MAGIC, 8) != 0)) {
+	if (n != 0 && (n != (ssize_t)sizeof(magic) || !bp_record_is_trace(magic, sizeof(magic)))) {
 		errmsg(path, "exists and is not a bprint trace file (not replaced)");
 		return EXIT_BADFILE;
 	}
@@ -231,7 +227,7 @@ static const char *plural(uint64_t n)
  * counted with the words and sums of bprint stats (written, discarded and
  * overwritten, dropped records in both written and discarded).
  */
-static void summary(const struct bp_drain_result *res, const struct outputs *written)
+static void summary(const struct bp_record_counts *res, const struct outputs *written)
 {
 	fprintf(stderr, "%s: %s: %llu ring%s, %llu records written, %llu discarded", prog,
 		written->names ? written->names : "no file", (unsigned long long)res->rings,
@@ -286,32 +282,30 @@ struct record_opts {
 /* The argument of option c, checked: 0, or a usage error. */
 static int check_value(int c, const char *arg)
 {
-	enum bp_clock_id cid;
-	enum bp_ring_mode mode;
 	size_t n;
 
 	switch (c) {
 	case 'b':
-		n = bp_parse_size(arg);
-		if (!n || n > BP_RING_BYTES_MAX)
+		n = bp_record_parse_size(arg);
+		if (!n || n > bp_record_buffer_max())
 			return usage_error("record", "--buffer-size: expected a size up to 4G: '%s'", arg);
 		break;
 	case 'p':
-		n = bp_parse_size(arg);
+		n = bp_record_parse_size(arg);
 		if (n < 1024 || n > 65536 || (n & (n - 1)))
 			return usage_error("record", "--page-size: expected a power of two from 1K to 64K");
 		break;
 	case 'M':
-		if (bp_ring_mode_parse(arg, &mode) != 0)
+		if (!bp_record_mode_known(arg))
 			return usage_error("record", "--mode: expected block, discard or overwrite");
 		break;
 	case 't':
-		n = bp_parse_duration(arg);
+		n = bp_record_parse_duration(arg);
 		if (!n || n > 60000000000ull)
 			return usage_error("record", "--block-timeout: expected a duration up to 60s, like 100ms");
 		break;
 	case 'c':
-		if (bp_clock_parse(arg, &cid))
+		if (!bp_record_clock_known(arg))
 			return usage_error("record", "--clock: expected tsc, mono, mono_raw, boot or counter");
 		break;
 	case 'B':
@@ -418,7 +412,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 static int can_create(const char *path)
 {
 	const char *why;
-	int fd = bp_open_output(path, BP_OPEN_PRIVATE, &why);
+	int fd = bp_record_open_output(path, BP_RECORD_OPEN_PRIVATE, &why);
 
 	if (fd < 0) {
 		errmsg(path, "cannot create it: %s (COMMAND not run)", why ? why : strerror(errno));
@@ -545,7 +539,7 @@ static pid_t start_command(const struct record_opts *o, const char *live)
 /* Copy the pages of COMMAND, and of the traced programs it starts, until
  * each has exited: bp_drain_run()'s result. */
 static int drain_command(const struct record_opts *o, const char *live, pid_t pid,
-			 struct bp_drain_result *res, struct outputs *written,
+			 struct bp_drain_run_result *res, struct outputs *written,
 			 struct kernel_rec *kernel)
 {
 	struct bp_drain_opts dopt;
@@ -581,23 +575,23 @@ static int wait_command(pid_t pid, int *status)
 
 /* What became of the trace (drc, res) and of COMMAND: messages and the
  * exit code. */
-static int record_result(const struct record_opts *o, int drc, const struct bp_drain_result *res,
+static int record_result(const struct record_opts *o, int drc, const struct bp_drain_run_result *res,
 			 const struct outputs *written, int status)
 {
 	bool lacks;
 
 	if (WIFEXITED(status) && WEXITSTATUS(status) >= 126 && drc != 0)
 		return EXIT_IO;		/* exec failed: said so already */
-	if (drc != 0 && !res->truncated) {
+	if (drc != 0 && !res->c.truncated) {
 		errmsg(o->out, "%s", res->error[0] ? res->error : "the trace could not be written");
 		if (strstr(res->error, "no live") && !no_file_count)
 			fprintf(stderr, "%s: is %s linked with libbprint?\n", prog, o->cmd[0]);
 		return EXIT_IO;
 	}
 	if (!o->quiet)
-		summary(res, written);
+		summary(&res->c, written);
 	/* said even with --quiet: the exit status is not the command's */
-	lacks = trace_lacks(written) || res->truncated || res->not_copied || no_file_count;
+	lacks = trace_lacks(written) || res->c.truncated || res->c.not_copied || no_file_count;
 	if (no_file_count)
 		errmsg(NULL, "incomplete: %d traced program%s could not make %s trace file "
 		       "(process %d, said above): %s records are in no file", (int)no_file_count,
@@ -624,7 +618,7 @@ static int start_kernel(struct record_opts *o, struct kernel_rec **k)
 	if (!o->clock)
 		o->clock = getenv("BPRINT_CLOCK");
 	if (!o->clock || !*o->clock)
-		o->clock = bp_clock_name(bp_clock_default());
+		o->clock = bp_record_clock_default();
 	return kernel_rec_start(k, o->kernel_list, o->kernel_buffer, o->clock);
 }
 
@@ -653,7 +647,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .out = DEFAULT_FILE };
 	struct outputs written = { NULL, 0, 0, NULL, 0 };
-	struct bp_drain_result res;
+	struct bp_drain_run_result res;
 	struct kernel_rec *kernel;
 	char *live;
 	pid_t pid;
@@ -661,7 +655,7 @@ int cmd_record(int argc, char **argv)
 
 	if ((rc = parse_record_args(argc, argv, &o)) >= 0)
 		return rc;
-	o.started_ns = bp_clock_read_ns(CLOCK_REALTIME);
+	o.started_ns = clock_ns(CLOCK_REALTIME);
 	if (o.pid && o.trig.site)
 		return trigger_pid(o.pid, o.out, o.duration, &o.trig);
 	if (o.pid)

@@ -16,9 +16,9 @@
 
 #ifdef BP_HAVE_TRACEFS
 
-#include "file/kernel_layout.h"
-#include "trace/clock.h"
-#include "trace/config.h"
+#include "supervise.h"
+
+#include <bprint/record.h>
 
 #include <tracefs/tracefs.h>
 
@@ -62,7 +62,7 @@ struct kernel_rec {
 	struct asked *asked;
 	size_t nasked;
 	const char *trace_clock;
-	enum bp_clock_id clock;
+	const char *clock;		/* bprint's name of it */
 	pid_t root;
 	uint32_t page_size, ncpus;
 	struct kcpu *cpu;
@@ -73,21 +73,6 @@ struct kernel_rec {
 };
 
 /* ---- the instance ------------------------------------------------------ */
-
-static const struct {
-	const char *bprint, *kernel;
-} clocks[] = {
-	{ "tsc", "x86-tsc" }, { "mono", "mono" }, { "mono_raw", "mono_raw" }, { "boot", "boot" },
-};
-
-/* The kernel clock of bprint clock name, or NULL. */
-static const char *kernel_clock(const char *name)
-{
-	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
-		if (!strcmp(clocks[i].bprint, name))
-			return clocks[i].kernel;
-	return NULL;
-}
 
 /* Does the instance's trace_clock list name? */
 static bool clock_offered(struct tracefs_instance *inst, const char *name)
@@ -254,11 +239,11 @@ static int tracefs_ready(void)
 
 static int set_up(struct kernel_rec *k, const char *buffer)
 {
-	size_t bytes = bp_parse_size(buffer ? buffer : DEFAULT_BUFFER);
+	size_t bytes = bp_record_parse_size(buffer ? buffer : DEFAULT_BUFFER);
 
 	if (!clock_offered(k->inst, k->trace_clock)) {
 		errmsg("record", "--kernel: this kernel has no trace clock %s (for bprint's %s): "
-				 "try --clock=mono", k->trace_clock, bp_clock_name(k->clock));
+				 "try --clock=mono", k->trace_clock, k->clock);
 		return EXIT_USAGE;
 	}
 	if (events_exist(k))
@@ -297,8 +282,7 @@ static int open_cpus(struct kernel_rec *k)
 		path = tracefs_instance_get_file(k->inst, file);
 		k->cpu[c].fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
 		tracefs_put_tracing_file(path);
-		k->cpu[c].batch = calloc(1, BP_KERNEL_DATA_OFFSET + (size_t)BATCH_PAGES * k->page_size +
-						    BP_FILE_ALIGN);
+		k->cpu[c].batch = calloc(1, bp_kpages_size(BATCH_PAGES, k->page_size));
 		if (!k->cpu[c].batch)
 			return out_of_memory();
 	}
@@ -307,7 +291,7 @@ static int open_cpus(struct kernel_rec *k)
 
 bool kernel_rec_buffer_ok(const char *s)
 {
-	size_t n = bp_parse_size(s);
+	size_t n = bp_record_parse_size(s);
 
 	return n >= 4096 && n <= (1ull << 34);
 }
@@ -323,7 +307,8 @@ int kernel_rec_start(struct kernel_rec **out, const char *list, const char *buff
 		return out_of_memory();
 	if ((rc = parse_list(k, list)) != 0 || (rc = tracefs_ready()) != 0)
 		goto fail;
-	if (bp_clock_parse(clock, &k->clock) != 0 || !(k->trace_clock = kernel_clock(clock))) {
+	k->clock = clock;
+	if (!bp_record_clock_known(clock) || !(k->trace_clock = bp_record_kernel_clock(clock))) {
 		rc = usage_error("record", "--kernel needs a clock the kernel has too: tsc, mono, "
 					   "mono_raw or boot, not %s", clock);
 		goto fail;
@@ -374,48 +359,21 @@ void kernel_rec_stop(struct kernel_rec *k)
 
 /* ---- the formats chunk ------------------------------------------------- */
 
-struct grow {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static int put_rec(struct grow *g, uint32_t kind, const char *system, const char *text)
-{
-	struct bp_file_krec r = { 0, kind, (uint32_t)strlen(system) + 1, (uint32_t)strlen(text) + 1 };
-	size_t bytes = (BP_KERNEL_REC_BYTES + r.system_len + r.text_len + 3) & ~(size_t)3;
-
-	if (g->len + bytes > g->cap) {
-		size_t cap = (g->len + bytes) * 2;
-		unsigned char *p = realloc(g->p, cap);
-
-		if (!p)
-			return -1;
-		g->p = p;
-		g->cap = cap;
-	}
-	r.rec_bytes = (uint32_t)bytes;
-	memset(g->p + g->len, 0, bytes);
-	memcpy(g->p + g->len, &r, sizeof(r));
-	memcpy(g->p + g->len + BP_KERNEL_REC_BYTES, system, r.system_len);
-	memcpy(g->p + g->len + BP_KERNEL_REC_BYTES + r.system_len, text, r.text_len);
-	g->len += bytes;
-	return 0;
-}
-
-static int put_event(struct kernel_rec *k, struct grow *g, const char *system, const char *event)
+static int put_event(struct kernel_rec *k, struct bp_kformats *g, const char *system,
+		     const char *event)
 {
 	char *text = tracefs_event_file_read(k->inst, system, event, "format", NULL);
-	int rc = text ? put_rec(g, BP_KERNEL_REC_EVENT, system, text) : 0;
+	int rc = text ? bp_kformats_add(g, BP_KFORMATS_EVENT, system, text) : 0;
 
 	free(text);
 	return rc;
 }
 
 /* Every asked event's format after the page header's, into g. */
-static int collect_formats(struct kernel_rec *k, struct grow *g)
+static int collect_formats(struct kernel_rec *k, struct bp_kformats *g)
 {
 	char *header = tracefs_instance_file_read(k->inst, "events/header_page", NULL);
-	int rc = header ? put_rec(g, BP_KERNEL_REC_HEADER_PAGE, "header", header) : -1;
+	int rc = header ? bp_kformats_add(g, BP_KFORMATS_HEADER_PAGE, "header", header) : -1;
 
 	free(header);
 	for (size_t i = 0; i < k->nasked && !rc; i++) {
@@ -435,31 +393,12 @@ static int collect_formats(struct kernel_rec *k, struct grow *g)
 
 static int write_formats(struct kernel_rec *k, struct bp_drain_file *f)
 {
-	struct grow g = { NULL, 0, 0 };
-	struct bp_file_kformats h;
-	uint64_t size;
-	unsigned char *chunk;
+	struct bp_kformats *g = bp_kformats_new();
 	int rc = -1;
 
-	if (collect_formats(k, &g) != 0)
-		goto out;
-	size = (BP_KERNEL_DATA_OFFSET + g.len + BP_FILE_ALIGN - 1) / BP_FILE_ALIGN * BP_FILE_ALIGN;
-	if (!(chunk = calloc(1, size)))
-		goto out;
-	memset(&h, 0, sizeof(h));
-	h.used = (uint32_t)g.len;
-	h.ncpus = k->ncpus;
-	h.page_size = k->page_size;
-	h.clock = (uint32_t)k->clock;
-	snprintf(h.trace_clock, sizeof(h.trace_clock), "%s", k->trace_clock);
-	h.root_pid = (uint64_t)k->root;
-	h.long_size = (uint32_t)sizeof(long);
-	memcpy(chunk, &h, sizeof(h));
-	memcpy(chunk + BP_KERNEL_DATA_OFFSET, g.p, g.len);
-	rc = bp_drain_put_chunk(f, BP_CHUNK_KFORMATS, chunk, size);
-	free(chunk);
-out:
-	free(g.p);
+	if (g && collect_formats(k, g) == 0)
+		rc = bp_drain_put_kformats(f, g, k->ncpus, k->page_size, k->clock, (int32_t)k->root);
+	bp_kformats_free(g);
 	return rc;
 }
 
@@ -468,40 +407,26 @@ out:
 /* The page's lost events, from its header: into the CPU's counters. */
 static void count_missed(struct kernel_rec *k, struct kcpu *c, const unsigned char *page)
 {
-	uint64_t commit = 0, count = 0, len;
+	uint64_t count;
 
-	memcpy(&commit, page + 8, sizeof(long));
-	if (!(commit & BP_KERNEL_MISSED_EVENTS))
-		return;
-	len = commit & BP_KERNEL_COMMIT_MASK;
-	if ((commit & BP_KERNEL_MISSED_STORED) && 8 + sizeof(long) * 2 + len <= k->page_size) {
-		memcpy(&count, page + 8 + sizeof(long) + len, sizeof(long));
+	switch (bp_kernel_page_missed(page, k->page_size, &count)) {
+	case 1:
 		c->batch_missed += count;
-	} else {
+		break;
+	case 2:
 		c->batch_missed_pages++;
+		break;
 	}
 }
 
 static int flush_cpu(struct kernel_rec *k, struct bp_drain_file *f, uint32_t cpu)
 {
 	struct kcpu *c = &k->cpu[cpu];
-	struct bp_file_kpages h;
-	uint64_t size = (BP_KERNEL_DATA_OFFSET + (uint64_t)c->n * k->page_size + BP_FILE_ALIGN - 1) /
-			BP_FILE_ALIGN * BP_FILE_ALIGN;
 
 	if (!c->n)
 		return 0;
-	memset(&h, 0, sizeof(h));
-	h.cpu = cpu;
-	h.npages = c->n;
-	h.page_size = k->page_size;
-	h.seq = c->seq;
-	h.missed = c->batch_missed;
-	h.missed_pages = c->batch_missed_pages;
-	memcpy(c->batch, &h, sizeof(h));
-	memset(c->batch + BP_KERNEL_DATA_OFFSET + (size_t)c->n * k->page_size, 0,
-	       size - BP_KERNEL_DATA_OFFSET - (uint64_t)c->n * k->page_size);
-	if (bp_drain_put_chunk(f, BP_CHUNK_KPAGES, c->batch, size) != 0)
+	if (bp_drain_put_kpages(f, c->batch, cpu, c->n, k->page_size, c->seq, c->batch_missed,
+				c->batch_missed_pages) != 0)
 		return -1;
 	c->seq += c->n;
 	c->pages += c->n;
@@ -529,8 +454,7 @@ static long read_cpu(struct kernel_rec *k, struct bp_drain_file *f, uint32_t cpu
 		if (!c->n)
 			c->first_ns = now;
 		count_missed(k, c, k->page);
-		memcpy(c->batch + BP_KERNEL_DATA_OFFSET + (size_t)c->n * k->page_size, k->page,
-		       k->page_size);
+		memcpy(bp_kpages_page(c->batch, c->n, k->page_size), k->page, k->page_size);
 		c->n++;
 		got++;
 		if (c->n == BATCH_PAGES && flush_cpu(k, f, cpu) != 0)
@@ -564,7 +488,7 @@ static void cpu_stats(struct kernel_rec *k, uint32_t cpu)
 long kernel_rec_pass(void *arg, struct bp_drain_file *f, bool final)
 {
 	struct kernel_rec *k = arg;
-	uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC);
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	long work = 0;
 
 	if (k->failed || (!final && now - k->last_read < READ_EVERY_NS))
@@ -623,7 +547,7 @@ void kernel_rec_summary(const struct kernel_rec *k)
 
 #else /* built without libtracefs */
 
-#include "trace/config.h"
+#include <bprint/record.h>
 
 #include <stdlib.h>
 
@@ -664,7 +588,7 @@ void kernel_rec_stop(struct kernel_rec *k)
 
 bool kernel_rec_buffer_ok(const char *s)
 {
-	return bp_parse_size(s) >= 4096;
+	return bp_record_parse_size(s) >= 4096;
 }
 
 #endif

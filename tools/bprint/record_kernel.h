@@ -15,7 +15,7 @@
 #ifndef BPRINT_RECORD_KERNEL_H
 #define BPRINT_RECORD_KERNEL_H
 
-#include "drainer/drain.h"
+#include <bprint/record.h>
 
 #include <stdbool.h>
 #include <stdint.h>

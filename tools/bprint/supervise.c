@@ -12,8 +12,6 @@
  */
 #include "supervise.h"
 
-#include "trace/clock.h"
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +39,7 @@ struct watched {
 
 struct sup {
 	const struct bp_drain_opts *o;
-	struct bp_drain_result *res;
+	struct bp_drain_run_result *res;
 	struct watched *files;
 	size_t nfiles;
 	char **ignored;			/* stale live files */
@@ -55,6 +53,14 @@ struct sup {
 	bool failed;
 	bool truncated;
 };
+
+uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* p with room for n + 1 elements (a handful of files: no spare room). */
 static void *one_more(void *p, size_t n, size_t elem)
@@ -216,7 +222,7 @@ static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t
 			block(s, path, err);
 			return 0;
 		}
-		set_error(s, w, bp_drain_result(f)->error);
+		set_error(s, w, bp_drain_error(f));
 		bp_drain_free(f);
 		s->failed = true;
 		return -1;
@@ -225,7 +231,7 @@ static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t
 	w->first = main;	/* the program's own file: the kernel stream goes there */
 	unblock(s, path);
 	s->nfiles++;
-	s->res->files++;
+	s->res->c.files++;
 	if (s->o->on_output)
 		s->o->on_output(s->o->on_output_arg, w->out);
 	return 0;
@@ -254,7 +260,7 @@ bool alive(long pid)
 static int try_open(struct sup *s, const char *path)
 {
 	struct bp_drain_file *f;
-	struct bp_drain_live live;
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
 	int rc = bp_drain_open(path, &f, &live);
 
 	if (rc < 0) {
@@ -333,32 +339,32 @@ static void discover(struct sup *s)
 
 static void finish(struct sup *s, struct watched *w)
 {
-	const struct bp_drain_result *r = bp_drain_result(w->f);
+	struct bp_record_counts r = BP_RECORD_COUNTS_INIT;
+	struct bp_record_counts *sum = &s->res->c;
 
 	if (w->first && s->o->on_pass)
 		s->o->on_pass(s->o->on_pass_arg, w->f, true);
 	if (bp_drain_finish(w->f, s->o->remove_live) != 0) {
+		const char *why = bp_drain_error(w->f);
+
 		s->truncated = true;
-		set_error(s, w, r->error[0] ? r->error : "the trace could not be written");
+		set_error(s, w, why[0] ? why : "the trace could not be written");
 	}
-	s->res->rings += r->rings;
-	s->res->pages += r->pages;
-	s->res->bytes += r->bytes;
-	s->res->written += r->written;
-	s->res->discarded += r->discarded;
-	s->res->dropped += r->dropped;
-	s->res->lost_records += r->lost_records;
-	s->res->lost_pages += r->lost_pages;
-	s->res->memory_rings += r->memory_rings;
-	s->res->memory_records += r->memory_records;
-	s->res->missing_sites += r->missing_sites;
-	s->res->copied += r->copied;
-	s->res->not_copied += r->not_copied;
-	s->res->truncated += r->truncated;
-	if (r->stop_reason && !s->res->stop_reason) {
-		s->res->stop_reason = r->stop_reason;
-		s->res->stop_errno = r->stop_errno;
-	}
+	bp_drain_counts(w->f, &r);
+	sum->rings += r.rings;
+	sum->pages += r.pages;
+	sum->bytes += r.bytes;
+	sum->written += r.written;
+	sum->discarded += r.discarded;
+	sum->dropped += r.dropped;
+	sum->lost_records += r.lost_records;
+	sum->lost_pages += r.lost_pages;
+	sum->memory_rings += r.memory_rings;
+	sum->memory_records += r.memory_records;
+	sum->missing_sites += r.missing_sites;
+	sum->copied += r.copied;
+	sum->not_copied += r.not_copied;
+	sum->truncated += r.truncated;
 	bp_drain_free(w->f);
 	w->f = NULL;
 	w->done = true;
@@ -379,7 +385,7 @@ static long pass_all(struct sup *s, bool stopping, bool *all_done)
 			continue;
 		n = bp_drain_pass(w->f);
 		if (n < 0) {
-			set_error(s, w, bp_drain_result(w->f)->error);
+			set_error(s, w, bp_drain_error(w->f));
 			s->failed = true;
 			break;
 		}
@@ -421,7 +427,7 @@ static void run(struct sup *s)
 
 	for (;;) {
 		bool stopping = o->stop && *o->stop;
-		uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC);
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		long work;
 
 		if (now - last_discover >= DISCOVER_NS || s->nfiles == 0) {
@@ -475,15 +481,16 @@ static void drain_blocked(struct sup *s)
 	}
 }
 
-int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
+int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_run_result *res)
 {
 	struct sup s;
 
 	memset(res, 0, sizeof(*res));
+	res->c.size = sizeof(res->c);
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.res = res;
-	s.t0_real = bp_clock_read_ns(CLOCK_REALTIME);
+	s.t0_real = clock_ns(CLOCK_REALTIME);
 	bp_drain_short_slices();
 	if (!o->live_path || !*o->live_path || !o->out_path || !*o->out_path) {
 		snprintf(res->error, sizeof(res->error), "no live or output path");
@@ -501,9 +508,9 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res)
 		free(s.blocked[i]);
 	free(s.blocked);
 	free(s.files);
-	if (!s.failed && res->files == 0 && !res->error[0])
+	if (!s.failed && res->c.files == 0 && !res->error[0])
 		snprintf(res->error, sizeof(res->error),
 			 "no trace file appeared at %.150s (is the program linked with libbprint?)",
 			 o->live_path);
-	return s.failed || s.truncated || res->files == 0 ? -1 : 0;
+	return s.failed || s.truncated || res->c.files == 0 ? -1 : 0;
 }

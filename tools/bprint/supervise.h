@@ -2,7 +2,7 @@
  * tools/bprint/supervise.h - `bprint record`'s supervisor: which live
  * files its child and the child's descendants trace into, into which
  * stream files they go, and when each is finished.  The copying itself is
- * the drainer's (src/drainer/drain.h).
+ * the drainer's (<bprint/record.h>).
  *
  * The child gets BPRINT_FILE=live_path.  Programs it starts that keep
  * BPRINT_FILE create "live_path.<pid>" while live_path is taken (or
@@ -17,13 +17,14 @@
 #ifndef BPRINT_SUPERVISE_H
 #define BPRINT_SUPERVISE_H
 
-#include "drainer/drain.h"
+#include <bprint/record.h>
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct bp_drain_opts {
 	const char *live_path;		/* what the child was given as BPRINT_FILE */
@@ -56,6 +57,12 @@ struct bp_drain_opts {
 	void *on_pass_arg;
 };
 
+/* What a drain did: every file's counts summed, and its first error. */
+struct bp_drain_run_result {
+	struct bp_record_counts c;
+	char error[256];		/* a one-line reason when the run returns -1 */
+};
+
 /*
  * Drain until the child has exited (or *stop); res sums every file.
  * Returns 0, or -1 with res->error set: an output cannot be written (or a
@@ -64,12 +71,15 @@ struct bp_drain_opts {
  * libbprint, or failed to start).  Asks for short time slices for the
  * calling thread (bp_drain_short_slices()).
  */
-int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_result *res);
+int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_run_result *res);
 
 /* Is name (a directory entry) base followed by ".PID", digits only? */
 bool sibling_name(const char *name, const char *base, size_t blen);
 
 /* Does process pid still exist (a zombie has ended)? */
 bool alive(long pid);
+
+/* The system clock id (CLOCK_MONOTONIC, CLOCK_REALTIME) now, in ns. */
+uint64_t clock_ns(clockid_t id);
 
 #endif /* BPRINT_SUPERVISE_H */

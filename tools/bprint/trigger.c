@@ -4,7 +4,7 @@
  * starts (docs/attach.md, "Triggers").
  *
  * The program's rings stay in overwrite mode: nothing waits for us.  The
- * drainer of record --pid (src/drainer/drain.h) runs in watch mode on the
+ * drainer of record --pid (<bprint/record.h>) runs in watch mode on the
  * process's live file: each page its passes copy comes here (on_page()),
  * where it is
  *   1. scanned, record by record, for the site id (and, with --where, the
@@ -16,8 +16,8 @@
  * A match at time t opens a window [t - T1, t + T2]; once T2 has passed
  * (and every ring has written past t + T2, or 100 ms more have) the
  * rings' current pages are copied too and the window's pages of every
- * ring are written as a stream file FILE.1, FILE.2, ... (drain.h's
- * bp_drain_write_window()), up to N.  A match inside a window not yet
+ * ring are written as a stream file FILE.1, FILE.2, ...
+ * (bp_drain_write_window()), up to N.  A match inside a window not yet
  * written belongs to it.  What the watcher could not copy before the
  * ring overwrote it is counted, and each window counts its share in place.
  */
@@ -26,13 +26,8 @@
 #include "attach.h"
 #include "trigger.h"
 
-#include "drainer/drain.h"
-#include "ring/ring.h"
-#include "trace/clock.h"
-#include "trace/config.h"
-#include "trace/record.h"
-
 #include <bprint/query.h>
+#include <bprint/record.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -44,7 +39,7 @@
 #define CLOSE_SLACK_NS (2 * 1000000ull)		/* after T2: commits still on their way */
 #define IDLE_WAIT_NS (100 * 1000000ull)		/* the longest wait for idle rings */
 #define PENDING_MAX 16
-#define SITE_IDS (1u << BP_REC_SITE_BITS)
+#define SITE_IDS BP_DRAIN_SITE_IDS
 
 /* A page kept: a copy, and what its records span. */
 struct kept {
@@ -78,7 +73,7 @@ struct watcher {
 	struct bp_where *where;
 	unsigned char *verdict;		/* per site id: 0 not asked, 1 no, 2 yes */
 	unsigned char *refreshed;	/* per site id: the tables were refreshed for it */
-	struct bp_clock_calib calib;
+	struct bp_drain_clock calib;
 	uint64_t before, after, max;
 	struct kring *rings;
 	size_t nrings;
@@ -93,7 +88,7 @@ struct watcher {
 
 static uint64_t mono_ns(void)
 {
-	return bp_clock_read_ns(CLOCK_MONOTONIC);
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* ---- the options ---------------------------------------------------------- */
@@ -104,7 +99,7 @@ static bool duration_arg(const char *s, uint64_t *ns)
 		*ns = 0;
 		return true;
 	}
-	return s && (*ns = bp_parse_duration(s)) != 0;
+	return s && (*ns = bp_record_parse_duration(s)) != 0;
 }
 
 int trigger_check(const struct trigger_opts *o, char *err, size_t errlen)
@@ -150,25 +145,24 @@ static bool site_chosen(struct watcher *wt, uint32_t id)
 	return wt->verdict[id] == 2;
 }
 
-static bool matches(struct watcher *wt, const struct bp_ring_event *ev)
+static bool matches(struct watcher *wt, const struct bp_drain_rec *a)
 {
-	struct bp_record_args a = bp_record_split(ev->user_bits, ev->payload, ev->payload_len);
 	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
 	struct bp_field_value vals[64];
 	int n;
 
-	if (!a.site_id || !site_chosen(wt, a.site_id))
+	if (!a->site_id || !site_chosen(wt, a->site_id))
 		return false;
 	if (!wt->where)
 		return true;
-	if (a.text)
+	if (a->text)
 		return false;
-	e.site_id = a.site_id;
-	e.block = a.words;
-	e.block_words = a.nwords;
+	e.site_id = a->site_id;
+	e.block = a->words;
+	e.block_words = a->nwords;
 	if ((n = bp_trace_event_fields(wt->t, &e, vals, 64)) < 0)
 		return false;
-	return bp_where_match_fields(wt->where, wt->t, a.site_id, vals, n > 64 ? 64 : (size_t)n) == 1;
+	return bp_where_match_fields(wt->where, wt->t, a->site_id, vals, n > 64 ? 64 : (size_t)n) == 1;
 }
 
 /* A match at t_ns: a new window, unless a waiting one holds it. */
@@ -233,8 +227,8 @@ static void on_page(void *arg, const struct bp_drain_page *pg)
 {
 	struct watcher *wt = arg;
 	struct kring *k = ring_at(wt, pg->ring);
-	struct bp_ring_page_iter it;
-	struct bp_ring_event ev;
+	struct bp_drain_page_iter it;
+	struct bp_drain_rec ev;
 	uint64_t first_rec, first_ns = UINT64_MAX, last_ns = 0, nrec = 0;
 	struct kept *e;
 
@@ -242,12 +236,11 @@ static void on_page(void *arg, const struct bp_drain_page *pg)
 		wt->failed = true;
 		return;
 	}
-	if (bp_ring_page_begin(&it, pg->page, pg->page_size, 0) != BP_RING_OK)
+	if (bp_drain_page_begin(&it, pg->page, pg->page_size) != 0)
 		return;
-	memcpy(&first_rec, (const unsigned char *)pg->page + offsetof(struct bp_ring_page, first_rec),
-	       sizeof(first_rec));
-	while (bp_ring_page_next(&it, &ev, NULL, 0) == 1) {
-		uint64_t ns = bp_clock_to_ns(&wt->calib, ev.ts);
+	first_rec = it.first_rec;
+	while (bp_drain_page_next(&it, &ev) == 1) {
+		uint64_t ns = bp_drain_clock_ns(&wt->calib, ev.ts);
 
 		if (first_ns == UINT64_MAX)
 			first_ns = ns;
@@ -320,31 +313,29 @@ static bool window_pages(const struct kring *k, uint64_t from, uint64_t to, size
 	return true;
 }
 
-/* A copy of page cut to its records of [from_ns, to_ns] (bp_ring_page_cut()),
+/* A copy of page cut to its records of [from_ns, to_ns] (bp_drain_page_cut()),
  * or NULL (out of memory, or a page that fails its checks: it goes whole). */
 static unsigned char *window_cut(const struct watcher *wt, const unsigned char *page,
 				 uint32_t page_size, uint64_t from_ns, uint64_t to_ns)
 {
-	struct bp_ring_page_iter it;
-	struct bp_ring_event ev;
+	struct bp_drain_page_iter it;
+	struct bp_drain_rec ev;
 	uint64_t first = UINT64_MAX, end = 0;
-	uint32_t cpu = 0, cpu_bit = 0;
+	uint32_t cpu = 0;
+	bool has_cpu = false;
 	unsigned char *copy;
 
-	if (bp_ring_page_begin(&it, page, page_size, 0) != BP_RING_OK)
+	if (bp_drain_page_begin(&it, page, page_size) != 0)
 		return NULL;
-	while (bp_ring_page_next(&it, &ev, NULL, 0) == 1) {
-		uint64_t ns = bp_clock_to_ns(&wt->calib, ev.ts);
+	while (bp_drain_page_next(&it, &ev) == 1) {
+		uint64_t ns = bp_drain_clock_ns(&wt->calib, ev.ts);
 
 		if (ns < from_ns) {
 			/* the CPU as of the first record kept: the records
 			 * dropped may be the only ones that say it */
-			struct bp_record_args a = bp_record_split(ev.user_bits, ev.payload,
-								  ev.payload_len);
-
-			if (a.has_cpu) {
-				cpu = (uint32_t)a.cpu;
-				cpu_bit = BP_REC_CPU;
+			if (ev.has_cpu) {
+				cpu = (uint32_t)ev.cpu;
+				has_cpu = true;
 			}
 			continue;
 		}
@@ -359,7 +350,7 @@ static unsigned char *window_cut(const struct watcher *wt, const unsigned char *
 	if (!(copy = malloc(page_size)))
 		return NULL;
 	memcpy(copy, page, page_size);
-	if (bp_ring_page_cut(copy, page_size, first, end, cpu_bit, cpu) != BP_RING_OK) {
+	if (bp_drain_page_cut(copy, page_size, first, end, has_cpu, cpu) != 0) {
 		free(copy);
 		return NULL;
 	}
@@ -367,7 +358,7 @@ static unsigned char *window_cut(const struct watcher *wt, const unsigned char *
 }
 
 static void window_summary(const struct watcher *wt, const char *name,
-			   const struct bp_drain_result *res)
+			   const struct bp_record_counts *res)
 {
 	fprintf(stderr, "%s: %s: the match at %.6f s, %g ms before to %g ms after: %llu records "
 		"of %llu thread%s", prog, name, (double)wt->pend[0].t_ns / 1e9,
@@ -388,8 +379,8 @@ static int write_window(struct watcher *wt)
 	const void **pages = NULL;	/* each ring's, in turn */
 	unsigned char **cut = calloc(2 * wt->nrings + 1, sizeof(*cut));
 	size_t nwr = 0, npages = 0, used = 0;
-	struct bp_drain_result res;
-	char name[4096];
+	struct bp_record_counts res = BP_RECORD_COUNTS_INIT;
+	char name[4096], err[256];
 	int rc;
 
 	for (size_t r = 0; r < wt->nrings; r++)
@@ -433,8 +424,8 @@ static int write_window(struct watcher *wt)
 	wt->written++;
 	snprintf(name, sizeof(name), "%s.%u", wt->out, wt->written);
 	if ((rc = clear_output(name)) == EXIT_OK) {
-		if (bp_drain_write_window(wt->df, name, wr, nwr, &res) != 0) {
-			errmsg(name, "%s", res.error);
+		if (bp_drain_write_window(wt->df, name, wr, nwr, &res, err, sizeof(err)) != 0) {
+			errmsg(name, "%s", err);
 			rc = EXIT_IO;
 		} else if (!wt->o->quiet) {
 			window_summary(wt, name, &res);
@@ -555,7 +546,7 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 		  const struct trigger_opts *o, volatile sig_atomic_t *stop, uint64_t deadline,
 		  bool *ended)
 {
-	struct bp_drain_live live;
+	struct bp_record_live live = BP_RECORD_LIVE_INIT;
 	struct watcher wt;
 	unsigned nap_us = 20;
 	int rc, orc;
@@ -585,7 +576,7 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 		}
 		bp_drain_calibration(wt.df, &wt.calib);
 		if ((n = bp_drain_pass(wt.df)) < 0) {
-			errmsg(a->name, "%s", bp_drain_result(wt.df)->error);
+			errmsg(a->name, "%s", bp_drain_error(wt.df));
 			rc = EXIT_IO;
 			break;
 		}
@@ -633,7 +624,7 @@ int trigger_pid(const char *arg, const char *out, const char *duration,
 	bool ended;
 	int rc;
 
-	if (duration && !(dur = bp_parse_duration(duration)))
+	if (duration && !(dur = bp_record_parse_duration(duration)))
 		return usage_error("record", "--duration: expected a duration, like 1s or 500ms");
 	if ((rc = attach_open("record", arg, true, &a)) != EXIT_OK)
 		return rc;
