@@ -208,6 +208,21 @@ static bool has_header(const char *path)
 	return ok;
 }
 
+/* Does the live file at path hold a record yet?  (Read as any reader would.) */
+static bool has_record(const char *path)
+{
+	struct bp_trace_event e = BP_TRACE_EVENT_INIT;
+	char err[256];
+	struct bp_trace *t = bp_trace_open(path, 0, err, sizeof(err), NULL);
+	bool got;
+
+	if (!t)
+		return false;
+	got = bp_trace_next(t, &e, BP_TRACE_NEXT_NO_MESSAGE) == 1;
+	bp_trace_close(t);
+	return got;
+}
+
 static void make_files(void)
 {
 	char path[4096], *env[8];
@@ -266,9 +281,10 @@ static void make_files(void)
 			execv(argv[0], argv);
 			_exit(127);
 		}
-		/* Kill it while it traces: once its file is there (a sanitizer
-		 * build can take longer than the sleep to start), then 80 ms on. */
-		for (int i = 0; i < 1000 && !has_header(path); i++)
+		/* Kill it while it traces: once its file holds a record (a
+		 * sanitizer build on a busy machine can take longer than any
+		 * fixed sleep to start its threads), then 80 ms on. */
+		for (int i = 0; i < 1000 && !(has_header(path) && has_record(path)); i++)
 			nanosleep(&(struct timespec){ 0, 10 * 1000000L }, NULL);
 		nanosleep(&(struct timespec){ 0, 80 * 1000000L }, NULL);
 		kill(pid, SIGKILL);
