@@ -399,8 +399,8 @@ static long last_at(const struct thread *t, uint64_t ns)
 	return found;
 }
 
-void bp_sched_split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64_t to,
-		    struct bp_sched_split *out)
+static void split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64_t to,
+		  struct bp_sched_split *out)
 {
 	const struct thread *t = find(s, tid);
 	long i;
@@ -440,4 +440,16 @@ void bp_sched_split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64
 		if (st == S_RUNNABLE)
 			add_who(out->waker, NULL, t->c[i].waker, 0);
 	}
+}
+
+void bp_sched_split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64_t to,
+		    struct bp_sched_split *out)
+{
+	struct bp_sched_split got;
+	uint32_t size = out->size < sizeof(got) ? out->size : (uint32_t)sizeof(got);
+
+	split(s, tid, from, to, &got);
+	got.size = size;
+	if (size >= sizeof(got.size))
+		memcpy(out, &got, size);
 }

@@ -10,9 +10,6 @@ set -euo pipefail
 top=$1
 # file: why it still reaches past the API
 declare -A allowed=(
-	[tools/bprint/analyze.h]="the aggregator (analysis/aggregate.h): no public API yet; hist and latency add to its struct through an inline fast path, so a public one needs an opaque handle with a batch add, made with their speed-up"
-	[tools/bprint/latency_sched.h]="the scheduler split (analysis/sched.h, spans.h): no public API yet; it renders through the aggregator (analyze.h)"
-	[tools/bprint/latency_sched.c]="the scheduler split (analysis/sched.h, svg.h): no public API yet; it renders through the aggregator (analyze.h)"
 	[tools/bprint/record.c]="the recorder: the file's layout, ring pages, clocks, config, safe_open"
 	[tools/bprint/record_kernel.h]="the recorder: the kernel stream's chunks"
 	[tools/bprint/record_kernel.c]="the recorder: the kernel stream's chunks"
