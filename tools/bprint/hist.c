@@ -21,6 +21,7 @@ struct hist {
 	struct bp_sites *sites;
 	const char *value;		/* -v, or NULL */
 	struct bp_agg *agg;		/* made once the value's kind is known */
+	enum bp_dist_kind kind;		/* its values' */
 	struct bp_bind *bind;		/* -s, --where; the -k fields, then -v */
 	struct bp_key key;
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
@@ -111,7 +112,8 @@ static enum bp_dist_kind value_kind(struct hist *h, struct bp_trace *t)
  * if memory ran out. */
 static bool set_kind(struct hist *h, struct bp_trace *t)
 {
-	if (!(h->agg = analyze_agg_new(&h->o, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED)))
+	h->kind = h->value ? value_kind(h, t) : BP_DIST_UNSIGNED;
+	if (!(h->agg = analyze_agg_new(&h->o, h->kind)))
 		return false;
 	bp_agg_set_counts_only(h->agg, !h->value);
 	return true;
@@ -234,7 +236,7 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 	if (h->value) {
 		int16_t k = s->index[h->o.nkeys];
 
-		v = as_kind(bp_agg_kind(h->agg), s->lay->fields[k].type, &h->vals[k]);
+		v = as_kind(h->kind, s->lay->fields[k].type, &h->vals[k]);
 	}
 	if (bp_agg_add(h->agg, h->key.b, h->key.len, v, e->ns))
 		return out_of_memory();
