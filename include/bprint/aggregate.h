@@ -190,7 +190,7 @@ BP_API void bp_agg_set_live(struct bp_agg *a, bool live);
 
 /* The words of the renderings: the name of each key item (nkeys of them),
  * the value's name (hist's -v; NULL: counts_only below), and the header
- * ("dur_us of site 4 (a.c:35 worker)"). */
+ * ("dur_us of site 4 (a.c:35 worker)"; "values" unless set). */
 BP_API void bp_agg_set_names(struct bp_agg *a, const char *const *key_names, size_t nkeys,
 			     const char *value_name);
 BP_API void bp_agg_set_what(struct bp_agg *a, const char *what);

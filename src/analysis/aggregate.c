@@ -104,7 +104,7 @@ bool bp_agg_sort_parse(struct bp_agg_sort *s, const char *field)
 void bp_agg_init(struct bp_agg *a, enum bp_dist_kind kind, enum bp_bucket_kind buckets,
 		 double width)
 {
-	*a = (struct bp_agg){ .kind = kind };
+	*a = (struct bp_agg){ .kind = kind, .what = "values" };
 	bp_quantiles_default(&a->quantiles);
 	bp_dist_pool_init(&a->pool, buckets, width);
 	bp_groups_init(&a->groups, sizeof(struct bp_dist));
