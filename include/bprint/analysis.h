@@ -1,8 +1,9 @@
 /*
  * bprint/analysis.h - the analysis binding: what an analysis of a trace
- * (bprint hist, latency, export --span, the Python module's columns) asks
- * of each call site, worked out once per site, and a record's wanted
- * fields decoded from its argument block (never from its text).
+ * (bprint hist, latency and --sched, export --span, the Python module's
+ * columns) asks of each call site, worked out once per site, and a
+ * record's wanted fields decoded from its argument block (never from its
+ * text).
  *
  *	bp_bind_new()          an empty binding: every site, no field asked for
  *	bp_bind_sites()        a set of sites the records must be in (bprint/query.h)

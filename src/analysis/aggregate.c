@@ -104,7 +104,7 @@ bool bp_agg_sort_parse(struct bp_agg_sort *s, const char *field)
 void bp_agg_init(struct bp_agg *a, enum bp_dist_kind kind, enum bp_bucket_kind buckets,
 		 double width)
 {
-	*a = (struct bp_agg){ .kind = kind };
+	*a = (struct bp_agg){ .kind = kind, .what = "values" };
 	bp_quantiles_default(&a->quantiles);
 	bp_dist_pool_init(&a->pool, buckets, width);
 	bp_groups_init(&a->groups, sizeof(struct bp_dist));
@@ -115,13 +115,20 @@ static void dist_free(void *d)
 	bp_dist_free(d);
 }
 
-void bp_agg_free(struct bp_agg *a)
+void bp_agg_fini(struct bp_agg *a)
 {
 	memset(a->lane, 0, sizeof(a->lane));
 	bp_groups_free(&a->groups, dist_free);
 	bp_top_free(&a->top);
 	free(a->sorted);
 	a->sorted = NULL;
+	if (a->own_series) {
+		bp_agg_fini(a->series);
+		free(a->series);
+		a->series = NULL;
+		a->own_series = false;
+	}
+	bp_key_free(&a->window_key);
 }
 
 /* A lane's waiting values into its group's distribution. */

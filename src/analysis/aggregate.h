@@ -4,6 +4,8 @@
  * what the answer must not hide (records the file lacks, spans never
  * closed, the longest spans); and its renderings: text with bars, JSON,
  * CSV, SVG (docs/bprint.1, "hist" and "latency", has the formats).
+ * The API is bprint/aggregate.h (its calls are aggregate.c's and
+ * render.c's); this is the struct behind its handle.
  */
 #ifndef BP_ANALYSIS_AGGREGATE_H
 #define BP_ANALYSIS_AGGREGATE_H
@@ -47,22 +49,6 @@ void bp_quantiles_default(struct bp_quantiles *qs);
  * the reason in err otherwise. */
 bool bp_quantiles_parse(struct bp_quantiles *qs, const char *list, char *err, size_t size);
 
-/* The order of the groups (--sort): by one figure, largest first, or by
- * key, smallest first.  Ties go by count, then key. */
-enum bp_agg_order {
-	BP_ORDER_COUNT, BP_ORDER_MIN, BP_ORDER_MAX, BP_ORDER_MEAN, BP_ORDER_SUM,
-	BP_ORDER_QUANTILE, BP_ORDER_KEY,
-};
-
-struct bp_agg_sort {
-	enum bp_agg_order by;
-	double q;			/* BP_ORDER_QUANTILE's */
-};
-
-/* "count", "min", "max", "mean", "sum", "key" or "pN" (any percentile N)
- * into *s; false if it is none of them. */
-bool bp_agg_sort_parse(struct bp_agg_sort *s, const char *field);
-
 struct bp_agg {
 	struct bp_dist_pool pool;
 	struct bp_groups groups;	/* data: struct bp_dist */
@@ -92,6 +78,8 @@ struct bp_agg {
 	struct bp_agg *series;
 	uint64_t every_ns;
 	bool series_last;
+	bool own_series;		/* series is this aggregate's (bp_agg_set_every()) */
+	struct bp_key window_key;	/* the series' key being built */
 	/* latency */
 	bool spans;
 	uint64_t unmatched_opens, unmatched_closes;
@@ -100,22 +88,24 @@ struct bp_agg {
 	size_t ntop_keys;
 };
 
+/* An aggregate in the caller's memory (bp_agg_new() is the API's). */
 void bp_agg_init(struct bp_agg *a, enum bp_dist_kind kind, enum bp_bucket_kind buckets,
 		 double width);
-void bp_agg_free(struct bp_agg *a);
+void bp_agg_fini(struct bp_agg *a);
 
 /*
  * Add a value to key's group; false if memory ran out.  The values of the
  * last few keys wait in lanes and go into their distributions a batch at
  * a time (bp_dist_add_many: a fifth faster than one by one); a key found
  * in a lane needs no lookup in the groups.  The group's distribution has
- * them all after bp_agg_finish().
+ * them all after bp_agg_finish().  (bp_agg_add() is the API's call:
+ * this, and the window's add.)
  */
 bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 		     union bp_dist_value v);
 
-static inline bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen,
-			      union bp_dist_value v)
+static inline bool bp_agg_add_inline(struct bp_agg *a, const unsigned char *key, size_t keylen,
+				     union bp_dist_value v)
 {
 	/* the lanes looked at in line: keys that alternate find theirs here */
 	for (unsigned i = 0; i < BP_AGG_LANES; i++) {
@@ -139,30 +129,8 @@ static inline bool bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t
 bool bp_agg_window_key(struct bp_key *w, uint64_t every_ns, uint64_t ns, const unsigned char *key,
 		       size_t keylen);
 
-/* Sort the groups (as a->sort says: most records first, then by key,
- * unless set) and finish their distributions; call before rendering
- * (again after more adds). */
-void bp_agg_finish(struct bp_agg *a);
-
-/* The groups the renderings show: the first a->limit of a->sorted. */
-size_t bp_agg_shown(const struct bp_agg *a);
-
-/* Renderings; false on a write error or out of memory.  Every group with
- * values says whether its percentiles are exact or from the sketch
- * (analysis/dist.h); a limit says how many groups it leaves out. */
-bool bp_agg_text(const struct bp_agg *a, FILE *out, bool bars);
-bool bp_agg_json(const struct bp_agg *a, FILE *out);
-bool bp_agg_csv(const struct bp_agg *a, FILE *out);
-bool bp_agg_svg(const struct bp_agg *a, FILE *out, const char *title);
-
-/* A group's key as text: "cmd=GET status=200", or "all" without keys. */
-void bp_agg_key_text(const struct bp_agg *a, const unsigned char *key, size_t len, FILE *out);
 /* A window's group (of a->series): the window's index, and the group's key
  * after it. */
 uint64_t bp_agg_window_of(const struct bp_group *g, const unsigned char **key, size_t *len);
-
-/* A timestamp as report prints it: seconds with 6 decimals, or 9 when
- * nine is set. */
-void bp_agg_seconds(char *buf, size_t size, uint64_t ns, bool nine);
 
 #endif /* BP_ANALYSIS_AGGREGATE_H */

@@ -27,11 +27,12 @@
 #ifndef BP_ANALYSIS_DIST_H
 #define BP_ANALYSIS_DIST_H
 
+#include <bprint/aggregate.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define BP_DIST_EXACT_VALUES	(1u << 20)	/* values kept exactly, all groups */
 #define BP_DIST_EXACT_SMALL	64u		/* a group this small stays exact */
 #define BP_DIST_ALPHA		0.0095		/* the sketch's relative error (< 1 %) */
 #define BP_DIST_MAX_BUCKETS	100000u		/* linear buckets of one group, at most */
@@ -39,26 +40,6 @@
 #ifndef BP_DIST_COUNT32_MAX	/* a test sets it low, to see counts widen */
 #define BP_DIST_COUNT32_MAX	UINT32_MAX	/* the largest 32-bit bucket count */
 #endif
-
-/* What the values are. */
-enum bp_dist_kind {
-	BP_DIST_SIGNED,		/* int64_t */
-	BP_DIST_UNSIGNED,	/* uint64_t */
-	BP_DIST_FLOAT,		/* double (NaN is counted apart, never in the stats) */
-};
-
-/* One value of any kind. */
-union bp_dist_value {
-	int64_t i;
-	uint64_t u;
-	double d;
-};
-
-/* Histogram buckets. */
-enum bp_bucket_kind {
-	BP_BUCKETS_LOG2,	/* [0, 1), [1, 2), [2, 4), ... and the negatives mirrored */
-	BP_BUCKETS_LINEAR,	/* [k * width, (k + 1) * width) */
-};
 
 /* What every distribution of a run shares: the exact-value budget. */
 struct bp_dist_pool {

@@ -2,6 +2,7 @@
  * analysis/groups.h - records grouped by a key: the tuple of some fields'
  * values (hist's -k, latency's -k and --by), or a thread id.
  *
+ * (The key builder, struct bp_key, is bprint/aggregate.h's.)
  * A key is kept as bytes, one item per value, so that equal values are
  * equal bytes whatever site or conversion they came from:
  *
@@ -17,6 +18,7 @@
 #ifndef BP_ANALYSIS_GROUPS_H
 #define BP_ANALYSIS_GROUPS_H
 
+#include <bprint/aggregate.h>
 #include <bprint/reader.h>
 
 #include <stdbool.h>
@@ -24,78 +26,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A key being built. */
-struct bp_key {
-	unsigned char *b;
-	size_t len, cap;
-};
-
-/* Empty, for the next record (in line: every record of hist and latency) */
-static inline void bp_key_reset(struct bp_key *k)
-{
-	k->len = 0;
-}
-
-void bp_key_free(struct bp_key *k);
-/* Append one value of field type (enum bp_field_type) or a thread id;
- * false if memory ran out. */
-bool bp_key_add_field_slow(struct bp_key *k, uint8_t type, const struct bp_field_value *v);
-
-#define BP_KEY_SHORT_STRING 16	/* a string this long goes into a key in line */
-
-/* bp_key_add_field() in line for what keys mostly are, an integer not
- * below 0 or a short string, when the key has room: a key is built at
- * every record of hist -k and latency. */
-static inline bool bp_key_add_field(struct bp_key *k, uint8_t type, const struct bp_field_value *v)
-{
-	size_t room = k->cap - k->len;
-	unsigned char *p;
-
-	if ((type == BP_FIELD_UNSIGNED || type == BP_FIELD_POINTER ||
-	     (type == BP_FIELD_SIGNED && v->v.i >= 0)) && room >= 9) {
-		p = k->b + k->len;
-		p[0] = 'u';
-		__builtin_memcpy(p + 1, &v->v.u, 8);
-		k->len += 9;
-		return true;
-	}
-	if (type == BP_FIELD_STRING && v->len <= BP_KEY_SHORT_STRING &&
-	    room >= 5 + BP_KEY_SHORT_STRING) {
-		uint32_t len = (uint32_t)v->len;
-		const char *s = v->s;
-
-		p = k->b + k->len;
-		p[0] = 's';
-		__builtin_memcpy(p + 1, &len, 4);
-		if (len >= 8) {	/* two 8-byte copies that may overlap, inside s */
-			__builtin_memcpy(p + 5, s, 8);
-			__builtin_memcpy(p + 5 + len - 8, s + len - 8, 8);
-		} else if (len >= 4) {
-			__builtin_memcpy(p + 5, s, 4);
-			__builtin_memcpy(p + 5 + len - 4, s + len - 4, 4);
-		} else if (len) {	/* 1 to 3 bytes: the first, the middle, the last */
-			p[5] = (unsigned char)s[0];
-			p[5 + len / 2] = (unsigned char)s[len / 2];
-			p[5 + len - 1] = (unsigned char)s[len - 1];
-		}
-		k->len += 5 + (size_t)len;
-		return true;
-	}
-	return bp_key_add_field_slow(k, type, v);
-}
-bool bp_key_add_uint(struct bp_key *k, uint64_t u);
-bool bp_key_add_none(struct bp_key *k);
-/* Append n bytes of whole items of another key. */
-bool bp_key_append(struct bp_key *k, const unsigned char *items, size_t n);
-
 /* Walk a key's items: their count, and item i printed as text (strings as
  * they are, cut to fit), or as JSON (strings quoted and escaped). */
 size_t bp_key_items(const unsigned char *key, size_t len);
 void bp_key_item_text(const unsigned char *key, size_t len, size_t i, char *buf, size_t size);
 void bp_key_item_json(const unsigned char *key, size_t len, size_t i, FILE *out);
-/* The bytes of the item that starts at byte pos of key (0 if none does):
- * to take a key apart item by item. */
-size_t bp_key_item_size(const unsigned char *key, size_t len, size_t pos);
 /* Item i as a number, for sorting; false for a string or no value. */
 bool bp_key_item_number(const unsigned char *key, size_t len, size_t i, long double *x);
 

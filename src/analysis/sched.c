@@ -1,7 +1,8 @@
 /*
  * Threads' scheduling states from the kernel's sched events (sched.h).
- * Each kernel site is bound once (which event it is, where its pid, state
- * and CPU fields are); each thread is an entry of an open-addressing table
+ * Which event a kernel site is and where its pid, state and CPU fields
+ * are is the analysis binding's (bprint/analysis.h: a role per event, its
+ * fields asked for that role), planned once per site; each thread is an entry of an open-addressing table
  * holding its state changes, oldest first, trimmed by half when full.
  * Each CPU keeps the threads runnable and waiting for it: a switch on that
  * CPU adds a change to each of them (still runnable, another thread
@@ -9,19 +10,28 @@
  */
 #include "analysis/sched.h"
 
+#include <bprint/analysis.h>
+#include <bprint/query.h>
+
 #include <stdlib.h>
 #include <string.h>
 
-enum kind { K_UNBOUND, K_NONE, K_SWITCH, K_WAKE, K_WAKE_NEW, K_MIGRATE };
+/* The binding's roles: one a kind of event, in this order. */
+enum kind { K_SWITCH, K_MIGRATE, K_WAKE, K_WAKE_NEW, NKINDS };
+
+/* The fields asked for, in this order (bp_bind_field()'s positions). */
+enum field {
+	F_PREV_PID, F_PREV_STATE, F_NEXT_PID, F_PREV_COMM, F_NEXT_COMM,	/* K_SWITCH */
+	F_PID, F_COMM, F_DEST_CPU, F_TARGET_CPU, NFIELDS
+};
 enum state { S_UNKNOWN, S_RUNNING, S_RUNNABLE, S_BLOCKED };
 
 #define MAX_CPUS 4096u
-#define MAX_FIELDS 32u
 
+/* Where a site's fields are in its layout (-1: it lacks an optional one). */
 struct binding {
-	uint8_t kind;
-	int8_t prev_pid, prev_state, next_pid, prev_comm, next_comm;	/* K_SWITCH */
-	int8_t pid, comm, target_cpu;			/* K_WAKE*; K_MIGRATE: dest_cpu */
+	int16_t prev_pid, prev_state, next_pid, prev_comm, next_comm;	/* K_SWITCH */
+	int16_t pid, comm, target_cpu;			/* K_WAKE*; K_MIGRATE: dest_cpu */
 };
 
 struct change {
@@ -41,8 +51,9 @@ struct thread {
 };
 
 struct bp_sched {
-	struct binding *bind;		/* by site id - BP_TRACE_KERNEL_SITE_BASE */
-	size_t nbind;
+	struct bp_bind *bind;		/* the kinds of event, their fields */
+	struct bp_sites *sched_file;	/* kernel/sched's events */
+	struct bp_sites *kind[NKINDS];	/* each kind's */
 	struct thread **th;		/* open addressing by tid */
 	size_t cap, n;
 	int32_t running[MAX_CPUS];	/* who runs on each CPU, as the switches said */
@@ -50,9 +61,60 @@ struct bp_sched {
 	bool seen;
 };
 
+/* Each kind of event a role with its sites; its fields asked for it. */
+static bool bind_kinds(struct bp_sched *s)
+{
+	static const char *const funcs[NKINDS][2] = {
+		[K_SWITCH] = { "func:sched_switch" },
+		[K_MIGRATE] = { "func:sched_migrate_task" },
+		[K_WAKE] = { "func:sched_waking", "func:sched_wakeup" },
+		[K_WAKE_NEW] = { "func:sched_wakeup_new" },
+	};
+	static const struct {
+		const char *name;
+		unsigned flags;
+	} fields[NFIELDS] = {
+		[F_PREV_PID] = { "prev_pid", BP_BIND_FOR_ROLE(K_SWITCH) },
+		[F_PREV_STATE] = { "prev_state", BP_BIND_FOR_ROLE(K_SWITCH) },
+		[F_NEXT_PID] = { "next_pid", BP_BIND_FOR_ROLE(K_SWITCH) },
+		[F_PREV_COMM] = { "prev_comm", BP_BIND_FOR_ROLE(K_SWITCH) | BP_BIND_OPTIONAL },
+		[F_NEXT_COMM] = { "next_comm", BP_BIND_FOR_ROLE(K_SWITCH) | BP_BIND_OPTIONAL },
+		[F_PID] = { "pid", BP_BIND_FOR_ROLE(K_MIGRATE) | BP_BIND_FOR_ROLE(K_WAKE) |
+				   BP_BIND_FOR_ROLE(K_WAKE_NEW) },
+		[F_COMM] = { "comm", BP_BIND_FOR_ROLE(K_MIGRATE) | BP_BIND_FOR_ROLE(K_WAKE) |
+				     BP_BIND_FOR_ROLE(K_WAKE_NEW) | BP_BIND_OPTIONAL },
+		[F_DEST_CPU] = { "dest_cpu", BP_BIND_FOR_ROLE(K_MIGRATE) },
+		[F_TARGET_CPU] = { "target_cpu", BP_BIND_FOR_ROLE(K_WAKE) |
+						 BP_BIND_FOR_ROLE(K_WAKE_NEW) | BP_BIND_OPTIONAL },
+	};
+
+	if (!(s->bind = bp_bind_new(BP_BIND_FIELDS_ONLY)) || !(s->sched_file = bp_sites_new()) ||
+	    bp_sites_add(s->sched_file, "file:kernel/sched") || bp_bind_sites(s->bind, s->sched_file))
+		return false;
+	for (int k = 0; k < NKINDS; k++) {
+		if (!(s->kind[k] = bp_sites_new()))
+			return false;
+		for (int i = 0; i < 2 && funcs[k][i]; i++)
+			if (bp_sites_add(s->kind[k], funcs[k][i]))
+				return false;
+		if (bp_bind_role(s->bind, s->kind[k], NULL) != k)
+			return false;
+	}
+	for (int f = 0; f < NFIELDS; f++)
+		if (bp_bind_field(s->bind, fields[f].name, fields[f].flags) != f)
+			return false;
+	return true;
+}
+
 struct bp_sched *bp_sched_new(void)
 {
-	return calloc(1, sizeof(struct bp_sched));
+	struct bp_sched *s = calloc(1, sizeof(struct bp_sched));
+
+	if (s && !bind_kinds(s)) {
+		bp_sched_free(s);
+		return NULL;
+	}
+	return s;
 }
 
 void bp_sched_free(struct bp_sched *s)
@@ -65,7 +127,10 @@ void bp_sched_free(struct bp_sched *s)
 			free(s->th[i]);
 		}
 	free(s->th);
-	free(s->bind);
+	bp_bind_free(s->bind);
+	bp_sites_free(s->sched_file);
+	for (int k = 0; k < NKINDS; k++)
+		bp_sites_free(s->kind[k]);
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		free(s->waiting[c].tid);
 	free(s);
@@ -179,49 +244,6 @@ const char *bp_sched_comm(const struct bp_sched *s, int32_t tid)
 
 /* ---- events ------------------------------------------------------------- */
 
-static int8_t idx(const struct bp_trace_layout *lay, const char *field)
-{
-	int i = bp_trace_field_index(lay, field);
-
-	return (int8_t)(i >= 0 && i < (int)MAX_FIELDS ? i : -1);
-}
-
-static void bind_site(struct binding *b, struct bp_trace *t, const struct bp_trace_event *e)
-{
-	const struct bp_trace_site *site = e->site;
-	const struct bp_trace_layout *lay = bp_trace_layout(t, e->site_id);
-
-	b->kind = K_NONE;
-	if (!site || !site->file || strcmp(site->file, "kernel/sched") || !site->func || !lay)
-		return;
-	if (!strcmp(site->func, "sched_switch")) {
-		b->prev_pid = idx(lay, "prev_pid");
-		b->prev_state = idx(lay, "prev_state");
-		b->next_pid = idx(lay, "next_pid");
-		b->prev_comm = idx(lay, "prev_comm");
-		b->next_comm = idx(lay, "next_comm");
-		if (b->prev_pid >= 0 && b->prev_state >= 0 && b->next_pid >= 0)
-			b->kind = K_SWITCH;
-		return;
-	}
-	if (!strcmp(site->func, "sched_migrate_task")) {
-		b->pid = idx(lay, "pid");
-		b->comm = idx(lay, "comm");
-		b->target_cpu = idx(lay, "dest_cpu");
-		if (b->pid >= 0 && b->target_cpu >= 0)
-			b->kind = K_MIGRATE;
-		return;
-	}
-	if (!strcmp(site->func, "sched_waking") || !strcmp(site->func, "sched_wakeup") ||
-	    !strcmp(site->func, "sched_wakeup_new")) {
-		b->pid = idx(lay, "pid");
-		b->comm = idx(lay, "comm");
-		b->target_cpu = idx(lay, "target_cpu");
-		if (b->pid >= 0)
-			b->kind = strcmp(site->func, "sched_wakeup_new") ? K_WAKE : K_WAKE_NEW;
-	}
-}
-
 /* Thread tid waits for cpu (-1: for none any more). */
 static void wait_for(struct bp_sched *s, struct thread *t, int32_t cpu)
 {
@@ -324,32 +346,25 @@ static bool on_migrate(struct bp_sched *s, const struct binding *b, const struct
 
 bool bp_sched_event(struct bp_sched *s, struct bp_trace *t, const struct bp_trace_event *e)
 {
-	struct bp_field_value v[MAX_FIELDS];
-	struct binding *b;
-	uint32_t i;
+	struct bp_field_value v[BP_PLAN_MAX_ARGS];
+	const struct bp_bind_site *site;
+	struct binding b;
+	const int16_t *x;
 
-	if (e->site_id < BP_TRACE_KERNEL_SITE_BASE)
+	if (e->site_id < BP_TRACE_KERNEL_SITE_BASE ||
+	    !(site = bp_bind_site(s->bind, t, e->site_id)) ||
+	    bp_bind_decode(site, e, v, BP_PLAN_MAX_ARGS) < 0)
 		return true;
-	i = e->site_id - BP_TRACE_KERNEL_SITE_BASE;
-	if (i >= s->nbind) {
-		size_t n = (size_t)i + 1;
-		struct binding *g = realloc(s->bind, n * sizeof(*g));
-
-		if (!g)
-			return false;
-		memset(g + s->nbind, 0, (n - s->nbind) * sizeof(*g));
-		s->bind = g;
-		s->nbind = n;
-	}
-	b = &s->bind[i];
-	if (b->kind == K_UNBOUND)
-		bind_site(b, t, e);
-	if (b->kind == K_NONE || bp_trace_event_fields(t, e, v, MAX_FIELDS) < 0)
-		return true;
+	x = site->index;
+	b = (struct binding){ x[F_PREV_PID], x[F_PREV_STATE], x[F_NEXT_PID], x[F_PREV_COMM],
+			      x[F_NEXT_COMM], x[F_PID], x[F_COMM],
+			      site->roles & 1u << K_MIGRATE ? x[F_DEST_CPU] : x[F_TARGET_CPU] };
 	s->seen = true;
-	if (b->kind == K_MIGRATE)
-		return on_migrate(s, b, e, v);
-	return b->kind == K_SWITCH ? on_switch(s, b, e, v) : on_wake(s, b, e, v);
+	if (site->roles & 1u << K_SWITCH)
+		return on_switch(s, &b, e, v);
+	if (site->roles & 1u << K_MIGRATE)
+		return on_migrate(s, &b, e, v);
+	return on_wake(s, &b, e, v);
 }
 
 /* ---- splits ------------------------------------------------------------- */
@@ -399,8 +414,8 @@ static long last_at(const struct thread *t, uint64_t ns)
 	return found;
 }
 
-void bp_sched_split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64_t to,
-		    struct bp_sched_split *out)
+static void split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64_t to,
+		  struct bp_sched_split *out)
 {
 	const struct thread *t = find(s, tid);
 	long i;
@@ -440,4 +455,16 @@ void bp_sched_split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64
 		if (st == S_RUNNABLE)
 			add_who(out->waker, NULL, t->c[i].waker, 0);
 	}
+}
+
+void bp_sched_split(const struct bp_sched *s, int32_t tid, uint64_t from, uint64_t to,
+		    struct bp_sched_split *out)
+{
+	struct bp_sched_split got;
+	uint32_t size = out->size < sizeof(got) ? out->size : (uint32_t)sizeof(got);
+
+	split(s, tid, from, to, &got);
+	got.size = size;
+	if (size >= sizeof(got.size))
+		memcpy(out, &got, size);
 }

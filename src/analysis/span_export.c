@@ -43,7 +43,7 @@ static void rule_free(struct rule *r)
 	bp_sites_free(r->to);
 	bp_bind_free(r->bind);
 	free(r->spec);
-	bp_spans_free(&r->spans);
+	bp_spans_fini(&r->spans);
 	bp_key_free(&r->key);
 }
 

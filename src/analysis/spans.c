@@ -65,13 +65,37 @@ void bp_spans_init(struct bp_spans *s)
 	bp_groups_init(&s->open, sizeof(struct stack));
 }
 
-void bp_spans_free(struct bp_spans *s)
+void bp_spans_fini(struct bp_spans *s)
 {
 	bp_groups_free(&s->open, stack_free);
 	free(s->idle);
 	free(s->last_key);
 	free(s->last_by);
 	*s = (struct bp_spans){ 0 };
+}
+
+struct bp_spans *bp_spans_new(enum bp_pair pair)
+{
+	struct bp_spans *s = malloc(sizeof(*s));
+
+	if (s) {
+		bp_spans_init(s);
+		s->pair = pair;
+	}
+	return s;
+}
+
+void bp_spans_free(struct bp_spans *s)
+{
+	if (s) {
+		bp_spans_fini(s);
+		free(s);
+	}
+}
+
+uint64_t bp_spans_unmatched_closes(const struct bp_spans *s)
+{
+	return s->unmatched_closes;
 }
 
 /* Forget g (its spans all closed): out of the table. */

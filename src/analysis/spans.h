@@ -22,32 +22,11 @@
 
 #include "analysis/groups.h"
 
+#include <bprint/spans.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* One end of a span: the record's time, thread and site. */
-struct bp_span_end {
-	uint64_t ns;
-	int32_t tid;
-	uint32_t site;
-	uint32_t flags;		/* the caller's (say, "chosen by --where") */
-};
-
-struct bp_span {
-	struct bp_span_end from, to;
-	const unsigned char *key;	/* valid until the next call */
-	size_t keylen;
-	const unsigned char *by;	/* the value the span was opened with */
-	size_t bylen;
-};
-
-/* Which open span of its key a "to" record closes. */
-enum bp_pair {
-	BP_PAIR_LATEST,		/* the most recent (a stack: the default) */
-	BP_PAIR_FIFO,		/* the oldest (a queue) */
-	BP_PAIR_ALL_BEFORE,	/* every one, oldest first: see bp_spans_close() */
-};
 
 #ifndef BP_SPANS_IDLE_MAX	/* a test sets it low, to see keys forgotten */
 #define BP_SPANS_IDLE_MAX 1024	/* keys kept after their last span closed */
@@ -69,26 +48,9 @@ struct bp_spans {
 	struct bp_group *found;
 };
 
+/* A pairing in the caller's memory (bp_spans_new() is the API's). */
 void bp_spans_init(struct bp_spans *s);
-void bp_spans_free(struct bp_spans *s);
-
-/* Open a span under key; by (may be empty) is handed back when it closes.
- * false if memory ran out. */
-bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
-		   const struct bp_span_end *from, const unsigned char *by, size_t bylen);
-
-/* Close an open span of key at `to`, the most recent (BP_PAIR_LATEST) or
- * the oldest (the others): 1 and *out filled, or 0 (no span of key is
- * open: counted in unmatched_closes), -1 if memory ran out.  Under
- * BP_PAIR_ALL_BEFORE the caller closes again while bp_spans_is_open(). */
-int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
-		   const struct bp_span_end *to, struct bp_span *out);
-
-/* Spans open now whose from.flags has every bit of flags. */
-uint64_t bp_spans_count_open(const struct bp_spans *s, uint32_t flags);
-
-/* Does key have a span open? */
-bool bp_spans_is_open(struct bp_spans *s, const unsigned char *key, size_t keylen);
+void bp_spans_fini(struct bp_spans *s);
 
 /* The N longest spans, longest first once sorted. */
 struct bp_top_entry {

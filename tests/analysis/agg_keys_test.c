@@ -93,7 +93,7 @@ static void one_case(unsigned nkeys, int pattern, bool counts_only, unsigned n)
 
 		bp_key_reset(&k);
 		CHECK(bp_key_add_uint(&k, key));
-		CHECK(bp_agg_add(&a, k.b, k.len, v));
+		CHECK(bp_agg_add_inline(&a, k.b, k.len, v));
 		CHECK(bp_dist_add(&pool, &want[key], v));
 		added++;
 		if (i == n / 3)		/* a rendering while following: adds go on */
@@ -105,7 +105,7 @@ static void one_case(unsigned nkeys, int pattern, bool counts_only, unsigned n)
 	for (unsigned key = 0; key < nkeys; key++)
 		bp_dist_free(&want[key]);
 	bp_key_free(&k);
-	bp_agg_free(&a);
+	bp_agg_fini(&a);
 }
 
 /* Every field type and string length, each appended to a key that has

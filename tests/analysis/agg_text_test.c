@@ -66,7 +66,7 @@ static void same_quantiles(bool sketch, const char *want[4])
 	for (int i = 0; i < 1000; i++) {
 		uint64_t v = i < 400 ? 0 : i < 950 ? 1 : i < 999 ? 2 : 3;
 
-		CHECK(bp_agg_add(&a, no_key, 0, (union bp_dist_value){ .u = v }));
+		CHECK(bp_agg_add_inline(&a, no_key, 0, (union bp_dist_value){ .u = v }));
 	}
 	bp_agg_finish(&a);
 	CHECK(a.groups.n == 1);
@@ -89,7 +89,7 @@ static void same_quantiles(bool sketch, const char *want[4])
 	free(text);
 	free(json);
 	free(csv);
-	bp_agg_free(&a);
+	bp_agg_fini(&a);
 }
 
 /* No group at all (hist or latency where nothing matched): finished and
@@ -107,7 +107,7 @@ static void no_group(void)
 	text = render(&a, false);
 	CHECK(text != NULL);
 	free(text);
-	bp_agg_free(&a);
+	bp_agg_fini(&a);
 }
 
 int main(void)

@@ -230,7 +230,7 @@ static void test_spans(enum bp_pair pair)
 			  i, (unsigned long long)(top.v[i].to.ns - top.v[i].from.ns),
 			  (unsigned long long)durations[i]);
 	bp_top_free(&top);
-	bp_spans_free(&s);
+	bp_spans_fini(&s);
 	bp_key_free(&k);
 }
 

@@ -35,7 +35,7 @@ static void add(struct bp_agg *a, const char *key, uint64_t v)
 	struct bp_field_value f = { .s = key, .len = strlen(key) };
 
 	CHECK(bp_key_add_field(&k, BP_FIELD_STRING, &f));
-	CHECK(bp_agg_add(a, k.b, k.len, (union bp_dist_value){ .u = v }));
+	CHECK(bp_agg_add_inline(a, k.b, k.len, (union bp_dist_value){ .u = v }));
 	bp_key_free(&k);
 }
 
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	for (uint64_t v = 1; v <= 1000; v++)
 		add(&a, "GET", v);
 	plot(argv[1], "one", &a, 10, 1, true, "p50=500 p99=990 p99.9=999");
-	bp_agg_free(&a);
+	bp_agg_fini(&a);
 
 	/* three groups, durations: step outlines and a legend, no bars; the
 	 * first drawn (equal counts: by key) is DEL, 2000, 5000, ... 2999000 ns */
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 	for (uint64_t v = 1; v <= 3000; v++)
 		add(&a, v % 3 == 0 ? "GET" : v % 3 == 1 ? "SET <x>" : "DEL", v * 1000);
 	plot(argv[1], "three", &a, 0, 3, true, "p50=1499000ns p99=2969000ns");
-	bp_agg_free(&a);
+	bp_agg_fini(&a);
 
 	/* one group, linear buckets of 10 over 0..99: 10 bars of 10, a linear y */
 	bp_agg_init(&a, BP_DIST_UNSIGNED, BP_BUCKETS_LINEAR, 10);
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	for (uint64_t v = 0; v < 100; v++)
 		add(&a, "all", v);
 	plot(argv[1], "linear", &a, 10, 1, false, "p50=49 p99=98");
-	bp_agg_free(&a);
+	bp_agg_fini(&a);
 
 	/* values 50000 .. 250000 on a linear axis: labels 50k .. 250k, not 50000
 	 * beside 250k; buckets of 500, 500, 500, 500 and 1: a log y axis */
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	for (uint64_t v = 50000; v <= 250000; v += 100)
 		add(&a, "all", v);
 	plot(argv[1], "wide", &a, 5, 1, true, "p50=150000 p99=248000");
-	bp_agg_free(&a);
+	bp_agg_fini(&a);
 
 	CHECK(fclose(expect) == 0);
 	return check_summary("svg_test");

@@ -118,8 +118,9 @@ int analyze_option(struct analyze_opts *o, int c, const char *arg)
 	case 'P': {
 		char err[256];
 
-		if (!bp_quantiles_parse(&o->quantiles, arg, err, sizeof(err)))
+		if (bp_agg_set_percentiles(NULL, arg, err, sizeof(err)))
 			return usage_error(o->sub, "--percentiles: %s", err);
+		o->percentiles = arg;
 		return 0;
 	}
 	case 'S':
@@ -148,37 +149,26 @@ int analyze_finish_args(struct analyze_opts *o, int argc, char **argv)
 	return -1;
 }
 
-void analyze_agg_setup(struct analyze_opts *o, struct bp_agg *a)
+struct bp_agg *analyze_agg_new(const struct analyze_opts *o, enum bp_dist_kind kind)
 {
-	if (o->quantiles.n)
-		a->quantiles = o->quantiles;
-	a->sort = o->sort;
-	a->limit = o->limit;
-	if (!o->every_ns)
-		return;
-	if (o->series_on)
-		bp_agg_free(&o->series);
-	bp_agg_init(&o->series, a->kind, a->pool.buckets, a->pool.width);
-	o->series.quantiles = a->quantiles;
-	o->series.sort.by = BP_ORDER_KEY;	/* window by window */
-	o->series_on = true;
-	a->series = &o->series;
-	a->every_ns = o->every_ns;
-}
+	struct bp_agg *a = bp_agg_new(kind, o->buckets, o->width);
+	char err[8];
 
-bool analyze_series_add(struct analyze_opts *o, uint64_t ns, const unsigned char *key, size_t len,
-			union bp_dist_value v)
-{
-	return bp_agg_window_key(&o->window_key, o->every_ns, ns, key, len) &&
-	       bp_agg_add(&o->series, o->window_key.b, o->window_key.len, v);
+	if (!a)
+		return NULL;
+	if (o->percentiles)	/* checked when parsed */
+		(void)bp_agg_set_percentiles(a, o->percentiles, err, sizeof(err));
+	bp_agg_set_sort(a, &o->sort);
+	bp_agg_set_limit(a, o->limit);
+	if (bp_agg_set_every(a, o->every_ns)) {
+		bp_agg_free(a);
+		return NULL;
+	}
+	return a;
 }
 
 void analyze_free(struct analyze_opts *o)
 {
-	if (o->series_on)
-		bp_agg_free(&o->series);
-	o->series_on = false;
-	bp_key_free(&o->window_key);
 	bp_where_free(o->where);
 	o->where = NULL;
 	filter_free(&o->f);
@@ -360,7 +350,7 @@ bool analyze_output(const struct analyze_opts *o, struct bp_agg *a, const char *
 {
 	bool ok;
 
-	a->series_last = !final;	/* a live view: the last window */
+	bp_agg_set_live(a, !final);	/* a live view: the last window */
 	if (!final)	/* --follow's redraw: text, on a terminal only */
 		return o->json || o->csv || !isatty(STDOUT_FILENO) || redraw(a);
 	if (o->json)

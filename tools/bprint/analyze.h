@@ -11,8 +11,7 @@
 
 #include "bprint_cmd.h"
 
-#include "analysis/aggregate.h"
-
+#include <bprint/aggregate.h>
 #include <bprint/analysis.h>
 #include <bprint/query.h>
 
@@ -32,13 +31,10 @@ struct analyze_opts {
 	struct filter f;		/* --tid (and hist's --site) */
 	const char *keys[ANALYZE_MAX_KEYS];	/* -k */
 	size_t nkeys;
-	struct bp_quantiles quantiles;	/* --percentiles (the default set if not given) */
+	const char *percentiles;	/* --percentiles (NULL: the default set) */
 	struct bp_agg_sort sort;	/* --sort */
 	size_t limit;			/* --limit, 0 for all */
 	uint64_t every_ns;		/* --every, 0 for none */
-	struct bp_agg series;		/* --every's windows (analyze_series_*) */
-	struct bp_key window_key;
-	bool series_on;
 	long interval;			/* --follow's redraw, ms */
 	const char *arg;		/* FILE or PID */
 };
@@ -117,13 +113,10 @@ int analyze_run(struct analyze_opts *o, const struct analyze_ops *ops,
  * false on a write error (said on stderr). */
 bool analyze_output(const struct analyze_opts *o, struct bp_agg *a, const char *title, bool final);
 
-/* The options that shape the groups (percentiles, order, limit, --every's
- * windows) into a, after bp_agg_init(). */
-void analyze_agg_setup(struct analyze_opts *o, struct bp_agg *a);
-/* --every: the value v of the record at ns, of group key, into the
- * window's group too; false if memory ran out. */
-bool analyze_series_add(struct analyze_opts *o, uint64_t ns, const unsigned char *key, size_t len,
-			union bp_dist_value v);
+/* A new aggregate of values of kind, with the options that shape the
+ * groups (buckets, percentiles, order, limit, --every's windows); NULL if
+ * memory ran out. */
+struct bp_agg *analyze_agg_new(const struct analyze_opts *o, enum bp_dist_kind kind);
 
 void analyze_free(struct analyze_opts *o);
 

@@ -20,8 +20,8 @@ struct hist {
 	struct analyze_opts o;
 	struct bp_sites *sites;
 	const char *value;		/* -v, or NULL */
-	struct bp_agg agg;
-	bool kind_set;
+	struct bp_agg *agg;		/* made once the value's kind is known */
+	enum bp_dist_kind kind;		/* its values' */
 	struct bp_bind *bind;		/* -s, --where; the -k fields, then -v */
 	struct bp_key key;
 	struct bp_field_value vals[BP_PLAN_MAX_ARGS];	/* a layout's fields, at most */
@@ -108,14 +108,15 @@ static enum bp_dist_kind value_kind(struct hist *h, struct bp_trace *t)
 }
 
 /* The distribution's kind, from the chosen sites (once: at the check, or
- * when following, at the first site counted or the first drawing). */
-static void set_kind(struct hist *h, struct bp_trace *t)
+ * when following, at the first site counted or the first drawing); false
+ * if memory ran out. */
+static bool set_kind(struct hist *h, struct bp_trace *t)
 {
-	bp_agg_init(&h->agg, h->value ? value_kind(h, t) : BP_DIST_UNSIGNED, h->o.buckets,
-		    h->o.width);
-	h->agg.counts_only = !h->value;
-	analyze_agg_setup(&h->o, &h->agg);
-	h->kind_set = true;
+	h->kind = h->value ? value_kind(h, t) : BP_DIST_UNSIGNED;
+	if (!(h->agg = analyze_agg_new(&h->o, h->kind)))
+		return false;
+	bp_agg_set_counts_only(h->agg, !h->value);
+	return true;
 }
 
 /* The header's words: "hist of dur_us by cmd, site 4 (a.c:35 worker)", or
@@ -181,8 +182,7 @@ static int hist_check(void *ctx, struct bp_trace *t, const char *path)
 	}
 	if (h->o.where && bp_where_check(h->o.where, t, h->sites, err, sizeof(err)))
 		return sub_error("hist", "--where: %s", err);
-	set_kind(h, t);
-	return EXIT_OK;
+	return set_kind(h, t) ? EXIT_OK : out_of_memory();
 }
 
 /* What the records are chosen by: -s, --where, having the -k fields and a
@@ -225,8 +225,8 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 
 	if (!s)
 		return EXIT_OK;
-	if (!h->kind_set)	/* following: the first site counted, before its value */
-		set_kind(h, t);
+	if (!h->agg && !set_kind(h, t))	/* following: the first site counted */
+		return out_of_memory();
 	if ((n = bp_bind_decode(s, e, h->vals, BP_PLAN_MAX_ARGS)) < 0 ||
 	    (h->o.where && !bp_bind_where_holds(h->bind, t, s, h->vals, n)))
 		return EXIT_OK;
@@ -236,10 +236,9 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 	if (h->value) {
 		int16_t k = s->index[h->o.nkeys];
 
-		v = as_kind(h->agg.kind, s->lay->fields[k].type, &h->vals[k]);
+		v = as_kind(h->kind, s->lay->fields[k].type, &h->vals[k]);
 	}
-	if (!bp_agg_add(&h->agg, h->key.b, h->key.len, v) ||
-	    (h->o.every_ns && !analyze_series_add(&h->o, e->ns, h->key.b, h->key.len, v)))
+	if (bp_agg_add(h->agg, h->key.b, h->key.len, v, e->ns))
 		return out_of_memory();
 	return EXIT_OK;
 }
@@ -248,18 +247,17 @@ static bool hist_render(void *ctx, struct bp_trace *t, bool final)
 {
 	struct hist *h = ctx;
 
-	if (!h->kind_set)	/* following, nothing counted yet */
-		set_kind(h, t);
-	h->agg.key_names = h->o.keys;
-	h->agg.nkeys = h->o.nkeys;
-	h->agg.value_name = h->value;
-	h->agg.counts_only = !h->value;
+	if (!h->agg && !set_kind(h, t)) {	/* following, nothing counted yet */
+		out_of_memory();
+		return false;
+	}
+	bp_agg_set_names(h->agg, h->o.keys, h->o.nkeys, h->value);
 	describe(h, t);
-	h->agg.what = h->what;
-	h->agg.lost = trace_lost(t);
-	h->agg.not_yet = final && !follow_writer_at_work(t) ? 0 : trace_not_yet(t);
-	bp_agg_finish(&h->agg);
-	return analyze_output(&h->o, &h->agg, h->what, final);
+	bp_agg_set_what(h->agg, h->what);
+	bp_agg_set_lost(h->agg, trace_lost(t),
+			final && !follow_writer_at_work(t) ? 0 : trace_not_yet(t));
+	bp_agg_finish(h->agg);
+	return analyze_output(&h->o, h->agg, h->what, final);
 }
 
 int cmd_hist(int argc, char **argv)
@@ -276,8 +274,7 @@ int cmd_hist(int argc, char **argv)
 		ops.args_time = h.o.every_ns != 0;	/* --every needs each record's time */
 		rc = analyze_run(&h.o, &ops, hist_check, &h);
 	}
-	if (h.kind_set)
-		bp_agg_free(&h.agg);
+	bp_agg_free(h.agg);
 	bp_sites_free(h.sites);
 	analyze_free(&h.o);
 	bp_key_free(&h.key);

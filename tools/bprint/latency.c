@@ -53,8 +53,8 @@ struct latency {
 	char *where_to_text;		/* every --where-to's terms, joined */
 	struct bp_where *where_to;
 	size_t top;
-	struct bp_spans spans;
-	struct bp_agg agg;
+	struct bp_spans *spans;		/* the pairing (bprint/spans.h) */
+	struct bp_agg *agg;
 	struct bp_bind *bind;		/* the sites' roles and fields */
 	struct bp_key key, bykey;	/* the pairing key; the --by values at the open */
 	struct bp_key group;		/* the --by values in order, at the close */
@@ -286,11 +286,8 @@ static bool group_of(struct latency *l, const struct site_role *r, struct bp_spa
 /* A span closed at a record of role r: into its group and the top list. */
 static bool closed(struct latency *l, const struct site_role *r, struct bp_span *sp)
 {
-	union bp_dist_value d = { .u = sp->to.ns >= sp->from.ns ? sp->to.ns - sp->from.ns : 0 };
-
-	return group_of(l, r, sp) && bp_agg_add(&l->agg, sp->by, sp->bylen, d) &&
-	       (!l->o.every_ns || analyze_series_add(&l->o, sp->to.ns, sp->by, sp->bylen, d)) &&
-	       bp_top_offer(&l->agg.top, sp) && (!l->ls || latency_sched_span(l->ls, sp));
+	return group_of(l, r, sp) && !bp_agg_add_span(l->agg, sp) &&
+	       (!l->ls || latency_sched_span(l->ls, sp));
 }
 
 /* The pairing key of a record: its -k values, or its thread. */
@@ -313,7 +310,7 @@ static bool open_span(struct latency *l, const struct site_role *r, struct bp_tr
 	for (size_t i = 0; i < l->nby; i++)
 		if (!l->by[i].to && !add_by(&l->bykey, r->s, &l->by[i], l->vals))
 			return false;
-	return bp_spans_open(&l->spans, l->key.b, l->key.len, &from, l->bykey.b, l->bykey.len);
+	return bp_spans_open(l->spans, l->key.b, l->key.len, &from, l->bykey.b, l->bykey.len);
 }
 
 /* The to-record e (of n fields decoded) closes what the pairing rule
@@ -325,17 +322,17 @@ static int close_spans(struct latency *l, const struct site_role *r, struct bp_t
 	bool chosen_to = !l->where_to || bp_bind_role_holds(l->bind, t, r->s, ROLE_TO, l->vals, n);
 	int c;
 
-	if (r->from && !bp_spans_is_open(&l->spans, l->key.b, l->key.len))
+	if (r->from && !bp_spans_is_open(l->spans, l->key.b, l->key.len))
 		return EXIT_OK;
 	do {
 		struct bp_span sp;
 
-		if ((c = bp_spans_close(&l->spans, l->key.b, l->key.len, &to, &sp)) < 0)
+		if ((c = bp_spans_close(l->spans, l->key.b, l->key.len, &to, &sp)) < 0)
 			return EXIT_IO;
 		if (c == 1 && sp.from.flags & SPAN_CHOSEN && chosen_to && !closed(l, r, &sp))
 			return EXIT_IO;
 	} while (c == 1 && l->pair == BP_PAIR_ALL_BEFORE &&
-		 bp_spans_is_open(&l->spans, l->key.b, l->key.len));
+		 bp_spans_is_open(l->spans, l->key.b, l->key.len));
 	return EXIT_OK;
 }
 
@@ -386,15 +383,15 @@ static bool latency_render(void *ctx, struct bp_trace *t, bool final)
 {
 	struct latency *l = ctx;
 
-	l->agg.what = l->what;
-	l->agg.lost = trace_lost(t);
-	l->agg.not_yet = final && !follow_writer_at_work(t) ? 0 : trace_not_yet(t);
-	l->agg.unmatched_opens = bp_spans_count_open(&l->spans, SPAN_CHOSEN);
-	l->agg.unmatched_closes = l->spans.unmatched_closes;
-	bp_agg_finish(&l->agg);
+	bp_agg_set_what(l->agg, l->what);
+	bp_agg_set_lost(l->agg, trace_lost(t),
+			final && !follow_writer_at_work(t) ? 0 : trace_not_yet(t));
+	bp_agg_set_unmatched(l->agg, bp_spans_count_open(l->spans, SPAN_CHOSEN),
+			     bp_spans_unmatched_closes(l->spans));
+	bp_agg_finish(l->agg);
 	if (l->ls && final)
-		return latency_sched_output(l->ls, &l->o, &l->agg, l->what);
-	return analyze_output(&l->o, &l->agg, l->what, final);
+		return latency_sched_output(l->ls, &l->o, l->agg, trace_lost(t), l->what);
+	return analyze_output(&l->o, l->agg, l->what, final);
 }
 
 /* The binding: the ends as roles with their --where, the -k fields
@@ -415,25 +412,24 @@ static int bind_ends(struct latency *l)
 	return ok ? -1 : out_of_memory();
 }
 
-static void latency_init(struct latency *l)
+/* The aggregate, the pairing and --sched's split: false if memory ran out. */
+static bool latency_init(struct latency *l)
 {
 	static const char *const tid_name[] = { "tid" };
 
-	bp_agg_init(&l->agg, BP_DIST_UNSIGNED, l->o.buckets, l->o.width);
-	analyze_agg_setup(&l->o, &l->agg);
-	bp_spans_init(&l->spans);
-	l->spans.pair = l->pair;
-	bp_top_init(&l->agg.top, l->top);
-	l->agg.spans = l->agg.time_ns = true;
-	l->agg.value_name = "latency";
-	l->agg.key_names = l->by_names;
-	l->agg.nkeys = l->nby;
+	if (!(l->agg = analyze_agg_new(&l->o, BP_DIST_UNSIGNED)) ||
+	    !(l->spans = bp_spans_new(l->pair)))
+		return false;
 	memcpy(l->top_names, l->o.keys, l->o.nkeys * sizeof(l->top_names[0]));
-	l->agg.top_key_names = l->o.nkeys ? l->top_names : tid_name;
-	l->agg.ntop_keys = l->o.nkeys ? l->o.nkeys : 1;
+	if (bp_agg_set_spans(l->agg, l->top, l->o.nkeys ? l->top_names : tid_name,
+			     l->o.nkeys ? l->o.nkeys : 1))
+		return false;
+	bp_agg_set_names(l->agg, l->by_names, l->nby, "latency");
 	describe(l);
-	if (l->sched)
-		l->ls = latency_sched_new(&l->agg, l->top);
+	if (l->sched &&
+	    !(l->ls = latency_sched_new(l->o.buckets, l->o.width, l->by_names, l->nby, l->top)))
+		return false;
+	return true;
 }
 
 int cmd_latency(int argc, char **argv)
@@ -448,13 +444,12 @@ int cmd_latency(int argc, char **argv)
 	if (!l.from || !l.to || !l.bind)
 		rc = out_of_memory();
 	else if ((rc = parse_latency_args(argc, argv, &l)) < 0 && (rc = bind_ends(&l)) < 0) {
-		latency_init(&l);
 		ops.args_only = !l.sched;	/* a span needs its ends' time, thread and site;
 						 * --sched, every kernel event's all */
-		rc = l.sched && !l.ls ? out_of_memory() : analyze_run(&l.o, &ops, latency_check, &l);
+		rc = !latency_init(&l) ? out_of_memory() : analyze_run(&l.o, &ops, latency_check, &l);
 		latency_sched_free(l.ls);
-		bp_agg_free(&l.agg);
-		bp_spans_free(&l.spans);
+		bp_agg_free(l.agg);
+		bp_spans_free(l.spans);
 	}
 	bp_sites_free(l.from);
 	bp_sites_free(l.to);

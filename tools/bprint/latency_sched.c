@@ -1,14 +1,11 @@
 /*
  * latency --sched (latency_sched.h).  Every span the total counts is
  * split at once, when it closes, by the state changes of the thread that
- * closes it (analysis/sched.h keeps them); the parts go into three more
+ * closes it (bprint/spans.h's bp_sched keeps them); the parts go into three more
  * aggregates keyed as the total is, and the longest spans keep their
  * whole split for the list at the end.
  */
 #include "latency_sched.h"
-
-#include "analysis/sched.h"
-#include "analysis/svg.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,14 +23,15 @@ struct top_span {
 
 struct latency_sched {
 	struct bp_sched *sched;
-	struct bp_agg part[NPARTS];
+	struct bp_agg *part[NPARTS];
 	char what[NPARTS][96];
 	uint64_t unknown_ns, unknown_spans;
 	struct top_span *top;		/* longest first */
 	size_t ntop, maxtop;
 };
 
-struct latency_sched *latency_sched_new(const struct bp_agg *total, size_t top)
+struct latency_sched *latency_sched_new(enum bp_bucket_kind buckets, double width,
+					const char *const *key_names, size_t nkeys, size_t top)
 {
 	struct latency_sched *ls = calloc(1, sizeof(*ls));
 
@@ -44,16 +42,17 @@ struct latency_sched *latency_sched_new(const struct bp_agg *total, size_t top)
 	}
 	ls->maxtop = top;
 	for (int p = 0; p < NPARTS; p++) {
-		struct bp_agg *a = &ls->part[p];
+		struct bp_agg *a = ls->part[p] = bp_agg_new(BP_DIST_UNSIGNED, buckets, width);
 
-		bp_agg_init(a, BP_DIST_UNSIGNED, total->pool.buckets, total->pool.width);
-		a->time_ns = true;
-		a->value_name = part_names[p];
-		a->key_names = total->key_names;
-		a->nkeys = total->nkeys;
+		if (!a) {
+			latency_sched_free(ls);
+			return NULL;
+		}
+		bp_agg_set_time_ns(a, true);
+		bp_agg_set_names(a, key_names, nkeys, part_names[p]);
 		snprintf(ls->what[p], sizeof(ls->what[p]), "%s, of the same spans (the thread that "
 			 "ends each)", part_names[p]);
-		a->what = ls->what[p];
+		bp_agg_set_what(a, ls->what[p]);
 	}
 	return ls;
 }
@@ -63,7 +62,7 @@ void latency_sched_free(struct latency_sched *ls)
 	if (!ls)
 		return;
 	for (int p = 0; p < NPARTS; p++)
-		bp_agg_free(&ls->part[p]);
+		bp_agg_free(ls->part[p]);
 	bp_sched_free(ls->sched);
 	free(ls->top);
 	free(ls);
@@ -95,7 +94,7 @@ static void keep_top(struct latency_sched *ls, const struct bp_span *sp,
 
 bool latency_sched_span(struct latency_sched *ls, const struct bp_span *sp)
 {
-	struct bp_sched_split s;
+	struct bp_sched_split s = BP_SCHED_SPLIT_INIT;
 	uint64_t v[NPARTS];
 
 	if (sp->to.ns < sp->from.ns)
@@ -105,7 +104,8 @@ bool latency_sched_span(struct latency_sched *ls, const struct bp_span *sp)
 	v[PART_RUNNABLE] = s.runnable;
 	v[PART_BLOCKED] = s.blocked;
 	for (int p = 0; p < NPARTS; p++)
-		if (!bp_agg_add(&ls->part[p], sp->by, sp->bylen, (union bp_dist_value){ .u = v[p] }))
+		if (bp_agg_add(ls->part[p], sp->by, sp->bylen, (union bp_dist_value){ .u = v[p] },
+			       sp->to.ns))
 			return false;
 	if (s.unknown) {
 		ls->unknown_ns += s.unknown;
@@ -148,7 +148,7 @@ static bool text_output(struct latency_sched *ls, struct bp_agg *total)
 
 	for (int p = 0; p < NPARTS; p++) {
 		fputc('\n', stdout);
-		ok = bp_agg_text(&ls->part[p], stdout, false) && ok;
+		ok = bp_agg_text(ls->part[p], stdout, false) && ok;
 	}
 	if (ls->unknown_spans)
 		printf("\n# %llu span%s partly before its thread's first scheduler event: %.3fms "
@@ -216,7 +216,7 @@ static bool json_output(struct latency_sched *ls, struct bp_agg *total)
 	ok = agg_json_into(total, stdout);
 	for (int p = 0; p < NPARTS; p++) {
 		printf(",\"%s\":", part_names[p]);
-		ok = agg_json_into(&ls->part[p], stdout) && ok;
+		ok = agg_json_into(ls->part[p], stdout) && ok;
 	}
 	printf(",\"unknown\":{\"spans\":%llu,\"ns\":%llu},\"top\":[",
 	       (unsigned long long)ls->unknown_spans, (unsigned long long)ls->unknown_ns);
@@ -238,7 +238,7 @@ static bool json_output(struct latency_sched *ls, struct bp_agg *total)
 /* Each aggregate's CSV with a first column naming it; one header. */
 static bool csv_output(struct latency_sched *ls, struct bp_agg *total)
 {
-	const struct bp_agg *all[NPARTS + 1] = { total, &ls->part[0], &ls->part[1], &ls->part[2] };
+	const struct bp_agg *all[NPARTS + 1] = { total, ls->part[0], ls->part[1], ls->part[2] };
 	const char *names[NPARTS + 1] = { "total", part_names[0], part_names[1], part_names[2] };
 	bool ok = true;
 
@@ -267,9 +267,7 @@ static bool csv_output(struct latency_sched *ls, struct bp_agg *total)
 static bool svg_output(struct latency_sched *ls, const struct bp_agg *total, const char *path,
 		       const char *title)
 {
-	size_t n = bp_agg_shown(total) < BP_SVG_MAX_SERIES ? bp_agg_shown(total) : BP_SVG_MAX_SERIES;
-	struct bp_svg_bar bars[BP_SVG_MAX_SERIES];
-	char names[BP_SVG_MAX_SERIES][128];
+	const struct bp_agg *parts[NPARTS] = { ls->part[0], ls->part[1], ls->part[2] };
 	FILE *out = fopen(path, "w");
 	bool ok;
 
@@ -277,24 +275,7 @@ static bool svg_output(struct latency_sched *ls, const struct bp_agg *total, con
 		errmsg(path, "%s", strerror(errno));
 		return false;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct bp_group *g = total->sorted[i];
-		FILE *mem = fmemopen(names[i], sizeof(names[i]), "w");
-
-		snprintf(names[i], sizeof(names[i]), "group %zu", i + 1);
-		if (mem) {
-			bp_agg_key_text(total, g->key, g->keylen, mem);
-			fclose(mem);
-			names[i][sizeof(names[i]) - 1] = '\0';
-		}
-		bars[i] = (struct bp_svg_bar){ .name = names[i] };
-		for (int p = 0; p < NPARTS; p++) {
-			const struct bp_group *pg = bp_groups_find(&ls->part[p].groups, g->key, g->keylen);
-
-			bars[i].part[p] = pg ? bp_dist_mean(pg->data) : 0;
-		}
-	}
-	ok = bp_svg_stacked(out, title, "mean time a span", true, part_names, NPARTS, bars, n);
+	ok = bp_agg_svg_parts(total, parts, part_names, NPARTS, out, title, "mean time a span");
 	if (fclose(out) != 0 || !ok) {
 		errmsg(path, "write error: %s", strerror(errno ? errno : EIO));
 		return false;
@@ -303,13 +284,13 @@ static bool svg_output(struct latency_sched *ls, const struct bp_agg *total, con
 }
 
 bool latency_sched_output(struct latency_sched *ls, const struct analyze_opts *o,
-			  struct bp_agg *total, const char *title)
+			  struct bp_agg *total, uint64_t lost, const char *title)
 {
 	bool ok;
 
 	for (int p = 0; p < NPARTS; p++) {
-		ls->part[p].lost = total->lost;
-		bp_agg_finish(&ls->part[p]);
+		bp_agg_set_lost(ls->part[p], lost, 0);
+		bp_agg_finish(ls->part[p]);
 	}
 	if (!bp_sched_seen(ls->sched))
 		errmsg("latency", "--sched: the trace has no scheduler events (record it with "

@@ -1,7 +1,7 @@
 /*
  * tools/bprint/latency_sched.h - latency --sched: where each span's time
  * went (running, runnable, blocked) by the scheduler's events of the
- * thread that ends it (analysis/sched.h), a distribution of each part
+ * thread that ends it (bprint/spans.h's split), a distribution of each part
  * per group beside the total, and for the longest spans who ran instead
  * and who woke the thread.
  */
@@ -10,11 +10,14 @@
 
 #include "analyze.h"
 
-#include "analysis/spans.h"
+#include <bprint/spans.h>
 
 struct latency_sched;
 
-struct latency_sched *latency_sched_new(const struct bp_agg *total, size_t top);
+/* Parts keyed as the total is (its buckets, the names of its key items),
+ * the top longest spans' splits kept; NULL if memory ran out. */
+struct latency_sched *latency_sched_new(enum bp_bucket_kind buckets, double width,
+					const char *const *key_names, size_t nkeys, size_t top);
 void latency_sched_free(struct latency_sched *ls);
 
 /* Every event, in order (the sched events are kept): false out of memory. */
@@ -27,6 +30,6 @@ bool latency_sched_span(struct latency_sched *ls, const struct bp_span *sp);
 /* The final output: the total (as latency prints it), then the parts,
  * as text, one JSON document, or CSV with a part column. */
 bool latency_sched_output(struct latency_sched *ls, const struct analyze_opts *o,
-			  struct bp_agg *total, const char *title);
+			  struct bp_agg *total, uint64_t lost, const char *title);
 
 #endif /* BPRINT_LATENCY_SCHED_H */
