@@ -80,11 +80,25 @@ const char *bp_drain_error(const struct bp_drain_file *f)
 	return bp_drain_result(f)->error;
 }
 
+/* A drain over: its counts, or BP_TRACE_EIO and its reason; df freed. */
+static int drain_end(struct bp_drain_file *df, bool whole, struct bp_record_counts *counts,
+		     char *err, size_t errlen)
+{
+	const struct bp_drain_result *res = bp_drain_result(df);
+
+	if (whole)
+		put_counts(res, counts);
+	else
+		snprintf(err, errlen, "%s", res->error[0] ? res->error
+							  : "the trace could not be written whole");
+	bp_drain_free(df);
+	return whole ? 0 : BP_TRACE_EIO;
+}
+
 int bp_trace_snapshot(int fd, const char *name, const char *out_path,
 		      struct bp_record_counts *counts, char *err, size_t errlen)
 {
 	struct bp_drain_file *df = NULL;
-	const struct bp_drain_result *res;
 	struct bp_record_live live = BP_RECORD_LIVE_INIT;
 	int own, rc;
 
@@ -100,16 +114,8 @@ int bp_trace_snapshot(int fd, const char *name, const char *out_path,
 	}
 	if ((rc = bp_drain_open_fd(own, name, BP_DRAIN_OBSERVE, &df, &live)) <= 0)
 		return rc < 0 ? BP_TRACE_ENOMEM : BP_RECORD_E_NOT_READY;
-	if (bp_drain_start(df, out_path, 0) != 0 || bp_drain_finish(df, false) != 0) {
-		res = bp_drain_result(df);
-		snprintf(err, errlen, "%s", res->error[0] ? res->error
-							  : "the trace could not be written whole");
-		bp_drain_free(df);
-		return BP_TRACE_EIO;
-	}
-	put_counts(bp_drain_result(df), counts);
-	bp_drain_free(df);
-	return 0;
+	rc = bp_drain_start(df, out_path, 0);
+	return drain_end(df, rc == 0 && bp_drain_finish(df, false) == 0, counts, err, errlen);
 }
 
 int bp_trace_live_probe(const char *path, struct bp_record_live *out)
@@ -214,15 +220,5 @@ int bp_trace_recover(const char *live_path, const char *out_path, unsigned flags
 	rc = flags & BP_RECORD_RESUME ? bp_drain_resume(df, out_path, 0, carry, ncarry)
 				      : bp_drain_start(df, out_path, 0);
 	free(carry);
-	if (rc != 0 || bp_drain_finish(df, true) != 0) {
-		const struct bp_drain_result *res = bp_drain_result(df);
-
-		snprintf(err, errlen, "%s", res->error[0] ? res->error
-							  : "the trace could not be written whole");
-		bp_drain_free(df);
-		return BP_TRACE_EIO;
-	}
-	put_counts(bp_drain_result(df), counts);
-	bp_drain_free(df);
-	return 0;
+	return drain_end(df, rc == 0 && bp_drain_finish(df, true) == 0, counts, err, errlen);
 }
