@@ -141,6 +141,29 @@ static int is_live(const char *name, void *arg)
 	return strstr(name, ".live") != NULL;
 }
 
+/* A live file whose process was killed while making it, before its
+ * header was written: it holds nothing (recover calls it no live trace
+ * file and leaves it, exit 2).  Removed, counted in *arg. */
+static int drop_stillborn(const char *name, void *arg)
+{
+	unsigned char magic[8] = { 0 };
+	static const unsigned char zero[8];
+	FILE *f;
+	size_t n;
+
+	if (!strstr(name, ".live") || !(f = fopen(name, "rb")))
+		return 0;
+	n = fread(magic, 1, sizeof(magic), f);
+	fclose(f);
+	if (n == sizeof(magic) && memcmp(magic, zero, sizeof(zero)))
+		return 0;
+	fprintf(stderr, "%s: made, never written (killed while its process started): removed\n",
+		name);
+	CHECK(unlink(name) == 0);
+	(*(int *)arg)++;
+	return 1;
+}
+
 /* A live file left: its stream (if there) names it, and recover. */
 static int hint_of_live(const char *name, void *arg)
 {
@@ -247,6 +270,13 @@ int main(int argc, char **argv)
 			if (rc != 4 || tries > 100)
 				break;
 			nap_ms(20);
+		}
+		if (rc == 2) {	/* a kill inside a live file's making: nothing in it */
+			int stillborn = 0;
+
+			each_file(drop_stillborn, &stillborn);
+			if (stillborn)
+				rc = run_shell(cmd);
 		}
 		if (rc != 0)
 			fprintf(stderr, "round %d (killed after %ld ms): recover exit %d\n", round, ms, rc);
