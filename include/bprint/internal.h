@@ -189,7 +189,9 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 		       BPRINT__SUM_##r(n, __VA_ARGS__) };			\
 		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__), 0, n,	\
 			     BPRINT__MASKS_##r(n, __VA_ARGS__));		\
-		if (__builtin_expect(bprint__site.enabled, 0)) {		\
+		/* acquire: registration's head and flags come with the value */ \
+		if (__builtin_expect(__atomic_load_n(&bprint__site.enabled,	\
+						     __ATOMIC_ACQUIRE), 0)) {	\
 			if (bprint__ld)						\
 				bprint__call_fmt(&bprint__site, __VA_ARGS__);	\
 			else							\
@@ -637,7 +639,8 @@ BPRINT__INLINE uint64_t bprint__word(const void *local, unsigned t)
 #define BPRINT__PUTS(str)							\
 	do {									\
 		BPRINT__SITE(bprint__site, str, BPRINT__SITE_PUTS, 255u, 0u, 0u, 0u); \
-		if (__builtin_expect(bprint__site.enabled, 1))			\
+		if (__builtin_expect(__atomic_load_n(&bprint__site.enabled,	\
+						     __ATOMIC_ACQUIRE), 1))	\
 			bprint__puts(&bprint__site, str);			\
 	} while (0)
 
