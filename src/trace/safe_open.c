@@ -13,6 +13,10 @@
  *     only if it is the very inode looked at (no swap in between);
  *   - a PRIVATE file that existed is made 0600 before anything is written.
  *
+ * A file that must not be seen half made (the live trace file) is made
+ * unnamed in its directory (O_TMPFILE), filled, and only then linked to
+ * its name, which fails on an existing name as O_EXCL does.
+ *
  * Readers open with O_NONBLOCK (a FIFO cannot block them) and take a
  * regular file only.
  */
@@ -20,8 +24,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -166,4 +173,45 @@ int bp_open_input(const char *path, const char **why)
 		return close_fail(fd);
 	}
 	return fd;
+}
+
+int bp_open_unnamed(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	char dir[PATH_MAX];
+
+	if (n >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!slash)
+		strcpy(dir, ".");
+	else if (n == 0)
+		strcpy(dir, "/");
+	else {
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+
+int bp_name_output(int fd, const char *path)
+{
+	char self[40];
+	struct stat made;
+	int named;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (fstat(fd, &made) != 0 || linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0)
+		return -1;
+	/* Named.  Reopened by the name only if it is still this file: else fd
+	 * keeps working, only its /proc name says "deleted". */
+	named = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (named < 0)
+		return 0;
+	if (same_file(named, &made) == 0)
+		(void)dup3(named, fd, O_CLOEXEC);
+	close(named);
+	return 0;
 }

@@ -39,4 +39,22 @@ int bp_open_output(const char *path, unsigned how, const char **why);
  */
 int bp_open_input(const char *path, const char **why);
 
+/*
+ * A new private (0600) file with no name yet, in path's directory
+ * (O_TMPFILE), for a file that must never be seen half made: the caller
+ * fills it, then names it with bp_name_output().  -1 with errno where the
+ * file system or kernel cannot make one (the caller then creates path
+ * with bp_open_output()).
+ */
+int bp_open_unnamed(const char *path);
+
+/*
+ * Give fd, from bp_open_unnamed(), the name path, unless path exists
+ * (then -1 with EEXIST, as O_EXCL; nothing existing is followed or
+ * replaced).  fd is then reopened by its name, so that /proc/PID/fd
+ * shows path (a file made unnamed shows "#INODE (deleted)" there for
+ * good, and live files are found in /proc by their names).
+ */
+int bp_name_output(int fd, const char *path);
+
 #endif /* BP_TRACE_SAFE_OPEN_H */

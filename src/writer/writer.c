@@ -340,55 +340,158 @@ static void tell_recorder(void)
 		(void)sigqueue((pid_t)bp_config.record_pid, BP_RECORD_NO_FILE_SIGNAL, pid);
 }
 
+/* Size and map the header of the new file bp_live.fd; NULL if it cannot. */
+static struct bp_file_header *map_header(void)
+{
+	void *p;
+
+	if (grow(0, BP_FILE_HEADER_BYTES) != 0)
+		return NULL;
+	p = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, bp_live.fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* A name that is taken: "not a regular file" if path is not one (the
+ * user named something that cannot hold a trace), else "path.PID" in alt
+ * (an ancestor's file, a child inherits BPRINT_FILE, or an old one).
+ * 0, or -1 with errno and *why. */
+static int other_name(const char *path, char alt[PATH_MAX], const char **why)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		errno = EEXIST;
+		return -1;
+	}
+	if (snprintf(alt, PATH_MAX, "%s.%ld", path, (long)getpid()) >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* Name the whole, unnamed file bp_live.fd path, or "path.PID". */
+static int name_whole(const char *path, const char **why)
+{
+	char alt[PATH_MAX];
+	const char *name = path;
+
+	if (bp_name_output(bp_live.fd, path) != 0) {
+		if (errno != EEXIST || other_name(path, alt, why) != 0 ||
+		    bp_name_output(bp_live.fd, alt) != 0)
+			return -1;
+		name = alt;
+	}
+	snprintf(path_used, sizeof(path_used), "%s", name);
+	return 0;
+}
+
+/* Create the named file bp_live.fd: path, or "path.PID". */
+static int create_named(const char *path, const char **why)
+{
+	char alt[PATH_MAX];
+
+	bp_live.fd = create(path);
+	if (bp_live.fd < 0 && errno == EEXIST && !in_memory && other_name(path, alt, why) == 0)
+		bp_live.fd = create(alt);
+	return bp_live.fd < 0 ? -1 : 0;
+}
+
+/* Undo a make_file() that failed after the file was made; errno kept. */
+static void unmake_file(struct bp_file_header *h)
+{
+	int err = errno;
+
+	if (h)
+		munmap(h, BP_FILE_HEADER_BYTES);
+	close(bp_live.fd);
+	if (path_used[0])
+		unlink(path_used);
+	bp_live.fd = -1;
+	path_used[0] = '\0';
+	errno = err;
+}
+
+/*
+ * The header was mapped before the file had a name, and /proc/PID/maps
+ * shows that mapping as "#INODE (deleted)" for good; live files are found
+ * there by their names.  So it is mapped again through the named
+ * descriptor (nobody holds the first mapping yet).
+ */
+static void remap_named(struct bp_file_header **hp)
+{
+	void *p = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, bp_live.fd,
+		       0);
+
+	if (p != MAP_FAILED) {
+		munmap(*hp, BP_FILE_HEADER_BYTES);
+		*hp = p;
+	}
+}
+
+/* Made unnamed, filled, then named: 0; -1 failed (*why says why); 1
+ * where it cannot be made so (no O_TMPFILE, no /proc), and nothing left. */
+static int make_unnamed(const char *path, const char **why, struct bp_file_header **hp)
+{
+	if ((bp_live.fd = bp_open_unnamed(path)) < 0)
+		return 1;
+	if (!(*hp = map_header())) {
+		unmake_file(NULL);
+		return 1;
+	}
+	owner = getpid();
+	fill_header(*hp);
+	if (name_whole(path, why) == 0) {
+		remap_named(hp);
+		return 0;
+	}
+	unmake_file(*hp);
+	return *why ? -1 : 1;
+}
+
+/* Made named (or in memory), then filled: 0, or -1. */
+static int make_named(const char *path, const char **why, struct bp_file_header **hp)
+{
+	if (create_named(path, why) != 0)
+		return -1;
+	if (!(*hp = map_header())) {
+		unmake_file(NULL);
+		return -1;
+	}
+	owner = getpid();
+	fill_header(*hp);
+	return 0;
+}
+
 /*
  * Create the file (path, or "path.PID" if path exists), fill and map its
  * header, and make it the live file (H1).  0, or -1 with errno set (and
  * *why, when errno does not say it) and the file removed.  A path that is
  * not a regular file (/dev/null, a directory) gets no "path.PID" beside
- * it: the user named something that cannot hold a trace.  System calls
- * only.
+ * it.  System calls only.
+ *
+ * Where the file system allows, the file is made unnamed and gets its
+ * name only once its header is whole: a process killed while making it
+ * leaves no file, never one a reader takes for a broken trace.  Where it
+ * does not (or /proc is not there to name it), the named file is filled
+ * in place, and the magic written last says it is whole (H2).
  */
 static int make_file(const char *path, const char **why)
 {
-	char alt[PATH_MAX];
-	struct stat st;
-	void *p;
-	int err;
+	struct bp_file_header *h = NULL;
+	int rc;
 
 	*why = NULL;
-	bp_live.fd = create(path);
-	if (bp_live.fd < 0 && errno == EEXIST && !in_memory && lstat(path, &st) == 0 &&
-	    !S_ISREG(st.st_mode)) {
-		*why = "not a regular file";
+	rc = in_memory ? 1 : make_unnamed(path, why, &h);
+	if (rc == 1)
+		rc = make_named(path, why, &h);
+	if (rc != 0)
 		return -1;
-	}
-	if (bp_live.fd < 0 && errno == EEXIST && !in_memory) {
-		/* An ancestor's file (a child inherits BPRINT_FILE), or an old one. */
-		if (snprintf(alt, sizeof(alt), "%s.%ld", path, (long)getpid()) >= (int)sizeof(alt))
-			errno = ENAMETOOLONG;
-		else
-			bp_live.fd = create(alt);
-	}
-	if (bp_live.fd < 0)
-		return -1;
-	if (grow(0, BP_FILE_HEADER_BYTES) != 0 ||
-	    (p = mmap(NULL, BP_FILE_HEADER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, bp_live.fd,
-		      0)) == MAP_FAILED) {
-		err = errno;
-		close(bp_live.fd);
-		if (path_used[0])
-			unlink(path_used);
-		bp_live.fd = -1;
-		path_used[0] = '\0';
-		errno = err;
-		return -1;
-	}
-	owner = getpid();
 	remember_fd();
-	fill_header(p);
 	/* H1: the descriptor and the header before the header is found; pairs
 	 * with bp_live_hdr()'s acquire. */
-	atomic_store_explicit(&bp_live.hdr, p, memory_order_release);
+	atomic_store_explicit(&bp_live.hdr, h, memory_order_release);
 	bp_file_calibrate();
 	return 0;
 }

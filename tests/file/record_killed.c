@@ -141,10 +141,10 @@ static int is_live(const char *name, void *arg)
 	return strstr(name, ".live") != NULL;
 }
 
-/* A live file whose process was killed while making it, before its
- * header was written: it holds nothing (recover calls it no live trace
- * file and leaves it, exit 2).  Removed, counted in *arg. */
-static int drop_stillborn(const char *name, void *arg)
+/* A live file whose header is not whole (no magic): a process killed
+ * while making it.  The writer names its file only once the header is
+ * whole, so there must be none; counted in *arg. */
+static int count_stillborn(const char *name, void *arg)
 {
 	unsigned char magic[8] = { 0 };
 	static const unsigned char zero[8];
@@ -157,9 +157,7 @@ static int drop_stillborn(const char *name, void *arg)
 	fclose(f);
 	if (n == sizeof(magic) && memcmp(magic, zero, sizeof(zero)))
 		return 0;
-	fprintf(stderr, "%s: made, never written (killed while its process started): removed\n",
-		name);
-	CHECK(unlink(name) == 0);
+	fprintf(stderr, "%s: a live file seen before its header was whole\n", name);
 	(*(int *)arg)++;
 	return 1;
 }
@@ -271,12 +269,11 @@ int main(int argc, char **argv)
 				break;
 			nap_ms(20);
 		}
-		if (rc == 2) {	/* a kill inside a live file's making: nothing in it */
+		if (rc == 2) {
 			int stillborn = 0;
 
-			each_file(drop_stillborn, &stillborn);
-			if (stillborn)
-				rc = run_shell(cmd);
+			each_file(count_stillborn, &stillborn);
+			CHECK(stillborn == 0);
 		}
 		if (rc != 0)
 			fprintf(stderr, "round %d (killed after %ld ms): recover exit %d\n", round, ms, rc);
