@@ -59,7 +59,7 @@ static void out_stopped(struct bp_drain_file *df, int err)
 }
 
 /* Append len bytes at the stream's end. */
-static int out_write(struct bp_drain_file *df, const void *buf, size_t len)
+static int stream_write(struct bp_drain_file *df, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	uint64_t off = df->out.end;
@@ -101,7 +101,7 @@ static int out_chunk(struct bp_drain_file *df, void *buf, uint32_t type, uint64_
 	atomic_store_explicit(&c->state, BP_CHUNK_COMPLETE, memory_order_relaxed);
 	c->index = ++df->out.index;
 	c->crc = bp_chunk_crc(buf, size);	/* here, in the copier: never on the call path */
-	return out_write(df, buf, (size_t)size);
+	return stream_write(df, buf, (size_t)size);
 }
 
 /*
