@@ -143,9 +143,9 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 
 /* Written tight: a program has thousands of sites, and the compiler reads each. */
 #define BPRINT__SITE(name, fmt, k, n, ...)					\
-	static struct bprint_site name __attribute__((BPRINT__SECTION, used)) = \
-		{0x42507331u,BPRINT__LAYOUT,1,k,__LINE__,0,__FILE__,		\
-		 __builtin_constant_p(fmt)?(fmt):0,BPRINT__FUNC,0,0,0,n,0,__VA_ARGS__}
+	static struct bprint_site name __attribute__((BPRINT__SECTION,used))=\
+	{0x42507331u,BPRINT__LAYOUT,1,k,__LINE__,0,__FILE__,__builtin_constant_p(fmt)?(fmt):0,\
+	BPRINT__FUNC,0,0,0,n,0,__VA_ARGS__}
 
 /*
  * site->flags (internal): arguments may come as 64-bit words; the call
@@ -178,26 +178,18 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * prototype has the printf format attribute, is in every site's text
  * (in the branch its constants do not take) as its format check.  The
  * call's text is written tight: its whitespace is what the preprocessor
- * hands the compiler, once a site.
+ * hands the compiler, once a site (so it has no spaces: a line
+ * break in it is one).  The load of bprint__s.enabled, the site's, is an
+ * acquire: registration's head and flags come with the value.
  */
 #define BPRINT__PRINTK(...) BPRINT__PRINTK_N(BPRINT__NARGS(__VA_ARGS__), __VA_ARGS__)
 #define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, BPRINT__REGS(n), __VA_ARGS__)
 #define BPRINT__PRINTK_(n, r, ...) BPRINT__PRINTK__(n, r, __VA_ARGS__)
 #define BPRINT__PRINTK__(n, r, ...)						\
-	do {									\
-		enum { BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)		\
-		       BPRINT__SUM_##r(n, __VA_ARGS__) };			\
-		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__), 0, n,	\
-			     BPRINT__MASKS_##r(n, __VA_ARGS__));		\
-		/* acquire: registration's head and flags come with the value */ \
-		if (__builtin_expect(__atomic_load_n(&bprint__site.enabled,	\
-						     __ATOMIC_ACQUIRE), 0)) {	\
-			if (bprint__ld)						\
-				bprint__call_fmt(&bprint__site, __VA_ARGS__);	\
-			else							\
-				BPRINT__CALL_##r(n, __VA_ARGS__)		\
-		}								\
-	} while (0)
+	do{enum{BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)BPRINT__SUM_##r(n, __VA_ARGS__)};\
+	BPRINT__SITE(bprint__s, BPRINT__FIRST(__VA_ARGS__), 0, n, BPRINT__MASKS_##r(n, __VA_ARGS__));\
+	if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE)){\
+	if(bprint__ld)bprint__call_fmt(&bprint__s,__VA_ARGS__);else BPRINT__CALL_##r(n, __VA_ARGS__)}}while(0)
 
 /*
  * By the number of arguments, BPRINT__REGS(n): up to five (R) their
@@ -207,21 +199,20 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * past the limit (X), the static assertion.  bprint__ld: a long double
  * among them (floating point, not 8 bytes).
  */
-#define BPRINT__SUM_R(n, ...) bprint__m=0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__), \
-	bprint__ld=(bprint__m>>20&~bprint__m)!=0
+#define BPRINT__SUM_R(n, ...) bprint__m=0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__),\
+bprint__ld=bprint__m>>10&~bprint__m&31
 #define BPRINT__SUM_V(n, ...) bprint__ld=0 BPRINT__MAPX(n, BPRINT__ANY_LD, __VA_ARGS__)
 #define BPRINT__SUM_X BPRINT__SUM_V
-#define BPRINT__SPREAD(k, a) |(bprint__t##k*0x40201&0x100401)<<(k-1)
-#define BPRINT__ANY_LD(k, a) |((bprint__t##k&5)==4)
-#define BPRINT__MASKS_R(n, ...) bprint__m&1023,bprint__m>>10&1023,bprint__m>>20
+#define BPRINT__SPREAD(k, a) |bprint__t##k<<k
+#define BPRINT__ANY_LD(k, a) |((bprint__t##k&1025)==1024)
+#define BPRINT__MASKS_R(n, ...) bprint__m&31,bprint__m>>5&31,bprint__m>>10&31
 #define BPRINT__MASKS_V(n, ...) BPRINT__MASK(n, K8, __VA_ARGS__),		\
 	BPRINT__MASK(n, KCHAR, __VA_ARGS__), BPRINT__MASK(n, KFP, __VA_ARGS__)
 #define BPRINT__MASKS_X BPRINT__MASKS_V
-#define BPRINT__CALL_R(n, ...) BPRINT__CAT(bprint__w, n)(&bprint__site		\
-	BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__),BPRINT__FIRST(__VA_ARGS__));
+#define BPRINT__CALL_R(n, ...) BPRINT__CAT(bprint__w, n)(&bprint__s BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__),BPRINT__FIRST(__VA_ARGS__));
 #define BPRINT__CALL_V(n, ...) {						\
 	const uint64_t bprint__ws[] = {0 BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__)}; \
-	bprint__wv(&bprint__site,bprint__ws+1,BPRINT__FIRST(__VA_ARGS__)); }
+	bprint__wv(&bprint__s,bprint__ws+1,BPRINT__FIRST(__VA_ARGS__)); }
 #define BPRINT__CALL_X(n, ...) {						\
 	BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format"); }
 #define BPRINT__WORDS(k, a) ,BPRINT__WORD(k, a)
@@ -237,14 +228,14 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * first three.
  */
 #define BPRINT__K8 1u
-#define BPRINT__KCHAR 2u
-#define BPRINT__KFP 4u
-#define BPRINT__KFLOAT 8u
+#define BPRINT__KCHAR 32u
+#define BPRINT__KFP 1024u
+#define BPRINT__KFLOAT 32768u
 #define BPRINT__KINDS(k, a) bprint__t##k=BPRINT__KIND(a),
 #define BPRINT__MASK(n, bit, ...) (0 BPRINT__MAPX(n, BPRINT__MASK_##bit, __VA_ARGS__))
-#define BPRINT__MASK_K8(k, a) |(bprint__t##k&1ull)<<(k-1)
-#define BPRINT__MASK_KCHAR(k, a) |(bprint__t##k>>1&1ull)<<(k-1)
-#define BPRINT__MASK_KFP(k, a) |(bprint__t##k>>2&1ull)<<(k-1)
+#define BPRINT__MASK_K8(k, a) |(bprint__t##k&1ull)<<k
+#define BPRINT__MASK_KCHAR(k, a) |(bprint__t##k>>5&1ull)<<k
+#define BPRINT__MASK_KFP(k, a) |(bprint__t##k>>10&1ull)<<k
 
 /*
  * For a site whose format is not a constant, with only 4- and 8-byte
@@ -347,16 +338,26 @@ BP_API uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, in
  * record is written there as the site's enabled allows, or handed on as
  * bprint__call() and bprint__call_fmt() hand theirs.
  */
-BP_API void bprint__w0(struct bprint_site *site, const char *fmt);
-BP_API void bprint__w1(struct bprint_site *site, uint64_t a, const char *fmt);
-BP_API void bprint__w2(struct bprint_site *site, uint64_t a, uint64_t b, const char *fmt);
+/*
+ * To a call site, its call is unlikely (cold): the branch to it is laid
+ * out as __builtin_expect(..., 0) would, with no text in the site.  The
+ * library, which defines them (BPRINT__WRITERS), compiles them as usual.
+ */
+#ifdef BPRINT__WRITERS
+#define BPRINT__UNLIKELY
+#else
+#define BPRINT__UNLIKELY __attribute__((cold))
+#endif
+BP_API void bprint__w0(struct bprint_site *site, const char *fmt) BPRINT__UNLIKELY;
+BP_API void bprint__w1(struct bprint_site *site, uint64_t a, const char *fmt) BPRINT__UNLIKELY;
+BP_API void bprint__w2(struct bprint_site *site, uint64_t a, uint64_t b, const char *fmt) BPRINT__UNLIKELY;
 BP_API void bprint__w3(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c,
-		       const char *fmt);
+		       const char *fmt) BPRINT__UNLIKELY;
 BP_API void bprint__w4(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
-		       const char *fmt);
+		       const char *fmt) BPRINT__UNLIKELY;
 BP_API void bprint__w5(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
-		       uint64_t e, const char *fmt);
-BP_API void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt);
+		       uint64_t e, const char *fmt) BPRINT__UNLIKELY;
+BP_API void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt) BPRINT__UNLIKELY;
 
 /* An argument's word, written once: its kind's constant folds it to a move. */
 #define BPRINT__INLINE static inline __attribute__((always_inline))
@@ -431,15 +432,13 @@ extern "C" {
  * takes an 8-byte slot if it is wider than 4 bytes as varargs take it
  * (the conditional decays an array), else a 4-byte one.
  */
-#define BPRINT__KIND(x) _Generic((x),char:2,signed char:2,unsigned char:2,float:13,double:5,\
-	long double:4,char*:3,const char*:3,signed char*:3,const signed char*:3,unsigned char*:3,\
-	const unsigned char*:3,default:sizeof(1?(x):(x))>4)
+#define BPRINT__KIND(x) _Generic((x),char:32,float:33793,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?(x):(x))>4)
 
 /*
  * Local k's word (an integer's value, a double's bits, a pointer's
  * address), by its size and kind: a float is passed as a double.
  */
-BPRINT__INLINE uint64_t bprint__word(const void *local, unsigned t)
+BPRINT__INLINE uint64_t bprint__v(const void *local, unsigned t)
 {
 	uint64_t u8;
 	uint32_t u4;
@@ -456,7 +455,7 @@ BPRINT__INLINE uint64_t bprint__word(const void *local, unsigned t)
 	__builtin_memcpy(&u4, local, 4u);
 	return u4;
 }
-#define BPRINT__WORD(k, a) bprint__word(&(__typeof__(1?(a):(a))){a},bprint__t##k)
+#define BPRINT__WORD(k, a) bprint__v(&(__typeof__(1?(a):(a))){a},bprint__t##k)
 
 
 #endif /* __cplusplus */
@@ -561,70 +560,70 @@ BPRINT__INLINE uint64_t bprint__word(const void *local, unsigned t)
 #define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
 #define BPRINT__CAT_(a, b) a##b
 #define BPRINT__MAPX_0(m, f)
-#define BPRINT__MAPX_1(m, f, a) m(1, a)
-#define BPRINT__MAPX_2(m, f, a, ...) m(2, a) BPRINT__MAPX_1(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_3(m, f, a, ...) m(3, a) BPRINT__MAPX_2(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_4(m, f, a, ...) m(4, a) BPRINT__MAPX_3(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_5(m, f, a, ...) m(5, a) BPRINT__MAPX_4(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_6(m, f, a, ...) m(6, a) BPRINT__MAPX_5(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_7(m, f, a, ...) m(7, a) BPRINT__MAPX_6(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_8(m, f, a, ...) m(8, a) BPRINT__MAPX_7(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_9(m, f, a, ...) m(9, a) BPRINT__MAPX_8(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_10(m, f, a, ...) m(10, a) BPRINT__MAPX_9(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_11(m, f, a, ...) m(11, a) BPRINT__MAPX_10(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_12(m, f, a, ...) m(12, a) BPRINT__MAPX_11(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_13(m, f, a, ...) m(13, a) BPRINT__MAPX_12(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_14(m, f, a, ...) m(14, a) BPRINT__MAPX_13(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_15(m, f, a, ...) m(15, a) BPRINT__MAPX_14(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_16(m, f, a, ...) m(16, a) BPRINT__MAPX_15(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_17(m, f, a, ...) m(17, a) BPRINT__MAPX_16(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_18(m, f, a, ...) m(18, a) BPRINT__MAPX_17(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_19(m, f, a, ...) m(19, a) BPRINT__MAPX_18(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_20(m, f, a, ...) m(20, a) BPRINT__MAPX_19(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_21(m, f, a, ...) m(21, a) BPRINT__MAPX_20(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_22(m, f, a, ...) m(22, a) BPRINT__MAPX_21(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_23(m, f, a, ...) m(23, a) BPRINT__MAPX_22(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_24(m, f, a, ...) m(24, a) BPRINT__MAPX_23(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_25(m, f, a, ...) m(25, a) BPRINT__MAPX_24(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_26(m, f, a, ...) m(26, a) BPRINT__MAPX_25(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_27(m, f, a, ...) m(27, a) BPRINT__MAPX_26(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_28(m, f, a, ...) m(28, a) BPRINT__MAPX_27(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_29(m, f, a, ...) m(29, a) BPRINT__MAPX_28(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_30(m, f, a, ...) m(30, a) BPRINT__MAPX_29(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_31(m, f, a, ...) m(31, a) BPRINT__MAPX_30(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_32(m, f, a, ...) m(32, a) BPRINT__MAPX_31(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_33(m, f, a, ...) m(33, a) BPRINT__MAPX_32(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_34(m, f, a, ...) m(34, a) BPRINT__MAPX_33(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_35(m, f, a, ...) m(35, a) BPRINT__MAPX_34(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_36(m, f, a, ...) m(36, a) BPRINT__MAPX_35(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_37(m, f, a, ...) m(37, a) BPRINT__MAPX_36(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_38(m, f, a, ...) m(38, a) BPRINT__MAPX_37(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_39(m, f, a, ...) m(39, a) BPRINT__MAPX_38(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_40(m, f, a, ...) m(40, a) BPRINT__MAPX_39(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_41(m, f, a, ...) m(41, a) BPRINT__MAPX_40(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_42(m, f, a, ...) m(42, a) BPRINT__MAPX_41(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_43(m, f, a, ...) m(43, a) BPRINT__MAPX_42(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_44(m, f, a, ...) m(44, a) BPRINT__MAPX_43(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_45(m, f, a, ...) m(45, a) BPRINT__MAPX_44(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_46(m, f, a, ...) m(46, a) BPRINT__MAPX_45(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_47(m, f, a, ...) m(47, a) BPRINT__MAPX_46(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_48(m, f, a, ...) m(48, a) BPRINT__MAPX_47(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_49(m, f, a, ...) m(49, a) BPRINT__MAPX_48(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_50(m, f, a, ...) m(50, a) BPRINT__MAPX_49(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_51(m, f, a, ...) m(51, a) BPRINT__MAPX_50(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_52(m, f, a, ...) m(52, a) BPRINT__MAPX_51(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_53(m, f, a, ...) m(53, a) BPRINT__MAPX_52(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_54(m, f, a, ...) m(54, a) BPRINT__MAPX_53(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_55(m, f, a, ...) m(55, a) BPRINT__MAPX_54(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_56(m, f, a, ...) m(56, a) BPRINT__MAPX_55(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_57(m, f, a, ...) m(57, a) BPRINT__MAPX_56(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_58(m, f, a, ...) m(58, a) BPRINT__MAPX_57(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_59(m, f, a, ...) m(59, a) BPRINT__MAPX_58(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_60(m, f, a, ...) m(60, a) BPRINT__MAPX_59(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_61(m, f, a, ...) m(61, a) BPRINT__MAPX_60(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_62(m, f, a, ...) m(62, a) BPRINT__MAPX_61(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_63(m, f, a, ...) m(63, a) BPRINT__MAPX_62(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_64(m, f, a, ...) m(64, a) BPRINT__MAPX_63(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_1(m, f, a) m(0, a)
+#define BPRINT__MAPX_2(m, f, a, ...) m(1, a)BPRINT__MAPX_1(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_3(m, f, a, ...) m(2, a)BPRINT__MAPX_2(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_4(m, f, a, ...) m(3, a)BPRINT__MAPX_3(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_5(m, f, a, ...) m(4, a)BPRINT__MAPX_4(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_6(m, f, a, ...) m(5, a)BPRINT__MAPX_5(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_7(m, f, a, ...) m(6, a)BPRINT__MAPX_6(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_8(m, f, a, ...) m(7, a)BPRINT__MAPX_7(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_9(m, f, a, ...) m(8, a)BPRINT__MAPX_8(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_10(m, f, a, ...) m(9, a)BPRINT__MAPX_9(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_11(m, f, a, ...) m(10, a)BPRINT__MAPX_10(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_12(m, f, a, ...) m(11, a)BPRINT__MAPX_11(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_13(m, f, a, ...) m(12, a)BPRINT__MAPX_12(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_14(m, f, a, ...) m(13, a)BPRINT__MAPX_13(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_15(m, f, a, ...) m(14, a)BPRINT__MAPX_14(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_16(m, f, a, ...) m(15, a)BPRINT__MAPX_15(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_17(m, f, a, ...) m(16, a)BPRINT__MAPX_16(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_18(m, f, a, ...) m(17, a)BPRINT__MAPX_17(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_19(m, f, a, ...) m(18, a)BPRINT__MAPX_18(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_20(m, f, a, ...) m(19, a)BPRINT__MAPX_19(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_21(m, f, a, ...) m(20, a)BPRINT__MAPX_20(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_22(m, f, a, ...) m(21, a)BPRINT__MAPX_21(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_23(m, f, a, ...) m(22, a)BPRINT__MAPX_22(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_24(m, f, a, ...) m(23, a)BPRINT__MAPX_23(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_25(m, f, a, ...) m(24, a)BPRINT__MAPX_24(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_26(m, f, a, ...) m(25, a)BPRINT__MAPX_25(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_27(m, f, a, ...) m(26, a)BPRINT__MAPX_26(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_28(m, f, a, ...) m(27, a)BPRINT__MAPX_27(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_29(m, f, a, ...) m(28, a)BPRINT__MAPX_28(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_30(m, f, a, ...) m(29, a)BPRINT__MAPX_29(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_31(m, f, a, ...) m(30, a)BPRINT__MAPX_30(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_32(m, f, a, ...) m(31, a)BPRINT__MAPX_31(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_33(m, f, a, ...) m(32, a)BPRINT__MAPX_32(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_34(m, f, a, ...) m(33, a)BPRINT__MAPX_33(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_35(m, f, a, ...) m(34, a)BPRINT__MAPX_34(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_36(m, f, a, ...) m(35, a)BPRINT__MAPX_35(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_37(m, f, a, ...) m(36, a)BPRINT__MAPX_36(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_38(m, f, a, ...) m(37, a)BPRINT__MAPX_37(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_39(m, f, a, ...) m(38, a)BPRINT__MAPX_38(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_40(m, f, a, ...) m(39, a)BPRINT__MAPX_39(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_41(m, f, a, ...) m(40, a)BPRINT__MAPX_40(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_42(m, f, a, ...) m(41, a)BPRINT__MAPX_41(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_43(m, f, a, ...) m(42, a)BPRINT__MAPX_42(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_44(m, f, a, ...) m(43, a)BPRINT__MAPX_43(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_45(m, f, a, ...) m(44, a)BPRINT__MAPX_44(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_46(m, f, a, ...) m(45, a)BPRINT__MAPX_45(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_47(m, f, a, ...) m(46, a)BPRINT__MAPX_46(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_48(m, f, a, ...) m(47, a)BPRINT__MAPX_47(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_49(m, f, a, ...) m(48, a)BPRINT__MAPX_48(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_50(m, f, a, ...) m(49, a)BPRINT__MAPX_49(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_51(m, f, a, ...) m(50, a)BPRINT__MAPX_50(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_52(m, f, a, ...) m(51, a)BPRINT__MAPX_51(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_53(m, f, a, ...) m(52, a)BPRINT__MAPX_52(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_54(m, f, a, ...) m(53, a)BPRINT__MAPX_53(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_55(m, f, a, ...) m(54, a)BPRINT__MAPX_54(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_56(m, f, a, ...) m(55, a)BPRINT__MAPX_55(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_57(m, f, a, ...) m(56, a)BPRINT__MAPX_56(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_58(m, f, a, ...) m(57, a)BPRINT__MAPX_57(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_59(m, f, a, ...) m(58, a)BPRINT__MAPX_58(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_60(m, f, a, ...) m(59, a)BPRINT__MAPX_59(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_61(m, f, a, ...) m(60, a)BPRINT__MAPX_60(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_62(m, f, a, ...) m(61, a)BPRINT__MAPX_61(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_63(m, f, a, ...) m(62, a)BPRINT__MAPX_62(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_64(m, f, a, ...) m(63, a)BPRINT__MAPX_63(m, f, __VA_ARGS__)
 /* Past the limit: the static assertion says so, nothing else fails. */
 #define BPRINT__MAPX_65(...)
 #define BPRINT__MAPX_66(...)

@@ -11,6 +11,7 @@
  * Every program with a call site links this file (each site has its
  * out-of-line call), so a library it dlopen()s finds all of them.
  */
+#define BPRINT__WRITERS 1	/* the call sites' calls are defined here: not cold */
 #include "trace/emit.h"
 #include "trace/site.h"
 #include "trace/tracer.h"
