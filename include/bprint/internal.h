@@ -182,14 +182,127 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * break in it is one).  The load of bprint__s.enabled, the site's, is an
  * acquire: registration's head and flags come with the value.
  */
-#define BPRINT__PRINTK(...) BPRINT__PRINTK_N(BPRINT__NARGS(__VA_ARGS__), __VA_ARGS__)
-#define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, BPRINT__REGS(n), __VA_ARGS__)
-#define BPRINT__PRINTK_(n, r, ...) BPRINT__PRINTK__(n, r, __VA_ARGS__)
+#define BPRINT__PRINTK(...) BPRINT__PICK(__VA_ARGS__, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__V64, BPRINT__V63, BPRINT__V62, BPRINT__V61, BPRINT__V60, BPRINT__V59, BPRINT__V58, BPRINT__V57, BPRINT__V56, BPRINT__V55, BPRINT__V54, BPRINT__V53, BPRINT__V52, BPRINT__V51, BPRINT__V50, BPRINT__V49, BPRINT__V48, BPRINT__V47, BPRINT__V46, BPRINT__V45, BPRINT__V44, BPRINT__V43, BPRINT__V42, BPRINT__V41, BPRINT__V40, BPRINT__V39, BPRINT__V38, BPRINT__V37, BPRINT__V36, BPRINT__V35, BPRINT__V34, BPRINT__V33, BPRINT__V32, BPRINT__V31, BPRINT__V30, BPRINT__V29, BPRINT__V28, BPRINT__V27, BPRINT__V26, BPRINT__V25, BPRINT__V24, BPRINT__V23, BPRINT__V22, BPRINT__V21, BPRINT__V20, BPRINT__V19, BPRINT__V18, BPRINT__V17, BPRINT__V16, BPRINT__V15, BPRINT__V14, BPRINT__V13, BPRINT__V12, BPRINT__V11, BPRINT__V10, BPRINT__V9, BPRINT__V8, BPRINT__V7, BPRINT__V6, BPRINT__R5, BPRINT__R4, BPRINT__R3, BPRINT__R2, BPRINT__R1, BPRINT__R0, 0)(__VA_ARGS__)
+/* Up to five arguments: each arity its macro, the arguments named (no ladder to walk). */
+#define BPRINT__R(n, f, args, ...)						\
+	do{BPRINT__CONSTS(n, args)\
+	BPRINT__SITE(bprint__s, f, 0, n, BPRINT__M&31,BPRINT__M>>5&31,BPRINT__M>>10&31);\
+	if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE)){\
+	if(BPRINT__LD)bprint__call_fmt(&bprint__s,__VA_ARGS__);else bprint__w##n(&bprint__s BPRINT__WORDS##n args,f);}}while(0)
+#define BPRINT__R0(f) BPRINT__R(0, f, (), f)
+#define BPRINT__R1(f, a) BPRINT__R(1, f, (a), f, a)
+#define BPRINT__R2(f, a, b) BPRINT__R(2, f, (a, b), f, a, b)
+#define BPRINT__R3(f, a, b, c) BPRINT__R(3, f, (a, b, c), f, a, b, c)
+#define BPRINT__R4(f, a, b, c, d) BPRINT__R(4, f, (a, b, c, d), f, a, b, c, d)
+#define BPRINT__R5(f, a, b, c, d, e) BPRINT__R(5, f, (a, b, c, d, e), f, a, b, c, d, e)
+#define BPRINT__KINDS0()
+#define BPRINT__KINDS1(a) bprint__t0=BPRINT__KIND(a),
+#define BPRINT__KINDS2(a, b) bprint__t1=BPRINT__KIND(a),bprint__t0=BPRINT__KIND(b),
+#define BPRINT__KINDS3(a, b, c) bprint__t2=BPRINT__KIND(a),BPRINT__KINDS2(b, c)
+#define BPRINT__KINDS4(a, b, c, d) bprint__t3=BPRINT__KIND(a),BPRINT__KINDS3(b, c, d)
+#define BPRINT__KINDS5(a, b, c, d, e) bprint__t4=BPRINT__KIND(a),BPRINT__KINDS4(b, c, d, e)
+#define BPRINT__SPREAD0
+#define BPRINT__SPREAD1 |bprint__t0
+#define BPRINT__SPREAD2 |bprint__t1<<1|bprint__t0
+#define BPRINT__SPREAD3 |bprint__t2<<2|bprint__t1<<1|bprint__t0
+#define BPRINT__SPREAD4 |bprint__t3<<3|bprint__t2<<2|bprint__t1<<1|bprint__t0
+#define BPRINT__SPREAD5 |bprint__t4<<4|bprint__t3<<3|bprint__t2<<2|bprint__t1<<1|bprint__t0
+#define BPRINT__WORDS0()
+#define BPRINT__WORDS1(a) ,BPRINT__WORD(0, a)
+#define BPRINT__WORDS2(a, b) ,BPRINT__WORD(1, a),BPRINT__WORD(0, b)
+#define BPRINT__WORDS3(a, b, c) ,BPRINT__WORD(2, a)BPRINT__WORDS2(b, c)
+#define BPRINT__WORDS4(a, b, c, d) ,BPRINT__WORD(3, a)BPRINT__WORDS3(b, c, d)
+#define BPRINT__WORDS5(a, b, c, d, e) ,BPRINT__WORD(4, a)BPRINT__WORDS4(b, c, d, e)
+/*
+ * The site's constants, its masks packed (BPRINT__M: argsig, argchar and
+ * argfp 5 bits apart) and whether a long double is among them
+ * (BPRINT__LD): in C an enum of each argument's kind and their sum; in
+ * C++ a typedef of the one bprint__sig instance of the arguments' types,
+ * which every site of those types shares (a local enum, a type of its
+ * own a site, costs g++ and clang++ several times as much).
+ */
+#ifdef __cplusplus
+#define BPRINT__CONSTS(n, args) typedef bprint__sig<BPRINT__TYPES##n args> bprint__k;
+#define BPRINT__M bprint__k::m
+#define BPRINT__LD bprint__k::ld
+#define BPRINT__TYPES0()
+#define BPRINT__TYPES1(a) decltype((a))
+#define BPRINT__TYPES2(a, b) decltype((a)),decltype((b))
+#define BPRINT__TYPES3(a, b, c) decltype((a)),BPRINT__TYPES2(b, c)
+#define BPRINT__TYPES4(a, b, c, d) decltype((a)),BPRINT__TYPES3(b, c, d)
+#define BPRINT__TYPES5(a, b, c, d, e) decltype((a)),BPRINT__TYPES4(b, c, d, e)
+#else
+#define BPRINT__CONSTS(n, args) \
+	enum{BPRINT__KINDS##n args bprint__m=0 BPRINT__SPREAD##n,bprint__ld=bprint__m>>10&~bprint__m&31};
+#define BPRINT__M bprint__m
+#define BPRINT__LD bprint__ld
+#endif
+/* Six to 64: the counted ladder (BPRINT__MAPX), the words in an array; past 64, the assertion. */
+#define BPRINT__X(...) do{BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format");}while(0)
 #define BPRINT__PRINTK__(n, r, ...)						\
 	do{enum{BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)BPRINT__SUM_##r(n, __VA_ARGS__)};\
 	BPRINT__SITE(bprint__s, BPRINT__FIRST(__VA_ARGS__), 0, n, BPRINT__MASKS_##r(n, __VA_ARGS__));\
 	if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE)){\
 	if(bprint__ld)bprint__call_fmt(&bprint__s,__VA_ARGS__);else BPRINT__CALL_##r(n, __VA_ARGS__)}}while(0)
+#define BPRINT__V6(...) BPRINT__PRINTK__(6, V, __VA_ARGS__)
+#define BPRINT__V7(...) BPRINT__PRINTK__(7, V, __VA_ARGS__)
+#define BPRINT__V8(...) BPRINT__PRINTK__(8, V, __VA_ARGS__)
+#define BPRINT__V9(...) BPRINT__PRINTK__(9, V, __VA_ARGS__)
+#define BPRINT__V10(...) BPRINT__PRINTK__(10, V, __VA_ARGS__)
+#define BPRINT__V11(...) BPRINT__PRINTK__(11, V, __VA_ARGS__)
+#define BPRINT__V12(...) BPRINT__PRINTK__(12, V, __VA_ARGS__)
+#define BPRINT__V13(...) BPRINT__PRINTK__(13, V, __VA_ARGS__)
+#define BPRINT__V14(...) BPRINT__PRINTK__(14, V, __VA_ARGS__)
+#define BPRINT__V15(...) BPRINT__PRINTK__(15, V, __VA_ARGS__)
+#define BPRINT__V16(...) BPRINT__PRINTK__(16, V, __VA_ARGS__)
+#define BPRINT__V17(...) BPRINT__PRINTK__(17, V, __VA_ARGS__)
+#define BPRINT__V18(...) BPRINT__PRINTK__(18, V, __VA_ARGS__)
+#define BPRINT__V19(...) BPRINT__PRINTK__(19, V, __VA_ARGS__)
+#define BPRINT__V20(...) BPRINT__PRINTK__(20, V, __VA_ARGS__)
+#define BPRINT__V21(...) BPRINT__PRINTK__(21, V, __VA_ARGS__)
+#define BPRINT__V22(...) BPRINT__PRINTK__(22, V, __VA_ARGS__)
+#define BPRINT__V23(...) BPRINT__PRINTK__(23, V, __VA_ARGS__)
+#define BPRINT__V24(...) BPRINT__PRINTK__(24, V, __VA_ARGS__)
+#define BPRINT__V25(...) BPRINT__PRINTK__(25, V, __VA_ARGS__)
+#define BPRINT__V26(...) BPRINT__PRINTK__(26, V, __VA_ARGS__)
+#define BPRINT__V27(...) BPRINT__PRINTK__(27, V, __VA_ARGS__)
+#define BPRINT__V28(...) BPRINT__PRINTK__(28, V, __VA_ARGS__)
+#define BPRINT__V29(...) BPRINT__PRINTK__(29, V, __VA_ARGS__)
+#define BPRINT__V30(...) BPRINT__PRINTK__(30, V, __VA_ARGS__)
+#define BPRINT__V31(...) BPRINT__PRINTK__(31, V, __VA_ARGS__)
+#define BPRINT__V32(...) BPRINT__PRINTK__(32, V, __VA_ARGS__)
+#define BPRINT__V33(...) BPRINT__PRINTK__(33, V, __VA_ARGS__)
+#define BPRINT__V34(...) BPRINT__PRINTK__(34, V, __VA_ARGS__)
+#define BPRINT__V35(...) BPRINT__PRINTK__(35, V, __VA_ARGS__)
+#define BPRINT__V36(...) BPRINT__PRINTK__(36, V, __VA_ARGS__)
+#define BPRINT__V37(...) BPRINT__PRINTK__(37, V, __VA_ARGS__)
+#define BPRINT__V38(...) BPRINT__PRINTK__(38, V, __VA_ARGS__)
+#define BPRINT__V39(...) BPRINT__PRINTK__(39, V, __VA_ARGS__)
+#define BPRINT__V40(...) BPRINT__PRINTK__(40, V, __VA_ARGS__)
+#define BPRINT__V41(...) BPRINT__PRINTK__(41, V, __VA_ARGS__)
+#define BPRINT__V42(...) BPRINT__PRINTK__(42, V, __VA_ARGS__)
+#define BPRINT__V43(...) BPRINT__PRINTK__(43, V, __VA_ARGS__)
+#define BPRINT__V44(...) BPRINT__PRINTK__(44, V, __VA_ARGS__)
+#define BPRINT__V45(...) BPRINT__PRINTK__(45, V, __VA_ARGS__)
+#define BPRINT__V46(...) BPRINT__PRINTK__(46, V, __VA_ARGS__)
+#define BPRINT__V47(...) BPRINT__PRINTK__(47, V, __VA_ARGS__)
+#define BPRINT__V48(...) BPRINT__PRINTK__(48, V, __VA_ARGS__)
+#define BPRINT__V49(...) BPRINT__PRINTK__(49, V, __VA_ARGS__)
+#define BPRINT__V50(...) BPRINT__PRINTK__(50, V, __VA_ARGS__)
+#define BPRINT__V51(...) BPRINT__PRINTK__(51, V, __VA_ARGS__)
+#define BPRINT__V52(...) BPRINT__PRINTK__(52, V, __VA_ARGS__)
+#define BPRINT__V53(...) BPRINT__PRINTK__(53, V, __VA_ARGS__)
+#define BPRINT__V54(...) BPRINT__PRINTK__(54, V, __VA_ARGS__)
+#define BPRINT__V55(...) BPRINT__PRINTK__(55, V, __VA_ARGS__)
+#define BPRINT__V56(...) BPRINT__PRINTK__(56, V, __VA_ARGS__)
+#define BPRINT__V57(...) BPRINT__PRINTK__(57, V, __VA_ARGS__)
+#define BPRINT__V58(...) BPRINT__PRINTK__(58, V, __VA_ARGS__)
+#define BPRINT__V59(...) BPRINT__PRINTK__(59, V, __VA_ARGS__)
+#define BPRINT__V60(...) BPRINT__PRINTK__(60, V, __VA_ARGS__)
+#define BPRINT__V61(...) BPRINT__PRINTK__(61, V, __VA_ARGS__)
+#define BPRINT__V62(...) BPRINT__PRINTK__(62, V, __VA_ARGS__)
+#define BPRINT__V63(...) BPRINT__PRINTK__(63, V, __VA_ARGS__)
+#define BPRINT__V64(...) BPRINT__PRINTK__(64, V, __VA_ARGS__)
 
 /*
  * By the number of arguments, BPRINT__REGS(n): up to five (R) their
@@ -423,6 +536,14 @@ template <class T> static inline uint64_t bprint__word(const T &v)
 	return bprint__word_of<bprint__arg<T>::kind>::get(v);
 }
 #define BPRINT__KIND(x) bprint__arg<decltype((x))>::bits
+/* A site's arguments' masks packed (BPRINT__CONSTS), one instance a list of types. */
+template <class... T> struct bprint__sig {
+	static constexpr unsigned m = 0, ld = 0;
+};
+template <class A, class... T> struct bprint__sig<A, T...> {
+	static constexpr unsigned m = bprint__arg<A>::bits << sizeof...(T) | bprint__sig<T...>::m;
+	static constexpr unsigned ld = m >> 10 & ~m & 31u;
+};
 #define BPRINT__WORD(k, a) bprint__word((a))
 extern "C" {
 #else
@@ -472,91 +593,7 @@ BPRINT__INLINE uint64_t bprint__v(const void *local, unsigned t)
 #define BPRINT__FIRST(...) BPRINT__FIRST_(__VA_ARGS__, 0)
 #define BPRINT__FIRST_(f, ...) f
 #define BPRINT__MAPX(n, m, ...) BPRINT__CAT(BPRINT__MAPX_, n)(m, __VA_ARGS__)
-#define BPRINT__NARGS(...) BPRINT__NARGS_(__VA_ARGS__, \
-	72, 71, 70, 69, 68, 67, 66, 65, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, \
-	53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, \
-	34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, \
-	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0)
-#define BPRINT__NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, \
-	a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, \
-	a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, \
-	a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, \
-	a63, a64, a65, a66, a67, a68, a69, a70, a71, a72, \
-	n, ...) n
-#define BPRINT__REGS(n) BPRINT__CAT(BPRINT__REGS_, n)
-#define BPRINT__REGS_0 R
-#define BPRINT__REGS_1 R
-#define BPRINT__REGS_2 R
-#define BPRINT__REGS_3 R
-#define BPRINT__REGS_4 R
-#define BPRINT__REGS_5 R
-#define BPRINT__REGS_6 V
-#define BPRINT__REGS_7 V
-#define BPRINT__REGS_8 V
-#define BPRINT__REGS_9 V
-#define BPRINT__REGS_10 V
-#define BPRINT__REGS_11 V
-#define BPRINT__REGS_12 V
-#define BPRINT__REGS_13 V
-#define BPRINT__REGS_14 V
-#define BPRINT__REGS_15 V
-#define BPRINT__REGS_16 V
-#define BPRINT__REGS_17 V
-#define BPRINT__REGS_18 V
-#define BPRINT__REGS_19 V
-#define BPRINT__REGS_20 V
-#define BPRINT__REGS_21 V
-#define BPRINT__REGS_22 V
-#define BPRINT__REGS_23 V
-#define BPRINT__REGS_24 V
-#define BPRINT__REGS_25 V
-#define BPRINT__REGS_26 V
-#define BPRINT__REGS_27 V
-#define BPRINT__REGS_28 V
-#define BPRINT__REGS_29 V
-#define BPRINT__REGS_30 V
-#define BPRINT__REGS_31 V
-#define BPRINT__REGS_32 V
-#define BPRINT__REGS_33 V
-#define BPRINT__REGS_34 V
-#define BPRINT__REGS_35 V
-#define BPRINT__REGS_36 V
-#define BPRINT__REGS_37 V
-#define BPRINT__REGS_38 V
-#define BPRINT__REGS_39 V
-#define BPRINT__REGS_40 V
-#define BPRINT__REGS_41 V
-#define BPRINT__REGS_42 V
-#define BPRINT__REGS_43 V
-#define BPRINT__REGS_44 V
-#define BPRINT__REGS_45 V
-#define BPRINT__REGS_46 V
-#define BPRINT__REGS_47 V
-#define BPRINT__REGS_48 V
-#define BPRINT__REGS_49 V
-#define BPRINT__REGS_50 V
-#define BPRINT__REGS_51 V
-#define BPRINT__REGS_52 V
-#define BPRINT__REGS_53 V
-#define BPRINT__REGS_54 V
-#define BPRINT__REGS_55 V
-#define BPRINT__REGS_56 V
-#define BPRINT__REGS_57 V
-#define BPRINT__REGS_58 V
-#define BPRINT__REGS_59 V
-#define BPRINT__REGS_60 V
-#define BPRINT__REGS_61 V
-#define BPRINT__REGS_62 V
-#define BPRINT__REGS_63 V
-#define BPRINT__REGS_64 V
-#define BPRINT__REGS_65 X
-#define BPRINT__REGS_66 X
-#define BPRINT__REGS_67 X
-#define BPRINT__REGS_68 X
-#define BPRINT__REGS_69 X
-#define BPRINT__REGS_70 X
-#define BPRINT__REGS_71 X
-#define BPRINT__REGS_72 X
+#define BPRINT__PICK(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65, a66, a67, a68, a69, a70, a71, a72, m, ...) m
 #define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
 #define BPRINT__CAT_(a, b) a##b
 #define BPRINT__MAPX_0(m, f)
