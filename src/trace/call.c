@@ -412,7 +412,7 @@ static inline uint32_t slot_bytes(uint64_t sig, unsigned n)
  * the call out of line.  Apart from the straight line of the usual call.
  */
 __attribute__((always_inline))
-static inline void write_other(struct bprint_site *site, const char *fmt, const uint64_t *w,
+static inline bool write_other(struct bprint_site *site, const char *fmt, const uint64_t *w,
 			       unsigned n)
 {
 	uint8_t on = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
@@ -423,43 +423,42 @@ static inline void write_other(struct bprint_site *site, const char *fmt, const 
 	if (site->format)
 		fmt = NULL;
 	if (__builtin_expect(n > 32u || site->nargs != n, 0))
-		goto call;
+		return false;
 	if (fmt) {
 		/* as the cache's plan takes them: 4- and 8-byte slots, chars as 4 */
 		if (chars & sig)
-			goto call;
+			return false;
 		r = bprint__open_format(site, fmt);
 		if (__builtin_expect(r.p == NULL, 0))
-			goto call;
+			return false;
 		put_slots(r.p, sig, w, n);
 		bp_window_close_var(slot_bytes(sig, n));
-		return;
+		return true;
 	}
 	if (!chars || on == BPRINT__SITE_ON_FAST) {
 		if (on != BPRINT__SITE_ON_FAST && on != BPRINT__SITE_ON_CHARS)
-			goto call;
+			return false;
 		r = open_room_inline(site->head, slot_bytes(sig, n));
 		if (__builtin_expect(r.p == NULL, 0))
-			goto call;
+			return false;
 		put_slots(r.p, sig, w, n);
 		bp_window_close_var(slot_bytes(sig, n));
-		return;
+		return true;
 	}
 	if ((chars & sig) ? on != BPRINT__SITE_ON_CHARS
 			  : on != BPRINT__SITE_ON_CHARS && on != BPRINT__SITE_ON_FAST)
-		goto call;
+		return false;
 	r = open_room_inline(site->head, 8u * n + 4u);
 	if (__builtin_expect(r.p != NULL, 1)) {
 		uint32_t bytes = put_chars(site, r, on, w, n, true);
 
 		if (__builtin_expect(bytes != 0, 1)) {
 			bp_window_close_var(bytes);
-			return;
+			return true;
 		}
 		bp_window_drop();
 	}
-call:
-	words_copy_call(site, fmt, w, n);
+	return false;
 }
 
 /*
@@ -468,8 +467,8 @@ call:
  * else, and a string that does not fit, by write_other().
  */
 __attribute__((always_inline))
-static inline void write_chars(struct bprint_site *site, const char *fmt, const uint64_t *w,
-			       unsigned n, bool strings)
+static inline bool write_chars(struct bprint_site *site, const uint64_t *w, unsigned n,
+			       bool strings)
 {
 	struct bprint__room r = open_room_inline(site->head, 8u * n + 4u);
 
@@ -478,11 +477,11 @@ static inline void write_chars(struct bprint_site *site, const char *fmt, const 
 
 		if (__builtin_expect(bytes != 0, 1)) {
 			bp_window_close_var(bytes);
-			return;
+			return true;
 		}
 		bp_window_drop();
 	}
-	words_copy_call(site, fmt, w, n);
+	return false;
 }
 
 /*
@@ -505,7 +504,8 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 			o += 4u;
 		}
 	}
-	write_other(site, NULL, w, n);
+	if (!write_other(site, NULL, w, n))
+		words_call(site, NULL, w, n);
 }
 
 /*
@@ -522,26 +522,37 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
  */
 #define COMMA ,
 #define WRITER(n, params, args)							\
+	__attribute__((noinline, cold)) static void again_##n(struct bprint_site *site \
+							      params, const char *fmt) \
+	{									\
+		const uint64_t w[] = { 0 args };				\
+										\
+		/* as write_other() has it: a constant format's is the site's */ \
+		words_call(site, site->format ? NULL : fmt, w + 1, n);		\
+	}									\
 	__attribute__((noinline)) static void other_##n(struct bprint_site *site	\
 							params, const char *fmt) \
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		write_other(site, fmt, w + 1, n);				\
+		if (!write_other(site, fmt, w + 1, n))				\
+			again_##n(site args, fmt);				\
 	}									\
 	__attribute__((noinline)) static void chars_##n(struct bprint_site *site	\
 							params, const char *fmt) \
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		write_chars(site, fmt, w + 1, n, true);				\
+		if (!write_chars(site, w + 1, n, true))				\
+			again_##n(site args, fmt);				\
 	}									\
 	__attribute__((noinline)) static void bytes_##n(struct bprint_site *site	\
 							params, const char *fmt) \
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		write_chars(site, fmt, w + 1, n, false);			\
+		if (!write_chars(site, w + 1, n, false))			\
+			again_##n(site args, fmt);				\
 	}									\
 	void bprint__w##n(struct bprint_site *site params, const char *fmt)	\
 	{									\
@@ -591,5 +602,6 @@ WRITER(5, COMMA uint64_t a COMMA uint64_t b COMMA uint64_t c COMMA uint64_t d CO
 /* More than five: the site's array, its nargs words. */
 void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt)
 {
-	write_other(site, fmt, w, site->nargs);
+	if (!write_other(site, fmt, w, site->nargs))
+		words_copy_call(site, fmt, w, site->nargs);
 }
