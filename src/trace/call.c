@@ -485,6 +485,35 @@ static inline bool write_chars(struct bprint_site *site, const uint64_t *w, unsi
 }
 
 /*
+ * A BPRINT__SITE_ON_CHARS site's record with chars and no strings, its
+ * length known once they are stored: written as the usual call's is,
+ * placed for the most its slots may take, the slots stored before rdtsc,
+ * then the head with its length, the time stamp and the publication.
+ * false (nothing published, the nest released) if the window cannot take
+ * it or the stamp failed: write_chars() then, which refills and retimes.
+ */
+__attribute__((always_inline))
+static inline bool write_bytes(struct bprint_site *site, const uint64_t *w, unsigned n)
+{
+	uint32_t head = site->head, bytes, *p;
+	struct bprint__room r;
+	uint64_t delta;
+
+	p = bp_window_place(BP_RING_REC_HDR_BYTES + 8u * n + 4u);
+	if (__builtin_expect(p == NULL, 0))
+		return false;
+	r.p = (unsigned char *)(p + 2);
+	r.room = 8u * n + 4u;
+	bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n, false) + BP_RING_REC_HDR_BYTES;
+	p[0] = (head & ~BP_RING_HEAD_LEN_MASK) | bytes / 4u;
+	if (__builtin_expect(!bp_window_stamp(&delta), 0))
+		return false;
+	p[1] = (uint32_t)delta;
+	bp_window_publish(bprint__tls.pending + bytes);
+	return true;
+}
+
+/*
  * A record of 4- and 8-byte slots whose time stamp failed (a delta over 32
  * bits, the window released): its words read back from the slots, and
  * the call taken by write_other(), which takes a new time base.
@@ -551,7 +580,8 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		if (!write_chars(site, w + 1, n, false))			\
+		if (!write_bytes(site, w + 1, n) &&				\
+		    !write_chars(site, w + 1, n, false))			\
 			again_##n(site args, fmt);				\
 	}									\
 	void bprint__w##n(struct bprint_site *site params, const char *fmt)	\
