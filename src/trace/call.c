@@ -417,6 +417,7 @@ static inline bool write_other(struct bprint_site *site, const char *fmt, const 
 {
 	uint8_t on = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
 	uint64_t sig = site->argsig, mask = args_mask(n);
+	uint32_t head;
 	uint64_t chars = site->argchar & mask;
 	struct bprint__room r;
 
@@ -428,7 +429,12 @@ static inline bool write_other(struct bprint_site *site, const char *fmt, const 
 		/* as the cache's plan takes them: 4- and 8-byte slots, chars as 4 */
 		if (chars & sig)
 			return false;
-		r = bprint__open_format(site, fmt);
+		/* bprint__open_format(), its window's open in line */
+		head = bprint__format_head(site, fmt);
+		if (__builtin_expect(head == 0, 0))
+			return false;
+		r = open_room_inline(head, (head & BP_RING_HEAD_LEN_MASK) * 4u -
+					   BP_RING_REC_HDR_BYTES);
 		if (__builtin_expect(r.p == NULL, 0))
 			return false;
 		put_slots(r.p, sig, w, n);
@@ -514,6 +520,40 @@ static inline bool write_bytes(struct bprint_site *site, const uint64_t *w, unsi
 }
 
 /*
+ * The same for a site with strings: placed for the least its slots take,
+ * the strings copied into what the page has left (a record's most at
+ * most), then the head, stamp and publication.  false if it did not fit
+ * or the stamp failed (nothing published): write_chars() then.
+ */
+__attribute__((always_inline))
+static inline bool write_strings(struct bprint_site *site, const uint64_t *w, unsigned n)
+{
+	uint32_t head = site->head, bytes, left, *p;
+	struct bprint__room r;
+	uint64_t delta;
+
+	p = bp_window_place(BP_RING_REC_HDR_BYTES + 8u * n + 4u);
+	if (__builtin_expect(p == NULL, 0))
+		return false;
+	left = bprint__tls.end - bprint__tls.pending - BP_RING_REC_HDR_BYTES;
+	r.p = (unsigned char *)(p + 2);
+	r.room = left < BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES
+		 ? left : BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES;
+	bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n, true);
+	if (__builtin_expect(bytes == 0, 0)) {
+		bp_window_drop();
+		return false;
+	}
+	bytes += BP_RING_REC_HDR_BYTES;
+	p[0] = (head & ~BP_RING_HEAD_LEN_MASK) | bytes / 4u;
+	if (__builtin_expect(!bp_window_stamp(&delta), 0))
+		return false;
+	p[1] = (uint32_t)delta;
+	bp_window_publish(bprint__tls.pending + bytes);
+	return true;
+}
+
+/*
  * A record of 4- and 8-byte slots whose time stamp failed (a delta over 32
  * bits, the window released): its words read back from the slots, and
  * the call taken by write_other(), which takes a new time base.
@@ -572,7 +612,8 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		if (!write_chars(site, w + 1, n, true))				\
+		if (!write_strings(site, w + 1, n) &&				\
+		    !write_chars(site, w + 1, n, true))				\
 			again_##n(site args, fmt);				\
 	}									\
 	__attribute__((noinline)) static void bytes_##n(struct bprint_site *site	\
