@@ -305,12 +305,13 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__V64(...) BPRINT__PRINTK__(64, V, __VA_ARGS__)
 
 /*
- * By the number of arguments, BPRINT__REGS(n): up to five (R) their
- * kinds summed in one constant, a plane of 10 bits for each of the
- * site's masks (BPRINT__SPREAD), and the words passed as parameters;
- * more (V), a term per argument in each mask and the words in an array;
- * past the limit (X), the static assertion.  bprint__ld: a long double
- * among them (floating point, not 8 bytes).
+ * By the number of arguments, picked by BPRINT__PICK() from the list
+ * itself: up to five (R: BPRINT__R0 .. BPRINT__R5) their kinds summed in
+ * one constant, shifted by their place, 5 bits a mask (the kinds' bits
+ * are 5 apart: BPRINT__K8 and so on), and the words passed as
+ * parameters; six to 64 (V) a term an argument in each mask and the words
+ * in an array; past 64 (X), the static assertion.  bprint__ld: a long
+ * double among them (floating point, not 8 bytes).
  */
 #define BPRINT__SUM_R(n, ...) bprint__m=0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__),\
 bprint__ld=bprint__m>>10&~bprint__m&31
@@ -498,9 +499,7 @@ static inline uint64_t bprint__double_bits(double d)
  * nullptr for %p.
  */
 template <class U> struct bprint__is_char {
-	static constexpr bool value = std::is_same<U, char>::value ||
-				      std::is_same<U, signed char>::value ||
-				      std::is_same<U, unsigned char>::value;
+	static constexpr bool value = std::is_same<U, char>::value;	/* as C's _Generic */
 };
 template <class T> struct bprint__arg {
 	typedef typename std::decay<T>::type type;
@@ -549,9 +548,12 @@ extern "C" {
 #else
 /*
  * An argument's kind (above), its one _Generic: the types it names are
- * the char types, the floating ones and the pointers to char; any other
- * takes an 8-byte slot if it is wider than 4 bytes as varargs take it
- * (the conditional decays an array), else a 4-byte one.
+ * char, the floating ones and char * and const char *; any other takes
+ * an 8-byte slot if it is wider than 4 bytes as varargs take it (the
+ * conditional decays an array), else a 4-byte one.  A signed or unsigned
+ * char, or a pointer to one, is not a char here (its %c or %s goes the
+ * words' way out of line, by the format's plan, the same bytes): the
+ * four names cost 60 bytes of every argument's text.
  */
 #define BPRINT__KIND(x) _Generic((x),char:32,float:33793,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?(x):(x))>4)
 
@@ -584,11 +586,12 @@ BPRINT__INLINE uint64_t bprint__v(const void *local, unsigned t)
 /*
  * The ladders take the whole argument list, the format first ("...",
  * never ", ##__VA_ARGS__", which ISO C and C++ reject under -Wpedantic):
- * BPRINT__FIRST() is the format, BPRINT__NARGS() counts the arguments
- * after it (up to 72, so that 65 to 72 meet the limit's assertion rather
- * than errors of the ladders), and BPRINT__MAPX(n, m, ...) calls m(k, a)
- * for every argument a after the format, k counting down from n to 1 (a
- * name for each one's local).
+ * BPRINT__FIRST() is the format, BPRINT__PICK() the macro of the number
+ * of arguments after it (up to 72, so that 65 to 72 meet the limit's
+ * assertion rather than errors of the ladders), and BPRINT__MAPX(n, m,
+ * ...) calls m(k, a) for every argument a after the format, k counting
+ * down from n-1 to 0 (a name for each one's constant, its place in the
+ * masks).
  */
 #define BPRINT__FIRST(...) BPRINT__FIRST_(__VA_ARGS__, 0)
 #define BPRINT__FIRST_(f, ...) f
