@@ -520,40 +520,6 @@ static inline bool write_bytes(struct bprint_site *site, const uint64_t *w, unsi
 }
 
 /*
- * The same for a site with strings: placed for the least its slots take,
- * the strings copied into what the page has left (a record's most at
- * most), then the head, stamp and publication.  false if it did not fit
- * or the stamp failed (nothing published): write_chars() then.
- */
-__attribute__((always_inline))
-static inline bool write_strings(struct bprint_site *site, const uint64_t *w, unsigned n)
-{
-	uint32_t head = site->head, bytes, left, *p;
-	struct bprint__room r;
-	uint64_t delta;
-
-	p = bp_window_place(BP_RING_REC_HDR_BYTES + 8u * n + 4u);
-	if (__builtin_expect(p == NULL, 0))
-		return false;
-	left = bprint__tls.end - bprint__tls.pending - BP_RING_REC_HDR_BYTES;
-	r.p = (unsigned char *)(p + 2);
-	r.room = left < BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES
-		 ? left : BP_RING_REC_MAX_WORDS * 4u - BP_RING_REC_HDR_BYTES;
-	bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n, true);
-	if (__builtin_expect(bytes == 0, 0)) {
-		bp_window_drop();
-		return false;
-	}
-	bytes += BP_RING_REC_HDR_BYTES;
-	p[0] = (head & ~BP_RING_HEAD_LEN_MASK) | bytes / 4u;
-	if (__builtin_expect(!bp_window_stamp(&delta), 0))
-		return false;
-	p[1] = (uint32_t)delta;
-	bp_window_publish(bprint__tls.pending + bytes);
-	return true;
-}
-
-/*
  * A record of 4- and 8-byte slots whose time stamp failed (a delta over 32
  * bits, the window released): its words read back from the slots, and
  * the call taken by write_other(), which takes a new time base.
@@ -612,8 +578,7 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		if (!write_strings(site, w + 1, n) &&				\
-		    !write_chars(site, w + 1, n, true))				\
+		if (!write_chars(site, w + 1, n, true))				\
 			again_##n(site args, fmt);				\
 	}									\
 	__attribute__((noinline)) static void bytes_##n(struct bprint_site *site	\
