@@ -63,7 +63,8 @@ extern "C" {
  * asks for, has its record written in that call's straight line, on the
  * thread's page (x86-64, TSC clock); so does one that also passes chars
  * for %c and pointers to char (or arrays of char) for %s without a
- * precision or with a '*' one.  Everything else (%.8s, an int for %c,
+ * precision or with a '*' one (char, not signed or unsigned char).
+ * Everything else (%.8s, an int for %c,
  * scalars of other sizes, a pointer to char for %p, %Lf, more than 32
  * arguments, and what the page cannot take) goes on out of line, with
  * the same words (a long double's call with the arguments as they are).

@@ -323,6 +323,42 @@ static inline size_t bprint__copy_string(unsigned char *d, const char *s, size_t
 }
 
 /*
+ * The same, d holding room bytes (room > bound, bound a %.*s's precision):
+ * a bound shorter than a block whose block does not cross its page, one
+ * load; the block is stored with its bytes from the bound's or the NUL's
+ * on cleared, so that nothing of the string past what the record takes
+ * lands in the ring.  Else bprint__copy_string().
+ */
+__attribute__((no_sanitize("address", "thread")))
+static inline size_t bprint__copy_string_room(unsigned char *d, size_t room, const char *s,
+					      size_t bound)
+{
+#if defined(__x86_64__)
+	if (bound < BPRINT__BLOCK && room >= BPRINT__BLOCK &&
+	    ((uintptr_t)s & 4095u) <= 4096u - BPRINT__BLOCK) {
+		const bprint__block nul = { 0 };
+		const bprint__block index = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+		bprint__block v, keep;
+		uint64_t zeros;
+		size_t n = bound;
+
+		__asm__("" : "+r"(s));
+		__builtin_memcpy(&v, s, BPRINT__BLOCK);
+		BPRINT__PIN(v);
+		if ((zeros = BPRINT__ZEROS(v)) && BPRINT__ZERO_AT(zeros) < n)
+			n = BPRINT__ZERO_AT(zeros);
+		keep = (bprint__block)(index < (char)n);
+		v &= keep;
+		__builtin_memcpy(d, &v, BPRINT__BLOCK);
+		return n;
+	}
+#else
+	(void)room;
+#endif
+	return bprint__copy_string(d, s, bound);
+}
+
+/*
  * One %s into d, in at most room bytes: the string, then its NUL; a NULL
  * as the engine prints it (its precision is none: "(null)").  Returns
  * the bytes taken, the NUL included, or 0 if they do not fit.
@@ -360,7 +396,7 @@ static inline uint32_t bprint__put_string_prec(unsigned char *d, uint32_t room, 
 	if (!s || room == 0)
 		return 0;
 	if ((uint32_t)prec < room) {
-		n = bprint__copy_string(d, s, (size_t)prec);
+		n = bprint__copy_string_room(d, room, s, (size_t)prec);
 	} else {
 		n = bprint__copy_string(d, s, room);
 		if (n == room)

@@ -143,9 +143,9 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 
 /* Written tight: a program has thousands of sites, and the compiler reads each. */
 #define BPRINT__SITE(name, fmt, k, n, ...)					\
-	static struct bprint_site name __attribute__((BPRINT__SECTION, used)) = \
-		{0x42507331u,BPRINT__LAYOUT,1,k,__LINE__,0,__FILE__,		\
-		 __builtin_constant_p(fmt)?(fmt):0,BPRINT__FUNC,0,0,0,n,0,__VA_ARGS__}
+	static struct bprint_site name __attribute__((BPRINT__SECTION,used))=\
+	{0x42507331u,BPRINT__LAYOUT,1,k,__LINE__,0,__FILE__,__builtin_constant_p(fmt)?(fmt):0,\
+	BPRINT__FUNC,0,0,0,n,0,__VA_ARGS__}
 
 /*
  * site->flags (internal): arguments may come as 64-bit words; the call
@@ -178,50 +178,155 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * prototype has the printf format attribute, is in every site's text
  * (in the branch its constants do not take) as its format check.  The
  * call's text is written tight: its whitespace is what the preprocessor
- * hands the compiler, once a site.
+ * hands the compiler, once a site (so it has no spaces: a line
+ * break in it is one).  The load of bprint__s.enabled, the site's, is an
+ * acquire: registration's head and flags come with the value.
  */
-#define BPRINT__PRINTK(...) BPRINT__PRINTK_N(BPRINT__NARGS(__VA_ARGS__), __VA_ARGS__)
-#define BPRINT__PRINTK_N(n, ...) BPRINT__PRINTK_(n, BPRINT__REGS(n), __VA_ARGS__)
-#define BPRINT__PRINTK_(n, r, ...) BPRINT__PRINTK__(n, r, __VA_ARGS__)
+#define BPRINT__PRINTK(...) BPRINT__PICK(__VA_ARGS__, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__V64, BPRINT__V63, BPRINT__V62, BPRINT__V61, BPRINT__V60, BPRINT__V59, BPRINT__V58, BPRINT__V57, BPRINT__V56, BPRINT__V55, BPRINT__V54, BPRINT__V53, BPRINT__V52, BPRINT__V51, BPRINT__V50, BPRINT__V49, BPRINT__V48, BPRINT__V47, BPRINT__V46, BPRINT__V45, BPRINT__V44, BPRINT__V43, BPRINT__V42, BPRINT__V41, BPRINT__V40, BPRINT__V39, BPRINT__V38, BPRINT__V37, BPRINT__V36, BPRINT__V35, BPRINT__V34, BPRINT__V33, BPRINT__V32, BPRINT__V31, BPRINT__V30, BPRINT__V29, BPRINT__V28, BPRINT__V27, BPRINT__V26, BPRINT__V25, BPRINT__V24, BPRINT__V23, BPRINT__V22, BPRINT__V21, BPRINT__V20, BPRINT__V19, BPRINT__V18, BPRINT__V17, BPRINT__V16, BPRINT__V15, BPRINT__V14, BPRINT__V13, BPRINT__V12, BPRINT__V11, BPRINT__V10, BPRINT__V9, BPRINT__V8, BPRINT__V7, BPRINT__V6, BPRINT__R5, BPRINT__R4, BPRINT__R3, BPRINT__R2, BPRINT__R1, BPRINT__R0, 0)(__VA_ARGS__)
+/* Up to five arguments: each arity its macro, the arguments named (no ladder to walk). */
+#define BPRINT__R(n, f, args, ...)						\
+	do{BPRINT__CONSTS(n, args)\
+	BPRINT__SITE(bprint__s, f, 0, n, BPRINT__M&31,BPRINT__M>>5&31,BPRINT__M>>10&31);\
+	if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE)){\
+	if(BPRINT__LD)bprint__call_fmt(&bprint__s,__VA_ARGS__);else bprint__w##n(&bprint__s BPRINT__WORDS##n args,f);}}while(0)
+#define BPRINT__R0(f) BPRINT__R(0, f, (), f)
+#define BPRINT__R1(f, a) BPRINT__R(1, f, (a), f, a)
+#define BPRINT__R2(f, a, b) BPRINT__R(2, f, (a, b), f, a, b)
+#define BPRINT__R3(f, a, b, c) BPRINT__R(3, f, (a, b, c), f, a, b, c)
+#define BPRINT__R4(f, a, b, c, d) BPRINT__R(4, f, (a, b, c, d), f, a, b, c, d)
+#define BPRINT__R5(f, a, b, c, d, e) BPRINT__R(5, f, (a, b, c, d, e), f, a, b, c, d, e)
+#define BPRINT__KINDS0()
+#define BPRINT__KINDS1(a) bprint__t0=BPRINT__KIND(a),
+#define BPRINT__KINDS2(a, b) bprint__t1=BPRINT__KIND(a),bprint__t0=BPRINT__KIND(b),
+#define BPRINT__KINDS3(a, b, c) bprint__t2=BPRINT__KIND(a),BPRINT__KINDS2(b, c)
+#define BPRINT__KINDS4(a, b, c, d) bprint__t3=BPRINT__KIND(a),BPRINT__KINDS3(b, c, d)
+#define BPRINT__KINDS5(a, b, c, d, e) bprint__t4=BPRINT__KIND(a),BPRINT__KINDS4(b, c, d, e)
+#define BPRINT__SPREAD0
+#define BPRINT__SPREAD1 |bprint__t0
+#define BPRINT__SPREAD2 |bprint__t1<<1|bprint__t0
+#define BPRINT__SPREAD3 |bprint__t2<<2|bprint__t1<<1|bprint__t0
+#define BPRINT__SPREAD4 |bprint__t3<<3|bprint__t2<<2|bprint__t1<<1|bprint__t0
+#define BPRINT__SPREAD5 |bprint__t4<<4|bprint__t3<<3|bprint__t2<<2|bprint__t1<<1|bprint__t0
+#define BPRINT__WORDS0()
+#define BPRINT__WORDS1(a) ,BPRINT__WORD(0, a)
+#define BPRINT__WORDS2(a, b) ,BPRINT__WORD(1, a),BPRINT__WORD(0, b)
+#define BPRINT__WORDS3(a, b, c) ,BPRINT__WORD(2, a)BPRINT__WORDS2(b, c)
+#define BPRINT__WORDS4(a, b, c, d) ,BPRINT__WORD(3, a)BPRINT__WORDS3(b, c, d)
+#define BPRINT__WORDS5(a, b, c, d, e) ,BPRINT__WORD(4, a)BPRINT__WORDS4(b, c, d, e)
+/*
+ * The site's constants, its masks packed (BPRINT__M: argsig, argchar and
+ * argfp 5 bits apart) and whether a long double is among them
+ * (BPRINT__LD): in C an enum of each argument's kind and their sum; in
+ * C++ a typedef of the one bprint__sig instance of the arguments' types,
+ * which every site of those types shares (a local enum, a type of its
+ * own a site, costs g++ and clang++ several times as much).
+ */
+#ifdef __cplusplus
+#define BPRINT__CONSTS(n, args) typedef bprint__sig<BPRINT__TYPES##n args> bprint__k;
+#define BPRINT__M bprint__k::m
+#define BPRINT__LD bprint__k::ld
+#define BPRINT__TYPES0()
+#define BPRINT__TYPES1(a) decltype((a))
+#define BPRINT__TYPES2(a, b) decltype((a)),decltype((b))
+#define BPRINT__TYPES3(a, b, c) decltype((a)),BPRINT__TYPES2(b, c)
+#define BPRINT__TYPES4(a, b, c, d) decltype((a)),BPRINT__TYPES3(b, c, d)
+#define BPRINT__TYPES5(a, b, c, d, e) decltype((a)),BPRINT__TYPES4(b, c, d, e)
+#else
+#define BPRINT__CONSTS(n, args) \
+	enum{BPRINT__KINDS##n args bprint__m=0 BPRINT__SPREAD##n,bprint__ld=bprint__m>>10&~bprint__m&31};
+#define BPRINT__M bprint__m
+#define BPRINT__LD bprint__ld
+#endif
+/* Six to 64: the counted ladder (BPRINT__MAPX), the words in an array; past 64, the assertion. */
+#define BPRINT__X(...) do{BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format");}while(0)
 #define BPRINT__PRINTK__(n, r, ...)						\
-	do {									\
-		enum { BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)		\
-		       BPRINT__SUM_##r(n, __VA_ARGS__) };			\
-		BPRINT__SITE(bprint__site, BPRINT__FIRST(__VA_ARGS__), 0, n,	\
-			     BPRINT__MASKS_##r(n, __VA_ARGS__));		\
-		/* acquire: registration's head and flags come with the value */ \
-		if (__builtin_expect(__atomic_load_n(&bprint__site.enabled,	\
-						     __ATOMIC_ACQUIRE), 0)) {	\
-			if (bprint__ld)						\
-				bprint__call_fmt(&bprint__site, __VA_ARGS__);	\
-			else							\
-				BPRINT__CALL_##r(n, __VA_ARGS__)		\
-		}								\
-	} while (0)
+	do{enum{BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)BPRINT__SUM_##r(n, __VA_ARGS__)};\
+	BPRINT__SITE(bprint__s, BPRINT__FIRST(__VA_ARGS__), 0, n, BPRINT__MASKS_##r(n, __VA_ARGS__));\
+	if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE)){\
+	if(bprint__ld)bprint__call_fmt(&bprint__s,__VA_ARGS__);else BPRINT__CALL_##r(n, __VA_ARGS__)}}while(0)
+#define BPRINT__V6(...) BPRINT__PRINTK__(6, V, __VA_ARGS__)
+#define BPRINT__V7(...) BPRINT__PRINTK__(7, V, __VA_ARGS__)
+#define BPRINT__V8(...) BPRINT__PRINTK__(8, V, __VA_ARGS__)
+#define BPRINT__V9(...) BPRINT__PRINTK__(9, V, __VA_ARGS__)
+#define BPRINT__V10(...) BPRINT__PRINTK__(10, V, __VA_ARGS__)
+#define BPRINT__V11(...) BPRINT__PRINTK__(11, V, __VA_ARGS__)
+#define BPRINT__V12(...) BPRINT__PRINTK__(12, V, __VA_ARGS__)
+#define BPRINT__V13(...) BPRINT__PRINTK__(13, V, __VA_ARGS__)
+#define BPRINT__V14(...) BPRINT__PRINTK__(14, V, __VA_ARGS__)
+#define BPRINT__V15(...) BPRINT__PRINTK__(15, V, __VA_ARGS__)
+#define BPRINT__V16(...) BPRINT__PRINTK__(16, V, __VA_ARGS__)
+#define BPRINT__V17(...) BPRINT__PRINTK__(17, V, __VA_ARGS__)
+#define BPRINT__V18(...) BPRINT__PRINTK__(18, V, __VA_ARGS__)
+#define BPRINT__V19(...) BPRINT__PRINTK__(19, V, __VA_ARGS__)
+#define BPRINT__V20(...) BPRINT__PRINTK__(20, V, __VA_ARGS__)
+#define BPRINT__V21(...) BPRINT__PRINTK__(21, V, __VA_ARGS__)
+#define BPRINT__V22(...) BPRINT__PRINTK__(22, V, __VA_ARGS__)
+#define BPRINT__V23(...) BPRINT__PRINTK__(23, V, __VA_ARGS__)
+#define BPRINT__V24(...) BPRINT__PRINTK__(24, V, __VA_ARGS__)
+#define BPRINT__V25(...) BPRINT__PRINTK__(25, V, __VA_ARGS__)
+#define BPRINT__V26(...) BPRINT__PRINTK__(26, V, __VA_ARGS__)
+#define BPRINT__V27(...) BPRINT__PRINTK__(27, V, __VA_ARGS__)
+#define BPRINT__V28(...) BPRINT__PRINTK__(28, V, __VA_ARGS__)
+#define BPRINT__V29(...) BPRINT__PRINTK__(29, V, __VA_ARGS__)
+#define BPRINT__V30(...) BPRINT__PRINTK__(30, V, __VA_ARGS__)
+#define BPRINT__V31(...) BPRINT__PRINTK__(31, V, __VA_ARGS__)
+#define BPRINT__V32(...) BPRINT__PRINTK__(32, V, __VA_ARGS__)
+#define BPRINT__V33(...) BPRINT__PRINTK__(33, V, __VA_ARGS__)
+#define BPRINT__V34(...) BPRINT__PRINTK__(34, V, __VA_ARGS__)
+#define BPRINT__V35(...) BPRINT__PRINTK__(35, V, __VA_ARGS__)
+#define BPRINT__V36(...) BPRINT__PRINTK__(36, V, __VA_ARGS__)
+#define BPRINT__V37(...) BPRINT__PRINTK__(37, V, __VA_ARGS__)
+#define BPRINT__V38(...) BPRINT__PRINTK__(38, V, __VA_ARGS__)
+#define BPRINT__V39(...) BPRINT__PRINTK__(39, V, __VA_ARGS__)
+#define BPRINT__V40(...) BPRINT__PRINTK__(40, V, __VA_ARGS__)
+#define BPRINT__V41(...) BPRINT__PRINTK__(41, V, __VA_ARGS__)
+#define BPRINT__V42(...) BPRINT__PRINTK__(42, V, __VA_ARGS__)
+#define BPRINT__V43(...) BPRINT__PRINTK__(43, V, __VA_ARGS__)
+#define BPRINT__V44(...) BPRINT__PRINTK__(44, V, __VA_ARGS__)
+#define BPRINT__V45(...) BPRINT__PRINTK__(45, V, __VA_ARGS__)
+#define BPRINT__V46(...) BPRINT__PRINTK__(46, V, __VA_ARGS__)
+#define BPRINT__V47(...) BPRINT__PRINTK__(47, V, __VA_ARGS__)
+#define BPRINT__V48(...) BPRINT__PRINTK__(48, V, __VA_ARGS__)
+#define BPRINT__V49(...) BPRINT__PRINTK__(49, V, __VA_ARGS__)
+#define BPRINT__V50(...) BPRINT__PRINTK__(50, V, __VA_ARGS__)
+#define BPRINT__V51(...) BPRINT__PRINTK__(51, V, __VA_ARGS__)
+#define BPRINT__V52(...) BPRINT__PRINTK__(52, V, __VA_ARGS__)
+#define BPRINT__V53(...) BPRINT__PRINTK__(53, V, __VA_ARGS__)
+#define BPRINT__V54(...) BPRINT__PRINTK__(54, V, __VA_ARGS__)
+#define BPRINT__V55(...) BPRINT__PRINTK__(55, V, __VA_ARGS__)
+#define BPRINT__V56(...) BPRINT__PRINTK__(56, V, __VA_ARGS__)
+#define BPRINT__V57(...) BPRINT__PRINTK__(57, V, __VA_ARGS__)
+#define BPRINT__V58(...) BPRINT__PRINTK__(58, V, __VA_ARGS__)
+#define BPRINT__V59(...) BPRINT__PRINTK__(59, V, __VA_ARGS__)
+#define BPRINT__V60(...) BPRINT__PRINTK__(60, V, __VA_ARGS__)
+#define BPRINT__V61(...) BPRINT__PRINTK__(61, V, __VA_ARGS__)
+#define BPRINT__V62(...) BPRINT__PRINTK__(62, V, __VA_ARGS__)
+#define BPRINT__V63(...) BPRINT__PRINTK__(63, V, __VA_ARGS__)
+#define BPRINT__V64(...) BPRINT__PRINTK__(64, V, __VA_ARGS__)
 
 /*
- * By the number of arguments, BPRINT__REGS(n): up to five (R) their
- * kinds summed in one constant, a plane of 10 bits for each of the
- * site's masks (BPRINT__SPREAD), and the words passed as parameters;
- * more (V), a term per argument in each mask and the words in an array;
- * past the limit (X), the static assertion.  bprint__ld: a long double
- * among them (floating point, not 8 bytes).
+ * By the number of arguments, picked by BPRINT__PICK() from the list
+ * itself: up to five (R: BPRINT__R0 .. BPRINT__R5) their kinds summed in
+ * one constant, shifted by their place, 5 bits a mask (the kinds' bits
+ * are 5 apart: BPRINT__K8 and so on), and the words passed as
+ * parameters; six to 64 (V) a term an argument in each mask and the words
+ * in an array; past 64 (X), the static assertion.  bprint__ld: a long
+ * double among them (floating point, not 8 bytes).
  */
-#define BPRINT__SUM_R(n, ...) bprint__m=0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__), \
-	bprint__ld=(bprint__m>>20&~bprint__m)!=0
+#define BPRINT__SUM_R(n, ...) bprint__m=0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__),\
+bprint__ld=bprint__m>>10&~bprint__m&31
 #define BPRINT__SUM_V(n, ...) bprint__ld=0 BPRINT__MAPX(n, BPRINT__ANY_LD, __VA_ARGS__)
 #define BPRINT__SUM_X BPRINT__SUM_V
-#define BPRINT__SPREAD(k, a) |(bprint__t##k*0x40201&0x100401)<<(k-1)
-#define BPRINT__ANY_LD(k, a) |((bprint__t##k&5)==4)
-#define BPRINT__MASKS_R(n, ...) bprint__m&1023,bprint__m>>10&1023,bprint__m>>20
+#define BPRINT__SPREAD(k, a) |bprint__t##k<<k
+#define BPRINT__ANY_LD(k, a) |((bprint__t##k&1025)==1024)
+#define BPRINT__MASKS_R(n, ...) bprint__m&31,bprint__m>>5&31,bprint__m>>10&31
 #define BPRINT__MASKS_V(n, ...) BPRINT__MASK(n, K8, __VA_ARGS__),		\
 	BPRINT__MASK(n, KCHAR, __VA_ARGS__), BPRINT__MASK(n, KFP, __VA_ARGS__)
 #define BPRINT__MASKS_X BPRINT__MASKS_V
-#define BPRINT__CALL_R(n, ...) BPRINT__CAT(bprint__w, n)(&bprint__site		\
-	BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__),BPRINT__FIRST(__VA_ARGS__));
+#define BPRINT__CALL_R(n, ...) BPRINT__CAT(bprint__w, n)(&bprint__s BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__),BPRINT__FIRST(__VA_ARGS__));
 #define BPRINT__CALL_V(n, ...) {						\
 	const uint64_t bprint__ws[] = {0 BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__)}; \
-	bprint__wv(&bprint__site,bprint__ws+1,BPRINT__FIRST(__VA_ARGS__)); }
+	bprint__wv(&bprint__s,bprint__ws+1,BPRINT__FIRST(__VA_ARGS__)); }
 #define BPRINT__CALL_X(n, ...) {						\
 	BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format"); }
 #define BPRINT__WORDS(k, a) ,BPRINT__WORD(k, a)
@@ -237,14 +342,14 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * first three.
  */
 #define BPRINT__K8 1u
-#define BPRINT__KCHAR 2u
-#define BPRINT__KFP 4u
-#define BPRINT__KFLOAT 8u
+#define BPRINT__KCHAR 32u
+#define BPRINT__KFP 1024u
+#define BPRINT__KFLOAT 32768u
 #define BPRINT__KINDS(k, a) bprint__t##k=BPRINT__KIND(a),
 #define BPRINT__MASK(n, bit, ...) (0 BPRINT__MAPX(n, BPRINT__MASK_##bit, __VA_ARGS__))
-#define BPRINT__MASK_K8(k, a) |(bprint__t##k&1ull)<<(k-1)
-#define BPRINT__MASK_KCHAR(k, a) |(bprint__t##k>>1&1ull)<<(k-1)
-#define BPRINT__MASK_KFP(k, a) |(bprint__t##k>>2&1ull)<<(k-1)
+#define BPRINT__MASK_K8(k, a) |(bprint__t##k&1ull)<<k
+#define BPRINT__MASK_KCHAR(k, a) |(bprint__t##k>>5&1ull)<<k
+#define BPRINT__MASK_KFP(k, a) |(bprint__t##k>>10&1ull)<<k
 
 /*
  * For a site whose format is not a constant, with only 4- and 8-byte
@@ -347,16 +452,26 @@ BP_API uint32_t bprint__put_str(unsigned char *d, size_t room, const char *s, in
  * record is written there as the site's enabled allows, or handed on as
  * bprint__call() and bprint__call_fmt() hand theirs.
  */
-BP_API void bprint__w0(struct bprint_site *site, const char *fmt);
-BP_API void bprint__w1(struct bprint_site *site, uint64_t a, const char *fmt);
-BP_API void bprint__w2(struct bprint_site *site, uint64_t a, uint64_t b, const char *fmt);
+/*
+ * To a call site, its call is unlikely (cold): the branch to it is laid
+ * out as __builtin_expect(..., 0) would, with no text in the site.  The
+ * library, which defines them (BPRINT__WRITERS), compiles them as usual.
+ */
+#ifdef BPRINT__WRITERS
+#define BPRINT__UNLIKELY
+#else
+#define BPRINT__UNLIKELY __attribute__((cold))
+#endif
+BP_API void bprint__w0(struct bprint_site *site, const char *fmt) BPRINT__UNLIKELY;
+BP_API void bprint__w1(struct bprint_site *site, uint64_t a, const char *fmt) BPRINT__UNLIKELY;
+BP_API void bprint__w2(struct bprint_site *site, uint64_t a, uint64_t b, const char *fmt) BPRINT__UNLIKELY;
 BP_API void bprint__w3(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c,
-		       const char *fmt);
+		       const char *fmt) BPRINT__UNLIKELY;
 BP_API void bprint__w4(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
-		       const char *fmt);
+		       const char *fmt) BPRINT__UNLIKELY;
 BP_API void bprint__w5(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
-		       uint64_t e, const char *fmt);
-BP_API void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt);
+		       uint64_t e, const char *fmt) BPRINT__UNLIKELY;
+BP_API void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt) BPRINT__UNLIKELY;
 
 /* An argument's word, written once: its kind's constant folds it to a move. */
 #define BPRINT__INLINE static inline __attribute__((always_inline))
@@ -384,9 +499,7 @@ static inline uint64_t bprint__double_bits(double d)
  * nullptr for %p.
  */
 template <class U> struct bprint__is_char {
-	static constexpr bool value = std::is_same<U, char>::value ||
-				      std::is_same<U, signed char>::value ||
-				      std::is_same<U, unsigned char>::value;
+	static constexpr bool value = std::is_same<U, char>::value;	/* as C's _Generic */
 };
 template <class T> struct bprint__arg {
 	typedef typename std::decay<T>::type type;
@@ -422,24 +535,33 @@ template <class T> static inline uint64_t bprint__word(const T &v)
 	return bprint__word_of<bprint__arg<T>::kind>::get(v);
 }
 #define BPRINT__KIND(x) bprint__arg<decltype((x))>::bits
+/* A site's arguments' masks packed (BPRINT__CONSTS), one instance a list of types. */
+template <class... T> struct bprint__sig {
+	static constexpr unsigned m = 0, ld = 0;
+};
+template <class A, class... T> struct bprint__sig<A, T...> {
+	static constexpr unsigned m = bprint__arg<A>::bits << sizeof...(T) | bprint__sig<T...>::m;
+	static constexpr unsigned ld = m >> 10 & ~m & 31u;
+};
 #define BPRINT__WORD(k, a) bprint__word((a))
 extern "C" {
 #else
 /*
  * An argument's kind (above), its one _Generic: the types it names are
- * the char types, the floating ones and the pointers to char; any other
- * takes an 8-byte slot if it is wider than 4 bytes as varargs take it
- * (the conditional decays an array), else a 4-byte one.
+ * char, the floating ones and char * and const char *; any other takes
+ * an 8-byte slot if it is wider than 4 bytes as varargs take it (the
+ * conditional decays an array), else a 4-byte one.  A signed or unsigned
+ * char, or a pointer to one, is not a char here (its %c or %s goes the
+ * words' way out of line, by the format's plan, the same bytes): the
+ * four names cost 60 bytes of every argument's text.
  */
-#define BPRINT__KIND(x) _Generic((x),char:2,signed char:2,unsigned char:2,float:13,double:5,\
-	long double:4,char*:3,const char*:3,signed char*:3,const signed char*:3,unsigned char*:3,\
-	const unsigned char*:3,default:sizeof(1?(x):(x))>4)
+#define BPRINT__KIND(x) _Generic((x),char:32,float:33793,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?(x):(x))>4)
 
 /*
  * Local k's word (an integer's value, a double's bits, a pointer's
  * address), by its size and kind: a float is passed as a double.
  */
-BPRINT__INLINE uint64_t bprint__word(const void *local, unsigned t)
+BPRINT__INLINE uint64_t bprint__v(const void *local, unsigned t)
 {
 	uint64_t u8;
 	uint32_t u4;
@@ -456,7 +578,7 @@ BPRINT__INLINE uint64_t bprint__word(const void *local, unsigned t)
 	__builtin_memcpy(&u4, local, 4u);
 	return u4;
 }
-#define BPRINT__WORD(k, a) bprint__word(&(__typeof__(1?(a):(a))){a},bprint__t##k)
+#define BPRINT__WORD(k, a) bprint__v(&(__typeof__(1?(a):(a))){a},bprint__t##k)
 
 
 #endif /* __cplusplus */
@@ -464,167 +586,84 @@ BPRINT__INLINE uint64_t bprint__word(const void *local, unsigned t)
 /*
  * The ladders take the whole argument list, the format first ("...",
  * never ", ##__VA_ARGS__", which ISO C and C++ reject under -Wpedantic):
- * BPRINT__FIRST() is the format, BPRINT__NARGS() counts the arguments
- * after it (up to 72, so that 65 to 72 meet the limit's assertion rather
- * than errors of the ladders), and BPRINT__MAPX(n, m, ...) calls m(k, a)
- * for every argument a after the format, k counting down from n to 1 (a
- * name for each one's local).
+ * BPRINT__FIRST() is the format, BPRINT__PICK() the macro of the number
+ * of arguments after it (up to 72, so that 65 to 72 meet the limit's
+ * assertion rather than errors of the ladders), and BPRINT__MAPX(n, m,
+ * ...) calls m(k, a) for every argument a after the format, k counting
+ * down from n-1 to 0 (a name for each one's constant, its place in the
+ * masks).
  */
 #define BPRINT__FIRST(...) BPRINT__FIRST_(__VA_ARGS__, 0)
 #define BPRINT__FIRST_(f, ...) f
 #define BPRINT__MAPX(n, m, ...) BPRINT__CAT(BPRINT__MAPX_, n)(m, __VA_ARGS__)
-#define BPRINT__NARGS(...) BPRINT__NARGS_(__VA_ARGS__, \
-	72, 71, 70, 69, 68, 67, 66, 65, 64, 63, 62, 61, 60, 59, 58, 57, 56, 55, 54, \
-	53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, \
-	34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, \
-	15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0)
-#define BPRINT__NARGS_(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, \
-	a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, \
-	a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, \
-	a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, \
-	a63, a64, a65, a66, a67, a68, a69, a70, a71, a72, \
-	n, ...) n
-#define BPRINT__REGS(n) BPRINT__CAT(BPRINT__REGS_, n)
-#define BPRINT__REGS_0 R
-#define BPRINT__REGS_1 R
-#define BPRINT__REGS_2 R
-#define BPRINT__REGS_3 R
-#define BPRINT__REGS_4 R
-#define BPRINT__REGS_5 R
-#define BPRINT__REGS_6 V
-#define BPRINT__REGS_7 V
-#define BPRINT__REGS_8 V
-#define BPRINT__REGS_9 V
-#define BPRINT__REGS_10 V
-#define BPRINT__REGS_11 V
-#define BPRINT__REGS_12 V
-#define BPRINT__REGS_13 V
-#define BPRINT__REGS_14 V
-#define BPRINT__REGS_15 V
-#define BPRINT__REGS_16 V
-#define BPRINT__REGS_17 V
-#define BPRINT__REGS_18 V
-#define BPRINT__REGS_19 V
-#define BPRINT__REGS_20 V
-#define BPRINT__REGS_21 V
-#define BPRINT__REGS_22 V
-#define BPRINT__REGS_23 V
-#define BPRINT__REGS_24 V
-#define BPRINT__REGS_25 V
-#define BPRINT__REGS_26 V
-#define BPRINT__REGS_27 V
-#define BPRINT__REGS_28 V
-#define BPRINT__REGS_29 V
-#define BPRINT__REGS_30 V
-#define BPRINT__REGS_31 V
-#define BPRINT__REGS_32 V
-#define BPRINT__REGS_33 V
-#define BPRINT__REGS_34 V
-#define BPRINT__REGS_35 V
-#define BPRINT__REGS_36 V
-#define BPRINT__REGS_37 V
-#define BPRINT__REGS_38 V
-#define BPRINT__REGS_39 V
-#define BPRINT__REGS_40 V
-#define BPRINT__REGS_41 V
-#define BPRINT__REGS_42 V
-#define BPRINT__REGS_43 V
-#define BPRINT__REGS_44 V
-#define BPRINT__REGS_45 V
-#define BPRINT__REGS_46 V
-#define BPRINT__REGS_47 V
-#define BPRINT__REGS_48 V
-#define BPRINT__REGS_49 V
-#define BPRINT__REGS_50 V
-#define BPRINT__REGS_51 V
-#define BPRINT__REGS_52 V
-#define BPRINT__REGS_53 V
-#define BPRINT__REGS_54 V
-#define BPRINT__REGS_55 V
-#define BPRINT__REGS_56 V
-#define BPRINT__REGS_57 V
-#define BPRINT__REGS_58 V
-#define BPRINT__REGS_59 V
-#define BPRINT__REGS_60 V
-#define BPRINT__REGS_61 V
-#define BPRINT__REGS_62 V
-#define BPRINT__REGS_63 V
-#define BPRINT__REGS_64 V
-#define BPRINT__REGS_65 X
-#define BPRINT__REGS_66 X
-#define BPRINT__REGS_67 X
-#define BPRINT__REGS_68 X
-#define BPRINT__REGS_69 X
-#define BPRINT__REGS_70 X
-#define BPRINT__REGS_71 X
-#define BPRINT__REGS_72 X
+#define BPRINT__PICK(_, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48, a49, a50, a51, a52, a53, a54, a55, a56, a57, a58, a59, a60, a61, a62, a63, a64, a65, a66, a67, a68, a69, a70, a71, a72, m, ...) m
 #define BPRINT__CAT(a, b) BPRINT__CAT_(a, b)
 #define BPRINT__CAT_(a, b) a##b
 #define BPRINT__MAPX_0(m, f)
-#define BPRINT__MAPX_1(m, f, a) m(1, a)
-#define BPRINT__MAPX_2(m, f, a, ...) m(2, a) BPRINT__MAPX_1(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_3(m, f, a, ...) m(3, a) BPRINT__MAPX_2(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_4(m, f, a, ...) m(4, a) BPRINT__MAPX_3(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_5(m, f, a, ...) m(5, a) BPRINT__MAPX_4(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_6(m, f, a, ...) m(6, a) BPRINT__MAPX_5(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_7(m, f, a, ...) m(7, a) BPRINT__MAPX_6(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_8(m, f, a, ...) m(8, a) BPRINT__MAPX_7(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_9(m, f, a, ...) m(9, a) BPRINT__MAPX_8(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_10(m, f, a, ...) m(10, a) BPRINT__MAPX_9(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_11(m, f, a, ...) m(11, a) BPRINT__MAPX_10(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_12(m, f, a, ...) m(12, a) BPRINT__MAPX_11(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_13(m, f, a, ...) m(13, a) BPRINT__MAPX_12(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_14(m, f, a, ...) m(14, a) BPRINT__MAPX_13(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_15(m, f, a, ...) m(15, a) BPRINT__MAPX_14(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_16(m, f, a, ...) m(16, a) BPRINT__MAPX_15(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_17(m, f, a, ...) m(17, a) BPRINT__MAPX_16(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_18(m, f, a, ...) m(18, a) BPRINT__MAPX_17(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_19(m, f, a, ...) m(19, a) BPRINT__MAPX_18(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_20(m, f, a, ...) m(20, a) BPRINT__MAPX_19(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_21(m, f, a, ...) m(21, a) BPRINT__MAPX_20(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_22(m, f, a, ...) m(22, a) BPRINT__MAPX_21(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_23(m, f, a, ...) m(23, a) BPRINT__MAPX_22(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_24(m, f, a, ...) m(24, a) BPRINT__MAPX_23(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_25(m, f, a, ...) m(25, a) BPRINT__MAPX_24(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_26(m, f, a, ...) m(26, a) BPRINT__MAPX_25(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_27(m, f, a, ...) m(27, a) BPRINT__MAPX_26(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_28(m, f, a, ...) m(28, a) BPRINT__MAPX_27(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_29(m, f, a, ...) m(29, a) BPRINT__MAPX_28(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_30(m, f, a, ...) m(30, a) BPRINT__MAPX_29(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_31(m, f, a, ...) m(31, a) BPRINT__MAPX_30(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_32(m, f, a, ...) m(32, a) BPRINT__MAPX_31(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_33(m, f, a, ...) m(33, a) BPRINT__MAPX_32(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_34(m, f, a, ...) m(34, a) BPRINT__MAPX_33(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_35(m, f, a, ...) m(35, a) BPRINT__MAPX_34(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_36(m, f, a, ...) m(36, a) BPRINT__MAPX_35(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_37(m, f, a, ...) m(37, a) BPRINT__MAPX_36(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_38(m, f, a, ...) m(38, a) BPRINT__MAPX_37(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_39(m, f, a, ...) m(39, a) BPRINT__MAPX_38(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_40(m, f, a, ...) m(40, a) BPRINT__MAPX_39(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_41(m, f, a, ...) m(41, a) BPRINT__MAPX_40(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_42(m, f, a, ...) m(42, a) BPRINT__MAPX_41(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_43(m, f, a, ...) m(43, a) BPRINT__MAPX_42(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_44(m, f, a, ...) m(44, a) BPRINT__MAPX_43(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_45(m, f, a, ...) m(45, a) BPRINT__MAPX_44(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_46(m, f, a, ...) m(46, a) BPRINT__MAPX_45(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_47(m, f, a, ...) m(47, a) BPRINT__MAPX_46(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_48(m, f, a, ...) m(48, a) BPRINT__MAPX_47(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_49(m, f, a, ...) m(49, a) BPRINT__MAPX_48(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_50(m, f, a, ...) m(50, a) BPRINT__MAPX_49(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_51(m, f, a, ...) m(51, a) BPRINT__MAPX_50(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_52(m, f, a, ...) m(52, a) BPRINT__MAPX_51(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_53(m, f, a, ...) m(53, a) BPRINT__MAPX_52(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_54(m, f, a, ...) m(54, a) BPRINT__MAPX_53(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_55(m, f, a, ...) m(55, a) BPRINT__MAPX_54(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_56(m, f, a, ...) m(56, a) BPRINT__MAPX_55(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_57(m, f, a, ...) m(57, a) BPRINT__MAPX_56(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_58(m, f, a, ...) m(58, a) BPRINT__MAPX_57(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_59(m, f, a, ...) m(59, a) BPRINT__MAPX_58(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_60(m, f, a, ...) m(60, a) BPRINT__MAPX_59(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_61(m, f, a, ...) m(61, a) BPRINT__MAPX_60(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_62(m, f, a, ...) m(62, a) BPRINT__MAPX_61(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_63(m, f, a, ...) m(63, a) BPRINT__MAPX_62(m, f, __VA_ARGS__)
-#define BPRINT__MAPX_64(m, f, a, ...) m(64, a) BPRINT__MAPX_63(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_1(m, f, a) m(0, a)
+#define BPRINT__MAPX_2(m, f, a, ...) m(1, a)BPRINT__MAPX_1(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_3(m, f, a, ...) m(2, a)BPRINT__MAPX_2(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_4(m, f, a, ...) m(3, a)BPRINT__MAPX_3(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_5(m, f, a, ...) m(4, a)BPRINT__MAPX_4(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_6(m, f, a, ...) m(5, a)BPRINT__MAPX_5(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_7(m, f, a, ...) m(6, a)BPRINT__MAPX_6(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_8(m, f, a, ...) m(7, a)BPRINT__MAPX_7(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_9(m, f, a, ...) m(8, a)BPRINT__MAPX_8(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_10(m, f, a, ...) m(9, a)BPRINT__MAPX_9(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_11(m, f, a, ...) m(10, a)BPRINT__MAPX_10(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_12(m, f, a, ...) m(11, a)BPRINT__MAPX_11(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_13(m, f, a, ...) m(12, a)BPRINT__MAPX_12(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_14(m, f, a, ...) m(13, a)BPRINT__MAPX_13(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_15(m, f, a, ...) m(14, a)BPRINT__MAPX_14(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_16(m, f, a, ...) m(15, a)BPRINT__MAPX_15(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_17(m, f, a, ...) m(16, a)BPRINT__MAPX_16(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_18(m, f, a, ...) m(17, a)BPRINT__MAPX_17(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_19(m, f, a, ...) m(18, a)BPRINT__MAPX_18(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_20(m, f, a, ...) m(19, a)BPRINT__MAPX_19(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_21(m, f, a, ...) m(20, a)BPRINT__MAPX_20(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_22(m, f, a, ...) m(21, a)BPRINT__MAPX_21(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_23(m, f, a, ...) m(22, a)BPRINT__MAPX_22(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_24(m, f, a, ...) m(23, a)BPRINT__MAPX_23(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_25(m, f, a, ...) m(24, a)BPRINT__MAPX_24(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_26(m, f, a, ...) m(25, a)BPRINT__MAPX_25(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_27(m, f, a, ...) m(26, a)BPRINT__MAPX_26(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_28(m, f, a, ...) m(27, a)BPRINT__MAPX_27(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_29(m, f, a, ...) m(28, a)BPRINT__MAPX_28(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_30(m, f, a, ...) m(29, a)BPRINT__MAPX_29(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_31(m, f, a, ...) m(30, a)BPRINT__MAPX_30(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_32(m, f, a, ...) m(31, a)BPRINT__MAPX_31(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_33(m, f, a, ...) m(32, a)BPRINT__MAPX_32(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_34(m, f, a, ...) m(33, a)BPRINT__MAPX_33(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_35(m, f, a, ...) m(34, a)BPRINT__MAPX_34(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_36(m, f, a, ...) m(35, a)BPRINT__MAPX_35(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_37(m, f, a, ...) m(36, a)BPRINT__MAPX_36(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_38(m, f, a, ...) m(37, a)BPRINT__MAPX_37(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_39(m, f, a, ...) m(38, a)BPRINT__MAPX_38(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_40(m, f, a, ...) m(39, a)BPRINT__MAPX_39(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_41(m, f, a, ...) m(40, a)BPRINT__MAPX_40(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_42(m, f, a, ...) m(41, a)BPRINT__MAPX_41(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_43(m, f, a, ...) m(42, a)BPRINT__MAPX_42(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_44(m, f, a, ...) m(43, a)BPRINT__MAPX_43(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_45(m, f, a, ...) m(44, a)BPRINT__MAPX_44(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_46(m, f, a, ...) m(45, a)BPRINT__MAPX_45(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_47(m, f, a, ...) m(46, a)BPRINT__MAPX_46(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_48(m, f, a, ...) m(47, a)BPRINT__MAPX_47(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_49(m, f, a, ...) m(48, a)BPRINT__MAPX_48(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_50(m, f, a, ...) m(49, a)BPRINT__MAPX_49(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_51(m, f, a, ...) m(50, a)BPRINT__MAPX_50(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_52(m, f, a, ...) m(51, a)BPRINT__MAPX_51(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_53(m, f, a, ...) m(52, a)BPRINT__MAPX_52(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_54(m, f, a, ...) m(53, a)BPRINT__MAPX_53(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_55(m, f, a, ...) m(54, a)BPRINT__MAPX_54(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_56(m, f, a, ...) m(55, a)BPRINT__MAPX_55(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_57(m, f, a, ...) m(56, a)BPRINT__MAPX_56(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_58(m, f, a, ...) m(57, a)BPRINT__MAPX_57(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_59(m, f, a, ...) m(58, a)BPRINT__MAPX_58(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_60(m, f, a, ...) m(59, a)BPRINT__MAPX_59(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_61(m, f, a, ...) m(60, a)BPRINT__MAPX_60(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_62(m, f, a, ...) m(61, a)BPRINT__MAPX_61(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_63(m, f, a, ...) m(62, a)BPRINT__MAPX_62(m, f, __VA_ARGS__)
+#define BPRINT__MAPX_64(m, f, a, ...) m(63, a)BPRINT__MAPX_63(m, f, __VA_ARGS__)
 /* Past the limit: the static assertion says so, nothing else fails. */
 #define BPRINT__MAPX_65(...)
 #define BPRINT__MAPX_66(...)

@@ -11,6 +11,7 @@
  * Every program with a call site links this file (each site has its
  * out-of-line call), so a library it dlopen()s finds all of them.
  */
+#define BPRINT__WRITERS 1	/* the call sites' calls are defined here: not cold */
 #include "trace/emit.h"
 #include "trace/site.h"
 #include "trace/tracer.h"
@@ -411,54 +412,59 @@ static inline uint32_t slot_bytes(uint64_t sig, unsigned n)
  * the call out of line.  Apart from the straight line of the usual call.
  */
 __attribute__((always_inline))
-static inline void write_other(struct bprint_site *site, const char *fmt, const uint64_t *w,
+static inline bool write_other(struct bprint_site *site, const char *fmt, const uint64_t *w,
 			       unsigned n)
 {
 	uint8_t on = __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE);
 	uint64_t sig = site->argsig, mask = args_mask(n);
+	uint32_t head;
 	uint64_t chars = site->argchar & mask;
 	struct bprint__room r;
 
 	if (site->format)
 		fmt = NULL;
 	if (__builtin_expect(n > 32u || site->nargs != n, 0))
-		goto call;
+		return false;
 	if (fmt) {
 		/* as the cache's plan takes them: 4- and 8-byte slots, chars as 4 */
 		if (chars & sig)
-			goto call;
-		r = bprint__open_format(site, fmt);
+			return false;
+		/* bprint__open_format(), its window's open in line */
+		head = bprint__format_head(site, fmt);
+		if (__builtin_expect(head == 0, 0))
+			return false;
+		r = open_room_inline(head, (head & BP_RING_HEAD_LEN_MASK) * 4u -
+					   BP_RING_REC_HDR_BYTES);
 		if (__builtin_expect(r.p == NULL, 0))
-			goto call;
+			return false;
 		put_slots(r.p, sig, w, n);
 		bp_window_close_var(slot_bytes(sig, n));
-		return;
+		return true;
 	}
 	if (!chars || on == BPRINT__SITE_ON_FAST) {
 		if (on != BPRINT__SITE_ON_FAST && on != BPRINT__SITE_ON_CHARS)
-			goto call;
+			return false;
 		r = open_room_inline(site->head, slot_bytes(sig, n));
 		if (__builtin_expect(r.p == NULL, 0))
-			goto call;
+			return false;
 		put_slots(r.p, sig, w, n);
 		bp_window_close_var(slot_bytes(sig, n));
-		return;
+		return true;
 	}
 	if ((chars & sig) ? on != BPRINT__SITE_ON_CHARS
 			  : on != BPRINT__SITE_ON_CHARS && on != BPRINT__SITE_ON_FAST)
-		goto call;
+		return false;
 	r = open_room_inline(site->head, 8u * n + 4u);
 	if (__builtin_expect(r.p != NULL, 1)) {
 		uint32_t bytes = put_chars(site, r, on, w, n, true);
 
 		if (__builtin_expect(bytes != 0, 1)) {
 			bp_window_close_var(bytes);
-			return;
+			return true;
 		}
 		bp_window_drop();
 	}
-call:
-	words_copy_call(site, fmt, w, n);
+	return false;
 }
 
 /*
@@ -467,8 +473,8 @@ call:
  * else, and a string that does not fit, by write_other().
  */
 __attribute__((always_inline))
-static inline void write_chars(struct bprint_site *site, const char *fmt, const uint64_t *w,
-			       unsigned n, bool strings)
+static inline bool write_chars(struct bprint_site *site, const uint64_t *w, unsigned n,
+			       bool strings)
 {
 	struct bprint__room r = open_room_inline(site->head, 8u * n + 4u);
 
@@ -477,11 +483,40 @@ static inline void write_chars(struct bprint_site *site, const char *fmt, const 
 
 		if (__builtin_expect(bytes != 0, 1)) {
 			bp_window_close_var(bytes);
-			return;
+			return true;
 		}
 		bp_window_drop();
 	}
-	words_copy_call(site, fmt, w, n);
+	return false;
+}
+
+/*
+ * A BPRINT__SITE_ON_CHARS site's record with chars and no strings, its
+ * length known once they are stored: written as the usual call's is,
+ * placed for the most its slots may take, the slots stored before rdtsc,
+ * then the head with its length, the time stamp and the publication.
+ * false (nothing published, the nest released) if the window cannot take
+ * it or the stamp failed: write_chars() then, which refills and retimes.
+ */
+__attribute__((always_inline))
+static inline bool write_bytes(struct bprint_site *site, const uint64_t *w, unsigned n)
+{
+	uint32_t head = site->head, bytes, *p;
+	struct bprint__room r;
+	uint64_t delta;
+
+	p = bp_window_place(BP_RING_REC_HDR_BYTES + 8u * n + 4u);
+	if (__builtin_expect(p == NULL, 0))
+		return false;
+	r.p = (unsigned char *)(p + 2);
+	r.room = 8u * n + 4u;
+	bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n, false) + BP_RING_REC_HDR_BYTES;
+	p[0] = (head & ~BP_RING_HEAD_LEN_MASK) | bytes / 4u;
+	if (__builtin_expect(!bp_window_stamp(&delta), 0))
+		return false;
+	p[1] = (uint32_t)delta;
+	bp_window_publish(bprint__tls.pending + bytes);
+	return true;
 }
 
 /*
@@ -504,7 +539,8 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
 			o += 4u;
 		}
 	}
-	write_other(site, NULL, w, n);
+	if (!write_other(site, NULL, w, n))
+		words_call(site, NULL, w, n);
 }
 
 /*
@@ -521,26 +557,38 @@ static void slots_again(struct bprint_site *site, const unsigned char *b, unsign
  */
 #define COMMA ,
 #define WRITER(n, params, args)							\
+	__attribute__((noinline, cold)) static void again_##n(struct bprint_site *site \
+							      params, const char *fmt) \
+	{									\
+		const uint64_t w[] = { 0 args };				\
+										\
+		/* as write_other() has it: a constant format's is the site's */ \
+		words_call(site, site->format ? NULL : fmt, w + 1, n);		\
+	}									\
 	__attribute__((noinline)) static void other_##n(struct bprint_site *site	\
 							params, const char *fmt) \
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		write_other(site, fmt, w + 1, n);				\
+		if (!write_other(site, fmt, w + 1, n))				\
+			again_##n(site args, fmt);				\
 	}									\
 	__attribute__((noinline)) static void chars_##n(struct bprint_site *site	\
 							params, const char *fmt) \
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		write_chars(site, fmt, w + 1, n, true);				\
+		if (!write_chars(site, w + 1, n, true))				\
+			again_##n(site args, fmt);				\
 	}									\
 	__attribute__((noinline)) static void bytes_##n(struct bprint_site *site	\
 							params, const char *fmt) \
 	{									\
 		const uint64_t w[] = { 0 args };				\
 										\
-		write_chars(site, fmt, w + 1, n, false);			\
+		if (!write_bytes(site, w + 1, n) &&				\
+		    !write_chars(site, w + 1, n, false))			\
+			again_##n(site args, fmt);				\
 	}									\
 	void bprint__w##n(struct bprint_site *site params, const char *fmt)	\
 	{									\
@@ -590,5 +638,6 @@ WRITER(5, COMMA uint64_t a COMMA uint64_t b COMMA uint64_t c COMMA uint64_t d CO
 /* More than five: the site's array, its nargs words. */
 void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt)
 {
-	write_other(site, fmt, w, site->nargs);
+	if (!write_other(site, fmt, w, site->nargs))
+		words_copy_call(site, fmt, w, site->nargs);
 }

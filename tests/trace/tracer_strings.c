@@ -119,7 +119,8 @@ static void edge_cases(void)
 	const unsigned char *ustr = (const unsigned char *)"unsigned";
 	const char *nul = null_string;
 
-	/* the call site's own path: plain %s and %c of char types */
+	/* the writers' own path: plain %s and %c of char (signed and unsigned
+	 * char, and pointers to them, by the words path: the same bytes) */
 	CALL("[%s]", nul);
 	CALL("[%s]", empty);
 	CALL("[%s] port %d", five, -17);
