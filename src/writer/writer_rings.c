@@ -358,10 +358,10 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 
 	if (!bp_live_hdr() && bp_live_child_file(false) != 0)
 		return map_anon(bytes);	/* a fork child without a file of its own */
-	if (level == 0 && bp_live_pool_take(size, &m) == 0)
-		/* numbered when it becomes a ring, as a spare chunk is when taken */
-		m.chunk->index = bp_live_next_index();
-	else if (bp_live_ring_chunk_get(size, &m) != 0)
+	/* a ring faulted in ahead (writer_pool.c), else a spare or new chunk;
+	 * a pooled chunk keeps the index it was given in the pool */
+	if ((level != 0 || bp_live_pool_take(size, &m) != 0) &&
+	    bp_live_ring_chunk_get(size, &m) != 0)
 		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
 	r = (struct bp_file_ring *)(void *)m.chunk;
 	bp_thread_view(t, &v);
