@@ -39,12 +39,14 @@
  * pool: the thread that took it is starting (its first call, its stack
  * and descriptor faulting in), and a refill then, on its CPU, made its
  * first call wait for the refill (a median of 0.1-0.5 ms instead of
- * 10-20 us).  Threads started closer together than that and the refill
- * (0.2-0.7 ms for 1 MiB on a busy 2-vCPU machine) find the pool empty
- * and fault their pages in at the call as before; BPRINT_PREFAULT=N
- * keeps N rings for such bursts.  A normal thread: as SCHED_BATCH it
- * waited behind the busy CPUs' other work, and half of the threads of
- * bench-first-call found the pool empty.
+ * 10-20 us).  The refill costs 0.2-0.7 ms of CPU for 1 MiB on this busy
+ * 2-vCPU machine, taken from whatever runs then.  Threads started closer
+ * together than the delay and the refill find the pool empty and fault
+ * their pages in at the call as before; BPRINT_PREFAULT=N keeps N rings
+ * for such bursts.  A normal thread: as SCHED_BATCH or at nice 19 it
+ * waited behind the busy CPUs' other work, and half of the threads
+ * started one after the other found the pool empty (26-31 of 32 as a
+ * normal one).
  */
 #include "writer/writer_pool.h"
 
