@@ -61,7 +61,7 @@ done > "$tmp/raw"
 
 echo "a new thread's first $CALLS calls, x the floor (median of $PASSES passes; load $(cut -d' ' -f1-3 /proc/loadavg))"
 printf '| %-11s | %8s | %7s | %11s | %12s | %10s | %6s |\n' message "floor ns" bprint "bprint file" "prefault off" "bprint warm" target
-printf '|%s|%s:|%s:|%s:|%s:|%s:|%s:|\n' ------------- ---------- --------- ------------- -------------- ------------ --------
+printf '|%s|%s:|%s:|%s:|%s:|%s:|%s:|\n' ------------- --------- -------- ------------ ------------- ----------- -------
 for m in $msgs; do
 	awk -v m="$m" -v vs="$variants" '
 		$2 == m { ns[$1, $3] = $4; passes[$1] = 1 }
