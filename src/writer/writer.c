@@ -441,7 +441,8 @@ int bp_file_open_memory(void)
 	}
 	in_memory = true;
 	rc = open_live(NULL);
-	in_memory = rc == 0;
+	if (rc != 0)	/* stored only then: the pool's thread reads it (grow()) */
+		in_memory = false;
 	return rc;
 }
 
