@@ -39,7 +39,7 @@
  * pool: the thread that took it is starting (its first call, its stack
  * and descriptor faulting in), and a refill then, on its CPU, made its
  * first call wait for the refill (a median of 0.1-0.5 ms instead of
- * 10-20 us).  The refill costs 0.2-0.7 ms of CPU for 1 MiB on this busy
+ * 10-20 us).  The refill costs 0.2-0.7 ms of CPU for 1 MiB on a busy
  * 2-vCPU machine, taken from whatever runs then.  Threads started closer
  * together than the delay and the refill find the pool empty and fault
  * their pages in at the call as before; BPRINT_PREFAULT=N keeps N rings
@@ -62,7 +62,6 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -87,7 +86,6 @@ static uint64_t pool_chunk_size;	/* a ring 0 chunk's size, as ring_map asks */
 static _Atomic uint32_t doorbell;	/* a private futex word: a ring was taken */
 static _Atomic bool stopping;		/* the file is being closed: allocate no more */
 static _Atomic bool allocating;		/* the thread is between two chunk states */
-#include <stdio.h>
 
 /*
  * The size of ring 0 as the tracer asks for it (trace/thread.c,
