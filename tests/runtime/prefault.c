@@ -3,16 +3,17 @@
  * faulted in ahead (BPRINT_PREFAULT, src/writer/writer_pool.c).
  *
  * It waits 100 ms (the pool fills at start), then runs THREADS threads one
- * after the other, 20 ms apart (the pool refills), each tracing CALLS
+ * after the other, 50 ms apart (the pool refills), each tracing CALLS
  * records "pf t=T i=I" and counting the page faults it took in them after
  * its first.  Then it prints, for runtime_prefault.sh:
  *
  *	faults T N		thread T's faults in its calls 2..CALLS
+ *
+ * (after 250 ms more: the pool holds a ring again when it exits)
  *	prefault_thread 0|1	whether a thread named bprint-prefault runs
  *	pid P
  *
- * hold: then it prints "ready", waits 100 ms more (the pool holds a
- * ring again), and sleeps until it is killed.
+ * hold: then it prints "ready" and sleeps until it is killed.
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -100,13 +101,13 @@ int main(int argc, char **argv)
 		    pthread_join(th, &f) != 0)
 			return 1;
 		printf("faults %d %ld\n", t, (long)(intptr_t)f);
-		nap_ms(20);
+		nap_ms(50);
 	}
+	nap_ms(250);	/* the pool refilled, on a busy machine too: a ring in it at the end */
 	printf("prefault_thread %d\npid %d\n", has_thread("bprint-prefault"), (int)getpid());
 	if (argc > 3 && !strcmp(argv[3], "hold")) {
 		printf("ready\n");
 		fflush(stdout);
-		nap_ms(100);
 		for (;;)
 			pause();
 	}
