@@ -173,6 +173,10 @@ static bool add_chunk(struct bp_drain_file *df, uint64_t off, const struct bp_fi
  * complete again holds a new ring (docs/file-format.md, "Ring chunks
  * reused").  The state is read after the index: the process stores it
  * "being written" before it changes the index, and "complete" after.
+ * A fresh one (a ring chunk the walk passed while it was being written:
+ * a ring faulted in ahead waits so until a thread takes it, and a spare
+ * one taken for that has its index changed already) holds a ring once it
+ * is complete, whatever its index.
  */
 static void watch_reused(struct bp_drain_file *df, uint64_t size)
 {
@@ -185,7 +189,7 @@ static void watch_reused(struct bp_drain_file *df, uint64_t size)
 
 		/* D2: index first, state second; pairs with the process's C2. */
 		if (pread(df->fd, &c, sizeof(c), (off_t)u->off) != (ssize_t)sizeof(c) ||
-		    c.index == u->index ||
+		    (c.index == u->index && !u->fresh) ||
 		    pread(df->fd, &state, sizeof(state),
 			  (off_t)(u->off + offsetof(struct bp_file_chunk, state))) !=
 			    (ssize_t)sizeof(state) ||
@@ -203,6 +207,19 @@ static void watch_reused(struct bp_drain_file *df, uint64_t size)
 	}
 }
 
+/* Watch the ring chunk at off, being written, until it is complete. */
+static bool watch_fresh(struct bp_drain_file *df, uint64_t off, const struct bp_file_chunk *c)
+{
+	void *grown = bp_array_grow(df->reused, &df->reused_cap, df->nreused + 1,
+				    sizeof(*df->reused));
+
+	if (!grown)
+		return false;
+	df->reused = grown;
+	df->reused[df->nreused++] = (struct drain_reused){ off, c->index, true };
+	return true;
+}
+
 /* Step 1: new chunks.  final: the writer is gone, skip what it left unfinished. */
 static void scan_chunks(struct bp_drain_file *df, bool final)
 {
@@ -216,7 +233,12 @@ static void scan_chunks(struct bp_drain_file *df, bool final)
 	w.file_size = (uint64_t)st.st_size;
 	watch_reused(df, w.file_size);
 	while ((seen = bp_chunk_walk_look(&w, &c)) != BP_CHUNK_SEEN_END) {
-		if (seen == BP_CHUNK_SEEN_NONE || seen == BP_CHUNK_SEEN_WRITING) {
+		if (seen == BP_CHUNK_SEEN_WRITING && c.type == BP_CHUNK_RING && !final) {
+			/* A ring chunk being written, maybe for long (a ring
+			 * faulted in ahead of its thread): watched, passed. */
+			if (!watch_fresh(df, w.off, &c))
+				break;	/* no memory to watch it: wait here */
+		} else if (seen == BP_CHUNK_SEEN_NONE || seen == BP_CHUNK_SEEN_WRITING) {
 			/* Being allocated right now, or left behind by a failure. */
 			uint64_t now = bp_clock_read_ns(CLOCK_MONOTONIC);
 

@@ -100,8 +100,10 @@ struct bp_drain_file {
 	size_t nrings, rings_cap;
 	struct drain_list *lists;
 	size_t nlists, lists_cap;
-	/* ring chunks handed back to the process (a new index there is a new ring) */
-	struct drain_reused { uint64_t off, index; } *reused;
+	/* ring chunks handed back to the process (a new index there is a new
+	 * ring), and ring chunks the walk found being written (fresh: a ring
+	 * once complete; the process's rings faulted in ahead wait so) */
+	struct drain_reused { uint64_t off, index; bool fresh; } *reused;
 	size_t nreused, reused_cap;
 	uint32_t batch_pages;		/* pages per chunk, at most */
 	/* the stream file */

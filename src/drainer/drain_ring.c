@@ -96,7 +96,7 @@ static void ring_release(struct bp_drain_file *df, struct drain_ring *r)
 	if (!grown)
 		return;	/* not watched, so not handed back: the process takes a new chunk */
 	df->reused = grown;
-	df->reused[df->nreused++] = (struct drain_reused){ r->off, r->index };
+	df->reused[df->nreused++] = (struct drain_reused){ r->off, r->index, false };
 	if (bp_ring_stats(r->mem, r->bytes, &r->st) == BP_RING_OK)
 		drain_out_account(df, r);	/* the final counters, whatever was copied last */
 	r->tid = r->chunk->tid;

@@ -20,6 +20,7 @@
 #include "writer/writer_control.h"
 #include "file/layout.h"
 #include "writer/writer_live.h"
+#include "writer/writer_pool.h"
 #include "ring/ring.h"
 #include "trace/backing.h"
 #include "trace/clock.h"
@@ -247,6 +248,7 @@ static void file_exit(void)
 
 	if (!h || getpid() != owner)
 		return;
+	bp_live_pool_stop();	/* no chunk half made after "closed" */
 	bp_live_lists_retry();
 	bp_live_rings_at_exit();
 	bp_file_calibrate();
@@ -518,6 +520,7 @@ static int open_live(const char *path)
 	bp_live_lists_replay();
 	atexit(file_exit);
 	bp_control_start(bp_live_hdr());
+	bp_live_pool_start();
 	return 0;
 }
 
@@ -541,7 +544,8 @@ int bp_file_open_memory(void)
 	}
 	in_memory = true;
 	rc = open_live(NULL);
-	in_memory = rc == 0;
+	if (rc != 0)	/* stored only then: the pool's thread reads it (grow()) */
+		in_memory = false;
 	return rc;
 }
 

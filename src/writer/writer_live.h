@@ -8,6 +8,8 @@
  *   writer_rings.c  the ring chunks: handing them to the tracer, taking
  *                   them back at thread exit, reusing them
  *                   (docs/file-format.md, "Ring chunks reused")
+ *   writer_pool.c   ring chunks faulted in ahead of the threads
+ *                   (writer_pool.h)
  *
  * Everything here may run in a signal handler unless it says otherwise.
  */
@@ -76,6 +78,10 @@ void bp_live_maybe_calibrate(void);
 /* ---- writer_rings.c: the backing's ring hooks (trace/backing.h) -------- */
 
 void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes);
+/* A ring chunk of size bytes, its state "being written", not numbered for
+ * a reader yet: a spare one (cleared), else a new one; 0, or -1 if the
+ * file has no room (writer_pool.c fills its pool with these). */
+int bp_live_ring_chunk_get(uint64_t size, struct bp_mapped *m);
 void bp_live_ring_unmap(struct bp_thread *t, unsigned level, void *mem, size_t bytes,
 			enum bp_ring_release why);
 bool bp_live_ring_in_file(const void *mem);

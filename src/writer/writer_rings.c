@@ -30,6 +30,7 @@
  */
 #include "file/checksums.h"
 #include "writer/writer_live.h"
+#include "writer/writer_pool.h"
 
 #include "ring/view.h"
 #include "trace/config.h"
@@ -341,6 +342,13 @@ static bool room_for(uint64_t size)
 	return avail >= size && avail - size >= margin;
 }
 
+int bp_live_ring_chunk_get(uint64_t size, struct bp_mapped *m)
+{
+	if (take_spare(size, m) == 0)
+		return 0;
+	return room_for(size) && bp_live_chunk_alloc(BP_CHUNK_RING, size, m) == 0 ? 0 : -1;
+}
+
 void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 {
 	uint64_t size = bp_file_align_up(BP_FILE_RING_OFFSET + (uint64_t)bytes);
@@ -350,8 +358,10 @@ void *bp_live_ring_map(struct bp_thread *t, unsigned level, size_t bytes)
 
 	if (!bp_live_hdr() && bp_live_child_file(false) != 0)
 		return map_anon(bytes);	/* a fork child without a file of its own */
-	if (take_spare(size, &m) != 0 &&
-	    (!room_for(size) || bp_live_chunk_alloc(BP_CHUNK_RING, size, &m) != 0))
+	/* a ring faulted in ahead (writer_pool.c), else a spare or new chunk;
+	 * a pooled chunk keeps the index it was given in the pool */
+	if ((level != 0 || bp_live_pool_take(size, &m) != 0) &&
+	    bp_live_ring_chunk_get(size, &m) != 0)
 		return ring_to_memory(bytes);	/* tracing goes on, in memory only */
 	r = (struct bp_file_ring *)(void *)m.chunk;
 	bp_thread_view(t, &v);
@@ -466,6 +476,7 @@ void bp_live_child_ring_unmap(struct bp_thread *t, unsigned level, void *mem, si
 void bp_live_rings_fork_child(void)
 {
 	/* Only this thread runs: no lock is needed, none may be taken. */
+	bp_live_pool_fork_child();
 	for (size_t i = 0; i < spare.n; i++)
 		munmap(spare.v[i].base, spare.v[i].len);
 	for (size_t i = 0; i < waiting.n; i++)

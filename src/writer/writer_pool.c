@@ -1,0 +1,283 @@
+/*
+ * Rings faulted in ahead (writer_pool.h): a few ring chunks of the live
+ * file, mapped and made resident by a helper thread before any thread
+ * asks for them, so that a new thread's first pass over its ring takes no
+ * page fault at the call (docs/performance.md, "A fresh ring's page
+ * faults").
+ *
+ *	bprint-prefault thread                  a thread's first record
+ *	  slot EMPTY -> FILLING                   (bp_live_ring_map, level 0)
+ *	  a spare chunk, else a new one           slot READY -> TAKEN (CAS)
+ *	  a write to each page of its first MiB   copy the mapping out
+ *	  slot READY (release)                    slot EMPTY, ring the doorbell
+ *	  sleep on the doorbell
+ *
+ * The taker never waits and makes no allocation (it may be a signal
+ * handler's first trace): a CAS and a futex wake.  A pool that is empty
+ * (threads starting faster than it refills, or the file full) leaves the
+ * taker to the ordinary path (writer_rings.c), which faults its pages in
+ * at the call as before.
+ *
+ * A pooled chunk is, in the file, what a spare chunk is: a ring chunk of
+ * state 0 ("being written") whose ring is zeros, which every reader and
+ * bprint record's copier skip (docs/file-format.md, "Ring chunks
+ * reused"); populating it writes nothing into it.  It becomes a ring only
+ * when taken: bp_live_ring_map() fills its fields, gives it a new index
+ * and publishes it, exactly as for a spare chunk.  A process that ends,
+ * or is killed, with a ring in the pool leaves that chunk of state 0.
+ *
+ * Cost: BPRINT_PREFAULT rings (default 1), each at most 1 MiB resident
+ * (the default ring size: a larger ring has only its first MiB faulted
+ * in, the rest as the writer reaches it) while it waits in the pool; in
+ * shared memory (docs/attach.md) the pages a thread did not write are
+ * given back at its exit as before.  BPRINT_PREFAULT=0: no thread, no
+ * pool.  Only a thread's ring 0 (a signal-nesting level's ring is a
+ * sixteenth and rarely used), and only in the process that made the file
+ * (a fork child makes its own file later, with no pool).
+ *
+ * After a ring is taken the thread waits 300 us before it refills the
+ * pool: the thread that took it is starting (its first call, its stack
+ * and descriptor faulting in), and a refill then, on its CPU, made its
+ * first call wait for the refill (a median of 0.1-0.5 ms instead of
+ * 10-20 us).  The refill costs 0.2-0.7 ms of CPU for 1 MiB on a busy
+ * 2-vCPU machine, taken from whatever runs then.  Threads started closer
+ * together than the delay and the refill find the pool empty and fault
+ * their pages in at the call as before; BPRINT_PREFAULT=N keeps N rings
+ * for such bursts.  A normal thread: as SCHED_BATCH or at nice 19 it
+ * waited behind the busy CPUs' other work, and half of the threads
+ * started one after the other found the pool empty (26-31 of 32 as a
+ * normal one).
+ */
+#include "writer/writer_pool.h"
+
+#include "writer/writer_live.h"
+#include "file/layout.h"
+#include "ring/ring.h"
+#include "trace/config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define POOL_MAX	8
+#define POPULATE_MAX	((size_t)1 << 20)	/* the default ring size */
+#define STACK_BYTES	(64u * 1024u)
+#define STOP_WAIT_NS	20000000L	/* at exit: an allocation in flight, at most */
+#define REFILL_DELAY_NS	300000L	/* after a ring is taken, before the refill */
+
+enum { SLOT_EMPTY, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
+
+struct slot {
+	_Atomic uint32_t state;
+	struct bp_mapped m;		/* written before READY, read after TAKEN */
+};
+
+static struct slot slots[POOL_MAX];
+static unsigned pool_rings;		/* 0: off; set before the thread starts */
+static uint64_t pool_chunk_size;	/* a ring 0 chunk's size, as ring_map asks */
+static _Atomic uint32_t doorbell;	/* a private futex word: a ring was taken */
+static _Atomic bool stopping;		/* the file is being closed: allocate no more */
+static _Atomic bool allocating;		/* the thread is between two chunk states */
+
+/*
+ * The size of ring 0 as the tracer asks for it (trace/thread.c,
+ * ring_bytes(): the configured size in pages, at least 4) as a chunk.  A
+ * request of any other size is not served from the pool.
+ */
+static uint64_t ring0_chunk_size(void)
+{
+	size_t pages = bp_config.buffer_bytes / bp_config.page_size;
+
+	if (pages < 4)
+		pages = 4;
+	if (pages > UINT32_MAX)
+		pages = UINT32_MAX;
+	return bp_file_align_up(BP_FILE_RING_OFFSET +
+				(uint64_t)bp_ring_bytes(bp_config.page_size, (uint32_t)pages));
+}
+
+/* BPRINT_PREFAULT: how many rings to keep faulted in (0-8), default 1. */
+static unsigned configured_rings(void)
+{
+	const char *v = secure_getenv("BPRINT_PREFAULT");
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return 1;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || n < 0 || n > POOL_MAX) {
+		static const char msg[] = "bprint: BPRINT_PREFAULT: a number of rings from 0 "
+					  "to 8 (default 1 kept)\n";
+
+		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		return 1;
+	}
+	return (unsigned)n;
+}
+
+/*
+ * Fault in the chunk's first len bytes by writing to each of its pages (a
+ * write that changes nothing: an atomic add of 0 to a byte of the chunk,
+ * ours alone until it is taken), not with MADV_POPULATE_WRITE: that call
+ * holds the process's mmap lock while it faults, and a thread that maps
+ * or unmaps meanwhile (a new thread's stack, its descriptor, its ring
+ * when the pool is empty) waits for it (a first call took 30-90 us
+ * instead of 15 that way); a fault of its own takes only the lock of the
+ * mapping it is in, where the kernel has per-mapping locks (Linux 6.4).
+ */
+static void populate(const struct bp_mapped *m, size_t len)
+{
+	unsigned char *chunk = (unsigned char *)m->chunk;
+	uintptr_t page = bp_live.sys_page;
+
+	for (uintptr_t a = (uintptr_t)chunk; a < (uintptr_t)chunk + len;
+	     a = (a & ~(page - 1)) + page)
+		__atomic_fetch_add((unsigned char *)a, 0, __ATOMIC_RELAXED);
+}
+
+/* One ring into an empty slot; false if no chunk could be had. */
+static bool fill(struct slot *s)
+{
+	struct bp_mapped m;
+	size_t len;
+	int rc;
+
+	atomic_store(&allocating, true);	/* seq_cst: with stopping, a Dekker pair */
+	if (atomic_load(&stopping)) {
+		atomic_store(&allocating, false);
+		return false;
+	}
+	rc = bp_live_ring_chunk_get(pool_chunk_size, &m);
+	atomic_store(&allocating, false);
+	if (rc != 0)
+		return false;
+	len = (size_t)m.chunk->size;
+	if (len > POPULATE_MAX + BP_FILE_RING_OFFSET)
+		len = POPULATE_MAX + BP_FILE_RING_OFFSET;
+	populate(&m, len);
+	s->m = m;
+	/* P1: the mapping (and the chunk header take_spare or the allocation
+	 * wrote) before READY; pairs with the taker's acquire CAS. */
+	atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
+	return true;
+}
+
+static void *pool_main(void *arg)
+{
+	const struct timespec refill_delay = { 0, REFILL_DELAY_NS };
+
+	(void)arg;
+	for (;;) {
+		/* acquire: the taker's EMPTY (P2) before we look at the slots */
+		uint32_t bell = atomic_load_explicit(&doorbell, memory_order_acquire);
+
+		for (unsigned i = 0; i < pool_rings; i++) {
+			struct slot *s = &slots[i];
+
+			if (atomic_load_explicit(&s->state, memory_order_relaxed) != SLOT_EMPTY)
+				continue;
+			atomic_store_explicit(&s->state, SLOT_FILLING, memory_order_relaxed);
+			if (!fill(s)) {	/* the file full, or closing: until rung again */
+				atomic_store_explicit(&s->state, SLOT_EMPTY, memory_order_relaxed);
+				break;
+			}
+		}
+		(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAIT_PRIVATE, bell, NULL,
+			      NULL, 0);
+		/* rung: the thread that took a ring is starting; refill after
+		 * its first burst, not in it */
+		if (atomic_load_explicit(&doorbell, memory_order_relaxed) != bell)
+			nanosleep(&refill_delay, NULL);
+	}
+	return NULL;
+}
+
+void bp_live_pool_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t thread;
+	int rc;
+
+	pool_rings = configured_rings();
+	if (!pool_rings)
+		return;
+	pool_chunk_size = ring0_chunk_size();
+	if (pthread_attr_init(&attr) != 0) {
+		pool_rings = 0;
+		return;
+	}
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, STACK_BYTES);
+	/* every signal blocked: the program's signals go to its own threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&thread, &attr, pool_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+		pool_rings = 0;
+	else
+		pthread_setname_np(thread, "bprint-prefault");
+}
+
+int bp_live_pool_take(uint64_t size, struct bp_mapped *m)
+{
+	if (!pool_rings || size != pool_chunk_size)
+		return -1;
+	for (unsigned i = 0; i < pool_rings; i++) {
+		struct slot *s = &slots[i];
+		uint32_t ready = SLOT_READY;
+
+		/* P1: acquire, the mapping the thread stored before READY */
+		if (!atomic_compare_exchange_strong_explicit(&s->state, &ready, SLOT_TAKEN,
+							     memory_order_acquire,
+							     memory_order_relaxed))
+			continue;
+		*m = s->m;
+		/* P2: release: our read of the mapping before the thread
+		 * refills the slot (it acquires the doorbell, then the state) */
+		atomic_store_explicit(&s->state, SLOT_EMPTY, memory_order_release);
+		atomic_fetch_add_explicit(&doorbell, 1, memory_order_release);
+		(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+			      0);
+		return 0;
+	}
+	return -1;
+}
+
+void bp_live_pool_stop(void)
+{
+	long waited = 0;
+
+	atomic_store(&stopping, true);	/* seq_cst: see fill() */
+	while (atomic_load(&allocating) && waited < STOP_WAIT_NS) {
+		struct timespec nap = { 0, 50000 };
+
+		nanosleep(&nap, NULL);
+		waited += nap.tv_nsec;
+	}
+}
+
+void bp_live_pool_fork_child(void)
+{
+	/* Only this thread runs (the pool's thread is not in the child): the
+	 * rings ready are the parent's chunks; a slot being filled had no
+	 * mapping stored yet. */
+	for (unsigned i = 0; i < POOL_MAX; i++) {
+		if (atomic_load_explicit(&slots[i].state, memory_order_relaxed) == SLOT_READY)
+			munmap(slots[i].m.base, slots[i].m.len);
+		atomic_store_explicit(&slots[i].state, SLOT_EMPTY, memory_order_relaxed);
+	}
+	pool_rings = 0;
+}

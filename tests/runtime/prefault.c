@@ -1,0 +1,115 @@
+/*
+ * rt_prefault THREADS CALLS [hold]: the ring a new thread takes was
+ * faulted in ahead (BPRINT_PREFAULT, src/writer/writer_pool.c).
+ *
+ * It waits 100 ms (the pool fills at start), then runs THREADS threads one
+ * after the other, 50 ms apart (the pool refills), each tracing CALLS
+ * records "pf t=T i=I" and counting the page faults it took in them after
+ * its first.  Then it prints, for runtime_prefault.sh:
+ *
+ *	faults T N		thread T's faults in its calls 2..CALLS
+ *
+ * (after 250 ms more: the pool holds a ring again when it exits)
+ *	prefault_thread 0|1	whether a thread named bprint-prefault runs
+ *	pid P
+ *
+ * hold: then it prints "ready" and sleeps until it is killed.
+ */
+#define _GNU_SOURCE
+#include <bprint.h>
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static int calls;
+
+static void nap_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+static long faults(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt + ru.ru_majflt : -1;
+}
+
+static void *worker(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	long f0;
+
+	trace_printk("pf t=%d i=%d", id, 0);
+	f0 = faults();
+	for (int i = 1; i < calls; i++)
+		trace_printk("pf t=%d i=%d", id, i);
+	return (void *)(intptr_t)(faults() - f0);
+}
+
+/* Is one of our threads named name? */
+static int has_thread(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], comm[64] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		found = strcmp(comm, name) == 0;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	int threads;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: rt_prefault THREADS CALLS [hold]\n");
+		return 2;
+	}
+	threads = atoi(argv[1]);
+	calls = atoi(argv[2]);
+	nap_ms(100);
+	for (int t = 0; t < threads; t++) {
+		pthread_t th;
+		void *f;
+
+		if (pthread_create(&th, NULL, worker, (void *)(intptr_t)t) != 0 ||
+		    pthread_join(th, &f) != 0)
+			return 1;
+		printf("faults %d %ld\n", t, (long)(intptr_t)f);
+		nap_ms(50);
+	}
+	nap_ms(250);	/* the pool refilled, on a busy machine too: a ring in it at the end */
+	printf("prefault_thread %d\npid %d\n", has_thread("bprint-prefault"), (int)getpid());
+	if (argc > 3 && !strcmp(argv[3], "hold")) {
+		printf("ready\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+	return 0;
+}

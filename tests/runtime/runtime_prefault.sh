@@ -1,0 +1,128 @@
+#!/bin/sh
+# A new thread's ring faulted in ahead of it (BPRINT_PREFAULT, issue 29):
+#
+#  - the faults a thread takes in its first 20,000 calls: a few with the
+#    pool (its ring was resident before its first call), one every 4 KiB
+#    without (BPRINT_PREFAULT=0, the differential), in shared memory and
+#    with BPRINT_FILE; the bprint-prefault thread runs only with the pool;
+#  - a ring waiting in the pool is no thread and no damage: stats and
+#    report of the file of a program that ended with one, of one killed
+#    with one (SIGKILL), bprint record's stream of such a program, and
+#    recover of a killed recorder's stream: every record exactly, no
+#    thread but the program's, nothing said damaged;
+#  - a bad BPRINT_PREFAULT is said, and the default kept.
+. "$(dirname "$0")/rt_lib.sh"
+
+threads=5
+calls=20000
+
+# median_faults OUT: the median of the threads' fault counts
+median_faults() {
+	awk '$1 == "faults" { print $3 }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'
+}
+# exact WHAT STATS N PER: N threads of PER records each, whole, no other
+exact() {
+	awk -v n="$3" -v per="$4" '
+		/^# threads/ { t = 1; next }
+		t && $1 ~ /^-?[0-9]+$/ { th++; w += $3; o += $4; d += $5; r += $6; if ($3 == per && $6 == per) whole++ }
+		END { if (th != n || w != n * per || r != w || o || d || whole != n) {
+			print "threads " th " written " w " overwritten " o " discarded " d " read " r " whole " whole; exit 1 } }' "$2" > "$2.why" &&
+		ok "$1: $3 threads of $4 records, whole, no other thread" ||
+		fail "$1: accounting: $(cat "$2.why")"
+}
+
+# waiting_rings FILE: ring chunks of state 0 in FILE (docs/file-format.md:
+# a chunk header every chunk size from 4096; type 3 a ring)
+waiting_rings() {
+	size=$(wc -c < "$1")
+	o=4096
+	n=0
+	while [ $o -lt "$size" ]; do
+		sz=$(od -A n -t u8 -j $((o + 8)) -N 8 "$1" | tr -d ' ')
+		type=$(od -A n -t u4 -j $((o + 4)) -N 4 "$1" | tr -d ' ')
+		state=$(od -A n -t u4 -j $((o + 16)) -N 4 "$1" | tr -d ' ')
+		[ "${sz:-0}" -gt 0 ] || { echo -1; return; }
+		[ "$type" = 3 ] && [ "$state" = 0 ] && n=$((n + 1))
+		o=$((o + sz))
+	done
+	echo $n
+}
+
+# ---- the faults, with and without the pool -----------------------------
+for way in memory file; do
+	rm -f "$way".*.dat
+	for pool in 1 0; do
+		if [ $way = file ]; then
+			BPRINT_FILE=$way.$pool.dat BPRINT_PREFAULT=$pool "$PROG" $threads $calls > $way.$pool.out
+		else
+			BPRINT_PREFAULT=$pool "$PROG" $threads $calls > $way.$pool.out
+		fi || fail "$way, BPRINT_PREFAULT=$pool: the program failed"
+	done
+	with=$(median_faults $way.1.out)
+	without=$(median_faults $way.0.out)
+	check "$way: faults in a thread's first $calls calls without the pool" "$without" -ge 40
+	if [ -n "${RT_SANITIZE:-}" ]; then	# its shadow memory's faults in both
+		check "$way: and fewer with it ($RT_SANITIZE)" "$with" -lt "$without"
+	else
+		check "$way: and with it, at most a quarter" "$((with * 4))" -le "$without"
+	fi
+	check "$way: the prefault thread with the pool" "$(value prefault_thread $way.1.out)" -eq 1
+	check "$way: none without" "$(value prefault_thread $way.0.out)" -eq 0
+done
+
+# ---- a file with a ring in the pool at the end --------------------------
+check "file: a ring waiting in the pool at the end" "$(waiting_rings file.1.dat)" -eq 1
+check "file: none without the pool" "$(waiting_rings file.0.dat)" -eq 0
+"$BPRINT" stats file.1.dat > f.stats 2> f.err || fail "file: stats exit status $?"
+[ -s f.err ] && fail "file: stats said: $(cat f.err)"
+exact "file" f.stats $threads $calls
+"$BPRINT" report --raw file.1.dat > f.raw 2> f.rerr || fail "file: report exit status $?"
+[ -s f.rerr ] && fail "file: report said: $(cat f.rerr)"
+check "file: report's records" "$(grep -c 'pf t=' f.raw)" -eq $((threads * calls))
+
+# ---- killed with a ring in the pool -------------------------------------
+BPRINT_FILE=k.dat "$PROG" 3 1000 hold > k.out &
+pid=$!
+i=0
+while ! grep -q '^ready' k.out 2> /dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+i=0	# the pool refilled (at once but on a machine busy with other work)
+while [ "$(waiting_rings k.dat)" -ne 1 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -KILL $pid
+wait $pid 2> /dev/null
+check "killed: a ring waiting in the pool" "$(waiting_rings k.dat)" -eq 1
+"$BPRINT" stats k.dat > k.stats 2> k.err
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 4 ] || fail "killed: stats exit status $rc: $(cat k.err)"
+grep -qi damage k.err && fail "killed: stats said: $(cat k.err)"
+exact "killed" k.stats 3 1000
+"$BPRINT" report --raw k.dat > k.raw 2> /dev/null
+check "killed: report's records" "$(grep -c 'pf t=' k.raw)" -eq 3000
+
+# ---- bprint record ------------------------------------------------------
+"$BPRINT" record -o r.dat -- "$PROG" $threads $calls > r.out 2> r.err || fail "record: exit status $?"
+grep -q "$threads rings, $((threads * calls)) records written, 0 discarded" r.err &&
+	! grep -q "not copied" r.err && ok "record: summary" || fail "record: summary: $(cat r.err)"
+"$BPRINT" stats r.dat > r.stats 2> r.serr || fail "record: stats exit status $?"
+exact "record" r.stats $threads $calls
+check "record: the prefault thread" "$(value prefault_thread r.out)" -eq 1
+
+# ---- a recorder killed, its program too, a ring in the pool: recover ----
+"$BPRINT" record -o v.dat -- "$PROG" 3 1000 hold > v.out 2> v.err &
+rec=$!
+i=0
+while ! grep -q '^ready' v.out 2> /dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+sleep 0.3	# the pool refilled, the copier has seen its chunk
+pid=$(value pid v.out)
+kill -KILL $rec
+wait $rec 2> /dev/null
+kill -KILL "$pid" 2> /dev/null
+sleep 0.1
+"$BPRINT" recover -q v.dat > v.rout 2>&1 || fail "recover: exit status $?: $(cat v.rout)"
+"$BPRINT" stats v.dat > v.stats 2> v.serr || fail "recover: stats exit status $?: $(cat v.serr)"
+exact "recover" v.stats 3 1000
+
+# ---- a bad value ---------------------------------------------------------
+BPRINT_PREFAULT=lots "$PROG" 1 10 > b.out 2> b.err || fail "bad value: the program failed"
+grep -q "BPRINT_PREFAULT" b.err && ok "bad value: said" || fail "bad value: not said"
+check "bad value: the default kept" "$(value prefault_thread b.out)" -eq 1
+finish
