@@ -48,6 +48,7 @@ struct bp_bind {
 	struct plan **by_id;
 	size_t nby_id;
 	struct plan *scratch;		/* an id not in the table (or no memory) */
+	struct bp_field_value *run_vals;	/* bp_bind_next(): BP_PLAN_MAX_ARGS a record */
 	size_t nchosen;
 	uint32_t first_chosen;
 };
@@ -84,6 +85,7 @@ void bp_bind_free(struct bp_bind *b)
 		free(b->fields[i].name);
 	free(b->fields);
 	free(b->scratch);
+	free(b->run_vals);
 	free(b);
 }
 
@@ -283,6 +285,69 @@ int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_event *ev
 		   struct bp_field_value *vals, size_t nvals)
 {
 	return decode(s, ev, vals, nvals);
+}
+
+/*
+ * bp_bind_next(): a run of records from the reader (bp_trace_next_run(),
+ * reader/reader.h), each one's plan and decode, as bp_bind_site() and
+ * bp_bind_decode() make them; the reader's check of a block is the
+ * decode's, or made here for a block not decoded (a site not chosen).
+ */
+static size_t bind_run(struct bp_bind *b, struct bp_trace *t, const struct bp_trace_rec *rec,
+		       size_t got, unsigned char *out, size_t stride)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < got; i++) {
+		const struct bp_trace_rec *r = &rec[i];
+		const struct bp_bind_site *s = site_of(b, t, r->site_id);
+		struct bp_field_value *vals = b->run_vals + n * BP_PLAN_MAX_ARGS;
+		struct bp_bind_rec *o = (struct bp_bind_rec *)(void *)(out + n * stride);
+		int k = -1;
+
+		if (!s) {
+			bp_trace_run_check(t, r, i);
+			continue;
+		}
+		if (!r->text && s->lay)
+			k = bp_site_layout_decode_some(bp_site_layout_of(s->lay), r->block,
+						       r->block_words, (uint32_t)s->wanted, vals,
+						       BP_PLAN_MAX_ARGS);
+		if (k < 0)
+			bp_trace_run_check(t, r, i);
+		*o = (struct bp_bind_rec){ .size = (uint32_t)stride, .tid = r->tid, .s = s,
+					   .vals = vals, .n = k, .site_id = r->site_id,
+					   .ns = r->ns, .index = r->index };
+		n++;
+	}
+	return n;
+}
+
+int bp_bind_next(struct bp_bind *b, struct bp_trace *t, struct bp_bind_rec *out, size_t max,
+		 unsigned flags)
+{
+	struct bp_trace_rec rec[BP_TRACE_RUN_MAX];
+	size_t stride, n = 0;
+
+	_Static_assert(BP_BIND_NEXT_MAX <= BP_TRACE_RUN_MAX, "a run fills a batch");
+	if (!out || out->size < BP_BIND_REC_SIZE_1)
+		return BP_TRACE_EINVAL;
+	stride = out->size;
+	if (max > BP_BIND_NEXT_MAX)
+		max = BP_BIND_NEXT_MAX;
+	if (!max)
+		return 0;
+	if (!b->run_vals &&
+	    !(b->run_vals = malloc(BP_BIND_NEXT_MAX * BP_PLAN_MAX_ARGS * sizeof(*b->run_vals))))
+		return BP_TRACE_ENOMEM;
+	while (!n) {
+		int got = bp_trace_next_run(t, rec, max, flags & BP_TRACE_NEXT_TIME);
+
+		if (got <= 0)
+			return got;
+		n = bind_run(b, t, rec, (size_t)got, (unsigned char *)out, stride);
+	}
+	return (int)n;
 }
 
 int bp_bind_where_holds(struct bp_bind *b, struct bp_trace *t, const struct bp_bind_site *s,

@@ -17,6 +17,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* s->ev is s's next record: in hand, counted. */
+static inline void got(struct bp_trace *t, struct source *s)
+{
+	/* one writer a ring, one clock: its time never runs backwards */
+	if (s->any_read && s->ev.ts < s->last_ts && !s->backwards_said) {
+		s->backwards_said = true;
+		reader_problem(t, "ring %llu (thread %d): time runs backwards at "
+			       "record %llu", (unsigned long long)s->info.key,
+			       (int)s->info.tid, (unsigned long long)s->ev.index);
+	}
+	s->last_ts = s->ev.ts;
+	if (!s->any_read) {
+		s->any_read = true;
+		s->first_gap = s->ev.index - s->next_index;
+	}
+	s->gap_before = s->ev.index - s->next_index;
+	if (s->gap_before) {
+		s->info.overwritten += s->gap_before;
+		accounts_settle(s);
+	}
+	s->next_index = s->ev.index + 1;
+	s->has = true;
+}
+
 /* Get s's next record in hand, if there is one. */
 static int fill(struct bp_trace *t, struct source *s)
 {
@@ -48,27 +72,8 @@ static int fill(struct bp_trace *t, struct source *s)
 			catalogue_ring_reused(t, s);	/* the catalogue acts on it */
 		if (rc == SOURCE_STOP || rc == SOURCE_REUSED)
 			break;
-		if (rc == SOURCE_GOT) {
-			/* one writer a ring, one clock: its time never runs backwards */
-			if (s->any_read && s->ev.ts < s->last_ts && !s->backwards_said) {
-				s->backwards_said = true;
-				reader_problem(t, "ring %llu (thread %d): time runs backwards at "
-					       "record %llu", (unsigned long long)s->info.key,
-					       (int)s->info.tid, (unsigned long long)s->ev.index);
-			}
-			s->last_ts = s->ev.ts;
-			if (!s->any_read) {
-				s->any_read = true;
-				s->first_gap = s->ev.index - s->next_index;
-			}
-			s->gap_before = s->ev.index - s->next_index;
-			if (s->gap_before) {
-				s->info.overwritten += s->gap_before;
-				accounts_settle(s);
-			}
-			s->next_index = s->ev.index + 1;
-			s->has = true;
-		}
+		if (rc == SOURCE_GOT)
+			got(t, s);
 	}
 	return BP_TRACE_OK;
 }
@@ -261,18 +266,24 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
  * a block its site's layout does not take whole (a slot past its end, a
  * string without its NUL, words left over) is damage.
  */
-static void check_block(struct bp_trace *t, struct source *s, struct site_entry *site)
+static void check_words(struct bp_trace *t, struct source *s, struct site_entry *site,
+			const uint32_t *words, size_t nwords, uint64_t index)
 {
 	const struct bp_site_layout *l = site->layout_tried ? site->layout
-							    : bp_trace_site_layout(t, s->args.site_id);
+							    : bp_trace_site_layout(t, site->ts.id);
 
 	if (!l || !l->has_plan || l->puts || s->bad_said ||
-	    bp_site_layout_decode_some(l, s->args.words, s->args.nwords, 0, NULL, 0) >= 0)
+	    bp_site_layout_decode_some(l, words, nwords, 0, NULL, 0) >= 0)
 		return;
 	s->bad_said = true;
 	reader_problem(t, "ring %llu (thread %d): record %llu does not match its format",
 		       (unsigned long long)s->info.key, (int)s->info.tid,
-		       (unsigned long long)s->ev.index);
+		       (unsigned long long)index);
+}
+
+static void check_block(struct bp_trace *t, struct source *s, struct site_entry *site)
+{
+	check_words(t, s, site, s->args.words, s->args.nwords, s->ev.index);
 }
 
 /* The check of the record returned last, if it waits (bp_trace_defer_checks). */
@@ -413,12 +424,47 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 	}
 }
 
+/* One record taken from best: counted, split, its site found.  With check
+ * (bp_trace_next()) its block is checked, or that check waits
+ * (bp_trace_defer_checks()); a run leaves it to its caller. */
+static inline int take(struct bp_trace *t, struct source *best, struct site_entry **site,
+		       bool check)
+{
+	int rc;
+
+	best->has = false;
+	best->info.read++;
+	accounts_settle(best);
+	if (best->kcpu)
+		kernel_taken(t, best);	/* its args are made already */
+	else
+		best->args = bp_record_split(best->ev.user_bits, best->ev.payload,
+					     best->ev.payload_len);
+	if (best->args.has_cpu)
+		best->cpu = best->args.cpu;
+	if (best->args.text)
+		check_text(t, best);
+	if ((rc = site_of(t, best->args.site_id, site)) < 0)
+		return rc;
+	if (check && *site && !best->args.text) {
+		if (t->defer_checks)
+			t->unchecked = best, t->unchecked_site = *site;
+		else
+			check_block(t, best, *site);
+	}
+	if (t->progress && --t->progress_left == 0) {
+		t->progress_n += t->progress_every;
+		t->progress_left = t->progress_every;
+		t->progress(t->progress_arg, t->progress_n);
+	}
+	return BP_TRACE_OK;
+}
+
 int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
 {
 	struct source *best;
 	struct site_entry *site;
 	size_t bi = 0;
-	uint32_t id;
 	int rc;
 
 	if (!out || out->size < BP_TRACE_EVENT_SIZE_3)
@@ -433,38 +479,95 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 			accounts_check_read(t);
 		return 0;
 	}
-	best->has = false;
-	best->info.read++;
-	accounts_settle(best);
-	if (best->kcpu)
-		kernel_taken(t, best);	/* its args are made already */
-	else
-		best->args = bp_record_split(best->ev.user_bits, best->ev.payload,
-					     best->ev.payload_len);
-	if (best->args.has_cpu)
-		best->cpu = best->args.cpu;
-	if (best->args.text)
-		check_text(t, best);
-	id = best->args.site_id;
-	if ((rc = site_of(t, id, &site)) < 0)
+	if ((rc = take(t, best, &site, true)) < 0)
 		return rc;
-	if (site && !best->args.text) {
-		if (t->defer_checks)
-			t->unchecked = best, t->unchecked_site = site;
-		else
-			check_block(t, best, site);
-	}
-	put_args(best, bi, site, id, out);
+	put_args(best, bi, site, best->args.site_id, out);
 	if (!(flags & BP_TRACE_NEXT_ARGS_ONLY))
 		put_rest(t, best, bi, flags, out);
 	else if (flags & BP_TRACE_NEXT_TIME)
 		put_time(t, best, out);
-	if (t->progress && --t->progress_left == 0) {
-		t->progress_n += t->progress_every;
-		t->progress_left = t->progress_every;
-		t->progress(t->progress_arg, t->progress_n);
-	}
 	return 1;
+}
+
+/* ---- a run of records --------------------------------------------------- */
+
+/*
+ * The next record of s's page in hand, in line, if it is still older than
+ * every other source's (fill()'s in-line steps only: a record of another
+ * page ends a run, so that the blocks of the run stay where they are).
+ * false, with s's record in hand or not, when the run ends here.
+ */
+static inline bool run_on(struct bp_trace *t, struct source *s, size_t bi)
+{
+	struct bp_merge_entry x;
+
+	if (s->phase == SOURCE_STREAMED) {
+		if (!s->stream.in_page || !bp_ring_page_next_in_line(&s->stream.it, &s->ev))
+			return false;
+	} else if (s->phase == SOURCE_RING) {
+		if (!bp_ring_next_in_page(&s->ring.cur, &s->ev) || s->ev.index < s->next_index)
+			return false;
+	} else {
+		return false;
+	}
+	t->work++;
+	got(t, s);
+	x = (struct bp_merge_entry){ s->ev.ts, bi };
+	return !t->merge.n || bp_merge_before(&x, &t->merge.e[0]);
+}
+
+static inline void put_rec(struct bp_trace *t, const struct source *s, uint64_t index,
+			   unsigned flags, struct bp_trace_rec *r)
+{
+	r->site_id = s->args.site_id;
+	r->tid = s->info.tid;
+	r->block = s->args.words;
+	r->block_words = (uint32_t)s->args.nwords;
+	r->text = s->args.text;
+	r->index = index;
+	r->ns = flags & BP_TRACE_NEXT_TIME ? bp_clock_to_ns(&t->calib, s->ev.ts) : 0;
+}
+
+int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, unsigned flags)
+{
+	struct source *best;
+	struct site_entry *site;
+	size_t bi = 0, n = 0;
+	int rc;
+
+	if (t->unchecked)
+		check_pending(t);
+	if (!max)
+		return 0;
+	if ((rc = oldest_source(t, &best, &bi)) < 0)
+		return rc;
+	t->cur = best;
+	if (!best) {
+		if (!t->read_checked)
+			accounts_check_read(t);
+		return 0;
+	}
+	t->run_src = best;
+	do {
+		if ((rc = take(t, best, &site, false)) < 0)
+			return rc;
+		t->run_site[n] = site;
+		put_rec(t, best, best->ev.index, flags, &rec[n]);
+		if (best->kcpu)
+			rec[n].tid = best->ktid;
+		n++;
+	} while (n < max && !best->kcpu && run_on(t, best, bi));
+	/* best's next record, if in hand, goes through the merge as any other */
+	t->taken = bi;
+	return (int)n;
+}
+
+void bp_trace_run_check(struct bp_trace *t, const struct bp_trace_rec *rec, size_t i)
+{
+	struct site_entry *site = i < BP_TRACE_RUN_MAX ? t->run_site[i] : NULL;
+
+	if (site && !rec->text && t->run_src)
+		check_words(t, t->run_src, site, rec->block, rec->block_words, rec->index);
 }
 
 int bp_trace_event_kernel(const struct bp_trace *t)
