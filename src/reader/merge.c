@@ -427,8 +427,8 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 /* One record taken from best: counted, split, its site found.  With check
  * (bp_trace_next()) its block is checked, or that check waits
  * (bp_trace_defer_checks()); a run leaves it to its caller. */
-static inline int take(struct bp_trace *t, struct source *best, struct site_entry **site,
-		       bool check)
+static inline __attribute__((always_inline)) int
+take(struct bp_trace *t, struct source *best, struct site_entry **site, bool check)
 {
 	int rc;
 
