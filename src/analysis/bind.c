@@ -43,8 +43,10 @@ struct bp_bind {
 		unsigned flags;
 	} *fields;
 	size_t nfields;
-	/* the plans, for the trace `of` */
+	/* the plans, for the trace `of` (bp_trace_serial(): not one closed
+	 * and another opened at its address) */
 	struct bp_trace *of;
+	uint64_t of_serial;
 	struct plan **by_id;
 	size_t nby_id;
 	struct plan *scratch;		/* an id not in the table (or no memory) */
@@ -235,9 +237,10 @@ __attribute__((noinline))
 static const struct bp_bind_site *site_slow(struct bp_bind *b, struct bp_trace *t,
 					    uint32_t site_id)
 {
-	if (b->of != t) {
+	if (b->of != t || b->of_serial != bp_trace_serial(t)) {
 		forget_plans(b);
 		b->of = t;
+		b->of_serial = bp_trace_serial(t);
 		bp_trace_defer_checks(t);	/* decode() checks each block it decodes */
 	}
 	if (site_id < b->nby_id && b->by_id[site_id])
@@ -245,6 +248,7 @@ static const struct bp_bind_site *site_slow(struct bp_bind *b, struct bp_trace *
 	return plan_site(b, t, site_id);
 }
 
+/* The plan of site_id, b's plans being t's. */
 static inline const struct bp_bind_site *site_of(struct bp_bind *b, struct bp_trace *t,
 						 uint32_t site_id)
 {
@@ -255,8 +259,16 @@ static inline const struct bp_bind_site *site_of(struct bp_bind *b, struct bp_tr
 	return p->chosen ? &p->pub : NULL;
 }
 
+/* b's plans made t's, if they were another reader's. */
+static inline void plans_of(struct bp_bind *b, struct bp_trace *t)
+{
+	if (__builtin_expect(b->of == t && b->of_serial != bp_trace_serial(t), 0))
+		b->of = NULL;	/* site_slow() forgets them */
+}
+
 const struct bp_bind_site *bp_bind_site(struct bp_bind *b, struct bp_trace *t, uint32_t site_id)
 {
+	plans_of(b, t);
 	return site_of(b, t, site_id);
 }
 
@@ -340,6 +352,7 @@ int bp_bind_next(struct bp_bind *b, struct bp_trace *t, struct bp_bind_rec *out,
 	if (!b->run_vals &&
 	    !(b->run_vals = malloc(BP_BIND_NEXT_MAX * BP_PLAN_MAX_ARGS * sizeof(*b->run_vals))))
 		return BP_TRACE_ENOMEM;
+	plans_of(b, t);
 	while (!n) {
 		int got = bp_trace_next_run(t, rec, max, flags & BP_TRACE_NEXT_TIME);
 

@@ -52,6 +52,11 @@ void bp_trace_defer_checks(struct bp_trace *t);
 void bp_trace_block_checked(struct bp_trace *t, const uint32_t *block);
 void bp_trace_check_now(struct bp_trace *t);
 
+/* This reader's number, not 0, never another reader's of this process
+ * (one opened where a closed one was has another): what a caller that
+ * keeps state per reader (the analysis binding's plans) compares. */
+uint64_t bp_trace_serial(const struct bp_trace *t);
+
 /*
  * A run of records (the analysis binding's bp_bind_next()): up to max of
  * the records bp_trace_next() would return next, in the same order, all

@@ -52,6 +52,7 @@ struct bp_trace_layout;
 
 struct bp_trace {
 	int fd;
+	uint64_t serial;		/* bp_trace_serial() */
 	uint64_t size;			/* of the file, as last measured */
 	size_t os_page;
 	unsigned open_flags;
