@@ -116,6 +116,12 @@ static inline uint64_t bp_key_bytes_(const char *s, size_t from, size_t len)
 		__builtin_memcpy(&w, s + len - 8, 8);
 		return w >> (8 * (8 - n));
 	}
+	if (len >= 4 && n <= 4) {
+		uint32_t x;
+
+		__builtin_memcpy(&x, s + len - 4, 4);
+		return (uint64_t)x >> (8 * (4 - n));
+	}
 	for (size_t i = 0; i < n; i++)
 		w |= (uint64_t)(unsigned char)s[from + i] << (8 * i);
 	return w;
@@ -154,8 +160,16 @@ static inline bool bp_key_add_field(struct bp_key *k, uint8_t type, const struct
 		uint64_t w = 's' | (uint64_t)len << 8;
 
 		p = k->b + k->len;
-		if (len)
-			w |= bp_key_bytes_(s, 0, len < 3 ? len : 3) << 40;
+		if (len >= 4) {
+			uint32_t x;
+
+			__builtin_memcpy(&x, s, 4);
+			w |= (uint64_t)(x & 0xffffffu) << 40;
+		} else if (len) {	/* 1 to 3 bytes */
+			w |= (uint64_t)(unsigned char)s[0] << 40 |
+			     (uint64_t)(unsigned char)s[len / 2] << (40 + 8 * (len / 2)) |
+			     (uint64_t)(unsigned char)s[len - 1] << (32 + 8 * len);
+		}
 		__builtin_memcpy(p, &w, 8);
 		if (len > 11) {
 			__builtin_memcpy(&w, s + 3, 8);

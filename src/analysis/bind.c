@@ -249,8 +249,8 @@ static const struct bp_bind_site *site_slow(struct bp_bind *b, struct bp_trace *
 }
 
 /* The plan of site_id, b's plans being t's. */
-static inline const struct bp_bind_site *site_of(struct bp_bind *b, struct bp_trace *t,
-						 uint32_t site_id)
+static inline __attribute__((always_inline)) const struct bp_bind_site *
+site_of(struct bp_bind *b, struct bp_trace *t, uint32_t site_id)
 {
 	const struct plan *p;
 
