@@ -163,18 +163,17 @@ static int oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 }
 
 /*
- * The site of a record's id.  A writer files a site before its first
- * record: in a file not closed (or live) an id not known yet is looked
- * for again by the catalogue's one update step, also before the first
- * refresh (the file may have grown since it was opened).
+ * The site of a record's id not in the tables (site_of() below).  A
+ * writer files a site before its first record: in a file not closed (or
+ * live) an id not known yet is looked for again by the catalogue's one
+ * update step, also before the first refresh (the file may have grown
+ * since it was opened).
  */
-static int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
+__attribute__((noinline))
+static int site_slow(struct bp_trace *t, uint32_t id, struct site_entry **site)
 {
 	int rc;
 
-	*site = tables_site(t, id);
-	if (!id || *site)
-		return BP_TRACE_OK;
 	if (!t->live && (t->info.flags & BP_TRACE_F_CLOSED)) {
 		/* every site is filed before its first record, unless the file was full */
 		if (!t->info.missing_sites && !t->unknown_site_said) {
@@ -194,6 +193,15 @@ static int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
 		reader_problem(t, "records of call site %u, which the file does not have", id);
 	}
 	return BP_TRACE_OK;
+}
+
+/* The site of a record's id: a table lookup, in line. */
+static inline int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
+{
+	*site = tables_site(t, id);
+	if (!id || *site)
+		return BP_TRACE_OK;
+	return site_slow(t, id, site);
 }
 
 /* ---- messages ----------------------------------------------------------- */
