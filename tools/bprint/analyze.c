@@ -202,13 +202,12 @@ static int read_bound(struct bp_trace *t, const struct analyze_ops *ops, void *c
 
 	r[0].size = sizeof(r[0]);
 	while ((n = bp_bind_next(ops->bind, t, r, BP_BIND_NEXT_MAX,
-				 ops->args_time ? BP_TRACE_NEXT_TIME : 0)) > 0)
-		for (int i = 0; i < n; i++) {
-			int rc = ops->bound(ctx, t, &r[i]);
+				 ops->args_time ? BP_TRACE_NEXT_TIME : 0)) > 0) {
+		int rc = ops->bound(ctx, t, r, n);
 
-			if (rc != EXIT_OK)
-				return rc;
-		}
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	if (n < 0)
 		return n == BP_TRACE_EFORMAT ? EXIT_BADFILE : n == BP_TRACE_ENOMEM ? out_of_memory()
 											: EXIT_IO;

@@ -100,9 +100,10 @@ struct analyze_ops {
 	bool args_only;
 	bool args_time;		/* with args_only: the time too (BP_TRACE_NEXT_TIME) */
 	/* or, without a filter, the records of the sites bind chooses, their
-	 * fields decoded (bp_bind_next(): a batch at a time), through bound */
+	 * fields decoded (bp_bind_next()), through bound a batch r[0 .. n) at
+	 * a time */
 	struct bp_bind *bind;
-	int (*bound)(void *ctx, struct bp_trace *t, const struct bp_bind_rec *r);
+	int (*bound)(void *ctx, struct bp_trace *t, const struct bp_bind_rec *r, int n);
 };
 
 /* Open the trace, read it through ops (following it if asked: redrawn every

@@ -373,13 +373,18 @@ static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_e
 	return latency_fields(l, t, &role, &r);
 }
 
-/* A record bp_bind_next() read (no --tid, no --sched: every record of a
- * chosen site), its fields decoded. */
-static int latency_bound(void *ctx, struct bp_trace *t, const struct bp_bind_rec *r)
+/* Records bp_bind_next() read (no --tid, no --sched: every record of a
+ * chosen site), their fields decoded. */
+static int latency_bound(void *ctx, struct bp_trace *t, const struct bp_bind_rec *r, int n)
 {
-	struct site_role role = { .s = r->s, .vals = r->vals };
+	for (int i = 0; i < n; i++) {
+		struct site_role role = { .s = r[i].s, .vals = r[i].vals };
+		int rc = latency_fields(ctx, t, &role, &r[i]);
 
-	return latency_fields(ctx, t, &role, r);
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	return EXIT_OK;
 }
 
 static void describe(struct latency *l)
