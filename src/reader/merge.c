@@ -18,7 +18,7 @@
 #include <string.h>
 
 /* s->ev is s's next record: in hand, counted. */
-static inline void got(struct bp_trace *t, struct source *s)
+static inline __attribute__((always_inline)) void got(struct bp_trace *t, struct source *s)
 {
 	/* one writer a ring, one clock: its time never runs backwards */
 	if (s->any_read && s->ev.ts < s->last_ts && !s->backwards_said) {
@@ -125,7 +125,8 @@ static int fill_all(struct bp_trace *t)
  * then): it is filled again, and goes first without going through the
  * heap when its record is still the oldest (one ring, or a run of one).
  */
-static int oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
+static inline __attribute__((always_inline)) int
+oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 {
 	size_t taken = t->taken;
 	int rc;
@@ -291,7 +292,17 @@ static void check_words(struct bp_trace *t, struct source *s, struct site_entry 
 
 static void check_block(struct bp_trace *t, struct source *s, struct site_entry *site)
 {
-	check_words(t, s, site, s->args.words, s->args.nwords, s->ev.index);
+	/* check_words() of the record in hand, written out (report's loop) */
+	const struct bp_site_layout *l = site->layout_tried ? site->layout
+							    : bp_trace_site_layout(t, s->args.site_id);
+
+	if (!l || !l->has_plan || l->puts || s->bad_said ||
+	    bp_site_layout_decode_some(l, s->args.words, s->args.nwords, 0, NULL, 0) >= 0)
+		return;
+	s->bad_said = true;
+	reader_problem(t, "ring %llu (thread %d): record %llu does not match its format",
+		       (unsigned long long)s->info.key, (int)s->info.tid,
+		       (unsigned long long)s->ev.index);
 }
 
 /* The check of the record returned last, if it waits (bp_trace_defer_checks). */
@@ -432,11 +443,11 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 	}
 }
 
-/* One record taken from best: counted, split, its site found.  With check
- * (bp_trace_next()) its block is checked, or that check waits
- * (bp_trace_defer_checks()); a run leaves it to its caller. */
+/* One record of a run taken from best: counted, split, its site found
+ * (bp_trace_next()'s steps but the check, which the run leaves to its
+ * caller: keep the two in step). */
 static inline __attribute__((always_inline)) int
-take(struct bp_trace *t, struct source *best, struct site_entry **site, bool check)
+take(struct bp_trace *t, struct source *best, struct site_entry **site)
 {
 	int rc;
 
@@ -454,12 +465,6 @@ take(struct bp_trace *t, struct source *best, struct site_entry **site, bool che
 		check_text(t, best);
 	if ((rc = site_of(t, best->args.site_id, site)) < 0)
 		return rc;
-	if (check && *site && !best->args.text) {
-		if (t->defer_checks)
-			t->unchecked = best, t->unchecked_site = *site;
-		else
-			check_block(t, best, *site);
-	}
 	if (t->progress && --t->progress_left == 0) {
 		t->progress_n += t->progress_every;
 		t->progress_left = t->progress_every;
@@ -473,8 +478,11 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	struct source *best;
 	struct site_entry *site;
 	size_t bi = 0;
+	uint32_t id;
 	int rc;
 
+	/* take()'s steps, written out: the compiler keeps report's loop
+	 * tighter so (take() serves the runs below) */
 	if (!out || out->size < BP_TRACE_EVENT_SIZE_3)
 		return BP_TRACE_EINVAL;	/* unset, or the embedding layout's 136 or 144 */
 	if (t->unchecked)
@@ -487,13 +495,37 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 			accounts_check_read(t);
 		return 0;
 	}
-	if ((rc = take(t, best, &site, true)) < 0)
+	best->has = false;
+	best->info.read++;
+	accounts_settle(best);
+	if (best->kcpu)
+		kernel_taken(t, best);	/* its args are made already */
+	else
+		best->args = bp_record_split(best->ev.user_bits, best->ev.payload,
+					     best->ev.payload_len);
+	if (best->args.has_cpu)
+		best->cpu = best->args.cpu;
+	if (best->args.text)
+		check_text(t, best);
+	id = best->args.site_id;
+	if ((rc = site_of(t, id, &site)) < 0)
 		return rc;
-	put_args(best, bi, site, best->args.site_id, out);
+	if (site && !best->args.text) {
+		if (t->defer_checks)
+			t->unchecked = best, t->unchecked_site = site;
+		else
+			check_block(t, best, site);
+	}
+	put_args(best, bi, site, id, out);
 	if (!(flags & BP_TRACE_NEXT_ARGS_ONLY))
 		put_rest(t, best, bi, flags, out);
 	else if (flags & BP_TRACE_NEXT_TIME)
 		put_time(t, best, out);
+	if (t->progress && --t->progress_left == 0) {
+		t->progress_n += t->progress_every;
+		t->progress_left = t->progress_every;
+		t->progress(t->progress_arg, t->progress_n);
+	}
 	return 1;
 }
 
@@ -557,7 +589,7 @@ int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, 
 	}
 	t->run_src = best;
 	do {
-		if ((rc = take(t, best, &site, false)) < 0)
+		if ((rc = take(t, best, &site)) < 0)
 			return rc;
 		t->run_site[n] = site;
 		put_rec(t, best, best->ev.index, flags, &rec[n]);
