@@ -475,11 +475,6 @@ static int open_file(struct bp_trace *t, char *err, size_t errlen)
 /* bp_trace_serial(): every reader opened in this process has its own. */
 static _Atomic uint64_t serials;
 
-uint64_t bp_trace_serial(const struct bp_trace *t)
-{
-	return t->serial;
-}
-
 struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size_t errlen,
 			       int *rcp)
 {

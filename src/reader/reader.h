@@ -54,8 +54,15 @@ void bp_trace_check_now(struct bp_trace *t);
 
 /* This reader's number, not 0, never another reader's of this process
  * (one opened where a closed one was has another): what a caller that
- * keeps state per reader (the analysis binding's plans) compares. */
-uint64_t bp_trace_serial(const struct bp_trace *t);
+ * keeps state per reader (the analysis binding's plans) compares.  In
+ * line, a record at a time: struct bp_trace begins with it (reading.h). */
+static inline uint64_t bp_trace_serial(const struct bp_trace *t)
+{
+	uint64_t serial;
+
+	__builtin_memcpy(&serial, (const void *)t, sizeof(serial));
+	return serial;
+}
 
 /*
  * A run of records (the analysis binding's bp_bind_next()): up to max of

@@ -51,8 +51,8 @@ struct bp_trace_layout;
 /* ---- the reader --------------------------------------------------------- */
 
 struct bp_trace {
+	uint64_t serial;		/* first: bp_trace_serial() reads it in line */
 	int fd;
-	uint64_t serial;		/* bp_trace_serial() */
 	uint64_t size;			/* of the file, as last measured */
 	size_t os_page;
 	unsigned open_flags;
@@ -109,6 +109,8 @@ struct bp_trace {
 	struct site_entry *run_site[BP_TRACE_RUN_MAX];
 	char msg[BP_MSG_MAX];
 };
+
+_Static_assert(offsetof(struct bp_trace, serial) == 0, "bp_trace_serial() reads the first 8 bytes");
 
 /* ---- between the files -------------------------------------------------- */
 
