@@ -224,7 +224,10 @@ int main(int argc, char **argv)
 	CHECK((every = bp_bind_new(BP_BIND_EVERY_FIELD)) != NULL);
 	check_binding(path, every, "every field");
 	/* latency's roles: from a, to b, paired by k */
-	CHECK((roles = bp_bind_new(0)) && (from = bp_sites_new()) && (to = bp_sites_new()));
+	roles = bp_bind_new(0);
+	from = bp_sites_new();
+	to = bp_sites_new();
+	CHECK(roles && from && to);
 	CHECK_EQ(bp_sites_add(from, "fmt:a *"), 0);
 	CHECK_EQ(bp_sites_add(to, "fmt:b *"), 0);
 	CHECK_EQ(bp_bind_role(roles, from, NULL), 0);
