@@ -7,6 +7,9 @@
  * The record becomes an event: its site, its thread's name, its CPU, and
  * its message, formatted with the site's format (parsed once, on the
  * site's first record) and the file's symbols for %pS and %ps.
+ * bp_trace_next_run() takes the same records a run at a time: after the
+ * oldest, the next ones of its source's page, in line, for as long as
+ * each stays older than every other source's (the analysis binding's).
  */
 #include "reader/reading.h"
 #include "reader/accounts.h"
@@ -579,6 +582,8 @@ int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, 
 		check_pending(t);
 	if (!max)
 		return 0;
+	if (max > BP_TRACE_RUN_MAX)
+		max = BP_TRACE_RUN_MAX;	/* run_site[]'s room */
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
 	t->cur = best;
