@@ -580,6 +580,11 @@ int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, 
 
 	if (t->unchecked)
 		check_pending(t);
+	if (t->run_err) {	/* after the records of the run before it */
+		rc = t->run_err;
+		t->run_err = 0;
+		return rc;
+	}
 	if (!max)
 		return 0;
 	if (max > BP_TRACE_RUN_MAX)
@@ -594,14 +599,20 @@ int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, 
 	}
 	t->run_src = best;
 	do {
-		if ((rc = take(t, best, &site)) < 0)
-			return rc;
+		if ((rc = take(t, best, &site)) < 0) {
+			if (!n)
+				return rc;
+			t->run_err = rc;	/* the records before it first */
+			break;
+		}
 		t->run_site[n] = site;
 		put_rec(t, best, best->ev.index, flags, &rec[n]);
 		if (best->kcpu)
 			rec[n].tid = best->ktid;
 		n++;
-	} while (n < max && !best->kcpu && run_on(t, best, bi));
+		/* (a catalogue update for a site not known yet may have added
+		 * sources: the merge is made again before the next record) */
+	} while (n < max && !best->kcpu && !t->merge_all && run_on(t, best, bi));
 	/* best's next record, if in hand, goes through the merge as any other */
 	t->taken = bi;
 	return (int)n;

@@ -104,7 +104,9 @@ struct bp_trace {
 	bool defer_checks;
 	struct source *unchecked;
 	struct site_entry *unchecked_site;
-	/* bp_trace_next_run(): the run's source and each record's site */
+	/* bp_trace_next_run(): the run's source and each record's site; an
+	 * error met after records of a run, for the next call */
+	int run_err;
 	struct source *run_src;
 	struct site_entry *run_site[BP_TRACE_RUN_MAX];
 	char msg[BP_MSG_MAX];
