@@ -2,11 +2,15 @@
  * fuzz_tracefile: the trace-file reader (src/reader/reading.h) on arbitrary
  * bytes.  The input becomes a file (memfd), which is opened and read the
  * way `bprint report` and `bprint stats` read it: every table, every
- * record with its message, the counters, a refresh, and the records again.
+ * record with its message, the counters, a refresh, and the records again;
+ * then opened again and read as `bprint hist` reads it, a run of a page
+ * at a time with every field of every site decoded (bp_bind_next()).
  * Seeds: fuzz/corpus/fuzz_tracefile/ (small real trace files, live and
  * stream).
  */
 #include "reader/reader.h"
+
+#include <bprint/analysis.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +26,32 @@
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every record of path through the analysis binding, every field read. */
+static void read_bound(const char *path)
+{
+	struct bp_bind *b = bp_bind_new(BP_BIND_EVERY_FIELD);
+	struct bp_bind_rec r[BP_BIND_NEXT_MAX];
+	unsigned long seen = 0, sum = 0;
+	char err[256];
+	struct bp_trace *t = b ? bp_trace_open(path, OPEN_FLAGS, err, sizeof(err), NULL) : NULL;
+	int n;
+
+	r[0].size = sizeof(r[0]);
+	while (t && seen < 1000000 && (n = bp_bind_next(b, t, r, BP_BIND_NEXT_MAX,
+							BP_TRACE_NEXT_TIME)) > 0)
+		for (int i = 0; i < n; i++, seen++)
+			for (int k = 0; k < r[i].n && r[i].s->lay && k < 64; k++)
+				if (r[i].s->wanted >> k & 1)
+					sum += r[i].s->lay->fields[k].type == BP_FIELD_STRING
+						       ? (r[i].vals[k].len ? (unsigned char)
+							  r[i].vals[k].s[r[i].vals[k].len - 1] : 0)
+						       : (unsigned long)r[i].vals[k].v.u;
+	if (t)
+		bp_trace_close(t);
+	bp_bind_free(b);
+	(void)sum;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -67,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bp_trace_totals(t, &tot);
 		(void)bp_trace_problems(t, NULL);
 		bp_trace_close(t);
+		read_bound(path);
 	}
 	close(fd);
 	return 0;

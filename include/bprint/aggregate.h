@@ -105,41 +105,82 @@ BP_API size_t bp_key_item_size(const unsigned char *key, size_t len, size_t pos)
 
 #define BP_KEY_SHORT_STRING 16	/* a string this long goes into a key in line */
 
-/* Append field value v of type: in line for what keys mostly are, an
- * integer not below 0 or a short string, when the key has room. */
+/* The bytes s[from .. len) (1 to 8 of them) as a word, the first lowest,
+ * read inside s (bp_key_add_field()'s). */
+static inline uint64_t bp_key_bytes_(const char *s, size_t from, size_t len)
+{
+	size_t n = len - from;
+	uint64_t w = 0;
+
+	if (len >= 8) {
+		__builtin_memcpy(&w, s + len - 8, 8);
+		return w >> (8 * (8 - n));
+	}
+	if (len >= 4 && n <= 4) {
+		uint32_t x;
+
+		__builtin_memcpy(&x, s + len - 4, 4);
+		return (uint64_t)x >> (8 * (4 - n));
+	}
+	for (size_t i = 0; i < n; i++)
+		w |= (uint64_t)(unsigned char)s[from + i] << (8 * i);
+	return w;
+}
+
+/*
+ * Append field value v of type: in line for what keys mostly are, an
+ * integer not below 0 or a short string, when the key has room.  A key
+ * is hashed and compared 8 bytes at a time right after it is made, so an
+ * item in line is stored a word at a time (a load that takes bytes of
+ * two stores waits for both to reach the cache: store forwarding fails);
+ * the bytes are those bp_key_add_field_slow() writes.
+ */
 static inline bool bp_key_add_field(struct bp_key *k, uint8_t type, const struct bp_field_value *v)
 {
 	size_t room = k->cap - k->len;
 	unsigned char *p;
 
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)	/* the words below are */
+		return bp_key_add_field_slow(k, type, v);
 	if ((type == BP_FIELD_UNSIGNED || type == BP_FIELD_POINTER ||
 	     (type == BP_FIELD_SIGNED && v->v.i >= 0)) && room >= 9) {
+		uint64_t w = 'u' | v->v.u << 8;	/* 'u', then the value's 8 bytes */
+
 		p = k->b + k->len;
-		p[0] = 'u';
-		__builtin_memcpy(p + 1, &v->v.u, 8);
+		__builtin_memcpy(p, &w, 8);
+		p[8] = (unsigned char)(v->v.u >> 56);
 		k->len += 9;
 		return true;
 	}
-	if (type == BP_FIELD_STRING && v->len <= BP_KEY_SHORT_STRING &&
-	    room >= 5 + BP_KEY_SHORT_STRING) {
-		uint32_t len = (uint32_t)v->len;
+	if (type == BP_FIELD_STRING && v->len <= BP_KEY_SHORT_STRING && room >= 24) {
+		/* 's', the length's 4 bytes, the string: the first word holds
+		 * 's', the length and up to 3 bytes; words of the rest follow */
+		size_t len = v->len;
 		const char *s = v->s;
+		uint64_t w = 's' | (uint64_t)len << 8;
 
 		p = k->b + k->len;
-		p[0] = 's';
-		__builtin_memcpy(p + 1, &len, 4);
-		if (len >= 8) {	/* two 8-byte copies that may overlap, inside s */
-			__builtin_memcpy(p + 5, s, 8);
-			__builtin_memcpy(p + 5 + len - 8, s + len - 8, 8);
-		} else if (len >= 4) {
-			__builtin_memcpy(p + 5, s, 4);
-			__builtin_memcpy(p + 5 + len - 4, s + len - 4, 4);
-		} else if (len) {	/* 1 to 3 bytes: the first, the middle, the last */
-			p[5] = (unsigned char)s[0];
-			p[5 + len / 2] = (unsigned char)s[len / 2];
-			p[5 + len - 1] = (unsigned char)s[len - 1];
+		if (len >= 4) {
+			uint32_t x;
+
+			__builtin_memcpy(&x, s, 4);
+			w |= (uint64_t)(x & 0xffffffu) << 40;
+		} else if (len) {	/* 1 to 3 bytes */
+			w |= (uint64_t)(unsigned char)s[0] << 40 |
+			     (uint64_t)(unsigned char)s[len / 2] << (40 + 8 * (len / 2)) |
+			     (uint64_t)(unsigned char)s[len - 1] << (32 + 8 * len);
 		}
-		k->len += 5 + (size_t)len;
+		__builtin_memcpy(p, &w, 8);
+		if (len > 11) {
+			__builtin_memcpy(&w, s + 3, 8);
+			__builtin_memcpy(p + 8, &w, 8);
+			w = bp_key_bytes_(s, 11, len);
+			__builtin_memcpy(p + 16, &w, 8);
+		} else if (len > 3) {
+			w = bp_key_bytes_(s, 3, len);
+			__builtin_memcpy(p + 8, &w, 8);
+		}
+		k->len += 5 + len;
 		return true;
 	}
 	return bp_key_add_field_slow(k, type, v);

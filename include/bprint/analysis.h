@@ -14,6 +14,8 @@
  *	bp_bind_decode()       a record's wanted fields, by the plan
  *	bp_bind_where_holds()  does every --where hold for them?
  *	bp_bind_role_holds()   does a role's --where hold for them?
+ *	bp_bind_next()         the next records of chosen sites, decoded: the
+ *	                       three steps above (but --where) a batch at a time
  *
  * The plan of a site (struct bp_bind_site) says where each field asked
  * for is in the site's layout (bp_trace_layout()) and which fields a
@@ -130,6 +132,44 @@ BP_API const struct bp_bind_site *bp_bind_site(struct bp_bind *b, struct bp_trac
 BP_API int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_event *ev,
 			  struct bp_field_value *vals, size_t nvals);
 
+/*
+ * A record of a chosen site, as bp_bind_next() reads it.  vals points
+ * into the binding (valid until its next call): the fields s->wanted
+ * names, by their index in s->lay, as bp_bind_decode() writes them, n its
+ * result (-1: text, or a block that does not hold what its format packs,
+ * which the reader then says as bp_trace_next()'s check does).
+ */
+struct bp_bind_rec {
+	uint32_t size;			/* the caller's sizeof(struct bp_bind_rec) */
+	int32_t tid;
+	const struct bp_bind_site *s;	/* its site's plan */
+	const struct bp_field_value *vals;
+	int n;
+	uint32_t site_id;
+	uint64_t ns;			/* with BP_TRACE_NEXT_TIME, else 0 */
+	uint64_t index;			/* the ring's stored-record index */
+};
+#define BP_BIND_REC_INIT { .size = sizeof(struct bp_bind_rec) }
+#define BP_BIND_REC_SIZE_1 48		/* the first layout's, the smallest taken */
+#define BP_BIND_NEXT_MAX 64		/* records a call, at most */
+
+/*
+ * The next records of t (from its current position, in bp_trace_next()'s
+ * order) whose sites b chooses, up to max (at most BP_BIND_NEXT_MAX) into
+ * out, an array of records out[0].size bytes apart (set out[0].size; the
+ * others' is written): bp_trace_next(), bp_bind_site() and
+ * bp_bind_decode() for each, in one call, which reads records a run of
+ * one ring's page at a time (one merge step, one call, for up to a
+ * page).  The records of sites not chosen are read past (their blocks
+ * checked).  flags: BP_TRACE_NEXT_TIME to have ns.  Returns the records
+ * written (1 .. max), 0 once t has no more, or a BP_TRACE_E* code
+ * (BP_TRACE_EINVAL without out[0].size).  Use it or bp_trace_next() on
+ * t, not both in the same pass: the event bp_trace_next() returned last
+ * is not kept.
+ */
+BP_API int bp_bind_next(struct bp_bind *b, struct bp_trace *t, struct bp_bind_rec *out,
+			size_t max, unsigned flags);
+
 /* Does every --where of b hold for the fields vals[0 .. n) of a record of
  * s (decoded by bp_bind_decode(), which returned n)?  1 or 0; 1 without
  * one, 0 for n < 0 when there is one. */
@@ -163,6 +203,8 @@ BP_API size_t bp_bind_chosen(const struct bp_bind *b, uint32_t *first);
 _Static_assert(sizeof(struct bp_bind_site) == 40, "bp_bind_site grows only at the end");
 _Static_assert(__builtin_offsetof(struct bp_bind_site, roles) == 32, "bp_bind_site.roles");
 _Static_assert(__builtin_offsetof(struct bp_bind_site, wanted) == 24, "bp_bind_site.wanted");
+_Static_assert(sizeof(struct bp_bind_rec) == BP_BIND_REC_SIZE_1, "bp_bind_rec grows only at the end");
+_Static_assert(__builtin_offsetof(struct bp_bind_rec, ns) == 32, "bp_bind_rec.ns");
 #endif
 
 #ifdef __cplusplus

@@ -43,11 +43,14 @@ struct bp_bind {
 		unsigned flags;
 	} *fields;
 	size_t nfields;
-	/* the plans, for the trace `of` */
+	/* the plans, for the trace `of` (bp_trace_serial(): not one closed
+	 * and another opened at its address) */
 	struct bp_trace *of;
+	uint64_t of_serial;
 	struct plan **by_id;
 	size_t nby_id;
 	struct plan *scratch;		/* an id not in the table (or no memory) */
+	struct bp_field_value *run_vals;	/* bp_bind_next(): BP_PLAN_MAX_ARGS a record */
 	size_t nchosen;
 	uint32_t first_chosen;
 };
@@ -84,6 +87,7 @@ void bp_bind_free(struct bp_bind *b)
 		free(b->fields[i].name);
 	free(b->fields);
 	free(b->scratch);
+	free(b->run_vals);
 	free(b);
 }
 
@@ -233,9 +237,10 @@ __attribute__((noinline))
 static const struct bp_bind_site *site_slow(struct bp_bind *b, struct bp_trace *t,
 					    uint32_t site_id)
 {
-	if (b->of != t) {
+	if (b->of != t || b->of_serial != bp_trace_serial(t)) {
 		forget_plans(b);
 		b->of = t;
+		b->of_serial = bp_trace_serial(t);
 		bp_trace_defer_checks(t);	/* decode() checks each block it decodes */
 	}
 	if (site_id < b->nby_id && b->by_id[site_id])
@@ -243,8 +248,9 @@ static const struct bp_bind_site *site_slow(struct bp_bind *b, struct bp_trace *
 	return plan_site(b, t, site_id);
 }
 
-static inline const struct bp_bind_site *site_of(struct bp_bind *b, struct bp_trace *t,
-						 uint32_t site_id)
+/* The plan of site_id, b's plans being t's. */
+static inline __attribute__((always_inline)) const struct bp_bind_site *
+site_of(struct bp_bind *b, struct bp_trace *t, uint32_t site_id)
 {
 	const struct plan *p;
 
@@ -253,8 +259,16 @@ static inline const struct bp_bind_site *site_of(struct bp_bind *b, struct bp_tr
 	return p->chosen ? &p->pub : NULL;
 }
 
+/* b's plans made t's, if they were another reader's. */
+static inline void plans_of(struct bp_bind *b, struct bp_trace *t)
+{
+	if (__builtin_expect(b->of == t && b->of_serial != bp_trace_serial(t), 0))
+		b->of = NULL;	/* site_slow() forgets them */
+}
+
 const struct bp_bind_site *bp_bind_site(struct bp_bind *b, struct bp_trace *t, uint32_t site_id)
 {
+	plans_of(b, t);
 	return site_of(b, t, site_id);
 }
 
@@ -283,6 +297,70 @@ int bp_bind_decode(const struct bp_bind_site *s, const struct bp_trace_event *ev
 		   struct bp_field_value *vals, size_t nvals)
 {
 	return decode(s, ev, vals, nvals);
+}
+
+/*
+ * bp_bind_next(): a run of records from the reader (bp_trace_next_run(),
+ * reader/reader.h), each one's plan and decode, as bp_bind_site() and
+ * bp_bind_decode() make them; the reader's check of a block is the
+ * decode's, or made here for a block not decoded (a site not chosen).
+ */
+static size_t bind_run(struct bp_bind *b, struct bp_trace *t, const struct bp_trace_rec *rec,
+		       size_t got, unsigned char *out, size_t stride)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < got; i++) {
+		const struct bp_trace_rec *r = &rec[i];
+		const struct bp_bind_site *s = site_of(b, t, r->site_id);
+		struct bp_field_value *vals = b->run_vals + n * BP_PLAN_MAX_ARGS;
+		struct bp_bind_rec *o = (struct bp_bind_rec *)(void *)(out + n * stride);
+		int k = -1;
+
+		if (!s) {
+			bp_trace_run_check(t, r, i);
+			continue;
+		}
+		if (!r->text && s->lay)
+			k = bp_site_layout_decode_some(bp_site_layout_of(s->lay), r->block,
+						       r->block_words, (uint32_t)s->wanted, vals,
+						       BP_PLAN_MAX_ARGS);
+		if (k < 0)
+			bp_trace_run_check(t, r, i);
+		*o = (struct bp_bind_rec){ .size = (uint32_t)stride, .tid = r->tid, .s = s,
+					   .vals = vals, .n = k, .site_id = r->site_id,
+					   .ns = r->ns, .index = r->index };
+		n++;
+	}
+	return n;
+}
+
+int bp_bind_next(struct bp_bind *b, struct bp_trace *t, struct bp_bind_rec *out, size_t max,
+		 unsigned flags)
+{
+	struct bp_trace_rec rec[BP_TRACE_RUN_MAX];
+	size_t stride, n = 0;
+
+	_Static_assert(BP_BIND_NEXT_MAX <= BP_TRACE_RUN_MAX, "a run fills a batch");
+	if (!out || out->size < BP_BIND_REC_SIZE_1)
+		return BP_TRACE_EINVAL;
+	stride = out->size;
+	if (max > BP_BIND_NEXT_MAX)
+		max = BP_BIND_NEXT_MAX;
+	if (!max)
+		return 0;
+	if (!b->run_vals &&
+	    !(b->run_vals = malloc(BP_BIND_NEXT_MAX * BP_PLAN_MAX_ARGS * sizeof(*b->run_vals))))
+		return BP_TRACE_ENOMEM;
+	plans_of(b, t);
+	while (!n) {
+		int got = bp_trace_next_run(t, rec, max, flags & BP_TRACE_NEXT_TIME);
+
+		if (got <= 0)
+			return got;
+		n = bind_run(b, t, rec, (size_t)got, (unsigned char *)out, stride);
+	}
+	return (int)n;
 }
 
 int bp_bind_where_holds(struct bp_bind *b, struct bp_trace *t, const struct bp_bind_site *s,

@@ -261,21 +261,17 @@ static uint64_t hash_of(const unsigned char *p, size_t n)
 		h ^= h >> 32;
 	}
 	if (i < n) {	/* the tail: loads of a fixed size, not a call to memcpy() */
-		w = 0;
-		if (n >= 8) {
-			memcpy(&w, p + n - 8, 8);	/* the last 8, overlapping */
-		} else {
-			size_t left = n - i, at = 0;
-			uint32_t w4 = 0;
-			uint16_t w2 = 0;
+		size_t left = n - i, at = 0;
+		uint32_t w4 = 0;
+		uint16_t w2 = 0;
 
-			if (left & 4)
-				memcpy(&w4, p + i, 4), w = w4, at = 4;
-			if (left & 2)
-				memcpy(&w2, p + i + at, 2), w |= (uint64_t)w2 << (8 * at), at += 2;
-			if (left & 1)
-				w |= (uint64_t)p[i + at] << (8 * at);
-		}
+		w = 0;
+		if (left & 4)
+			memcpy(&w4, p + i, 4), w = w4, at = 4;
+		if (left & 2)
+			memcpy(&w2, p + i + at, 2), w |= (uint64_t)w2 << (8 * at), at += 2;
+		if (left & 1)
+			w |= (uint64_t)p[i + at] << (8 * at);
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
 	}
 	h ^= h >> 33;

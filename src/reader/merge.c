@@ -7,6 +7,9 @@
  * The record becomes an event: its site, its thread's name, its CPU, and
  * its message, formatted with the site's format (parsed once, on the
  * site's first record) and the file's symbols for %pS and %ps.
+ * bp_trace_next_run() takes the same records a run at a time: after the
+ * oldest, the next ones of its source's page, in line, for as long as
+ * each stays older than every other source's (the analysis binding's).
  */
 #include "reader/reading.h"
 #include "reader/accounts.h"
@@ -16,6 +19,30 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* s->ev is s's next record: in hand, counted. */
+static inline __attribute__((always_inline)) void got(struct bp_trace *t, struct source *s)
+{
+	/* one writer a ring, one clock: its time never runs backwards */
+	if (s->any_read && s->ev.ts < s->last_ts && !s->backwards_said) {
+		s->backwards_said = true;
+		reader_problem(t, "ring %llu (thread %d): time runs backwards at "
+			       "record %llu", (unsigned long long)s->info.key,
+			       (int)s->info.tid, (unsigned long long)s->ev.index);
+	}
+	s->last_ts = s->ev.ts;
+	if (!s->any_read) {
+		s->any_read = true;
+		s->first_gap = s->ev.index - s->next_index;
+	}
+	s->gap_before = s->ev.index - s->next_index;
+	if (s->gap_before) {
+		s->info.overwritten += s->gap_before;
+		accounts_settle(s);
+	}
+	s->next_index = s->ev.index + 1;
+	s->has = true;
+}
 
 /* Get s's next record in hand, if there is one. */
 static int fill(struct bp_trace *t, struct source *s)
@@ -48,27 +75,8 @@ static int fill(struct bp_trace *t, struct source *s)
 			catalogue_ring_reused(t, s);	/* the catalogue acts on it */
 		if (rc == SOURCE_STOP || rc == SOURCE_REUSED)
 			break;
-		if (rc == SOURCE_GOT) {
-			/* one writer a ring, one clock: its time never runs backwards */
-			if (s->any_read && s->ev.ts < s->last_ts && !s->backwards_said) {
-				s->backwards_said = true;
-				reader_problem(t, "ring %llu (thread %d): time runs backwards at "
-					       "record %llu", (unsigned long long)s->info.key,
-					       (int)s->info.tid, (unsigned long long)s->ev.index);
-			}
-			s->last_ts = s->ev.ts;
-			if (!s->any_read) {
-				s->any_read = true;
-				s->first_gap = s->ev.index - s->next_index;
-			}
-			s->gap_before = s->ev.index - s->next_index;
-			if (s->gap_before) {
-				s->info.overwritten += s->gap_before;
-				accounts_settle(s);
-			}
-			s->next_index = s->ev.index + 1;
-			s->has = true;
-		}
+		if (rc == SOURCE_GOT)
+			got(t, s);
 	}
 	return BP_TRACE_OK;
 }
@@ -120,7 +128,8 @@ static int fill_all(struct bp_trace *t)
  * then): it is filled again, and goes first without going through the
  * heap when its record is still the oldest (one ring, or a run of one).
  */
-static int oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
+static inline __attribute__((always_inline)) int
+oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 {
 	size_t taken = t->taken;
 	int rc;
@@ -158,18 +167,17 @@ static int oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 }
 
 /*
- * The site of a record's id.  A writer files a site before its first
- * record: in a file not closed (or live) an id not known yet is looked
- * for again by the catalogue's one update step, also before the first
- * refresh (the file may have grown since it was opened).
+ * The site of a record's id not in the tables (site_of() below).  A
+ * writer files a site before its first record: in a file not closed (or
+ * live) an id not known yet is looked for again by the catalogue's one
+ * update step, also before the first refresh (the file may have grown
+ * since it was opened).
  */
-static int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
+__attribute__((noinline))
+static int site_slow(struct bp_trace *t, uint32_t id, struct site_entry **site)
 {
 	int rc;
 
-	*site = tables_site(t, id);
-	if (!id || *site)
-		return BP_TRACE_OK;
 	if (!t->live && (t->info.flags & BP_TRACE_F_CLOSED)) {
 		/* every site is filed before its first record, unless the file was full */
 		if (!t->info.missing_sites && !t->unknown_site_said) {
@@ -189,6 +197,15 @@ static int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
 		reader_problem(t, "records of call site %u, which the file does not have", id);
 	}
 	return BP_TRACE_OK;
+}
+
+/* The site of a record's id: a table lookup, in line. */
+static inline int site_of(struct bp_trace *t, uint32_t id, struct site_entry **site)
+{
+	*site = tables_site(t, id);
+	if (!id || *site)
+		return BP_TRACE_OK;
+	return site_slow(t, id, site);
 }
 
 /* ---- messages ----------------------------------------------------------- */
@@ -261,8 +278,24 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
  * a block its site's layout does not take whole (a slot past its end, a
  * string without its NUL, words left over) is damage.
  */
+static void check_words(struct bp_trace *t, struct source *s, struct site_entry *site,
+			const uint32_t *words, size_t nwords, uint64_t index)
+{
+	const struct bp_site_layout *l = site->layout_tried ? site->layout
+							    : bp_trace_site_layout(t, site->ts.id);
+
+	if (!l || !l->has_plan || l->puts || s->bad_said ||
+	    bp_site_layout_decode_some(l, words, nwords, 0, NULL, 0) >= 0)
+		return;
+	s->bad_said = true;
+	reader_problem(t, "ring %llu (thread %d): record %llu does not match its format",
+		       (unsigned long long)s->info.key, (int)s->info.tid,
+		       (unsigned long long)index);
+}
+
 static void check_block(struct bp_trace *t, struct source *s, struct site_entry *site)
 {
+	/* check_words() of the record in hand, written out (report's loop) */
 	const struct bp_site_layout *l = site->layout_tried ? site->layout
 							    : bp_trace_site_layout(t, s->args.site_id);
 
@@ -413,6 +446,36 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 	}
 }
 
+/* One record of a run taken from best: counted, split, its site found
+ * (bp_trace_next()'s steps but the check, which the run leaves to its
+ * caller: keep the two in step). */
+static inline __attribute__((always_inline)) int
+take(struct bp_trace *t, struct source *best, struct site_entry **site)
+{
+	int rc;
+
+	best->has = false;
+	best->info.read++;
+	accounts_settle(best);
+	if (best->kcpu)
+		kernel_taken(t, best);	/* its args are made already */
+	else
+		best->args = bp_record_split(best->ev.user_bits, best->ev.payload,
+					     best->ev.payload_len);
+	if (best->args.has_cpu)
+		best->cpu = best->args.cpu;
+	if (best->args.text)
+		check_text(t, best);
+	if ((rc = site_of(t, best->args.site_id, site)) < 0)
+		return rc;
+	if (t->progress && --t->progress_left == 0) {
+		t->progress_n += t->progress_every;
+		t->progress_left = t->progress_every;
+		t->progress(t->progress_arg, t->progress_n);
+	}
+	return BP_TRACE_OK;
+}
+
 int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags)
 {
 	struct source *best;
@@ -421,6 +484,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	uint32_t id;
 	int rc;
 
+	/* take()'s steps, written out: the compiler keeps report's loop
+	 * tighter so (take() serves the runs below) */
 	if (!out || out->size < BP_TRACE_EVENT_SIZE_3)
 		return BP_TRACE_EINVAL;	/* unset, or the embedding layout's 136 or 144 */
 	if (t->unchecked)
@@ -465,6 +530,100 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		t->progress(t->progress_arg, t->progress_n);
 	}
 	return 1;
+}
+
+/* ---- a run of records --------------------------------------------------- */
+
+/*
+ * The next record of s's page in hand, in line, if it is still older than
+ * every other source's (fill()'s in-line steps only: a record of another
+ * page ends a run, so that the blocks of the run stay where they are).
+ * false, with s's record in hand or not, when the run ends here.
+ */
+static inline bool run_on(struct bp_trace *t, struct source *s, size_t bi)
+{
+	struct bp_merge_entry x;
+
+	if (s->phase == SOURCE_STREAMED) {
+		if (!s->stream.in_page || !bp_ring_page_next_in_line(&s->stream.it, &s->ev))
+			return false;
+	} else if (s->phase == SOURCE_RING) {
+		if (!bp_ring_next_in_page(&s->ring.cur, &s->ev) || s->ev.index < s->next_index)
+			return false;
+	} else {
+		return false;
+	}
+	t->work++;
+	got(t, s);
+	x = (struct bp_merge_entry){ s->ev.ts, bi };
+	return !t->merge.n || bp_merge_before(&x, &t->merge.e[0]);
+}
+
+static inline void put_rec(struct bp_trace *t, const struct source *s, uint64_t index,
+			   unsigned flags, struct bp_trace_rec *r)
+{
+	r->site_id = s->args.site_id;
+	r->tid = s->info.tid;
+	r->block = s->args.words;
+	r->block_words = (uint32_t)s->args.nwords;
+	r->text = s->args.text;
+	r->index = index;
+	r->ns = flags & BP_TRACE_NEXT_TIME ? bp_clock_to_ns(&t->calib, s->ev.ts) : 0;
+}
+
+int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, unsigned flags)
+{
+	struct source *best;
+	struct site_entry *site;
+	size_t bi = 0, n = 0;
+	int rc;
+
+	if (t->unchecked)
+		check_pending(t);
+	if (t->run_err) {	/* after the records of the run before it */
+		rc = t->run_err;
+		t->run_err = 0;
+		return rc;
+	}
+	if (!max)
+		return 0;
+	if (max > BP_TRACE_RUN_MAX)
+		max = BP_TRACE_RUN_MAX;	/* run_site[]'s room */
+	if ((rc = oldest_source(t, &best, &bi)) < 0)
+		return rc;
+	t->cur = best;
+	if (!best) {
+		if (!t->read_checked)
+			accounts_check_read(t);
+		return 0;
+	}
+	t->run_src = best;
+	do {
+		if ((rc = take(t, best, &site)) < 0) {
+			if (!n)
+				return rc;
+			t->run_err = rc;	/* the records before it first */
+			break;
+		}
+		t->run_site[n] = site;
+		put_rec(t, best, best->ev.index, flags, &rec[n]);
+		if (best->kcpu)
+			rec[n].tid = best->ktid;
+		n++;
+		/* (a catalogue update for a site not known yet may have added
+		 * sources: the merge is made again before the next record) */
+	} while (n < max && !best->kcpu && !t->merge_all && run_on(t, best, bi));
+	/* best's next record, if in hand, goes through the merge as any other */
+	t->taken = bi;
+	return (int)n;
+}
+
+void bp_trace_run_check(struct bp_trace *t, const struct bp_trace_rec *rec, size_t i)
+{
+	struct site_entry *site = i < BP_TRACE_RUN_MAX ? t->run_site[i] : NULL;
+
+	if (site && !rec->text && t->run_src)
+		check_words(t, t->run_src, site, rec->block, rec->block_words, rec->index);
 }
 
 int bp_trace_event_kernel(const struct bp_trace *t)

@@ -12,6 +12,7 @@
 #include "trace/safe_open.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdarg.h>
@@ -471,6 +472,9 @@ static int open_file(struct bp_trace *t, char *err, size_t errlen)
 	return rc;
 }
 
+/* bp_trace_serial(): every reader opened in this process has its own. */
+static _Atomic uint64_t serials;
+
 struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size_t errlen,
 			       int *rcp)
 {
@@ -487,6 +491,7 @@ struct bp_trace *bp_trace_open(const char *path, unsigned flags, char *err, size
 	}
 	t->os_page = pg > 0 ? (size_t)pg : 4096u;
 	t->taken = SIZE_MAX;
+	t->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
 	t->open_flags = flags;
 	t->hook = (struct bp_pointer_hook){ "Ss", reader_print_symbol, t };
 	t->fd = bp_open_input(path, &why);	/* a regular file, opened without blocking */

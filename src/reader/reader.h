@@ -52,6 +52,42 @@ void bp_trace_defer_checks(struct bp_trace *t);
 void bp_trace_block_checked(struct bp_trace *t, const uint32_t *block);
 void bp_trace_check_now(struct bp_trace *t);
 
+/* This reader's number, not 0, never another reader's of this process
+ * (one opened where a closed one was has another): what a caller that
+ * keeps state per reader (the analysis binding's plans) compares.  In
+ * line, a record at a time: struct bp_trace begins with it (reading.h). */
+static inline uint64_t bp_trace_serial(const struct bp_trace *t)
+{
+	uint64_t serial;
+
+	__builtin_memcpy(&serial, (const void *)t, sizeof(serial));
+	return serial;
+}
+
+/*
+ * A run of records (the analysis binding's bp_bind_next()): up to max of
+ * the records bp_trace_next() would return next, in the same order, all
+ * of one source's page, so that their blocks stay valid together until
+ * the next call on t; per record what decoding its arguments needs.  One
+ * merge step, one call and one source's state for the whole run.  The
+ * blocks are not checked: the caller checks each block it does not decode
+ * whole (the same checks) with bp_trace_run_check(t, &rec[i], i), before
+ * its next call on t.  Returns the records (1 .. max), 0 at the end, or a
+ * BP_TRACE_E* code.  flags: BP_TRACE_NEXT_TIME for ns.
+ */
+#define BP_TRACE_RUN_MAX 64
+struct bp_trace_rec {
+	const uint32_t *block;
+	uint64_t ns;			/* BP_TRACE_NEXT_TIME, else 0 */
+	uint64_t index;			/* the ring's stored-record index */
+	uint32_t site_id;
+	uint32_t block_words;
+	int32_t tid;
+	int text;
+};
+int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, unsigned flags);
+void bp_trace_run_check(struct bp_trace *t, const struct bp_trace_rec *rec, size_t i);
+
 /* What resolves %pS and %ps in this reader's messages; NULL when opened
  * with BP_TRACE_OPEN_NO_SYMBOLS (they print as %p then the letter). */
 const struct bp_pointer_hook *bp_trace_pointer_hook(const struct bp_trace *t);

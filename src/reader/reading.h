@@ -51,6 +51,7 @@ struct bp_trace_layout;
 /* ---- the reader --------------------------------------------------------- */
 
 struct bp_trace {
+	uint64_t serial;		/* first: bp_trace_serial() reads it in line */
 	int fd;
 	uint64_t size;			/* of the file, as last measured */
 	size_t os_page;
@@ -103,8 +104,15 @@ struct bp_trace {
 	bool defer_checks;
 	struct source *unchecked;
 	struct site_entry *unchecked_site;
+	/* bp_trace_next_run(): the run's source and each record's site; an
+	 * error met after records of a run, for the next call */
+	int run_err;
+	struct source *run_src;
+	struct site_entry *run_site[BP_TRACE_RUN_MAX];
 	char msg[BP_MSG_MAX];
 };
+
+_Static_assert(offsetof(struct bp_trace, serial) == 0, "bp_trace_serial() reads the first 8 bytes");
 
 /* ---- between the files -------------------------------------------------- */
 

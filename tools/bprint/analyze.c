@@ -194,6 +194,26 @@ const char *analyze_type_word(uint8_t type)
 
 /* ---- the loop ----------------------------------------------------------- */
 
+/* Every record of a chosen site there is now, through ops->bound. */
+static int read_bound(struct bp_trace *t, const struct analyze_ops *ops, void *ctx)
+{
+	struct bp_bind_rec r[BP_BIND_NEXT_MAX];
+	int n;
+
+	r[0].size = sizeof(r[0]);
+	while ((n = bp_bind_next(ops->bind, t, r, BP_BIND_NEXT_MAX,
+				 ops->args_time ? BP_TRACE_NEXT_TIME : 0)) > 0) {
+		int rc = ops->bound(ctx, t, r, n);
+
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	if (n < 0)
+		return n == BP_TRACE_EFORMAT ? EXIT_BADFILE : n == BP_TRACE_ENOMEM ? out_of_memory()
+											: EXIT_IO;
+	return EXIT_OK;
+}
+
 /* Every record there is now, through ops->record: an exit code. */
 static int read_all(struct bp_trace *t, struct analyze_opts *o, const struct analyze_ops *ops,
 		    void *ctx)
@@ -206,6 +226,8 @@ static int read_all(struct bp_trace *t, struct analyze_opts *o, const struct ana
 					  : BP_TRACE_NEXT_ARGS_ONLY;
 	int rc;
 
+	if (ops->bound && !filtering)
+		return read_bound(t, ops, ctx);
 	while ((rc = bp_trace_next(t, &e, flags)) == 1) {
 		int r;
 

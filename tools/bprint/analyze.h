@@ -99,6 +99,11 @@ struct analyze_ops {
 	bool (*render)(void *ctx, struct bp_trace *t, bool final);
 	bool args_only;
 	bool args_time;		/* with args_only: the time too (BP_TRACE_NEXT_TIME) */
+	/* or, without a filter, the records of the sites bind chooses, their
+	 * fields decoded (bp_bind_next()), through bound a batch r[0 .. n) at
+	 * a time */
+	struct bp_bind *bind;
+	int (*bound)(void *ctx, struct bp_trace *t, const struct bp_bind_rec *r, int n);
 };
 
 /* Open the trace, read it through ops (following it if asked: redrawn every

@@ -216,30 +216,71 @@ static union bp_dist_value as_kind(enum bp_dist_kind kind, uint8_t type,
 	return d;
 }
 
-static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
+/* A record of chosen site s, its fields vals (n: bp_bind_decode()'s). */
+static inline int hist_fields(struct hist *h, struct bp_trace *t, const struct bp_bind_site *s,
+			      const struct bp_field_value *vals, int n, uint64_t ns)
 {
-	struct hist *h = ctx;
-	const struct bp_bind_site *s = bp_bind_site(h->bind, t, e->site_id);
 	union bp_dist_value v = { 0 };
-	int n;
 
-	if (!s)
-		return EXIT_OK;
 	if (!h->agg && !set_kind(h, t))	/* following: the first site counted */
 		return out_of_memory();
-	if ((n = bp_bind_decode(s, e, h->vals, BP_PLAN_MAX_ARGS)) < 0 ||
-	    (h->o.where && !bp_bind_where_holds(h->bind, t, s, h->vals, n)))
+	if (n < 0 || (h->o.where && !bp_bind_where_holds(h->bind, t, s, vals, n)))
 		return EXIT_OK;
 	bp_key_reset(&h->key);
-	if (h->o.nkeys && !analyze_key(&h->key, s, h->o.nkeys, h->vals))
+	if (h->o.nkeys && !analyze_key(&h->key, s, h->o.nkeys, vals))
 		return out_of_memory();
 	if (h->value) {
 		int16_t k = s->index[h->o.nkeys];
 
-		v = as_kind(h->kind, s->lay->fields[k].type, &h->vals[k]);
+		v = as_kind(h->kind, s->lay->fields[k].type, &vals[k]);
 	}
-	if (bp_agg_add(h->agg, h->key.b, h->key.len, v, e->ns))
+	if (bp_agg_add(h->agg, h->key.b, h->key.len, v, ns))
 		return out_of_memory();
+	return EXIT_OK;
+}
+
+static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
+{
+	struct hist *h = ctx;
+	const struct bp_bind_site *s = bp_bind_site(h->bind, t, e->site_id);
+
+	if (!s)
+		return EXIT_OK;
+	return hist_fields(h, t, s, h->vals, bp_bind_decode(s, e, h->vals, BP_PLAN_MAX_ARGS),
+			   e->ns);
+}
+
+/* Records bp_bind_next() read and decoded (no --tid: every record):
+ * hist_fields() with what does not change in a batch read once. */
+static int hist_bound(void *ctx, struct bp_trace *t, const struct bp_bind_rec *r, int n)
+{
+	struct hist *h = ctx;
+	struct bp_key *key = &h->key;
+	const size_t nkeys = h->o.nkeys;
+	const bool where = h->o.where != NULL, value = h->value != NULL;
+	enum bp_dist_kind kind;
+	struct bp_agg *agg;
+
+	if (!h->agg && !set_kind(h, t))	/* following: the first site counted */
+		return out_of_memory();
+	agg = h->agg, kind = h->kind;
+	for (int i = 0; i < n; i++) {
+		const struct bp_bind_site *s = r[i].s;
+		union bp_dist_value v = { 0 };
+
+		if (r[i].n < 0 || (where && !bp_bind_where_holds(h->bind, t, s, r[i].vals, r[i].n)))
+			continue;
+		bp_key_reset(key);
+		if (nkeys && !analyze_key(key, s, nkeys, r[i].vals))
+			return out_of_memory();
+		if (value) {
+			int16_t k = s->index[nkeys];
+
+			v = as_kind(kind, s->lay->fields[k].type, &r[i].vals[k]);
+		}
+		if (bp_agg_add(agg, key->b, key->len, v, r[i].ns))
+			return out_of_memory();
+	}
 	return EXIT_OK;
 }
 
@@ -263,7 +304,7 @@ static bool hist_render(void *ctx, struct bp_trace *t, bool final)
 int cmd_hist(int argc, char **argv)
 {
 	struct hist h = { .o = { .sub = "hist", .interval = 100 } };
-	struct analyze_ops ops = { hist_record, hist_render, .args_only = true };
+	struct analyze_ops ops = { hist_record, hist_render, .args_only = true, .bound = hist_bound };
 	int rc;
 
 	if (!(h.sites = bp_sites_new()) || !(h.bind = bp_bind_new(BP_BIND_FIELDS_ONLY))) {
@@ -272,6 +313,7 @@ int cmd_hist(int argc, char **argv)
 	}
 	if ((rc = parse_hist_args(argc, argv, &h)) < 0 && (rc = bind_fields(&h)) < 0) {
 		ops.args_time = h.o.every_ns != 0;	/* --every needs each record's time */
+		ops.bind = h.bind;
 		rc = analyze_run(&h.o, &ops, hist_check, &h);
 	}
 	bp_agg_free(h.agg);

@@ -39,6 +39,7 @@ enum { ROLE_FROM, ROLE_TO };
 /* A site's part in the pairing: its plan, and which ends it is. */
 struct site_role {
 	const struct bp_bind_site *s;
+	const struct bp_field_value *vals;	/* its record's fields, decoded */
 	bool from, to;
 };
 
@@ -274,7 +275,7 @@ static bool group_of(struct latency *l, const struct site_role *r, struct bp_spa
 	for (size_t i = 0; i < l->nby; i++) {
 		size_t n = l->by[i].to ? 0 : bp_key_item_size(sp->by, sp->bylen, pos);
 
-		if (l->by[i].to ? !add_by(&l->group, r->s, &l->by[i], l->vals) :
+		if (l->by[i].to ? !add_by(&l->group, r->s, &l->by[i], r->vals) :
 				  !bp_key_append(&l->group, sp->by + pos, n))
 			return false;
 		pos += n;
@@ -291,24 +292,24 @@ static bool closed(struct latency *l, const struct site_role *r, struct bp_span 
 }
 
 /* The pairing key of a record: its -k values, or its thread. */
-static bool key_of(struct latency *l, const struct site_role *r, const struct bp_trace_event *e)
+static bool key_of(struct latency *l, const struct site_role *r, const struct bp_bind_rec *e)
 {
 	bp_key_reset(&l->key);
 	if (!l->o.nkeys)
 		return bp_key_add_uint(&l->key, (uint64_t)(uint32_t)e->tid);
-	return analyze_key(&l->key, r->s, l->o.nkeys, l->vals);
+	return analyze_key(&l->key, r->s, l->o.nkeys, r->vals);
 }
 
 /* Open a span at e; it is only counted when it closes if --where holds. */
 static bool open_span(struct latency *l, const struct site_role *r, struct bp_trace *t, int n,
-		      const struct bp_trace_event *e)
+		      const struct bp_bind_rec *e)
 {
-	bool chosen = !l->o.where || bp_bind_role_holds(l->bind, t, r->s, ROLE_FROM, l->vals, n);
+	bool chosen = !l->o.where || bp_bind_role_holds(l->bind, t, r->s, ROLE_FROM, r->vals, n);
 	struct bp_span_end from = { e->ns, e->tid, e->site_id, chosen ? SPAN_CHOSEN : 0 };
 
 	bp_key_reset(&l->bykey);
 	for (size_t i = 0; i < l->nby; i++)
-		if (!l->by[i].to && !add_by(&l->bykey, r->s, &l->by[i], l->vals))
+		if (!l->by[i].to && !add_by(&l->bykey, r->s, &l->by[i], r->vals))
 			return false;
 	return bp_spans_open(l->spans, l->key.b, l->key.len, &from, l->bykey.b, l->bykey.len);
 }
@@ -316,10 +317,10 @@ static bool open_span(struct latency *l, const struct site_role *r, struct bp_tr
 /* The to-record e (of n fields decoded) closes what the pairing rule
  * says; a site that also opens counts no close without an open. */
 static int close_spans(struct latency *l, const struct site_role *r, struct bp_trace *t, int n,
-		       const struct bp_trace_event *e)
+		       const struct bp_bind_rec *e)
 {
 	struct bp_span_end to = { e->ns, e->tid, e->site_id, 0 };
-	bool chosen_to = !l->where_to || bp_bind_role_holds(l->bind, t, r->s, ROLE_TO, l->vals, n);
+	bool chosen_to = !l->where_to || bp_bind_role_holds(l->bind, t, r->s, ROLE_TO, r->vals, n);
 	int c;
 
 	if (r->from && !bp_spans_is_open(l->spans, l->key.b, l->key.len))
@@ -336,26 +337,53 @@ static int close_spans(struct latency *l, const struct site_role *r, struct bp_t
 	return EXIT_OK;
 }
 
-static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
+/* A record of a chosen site (r->s), its fields decoded if l->reads (n:
+ * bp_bind_decode()'s, < 0 then skips it). */
+static int latency_fields(struct latency *l, struct bp_trace *t, struct site_role *r,
+			  const struct bp_bind_rec *e)
 {
-	struct latency *l = ctx;
-	struct site_role role, *r = &role;
-	int n = 0;
+	int n = l->reads ? e->n : 0;
 
-	if (l->ls && !latency_sched_event(l->ls, t, e))
-		return out_of_memory();
-	/* (the fields decoded if -k, --by, --where or --where-to asks) */
-	if (!(role.s = bp_bind_site(l->bind, t, e->site_id)) ||
-	    (l->reads && (n = bp_bind_decode(role.s, e, l->vals, BP_PLAN_MAX_ARGS)) < 0))
+	if (n < 0)
 		return EXIT_OK;
-	role.from = role.s->roles & 1u << ROLE_FROM;
-	role.to = role.s->roles & 1u << ROLE_TO;
+	r->from = r->s->roles & 1u << ROLE_FROM;
+	r->to = r->s->roles & 1u << ROLE_TO;
 	if (!key_of(l, r, e))
 		return out_of_memory();
 	if (r->to && close_spans(l, r, t, n, e) != EXIT_OK)
 		return out_of_memory();
 	if (r->from && !open_span(l, r, t, n, e))
 		return out_of_memory();
+	return EXIT_OK;
+}
+
+static int latency_record(void *ctx, struct bp_trace *t, const struct bp_trace_event *e)
+{
+	struct latency *l = ctx;
+	struct site_role role = { .vals = l->vals };
+	struct bp_bind_rec r = { .tid = e->tid, .site_id = e->site_id, .ns = e->ns };
+
+	if (l->ls && !latency_sched_event(l->ls, t, e))
+		return out_of_memory();
+	/* (the fields decoded if -k, --by, --where or --where-to asks) */
+	if (!(role.s = bp_bind_site(l->bind, t, e->site_id)))
+		return EXIT_OK;
+	if (l->reads)
+		r.n = bp_bind_decode(role.s, e, l->vals, BP_PLAN_MAX_ARGS);
+	return latency_fields(l, t, &role, &r);
+}
+
+/* Records bp_bind_next() read (no --tid, no --sched: every record of a
+ * chosen site), their fields decoded. */
+static int latency_bound(void *ctx, struct bp_trace *t, const struct bp_bind_rec *r, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct site_role role = { .s = r[i].s, .vals = r[i].vals };
+		int rc = latency_fields(ctx, t, &role, &r[i]);
+
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	return EXIT_OK;
 }
 
@@ -446,6 +474,8 @@ int cmd_latency(int argc, char **argv)
 	else if ((rc = parse_latency_args(argc, argv, &l)) < 0 && (rc = bind_ends(&l)) < 0) {
 		ops.args_only = !l.sched;	/* a span needs its ends' time, thread and site;
 						 * --sched, every kernel event's all */
+		if (!l.sched)
+			ops.bind = l.bind, ops.bound = latency_bound;
 		rc = !latency_init(&l) ? out_of_memory() : analyze_run(&l.o, &ops, latency_check, &l);
 		latency_sched_free(l.ls);
 		bp_agg_free(l.agg);
