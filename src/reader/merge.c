@@ -276,16 +276,23 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
 /*
  * The writer packs a block by its site's format (its plan), to the word:
  * a block its site's layout does not take whole (a slot past its end, a
- * string without its NUL, words left over) is damage.
+ * string without its NUL, words left over) is damage.  A trace_puts()
+ * site's text is its own: its block is empty, and a block with words is
+ * a record whose site id was changed.
  */
+static inline bool block_fits(const struct bp_site_layout *l, const uint32_t *words, size_t nwords)
+{
+	/* (a trace_puts() site's layout takes the empty block only) */
+	return !l || !l->has_plan || bp_site_layout_decode_some(l, words, nwords, 0, NULL, 0) >= 0;
+}
+
 static void check_words(struct bp_trace *t, struct source *s, struct site_entry *site,
 			const uint32_t *words, size_t nwords, uint64_t index)
 {
 	const struct bp_site_layout *l = site->layout_tried ? site->layout
 							    : bp_trace_site_layout(t, site->ts.id);
 
-	if (!l || !l->has_plan || l->puts || s->bad_said ||
-	    bp_site_layout_decode_some(l, words, nwords, 0, NULL, 0) >= 0)
+	if (s->bad_said || block_fits(l, words, nwords))
 		return;
 	s->bad_said = true;
 	reader_problem(t, "ring %llu (thread %d): record %llu does not match its format",
@@ -293,19 +300,10 @@ static void check_words(struct bp_trace *t, struct source *s, struct site_entry 
 		       (unsigned long long)index);
 }
 
+/* check_words() of the record in hand (report's loop) */
 static void check_block(struct bp_trace *t, struct source *s, struct site_entry *site)
 {
-	/* check_words() of the record in hand, written out (report's loop) */
-	const struct bp_site_layout *l = site->layout_tried ? site->layout
-							    : bp_trace_site_layout(t, s->args.site_id);
-
-	if (!l || !l->has_plan || l->puts || s->bad_said ||
-	    bp_site_layout_decode_some(l, s->args.words, s->args.nwords, 0, NULL, 0) >= 0)
-		return;
-	s->bad_said = true;
-	reader_problem(t, "ring %llu (thread %d): record %llu does not match its format",
-		       (unsigned long long)s->info.key, (int)s->info.tid,
-		       (unsigned long long)s->ev.index);
+	check_words(t, s, site, s->args.words, s->args.nwords, s->ev.index);
 }
 
 /* The check of the record returned last, if it waits (bp_trace_defer_checks). */
