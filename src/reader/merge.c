@@ -278,7 +278,9 @@ static void decode_message(struct bp_trace *t, struct source *s, struct bp_trace
  * a block its site's layout does not take whole (a slot past its end, a
  * string without its NUL, words left over) is damage.  A trace_puts()
  * site's text is its own: its block is empty, and a block with words is
- * a record whose site id was changed.
+ * a record whose site id was changed.  So is a block of a site without a
+ * format (a runtime-format site, whose records are text or name the site
+ * derived from their format).
  */
 static inline bool block_fits(const struct bp_site_layout *l, const uint32_t *words, size_t nwords)
 {
@@ -292,7 +294,7 @@ static void check_words(struct bp_trace *t, struct source *s, struct site_entry 
 	const struct bp_site_layout *l = site->layout_tried ? site->layout
 							    : bp_trace_site_layout(t, site->ts.id);
 
-	if (s->bad_said || block_fits(l, words, nwords))
+	if (s->bad_said || (site->ts.format && block_fits(l, words, nwords)))
 		return;
 	s->bad_said = true;
 	reader_problem(t, "ring %llu (thread %d): record %llu does not match its format",
