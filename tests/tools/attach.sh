@@ -217,7 +217,9 @@ want=$(awk '$2 == 0 { print $4 }' tl.out)
 	fail "tail PID: ends at $(awk '$1 == 0 { print $3 }' tail.seqs), the program's last was $want"
 
 # ---- a program that closes every descriptor: its files are left alone -----
-"$TRACED" closefds own.txt > closefds.out 2> closefds.err; rc=$?
+# Without the ring pool: its thread's refill uses the file's descriptor
+# while the program closes it (README, BPRINT_PREFAULT).
+BPRINT_PREFAULT=0 "$TRACED" closefds own.txt > closefds.out 2> closefds.err; rc=$?
 [ $rc -eq 0 ] && grep -q 'after close 9' closefds.out && grep -q 'before close 0' closefds.out &&
 	ok "descriptors closed under the trace: the program's file intact, every record kept" ||
 	{ fail "closefds: exit $rc"; cat closefds.err; }
