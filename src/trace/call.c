@@ -407,6 +407,29 @@ static inline uint32_t slot_bytes(uint64_t sig, unsigned n)
 }
 
 /*
+ * A record with chars (and strings, if any) on the window, for a site
+ * whose state is on: its bytes placed by put_chars(); false (the nest
+ * released) if the window cannot take it or a string does not fit.
+ */
+__attribute__((always_inline))
+static inline bool write_chars_as(struct bprint_site *site, uint8_t on, const uint64_t *w,
+				  unsigned n, bool strings)
+{
+	struct bprint__room r = open_room_inline(site->head, 8u * n + 4u);
+
+	if (__builtin_expect(r.p != NULL, 1)) {
+		uint32_t bytes = put_chars(site, r, on, w, n, strings);
+
+		if (__builtin_expect(bytes != 0, 1)) {
+			bp_window_close_var(bytes);
+			return true;
+		}
+		bp_window_drop();
+	}
+	return false;
+}
+
+/*
  * Everything but a constant format's 4- and 8-byte slots: a runtime
  * format's record (the format cache's), one with chars or strings, and
  * the call out of line.  Apart from the straight line of the usual call.
@@ -454,17 +477,7 @@ static inline bool write_other(struct bprint_site *site, const char *fmt, const 
 	if ((chars & sig) ? on != BPRINT__SITE_ON_CHARS
 			  : on != BPRINT__SITE_ON_CHARS && on != BPRINT__SITE_ON_FAST)
 		return false;
-	r = open_room_inline(site->head, 8u * n + 4u);
-	if (__builtin_expect(r.p != NULL, 1)) {
-		uint32_t bytes = put_chars(site, r, on, w, n, true);
-
-		if (__builtin_expect(bytes != 0, 1)) {
-			bp_window_close_var(bytes);
-			return true;
-		}
-		bp_window_drop();
-	}
-	return false;
+	return write_chars_as(site, on, w, n, true);
 }
 
 /*
@@ -476,18 +489,7 @@ __attribute__((always_inline))
 static inline bool write_chars(struct bprint_site *site, const uint64_t *w, unsigned n,
 			       bool strings)
 {
-	struct bprint__room r = open_room_inline(site->head, 8u * n + 4u);
-
-	if (__builtin_expect(r.p != NULL, 1)) {
-		uint32_t bytes = put_chars(site, r, BPRINT__SITE_ON_CHARS, w, n, strings);
-
-		if (__builtin_expect(bytes != 0, 1)) {
-			bp_window_close_var(bytes);
-			return true;
-		}
-		bp_window_drop();
-	}
-	return false;
+	return write_chars_as(site, BPRINT__SITE_ON_CHARS, w, n, strings);
 }
 
 /*
