@@ -34,7 +34,9 @@
  * same file's shape: 0.98 s against snprintf's 0.57 s, 1.7x), a constant.
  *
  *   build/bench/bench-footprint [N]     (default 200; BENCH_INCLUDE=DIR
- *       measures the bprint headers in DIR, another version's)
+ *       measures the bprint headers in DIR, another version's; BENCH_KEEP=1
+ *       keeps the files it compiled, compile_formats.c and
+ *       compile_snprintf.c among them, and says where)
  *   build/bench/bench-footprint --sizes [N]   (the bytes only)
  *   build/bench/bench-footprint --check (ctest bench_footprint: the byte
  *       targets, with this build's compilers, 64 sites of the two kinds
@@ -513,10 +515,16 @@ static void table_row(const struct compiler *cc, int n, int targets, int *held, 
 	++*total;
 }
 
+/* The scratch directory removed, or kept (BENCH_KEEP) for a profiler's look at its files. */
 static void cleanup(void)
 {
 	char *argv[] = { "rm", "-rf", dir, NULL };
+	const char *keep = getenv("BENCH_KEEP");
 
+	if (keep && *keep && strcmp(keep, "0")) {
+		fprintf(stderr, "bench-footprint: the files are kept in %s\n", dir);
+		return;
+	}
 	run(argv);
 }
 
