@@ -175,6 +175,37 @@ raw:
 /* Room for n varints read with bp_varint_get8(): the last loads 8 bytes. */
 #define VARINTS_ROOM(n) ((size_t)(n) * BP_VARINT_MAX + 8 - BP_VARINT_MAX)
 
+/* bp_unzigzag() of a one-byte varint (0-127), looked up: two loads where
+ * the arithmetic takes five instructions. */
+static const uint32_t unzigzag7[128] = {
+#define UNZZ2(b) (b) >> 1u, ~((b) >> 1u)
+#define UNZZ8(b) UNZZ2(b), UNZZ2((b) + 2), UNZZ2((b) + 4), UNZZ2((b) + 6)
+#define UNZZ32(b) UNZZ8(b), UNZZ8((b) + 8), UNZZ8((b) + 16), UNZZ8((b) + 24)
+	UNZZ32(0u), UNZZ32(32u), UNZZ32(64u), UNZZ32(96u)
+#undef UNZZ32
+#undef UNZZ8
+#undef UNZZ2
+};
+
+/*
+ * A difference (time, payload word): the varint of its zigzag at p, as
+ * bp_varint_get8() reads it, unzigzagged into *d.  The end, or NULL.
+ */
+static inline __attribute__((always_inline)) const unsigned char *
+get_diff8(const unsigned char *p, uint32_t *d)
+{
+	uint64_t z;
+
+	if (__builtin_expect(p[0] < 0x80, 1)) {
+		*d = unzigzag7[p[0]];
+		return p + 1;
+	}
+	if ((p = bp_varint_get8(p, &z, 32)))
+		*d = bp_unzigzag((uint32_t)z);
+	return p;
+}
+
+
 /* The reference of a record that has none: its payload's words are 0. */
 static const unsigned char no_ref[BP_RING_REC_MAX_WORDS * 4];
 
@@ -201,30 +232,18 @@ static inline __attribute__((always_inline)) const unsigned char *
 get_words(const unsigned char *p, const unsigned char *end, unsigned char *rec,
 	  const unsigned char *ref, uint32_t pay)
 {
-	uint64_t z;
+	uint32_t d;
 
 	if (__builtin_expect((size_t)(end - p) < VARINTS_ROOM(pay / 4), 0))
 		return get_words_checked(p, end, rec, ref, pay);
 #pragma GCC unroll 4
 	for (uint32_t i = 0; i < pay; i += 4) {
-		if (!(p = bp_varint_get8(p, &z, 32)))
+		if (!(p = get_diff8(p, &d)))
 			return NULL;
-		bp_st32(rec + i, bp_ld32(ref + i) + bp_unzigzag((uint32_t)z));
+		bp_st32(rec + i, bp_ld32(ref + i) + d);
 	}
 	return p;
 }
-
-/* bp_unzigzag() of a one-byte varint (0-127), looked up: two loads where
- * the arithmetic takes five instructions. */
-static const uint32_t unzigzag7[128] = {
-#define UNZZ2(b) (b) >> 1u, ~((b) >> 1u)
-#define UNZZ8(b) UNZZ2(b), UNZZ2((b) + 2), UNZZ2((b) + 4), UNZZ2((b) + 6)
-#define UNZZ32(b) UNZZ8(b), UNZZ8((b) + 8), UNZZ8((b) + 16), UNZZ8((b) + 24)
-	UNZZ32(0u), UNZZ32(32u), UNZZ32(64u), UNZZ32(96u)
-#undef UNZZ32
-#undef UNZZ8
-#undef UNZZ2
-};
 
 /*
  * Word i of a payload of nw words, in a record of get_same(): w, the same
@@ -269,8 +288,8 @@ get_same(const unsigned char *p, const unsigned char *end, unsigned char *base, 
 	while ((size_t)(end - p) >= room && commit - at >= len) {
 		unsigned char *rec = base + at, *words = rec + BP_RING_REC_HDR_BYTES;
 		const unsigned char *q;
-		uint32_t n0 = 0, n1 = 0, n2 = 0;
-		uint64_t b, z;
+		uint32_t n0 = 0, n1 = 0, n2 = 0, dt;
+		uint64_t b;
 
 		memcpy(&b, p, sizeof(b));	/* room >= 9 bytes */
 		if (nb <= 8 && !(b & run_mask)) {
@@ -289,21 +308,19 @@ get_same(const unsigned char *p, const unsigned char *end, unsigned char *base, 
 			at += len;
 			continue;
 		}
-		if ((unsigned char)b != 0 || !(q = bp_varint_get8(p + 1, &z, 32)))
+		if ((unsigned char)b != 0 || !(q = get_diff8(p + 1, &dt)))
 			break;
 		bp_st32(rec, head);
-		bp_st32(rec + 4, pd + bp_unzigzag((uint32_t)z));
+		bp_st32(rec + 4, pd + dt);
 		for (uint32_t i = 0; i < nw && q; i++) {
-			uint64_t zw;
-			uint32_t v;
+			uint32_t d, v;
 
-			if (!(q = bp_varint_get8(q, &zw, 32)))
+			if (!(q = get_diff8(q, &d)))
 				break;
 			if (in_regs)
-				v = *same_word(i, &n0, &n1, &n2) =
-					*same_word(i, &w0, &w1, &w2) + bp_unzigzag((uint32_t)zw);
+				v = *same_word(i, &n0, &n1, &n2) = *same_word(i, &w0, &w1, &w2) + d;
 			else
-				v = bp_ld32(words + 4 * i - len) + bp_unzigzag((uint32_t)zw);
+				v = bp_ld32(words + 4 * i - len) + d;
 			bp_st32(words + 4 * i, v);
 		}
 		if (!q)
@@ -311,7 +328,7 @@ get_same(const unsigned char *p, const unsigned char *end, unsigned char *base, 
 		w0 = n0;	/* the record is whole: its words are the next one's */
 		w1 = n1;
 		w2 = n2;
-		pd += bp_unzigzag((uint32_t)z);
+		pd += dt;
 		p = q;
 		at += len;
 	}
@@ -342,18 +359,20 @@ get_record(const unsigned char *p, const unsigned char *end, unsigned char *base
 	unsigned char *rec = base + *off;
 	const unsigned char *ref;
 	uint64_t x, z;
-	uint32_t head, rlen, r;
+	uint32_t head, rlen, r, dt;
 
 	if (fast ? !(p = bp_varint_get8(p, &x, 33)) : !(p = varint_checked(p, end, &x, 33)))
 		return NULL;
 	head = (uint32_t)(x >> 1) ^ *prev_head;
 	if (!(rlen = bp_ring_head_span(head, commit - *off)))
 		return NULL;
-	if (fast ? !(p = bp_varint_get8(p, &z, 32)) : !(p = varint_checked(p, end, &z, 32)))
+	if (fast ? !(p = get_diff8(p, &dt)) : !(p = varint_checked(p, end, &z, 32)))
 		return NULL;
+	if (!fast)
+		dt = bp_unzigzag((uint32_t)z);
 	if (head != *prev_head && *prev_head)	/* the late slot */
 		slots[slot_of(*prev_head)] = *off - bp_ring_head_bytes(*prev_head) + 1;
-	*prev_delta += bp_unzigzag((uint32_t)z);
+	*prev_delta += dt;
 	bp_st32(rec, head);
 	bp_st32(rec + 4, *prev_delta);
 	*off += rlen;
@@ -375,6 +394,32 @@ get_record(const unsigned char *p, const unsigned char *end, unsigned char *base
 	if (rlen == 20)
 		return get_words(p, end, rec + BP_RING_REC_HDR_BYTES, ref, 12);
 	return get_words(p, end, rec + BP_RING_REC_HDR_BYTES, ref, rlen - BP_RING_REC_HDR_BYTES);
+}
+
+/* Where get_same() stopped. */
+struct same_end {
+	const unsigned char *p;
+	uint32_t off, prev_delta;
+};
+
+/*
+ * get_same() for records of head, in a function of its own (a run takes
+ * many records; the caller's loop keeps its registers), with the common
+ * lengths' loops apart.
+ */
+static __attribute__((noinline)) struct same_end
+get_same_run(const unsigned char *p, const unsigned char *end, unsigned char *base, uint32_t off,
+	     uint32_t commit, uint32_t head, uint32_t prev_delta)
+{
+	uint32_t len = bp_ring_head_bytes(head);
+
+	if (len == 16)
+		p = get_same(p, end, base, &off, commit, head, 16, &prev_delta);
+	else if (len == 20)
+		p = get_same(p, end, base, &off, commit, head, 20, &prev_delta);
+	else
+		p = get_same(p, end, base, &off, commit, head, len, &prev_delta);
+	return (struct same_end){ p, off, prev_delta };
 }
 
 /* get_record() near the end of an entry, out of the way of the loop. */
@@ -402,14 +447,12 @@ int bp_dense_decode_page(const unsigned char *in, size_t len, uint32_t page_size
 	commit = o_commit;
 	while ((size_t)(end - p) >= VARINTS_ROOM(2)) {
 		if (p[0] == 0 && prev_head) {	/* the record before's head again */
-			uint32_t plen = bp_ring_head_bytes(prev_head);
+			struct same_end r = get_same_run(p, end, base, off, commit, prev_head,
+							 prev_delta);
 
-			if (plen == 16)
-				p = get_same(p, end, base, &off, commit, prev_head, 16, &prev_delta);
-			else if (plen == 20)
-				p = get_same(p, end, base, &off, commit, prev_head, 20, &prev_delta);
-			else
-				p = get_same(p, end, base, &off, commit, prev_head, plen, &prev_delta);
+			p = r.p;
+			off = r.off;
+			prev_delta = r.prev_delta;
 			if ((size_t)(end - p) < VARINTS_ROOM(2))
 				break;
 		}
