@@ -27,6 +27,7 @@
 #include "file/dense_reference.h"
 #include "ring/ring.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,8 +93,10 @@ static unsigned char shaped(void)
 /*
  * A page of one of the streamed shapes; returns its commit.  shape 0: one
  * site in a loop, 1: two sites alternating (bench-analysis's tick file),
- * 2: three sites, 3: anything (lengths up to a few hundred bytes, sites
- * that collide in a slot, large differences, verbatim payloads).
+ * 2: three sites in turn, 3: three sites in any order (lengths up to a
+ * few hundred bytes, large differences, verbatim payloads), 4 and 5: as
+ * 1 and 3 with the first two sites' heads in one slot (the reference is
+ * then lost at every change of site).
  */
 static uint32_t make_page(unsigned char *pg, uint32_t ps, int shape)
 {
@@ -105,15 +108,22 @@ static uint32_t make_page(unsigned char *pg, uint32_t ps, int shape)
 
 	memset(pg, 0, ps);
 	memcpy(pg, &seq, 8);
-	nsites = shape == 0 ? 1 : shape == 1 ? 2 : 3;
+	bool any = shape == 3 || shape == 5;
+
+	nsites = shape == 0 ? 1 : shape == 1 || shape == 4 ? 2 : 3;
 	for (uint32_t i = 0; i < 3; i++) {
-		site[i] = shape == 3 && rnd() % 2 ? rnd() & 0xfffff : 10 + i;
-		words[i] = word_choice[rnd() % (shape == 3 ? 8 : 4)];
-		if (shape == 3 && rnd() % 8 == 0)
+		site[i] = any && rnd() % 2 ? rnd() & 0xfffff : 10 + i;
+		words[i] = word_choice[rnd() % (any ? 8 : 4)];
+		if (any && rnd() % 8 == 0)
 			words[i] = 2 + rnd() % 100;
 	}
+	if (shape >= 4)	/* site 1's head in site 0's slot */
+		while (ref_slot_of(words[1] | site[1] << BP_RING_HEAD_USER_SHIFT) !=
+			       ref_slot_of(words[0] | site[0] << BP_RING_HEAD_USER_SHIFT) ||
+		       site[1] == site[0])
+			site[1] = (site[1] + 1) & 0xfffff;
 	for (uint32_t n = 0;; n++) {
-		uint32_t s = shape == 3 ? rnd() % nsites : n % nsites, len = words[s] * 4;
+		uint32_t s = any ? rnd() % nsites : n % nsites, len = words[s] * 4;
 		uint32_t head = words[s] | site[s] << BP_RING_HEAD_USER_SHIFT;
 		uint32_t delta = spread == 0 ? 20 + rnd() % 8 : spread == 1 ? rnd() % 300 : rnd();
 		unsigned char *rec = pg + BP_RING_PAGE_HDR_BYTES + off;
@@ -210,11 +220,11 @@ int main(void)
 			uint32_t ps = sizes[s];
 			size_t len;
 
-			make_page(pg, ps, i % 4);
+			make_page(pg, ps, i % 6);
 			len = bp_dense_encode_page(pg, ps, e);
 			agree(e, len, ps, "encoded");
 			CHECK_MSG(bp_dense_decode_page(e, len, ps, buf) == 0,
-				  "an encoded page of shape %d did not decode", i % 4);
+				  "an encoded page of shape %d did not decode", i % 6);
 			if (ps < 4096 || i % 8 == 0)
 				truncations(e, len, ps, buf);
 			overwrites(e, len, ps, buf, ps < 4096 ? 100 : 300);
