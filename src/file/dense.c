@@ -154,14 +154,15 @@ raw:
 }
 
 /*
- * The decoder.  Most of a page is records of the site before (tag 0), and
- * most varints are short, so the work a record is kept to: get_same()
- * decodes a loop's records with the record before as their reference (no
- * slot table) and get_record() any record; both check the entry's end once
- * a record, not once a varint: where the rest of the entry holds the
- * longest coding of what is read next (5 bytes a varint, 3 more for the
- * last one's 8-byte load), bp_varint_get8() reads without end checks, and
- * only the last few records of an entry take the checked bp_varint_get().
+ * The decoder.  A page is a loop of one site (tag 0) or a few sites taking
+ * turns, and most varints are a byte, so the work a record is kept to:
+ * get_same() decodes a loop's records with the record before as their
+ * reference (no slot table) and get_record() any record; both check the
+ * entry's end once a record, not once a varint: where the rest of the
+ * entry holds the longest coding of what is read next (5 bytes a varint,
+ * 3 more for the last one's 8-byte load), bp_varint_get8() reads without
+ * end checks, and only the last few records of an entry take the checked
+ * bp_varint_get().
  * Both refuse exactly what the rules refuse, nothing more: each record is
  * decoded as the plain reading of docs/file-format.md decodes it (the test
  * dense_differential holds the two together).
@@ -205,7 +206,6 @@ get_diff8(const unsigned char *p, uint32_t *d)
 	return p;
 }
 
-
 /* The reference of a record that has none: its payload's words are 0. */
 static const unsigned char no_ref[BP_RING_REC_MAX_WORDS * 4];
 
@@ -246,11 +246,10 @@ get_words(const unsigned char *p, const unsigned char *end, unsigned char *rec,
 }
 
 /*
- * Word i of a payload of nw words, in a record of get_same(): w, the same
- * word of the record before, plus d, stored at words.  Up to 3 words are
- * carried from record to record in registers (w0, w1, w2, named: an array
- * stays in memory); a reload of the words just stored would put a store's
- * forwarding into every record's path.
+ * Which of w0, w1, w2 is word i of a payload in get_same(): up to 3 words
+ * are carried from record to record in registers (named variables: an
+ * array stays in memory), as a reload of the words just stored would put
+ * a store's forwarding into every record's path.
  */
 #define SAME_REG_WORDS 3u
 
