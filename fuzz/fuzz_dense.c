@@ -11,12 +11,15 @@
  * into a page of exactly page_size bytes, so ASan reports any read or
  * write out of bounds.  An entry that decodes must give a page that
  * encodes and decodes back to the same bytes up to its commit, with zeroes
- * after; a page to encode must round trip exactly the same way.  Every
+ * after; a page to encode must round trip exactly the same way.  The
+ * decoder must also agree with the plain reading of the rules
+ * (tests/file/dense_reference.h): the same verdict, the same page.  Every
  * page, decoded or given, is also read with the ring's page iterator, as
  * the reader reads streamed pages.
  * Seeds: fuzz/corpus/fuzz_dense/ (fuzz/gen-corpus.py).
  */
 #include "file/dense.h"
+#include "file/dense_reference.h"
 #define CHECK_ABORTS
 #include "check.h"
 #include "ring/ring.h"
@@ -79,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint32_t sizes[] = { 256, 512, 1024, 4096 };
 	uint32_t ps;
-	unsigned char *in, *page;
+	unsigned char *in, *page, *ref;
+	int rc;
 
 	if (size < 1)
 		return 0;
@@ -95,13 +99,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	in = malloc(size - 1 ? size - 1 : 1);
-	CHECK(in);
+	ref = malloc(ps);
+	CHECK(in && ref);
 	memcpy(in, data + 1, size - 1);
-	if (bp_dense_decode_page(in, size - 1, ps, page) == 0) {
+	rc = bp_dense_decode_page(in, size - 1, ps, page);
+	/* the decoder's fast paths against the plain reading of the rules */
+	CHECK(ref_dense_decode_page(in, size - 1, ps, ref) == rc);
+	CHECK(rc != 0 || !memcmp(page, ref, ps));
+	if (rc == 0) {
 		iterate(page, ps);
 		round_trip(page, ps);
 	}
 	free(in);
+	free(ref);
 	free(page);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #define BP_FILE_VARINT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define BP_VARINT_MAX		5u	/* bytes */
 #define BP_VARINT_LAST32	0x0fu	/* largest 5th byte of a 32-bit field */
@@ -83,6 +84,50 @@ static inline int bp_varint_get(const unsigned char **in, const unsigned char *e
 		}
 	}
 	return -1;
+}
+
+/*
+ * bp_varint_get() of a field of bits bits (32, or 33 for a dense tag) for a
+ * decoder that has proved at least 8 bytes readable from p, and so a whole
+ * varint before its end: no end check and no loop.  One load; a branch a
+ * length, each with its constant step, so that a predicted length lets the
+ * next varint's load start at once (a length computed from the bytes
+ * would chain every varint's load to the one before).  Returns the
+ * varint's end, or NULL where bp_varint_get() returns -1: a 5th byte with
+ * bit 7, or above 0x0f for 32 bits (0x1f for 33), bits past the field's.
+ */
+static inline const unsigned char *bp_varint_get8(const unsigned char *p, uint64_t *v,
+						   unsigned bits)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+	if (__builtin_expect(!(w & 0x80), 1)) {
+		*v = w & 0x7f;
+		return p + 1;
+	}
+	if (!(w & 0x8000)) {
+		*v = (w & 0x7f) | (w >> 1 & 0x3f80);
+		return p + 2;
+	}
+	if (!(w & 0x800000)) {
+		*v = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000);
+		return p + 3;
+	}
+	if (!(w & 0x80000000)) {
+		*v = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) | (w >> 3 & 0xfe00000);
+		return p + 4;
+	}
+	if ((w >> 32 & 0xff) >> (bits - 28))
+		return NULL;	/* a 6th byte (bit 7 set), or bits past the field's */
+	*v = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) | (w >> 3 & 0xfe00000) |
+	     (w >> 4 & 0xff0000000ull);
+	return p + 5;
+#else
+	return bp_varint_get(&p, p + BP_VARINT_MAX, v, bits == 32 ? BP_VARINT_LAST32
+								  : BP_VARINT_LAST33) ? NULL : p;
+#endif
 }
 
 static inline uint32_t bp_zigzag(uint32_t d)

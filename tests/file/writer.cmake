@@ -17,6 +17,11 @@ bp_add_test(compact_page SOURCES page_entry.c ARGS compact TIMEOUT 300)
 add_test(NAME dense_page COMMAND compact_page dense)
 set_tests_properties(dense_page PROPERTIES TIMEOUT 300)
 
+# The dense decoder's fast paths against the plain reading of the rules
+# (dense_reference.h): the same verdict and page on encoded, truncated,
+# overwritten and random entries.
+bp_add_test(dense_differential SOURCES dense_differential.c TIMEOUT 120)
+
 # kill -9 at random moments; every file must decode, exactly.
 foreach(mode overwrite discard)
   bp_add_test(postmortem_kill9_${mode} SOURCES postmortem_kill9.c
