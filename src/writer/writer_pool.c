@@ -44,11 +44,16 @@
  * then wakes it, and a refill there took 0.2-0.7 ms from the new thread's
  * first burst (in bench/peers/short.sh, a third to two thirds of the runs
  * of the 40-character %s message took 2-4x the others' time for their
- * 20,000 calls).  So, woken, it leaves the taker's CPU (bp_current_cpu()
- * at the take) out of the CPUs it was allowed at its start, until the
- * next ring is taken; not when it was allowed one CPU only.  The refill
- * costs 0.2-0.7 ms of CPU for 1 MiB on a busy 2-vCPU machine, taken from
- * whatever runs then, now on another CPU than the new thread's.
+ * 20,000 calls).  So, its 300 us over, a thread that finds itself on the
+ * taker's CPU (bp_current_cpu() at the take) leaves that CPU out of its
+ * affinity for the refill (a migration, some microseconds of the
+ * taker's CPU), and takes back the CPUs it was allowed at its start
+ * before it waits again; not when it was allowed one CPU only.  Not at
+ * the wake: moved then, it waited for the next ring's take on the other
+ * CPU, and a wake across CPUs (an IPI, on a VM an exit) doubled the next
+ * thread's first call in bench-first-call (10 -> 18-22 us of CPU).  The
+ * refill costs 0.2-0.7 ms of CPU for 1 MiB on a busy 2-vCPU machine,
+ * taken from whatever runs then, on another CPU than the new thread's.
  * Threads started closer together than the delay and the refill find
  * the pool empty and fault their pages in at the call as before;
  * BPRINT_PREFAULT=N keeps N rings for such bursts.  A normal thread: as SCHED_BATCH or at nice 19 it
@@ -184,18 +189,19 @@ static bool fill(struct slot *s)
 }
 
 /*
- * The CPUs the thread may refill on: those it was allowed at its start,
- * less cpu (the CPU of the thread that took the last ring) when that
- * leaves one; all of them when it does not.
+ * Move off cpu (the CPU of the thread that took the last ring) to
+ * another of those the thread was allowed at its start, for the refill:
+ * false when there is none (nothing changed).
  */
-static void refill_away_from(const cpu_set_t *allowed, int cpu)
+static bool refill_away_from(const cpu_set_t *allowed, int cpu)
 {
 	cpu_set_t set = *allowed;
 
-	if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET((size_t)cpu, allowed) &&
-	    CPU_COUNT(allowed) > 1)
-		CPU_CLR((size_t)cpu, &set);
-	(void)sched_setaffinity(0, sizeof(set), &set);
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET((size_t)cpu, allowed) ||
+	    CPU_COUNT(allowed) < 2)
+		return false;
+	CPU_CLR((size_t)cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0;
 }
 
 static void *pool_main(void *arg)
@@ -204,6 +210,7 @@ static void *pool_main(void *arg)
 	cpu_set_t allowed;
 	bool steer = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
 		     CPU_COUNT(&allowed) > 1;
+	bool steered = false;
 
 	(void)arg;
 	for (;;) {
@@ -221,15 +228,21 @@ static void *pool_main(void *arg)
 				break;
 			}
 		}
+		if (steered) {	/* wait where it may run, as before */
+			(void)sched_setaffinity(0, sizeof(allowed), &allowed);
+			steered = false;
+		}
 		(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAIT_PRIVATE, bell, NULL,
 			      NULL, 0);
 		/* rung: the thread that took a ring is starting; refill after
 		 * its first burst, not in it, and not on its CPU */
 		if (atomic_load_explicit(&doorbell, memory_order_relaxed) != bell) {
-			if (steer)
-				refill_away_from(&allowed, atomic_load_explicit(&taker_cpu,
-									memory_order_relaxed));
+			int taker;
+
 			nanosleep(&refill_delay, NULL);
+			taker = atomic_load_explicit(&taker_cpu, memory_order_relaxed);
+			if (steer && taker >= 0 && sched_getcpu() == taker)
+				steered = refill_away_from(&allowed, taker);
 		}
 	}
 	return NULL;
