@@ -25,8 +25,9 @@
 #
 # Printed per message: the floor's ns/call and each variant's as a
 # multiple of it (the median over PASSES of the ratio within a pass), and
-# the target, 1.1x (of the floor, not of the fresh floor).  Environment: PASSES (9), CALLS (20000), WARM
-# (1000000).  About 30 s on 2 vCPUs.
+# the target, 1.1x (of the floor, not of the fresh floor).
+# Environment: PASSES (9), CALLS (20000), WARM (1000000).  About 45 s on
+# 2 vCPUs.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
