@@ -39,14 +39,29 @@
  * pool: the thread that took it is starting (its first call, its stack
  * and descriptor faulting in), and a refill then, on its CPU, made its
  * first call wait for the refill (a median of 0.1-0.5 ms instead of
- * 10-20 us).  The refill costs 0.2-0.7 ms of CPU for 1 MiB on a busy
- * 2-vCPU machine, taken from whatever runs then.  Threads started closer
- * together than the delay and the refill find the pool empty and fault
- * their pages in at the call as before; BPRINT_PREFAULT=N keeps N rings
- * for such bursts.  A normal thread: as SCHED_BATCH or at nice 19 it
- * waited behind the busy CPUs' other work, and half of the threads
- * started one after the other found the pool empty (26-31 of 32 as a
- * normal one).
+ * 10-20 us).  And it refills on another CPU than the taker's: woken by
+ * the taker, the kernel often puts it on the taker's CPU, where its timer
+ * then wakes it, and a refill there took 0.2-0.7 ms from the new thread's
+ * first burst (in bench/peers/short.sh, a third to two thirds of the runs
+ * of the 40-character %s message took 2-4x the others' time for their
+ * 20,000 calls).  So, its 300 us over, a thread that finds itself on the
+ * taker's CPU (bp_current_cpu() at the take) leaves that CPU out of its
+ * affinity for the refill (a migration, some microseconds of the
+ * taker's CPU), and takes back the CPUs it was allowed at its start
+ * before it waits again; not when it was allowed one CPU only.  Not at
+ * the wake: moved then, it waited for the next ring's take on the other
+ * CPU, and a wake across CPUs (an IPI, on a VM an exit) doubled the next
+ * thread's first call in bench-first-call (10 -> 18-22 us of CPU).  The
+ * refill costs 0.2-0.7 ms of CPU for 1 MiB on a busy 2-vCPU machine,
+ * taken from whatever runs then, on another CPU than the new thread's.
+ * Threads started closer together than the delay and the refill find
+ * the pool empty and fault their pages in at the call as before;
+ * BPRINT_PREFAULT=N keeps N rings for such bursts.  A normal thread: as
+ * SCHED_BATCH or at nice 19 it waited behind the busy CPUs' other work,
+ * and half of the threads started one after the other found the pool
+ * empty (26-31 of 32 as a normal one); SCHED_BATCH only while it waits
+ * for the doorbell (its wake then does not preempt the taker) left it
+ * empty as often (5-19 of 32 found a ring, against 19-21 that run).
  */
 #include "writer/writer_pool.h"
 
@@ -54,11 +69,13 @@
 #include "file/layout.h"
 #include "ring/ring.h"
 #include "trace/config.h"
+#include "trace/cpu.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -86,6 +103,7 @@ static uint64_t pool_chunk_size;	/* a ring 0 chunk's size, as ring_map asks */
 static _Atomic uint32_t doorbell;	/* a private futex word: a ring was taken */
 static _Atomic bool stopping;		/* the file is being closed: allocate no more */
 static _Atomic bool allocating;		/* the thread is between two chunk states */
+static _Atomic int taker_cpu = -1;	/* where the last ring was taken, if known */
 
 /*
  * The size of ring 0 as the tracer asks for it (trace/thread.c,
@@ -172,9 +190,29 @@ static bool fill(struct slot *s)
 	return true;
 }
 
+/*
+ * Move off cpu (the CPU of the thread that took the last ring) to
+ * another of those the thread was allowed at its start, for the refill:
+ * false when there is none (nothing changed).
+ */
+static bool refill_away_from(const cpu_set_t *allowed, int cpu)
+{
+	cpu_set_t set = *allowed;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET((size_t)cpu, allowed) ||
+	    CPU_COUNT(allowed) < 2)
+		return false;
+	CPU_CLR((size_t)cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
 static void *pool_main(void *arg)
 {
 	const struct timespec refill_delay = { 0, REFILL_DELAY_NS };
+	cpu_set_t allowed;
+	bool steer = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+		     CPU_COUNT(&allowed) > 1;
+	bool steered = false;
 
 	(void)arg;
 	for (;;) {
@@ -192,12 +230,22 @@ static void *pool_main(void *arg)
 				break;
 			}
 		}
+		if (steered) {	/* wait where it may run, as before */
+			(void)sched_setaffinity(0, sizeof(allowed), &allowed);
+			steered = false;
+		}
 		(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAIT_PRIVATE, bell, NULL,
 			      NULL, 0);
 		/* rung: the thread that took a ring is starting; refill after
-		 * its first burst, not in it */
-		if (atomic_load_explicit(&doorbell, memory_order_relaxed) != bell)
+		 * its first burst, not in it, and not on its CPU */
+		if (atomic_load_explicit(&doorbell, memory_order_relaxed) != bell) {
+			int taker;
+
 			nanosleep(&refill_delay, NULL);
+			taker = atomic_load_explicit(&taker_cpu, memory_order_relaxed);
+			if (steer && taker >= 0 && sched_getcpu() == taker)
+				steered = refill_away_from(&allowed, taker);
+		}
 	}
 	return NULL;
 }
@@ -245,6 +293,7 @@ int bp_live_pool_take(uint64_t size, struct bp_mapped *m)
 							     memory_order_relaxed))
 			continue;
 		*m = s->m;
+		atomic_store_explicit(&taker_cpu, bp_current_cpu(), memory_order_relaxed);
 		/* P2: release: our read of the mapping before the thread
 		 * refills the slot (it acquires the doorbell, then the state) */
 		atomic_store_explicit(&s->state, SLOT_EMPTY, memory_order_release);
