@@ -386,15 +386,19 @@ static void check_tail(struct bp_trace *t)
  * The header's end against the file: a stream's drainer writes it after
  * the chunks before it; a live file's writer grows the file before it
  * fills a chunk, unless the disk was full (then the header counts what it
- * had no room for).  Less file than that: it was cut.  And the accounts
- * the header names must be there.
+ * had no room for).  Less file than that: it was cut.  But not while the
+ * writer runs: it takes a chunk (a fetch-add on end) before it grows the
+ * file, and a reader may come between the two.  And the accounts the
+ * header names must be there.
  */
 static void check_size(struct bp_trace *t)
 {
 	const struct bp_trace_info *in = &t->info;
 	bool stream = in->flags & BP_TRACE_F_STREAM;
+	bool settled = stream || t->writer_gone;
 
-	if (in->end_hint > t->size && (stream || (!in->memory_rings && !in->missing_sites)))
+	if (in->end_hint > t->size && settled &&
+	    (stream || (!in->memory_rings && !in->missing_sites)))
 		reader_problem(t, "truncated: %llu bytes, where the header says %llu",
 			       (unsigned long long)t->size, (unsigned long long)in->end_hint);
 	if (in->accounts_off && !t->walk.accounts_found)

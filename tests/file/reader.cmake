@@ -118,3 +118,6 @@ endif()
 # bp_trace_probe(): the command's look at a path before opening it.
 bp_add_traced_test(reader_probe ${CMAKE_CURRENT_LIST_DIR}/reader_probe.c
   ${CMAKE_CURRENT_BINARY_DIR}/reader_probe.dat)
+bp_add_test(reader_growing SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_growing.c TIMEOUT 60)
+set_tests_properties(reader_growing PROPERTIES
+  ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_growing.dat")
