@@ -120,4 +120,4 @@ bp_add_traced_test(reader_probe ${CMAKE_CURRENT_LIST_DIR}/reader_probe.c
   ${CMAKE_CURRENT_BINARY_DIR}/reader_probe.dat)
 bp_add_test(reader_growing SOURCES ${CMAKE_CURRENT_LIST_DIR}/reader_growing.c TIMEOUT 60)
 set_tests_properties(reader_growing PROPERTIES
-  ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_growing.dat")
+  ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/reader_growing.dat;BPRINT_PREFAULT=0")

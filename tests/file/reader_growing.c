@@ -11,7 +11,8 @@
  * The program is its own writer (BPRINT_FILE, set by the test; the file
  * is read by its descriptor, as the name may be taken: path.PID then).
  * The moment is made by hand: the header's `end` moved on by a chunk that
- * is never grown.
+ * is never grown; with no ring pool (BPRINT_PREFAULT=0), as its refill
+ * could take and grow a chunk past ours, and the file would be whole.
  *
  *	reader_growing          the running case, then runs itself with
  *	                        `die` for the other
