@@ -282,6 +282,29 @@ static struct bp_thread *push_new(void)
 	return t;
 }
 
+/*
+ * A descriptor made ahead for the next new thread, by the ring pool's
+ * thread (writer_pool.c): its mmap and first fault, 6-7 us of a thread's
+ * first call on a busy VM, are then not that call's.  It waits on the
+ * free stack as an exited thread's does.  At most one: none is made while
+ * the stack holds one (an exited thread's serves as well); two may meet
+ * there when a thread exits meanwhile, which costs one descriptor kept.
+ */
+void bp_thread_spare(void)
+{
+	struct bp_thread *t;
+	bool have;
+
+	pthread_mutex_lock(&bp_list_lock);
+	have = free_top != NULL;
+	pthread_mutex_unlock(&bp_list_lock);
+	if (have || !(t = push_new()))
+		return;
+	pthread_mutex_lock(&bp_list_lock);
+	bp_thread_make_free(t);
+	pthread_mutex_unlock(&bp_list_lock);
+}
+
 static void thread_exit(void *arg)
 {
 	struct bp_thread *t = arg;

@@ -132,6 +132,8 @@ extern __thread struct bp_thread *bp_self
 
 /* The calling thread's descriptor, made on first use; NULL if out of memory. */
 struct bp_thread *bp_thread_self_slow(void);
+/* A free descriptor made ahead, if none waits (the ring pool's thread). */
+void bp_thread_spare(void);
 
 /* The records t dropped before any ring (written and discarded at once).
  * Relaxed: counts with one writer each, read as values. */

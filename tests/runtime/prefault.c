@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 static int calls;
+static long first_faults[1024];
 
 static void nap_ms(long ms)
 {
@@ -47,9 +48,10 @@ static long faults(void)
 static void *worker(void *arg)
 {
 	int id = (int)(intptr_t)arg;
-	long f0;
+	long f0 = faults();
 
 	trace_printk("pf t=%d i=%d", id, 0);
+	first_faults[id] = faults() - f0;
 	f0 = faults();
 	for (int i = 1; i < calls; i++)
 		trace_printk("pf t=%d i=%d", id, i);
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
 		if (pthread_create(&th, NULL, worker, (void *)(intptr_t)t) != 0 ||
 		    pthread_join(th, &f) != 0)
 			return 1;
-		printf("faults %d %ld\n", t, (long)(intptr_t)f);
+		printf("faults %d %ld\nfirst %d %ld\n", t, (long)(intptr_t)f, t, first_faults[t]);
 		nap_ms(50);
 	}
 	nap_ms(250);	/* the pool refilled, on a busy machine too: a ring in it at the end */

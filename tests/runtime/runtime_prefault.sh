@@ -5,6 +5,8 @@
 #    pool (its ring was resident before its first call), one every 4 KiB
 #    without (BPRINT_PREFAULT=0, the differential), in shared memory and
 #    with BPRINT_FILE; the bprint-prefault thread runs only with the pool;
+#  - the faults of a thread's first call: none with the pool (its
+#    descriptor made ahead too), its ring's and its descriptor's without;
 #  - a ring waiting in the pool is no thread and no damage: stats and
 #    report of the file of a program that ended with one, of one killed
 #    with one (SIGKILL), bprint record's stream of such a program, and
@@ -18,7 +20,8 @@ calls=20000
 
 # median_faults OUT: the median of the threads' fault counts
 median_faults() {
-	awk '$1 == "faults" { print $3 }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'
+	awk -v what="${2:-faults}" '$1 == what { print $3 }' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }'
 }
 # exact WHAT STATS N PER: N threads of PER records each, whole, no other
 exact() {
@@ -65,6 +68,10 @@ for way in memory file; do
 		check "$way: and fewer with it ($RT_SANITIZE)" "$with" -lt "$without"
 	else
 		check "$way: and with it, at most a quarter" "$((with * 4))" -le "$without"
+	fi
+	if [ -z "${RT_SANITIZE:-}" ]; then
+		check "$way: faults in a thread's first call with the pool" "$(median_faults $way.1.out first)" -eq 0
+		check "$way: and without it" "$(median_faults $way.0.out first)" -ge 2
 	fi
 	check "$way: the prefault thread with the pool" "$(value prefault_thread $way.1.out)" -eq 1
 	check "$way: none without" "$(value prefault_thread $way.0.out)" -eq 0
