@@ -142,10 +142,12 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #endif
 
 /* Written tight: a program has thousands of sites, and the compiler reads each. */
+/* (a line of it starts at the margin: a tab there would be a space in every site) */
+typedef struct bprint_site bprint__S;
 #define BPRINT__SITE(name, fmt, k, n, ...)					\
-	static struct bprint_site name __attribute__((BPRINT__SECTION,used))=\
-	{0x42507331u,BPRINT__LAYOUT,1,k,__LINE__,0,__FILE__,__builtin_constant_p(fmt)?(fmt):0,\
-	BPRINT__FUNC,0,0,0,n,0,__VA_ARGS__}
+static bprint__S name __attribute__((BPRINT__SECTION,used))=\
+{0x42507331u,BPRINT__LAYOUT,1,k,__LINE__,0,__FILE__,__builtin_constant_p(fmt)?fmt:0,\
+BPRINT__FUNC,0,0,0,n,0,__VA_ARGS__}
 
 /*
  * site->flags (internal): arguments may come as 64-bit words; the call
@@ -182,37 +184,57 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * break in it is one).  The load of bprint__s.enabled, the site's, is an
  * acquire: registration's head and flags come with the value.
  */
-#define BPRINT__PRINTK(...) BPRINT__PICK(__VA_ARGS__, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__V64, BPRINT__V63, BPRINT__V62, BPRINT__V61, BPRINT__V60, BPRINT__V59, BPRINT__V58, BPRINT__V57, BPRINT__V56, BPRINT__V55, BPRINT__V54, BPRINT__V53, BPRINT__V52, BPRINT__V51, BPRINT__V50, BPRINT__V49, BPRINT__V48, BPRINT__V47, BPRINT__V46, BPRINT__V45, BPRINT__V44, BPRINT__V43, BPRINT__V42, BPRINT__V41, BPRINT__V40, BPRINT__V39, BPRINT__V38, BPRINT__V37, BPRINT__V36, BPRINT__V35, BPRINT__V34, BPRINT__V33, BPRINT__V32, BPRINT__V31, BPRINT__V30, BPRINT__V29, BPRINT__V28, BPRINT__V27, BPRINT__V26, BPRINT__V25, BPRINT__V24, BPRINT__V23, BPRINT__V22, BPRINT__V21, BPRINT__V20, BPRINT__V19, BPRINT__V18, BPRINT__V17, BPRINT__V16, BPRINT__V15, BPRINT__V14, BPRINT__V13, BPRINT__V12, BPRINT__V11, BPRINT__V10, BPRINT__V9, BPRINT__V8, BPRINT__V7, BPRINT__V6, BPRINT__R5, BPRINT__R4, BPRINT__R3, BPRINT__R2, BPRINT__R1, BPRINT__R0, 0)(__VA_ARGS__)
+/*
+ * Up to five arguments, the common case, picked by a window of seven
+ * (BPRINT__PICK7): a count it holds is a BPRINT__Qn, which expands to
+ * "~,BPRINT__Rn" (BPRINT__MANY for six), and BPRINT__SECOND() takes its
+ * second part; past six, the window's last is one of the program's own
+ * arguments, which has no second part, and BPRINT__SECOND() takes
+ * BPRINT__MANY: the 72-entry ladder, for six to 64 and the assertion.
+ */
+#define BPRINT__PRINTK(...) BPRINT__PICK7(__VA_ARGS__,BPRINT__Q6,BPRINT__Q5,BPRINT__Q4,BPRINT__Q3,BPRINT__Q2,BPRINT__Q1,BPRINT__Q0,0)(__VA_ARGS__)
+#define BPRINT__PICK7(_, a1, a2, a3, a4, a5, a6, m, ...) BPRINT__SECOND(m,BPRINT__MANY,)
+#define BPRINT__SECOND(...) BPRINT__SECOND_(__VA_ARGS__)
+#define BPRINT__SECOND_(x, y, ...) y
+#define BPRINT__Q0 ~,BPRINT__R0
+#define BPRINT__Q1 ~,BPRINT__R1
+#define BPRINT__Q2 ~,BPRINT__R2
+#define BPRINT__Q3 ~,BPRINT__R3
+#define BPRINT__Q4 ~,BPRINT__R4
+#define BPRINT__Q5 ~,BPRINT__R5
+#define BPRINT__Q6 ~,BPRINT__MANY
+#define BPRINT__MANY(...) BPRINT__PICK(__VA_ARGS__, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__V64, BPRINT__V63, BPRINT__V62, BPRINT__V61, BPRINT__V60, BPRINT__V59, BPRINT__V58, BPRINT__V57, BPRINT__V56, BPRINT__V55, BPRINT__V54, BPRINT__V53, BPRINT__V52, BPRINT__V51, BPRINT__V50, BPRINT__V49, BPRINT__V48, BPRINT__V47, BPRINT__V46, BPRINT__V45, BPRINT__V44, BPRINT__V43, BPRINT__V42, BPRINT__V41, BPRINT__V40, BPRINT__V39, BPRINT__V38, BPRINT__V37, BPRINT__V36, BPRINT__V35, BPRINT__V34, BPRINT__V33, BPRINT__V32, BPRINT__V31, BPRINT__V30, BPRINT__V29, BPRINT__V28, BPRINT__V27, BPRINT__V26, BPRINT__V25, BPRINT__V24, BPRINT__V23, BPRINT__V22, BPRINT__V21, BPRINT__V20, BPRINT__V19, BPRINT__V18, BPRINT__V17, BPRINT__V16, BPRINT__V15, BPRINT__V14, BPRINT__V13, BPRINT__V12, BPRINT__V11, BPRINT__V10, BPRINT__V9, BPRINT__V8, BPRINT__V7, BPRINT__V6, BPRINT__R5, BPRINT__R4, BPRINT__R3, BPRINT__R2, BPRINT__R1, BPRINT__R0, 0)(__VA_ARGS__)
 /* Up to five arguments: each arity its macro, the arguments named (no ladder to walk). */
 #define BPRINT__R(n, f, args, ...)						\
-	do{BPRINT__CONSTS(n, args)\
-	BPRINT__SITE(bprint__s, f, 0, n, BPRINT__M&31,BPRINT__M>>5&31,BPRINT__M>>10&31);\
-	if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE)){\
-	if(BPRINT__LD)bprint__call_fmt(&bprint__s,__VA_ARGS__);else bprint__w##n(&bprint__s BPRINT__WORDS##n args,f);}}while(0)
+do{BPRINT__CONSTS(n, args)BPRINT__SITE(bprint__s,f,0,n,BPRINT__M&31,BPRINT__M>>5&31,BPRINT__M>>10);\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))BPRINT__LD?bprint__call_fmt(&bprint__s,__VA_ARGS__):\
+bprint__w##n(&bprint__s,BPRINT__WORDS##n args f);}while(0)
 #define BPRINT__R0(f) BPRINT__R(0, f, (), f)
 #define BPRINT__R1(f, a) BPRINT__R(1, f, (a), f, a)
 #define BPRINT__R2(f, a, b) BPRINT__R(2, f, (a, b), f, a, b)
 #define BPRINT__R3(f, a, b, c) BPRINT__R(3, f, (a, b, c), f, a, b, c)
 #define BPRINT__R4(f, a, b, c, d) BPRINT__R(4, f, (a, b, c, d), f, a, b, c, d)
 #define BPRINT__R5(f, a, b, c, d, e) BPRINT__R(5, f, (a, b, c, d, e), f, a, b, c, d, e)
-#define BPRINT__KINDS0()
-#define BPRINT__KINDS1(a) bprint__t0=BPRINT__KIND(a),
-#define BPRINT__KINDS2(a, b) bprint__t1=BPRINT__KIND(a),bprint__t0=BPRINT__KIND(b),
-#define BPRINT__KINDS3(a, b, c) bprint__t2=BPRINT__KIND(a),BPRINT__KINDS2(b, c)
-#define BPRINT__KINDS4(a, b, c, d) bprint__t3=BPRINT__KIND(a),BPRINT__KINDS3(b, c, d)
-#define BPRINT__KINDS5(a, b, c, d, e) bprint__t4=BPRINT__KIND(a),BPRINT__KINDS4(b, c, d, e)
-#define BPRINT__SPREAD0
-#define BPRINT__SPREAD1 |bprint__t0
-#define BPRINT__SPREAD2 |bprint__t1<<1|bprint__t0
-#define BPRINT__SPREAD3 |bprint__t2<<2|bprint__t1<<1|bprint__t0
-#define BPRINT__SPREAD4 |bprint__t3<<3|bprint__t2<<2|bprint__t1<<1|bprint__t0
-#define BPRINT__SPREAD5 |bprint__t4<<4|bprint__t3<<3|bprint__t2<<2|bprint__t1<<1|bprint__t0
+/* bprint__K: argument K's kind (K counted from the last, 0), then bprint__m of them all */
+#define BPRINT__KINDS0() bprint__m=0
+#define BPRINT__KINDS1(a) bprint__0=BPRINT__KIND(a),bprint__m=bprint__0
+#define BPRINT__KINDS2(a, b) bprint__1=BPRINT__KIND(a),bprint__0=BPRINT__KIND(b),\
+bprint__m=bprint__1<<1|bprint__0
+#define BPRINT__KINDS3(a, b, c) bprint__2=BPRINT__KIND(a),bprint__1=BPRINT__KIND(b),\
+bprint__0=BPRINT__KIND(c),bprint__m=bprint__2<<2|bprint__1<<1|bprint__0
+#define BPRINT__KINDS4(a, b, c, d) bprint__3=BPRINT__KIND(a),bprint__2=BPRINT__KIND(b),\
+bprint__1=BPRINT__KIND(c),bprint__0=BPRINT__KIND(d),bprint__m=bprint__3<<3|bprint__2<<2|\
+bprint__1<<1|bprint__0
+#define BPRINT__KINDS5(a, b, c, d, e) bprint__4=BPRINT__KIND(a),bprint__3=BPRINT__KIND(b),\
+bprint__2=BPRINT__KIND(c),bprint__1=BPRINT__KIND(d),bprint__0=BPRINT__KIND(e),\
+bprint__m=bprint__4<<4|bprint__3<<3|bprint__2<<2|bprint__1<<1|bprint__0
+/* each word and its comma, before the format's */
 #define BPRINT__WORDS0()
-#define BPRINT__WORDS1(a) ,BPRINT__WORD(0, a)
-#define BPRINT__WORDS2(a, b) ,BPRINT__WORD(1, a),BPRINT__WORD(0, b)
-#define BPRINT__WORDS3(a, b, c) ,BPRINT__WORD(2, a)BPRINT__WORDS2(b, c)
-#define BPRINT__WORDS4(a, b, c, d) ,BPRINT__WORD(3, a)BPRINT__WORDS3(b, c, d)
-#define BPRINT__WORDS5(a, b, c, d, e) ,BPRINT__WORD(4, a)BPRINT__WORDS4(b, c, d, e)
+#define BPRINT__WORDS1(a) BPRINT__WORD(0, a),
+#define BPRINT__WORDS2(a, b) BPRINT__WORD(1, a),BPRINT__WORD(0, b),
+#define BPRINT__WORDS3(a, b, c) BPRINT__WORD(2, a),BPRINT__WORDS2(b, c)
+#define BPRINT__WORDS4(a, b, c, d) BPRINT__WORD(3, a),BPRINT__WORDS3(b, c, d)
+#define BPRINT__WORDS5(a, b, c, d, e) BPRINT__WORD(4, a),BPRINT__WORDS4(b, c, d, e)
 /*
  * The site's constants, its masks packed (BPRINT__M: argsig, argchar and
  * argfp 5 bits apart) and whether a long double is among them
@@ -222,7 +244,7 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
  * own a site, costs g++ and clang++ several times as much).
  */
 #ifdef __cplusplus
-#define BPRINT__CONSTS(n, args) typedef bprint__sig<BPRINT__TYPES##n args> bprint__k;
+#define BPRINT__CONSTS(n, args) typedef bprint__sig<BPRINT__TYPES##n args>bprint__k;
 #define BPRINT__M bprint__k::m
 #define BPRINT__LD bprint__k::ld
 #define BPRINT__TYPES0()
@@ -232,10 +254,9 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 #define BPRINT__TYPES4(a, b, c, d) decltype((a)),BPRINT__TYPES3(b, c, d)
 #define BPRINT__TYPES5(a, b, c, d, e) decltype((a)),BPRINT__TYPES4(b, c, d, e)
 #else
-#define BPRINT__CONSTS(n, args) \
-	enum{BPRINT__KINDS##n args bprint__m=0 BPRINT__SPREAD##n,bprint__ld=bprint__m>>10&~bprint__m&31};
+#define BPRINT__CONSTS(n, args) enum{BPRINT__KINDS##n args};
 #define BPRINT__M bprint__m
-#define BPRINT__LD bprint__ld
+#define BPRINT__LD bprint__m>>10&~bprint__m
 #endif
 /* Six to 64: the counted ladder (BPRINT__MAPX), the words in an array; past 64, the assertion. */
 #define BPRINT__X(...) do{BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format");}while(0)
@@ -317,8 +338,8 @@ BP_API void bprint__unregister_sites(struct bprint_site *start, struct bprint_si
 bprint__ld=bprint__m>>10&~bprint__m&31
 #define BPRINT__SUM_V(n, ...) bprint__ld=0 BPRINT__MAPX(n, BPRINT__ANY_LD, __VA_ARGS__)
 #define BPRINT__SUM_X BPRINT__SUM_V
-#define BPRINT__SPREAD(k, a) |bprint__t##k<<k
-#define BPRINT__ANY_LD(k, a) |((bprint__t##k&1025)==1024)
+#define BPRINT__SPREAD(k, a) |bprint__##k<<k
+#define BPRINT__ANY_LD(k, a) |((bprint__##k&1025)==1024)
 #define BPRINT__MASKS_R(n, ...) bprint__m&31,bprint__m>>5&31,bprint__m>>10&31
 #define BPRINT__MASKS_V(n, ...) BPRINT__MASK(n, K8, __VA_ARGS__),		\
 	BPRINT__MASK(n, KCHAR, __VA_ARGS__), BPRINT__MASK(n, KFP, __VA_ARGS__)
@@ -336,20 +357,19 @@ bprint__ld=bprint__m>>10&~bprint__m&31
  * evaluating it): BPRINT__K8 it takes an 8-byte slot (as varargs pass it,
  * LP64: a long, a pointer, a double), BPRINT__KCHAR it is a char (if not
  * 8 bytes) or a pointer to char (if 8), BPRINT__KFP floating point (a
- * double if 8 bytes, a long double if not), BPRINT__KFLOAT a float (passed
- * as a double).  bprint__tK is argument k's; the site's masks of them
+ * double if 8 bytes, a long double if not; a float is passed as a
+ * double).  bprint__K is argument K's; the site's masks of them
  * (argsig, argchar, argfp: bit 0 the last argument) are made of the
  * first three.
  */
 #define BPRINT__K8 1u
 #define BPRINT__KCHAR 32u
 #define BPRINT__KFP 1024u
-#define BPRINT__KFLOAT 32768u
-#define BPRINT__KINDS(k, a) bprint__t##k=BPRINT__KIND(a),
+#define BPRINT__KINDS(k, a) bprint__##k=BPRINT__KIND(a),
 #define BPRINT__MASK(n, bit, ...) (0 BPRINT__MAPX(n, BPRINT__MASK_##bit, __VA_ARGS__))
-#define BPRINT__MASK_K8(k, a) |(bprint__t##k&1ull)<<k
-#define BPRINT__MASK_KCHAR(k, a) |(bprint__t##k>>5&1ull)<<k
-#define BPRINT__MASK_KFP(k, a) |(bprint__t##k>>10&1ull)<<k
+#define BPRINT__MASK_K8(k, a) |(bprint__##k&1ull)<<k
+#define BPRINT__MASK_KCHAR(k, a) |(bprint__##k>>5&1ull)<<k
+#define BPRINT__MASK_KFP(k, a) |(bprint__##k>>10&1ull)<<k
 
 /*
  * For a site whose format is not a constant, with only 4- and 8-byte
@@ -476,7 +496,8 @@ BP_API void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *
 /* An argument's word, written once: its kind's constant folds it to a move. */
 #define BPRINT__INLINE static inline __attribute__((always_inline))
 
-static inline uint64_t bprint__double_bits(double d)
+/* a double's bits (bprint__d: every C site's word of a double names it) */
+static inline uint64_t bprint__d(double d)
 {
 	uint64_t u;
 
@@ -525,7 +546,7 @@ template <> struct bprint__word_of<0u> {
 	template <class T> static uint64_t get(T v) { return (uint64_t)v; }
 };
 template <> struct bprint__word_of<1u> {
-	static uint64_t get(double d) { return bprint__double_bits(d); }
+	static uint64_t get(double d) { return bprint__d(d); }
 };
 template <> struct bprint__word_of<2u> {
 	template <class T> static uint64_t get(T v) { return (uint64_t)(uintptr_t)v; }
@@ -543,7 +564,7 @@ template <class A, class... T> struct bprint__sig<A, T...> {
 	static constexpr unsigned m = bprint__arg<A>::bits << sizeof...(T) | bprint__sig<T...>::m;
 	static constexpr unsigned ld = m >> 10 & ~m & 31u;
 };
-#define BPRINT__WORD(k, a) bprint__word((a))
+#define BPRINT__WORD(k, a) bprint__word(a)
 extern "C" {
 #else
 /*
@@ -555,31 +576,17 @@ extern "C" {
  * words' way out of line, by the format's plan, the same bytes): the
  * four names cost 60 bytes of every argument's text.
  */
-#define BPRINT__KIND(x) _Generic((x),char:32,float:33793,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?(x):(x))>4)
+#define BPRINT__KIND(x) _Generic(x,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?x:(x))>4)
 
 /*
- * Local k's word (an integer's value, a double's bits, a pointer's
- * address), by its size and kind: a float is passed as a double.
+ * Argument k's word, one expression that its kind's constant folds: a
+ * double's (or float's, as a double) bits, or the value cast (an
+ * integer's, sign-extended if of 4 bytes, of which the library reads the
+ * low half; a pointer's address; a long double's, in the branch a site
+ * of one does not take).  __builtin_choose_expr hands bprint__d() a
+ * double in either case, so that no other type is converted to one.
  */
-BPRINT__INLINE uint64_t bprint__v(const void *local, unsigned t)
-{
-	uint64_t u8;
-	uint32_t u4;
-	float f;
-
-	if (t & BPRINT__KFLOAT) {
-		__builtin_memcpy(&f, local, sizeof(f));
-		return bprint__double_bits(f);
-	}
-	if (t & BPRINT__K8) {
-		__builtin_memcpy(&u8, local, 8u);
-		return u8;
-	}
-	__builtin_memcpy(&u4, local, 4u);
-	return u4;
-}
-#define BPRINT__WORD(k, a) bprint__v(&(__typeof__(1?(a):(a))){a},bprint__t##k)
-
+#define BPRINT__WORD(k, a) (bprint__##k>1024?bprint__d(__builtin_choose_expr(bprint__##k>1024,a,0.)):(uint64_t)(a))
 
 #endif /* __cplusplus */
 

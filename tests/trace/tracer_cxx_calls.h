@@ -4,7 +4,9 @@
  * the two languages' records of the same call can be compared byte by
  * byte.  TRACER_CXX_CALLS(v, X) expands X(format, arguments...) for each
  * call, its arguments made from the long long v.  Scalars of every size
- * (the inline path), then strings, chars and a long double (out of line).
+ * (the inline path; six arguments, the last count BPRINT__PICK7's window
+ * holds, and seven, past it), then strings, chars and a long double (out
+ * of line).
  */
 #ifndef BP_TEST_TRACER_CXX_CALLS_H
 #define BP_TEST_TRACER_CXX_CALLS_H
@@ -24,6 +26,9 @@ enum tracer_cxx_color { TRACER_CXX_RED = 1, TRACER_CXX_BLUE = 7 };
 	X("mixed %x %lf %hd %llx", (unsigned)(v), (double)(v) * 1e-3,		\
 	  (short)(v), (unsigned long long)(v) * 0x9e3779b97f4a7c15ull)		\
 	X("the timer: %llu", (unsigned long long)(v))				\
+	X("six %d %f %p %ld %f %u", -(int)(v), (double)(v) / 8.0,		\
+	  (const void *)(uintptr_t)(v), (long)(v) * -3, (float)(v) / 2.0f, (unsigned)(v)) \
+	X("seven %d %d %d %d %d %d %f", (int)(v), -1, 2, -3, 4, -5, (double)(v)) \
 	X("none")								\
 	X("char %c", (char)('a' + (v) % 26))					\
 	X("%s port %d", (v) & 1 ? "eth0" : "", (int)(v))			\
