@@ -585,8 +585,10 @@ extern "C" {
  * low half; a pointer's address; a long double's, in the branch a site
  * of one does not take).  __builtin_choose_expr hands bprint__d() a
  * double in either case, so that no other type is converted to one.
+ * The cast takes "(void)0,a", not a: a call cast straight to an integer
+ * is what -Wbad-function-cast warns of (tracer_compile_strict).
  */
-#define BPRINT__WORD(k, a) (bprint__##k>1024?bprint__d(__builtin_choose_expr(bprint__##k>1024,a,0.)):(uint64_t)(a))
+#define BPRINT__WORD(k, a) (bprint__##k>1024?bprint__d(__builtin_choose_expr(bprint__##k>1024,a,0.)):(uint64_t)((void)0,a))
 
 #endif /* __cplusplus */
 

@@ -249,6 +249,17 @@ foreach(cc gcc clang)
       -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
   endif()
 endforeach()
+# Arguments as function calls under the warnings strict projects use
+# (a word's cast of a call once tripped -Wbad-function-cast).
+foreach(cc gcc clang)
+  if(TRACER_PEDANTIC_${cc})
+    add_test(NAME tracer_compile_strict_${cc} COMMAND ${CMAKE_COMMAND}
+      -DCC=${TRACER_PEDANTIC_${cc}} -DINC=${PROJECT_SOURCE_DIR}/include
+      "-DFLAGS=-std=c11 -O2 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wbad-function-cast -Werror"
+      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_strict.c -DEXPECT=pass
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+  endif()
+endforeach()
 # A C++ compiler of the same family as the C compiler (sanitizer runtimes must match).
 if(CMAKE_C_COMPILER_ID MATCHES "Clang")
   find_program(TRACER_CXX NAMES clang++ c++ g++)
