@@ -45,6 +45,7 @@ struct stream_source {
 	size_t chunk;			/* the next chunk to read */
 	uint32_t page;			/* the next page in it */
 	uint64_t entry_off;		/* compact and dense: that page's entry, from the data */
+	uint32_t entry_guess;		/* the last entry's length: the next one's first read */
 	unsigned char *page_buf;	/* the page being read, decoded */
 	uint32_t page_ps;		/* its size */
 	struct bp_ring_page_iter it;	/* reads it (ring/ring.h) */

@@ -82,15 +82,20 @@ static int chunk_damaged(struct bp_trace *t, struct source *s, const struct page
 
 /*
  * The next entry of compact or dense chunk pc, decoded into page_buf.
+ * One pread() an entry, not two (its header, then the whole): the first
+ * read takes a quarter more than the last entry was long (a stream's
+ * entries are alike), and only a longer entry reads the rest.  A reader of a stream
+ * of small entries spent a tenth of its time in the second call (hist on
+ * bench-analysis's tick stream: 41,206 calls for 30 MB).
  * 1: a page to read; 0: skipped (a hole, a page seen already, a damaged
  * page, or the end of a damaged chunk); < 0: error.
  */
 static int feed_entry(struct bp_trace *t, struct source *s, const struct pages_chunk *pc)
 {
 	struct stream_source *ss = &s->stream;
-	uint64_t at = pc->off + BP_FILE_PAGES_OFFSET + ss->entry_off, seq;
+	uint64_t at = pc->off + BP_FILE_PAGES_OFFSET + ss->entry_off, seq, left;
 	unsigned char *entry;
-	size_t len;
+	size_t len, got;
 	int rc;
 
 	if (!entry_init(t, pc->page_size))
@@ -98,17 +103,24 @@ static int feed_entry(struct bp_trace *t, struct source *s, const struct pages_c
 	entry = t->entry_buf;
 	if (ss->entry_off > pc->data_bytes || pc->data_bytes - ss->entry_off < BP_COMPACT_ENTRY_HDR)
 		return chunk_damaged(t, s, pc);
-	if ((rc = reader_pread(t, at, entry, BP_COMPACT_ENTRY_HDR)) != BP_TRACE_OK)
+	left = pc->data_bytes - ss->entry_off;
+	got = (size_t)ss->entry_guess + ss->entry_guess / 4 + 64;
+	if (got > bp_compact_entry_max(pc->page_size))
+		got = bp_compact_entry_max(pc->page_size);
+	if (got > left)
+		got = (size_t)left;
+	if ((rc = reader_pread(t, at, entry, got)) != BP_TRACE_OK)
 		return rc;
 	len = bp_compact_entry_len(entry, pc->page_size);
-	if (!len || len > pc->data_bytes - ss->entry_off)
+	if (!len || len > left)
 		return chunk_damaged(t, s, pc);
 	seq = bp_ld64(entry);
 	ss->page++;
 	ss->entry_off += len;
+	ss->entry_guess = (uint32_t)len;
 	if (seq == 0 || seq <= ss->fed_seq)
 		return 0;	/* a hole, or a page seen already */
-	if ((rc = reader_pread(t, at, entry, len)) != BP_TRACE_OK)
+	if (len > got && (rc = reader_pread(t, at + got, entry + got, len - got)) != BP_TRACE_OK)
 		return rc;
 	if (bp_page_entry_decode(pc->type, entry, len, pc->page_size, ss->page_buf) != 0) {
 		reader_problem(t, "thread %d: damaged page in the stream", s->info.tid);
