@@ -238,27 +238,27 @@ foreach(cc gcc clang g++ clang++)
   endif()
 endforeach()
 # bprint.h under -Wpedantic -Werror, with gcc and clang if there (clang
-# once rejected the header's ", ##__VA_ARGS__").
+# once rejected the header's ", ##__VA_ARGS__"); and arguments as
+# function calls under the warnings strict projects use (a word's cast of
+# a call once tripped -Wbad-function-cast).
 foreach(cc gcc clang)
   find_program(TRACER_PEDANTIC_${cc} NAMES ${cc})
-  if(TRACER_PEDANTIC_${cc})
-    add_test(NAME tracer_compile_pedantic_${cc} COMMAND ${CMAKE_COMMAND}
-      -DCC=${TRACER_PEDANTIC_${cc}} -DINC=${PROJECT_SOURCE_DIR}/include
-      "-DFLAGS=-std=c11 -Wall -Wextra -Wpedantic -Werror"
-      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_fail.c -DEXPECT=pass
-      -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
+  if(NOT TRACER_PEDANTIC_${cc})
+    continue()
   endif()
-endforeach()
-# Arguments as function calls under the warnings strict projects use
-# (a word's cast of a call once tripped -Wbad-function-cast).
-foreach(cc gcc clang)
-  if(TRACER_PEDANTIC_${cc})
-    add_test(NAME tracer_compile_strict_${cc} COMMAND ${CMAKE_COMMAND}
-      -DCC=${TRACER_PEDANTIC_${cc}} -DINC=${PROJECT_SOURCE_DIR}/include
-      "-DFLAGS=-std=c11 -O2 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wbad-function-cast -Werror"
-      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile_strict.c -DEXPECT=pass
+  foreach(kind pedantic strict)
+    if(kind STREQUAL "pedantic")
+      set(flags "-std=c11 -Wall -Wextra -Wpedantic -Werror")
+      set(src tracer_compile_fail.c)
+    else()
+      set(flags "-std=c11 -O2 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wbad-function-cast -Werror")
+      set(src tracer_compile_strict.c)
+    endif()
+    add_test(NAME tracer_compile_${kind}_${cc} COMMAND ${CMAKE_COMMAND}
+      -DCC=${TRACER_PEDANTIC_${cc}} -DINC=${PROJECT_SOURCE_DIR}/include "-DFLAGS=${flags}"
+      -DSRC=${CMAKE_CURRENT_SOURCE_DIR}/${src} -DEXPECT=pass
       -P ${CMAKE_CURRENT_SOURCE_DIR}/tracer_compile.cmake)
-  endif()
+  endforeach()
 endforeach()
 # A C++ compiler of the same family as the C compiler (sanitizer runtimes must match).
 if(CMAKE_C_COMPILER_ID MATCHES "Clang")
