@@ -446,9 +446,8 @@ static void put_rest(struct bp_trace *t, struct source *best, size_t bi, unsigne
 	}
 }
 
-/* One record of a run taken from best: counted, split, its site found
- * (bp_trace_next()'s steps but the check, which the run leaves to its
- * caller: keep the two in step). */
+/* One record taken from best (bp_trace_next()'s, or a run's): counted,
+ * split, its site found; the block's check is the caller's. */
 static inline __attribute__((always_inline)) int
 take(struct bp_trace *t, struct source *best, struct site_entry **site)
 {
@@ -484,8 +483,6 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 	uint32_t id;
 	int rc;
 
-	/* take()'s steps, written out: the compiler keeps report's loop
-	 * tighter so (take() serves the runs below) */
 	if (!out || out->size < BP_TRACE_EVENT_SIZE_3)
 		return BP_TRACE_EINVAL;	/* unset, or the embedding layout's 136 or 144 */
 	if (t->unchecked)
@@ -498,21 +495,9 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 			accounts_check_read(t);
 		return 0;
 	}
-	best->has = false;
-	best->info.read++;
-	accounts_settle(best);
-	if (best->kcpu)
-		kernel_taken(t, best);	/* its args are made already */
-	else
-		best->args = bp_record_split(best->ev.user_bits, best->ev.payload,
-					     best->ev.payload_len);
-	if (best->args.has_cpu)
-		best->cpu = best->args.cpu;
-	if (best->args.text)
-		check_text(t, best);
-	id = best->args.site_id;
-	if ((rc = site_of(t, id, &site)) < 0)
+	if ((rc = take(t, best, &site)) < 0)
 		return rc;
+	id = best->args.site_id;
 	if (site && !best->args.text) {
 		if (t->defer_checks)
 			t->unchecked = best, t->unchecked_site = site;
@@ -524,11 +509,6 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		put_rest(t, best, bi, flags, out);
 	else if (flags & BP_TRACE_NEXT_TIME)
 		put_time(t, best, out);
-	if (t->progress && --t->progress_left == 0) {
-		t->progress_n += t->progress_every;
-		t->progress_left = t->progress_every;
-		t->progress(t->progress_arg, t->progress_n);
-	}
 	return 1;
 }
 
