@@ -336,14 +336,6 @@ get_same(const unsigned char *p, const unsigned char *end, unsigned char *base, 
 	return p;
 }
 
-/* bp_varint_get() as bp_varint_get8() is called: the end or NULL. */
-static inline const unsigned char *varint_checked(const unsigned char *p, const unsigned char *end,
-						  uint64_t *v, unsigned bits)
-{
-	return bp_varint_get(&p, end, v, bits == 32 ? BP_VARINT_LAST32 : BP_VARINT_LAST33) ? NULL
-											 : p;
-}
-
 /*
  * The record at base + *off from the entry at p (ending at end): its head
  * from the previous record's, *prev_head, and so on; slots with *prev_head's
@@ -360,12 +352,12 @@ get_record(const unsigned char *p, const unsigned char *end, unsigned char *base
 	uint64_t x, z;
 	uint32_t head, rlen, r, dt;
 
-	if (fast ? !(p = bp_varint_get8(p, &x, 33)) : !(p = varint_checked(p, end, &x, 33)))
+	if (fast ? !(p = bp_varint_get8(p, &x, 33)) : !(p = bp_varint_get_bits(p, end, &x, 33)))
 		return NULL;
 	head = (uint32_t)(x >> 1) ^ *prev_head;
 	if (!(rlen = bp_ring_head_span(head, commit - *off)))
 		return NULL;
-	if (fast ? !(p = get_diff8(p, &dt)) : !(p = varint_checked(p, end, &z, 32)))
+	if (fast ? !(p = get_diff8(p, &dt)) : !(p = bp_varint_get_bits(p, end, &z, 32)))
 		return NULL;
 	if (!fast)
 		dt = bp_unzigzag((uint32_t)z);

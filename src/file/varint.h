@@ -86,6 +86,16 @@ static inline int bp_varint_get(const unsigned char **in, const unsigned char *e
 	return -1;
 }
 
+/* bp_varint_get() of a field of bits bits (32, or 33 for a dense tag),
+ * called as bp_varint_get8() is: the varint's end, or NULL. */
+static inline const unsigned char *bp_varint_get_bits(const unsigned char *p,
+						      const unsigned char *end, uint64_t *v,
+						      unsigned bits)
+{
+	return bp_varint_get(&p, end, v, bits == 32 ? BP_VARINT_LAST32 : BP_VARINT_LAST33) ? NULL
+											 : p;
+}
+
 /*
  * bp_varint_get() of a field of bits bits (32, or 33 for a dense tag) for a
  * decoder that has proved at least 8 bytes readable from p, and so a whole
@@ -125,8 +135,7 @@ static inline const unsigned char *bp_varint_get8(const unsigned char *p, uint64
 	     (w >> 4 & 0xff0000000ull);
 	return p + 5;
 #else
-	return bp_varint_get(&p, p + BP_VARINT_MAX, v, bits == 32 ? BP_VARINT_LAST32
-								  : BP_VARINT_LAST33) ? NULL : p;
+	return bp_varint_get_bits(p, p + BP_VARINT_MAX, v, bits);
 #endif
 }
 
