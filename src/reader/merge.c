@@ -129,7 +129,7 @@ static int fill_all(struct bp_trace *t)
  * heap when its record is still the oldest (one ring, or a run of one).
  */
 static inline __attribute__((always_inline)) int
-oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
+merge_oldest(struct bp_trace *t, struct source **best, size_t *bi)
 {
 	size_t taken = t->taken;
 	int rc;
@@ -163,6 +163,21 @@ oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
 		*best = t->src[*bi];
 		t->taken = *bi;
 	}
+	return BP_TRACE_OK;
+}
+
+/* merge_oldest(), made the current source; once all are dry, the
+ * accounts checked against what was read. */
+static inline __attribute__((always_inline)) int
+oldest_source(struct bp_trace *t, struct source **best, size_t *bi)
+{
+	int rc = merge_oldest(t, best, bi);
+
+	if (rc < 0)
+		return rc;
+	t->cur = *best;
+	if (!*best && !t->read_checked)
+		accounts_check_read(t);
 	return BP_TRACE_OK;
 }
 
@@ -489,12 +504,8 @@ int bp_trace_next(struct bp_trace *t, struct bp_trace_event *out, unsigned flags
 		check_pending(t);	/* before the record is replaced */
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
-	t->cur = best;
-	if (!best) {
-		if (!t->read_checked)
-			accounts_check_read(t);
+	if (!best)
 		return 0;
-	}
 	if ((rc = take(t, best, &site)) < 0)
 		return rc;
 	id = best->args.site_id;
@@ -571,12 +582,8 @@ int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, 
 		max = BP_TRACE_RUN_MAX;	/* run_site[]'s room */
 	if ((rc = oldest_source(t, &best, &bi)) < 0)
 		return rc;
-	t->cur = best;
-	if (!best) {
-		if (!t->read_checked)
-			accounts_check_read(t);
+	if (!best)
 		return 0;
-	}
 	t->run_src = best;
 	do {
 		if ((rc = take(t, best, &site)) < 0) {
