@@ -250,36 +250,14 @@ static int hist_record(void *ctx, struct bp_trace *t, const struct bp_trace_even
 			   e->ns);
 }
 
-/* Records bp_bind_next() read and decoded (no --tid: every record):
- * hist_fields() with what does not change in a batch read once. */
+/* Records bp_bind_next() read and decoded (no --tid: every record). */
 static int hist_bound(void *ctx, struct bp_trace *t, const struct bp_bind_rec *r, int n)
 {
-	struct hist *h = ctx;
-	struct bp_key *key = &h->key;
-	const size_t nkeys = h->o.nkeys;
-	const bool where = h->o.where != NULL, value = h->value != NULL;
-	enum bp_dist_kind kind;
-	struct bp_agg *agg;
-
-	if (!h->agg && !set_kind(h, t))	/* following: the first site counted */
-		return out_of_memory();
-	agg = h->agg, kind = h->kind;
 	for (int i = 0; i < n; i++) {
-		const struct bp_bind_site *s = r[i].s;
-		union bp_dist_value v = { 0 };
+		int rc = hist_fields(ctx, t, r[i].s, r[i].vals, r[i].n, r[i].ns);
 
-		if (r[i].n < 0 || (where && !bp_bind_where_holds(h->bind, t, s, r[i].vals, r[i].n)))
-			continue;
-		bp_key_reset(key);
-		if (nkeys && !analyze_key(key, s, nkeys, r[i].vals))
-			return out_of_memory();
-		if (value) {
-			int16_t k = s->index[nkeys];
-
-			v = as_kind(kind, s->lay->fields[k].type, &r[i].vals[k]);
-		}
-		if (bp_agg_add(agg, key->b, key->len, v, r[i].ns))
-			return out_of_memory();
+		if (rc != EXIT_OK)
+			return rc;
 	}
 	return EXIT_OK;
 }
