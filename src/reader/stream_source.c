@@ -101,9 +101,11 @@ static int feed_entry(struct bp_trace *t, struct source *s, const struct pages_c
 	if (!entry_init(t, pc->page_size))
 		return BP_TRACE_ENOMEM;
 	entry = t->entry_buf;
-	if (ss->entry_off > pc->data_bytes || pc->data_bytes - ss->entry_off < BP_COMPACT_ENTRY_HDR)
+	if (ss->entry_off > pc->data_bytes ||
+	    (left = pc->data_bytes - ss->entry_off) < BP_COMPACT_ENTRY_HDR)
 		return chunk_damaged(t, s, pc);
-	left = pc->data_bytes - ss->entry_off;
+	/* the first read holds the header at least, which says the length */
+	_Static_assert(BP_COMPACT_ENTRY_HDR <= 64, "a first read of 64 bytes holds the header");
 	got = (size_t)ss->entry_guess + ss->entry_guess / 4 + 64;
 	if (got > bp_compact_entry_max(pc->page_size))
 		got = bp_compact_entry_max(pc->page_size);
