@@ -395,10 +395,9 @@ static void check_size(struct bp_trace *t)
 {
 	const struct bp_trace_info *in = &t->info;
 	bool stream = in->flags & BP_TRACE_F_STREAM;
-	bool settled = stream || t->writer_gone;
 
-	if (in->end_hint > t->size && settled &&
-	    (stream || (!in->memory_rings && !in->missing_sites)))
+	if (in->end_hint > t->size &&
+	    (stream || (t->writer_gone && !in->memory_rings && !in->missing_sites)))
 		reader_problem(t, "truncated: %llu bytes, where the header says %llu",
 			       (unsigned long long)t->size, (unsigned long long)in->end_hint);
 	if (in->accounts_off && !t->walk.accounts_found)
