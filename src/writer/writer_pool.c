@@ -204,8 +204,7 @@ static bool refill_away_from(const cpu_set_t *allowed, int cpu)
 {
 	cpu_set_t set = *allowed;
 
-	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET((size_t)cpu, allowed) ||
-	    CPU_COUNT(allowed) < 2)
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET((size_t)cpu, allowed))
 		return false;
 	CPU_CLR((size_t)cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) == 0;
