@@ -260,96 +260,83 @@ bprint__m=bprint__4<<4|bprint__3<<3|bprint__2<<2|bprint__1<<1|bprint__0
 #endif
 /* Six to 64: the counted ladder (BPRINT__MAPX), the words in an array; past 64, the assertion. */
 #define BPRINT__X(...) do{BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format");}while(0)
-#define BPRINT__PRINTK__(n, r, ...)						\
-	do{enum{BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)BPRINT__SUM_##r(n, __VA_ARGS__)};\
-	BPRINT__SITE(bprint__s, BPRINT__FIRST(__VA_ARGS__), 0, n, BPRINT__MASKS_##r(n, __VA_ARGS__));\
+#define BPRINT__PRINTK__(n, ...)						\
+	do{enum{BPRINT__MAPX(n, BPRINT__KINDS, __VA_ARGS__)BPRINT__ANY_LDS(n, __VA_ARGS__)};\
+	BPRINT__SITE(bprint__s, BPRINT__FIRST(__VA_ARGS__), 0, n, BPRINT__MASKS(n, __VA_ARGS__));\
 	if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE)){\
-	if(bprint__ld)bprint__call_fmt(&bprint__s,__VA_ARGS__);else BPRINT__CALL_##r(n, __VA_ARGS__)}}while(0)
-#define BPRINT__V6(...) BPRINT__PRINTK__(6, V, __VA_ARGS__)
-#define BPRINT__V7(...) BPRINT__PRINTK__(7, V, __VA_ARGS__)
-#define BPRINT__V8(...) BPRINT__PRINTK__(8, V, __VA_ARGS__)
-#define BPRINT__V9(...) BPRINT__PRINTK__(9, V, __VA_ARGS__)
-#define BPRINT__V10(...) BPRINT__PRINTK__(10, V, __VA_ARGS__)
-#define BPRINT__V11(...) BPRINT__PRINTK__(11, V, __VA_ARGS__)
-#define BPRINT__V12(...) BPRINT__PRINTK__(12, V, __VA_ARGS__)
-#define BPRINT__V13(...) BPRINT__PRINTK__(13, V, __VA_ARGS__)
-#define BPRINT__V14(...) BPRINT__PRINTK__(14, V, __VA_ARGS__)
-#define BPRINT__V15(...) BPRINT__PRINTK__(15, V, __VA_ARGS__)
-#define BPRINT__V16(...) BPRINT__PRINTK__(16, V, __VA_ARGS__)
-#define BPRINT__V17(...) BPRINT__PRINTK__(17, V, __VA_ARGS__)
-#define BPRINT__V18(...) BPRINT__PRINTK__(18, V, __VA_ARGS__)
-#define BPRINT__V19(...) BPRINT__PRINTK__(19, V, __VA_ARGS__)
-#define BPRINT__V20(...) BPRINT__PRINTK__(20, V, __VA_ARGS__)
-#define BPRINT__V21(...) BPRINT__PRINTK__(21, V, __VA_ARGS__)
-#define BPRINT__V22(...) BPRINT__PRINTK__(22, V, __VA_ARGS__)
-#define BPRINT__V23(...) BPRINT__PRINTK__(23, V, __VA_ARGS__)
-#define BPRINT__V24(...) BPRINT__PRINTK__(24, V, __VA_ARGS__)
-#define BPRINT__V25(...) BPRINT__PRINTK__(25, V, __VA_ARGS__)
-#define BPRINT__V26(...) BPRINT__PRINTK__(26, V, __VA_ARGS__)
-#define BPRINT__V27(...) BPRINT__PRINTK__(27, V, __VA_ARGS__)
-#define BPRINT__V28(...) BPRINT__PRINTK__(28, V, __VA_ARGS__)
-#define BPRINT__V29(...) BPRINT__PRINTK__(29, V, __VA_ARGS__)
-#define BPRINT__V30(...) BPRINT__PRINTK__(30, V, __VA_ARGS__)
-#define BPRINT__V31(...) BPRINT__PRINTK__(31, V, __VA_ARGS__)
-#define BPRINT__V32(...) BPRINT__PRINTK__(32, V, __VA_ARGS__)
-#define BPRINT__V33(...) BPRINT__PRINTK__(33, V, __VA_ARGS__)
-#define BPRINT__V34(...) BPRINT__PRINTK__(34, V, __VA_ARGS__)
-#define BPRINT__V35(...) BPRINT__PRINTK__(35, V, __VA_ARGS__)
-#define BPRINT__V36(...) BPRINT__PRINTK__(36, V, __VA_ARGS__)
-#define BPRINT__V37(...) BPRINT__PRINTK__(37, V, __VA_ARGS__)
-#define BPRINT__V38(...) BPRINT__PRINTK__(38, V, __VA_ARGS__)
-#define BPRINT__V39(...) BPRINT__PRINTK__(39, V, __VA_ARGS__)
-#define BPRINT__V40(...) BPRINT__PRINTK__(40, V, __VA_ARGS__)
-#define BPRINT__V41(...) BPRINT__PRINTK__(41, V, __VA_ARGS__)
-#define BPRINT__V42(...) BPRINT__PRINTK__(42, V, __VA_ARGS__)
-#define BPRINT__V43(...) BPRINT__PRINTK__(43, V, __VA_ARGS__)
-#define BPRINT__V44(...) BPRINT__PRINTK__(44, V, __VA_ARGS__)
-#define BPRINT__V45(...) BPRINT__PRINTK__(45, V, __VA_ARGS__)
-#define BPRINT__V46(...) BPRINT__PRINTK__(46, V, __VA_ARGS__)
-#define BPRINT__V47(...) BPRINT__PRINTK__(47, V, __VA_ARGS__)
-#define BPRINT__V48(...) BPRINT__PRINTK__(48, V, __VA_ARGS__)
-#define BPRINT__V49(...) BPRINT__PRINTK__(49, V, __VA_ARGS__)
-#define BPRINT__V50(...) BPRINT__PRINTK__(50, V, __VA_ARGS__)
-#define BPRINT__V51(...) BPRINT__PRINTK__(51, V, __VA_ARGS__)
-#define BPRINT__V52(...) BPRINT__PRINTK__(52, V, __VA_ARGS__)
-#define BPRINT__V53(...) BPRINT__PRINTK__(53, V, __VA_ARGS__)
-#define BPRINT__V54(...) BPRINT__PRINTK__(54, V, __VA_ARGS__)
-#define BPRINT__V55(...) BPRINT__PRINTK__(55, V, __VA_ARGS__)
-#define BPRINT__V56(...) BPRINT__PRINTK__(56, V, __VA_ARGS__)
-#define BPRINT__V57(...) BPRINT__PRINTK__(57, V, __VA_ARGS__)
-#define BPRINT__V58(...) BPRINT__PRINTK__(58, V, __VA_ARGS__)
-#define BPRINT__V59(...) BPRINT__PRINTK__(59, V, __VA_ARGS__)
-#define BPRINT__V60(...) BPRINT__PRINTK__(60, V, __VA_ARGS__)
-#define BPRINT__V61(...) BPRINT__PRINTK__(61, V, __VA_ARGS__)
-#define BPRINT__V62(...) BPRINT__PRINTK__(62, V, __VA_ARGS__)
-#define BPRINT__V63(...) BPRINT__PRINTK__(63, V, __VA_ARGS__)
-#define BPRINT__V64(...) BPRINT__PRINTK__(64, V, __VA_ARGS__)
+	if(bprint__ld)bprint__call_fmt(&bprint__s,__VA_ARGS__);else BPRINT__CALL_WV(n, __VA_ARGS__)}}while(0)
+#define BPRINT__V6(...) BPRINT__PRINTK__(6, __VA_ARGS__)
+#define BPRINT__V7(...) BPRINT__PRINTK__(7, __VA_ARGS__)
+#define BPRINT__V8(...) BPRINT__PRINTK__(8, __VA_ARGS__)
+#define BPRINT__V9(...) BPRINT__PRINTK__(9, __VA_ARGS__)
+#define BPRINT__V10(...) BPRINT__PRINTK__(10, __VA_ARGS__)
+#define BPRINT__V11(...) BPRINT__PRINTK__(11, __VA_ARGS__)
+#define BPRINT__V12(...) BPRINT__PRINTK__(12, __VA_ARGS__)
+#define BPRINT__V13(...) BPRINT__PRINTK__(13, __VA_ARGS__)
+#define BPRINT__V14(...) BPRINT__PRINTK__(14, __VA_ARGS__)
+#define BPRINT__V15(...) BPRINT__PRINTK__(15, __VA_ARGS__)
+#define BPRINT__V16(...) BPRINT__PRINTK__(16, __VA_ARGS__)
+#define BPRINT__V17(...) BPRINT__PRINTK__(17, __VA_ARGS__)
+#define BPRINT__V18(...) BPRINT__PRINTK__(18, __VA_ARGS__)
+#define BPRINT__V19(...) BPRINT__PRINTK__(19, __VA_ARGS__)
+#define BPRINT__V20(...) BPRINT__PRINTK__(20, __VA_ARGS__)
+#define BPRINT__V21(...) BPRINT__PRINTK__(21, __VA_ARGS__)
+#define BPRINT__V22(...) BPRINT__PRINTK__(22, __VA_ARGS__)
+#define BPRINT__V23(...) BPRINT__PRINTK__(23, __VA_ARGS__)
+#define BPRINT__V24(...) BPRINT__PRINTK__(24, __VA_ARGS__)
+#define BPRINT__V25(...) BPRINT__PRINTK__(25, __VA_ARGS__)
+#define BPRINT__V26(...) BPRINT__PRINTK__(26, __VA_ARGS__)
+#define BPRINT__V27(...) BPRINT__PRINTK__(27, __VA_ARGS__)
+#define BPRINT__V28(...) BPRINT__PRINTK__(28, __VA_ARGS__)
+#define BPRINT__V29(...) BPRINT__PRINTK__(29, __VA_ARGS__)
+#define BPRINT__V30(...) BPRINT__PRINTK__(30, __VA_ARGS__)
+#define BPRINT__V31(...) BPRINT__PRINTK__(31, __VA_ARGS__)
+#define BPRINT__V32(...) BPRINT__PRINTK__(32, __VA_ARGS__)
+#define BPRINT__V33(...) BPRINT__PRINTK__(33, __VA_ARGS__)
+#define BPRINT__V34(...) BPRINT__PRINTK__(34, __VA_ARGS__)
+#define BPRINT__V35(...) BPRINT__PRINTK__(35, __VA_ARGS__)
+#define BPRINT__V36(...) BPRINT__PRINTK__(36, __VA_ARGS__)
+#define BPRINT__V37(...) BPRINT__PRINTK__(37, __VA_ARGS__)
+#define BPRINT__V38(...) BPRINT__PRINTK__(38, __VA_ARGS__)
+#define BPRINT__V39(...) BPRINT__PRINTK__(39, __VA_ARGS__)
+#define BPRINT__V40(...) BPRINT__PRINTK__(40, __VA_ARGS__)
+#define BPRINT__V41(...) BPRINT__PRINTK__(41, __VA_ARGS__)
+#define BPRINT__V42(...) BPRINT__PRINTK__(42, __VA_ARGS__)
+#define BPRINT__V43(...) BPRINT__PRINTK__(43, __VA_ARGS__)
+#define BPRINT__V44(...) BPRINT__PRINTK__(44, __VA_ARGS__)
+#define BPRINT__V45(...) BPRINT__PRINTK__(45, __VA_ARGS__)
+#define BPRINT__V46(...) BPRINT__PRINTK__(46, __VA_ARGS__)
+#define BPRINT__V47(...) BPRINT__PRINTK__(47, __VA_ARGS__)
+#define BPRINT__V48(...) BPRINT__PRINTK__(48, __VA_ARGS__)
+#define BPRINT__V49(...) BPRINT__PRINTK__(49, __VA_ARGS__)
+#define BPRINT__V50(...) BPRINT__PRINTK__(50, __VA_ARGS__)
+#define BPRINT__V51(...) BPRINT__PRINTK__(51, __VA_ARGS__)
+#define BPRINT__V52(...) BPRINT__PRINTK__(52, __VA_ARGS__)
+#define BPRINT__V53(...) BPRINT__PRINTK__(53, __VA_ARGS__)
+#define BPRINT__V54(...) BPRINT__PRINTK__(54, __VA_ARGS__)
+#define BPRINT__V55(...) BPRINT__PRINTK__(55, __VA_ARGS__)
+#define BPRINT__V56(...) BPRINT__PRINTK__(56, __VA_ARGS__)
+#define BPRINT__V57(...) BPRINT__PRINTK__(57, __VA_ARGS__)
+#define BPRINT__V58(...) BPRINT__PRINTK__(58, __VA_ARGS__)
+#define BPRINT__V59(...) BPRINT__PRINTK__(59, __VA_ARGS__)
+#define BPRINT__V60(...) BPRINT__PRINTK__(60, __VA_ARGS__)
+#define BPRINT__V61(...) BPRINT__PRINTK__(61, __VA_ARGS__)
+#define BPRINT__V62(...) BPRINT__PRINTK__(62, __VA_ARGS__)
+#define BPRINT__V63(...) BPRINT__PRINTK__(63, __VA_ARGS__)
+#define BPRINT__V64(...) BPRINT__PRINTK__(64, __VA_ARGS__)
 
 /*
- * By the number of arguments, picked by BPRINT__PICK() from the list
- * itself: up to five (R: BPRINT__R0 .. BPRINT__R5) their kinds summed in
- * one constant, shifted by their place, 5 bits a mask (the kinds' bits
- * are 5 apart: BPRINT__K8 and so on), and the words passed as
- * parameters; six to 64 (V) a term an argument in each mask and the words
- * in an array; past 64 (X), the static assertion.  bprint__ld: a long
- * double among them (floating point, not 8 bytes).
+ * Six to 64 arguments (BPRINT__PRINTK__): a term an argument in each
+ * mask, bprint__ld a long double among them (floating point, not 8
+ * bytes), and the words in an array.
  */
-#define BPRINT__SUM_R(n, ...) bprint__m=0 BPRINT__MAPX(n, BPRINT__SPREAD, __VA_ARGS__),\
-bprint__ld=bprint__m>>10&~bprint__m&31
-#define BPRINT__SUM_V(n, ...) bprint__ld=0 BPRINT__MAPX(n, BPRINT__ANY_LD, __VA_ARGS__)
-#define BPRINT__SUM_X BPRINT__SUM_V
-#define BPRINT__SPREAD(k, a) |bprint__##k<<k
+#define BPRINT__ANY_LDS(n, ...) bprint__ld=0 BPRINT__MAPX(n, BPRINT__ANY_LD, __VA_ARGS__)
 #define BPRINT__ANY_LD(k, a) |((bprint__##k&1025)==1024)
-#define BPRINT__MASKS_R(n, ...) bprint__m&31,bprint__m>>5&31,bprint__m>>10&31
-#define BPRINT__MASKS_V(n, ...) BPRINT__MASK(n, K8, __VA_ARGS__),		\
+#define BPRINT__MASKS(n, ...) BPRINT__MASK(n, K8, __VA_ARGS__),		\
 	BPRINT__MASK(n, KCHAR, __VA_ARGS__), BPRINT__MASK(n, KFP, __VA_ARGS__)
-#define BPRINT__MASKS_X BPRINT__MASKS_V
-#define BPRINT__CALL_R(n, ...) BPRINT__CAT(bprint__w, n)(&bprint__s BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__),BPRINT__FIRST(__VA_ARGS__));
-#define BPRINT__CALL_V(n, ...) {						\
+#define BPRINT__CALL_WV(n, ...) {						\
 	const uint64_t bprint__ws[] = {0 BPRINT__MAPX(n, BPRINT__WORDS, __VA_ARGS__)}; \
 	bprint__wv(&bprint__s,bprint__ws+1,BPRINT__FIRST(__VA_ARGS__)); }
-#define BPRINT__CALL_X(n, ...) {						\
-	BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format"); }
 #define BPRINT__WORDS(k, a) ,BPRINT__WORD(k, a)
 
 /*
@@ -492,9 +479,6 @@ BP_API void bprint__w4(struct bprint_site *site, uint64_t a, uint64_t b, uint64_
 BP_API void bprint__w5(struct bprint_site *site, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 		       uint64_t e, const char *fmt) BPRINT__UNLIKELY;
 BP_API void bprint__wv(struct bprint_site *site, const uint64_t *w, const char *fmt) BPRINT__UNLIKELY;
-
-/* An argument's word, written once: its kind's constant folds it to a move. */
-#define BPRINT__INLINE static inline __attribute__((always_inline))
 
 /* a double's bits (bprint__d: every C site's word of a double names it) */
 static inline uint64_t bprint__d(double d)
