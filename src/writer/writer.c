@@ -1,10 +1,10 @@
 /*
  * The live trace file, written by the traced process (writer.h).
  *
- * Every ring is a chunk of the file (writer_rings.c): allocating one is a
- * fetch-add on the header's `end`, an fallocate() and an mmap(MAP_SHARED);
- * all three may run in a signal handler (a thread's first trace), so that
- * path makes system calls only.  Sites and libraries are appended in
+ * Every ring is a chunk of the file (writer_rings.c): allocating one is an
+ * mmap(MAP_SHARED), an fallocate() and a compare-exchange on the header's
+ * `end`; all three may run in a signal handler (a thread's first trace),
+ * so that path makes system calls only.  Sites and libraries are appended in
  * ordinary context (writer_lists.c).  A fork child makes a file of its own
  * when it first traces (child_open()).  The file is never shrunk and chunks
  * are never moved (an exited thread's ring chunk is reused in place), so
@@ -12,7 +12,7 @@
  * tracer had stored (docs/file-format.md).
  *
  *	file:  | header | libs | sites | ring (thread 1) | ring (thread 2) | sites | ...
- *	                                 ^ fetch-add on header.end, fallocate, mmap
+ *	                                 ^ mmap, fallocate, header.end moved
  */
 #include "writer/writer.h"
 
@@ -86,6 +86,22 @@ static int grow(uint64_t off, uint64_t size)
 }
 
 /*
+ * Grow the file over [off, off + size) before the range is ours: with
+ * fallocate(), which writes no byte and never shrinks the file, so growing
+ * a range another writer took meanwhile changes nothing of it.  Returns 1
+ * where that cannot be done (shared memory, a filesystem without
+ * fallocate): the chunk's last byte is written once the chunk is ours.
+ */
+static int grow_ahead(uint64_t off, uint64_t size)
+{
+	if (in_memory)
+		return 1;
+	if (fallocate(bp_live.fd, 0, (off_t)off, (off_t)size) == 0)
+		return 0;
+	return errno == EOPNOTSUPP || errno == ENOSYS ? 1 : -1;
+}
+
+/*
  * Give [off, off + size) back if it is still the end of the file (nobody
  * allocated after it): a chunk that could not be had leaves no hole, and
  * the file does not grow with failures.
@@ -94,19 +110,11 @@ static bool give_back(uint64_t off, uint64_t size)
 {
 	uint64_t end = off + size;
 
-	/* relaxed: as the fetch-add that handed it out */
+	/* relaxed: as the compare-exchange that handed it out */
 	return atomic_compare_exchange_strong_explicit(&bp_live_hdr()->end, &end, off,
 						       memory_order_relaxed, memory_order_relaxed);
 }
 
-/*
- * Allocate a chunk of size bytes (a multiple of the alignment), map it and
- * fill its header, state still "being written".  It is mapped before the
- * file grows (a mapping past the end is valid until touched), so that a
- * mapping that fails costs no space.  A chunk that cannot be had is given
- * back if it is the last one, else marked abandoned with pwrite, so that
- * readers skip it whole.
- */
 /*
  * Is the descriptor still the file?  A program that closes every
  * descriptor it did not open (a daemon starting up) closes ours too, and
@@ -131,29 +139,56 @@ static void remember_fd(void)
 	}
 }
 
+/*
+ * Allocate a chunk of size bytes (a multiple of the alignment), map it and
+ * fill its header, state still "being written".
+ *
+ * The header's `end` never passes the file's size: the chunk at the end is
+ * mapped (a mapping past the end is valid until touched) and the file
+ * grown over it, and only then is `end` moved past it, by a
+ * compare-exchange that another writer's allocation makes fail and
+ * retry.  So a reader that finds `end` beyond the size (a copy of the
+ * file, the file of a process killed at any instant) knows it was cut,
+ * and a mapping that fails costs no space.  Where the file cannot be
+ * grown ahead (grow_ahead()), its last byte is written after: a chunk
+ * that cannot be had then is given back if it is the last one, else
+ * marked abandoned with pwrite, so that readers skip it whole.
+ */
 int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 {
+	_Atomic uint64_t *end = &bp_live_hdr()->end;
 	uint64_t off, moff;
 	struct bp_file_chunk c;
+	size_t len;
 	void *p;
+	int ahead;
 
 	if (!fd_is_ours())
 		return -1;
 	/* relaxed: hands out an offset, nothing more; the chunk is published
 	 * by its own state (H3) */
-	off = atomic_fetch_add_explicit(&bp_live_hdr()->end, size, memory_order_relaxed);
-	moff = off & ~(uint64_t)(bp_live.sys_page - 1);
-
+	off = atomic_load_explicit(end, memory_order_relaxed);
+	for (;;) {
+		moff = off & ~(uint64_t)(bp_live.sys_page - 1);
+		len = (size_t)(off - moff + size);
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bp_live.fd, (off_t)moff);
+		if (p == MAP_FAILED)
+			return -1;
+		ahead = grow_ahead(off, size);
+		if (ahead >= 0 && atomic_compare_exchange_weak_explicit(
+				end, &off, off + size, memory_order_relaxed, memory_order_relaxed))
+			break;
+		munmap(p, len);	/* another chunk took off (now its end): again there */
+		if (ahead < 0)
+			return -1;	/* no room: nothing taken */
+	}
 	memset(&c, 0, sizeof(c));
 	memcpy(c.magic, BP_CHUNK_MAGIC, 4);
 	c.type = type;
 	c.size = size;
 	c.index = bp_live_next_index();
-	p = mmap(NULL, (size_t)(off - moff + size), PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bp_live.fd, (off_t)moff);
-	if (p == MAP_FAILED || grow(off, size) != 0) {
-		if (p != MAP_FAILED)
-			munmap(p, (size_t)(off - moff + size));
+	if (ahead && grow(off, size) != 0) {
+		munmap(p, len);
 		if (give_back(off, size) || grow(off, size) != 0)
 			return -1;	/* no hole, or no room to say it */
 		atomic_init(&c.state, BP_CHUNK_ABANDONED);
@@ -164,9 +199,9 @@ int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 	 * block, then each page as it is reached): no fault should read ahead
 	 * around it, which on a new chunk fills the page cache with the zeros
 	 * of pages not reached yet (a ring's first record took 0.35 ms). */
-	(void)madvise(p, (size_t)(off - moff + size), MADV_RANDOM);
+	(void)madvise(p, len, MADV_RANDOM);
 	m->base = p;
-	m->len = (size_t)(off - moff + size);
+	m->len = len;
 	m->chunk = (struct bp_file_chunk *)(void *)((unsigned char *)p + (off - moff));
 	m->off = off;
 	memcpy(m->chunk, &c, offsetof(struct bp_file_chunk, state));

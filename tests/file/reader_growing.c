@@ -1,12 +1,13 @@
 /*
  * reader_growing: a live file caught while its writer adds a chunk.
  *
- * The writer takes a chunk with a fetch-add on the header's `end`, then
- * maps it and grows the file (src/writer/writer.c): for that moment the
- * header names more file than there is.  A reader that opens the file
- * then, its writer running, must not call it truncated (bprint tail PID
- * did, and stopped); once the writer is dead with the file short of its
- * `end`, the file was cut, and the reader must say so.
+ * Where the file cannot be grown ahead (no fallocate: shared memory, some
+ * filesystems), the writer moves the header's `end` past a chunk, then
+ * grows the file (src/writer/writer.c): for that moment the header names
+ * more file than there is.  A reader that opens the file then, its writer
+ * running, must not call it truncated (bprint tail PID did, and stopped);
+ * once the writer is dead with the file short of its `end`, the file was
+ * cut, and the reader must say so.
  *
  * The program is its own writer (BPRINT_FILE, set by the test; the file
  * is read by its descriptor, as the name may be taken: path.PID then).

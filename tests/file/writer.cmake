@@ -47,3 +47,9 @@ bp_add_test(writer_sites_dlopen SOURCES writer_sites_dlopen.c
   ARGS $<TARGET_FILE:writer_dlmod> TIMEOUT 60 LIBS ${CMAKE_DL_LIBS})
 set_target_properties(writer_sites_dlopen PROPERTIES ENABLE_EXPORTS ON)
 add_dependencies(writer_sites_dlopen writer_dlmod)
+
+# The header's end never past the file's size while threads take rings
+# side by side (a copy or a killed program's file must not read as cut).
+bp_add_test(writer_end_in_file SOURCES ${CMAKE_CURRENT_LIST_DIR}/writer_end_in_file.c TIMEOUT 60)
+set_tests_properties(writer_end_in_file PROPERTIES
+  ENVIRONMENT "BPRINT_FILE=${CMAKE_CURRENT_BINARY_DIR}/writer_end_in_file.dat;BPRINT_BUFFER_SIZE=64K")
