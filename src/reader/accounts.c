@@ -140,8 +140,9 @@ void accounts_update(struct bp_trace *t)
  * was found (read, overwritten below the records found, discarded).  In a
  * file whose writer is done (closed cleanly, or a stream's end chunk) the
  * two are equal, or the count one short (a writer killed between a
- * record's commit and the count's store); in a stream not finished the
- * records found cannot be more than that.  Anything else: the file lost
+ * record's commit and the count's store), but for the ring of a thread
+ * that exited: it stored its counts before it said so; in a stream not
+ * finished the records found cannot be more than that.  Anything else: the file lost
  * records or its counters were damaged.
  */
 /* Records of s missing between two records read: none in a ring whose
@@ -162,11 +163,13 @@ void accounts_check_read(struct bp_trace *t)
 		const struct bp_trace_ring *in = &s->info;
 		uint64_t found = in->read + in->overwritten + in->discarded;
 		bool done = stream ? s->counters == COUNTERS_END : t->writer_gone;
+		/* its thread stored the counts and then "exited": none cut short */
+		bool exact = done && !stream && in->state == BP_RING_EXITED;
 
 		if (s->kcpu || s->dead || in->corrupt || in->state == BP_RING_RELEASED ||
 		    (!done && !stream))
 			continue;
-		if ((done && found < s->claimed) || found > s->claimed + 1)
+		if ((done && found < s->claimed) || found > s->claimed + !exact)
 			reader_problem(t, "thread %d: %llu records written, %llu found", in->tid,
 				       (unsigned long long)s->claimed, (unsigned long long)found);
 		else if (done && mid_gaps(s) > (stream ? in->lost_by_drainer : 0))
