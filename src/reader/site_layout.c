@@ -490,6 +490,41 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
  * block's end past its last word, so the end's check then says -1, as it
  * does for every block that decode() refuses.
  */
+/*
+ * A site of one string (most are: "cmd %s argc %d ..."): the string's
+ * length first (stepped over, not copied), then the end's check, and only
+ * then the wanted values, each at its place without a check of its own: a
+ * block whose end is right holds every field, as places only grow.  The
+ * same return as the loop below; a refused block gets no value written.
+ */
+static int decode_one_string(const struct bp_site_layout *l, const unsigned char *base,
+			     size_t words, uint32_t wanted, struct bp_field_value *out)
+{
+	unsigned si = (unsigned)__builtin_ctz(l->string_mask);
+	size_t at = l->place[si].at, len, string_end;
+	uint32_t before = wanted & ((UINT32_C(1) << si) - 1), after = wanted >> si >> 1;
+
+	if (!block_string_len(base, base ? words * 4 : 0, at, &len))
+		return -1;
+	string_end = at + len + 1;
+	if ((place_at(&l->place[l->pub.nfields], string_end) + 3) / 4 != words)
+		return -1;
+	for (; before; before &= before - 1) {
+		unsigned i = (unsigned)__builtin_ctz(before);
+
+		bp_field_value_at(l->slot[i], &l->place[i], base + l->place[i].at, &out[i]);
+	}
+	if (wanted >> si & 1)
+		out[si].v.u = 0, out[si].s = (const char *)base + at, out[si].len = len;
+	for (; after; after &= after - 1) {
+		unsigned i = si + 1 + (unsigned)__builtin_ctz(after);
+
+		bp_field_value_at(l->slot[i], &l->place[i],
+				  base + place_at(&l->place[i], string_end), &out[i]);
+	}
+	return (int)l->pub.nfields;
+}
+
 int bp_site_layout_decode_strings(const struct bp_site_layout *l, const uint32_t *block,
 				  size_t words, uint32_t wanted, struct bp_field_value *out, size_t n)
 {
@@ -502,20 +537,20 @@ int bp_site_layout_decode_strings(const struct bp_site_layout *l, const uint32_t
 	wanted &= l->field_mask;
 	if (n < 32)
 		wanted &= (UINT32_C(1) << n) - 1;
+	if (l->string_mask && !(l->string_mask & (l->string_mask - 1)))
+		return decode_one_string(l, b.base, words, wanted, out);
 	for (todo = wanted | l->string_mask; todo; todo &= todo - 1) {
 		unsigned i = (unsigned)__builtin_ctz(todo);
 		const struct bp_field_place *p = &l->place[i];
-		const char *s;
 		size_t len;
 
 		at = place_at(p, string_end);
 		if (!p->bytes) {	/* a string */
-			b.pos = at;
-			if (!(s = block_get_string(&b, &len)))
+			if (!block_string_len(b.base, b.len, at, &len))
 				return -1;
-			string_end = b.pos;
+			string_end = at + len + 1;
 			if (wanted >> i & 1)
-				out[i].v.u = 0, out[i].s = s, out[i].len = len;
+				out[i].v.u = 0, out[i].s = (const char *)b.base + at, out[i].len = len;
 		} else if (at + p->bytes <= b.len) {
 			bp_field_value_at(l->slot[i], p, b.base + at, &out[i]);
 		}
