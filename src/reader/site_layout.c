@@ -465,6 +465,8 @@ static void make_places(struct bp_site_layout *l)
 	for (unsigned i = 0; i <= l->pub.nfields; i++)
 		l->place[i].at = (uint16_t)place_at(&l->place[i], 0);
 	l->fixed_words = (uint32_t)(l->place[l->pub.nfields].at + 3u) / 4u;
+	l->one_string = l->has_plan && l->string_mask &&
+			!(l->string_mask & (l->string_mask - 1));
 }
 
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
@@ -497,13 +499,19 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
  * block whose end is right holds every field, as places only grow.  The
  * same return as the loop below; a refused block gets no value written.
  */
-static int decode_one_string(const struct bp_site_layout *l, const unsigned char *base,
-			     size_t words, uint32_t wanted, struct bp_field_value *out)
+int bp_site_layout_decode_one_string(const struct bp_site_layout *l, const uint32_t *block,
+				     size_t words, uint32_t wanted, struct bp_field_value *out,
+				     size_t n)
 {
+	const unsigned char *base = (const unsigned char *)block;
 	unsigned si = (unsigned)__builtin_ctz(l->string_mask);
 	size_t at = l->place[si].at, len, string_end;
-	uint32_t before = wanted & ((UINT32_C(1) << si) - 1), after = wanted >> si >> 1;
+	uint32_t before, after;
 
+	wanted &= l->field_mask;
+	if (n < 32)
+		wanted &= (UINT32_C(1) << n) - 1;
+	before = wanted & ((UINT32_C(1) << si) - 1), after = wanted >> si >> 1;
 	if (!block_string_len(base, base ? words * 4 : 0, at, &len))
 		return -1;
 	string_end = at + len + 1;
@@ -537,8 +545,6 @@ int bp_site_layout_decode_strings(const struct bp_site_layout *l, const uint32_t
 	wanted &= l->field_mask;
 	if (n < 32)
 		wanted &= (UINT32_C(1) << n) - 1;
-	if (l->string_mask && !(l->string_mask & (l->string_mask - 1)))
-		return decode_one_string(l, b.base, words, wanted, out);
 	for (todo = wanted | l->string_mask; todo; todo &= todo - 1) {
 		unsigned i = (unsigned)__builtin_ctz(todo);
 		const struct bp_field_place *p = &l->place[i];
