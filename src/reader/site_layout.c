@@ -485,14 +485,6 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
 }
 
 /*
- * One pass in field order over the strings (all: their NULs place the
- * rest) and the wanted values: a field's place is counted from the end of
- * the last string before it, which is the last string scanned.  A value
- * is read only if it lies inside the block; one that does not puts the
- * block's end past its last word, so the end's check then says -1, as it
- * does for every block that decode() refuses.
- */
-/*
  * A site of one string (most are: "cmd %s argc %d ..."): the string's
  * length first (stepped over, not copied), then the end's check, and only
  * then the wanted values, each at its place without a check of its own: a
@@ -533,6 +525,14 @@ int bp_site_layout_decode_one_string(const struct bp_site_layout *l, const uint3
 	return (int)l->pub.nfields;
 }
 
+/*
+ * One pass in field order over the strings (all: their NULs place the
+ * rest) and the wanted values: a field's place is counted from the end of
+ * the last string before it, which is the last string scanned.  A value
+ * is read only if it lies inside the block; one that does not puts the
+ * block's end past its last word, so the end's check then says -1, as it
+ * does for every block that decode() refuses.
+ */
 int bp_site_layout_decode_strings(const struct bp_site_layout *l, const uint32_t *block,
 				  size_t words, uint32_t wanted, struct bp_field_value *out, size_t n)
 {
