@@ -183,7 +183,9 @@ int bp_agg_add_span(struct bp_agg *a, const struct bp_span *sp)
 {
 	union bp_dist_value d = { .u = sp->to.ns >= sp->from.ns ? sp->to.ns - sp->from.ns : 0 };
 
-	return add(a, sp->by, sp->bylen, d, sp->to.ns) && bp_top_offer(&a->top, sp) ? 0 : -1;
+	/* (no --top: no call) */
+	return add(a, sp->by, sp->bylen, d, sp->to.ns) && (!a->top.max || bp_top_offer(&a->top, sp))
+	       ? 0 : -1;
 }
 
 bool bp_agg_group(const struct bp_agg *a, size_t i, const unsigned char **key, size_t *keylen)

@@ -249,8 +249,12 @@ bool bp_key_item_number(const unsigned char *key, size_t len, size_t i, long dou
 /* ---- the table ---------------------------------------------------------- */
 
 /* Keys are short: 8 bytes at a time, each word mixed in by a multiply and
- * a shift (the murmur3 finaliser's constants), the length folded in last. */
-static uint64_t hash_of(const unsigned char *p, size_t n)
+ * a shift (the murmur3 finaliser's constants), the length folded in last.
+ * (Loads of the sizes the key's items were stored with: an integer's 'u'
+ * and first 7 bytes in one word, then its last byte.  A load across two
+ * of those stores, as overlapping loads would be, waits for both: store
+ * forwarding fails.) */
+static inline uint64_t hash_of(const unsigned char *p, size_t n)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 	size_t i = 0;
@@ -284,8 +288,8 @@ void bp_groups_init(struct bp_groups *g, size_t data_size)
 	*g = (struct bp_groups){ .data_size = data_size };
 }
 
-static struct bp_group **slot_of(struct bp_group **slots, size_t cap, uint64_t h,
-				 const unsigned char *key, size_t len)
+static inline struct bp_group **slot_of(struct bp_group **slots, size_t cap, uint64_t h,
+					const unsigned char *key, size_t len)
 {
 	size_t i = (size_t)h & (cap - 1);
 
@@ -328,7 +332,7 @@ struct bp_group *bp_groups_get(struct bp_groups *g, const unsigned char *key, si
 	slot = g->cap ? slot_of(g->slots, g->cap, h, key, len) : NULL;
 	if (slot && *slot)
 		return *slot;
-	if ((g->n + 1) * 2 > g->cap) {
+	if ((g->n + 1) * 4 > g->cap) {
 		if (!grow_table(g))
 			return NULL;
 		slot = NULL;	/* a new table: its slot found below */

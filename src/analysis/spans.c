@@ -37,17 +37,27 @@ static const unsigned char *by_of(const struct open_span *o)
 	return o->bylen > BY_INLINE ? o->by : o->by_inline;
 }
 
-/* n bytes from p to q: a key or a --by value of 8 to 32 bytes, as most
- * are, in stores of 8 that may overlap, not a call of memcpy(). */
+/* n bytes from p to q: a key or a --by value of up to 32 bytes, as most
+ * are, 8 bytes a load from its start, then 4, 2 and 1, not a call of
+ * memcpy().  The key was just built in words from its start and a byte
+ * (an integer's 9): loads that overlap (the last 8 bytes) would each span
+ * two of those stores and wait for both (store forwarding fails). */
 static inline void copy_short(unsigned char *q, const unsigned char *p, size_t n)
 {
-	if (n >= 8 && n <= 32) {
-		for (size_t i = 0; i + 8 < n; i += 8)
-			__builtin_memcpy(q + i, p + i, 8);
-		__builtin_memcpy(q + n - 8, p + n - 8, 8);
-	} else if (n) {
+	size_t i = 0;
+
+	if (n > 32) {
 		memcpy(q, p, n);
+		return;
 	}
+	for (; i + 8 <= n; i += 8)
+		__builtin_memcpy(q + i, p + i, 8);
+	if (n - i >= 4)
+		__builtin_memcpy(q + i, p + i, 4), i += 4;
+	if (n - i >= 2)
+		__builtin_memcpy(q + i, p + i, 2), i += 2;
+	if (i < n)
+		q[i] = p[i];
 }
 
 static void stack_free(void *data)
@@ -176,6 +186,21 @@ static void compact(struct stack *st)
 	st->head = 0;
 }
 
+/* A span end copied a member at a time.  The caller has just built it a
+ * member at a time; a copy of the whole (a 16-byte load across those
+ * stores) waited for every one of them: store forwarding fails, and that
+ * was half of bp_spans_close()'s time.  The barrier keeps the compiler
+ * from merging the loads again. */
+static inline void end_copy(struct bp_span_end *d, const struct bp_span_end *s)
+{
+	uint64_t ns = s->ns;
+	int32_t tid = s->tid;
+	uint32_t site = s->site, flags = s->flags;
+
+	__asm__("" : "+r"(ns), "+r"(tid), "+r"(site), "+r"(flags));
+	d->ns = ns, d->tid = tid, d->site = site, d->flags = flags;
+}
+
 /* Copy n bytes into a buffer of the span set's, grown as needed. */
 static inline unsigned char *keep(unsigned char **buf, size_t *cap, const unsigned char *p,
 				  size_t n)
@@ -209,7 +234,7 @@ int bp_spans_close(struct bp_spans *s, const unsigned char *key, size_t keylen,
 	/* the span taken out, read in place before the list moves */
 	o = span_at(st, s->pair == BP_PAIR_LATEST ? st->n - 1 : st->head);
 	out->from = o->from;
-	out->to = *to;
+	end_copy(&out->to, to);
 	out->keylen = keylen;
 	out->bylen = o->bylen;
 	out->key = keep(&s->last_key, &s->last_cap_key, key, keylen);

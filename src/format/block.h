@@ -136,4 +136,56 @@ static inline const char *block_get_string(struct bp_block_in *b, size_t *len)
 	return (const char *)s;
 }
 
+/* 0x80 in each byte of w that is zero, 0 in every other: exact per byte
+ * (no carry from one byte into the next, as the shorter zero test has). */
+static inline uint64_t block_zero_bytes(uint64_t w)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+
+	return ~(((w & low7) + low7) | w | low7);
+}
+
+/*
+ * The length of the NUL-terminated string at byte at of a block of len
+ * bytes, false if no NUL lies in [at, len): block_get_string()'s answer,
+ * found 8 bytes a load.  Every load stays inside [base, base + len): the
+ * last bytes are read by the load that ends at len (its bytes before at
+ * shifted out), and a block shorter than 8 bytes is scanned a byte at a
+ * time.  What the analysis decode uses for a string it only steps over.
+ */
+static inline bool block_string_len(const unsigned char *base, size_t len, size_t at,
+				    size_t *slen)
+{
+	size_t i = at;
+
+	if (at >= len)
+		return false;	/* before any pointer arithmetic: base may be NULL */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w, z;
+
+	for (; len - i >= 8; i += 8) {
+		memcpy(&w, base + i, 8);
+		if ((z = block_zero_bytes(w))) {
+			*slen = i - at + (size_t)__builtin_ctzll(z) / 8;
+			return true;
+		}
+	}
+	if (i == len)
+		return false;
+	if (len >= 8) {
+		memcpy(&w, base + len - 8, 8);
+		if (!(z = block_zero_bytes(w) >> (8 * (8 - (len - i)))))
+			return false;
+		*slen = i - at + (size_t)__builtin_ctzll(z) / 8;
+		return true;
+	}
+#endif
+	for (; i < len; i++)
+		if (!base[i]) {
+			*slen = i - at;
+			return true;
+		}
+	return false;
+}
+
 #endif /* BP_FORMAT_BLOCK_H */

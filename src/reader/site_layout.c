@@ -465,6 +465,8 @@ static void make_places(struct bp_site_layout *l)
 	for (unsigned i = 0; i <= l->pub.nfields; i++)
 		l->place[i].at = (uint16_t)place_at(&l->place[i], 0);
 	l->fixed_words = (uint32_t)(l->place[l->pub.nfields].at + 3u) / 4u;
+	l->one_string = l->has_plan && l->string_mask &&
+			!(l->string_mask & (l->string_mask - 1));
 }
 
 int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block, size_t words,
@@ -479,6 +481,47 @@ int bp_site_layout_decode(const struct bp_site_layout *l, const uint32_t *block,
 			return -1;
 	if ((b.pos + 3) / 4 != words)
 		return -1;	/* more words than the format packs */
+	return (int)l->pub.nfields;
+}
+
+/*
+ * A site of one string (most are: "cmd %s argc %d ..."): the string's
+ * length first (stepped over, not copied), then the end's check, and only
+ * then the wanted values, each at its place without a check of its own: a
+ * block whose end is right holds every field, as places only grow.  The
+ * same return as the loop below; a refused block gets no value written.
+ */
+int bp_site_layout_decode_one_string(const struct bp_site_layout *l, const uint32_t *block,
+				     size_t words, uint32_t wanted, struct bp_field_value *out,
+				     size_t n)
+{
+	const unsigned char *base = (const unsigned char *)block;
+	unsigned si = (unsigned)__builtin_ctz(l->string_mask);
+	size_t at = l->place[si].at, len, string_end;
+	uint32_t before, after;
+
+	wanted &= l->field_mask;
+	if (n < 32)
+		wanted &= (UINT32_C(1) << n) - 1;
+	before = wanted & ((UINT32_C(1) << si) - 1), after = wanted >> si >> 1;
+	if (!block_string_len(base, base ? words * 4 : 0, at, &len))
+		return -1;
+	string_end = at + len + 1;
+	if ((place_at(&l->place[l->pub.nfields], string_end) + 3) / 4 != words)
+		return -1;
+	for (; before; before &= before - 1) {
+		unsigned i = (unsigned)__builtin_ctz(before);
+
+		bp_field_value_at(l->slot[i], &l->place[i], base + l->place[i].at, &out[i]);
+	}
+	if (wanted >> si & 1)
+		out[si].v.u = 0, out[si].s = (const char *)base + at, out[si].len = len;
+	for (; after; after &= after - 1) {
+		unsigned i = si + 1 + (unsigned)__builtin_ctz(after);
+
+		bp_field_value_at(l->slot[i], &l->place[i],
+				  base + place_at(&l->place[i], string_end), &out[i]);
+	}
 	return (int)l->pub.nfields;
 }
 
@@ -505,17 +548,15 @@ int bp_site_layout_decode_strings(const struct bp_site_layout *l, const uint32_t
 	for (todo = wanted | l->string_mask; todo; todo &= todo - 1) {
 		unsigned i = (unsigned)__builtin_ctz(todo);
 		const struct bp_field_place *p = &l->place[i];
-		const char *s;
 		size_t len;
 
 		at = place_at(p, string_end);
 		if (!p->bytes) {	/* a string */
-			b.pos = at;
-			if (!(s = block_get_string(&b, &len)))
+			if (!block_string_len(b.base, b.len, at, &len))
 				return -1;
-			string_end = b.pos;
+			string_end = at + len + 1;
 			if (wanted >> i & 1)
-				out[i].v.u = 0, out[i].s = s, out[i].len = len;
+				out[i].v.u = 0, out[i].s = (const char *)b.base + at, out[i].len = len;
 		} else if (at + p->bytes <= b.len) {
 			bp_field_value_at(l->slot[i], p, b.base + at, &out[i]);
 		}

@@ -67,6 +67,7 @@ struct bp_site_layout {
 	uint32_t string_mask;		/* bit i: field i is a string */
 	uint32_t field_mask;		/* bit i: i < nfields */
 	uint32_t fixed_words;		/* no strings: the words of every block */
+	bool one_string;		/* exactly one field is a string (and a plan) */
 };
 
 /*
@@ -124,6 +125,11 @@ static inline void bp_field_value_at(uint8_t slot, const struct bp_field_place *
 	v->v.u = place->sign ? (uint64_t)((int64_t)raw >> place->drop) : raw >> place->drop;
 }
 
+/* bp_site_layout_decode_some() of a site with one string (out of line). */
+int bp_site_layout_decode_one_string(const struct bp_site_layout *l, const uint32_t *block,
+				     size_t words, uint32_t wanted, struct bp_field_value *out,
+				     size_t n);
+
 /* bp_site_layout_decode_some() of a site with strings (out of line). */
 int bp_site_layout_decode_strings(const struct bp_site_layout *l, const uint32_t *block,
 				  size_t words, uint32_t wanted, struct bp_field_value *out,
@@ -143,6 +149,8 @@ static inline int bp_site_layout_decode_some(const struct bp_site_layout *l,
 					     const uint32_t *block, size_t words, uint32_t wanted,
 					     struct bp_field_value *out, size_t n)
 {
+	if (l->one_string)
+		return bp_site_layout_decode_one_string(l, block, words, wanted, out, n);
 	if (l->string_mask || !l->has_plan)
 		return bp_site_layout_decode_strings(l, block, words, wanted, out, n);
 	if (words != l->fixed_words || (words && !block))

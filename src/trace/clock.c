@@ -407,16 +407,7 @@ void bp_clock_calibrate(struct bp_clock_calib *out)
 
 uint64_t bp_clock_to_ns_scaled(const struct bp_clock_calib *c, uint64_t raw)
 {
-	int before = raw < c->raw0;
-	unsigned __int128 d = before ? c->raw0 - raw : raw - c->raw0;
-
-	d *= c->mult;
-	d = c->shift < 128 ? d >> c->shift : 0;
-	if (before)
-		return d >= c->ns0 ? 0 : c->ns0 - (uint64_t)d;
-	if (d > UINT64_MAX - c->ns0)
-		return UINT64_MAX;
-	return c->ns0 + (uint64_t)d;
+	return bp_clock_to_ns_scaled_inline(c, raw);
 }
 
 /* The default clock before ordinary constructors run (priority 101 is the

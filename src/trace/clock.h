@@ -143,6 +143,23 @@ void bp_clock_calibrate(struct bp_clock_calib *out);
  * that counts nanoseconds already) first: every record read pays it. */
 uint64_t bp_clock_to_ns_scaled(const struct bp_clock_calib *c, uint64_t raw);
 
+/* bp_clock_to_ns_scaled()'s body, in line: for a reader's loop over a run
+ * of records, where the call and the calibration's reloads cost more than
+ * the multiply. */
+static inline uint64_t bp_clock_to_ns_scaled_inline(const struct bp_clock_calib *c, uint64_t raw)
+{
+	int before = raw < c->raw0;
+	unsigned __int128 d = before ? c->raw0 - raw : raw - c->raw0;
+
+	d *= c->mult;
+	d = c->shift < 128 ? d >> c->shift : 0;
+	if (before)
+		return d >= c->ns0 ? 0 : c->ns0 - (uint64_t)d;
+	if (d > UINT64_MAX - c->ns0)
+		return UINT64_MAX;
+	return c->ns0 + (uint64_t)d;
+}
+
 static inline uint64_t bp_clock_to_ns(const struct bp_clock_calib *c, uint64_t raw)
 {
 	if (c->mult != 1 || c->shift != 0)

@@ -4,7 +4,8 @@
  * bp_site_layout_decode(), on every layout of a corpus of formats: blocks
  * packed by the writer's own helpers (format/block.h) from random values,
  * then damaged (cut short, a word too many, a string's NUL gone, a byte
- * changed).  For every block and every set of wanted fields (all of them
+ * changed, a NUL put in at each byte, every NUL gone).  For every block
+ * and every set of wanted fields (all of them
  * for up to 8 fields, else a sample) the two must agree: the same return,
  * the wanted values the same, and nothing written but the wanted fields.
  */
@@ -185,12 +186,74 @@ static void check_block(const char *fmt, const struct bp_site_layout *l, const u
 			p[k] = was;
 		}
 	}
+	/* a NUL put in at every byte (a string cut early: its 8-byte scan
+	 * must find the first NUL, wherever in its word), and every NUL of
+	 * the block gone at once (the scan runs to the block's end) */
+	for (size_t k = 0; k < words * 4; k++) {
+		unsigned char *p = (unsigned char *)copy, was = p[k];
+
+		if (was) {
+			p[k] = 0;
+			compare(fmt, l, copy, words, UINT32_MAX, BP_PLAN_MAX_ARGS);
+			compare(fmt, l, copy, words, 0, BP_PLAN_MAX_ARGS);
+			p[k] = was;
+		}
+	}
+	{
+		unsigned char *p = (unsigned char *)copy;
+
+		for (size_t k = 0; k < words * 4; k++)
+			if (!p[k])
+				p[k] = 0x80;	/* high bit set: the zero test's carry case */
+		compare_all(fmt, l, copy, words);
+		for (size_t w = 1; w < words; w++)	/* and cut: no NUL at all */
+			compare(fmt, l, copy, w, UINT32_MAX, BP_PLAN_MAX_ARGS);
+	}
 	free(copy);
+}
+
+/*
+ * block_string_len() (the strings' scan, 8 bytes a load) against a byte
+ * loop: blocks of 4 to 40 bytes, each in an allocation of exactly its
+ * size, of bytes drawn from those a word-wise zero test gets wrong when
+ * written carelessly (0, 1, 0x7f, 0x80, 0xff, a letter), from every start.
+ */
+static void check_string_len(void)
+{
+	static const unsigned char pick[] = { 0, 1, 0x7f, 0x80, 0xff, 'a', 'a', 'a' };
+
+	for (size_t len = 4; len <= 40; len += 4) {
+		for (int round = 0; round < 400; round++) {
+			unsigned char *p = malloc(len);
+			unsigned zeros = (unsigned)(next() % 4);	/* 0: one NUL in 8 */
+
+			for (size_t k = 0; k < len; k++)
+				p[k] = zeros ? pick[1 + next() % 7] : pick[next() % 8];
+			for (unsigned z = 0; z < zeros; z++)
+				p[next() % len] = 0;
+			for (size_t at = 0; at <= len; at++) {
+				size_t want = at, got = 12345;
+				bool found, ok;
+
+				while (want < len && p[want])
+					want++;
+				found = want < len;
+				ok = block_string_len(p, len, at, &got);
+				compared++;
+				CHECK_MSG(ok == found && (!ok || got == want - at),
+					  "block_string_len(%zu bytes, at %zu): %d %zu, a byte loop %d %zu",
+					  len, at, ok, got, found, want - at);
+			}
+			free(p);
+		}
+	}
 }
 
 int main(void)
 {
 	uint32_t bin[256];
+
+	check_string_len();
 
 	for (size_t f = 0; f < sizeof(corpus) / sizeof(corpus[0]); f++) {
 		struct bp_site_layout *l = bp_site_layout_new(1, BPRINT__SITE_PRINTK, corpus[f]);
