@@ -135,16 +135,6 @@ void accounts_update(struct bp_trace *t)
 	}
 }
 
-/*
- * Once every record was read: what the writer says it wrote against what
- * was found (read, overwritten below the records found, discarded).  In a
- * file whose writer is done (closed cleanly, or a stream's end chunk) the
- * two are equal, or the count one short (a writer killed between a
- * record's commit and the count's store), but for the ring of a thread
- * that exited: it stored its counts before it said so; in a stream not
- * finished the records found cannot be more than that.  Anything else: the file lost
- * records or its counters were damaged.
- */
 /* Records of s missing between two records read: none in a ring whose
  * writer is done (its pages run from the oldest to the head), only those
  * the drainer lost (lost_records) in a finished stream. */
@@ -153,6 +143,16 @@ static uint64_t mid_gaps(const struct source *s)
 	return s->any_read ? s->info.overwritten - s->first_gap : 0;
 }
 
+/*
+ * Once every record was read: what the writer says it wrote against what
+ * was found (read, overwritten below the records found, discarded).  In a
+ * file whose writer is done (closed cleanly, or a stream's end chunk) the
+ * two are equal, or the count one short (a writer killed between a
+ * record's commit and the count's store), but for the ring of a thread
+ * that exited: it stored its counts before it said so.  In a stream not
+ * finished the records found cannot be more than that.  Anything else:
+ * the file lost records or its counters were damaged.
+ */
 void accounts_check_read(struct bp_trace *t)
 {
 	bool stream = t->info.flags & BP_TRACE_F_STREAM;
