@@ -45,21 +45,20 @@
  * and after each take the thread looks at the doorbell every 1 ms (a
  * futex wait with a timeout), and only then sleeps until a taker wakes
  * it.  The wake was the largest part of a thread's first call in a new
- * process (20-25 us of 48 on this VM, cold: a system call and a wake-up
- * of another CPU), and the
- * refill it started 300 us later fell into the new thread's first burst
- * (the other CPU's page faults and zeroing of 1 MiB slowed that
- * thread's 20,000 calls by about a tenth when that burst was longer
- * than 300 us; docs/performance.md, "A fresh thread's first calls,
- * third pass").  A taker that finds the thread polling increments the
- * doorbell, notes the time of its take, and makes no system call; the
- * refill starts 300 us after the take as before, or when the poll finds
- * it (at most 1 ms after the take), so threads started less than about
- * 2 ms apart find the pool empty a little more often (BPRINT_PREFAULT=N
- * is for such bursts).  The cost: up to 1,000 wake-ups of the pool's
- * thread in the second after a program starts and after each new
- * thread's first record, a few microseconds of CPU each; none once a
- * program's threads have all started.
+ * process (20-26 us of 48-53 on this VM, cold: a system call and a
+ * wake-up of another CPU), and the refill it started 300 us later fell
+ * into the new thread's first burst when that was longer (the other
+ * CPU's page faults and zeroing of 1 MiB slowed 20,000 calls taking
+ * 0.45 ms by about a tenth; docs/performance.md, "A fresh thread's
+ * first calls, third pass").  A taker that finds the thread polling
+ * increments the doorbell, notes the time of its take, and makes no
+ * system call; the refill starts 300 us after the take as before, or
+ * when the poll finds it (at most 1 ms after the take), so threads
+ * started less than about 2 ms apart find the pool empty a little more
+ * often (BPRINT_PREFAULT=N is for such bursts).  The cost: up to 1,000
+ * wake-ups of the pool's thread in the second after a program starts
+ * and after each new thread's first record, about 10 ms of CPU in all
+ * on this VM; none once a program's threads have all started.
  *
  * After a ring is taken the thread waits 300 us before it refills the
  * pool: the thread that took it is starting (its first call, its stack
@@ -272,7 +271,6 @@ static void *pool_main(void *arg)
 	bool steer = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
 		     CPU_COUNT(&allowed) > 1;
 	bool steered = false;
-
 	const struct timespec poll_wait = { 0, POLL_NS };
 	unsigned polls = POLLS;	/* left before the untimed sleep */
 	uint32_t bell = atomic_load_explicit(&doorbell, memory_order_acquire);
@@ -310,7 +308,9 @@ static void *pool_main(void *arg)
 		} else {
 			/* P3: seq_cst, a Dekker pair with the taker's increment
 			 * and its load of pool_asleep: either it sees us asleep
-			 * and wakes us, or the futex sees its increment. */
+			 * and wakes us, or the futex sees its increment (the
+			 * kernel orders its read of the word after our store
+			 * with a full barrier before it compares). */
 			atomic_store(&pool_asleep, true);
 			(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAIT_PRIVATE, bell,
 				      NULL, NULL, 0);
