@@ -9,14 +9,16 @@
  *	  slot EMPTY -> FILLING                   (bp_live_ring_map, level 0)
  *	  a spare chunk, else a new one           slot READY -> TAKEN (CAS)
  *	  a write to each page of its first MiB   copy the mapping out
- *	  slot READY (release)                    slot EMPTY, ring the doorbell
- *	  sleep on the doorbell
+ *	  slot READY (release)                    slot EMPTY, count the doorbell
+ *	  look at the doorbell every 1 ms for     a futex wake only if the
+ *	  100 ms, then sleep on it                  thread sleeps on it
  *
  * The taker never waits and makes no allocation (it may be a signal
- * handler's first trace): a CAS and a futex wake.  A pool that is empty
- * (threads starting faster than it refills, or the file full) leaves the
- * taker to the ordinary path (writer_rings.c), which faults its pages in
- * at the call as before.
+ * handler's first trace): a CAS, an increment, a clock read, and a futex
+ * wake only when the pool's thread has gone to sleep ("Polled", below).
+ * A pool that is empty (threads starting faster than it refills, or the
+ * file full) leaves the taker to the ordinary path (writer_rings.c),
+ * which faults its pages in at the call as before.
  *
  * A pooled chunk is, in the file, what a spare chunk is: a ring chunk of
  * state 0 ("being written") whose ring is zeros, which every reader and
@@ -38,6 +40,29 @@
  * pool.  Only a thread's ring 0 (a signal-nesting level's ring is a
  * sixteenth and rarely used), and only in the process that made the file
  * (a fork child makes its own file later, with no pool).
+ *
+ * Polled, not woken, while threads start: for 100 ms after the pool's
+ * start and after each take the thread looks at the doorbell every 1 ms (a
+ * futex wait with a timeout), and only then sleeps until a taker wakes
+ * it.  The wake was the largest part of a thread's first call in a new
+ * process (20-26 us of 48-53 on this VM, cold: a system call and a
+ * wake-up of another CPU), and the refill it started 300 us later fell
+ * into the new thread's first burst when that was longer (the other
+ * CPU's page faults and zeroing of 1 MiB slowed 20,000 calls taking
+ * 0.45 ms by about a tenth; docs/performance.md, "A fresh thread's
+ * first calls, third pass").  A taker that finds the thread polling
+ * increments the doorbell, notes the time of its take, and makes no
+ * system call; the refill starts 300 us after the take as before, or
+ * when the poll finds it (at most 1 ms after the take), so threads
+ * started less than about 2 ms apart find the pool empty a little more
+ * often (BPRINT_PREFAULT=N is for such bursts).  A thread that starts
+ * later than that after the last take (or the program's start) wakes
+ * the pool's thread as before.  The cost: up to 100 wake-ups of the
+ * pool's thread after a program's start and after each new thread's
+ * first record, about 17 us of CPU each on this VM (1.7 ms; a window of
+ * 1 s would be 17 ms, and for a program that starts a thread every few
+ * hundred ms a constant 2 % of a CPU); none once a program's threads
+ * have started.
  *
  * After a ring is taken the thread waits 300 us before it refills the
  * pool: the thread that took it is starting (its first call, its stack
@@ -94,6 +119,8 @@
 #define STACK_BYTES	(64u * 1024u)
 #define STOP_WAIT_NS	20000000L	/* at exit: an allocation in flight, at most */
 #define REFILL_DELAY_NS	300000L	/* after a ring is taken, before the refill */
+#define POLL_NS		1000000L	/* the doorbell looked at this often ... */
+#define POLLS		100u	/* ... this many times after a start or a take */
 
 enum { SLOT_EMPTY, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
 
@@ -106,9 +133,41 @@ static struct slot slots[POOL_MAX];
 static unsigned pool_rings;		/* 0: off; set before the thread starts */
 static uint64_t pool_chunk_size;	/* a ring 0 chunk's size, as ring_map asks */
 static _Atomic uint32_t doorbell;	/* a private futex word: a ring was taken */
+static _Atomic bool pool_asleep;	/* the thread waits on the doorbell with no timeout */
 static _Atomic bool stopping;		/* the file is being closed: allocate no more */
 static _Atomic bool allocating;		/* the thread is between two chunk states */
 static _Atomic int taker_cpu = -1;	/* where the last ring was taken, if known */
+static _Atomic int64_t taken_ns;	/* when (CLOCK_MONOTONIC), 0 if unknown */
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
+		return 0;
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/*
+ * Until REFILL_DELAY_NS after the take: a take the thread's poll found
+ * may be up to POLL_NS old already, and then the refill starts at once.
+ */
+static void refill_wait(void)
+{
+	int64_t at = atomic_load_explicit(&taken_ns, memory_order_relaxed);
+	int64_t left = REFILL_DELAY_NS;
+	struct timespec nap = { 0, 0 };
+
+	if (at > 0) {
+		left = at + REFILL_DELAY_NS - monotonic_ns();
+		if (left > REFILL_DELAY_NS)
+			left = REFILL_DELAY_NS;
+	}
+	if (left <= 0)
+		return;
+	nap.tv_nsec = left;
+	nanosleep(&nap, NULL);
+}
 
 /*
  * The size of ring 0 as the tracer asks for it (trace/thread.c,
@@ -212,41 +271,66 @@ static bool refill_away_from(const cpu_set_t *allowed, int cpu)
 
 static void *pool_main(void *arg)
 {
-	const struct timespec refill_delay = { 0, REFILL_DELAY_NS };
 	cpu_set_t allowed;
 	bool steer = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
 		     CPU_COUNT(&allowed) > 1;
 	bool steered = false;
+	const struct timespec poll_wait = { 0, POLL_NS };
+	unsigned polls = POLLS;	/* left before the untimed sleep */
+	uint32_t bell = atomic_load_explicit(&doorbell, memory_order_acquire);
+	bool look = true;	/* the slots may need a ring */
 
 	(void)arg;
 	for (;;) {
-		/* acquire: the taker's EMPTY (P2) before we look at the slots */
-		uint32_t bell = atomic_load_explicit(&doorbell, memory_order_acquire);
+		if (look) {
+			for (unsigned i = 0; i < pool_rings; i++) {
+				struct slot *s = &slots[i];
 
-		for (unsigned i = 0; i < pool_rings; i++) {
-			struct slot *s = &slots[i];
-
-			if (atomic_load_explicit(&s->state, memory_order_relaxed) != SLOT_EMPTY)
-				continue;
-			atomic_store_explicit(&s->state, SLOT_FILLING, memory_order_relaxed);
-			if (!fill(s)) {	/* the file full, or closing: until rung again */
-				atomic_store_explicit(&s->state, SLOT_EMPTY, memory_order_relaxed);
-				break;
+				if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
+				    SLOT_EMPTY)
+					continue;
+				atomic_store_explicit(&s->state, SLOT_FILLING,
+						      memory_order_relaxed);
+				if (!fill(s)) {	/* the file full, or closing: until rung again */
+					atomic_store_explicit(&s->state, SLOT_EMPTY,
+							      memory_order_relaxed);
+					polls = 0;
+					break;
+				}
 			}
+			bp_thread_spare();	/* and the next thread's descriptor */
+			look = false;
 		}
-		bp_thread_spare();	/* and the next thread's descriptor */
 		if (steered) {	/* wait where it may run, as before */
 			(void)sched_setaffinity(0, sizeof(allowed), &allowed);
 			steered = false;
 		}
-		(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAIT_PRIVATE, bell, NULL,
-			      NULL, 0);
-		/* rung: the thread that took a ring is starting; refill after
-		 * its first burst, not in it, and not on its CPU */
-		if (atomic_load_explicit(&doorbell, memory_order_relaxed) != bell) {
+		if (polls > 0) {
+			polls--;
+			(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAIT_PRIVATE, bell,
+				      &poll_wait, NULL, 0);
+		} else {
+			/* P3: seq_cst, a Dekker pair with the taker's increment
+			 * and its load of pool_asleep: either it sees us asleep
+			 * and wakes us, or the futex sees its increment (the
+			 * kernel orders its read of the word after our store
+			 * with a full barrier before it compares). */
+			atomic_store(&pool_asleep, true);
+			(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAIT_PRIVATE, bell,
+				      NULL, NULL, 0);
+			atomic_store_explicit(&pool_asleep, false, memory_order_relaxed);
+		}
+		/* acquire: the taker's EMPTY (P2) before we look at the slots */
+		if (atomic_load_explicit(&doorbell, memory_order_acquire) != bell) {
 			int taker;
 
-			nanosleep(&refill_delay, NULL);
+			/* taken: the thread that took a ring is starting;
+			 * refill after its first burst, not in it, and not on
+			 * its CPU; and look often again for a while */
+			bell = atomic_load_explicit(&doorbell, memory_order_acquire);
+			look = true;
+			polls = POLLS;
+			refill_wait();
 			taker = atomic_load_explicit(&taker_cpu, memory_order_relaxed);
 			if (steer && taker >= 0 && sched_getcpu() == taker)
 				steered = refill_away_from(&allowed, taker);
@@ -299,12 +383,14 @@ int bp_live_pool_take(uint64_t size, struct bp_mapped *m)
 			continue;
 		*m = s->m;
 		atomic_store_explicit(&taker_cpu, bp_current_cpu(), memory_order_relaxed);
+		atomic_store_explicit(&taken_ns, monotonic_ns(), memory_order_relaxed);
 		/* P2: release: our read of the mapping before the thread
 		 * refills the slot (it acquires the doorbell, then the state) */
 		atomic_store_explicit(&s->state, SLOT_EMPTY, memory_order_release);
-		atomic_fetch_add_explicit(&doorbell, 1, memory_order_release);
-		(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
-			      0);
+		atomic_fetch_add(&doorbell, 1);	/* seq_cst: P3 */
+		if (atomic_load(&pool_asleep))	/* else it looks within POLL_NS */
+			(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAKE_PRIVATE, 1,
+				      NULL, NULL, 0);
 		return 0;
 	}
 	return -1;

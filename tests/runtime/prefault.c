@@ -3,7 +3,9 @@
  * faulted in ahead (BPRINT_PREFAULT, src/writer/writer_pool.c).
  *
  * It waits 100 ms (the pool fills at start), then runs THREADS threads one
- * after the other, 50 ms apart (the pool refills), each tracing CALLS
+ * after the other, 50 ms apart (the pool refills; RT_PREFAULT_GAP_MS
+ * sets another gap: past 100 ms the pool's thread has stopped polling and
+ * sleeps until a taker wakes it), each tracing CALLS
  * records "pf t=T i=I" and counting the page faults it took in them after
  * its first.  Then it prints, for runtime_prefault.sh:
  *
@@ -86,6 +88,8 @@ static int has_thread(const char *name)
 
 int main(int argc, char **argv)
 {
+	const char *gap_env = getenv("RT_PREFAULT_GAP_MS");
+	long gap = gap_env ? atol(gap_env) : 50;
 	int threads;
 
 	if (argc < 3) {
@@ -103,7 +107,7 @@ int main(int argc, char **argv)
 		    pthread_join(th, &f) != 0)
 			return 1;
 		printf("faults %d %ld\nfirst %d %ld\n", t, (long)(intptr_t)f, t, first_faults[t]);
-		nap_ms(50);
+		nap_ms(gap);
 	}
 	nap_ms(250);	/* the pool refilled, on a busy machine too: a ring in it at the end */
 	printf("prefault_thread %d\npid %d\n", has_thread("bprint-prefault"), (int)getpid());

@@ -77,6 +77,18 @@ for way in memory file; do
 	check "$way: none without" "$(value prefault_thread $way.0.out)" -eq 0
 done
 
+# ---- threads 0.4 s apart: the pool's thread asleep, woken by the take ----
+# (it polls for 100 ms after a take and then sleeps on the doorbell: the
+# third thread finds a ring only if the second one's take woke it)
+RT_PREFAULT_GAP_MS=400 "$PROG" 3 $calls > asleep.out || fail "asleep: the program failed"
+most=$(awk '$1 == "faults" { if ($3 > m) m = $3 } END { print m + 0 }' asleep.out)
+if [ -n "${RT_SANITIZE:-}" ]; then
+	check "asleep: every thread's faults fewer than without the pool" "$most" -lt "$without"
+else
+	check "asleep: every thread's faults at most a quarter of without the pool's" \
+		"$((most * 4))" -le "$without"
+fi
+
 # ---- a file with a ring in the pool at the end --------------------------
 check "file: a ring waiting in the pool at the end" "$(waiting_rings file.1.dat)" -eq 1
 check "file: none without the pool" "$(waiting_rings file.0.dat)" -eq 0
