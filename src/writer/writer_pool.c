@@ -11,7 +11,7 @@
  *	  a write to each page of its first MiB   copy the mapping out
  *	  slot READY (release)                    slot EMPTY, count the doorbell
  *	  look at the doorbell every 1 ms for     a futex wake only if the
- *	  100 ms, then sleep on it                  thread sleeps on it
+ *	  20 ms, then sleep on it                   thread sleeps on it
  *
  * The taker never waits and makes no allocation (it may be a signal
  * handler's first trace): a CAS, an increment, a clock read, and a futex
@@ -41,7 +41,7 @@
  * sixteenth and rarely used), and only in the process that made the file
  * (a fork child makes its own file later, with no pool).
  *
- * Polled, not woken, while threads start: for 100 ms after the pool's
+ * Polled, not woken, while threads start: for 20 ms after the pool's
  * start and after each take the thread looks at the doorbell every 1 ms (a
  * futex wait with a timeout), and only then sleeps until a taker wakes
  * it.  The wake was the largest part of a thread's first call in a new
@@ -57,12 +57,13 @@
  * started less than about 2 ms apart find the pool empty a little more
  * often (BPRINT_PREFAULT=N is for such bursts).  A thread that starts
  * later than that after the last take (or the program's start) wakes
- * the pool's thread as before.  The cost: up to 100 wake-ups of the
+ * the pool's thread as before.  The cost: up to 20 wake-ups of the
  * pool's thread after a program's start and after each new thread's
- * first record, about 17 us of CPU each on this VM (1.7 ms; a window of
- * 1 s would be 17 ms, and for a program that starts a thread every few
- * hundred ms a constant 2 % of a CPU); none once a program's threads
- * have started.
+ * first record, about 17 us of CPU each on this VM (0.34 ms).  The
+ * window is short because a program that starts a thread every window
+ * pays it all the time: 100 ms would be 1.7 % of a CPU for one that
+ * starts ten threads a second, 1 s 17 %.  A program's threads start
+ * within milliseconds of each other; none is paid once they have.
  *
  * After a ring is taken the thread waits 300 us before it refills the
  * pool: the thread that took it is starting (its first call, its stack
@@ -120,7 +121,7 @@
 #define STOP_WAIT_NS	20000000L	/* at exit: an allocation in flight, at most */
 #define REFILL_DELAY_NS	300000L	/* after a ring is taken, before the refill */
 #define POLL_NS		1000000L	/* the doorbell looked at this often ... */
-#define POLLS		100u	/* ... this many times after a start or a take */
+#define POLLS		20u	/* ... this many times after a start or a take */
 
 enum { SLOT_EMPTY, SLOT_FILLING, SLOT_READY, SLOT_TAKEN };
 

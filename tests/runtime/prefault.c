@@ -4,7 +4,7 @@
  *
  * It waits 100 ms (the pool fills at start), then runs THREADS threads one
  * after the other, 50 ms apart (the pool refills; RT_PREFAULT_GAP_MS
- * sets another gap: past 100 ms the pool's thread has stopped polling and
+ * sets another gap: past 20 ms the pool's thread has stopped polling and
  * sleeps until a taker wakes it), each tracing CALLS
  * records "pf t=T i=I" and counting the page faults it took in them after
  * its first.  Then it prints, for runtime_prefault.sh:

@@ -78,7 +78,7 @@ for way in memory file; do
 done
 
 # ---- threads 0.4 s apart: the pool's thread asleep, woken by the take ----
-# (it polls for 100 ms after a take and then sleeps on the doorbell: the
+# (it polls for 20 ms after a take and then sleeps on the doorbell: the
 # third thread finds a ring only if the second one's take woke it)
 RT_PREFAULT_GAP_MS=400 "$PROG" 3 $calls > asleep.out || fail "asleep: the program failed"
 most=$(awk '$1 == "faults" { if ($3 > m) m = $3 } END { print m + 0 }' asleep.out)
