@@ -204,59 +204,57 @@ BPRINT__FUNC,0,0,0,n,0,__VA_ARGS__}
 #define BPRINT__Q5 ~,BPRINT__R5
 #define BPRINT__Q6 ~,BPRINT__MANY
 #define BPRINT__MANY(...) BPRINT__PICK(__VA_ARGS__, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__X, BPRINT__V64, BPRINT__V63, BPRINT__V62, BPRINT__V61, BPRINT__V60, BPRINT__V59, BPRINT__V58, BPRINT__V57, BPRINT__V56, BPRINT__V55, BPRINT__V54, BPRINT__V53, BPRINT__V52, BPRINT__V51, BPRINT__V50, BPRINT__V49, BPRINT__V48, BPRINT__V47, BPRINT__V46, BPRINT__V45, BPRINT__V44, BPRINT__V43, BPRINT__V42, BPRINT__V41, BPRINT__V40, BPRINT__V39, BPRINT__V38, BPRINT__V37, BPRINT__V36, BPRINT__V35, BPRINT__V34, BPRINT__V33, BPRINT__V32, BPRINT__V31, BPRINT__V30, BPRINT__V29, BPRINT__V28, BPRINT__V27, BPRINT__V26, BPRINT__V25, BPRINT__V24, BPRINT__V23, BPRINT__V22, BPRINT__V21, BPRINT__V20, BPRINT__V19, BPRINT__V18, BPRINT__V17, BPRINT__V16, BPRINT__V15, BPRINT__V14, BPRINT__V13, BPRINT__V12, BPRINT__V11, BPRINT__V10, BPRINT__V9, BPRINT__V8, BPRINT__V7, BPRINT__V6, BPRINT__R5, BPRINT__R4, BPRINT__R3, BPRINT__R2, BPRINT__R1, BPRINT__R0, 0)(__VA_ARGS__)
-/* Up to five arguments: each arity its macro, the arguments named (no ladder to walk). */
-#define BPRINT__R(n, f, args, ...)						\
-do{BPRINT__CONSTS(n, args)BPRINT__SITE(bprint__s,f,0,n,BPRINT__M&31,BPRINT__M>>5&31,BPRINT__M>>10);\
-if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))BPRINT__LD?bprint__call_fmt(&bprint__s,__VA_ARGS__):\
-bprint__w##n(&bprint__s,BPRINT__WORDS##n args f);}while(0)
-#define BPRINT__R0(f) BPRINT__R(0, f, (), f)
-#define BPRINT__R1(f, a) BPRINT__R(1, f, (a), f, a)
-#define BPRINT__R2(f, a, b) BPRINT__R(2, f, (a, b), f, a, b)
-#define BPRINT__R3(f, a, b, c) BPRINT__R(3, f, (a, b, c), f, a, b, c)
-#define BPRINT__R4(f, a, b, c, d) BPRINT__R(4, f, (a, b, c, d), f, a, b, c, d)
-#define BPRINT__R5(f, a, b, c, d, e) BPRINT__R(5, f, (a, b, c, d, e), f, a, b, c, d, e)
-/* bprint__K: argument K's kind (K counted from the last, 0), then bprint__m of them all */
-#define BPRINT__KINDS0() bprint__m=0
-#define BPRINT__KINDS1(a) bprint__0=BPRINT__KIND(a),bprint__m=bprint__0
-#define BPRINT__KINDS2(a, b) bprint__1=BPRINT__KIND(a),bprint__0=BPRINT__KIND(b),\
-bprint__m=bprint__1<<1|bprint__0
-#define BPRINT__KINDS3(a, b, c) bprint__2=BPRINT__KIND(a),bprint__1=BPRINT__KIND(b),\
-bprint__0=BPRINT__KIND(c),bprint__m=bprint__2<<2|bprint__1<<1|bprint__0
-#define BPRINT__KINDS4(a, b, c, d) bprint__3=BPRINT__KIND(a),bprint__2=BPRINT__KIND(b),\
-bprint__1=BPRINT__KIND(c),bprint__0=BPRINT__KIND(d),bprint__m=bprint__3<<3|bprint__2<<2|\
-bprint__1<<1|bprint__0
-#define BPRINT__KINDS5(a, b, c, d, e) bprint__4=BPRINT__KIND(a),bprint__3=BPRINT__KIND(b),\
-bprint__2=BPRINT__KIND(c),bprint__1=BPRINT__KIND(d),bprint__0=BPRINT__KIND(e),\
-bprint__m=bprint__4<<4|bprint__3<<3|bprint__2<<2|bprint__1<<1|bprint__0
-/* each word and its comma, before the format's */
-#define BPRINT__WORDS0()
-#define BPRINT__WORDS1(a) BPRINT__WORD(0, a),
-#define BPRINT__WORDS2(a, b) BPRINT__WORD(1, a),BPRINT__WORD(0, b),
-#define BPRINT__WORDS3(a, b, c) BPRINT__WORD(2, a),BPRINT__WORDS2(b, c)
-#define BPRINT__WORDS4(a, b, c, d) BPRINT__WORD(3, a),BPRINT__WORDS3(b, c, d)
-#define BPRINT__WORDS5(a, b, c, d, e) BPRINT__WORD(4, a),BPRINT__WORDS4(b, c, d, e)
 /*
- * The site's constants, its masks packed (BPRINT__M: argsig, argchar and
- * argfp 5 bits apart) and whether a long double is among them
- * (BPRINT__LD): in C an enum of each argument's kind and their sum; in
- * C++ a typedef of the one bprint__sig instance of the arguments' types,
- * which every site of those types shares (a local enum, a type of its
- * own a site, costs g++ and clang++ several times as much).
+ * Up to five arguments: each arity its macro, written out whole, so that
+ * a call expands one macro of its own (BPRINT__Rn) and no other with
+ * arguments: clang pays for every macro a token passes through (the
+ * expansions' source locations, which each diagnostic check of the
+ * site's expressions looks up), about 10 % of a site's front end when
+ * these were made of a dozen smaller ones (docs/performance.md, "Call
+ * sites under clang: fewer macros, fewer fields").  What each part is:
+ *   - the site's constants, the kind of each argument (bprint__K, K
+ *     counted from the last, 0) and their masks packed (bprint__m:
+ *     argsig, argchar and argfp 5 bits apart): in C an enum of each
+ *     argument's BPRINT__KIND and their sum (one argument: its kind is
+ *     the sum); in C++ a typedef of the one bprint__sig instance of the
+ *     arguments' types, which every site of those types shares (a local
+ *     enum, a type of its own a site, costs g++ and clang++ several times
+ *     as much), whose sg, ch and fp are the masks, already of the
+ *     fields' type;
+ *   - the site (BPRINT__SITE's fields);
+ *   - the switch, and the long double's test (C: the masks' fp bits
+ *     without their 8-byte ones; C++: bprint__k::ld) choosing the format
+ *     check's call or the words' (C: BPRINT__WORD, C++: bprint__word()).
+ * BPRINT__SITE and BPRINT__WORD say the same for the ladder below; the
+ * C/C++ differential tests (tests/trace/tracer_cxx_calls.h) hold every
+ * arity of both languages to the same records.
  */
 #ifdef __cplusplus
-#define BPRINT__CONSTS(n, args) typedef bprint__sig<BPRINT__TYPES##n args>bprint__k;
-#define BPRINT__M bprint__k::m
-#define BPRINT__LD bprint__k::ld
-#define BPRINT__TYPES0()
-#define BPRINT__TYPES1(a) decltype((a))
-#define BPRINT__TYPES2(a, b) decltype((a)),decltype((b))
-#define BPRINT__TYPES3(a, b, c) decltype((a)),BPRINT__TYPES2(b, c)
-#define BPRINT__TYPES4(a, b, c, d) decltype((a)),BPRINT__TYPES3(b, c, d)
-#define BPRINT__TYPES5(a, b, c, d, e) decltype((a)),BPRINT__TYPES4(b, c, d, e)
+#define BPRINT__R0(f) do{static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,0,0,0,0,0};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))0?bprint__call_fmt(&bprint__s,f):bprint__w0(&bprint__s,f);}while(0)
+#define BPRINT__R1(f, a) do{typedef bprint__sig<decltype((a))>bprint__k;static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,1,0,bprint__k::sg,bprint__k::ch,bprint__k::fp};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__k::ld?bprint__call_fmt(&bprint__s,f,a):bprint__w1(&bprint__s,bprint__word(a),f);}while(0)
+#define BPRINT__R2(f, a, b) do{typedef bprint__sig<decltype((a)),decltype((b))>bprint__k;static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,2,0,bprint__k::sg,bprint__k::ch,bprint__k::fp};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__k::ld?bprint__call_fmt(&bprint__s,f,a,b):bprint__w2(&bprint__s,bprint__word(a),bprint__word(b),f);}while(0)
+#define BPRINT__R3(f, a, b, c) do{typedef bprint__sig<decltype((a)),decltype((b)),decltype((c))>bprint__k;static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,3,0,bprint__k::sg,bprint__k::ch,bprint__k::fp};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__k::ld?bprint__call_fmt(&bprint__s,f,a,b,c):bprint__w3(&bprint__s,bprint__word(a),bprint__word(b),bprint__word(c),f);}while(0)
+#define BPRINT__R4(f, a, b, c, d) do{typedef bprint__sig<decltype((a)),decltype((b)),decltype((c)),decltype((d))>bprint__k;static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,4,0,bprint__k::sg,bprint__k::ch,bprint__k::fp};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__k::ld?bprint__call_fmt(&bprint__s,f,a,b,c,d):bprint__w4(&bprint__s,bprint__word(a),bprint__word(b),bprint__word(c),bprint__word(d),f);}while(0)
+#define BPRINT__R5(f, a, b, c, d, e) do{typedef bprint__sig<decltype((a)),decltype((b)),decltype((c)),decltype((d)),decltype((e))>bprint__k;static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,5,0,bprint__k::sg,bprint__k::ch,bprint__k::fp};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__k::ld?bprint__call_fmt(&bprint__s,f,a,b,c,d,e):bprint__w5(&bprint__s,bprint__word(a),bprint__word(b),bprint__word(c),bprint__word(d),bprint__word(e),f);}while(0)
 #else
-#define BPRINT__CONSTS(n, args) enum{BPRINT__KINDS##n args};
-#define BPRINT__M bprint__m
-#define BPRINT__LD bprint__m>>10&~bprint__m
+#define BPRINT__R0(f) do{static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,0,0,0,0,0};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))0?bprint__call_fmt(&bprint__s,f):bprint__w0(&bprint__s,f);}while(0)
+#define BPRINT__R1(f, a) do{enum{bprint__0=_Generic(a,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?a:(a))>4)};static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,1,0,bprint__0&31,bprint__0>>5&31,bprint__0>>10};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__0>>10&~bprint__0?bprint__call_fmt(&bprint__s,f,a):bprint__w1(&bprint__s,(bprint__0>1024?bprint__d(__builtin_choose_expr(bprint__0>1024,a,0.)):(uint64_t)((void)0,a)),f);}while(0)
+#define BPRINT__R2(f, a, b) do{enum{bprint__1=_Generic(a,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?a:(a))>4),bprint__0=_Generic(b,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?b:(b))>4),bprint__m=bprint__1<<1|bprint__0};static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,2,0,bprint__m&31,bprint__m>>5&31,bprint__m>>10};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__m>>10&~bprint__m?bprint__call_fmt(&bprint__s,f,a,b):bprint__w2(&bprint__s,(bprint__1>1024?bprint__d(__builtin_choose_expr(bprint__1>1024,a,0.)):(uint64_t)((void)0,a)),(bprint__0>1024?bprint__d(__builtin_choose_expr(bprint__0>1024,b,0.)):(uint64_t)((void)0,b)),f);}while(0)
+#define BPRINT__R3(f, a, b, c) do{enum{bprint__2=_Generic(a,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?a:(a))>4),bprint__1=_Generic(b,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?b:(b))>4),bprint__0=_Generic(c,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?c:(c))>4),bprint__m=bprint__2<<2|bprint__1<<1|bprint__0};static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,3,0,bprint__m&31,bprint__m>>5&31,bprint__m>>10};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__m>>10&~bprint__m?bprint__call_fmt(&bprint__s,f,a,b,c):bprint__w3(&bprint__s,(bprint__2>1024?bprint__d(__builtin_choose_expr(bprint__2>1024,a,0.)):(uint64_t)((void)0,a)),(bprint__1>1024?bprint__d(__builtin_choose_expr(bprint__1>1024,b,0.)):(uint64_t)((void)0,b)),(bprint__0>1024?bprint__d(__builtin_choose_expr(bprint__0>1024,c,0.)):(uint64_t)((void)0,c)),f);}while(0)
+#define BPRINT__R4(f, a, b, c, d) do{enum{bprint__3=_Generic(a,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?a:(a))>4),bprint__2=_Generic(b,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?b:(b))>4),bprint__1=_Generic(c,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?c:(c))>4),bprint__0=_Generic(d,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?d:(d))>4),bprint__m=bprint__3<<3|bprint__2<<2|bprint__1<<1|bprint__0};static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,4,0,bprint__m&31,bprint__m>>5&31,bprint__m>>10};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__m>>10&~bprint__m?bprint__call_fmt(&bprint__s,f,a,b,c,d):bprint__w4(&bprint__s,(bprint__3>1024?bprint__d(__builtin_choose_expr(bprint__3>1024,a,0.)):(uint64_t)((void)0,a)),(bprint__2>1024?bprint__d(__builtin_choose_expr(bprint__2>1024,b,0.)):(uint64_t)((void)0,b)),(bprint__1>1024?bprint__d(__builtin_choose_expr(bprint__1>1024,c,0.)):(uint64_t)((void)0,c)),(bprint__0>1024?bprint__d(__builtin_choose_expr(bprint__0>1024,d,0.)):(uint64_t)((void)0,d)),f);}while(0)
+#define BPRINT__R5(f, a, b, c, d, e) do{enum{bprint__4=_Generic(a,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?a:(a))>4),bprint__3=_Generic(b,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?b:(b))>4),bprint__2=_Generic(c,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?c:(c))>4),bprint__1=_Generic(d,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?d:(d))>4),bprint__0=_Generic(e,char:32,float:1025,double:1025,long double:1024,char*:33,const char*:33,default:sizeof(1?e:(e))>4),bprint__m=bprint__4<<4|bprint__3<<3|bprint__2<<2|bprint__1<<1|bprint__0};static bprint__S bprint__s __attribute__((BPRINT__SECTION,used))={0x42507331u,BPRINT__LAYOUT,1,0,__LINE__,0,__FILE__,__builtin_constant_p(f)?f:0,BPRINT__FUNC,0,0,0,5,0,bprint__m&31,bprint__m>>5&31,bprint__m>>10};\
+if(__atomic_load_n(&bprint__s.enabled,__ATOMIC_ACQUIRE))bprint__m>>10&~bprint__m?bprint__call_fmt(&bprint__s,f,a,b,c,d,e):bprint__w5(&bprint__s,(bprint__4>1024?bprint__d(__builtin_choose_expr(bprint__4>1024,a,0.)):(uint64_t)((void)0,a)),(bprint__3>1024?bprint__d(__builtin_choose_expr(bprint__3>1024,b,0.)):(uint64_t)((void)0,b)),(bprint__2>1024?bprint__d(__builtin_choose_expr(bprint__2>1024,c,0.)):(uint64_t)((void)0,c)),(bprint__1>1024?bprint__d(__builtin_choose_expr(bprint__1>1024,d,0.)):(uint64_t)((void)0,d)),(bprint__0>1024?bprint__d(__builtin_choose_expr(bprint__0>1024,e,0.)):(uint64_t)((void)0,e)),f);}while(0)
 #endif
 /* Six to 64: the counted ladder (BPRINT__MAPX), the words in an array; past 64, the assertion. */
 #define BPRINT__X(...) do{BPRINT__STATIC_ASSERT(0, "trace_printk() takes at most 64 arguments after the format");}while(0)
@@ -503,6 +501,12 @@ static inline uint64_t bprint__d(double d)
  * which the format check rejects) as 8 bytes of 0: the record of a
  * nullptr for %p.
  */
+/*
+ * A word's functions are always inlined: they are a cast, and clang's
+ * inliner otherwise weighs each call of every site (about 1 % of a
+ * clang++ compile of a file of sites).
+ */
+#define BPRINT__INLINE __attribute__((always_inline))
 template <class U> struct bprint__is_char {
 	static constexpr bool value = std::is_same<U, char>::value;	/* as C's _Generic */
 };
@@ -524,29 +528,32 @@ template <class T> struct bprint__arg {
 					 (isfp ? BPRINT__KFP : 0u);
 };
 template <unsigned K> struct bprint__word_of {
-	template <class T> static uint64_t get(const T &) { return 0; }
+	template <class T> BPRINT__INLINE static uint64_t get(const T &) { return 0; }
 };
 template <> struct bprint__word_of<0u> {
-	template <class T> static uint64_t get(T v) { return (uint64_t)v; }
+	template <class T> BPRINT__INLINE static uint64_t get(T v) { return (uint64_t)v; }
 };
 template <> struct bprint__word_of<1u> {
-	static uint64_t get(double d) { return bprint__d(d); }
+	BPRINT__INLINE static uint64_t get(double d) { return bprint__d(d); }
 };
 template <> struct bprint__word_of<2u> {
-	template <class T> static uint64_t get(T v) { return (uint64_t)(uintptr_t)v; }
+	template <class T> BPRINT__INLINE static uint64_t get(T v) { return (uint64_t)(uintptr_t)v; }
 };
-template <class T> static inline uint64_t bprint__word(const T &v)
+template <class T> BPRINT__INLINE static inline uint64_t bprint__word(const T &v)
 {
 	return bprint__word_of<bprint__arg<T>::kind>::get(v);
 }
 #define BPRINT__KIND(x) bprint__arg<decltype((x))>::bits
-/* A site's arguments' masks packed (BPRINT__CONSTS), one instance a list of types. */
+/* A site's arguments' masks (BPRINT__Rn), one instance a list of types. */
 template <class... T> struct bprint__sig {
 	static constexpr unsigned m = 0, ld = 0;
+	static constexpr uint64_t sg = 0, ch = 0, fp = 0;
 };
 template <class A, class... T> struct bprint__sig<A, T...> {
 	static constexpr unsigned m = bprint__arg<A>::bits << sizeof...(T) | bprint__sig<T...>::m;
 	static constexpr unsigned ld = m >> 10 & ~m & 31u;
+	/* the site's argsig, argchar and argfp, of their type: no conversion a site */
+	static constexpr uint64_t sg = m & 31u, ch = m >> 5 & 31u, fp = m >> 10;
 };
 #define BPRINT__WORD(k, a) bprint__word(a)
 extern "C" {
