@@ -13,7 +13,9 @@
  *                            reader's switch away (prev_state=S)
  *   sched_traced span        one thread: "span begin id=1", sleep 10 ms,
  *                            spin 5 ms of its own CPU time, "span end
- *                            id=1"; then two threads pinned to CPU 0 at
+ *                            id=1", and on stdout "slept_ns N", the
+ *                            sleep's wall time by its own clock (a timer
+ *                            fires late on a loaded VM); then two threads pinned to CPU 0 at
  *                            SCHED_FIFO priority 1 spin 20 ms of CPU time
  *                            each inside spans id=2 and id=3: the second
  *                            begins its span while the first spins, and
@@ -113,11 +115,25 @@ static int pipe_test(int n)
 	return 0;
 }
 
+static long long slept_ns;	/* the sleeper's sleep, wall time */
+
+static long long monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
 static void *sleeper(void *arg)
 {
+	long long t0;
+
 	(void)arg;
 	trace_printk("span begin id=%d", 1);
+	t0 = monotonic_ns();
 	sleep_ms(10);
+	slept_ns = monotonic_ns() - t0;
 	spin_cpu_ms(5);
 	trace_printk("span end id=%d", 1);
 	return NULL;
@@ -168,6 +184,8 @@ static int span_test(void)
 	if (pthread_create(&t[0], NULL, sleeper, NULL) != 0)
 		return 1;
 	pthread_join(t[0], NULL);
+	printf("slept_ns %lld\n", slept_ns);
+	fflush(stdout);
 	/* the second starts on CPU 1, so that it begins its span while the first
 	 * spins; this thread, which makes it, goes there too */
 	{
