@@ -559,9 +559,7 @@ static inline void put_rec(struct bp_trace *t, const struct source *s, uint64_t 
 	r->block_words = (uint32_t)s->args.nwords;
 	r->text = s->args.text;
 	r->index = index;
-	r->ns = !(flags & BP_TRACE_NEXT_TIME) ? 0
-		: t->calib.mult != 1 || t->calib.shift ? bp_clock_to_ns_scaled_inline(&t->calib, s->ev.ts)
-		: bp_clock_to_ns(&t->calib, s->ev.ts);
+	r->ns = flags & BP_TRACE_NEXT_TIME ? bp_clock_to_ns_inline(&t->calib, s->ev.ts) : 0;
 }
 
 int bp_trace_next_run(struct bp_trace *t, struct bp_trace_rec *rec, size_t max, unsigned flags)

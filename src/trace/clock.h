@@ -143,9 +143,7 @@ void bp_clock_calibrate(struct bp_clock_calib *out);
  * that counts nanoseconds already) first: every record read pays it. */
 uint64_t bp_clock_to_ns_scaled(const struct bp_clock_calib *c, uint64_t raw);
 
-/* bp_clock_to_ns_scaled()'s body, in line: for a reader's loop over a run
- * of records, where the call and the calibration's reloads cost more than
- * the multiply. */
+/* bp_clock_to_ns_scaled()'s body, in line (bp_clock_to_ns_inline()). */
 static inline uint64_t bp_clock_to_ns_scaled_inline(const struct bp_clock_calib *c, uint64_t raw)
 {
 	int before = raw < c->raw0;
@@ -160,13 +158,29 @@ static inline uint64_t bp_clock_to_ns_scaled_inline(const struct bp_clock_calib 
 	return c->ns0 + (uint64_t)d;
 }
 
+/* A clock that counts nanoseconds already: only the offset. */
+static inline uint64_t bp_clock_to_ns_unscaled_(const struct bp_clock_calib *c, uint64_t raw)
+{
+	if (raw < c->raw0)
+		return c->raw0 - raw >= c->ns0 ? 0 : c->ns0 - (c->raw0 - raw);
+	return raw - c->raw0 > UINT64_MAX - c->ns0 ? UINT64_MAX : c->ns0 + (raw - c->raw0);
+}
+
 static inline uint64_t bp_clock_to_ns(const struct bp_clock_calib *c, uint64_t raw)
 {
 	if (c->mult != 1 || c->shift != 0)
 		return bp_clock_to_ns_scaled(c, raw);
-	if (raw < c->raw0)
-		return c->raw0 - raw >= c->ns0 ? 0 : c->ns0 - (c->raw0 - raw);
-	return raw - c->raw0 > UINT64_MAX - c->ns0 ? UINT64_MAX : c->ns0 + (raw - c->raw0);
+	return bp_clock_to_ns_unscaled_(c, raw);
+}
+
+/* bp_clock_to_ns() with the scaled case in line too: for a reader's loop
+ * over a run of records, where the call and the calibration's reloads
+ * cost more than the multiply. */
+static inline uint64_t bp_clock_to_ns_inline(const struct bp_clock_calib *c, uint64_t raw)
+{
+	if (c->mult != 1 || c->shift != 0)
+		return bp_clock_to_ns_scaled_inline(c, raw);
+	return bp_clock_to_ns_unscaled_(c, raw);
 }
 
 /* For the tests only: force the answer of bp_clock_tsc_usable() (0 or 1),
