@@ -84,9 +84,9 @@ static int chunk_damaged(struct bp_trace *t, struct source *s, const struct page
  * The next entry of compact or dense chunk pc, decoded into page_buf.
  * One pread() an entry, not two (its header, then the whole): the first
  * read takes a quarter more than the last entry was long (a stream's
- * entries are alike), and only a longer entry reads the rest.  A reader of a stream
- * of small entries spent a tenth of its time in the second call (hist on
- * bench-analysis's tick stream: 41,206 calls for 30 MB).
+ * entries are alike), and only a longer entry reads the rest.  A reader
+ * of a stream of small entries spent a tenth of its time in the second
+ * call (hist on bench-analysis's tick stream: 41,206 calls for 30 MB).
  * 1: a page to read; 0: skipped (a hole, a page seen already, a damaged
  * page, or the end of a damaged chunk); < 0: error.
  */
