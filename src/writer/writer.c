@@ -72,25 +72,12 @@ static uint64_t mono_ns(void)
 	return bp_clock_timespec_ns(&ts);
 }
 
-/* Make [off, off + size) part of the file: never shrinks it.  Shared
- * memory stays sparse (a ring's pages cost memory as the writer reaches
- * them, as anonymous memory does); a file on disk is allocated whole. */
-static int grow(uint64_t off, uint64_t size)
-{
-	if (!in_memory && fallocate(bp_live.fd, 0, (off_t)off, (off_t)size) == 0)
-		return 0;
-	if (!in_memory && errno != EOPNOTSUPP && errno != ENOSYS)
-		return -1;
-	/* No fallocate here (or shared memory): write the chunk's last byte (nobody else writes it). */
-	return pwrite(bp_live.fd, "", 1, (off_t)(off + size - 1)) == 1 ? 0 : -1;
-}
-
 /*
- * Grow the file over [off, off + size) before the range is ours: with
+ * Grow the file over [off, off + size), which may not be ours yet: with
  * fallocate(), which writes no byte and never shrinks the file, so growing
  * a range another writer took meanwhile changes nothing of it.  Returns 1
  * where that cannot be done (shared memory, a filesystem without
- * fallocate): the chunk's last byte is written once the chunk is ours.
+ * fallocate): then write_last() once the range is ours.
  */
 static int grow_ahead(uint64_t off, uint64_t size)
 {
@@ -99,6 +86,23 @@ static int grow_ahead(uint64_t off, uint64_t size)
 	if (fallocate(bp_live.fd, 0, (off_t)off, (off_t)size) == 0)
 		return 0;
 	return errno == EOPNOTSUPP || errno == ENOSYS ? 1 : -1;
+}
+
+/* The last byte of [off, off + size), ours: the file grown to hold it
+ * (shared memory stays sparse: a ring's pages cost memory as the writer
+ * reaches them, as anonymous memory does). */
+static int write_last(uint64_t off, uint64_t size)
+{
+	return pwrite(bp_live.fd, "", 1, (off_t)(off + size - 1)) == 1 ? 0 : -1;
+}
+
+/* Make [off, off + size), ours, part of the file: never shrinks it; a
+ * file on disk is allocated whole. */
+static int grow(uint64_t off, uint64_t size)
+{
+	int ahead = grow_ahead(off, size);
+
+	return ahead > 0 ? write_last(off, size) : ahead;
 }
 
 /*
@@ -187,9 +191,9 @@ int bp_live_chunk_alloc(uint32_t type, uint64_t size, struct bp_mapped *m)
 	c.type = type;
 	c.size = size;
 	c.index = bp_live_next_index();
-	if (ahead && grow(off, size) != 0) {
+	if (ahead && write_last(off, size) != 0) {
 		munmap(p, len);
-		if (give_back(off, size) || grow(off, size) != 0)
+		if (give_back(off, size) || write_last(off, size) != 0)
 			return -1;	/* no hole, or no room to say it */
 		atomic_init(&c.state, BP_CHUNK_ABANDONED);
 		(void)!pwrite(bp_live.fd, &c, sizeof(c), (off_t)off);
@@ -579,7 +583,7 @@ int bp_file_open_memory(void)
 	}
 	in_memory = true;
 	rc = open_live(NULL);
-	if (rc != 0)	/* stored only then: the pool's thread reads it (grow()) */
+	if (rc != 0)	/* stored only then: the pool's thread reads it (grow_ahead()) */
 		in_memory = false;
 	return rc;
 }
