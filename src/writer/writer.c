@@ -64,14 +64,6 @@ static _Atomic uint64_t last_calib_ns;
 
 /* ---- chunks (async-signal-safe) ---------------------------------------- */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return bp_clock_timespec_ns(&ts);
-}
-
 /*
  * Grow the file over [off, off + size), which may not be ours yet: with
  * fallocate(), which writes no byte and never shrinks the file, so growing
@@ -246,14 +238,16 @@ void bp_file_calibrate(void)
 	 * pairs with the readers' acquire of calib_seq and their re-check (a
 	 * seqlock). */
 	atomic_store_explicit(&h->calib_seq, seq + 1, memory_order_release);
-	atomic_store_explicit(&last_calib_ns, mono_ns(), memory_order_relaxed);	/* a hint */
+	atomic_store_explicit(&last_calib_ns, bp_clock_read_ns(CLOCK_MONOTONIC),
+			      memory_order_relaxed);	/* a hint */
 	atomic_flag_clear_explicit(&calib_busy, memory_order_release);	/* H4 */
 }
 
 void bp_live_maybe_calibrate(void)
 {
 	/* relaxed: a hint; a calibration too many or too few costs nothing */
-	if (mono_ns() - atomic_load_explicit(&last_calib_ns, memory_order_relaxed) >= CALIB_EVERY_NS)
+	if (bp_clock_read_ns(CLOCK_MONOTONIC) -
+	    atomic_load_explicit(&last_calib_ns, memory_order_relaxed) >= CALIB_EVERY_NS)
 		bp_file_calibrate();
 }
 

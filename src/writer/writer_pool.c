@@ -98,6 +98,7 @@
 #include "writer/writer_live.h"
 #include "file/layout.h"
 #include "ring/ring.h"
+#include "trace/clock.h"
 #include "trace/config.h"
 #include "trace/cpu.h"
 #include "trace/thread.h"
@@ -138,16 +139,7 @@ static _Atomic bool pool_asleep;	/* the thread waits on the doorbell with no tim
 static _Atomic bool stopping;		/* the file is being closed: allocate no more */
 static _Atomic bool allocating;		/* the thread is between two chunk states */
 static _Atomic int taker_cpu = -1;	/* where the last ring was taken, if known */
-static _Atomic int64_t taken_ns;	/* when (CLOCK_MONOTONIC), 0 if unknown */
-
-static int64_t monotonic_ns(void)
-{
-	struct timespec t;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
-		return 0;
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
+static _Atomic uint64_t taken_ns;	/* when (CLOCK_MONOTONIC), 0 if unknown */
 
 /*
  * Until REFILL_DELAY_NS after the take: a take the thread's poll found
@@ -155,12 +147,12 @@ static int64_t monotonic_ns(void)
  */
 static void refill_wait(void)
 {
-	int64_t at = atomic_load_explicit(&taken_ns, memory_order_relaxed);
+	uint64_t at = atomic_load_explicit(&taken_ns, memory_order_relaxed);
 	int64_t left = REFILL_DELAY_NS;
 	struct timespec nap = { 0, 0 };
 
 	if (at > 0) {
-		left = at + REFILL_DELAY_NS - monotonic_ns();
+		left = (int64_t)(at + REFILL_DELAY_NS - bp_clock_read_ns(CLOCK_MONOTONIC));
 		if (left > REFILL_DELAY_NS)
 			left = REFILL_DELAY_NS;
 	}
@@ -384,7 +376,8 @@ int bp_live_pool_take(uint64_t size, struct bp_mapped *m)
 			continue;
 		*m = s->m;
 		atomic_store_explicit(&taker_cpu, bp_current_cpu(), memory_order_relaxed);
-		atomic_store_explicit(&taken_ns, monotonic_ns(), memory_order_relaxed);
+		atomic_store_explicit(&taken_ns, bp_clock_read_ns(CLOCK_MONOTONIC),
+				      memory_order_relaxed);
 		/* P2: release: our read of the mapping before the thread
 		 * refills the slot (it acquires the doorbell, then the state) */
 		atomic_store_explicit(&s->state, SLOT_EMPTY, memory_order_release);
