@@ -8,10 +8,13 @@
  *       seq counting from 0 with no gap in each thread, paced over about
  *       1.2 s; dur_us is below 100 but for 3 records of thread 0, at a
  *       quarter, half and three quarters of its run (dur_us > 1000).
- *       Each record's CLOCK_MONOTONIC time is kept; at the end EXPECT
- *       gets, for each slow record K (1, 2, 3) and each thread T, the seq
- *       range the thread traced within 5 ms of it (less a 0.5 ms margin
- *       for the two clocks): "window K thread T from A to B".
+ *       Each record's call is bracketed by two CLOCK_MONOTONIC reads, so
+ *       its trace time lies between them even when the thread is
+ *       preempted at the call; at the end EXPECT gets, for each slow
+ *       record K (1, 2, 3) and each thread T, the seq range the thread
+ *       traced certainly within 5 ms of it, wherever in its bracket each
+ *       was stamped (less a 0.5 ms margin for the two clocks):
+ *       "window K thread T from A to B".
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -29,7 +32,8 @@
 
 static unsigned nthreads;
 static unsigned long long per_thread;
-static uint64_t *when[MAX_THREADS];	/* each record's monotonic time */
+static uint64_t *called[MAX_THREADS];	/* monotonic time before each call */
+static uint64_t *returned[MAX_THREADS];	/* and after it */
 static uint64_t start_ns;
 static unsigned long long slow_seq[3];
 
@@ -50,8 +54,9 @@ static void *worker(void *arg)
 
 		if (id == 0 && (seq == slow_seq[0] || seq == slow_seq[1] || seq == slow_seq[2]))
 			dur = 2000 + (int)(seq % 7);
-		when[id][seq] = now_ns();
+		called[id][seq] = now_ns();
 		trace_printk("request thread %d seq %llu dur_us %d", id, seq, dur);
+		returned[id][seq] = now_ns();
 		if ((seq & 127) == 127) {
 			/* paced: record seq at start + seq/per_thread of the run */
 			uint64_t due = start_ns + (uint64_t)((double)RUN_NS * (double)seq / (double)per_thread);
@@ -80,7 +85,8 @@ int main(int argc, char **argv)
 	for (int k = 0; k < 3; k++)
 		slow_seq[k] = per_thread * (unsigned long long)(k + 1) / 4;
 	for (unsigned t = 0; t < nthreads; t++)
-		if (!(when[t] = calloc(per_thread ? per_thread : 1, sizeof(uint64_t))))
+		if (!(called[t] = calloc(per_thread ? per_thread : 1, sizeof(uint64_t))) ||
+		    !(returned[t] = calloc(per_thread ? per_thread : 1, sizeof(uint64_t))))
 			return 1;
 	if (!(f = fopen(argv[3], "w")))
 		return 1;
@@ -95,13 +101,15 @@ int main(int argc, char **argv)
 	if (!(f = fopen(argv[5], "w")))
 		return 1;
 	for (int k = 0; k < 3; k++) {
-		uint64_t t0 = when[0][slow_seq[k]];
+		/* the match was stamped somewhere in [early, late] */
+		uint64_t early = called[0][slow_seq[k]], late = returned[0][slow_seq[k]];
 
 		for (unsigned t = 0; t < nthreads; t++) {
 			long long from = -1, to = -1;
 
 			for (unsigned long long s = 0; s < per_thread; s++) {
-				if (when[t][s] + HALF_WINDOW_NS < t0 || when[t][s] > t0 + HALF_WINDOW_NS)
+				if (called[t][s] + HALF_WINDOW_NS < late ||
+				    returned[t][s] > early + HALF_WINDOW_NS)
 					continue;
 				if (from < 0)
 					from = (long long)s;
