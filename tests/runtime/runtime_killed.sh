@@ -15,6 +15,16 @@ wait_for() {
 		i=$((i + 1))
 	done
 }
+# wait_records FILE: until bprint report reads a record in FILE (60 s at
+# most): the kill comes after the first record, however slow the start
+wait_records() {
+	i=0
+	until "$BPRINT" report --raw "$1" 2> /dev/null | grep -q 'churn t='; do
+		[ $i -lt 6000 ] || { fail "$1: no record after 60 s"; return 1; }
+		sleep 0.01
+		i=$((i + 1))
+	done
+}
 # tail_ends WHAT FILE: tail FILE ends by itself, with every record report reads
 tail_ends() {
 	timeout 30 "$BPRINT" tail --raw "$2" > "$2.tail" 2> "$2.err"
@@ -31,7 +41,7 @@ tail_ends() {
 BPRINT_FILE=k.dat "$PROG" 100000 1 slow > k.out &
 pid=$!
 wait_for k.dat
-sleep 0.3
+wait_records k.dat
 kill -KILL $pid
 wait $pid 2> /dev/null
 tail_ends "program killed" k.dat
@@ -40,7 +50,7 @@ tail_ends "program killed" k.dat
 "$BPRINT" record -o r.dat -- "$PROG" 100000 1 slow > r.out 2> r.err &
 pid=$!
 wait_for r.dat
-sleep 0.5
+wait_records r.dat	# copied into the stream
 kill -KILL $pid
 wait $pid 2> /dev/null
 sleep 0.2	# its program, killed with it (PR_SET_PDEATHSIG), is gone

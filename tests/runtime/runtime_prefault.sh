@@ -135,7 +135,14 @@ pid=$(value pid v.out)
 kill -KILL $rec
 wait $rec 2> /dev/null
 kill -KILL "$pid" 2> /dev/null
-sleep 0.1
+# recover leaves alone the file of a process still running (exit 4): wait
+# for it to end (gone, or a zombie), which takes a while for a large one
+i=0
+while [ -e /proc/$pid/stat ] && ! awk '{ exit !($3 == "Z" || $3 == "X") }' /proc/$pid/stat 2> /dev/null &&
+	[ $i -lt 3000 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
 "$BPRINT" recover -q v.dat > v.rout 2>&1 || fail "recover: exit status $?: $(cat v.rout)"
 "$BPRINT" stats v.dat > v.stats 2> v.serr || fail "recover: stats exit status $?: $(cat v.serr)"
 exact "recover" v.stats 3 1000

@@ -16,7 +16,11 @@ tr '\0' '\n' < /proc/$pid/environ | grep -q BPRINT_FILE &&
 	fail "the program's environment still names its file: the test tests nothing"
 "$BPRINT" tail --raw $pid > tail.out 2> tail.err &
 tpid=$!
-sleep 0.5
+i=0	# the TERM once tail follows the program (it printed a record), 20 s at most
+while ! grep -q ' title i=' tail.out 2> /dev/null && [ $i -lt 2000 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
 kill -TERM $pid
 wait $pid || fail "the program: exit $?"
 wait $tpid

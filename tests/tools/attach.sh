@@ -79,7 +79,7 @@ done
 "$BPRINT" record --pid $tpid -o rec_a.dat 2> rec_a.err &
 rpid=$!
 pids="$pids $rpid"
-sleep 0.3
+wait_ready rec_a.dat	# made once it holds the reader's lock (attach.c)
 "$BPRINT" record --pid $tpid -o rec_b.dat 2> rec_b.err; rc=$?
 [ $rc -eq 9 ] && [ "$(wc -l < rec_b.err)" -eq 1 ] && grep -q 'reads this process already' rec_b.err &&
 	ok "second reader refused: $(cat rec_b.err)" || { fail "second reader: exit $rc"; cat rec_b.err; }
@@ -103,7 +103,7 @@ ok "kill -9 of record --pid: target traces on, a new reader is let in"
 # ---- the target exits while recorded: complete up to its exit ------------
 "$BPRINT" record --pid $tpid -o exit.dat 2> exit.err &
 rpid=$!
-sleep 0.3
+wait_ready exit.dat	# attached: made once it reads the process
 kill -TERM $tpid
 wait $tpid || fail "traced exit $?"
 wait $rpid; rc=$?
@@ -207,7 +207,8 @@ fi
 start_traced 1 1000 tl
 "$BPRINT" tail --raw --interval 10 $tpid > tail.raw 2> tail.err &
 bpid=$!
-sleep 0.3
+i=0	# attached: it printed a record (20 s at most)
+while ! [ -s tail.raw ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i + 1)); done
 kill -TERM $tpid
 wait $tpid
 wait $bpid || { fail "tail PID: exit $?"; cat tail.err; }

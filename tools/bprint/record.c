@@ -407,19 +407,46 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
-/* Can FILE be created (a read-only directory, a missing one)?  Made and
- * removed, so that COMMAND does not run for a trace that cannot be kept. */
+/* A file with no name in path's directory (O_TMPFILE): -1 with errno if
+ * the directory cannot take one. */
+static int open_unnamed_beside(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	int fd;
+
+	if (!dir) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	free(dir);
+	return fd;
+}
+
+/*
+ * Can FILE be created (a read-only directory, a missing one)?  So that
+ * COMMAND does not run for a trace that cannot be kept.  Asked with a
+ * file that has no name: a recorder killed now leaves nothing behind (a
+ * file made by its name and removed again was left empty, unexplained,
+ * by a SIGKILL in between).  Where the file system has no O_TMPFILE, the
+ * name itself is made and removed.
+ */
 static int can_create(const char *path)
 {
-	const char *why;
-	int fd = bp_record_open_output(path, BP_RECORD_OPEN_PRIVATE, &why);
+	const char *why = NULL;
+	int fd = open_unnamed_beside(path);
 
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		fd = bp_record_open_output(path, BP_RECORD_OPEN_PRIVATE, &why);
+		if (fd >= 0)
+			unlink(path);
+	}
 	if (fd < 0) {
 		errmsg(path, "cannot create it: %s (COMMAND not run)", why ? why : strerror(errno));
 		return why ? EXIT_BADFILE : EXIT_IO;
 	}
 	close(fd);
-	unlink(path);
 	return EXIT_OK;
 }
 
