@@ -52,17 +52,38 @@ waiting_rings() {
 }
 
 # ---- the faults, with and without the pool -----------------------------
+# run WAY POOL [GAP_MS [THREADS]]: the program's output into WAY.POOL.out
+run() {
+	rm -f "$1.$2.dat"
+	if [ "$1" = file ]; then
+		BPRINT_FILE=$1.$2.dat BPRINT_PREFAULT=$2 RT_PREFAULT_GAP_MS=${3:-50} "$PROG" ${4:-$threads} $calls
+	else
+		BPRINT_PREFAULT=$2 RT_PREFAULT_GAP_MS=${3:-50} "$PROG" ${4:-$threads} $calls
+	fi > "$1.$2.out" || fail "$1, BPRINT_PREFAULT=$2: the program failed"
+}
+# per_thread OUT: each thread's faults in its calls, then in its first
+per_thread() {
+	awk '$1 == "faults" { c = c " " $3 } $1 == "first" { f = f " " $3 } END { print c " /" f }' "$1"
+}
+# kept_up OUT WITHOUT: did the pool hold a ring for the median thread?
+kept_up() {
+	[ "$(median_faults "$1" first)" -eq 0 ] && [ $(($(median_faults "$1") * 4)) -le "$2" ]
+}
+# The pool's refill runs on its own thread.  Once, while two other test
+# suites ran (ASan and TSan), it fell behind for over 150 ms: three
+# threads in a row found no ring, and 5 runs of 25 at the same time (8
+# busy loops alone never did it; the cause is not known).  A run where
+# the median thread found no ring is run once more, and says so with its
+# threads' faults: a pool that does not refill fails both.
 for way in memory file; do
-	rm -f "$way".*.dat
-	for pool in 1 0; do
-		if [ $way = file ]; then
-			BPRINT_FILE=$way.$pool.dat BPRINT_PREFAULT=$pool "$PROG" $threads $calls > $way.$pool.out
-		else
-			BPRINT_PREFAULT=$pool "$PROG" $threads $calls > $way.$pool.out
-		fi || fail "$way, BPRINT_PREFAULT=$pool: the program failed"
-	done
-	with=$(median_faults $way.1.out)
+	run $way 0
 	without=$(median_faults $way.0.out)
+	run $way 1
+	if [ -z "${RT_SANITIZE:-}" ] && ! kept_up $way.1.out "$without"; then
+		echo "note: $way: the median thread found the pool empty (faults: $(per_thread $way.1.out)); once more"
+		run $way 1
+	fi
+	with=$(median_faults $way.1.out)
 	check "$way: faults in a thread's first $calls calls without the pool" "$without" -ge 40
 	if [ -n "${RT_SANITIZE:-}" ]; then	# its shadow memory's faults in both
 		check "$way: and fewer with it ($RT_SANITIZE)" "$with" -lt "$without"
@@ -80,8 +101,16 @@ done
 # ---- threads 0.4 s apart: the pool's thread asleep, woken by the take ----
 # (it polls for 20 ms after a take and then sleeps on the doorbell: the
 # third thread finds a ring only if the second one's take woke it)
-RT_PREFAULT_GAP_MS=400 "$PROG" 3 $calls > asleep.out || fail "asleep: the program failed"
-most=$(awk '$1 == "faults" { if ($3 > m) m = $3 } END { print m + 0 }' asleep.out)
+most_faults() {
+	awk '$1 == "faults" { if ($3 > m) m = $3 } END { print m + 0 }' "$1"
+}
+run asleep 1 400 3
+most=$(most_faults asleep.1.out)
+if [ -z "${RT_SANITIZE:-}" ] && [ $((most * 4)) -gt "$without" ]; then
+	echo "note: asleep: a thread found the pool empty (faults: $(per_thread asleep.1.out)); once more"
+	run asleep 1 400 3
+	most=$(most_faults asleep.1.out)
+fi
 if [ -n "${RT_SANITIZE:-}" ]; then
 	check "asleep: every thread's faults fewer than without the pool" "$most" -lt "$without"
 else
