@@ -151,7 +151,17 @@ pids="$pids $fpid"
 wait_ready fork.ready || exit 1
 read -r parent child < fork.ready
 pids="$pids $child"
-"$BPRINT" disable "$child" 'fmt:child*' > fc.out && grep -q ': 1 site disabled' fc.out &&
+# The child's control thread starts with the child and says it serves
+# once the child's first record has made its file: until then disable
+# rightly answers that nothing switches its sites (a slow start, a
+# sanitizer's build on a busy machine).  Asked again for 20 s at most.
+i=0
+while ! "$BPRINT" disable "$child" 'fmt:child*' > fc.out 2>&1 &&
+	grep -q 'cannot switch call sites from outside' fc.out && [ $i -lt 400 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+grep -q ': 1 site disabled' fc.out &&
 	"$BPRINT" sites "$parent" > fp.txt && grep -q 'on .*"parent seq' fp.txt &&
 	ok "fork: the child switched by its own PID, the parent left alone" ||
 	{ fail "fork: $(cat fc.out)"; cat fp.txt; }
