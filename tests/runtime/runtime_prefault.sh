@@ -131,7 +131,7 @@ check "file: report's records" "$(grep -c 'pf t=' f.raw)" -eq $((threads * calls
 # ---- killed with a ring in the pool -------------------------------------
 BPRINT_FILE=k.dat "$PROG" 3 1000 hold > k.out &
 pid=$!
-wait_until 10 grep -q '^ready' k.out || fail "killed: the program not ready within 10 s"
+wait_until 20 grep -q '^ready' k.out || fail "killed: the program not ready within 20 s"
 # the pool refilled (at once but on a machine busy with other work); the
 # check after the kill says if it did not
 one_waiting() { [ "$(waiting_rings "$1")" -eq 1 ]; }
@@ -158,7 +158,7 @@ check "record: the prefault thread" "$(value prefault_thread r.out)" -eq 1
 # ---- a recorder killed, its program too, a ring in the pool: recover ----
 "$BPRINT" record -o v.dat -- "$PROG" 3 1000 hold > v.out 2> v.err &
 rec=$!
-wait_until 10 grep -q '^ready' v.out || fail "recover: the program not ready within 10 s"
+wait_until 20 grep -q '^ready' v.out || fail "recover: the program not ready within 20 s"
 sleep 0.3	# the pool refilled, the copier has seen its chunk
 pid=$(value pid v.out)
 kill -KILL $rec
