@@ -5,7 +5,7 @@
 #                  BPRINT_TEST_*, so that no test inherits a setting from
 #                  the shell or from another test (a variable added to the
 #                  library later is covered without editing a list)
-#   fail, ok, finish, same, check, scale, value   (below)
+#   fail, ok, finish, same, check, scale, value, wait_until   (below)
 set -u
 
 bp_env_reset() {
@@ -64,4 +64,25 @@ scale() {
 # value KEY FILE: the number after KEY on its line of FILE
 value() {
 	awk -v k="$1" '$1 == k { print $2; exit }' "$2"
+}
+# wait_until SECONDS COMMAND...: run COMMAND every 10 ms until it succeeds
+# (0) or SECONDS (whole seconds, wall clock) have passed (1: the caller
+# fails with its own words).  COMMAND runs at least once; for a negation
+# or a pipe, it is a function of the test's own.  Redirections of the call
+# cover every run (2> /dev/null: a file not there yet).
+wait_until() {
+	bp_now_cs
+	bp_end=$((bp_cs + $1 * 100))
+	shift
+	until "$@"; do
+		bp_now_cs
+		[ "$bp_cs" -lt "$bp_end" ] || return 1
+		sleep 0.01
+	done
+}
+# bp_now_cs: bp_cs, the time since boot in centiseconds (/proc/uptime; no fork)
+bp_now_cs() {
+	read -r bp_up bp_idle < /proc/uptime
+	bp_frac=${bp_up#*.}
+	bp_cs=$((${bp_up%.*} * 100 + ${bp_frac#0}))
 }

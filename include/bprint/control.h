@@ -33,7 +33,8 @@ extern "C" {
 /* Failures (negative): what the process or its file said. */
 #define BP_CONTROL_E_DENIED	(-20)	/* the header does not map read-write */
 #define BP_CONTROL_E_NONE	(-21)	/* its libbprint cannot switch sites from outside
-					 * (older, or its control thread did not start) */
+					 * (older, or its control thread did not start:
+					 * no thread of that name in the process) */
 #define BP_CONTROL_E_VERSION	(-22)	/* its libbprint switches them another way */
 #define BP_CONTROL_E_ENDED	(-23)	/* the process ended (ended() said so) */
 #define BP_CONTROL_E_BUSY	(-24)	/* another asker held the area for a second */
@@ -43,6 +44,9 @@ extern "C" {
 					 * BP_CONTROL_PATTERN_MAX) */
 #define BP_CONTROL_E_FAILED	(-27)	/* the process could not (out of memory) */
 #define BP_CONTROL_E_NONSENSE	(-28)	/* an answer that cannot be */
+#define BP_CONTROL_E_NOT_YET	(-29)	/* its control thread runs but does not serve
+					 * yet (a fork child's, until its first record
+					 * has made its file): try again */
 /* and BP_TRACE_ENOMEM, BP_TRACE_EINVAL */
 
 #define BP_CONTROL_PATTERN_MAX	959	/* bytes of a pattern, at most */
@@ -52,7 +56,10 @@ struct bp_control;
 /*
  * The control area of the live file open at fd (read-write; not closed
  * by bp_control_close()), or NULL with the reason in *rc.  ended (may be
- * NULL): has the process gone?  Asked while waiting.
+ * NULL): has the process gone?  Asked while waiting.  An area nobody
+ * serves is BP_CONTROL_E_NOT_YET if the process the file names has its
+ * control thread (/proc/PID/task, as this process sees pids), else
+ * BP_CONTROL_E_NONE.
  */
 BP_API struct bp_control *bp_control_open(int fd, int (*ended)(void *arg), void *arg, int *rc);
 BP_API void bp_control_close(struct bp_control *c);

@@ -15,11 +15,13 @@
 #include "file/layout.h"
 #include "trace/clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -58,6 +60,39 @@ static bool gone(const struct bp_control *k)
 	return k->ended && k->ended(k->arg);
 }
 
+/* Has process pid a thread named BP_CONTROL_THREAD_NAME?  Its control
+ * thread, started but not serving yet (a fork child's until its file is
+ * made, writer_control.c), unlike an older libbprint or none started. */
+static bool control_thread_runs(uint64_t pid)
+{
+	char where[64], comm[32];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+	FILE *f;
+
+	if (pid == 0 || pid > INT_MAX)
+		return false;
+	snprintf(where, sizeof(where), "/proc/%llu/task", (unsigned long long)pid);
+	if (!(dir = opendir(where)))
+		return false;
+	while (!found && (de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(where, sizeof(where), "/proc/%llu/task/%.20s/comm",
+			 (unsigned long long)pid, de->d_name);
+		if (!(f = fopen(where, "re")))
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			found = strcmp(comm, BP_CONTROL_THREAD_NAME) == 0;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return found;
+}
+
 struct bp_control *bp_control_open(int fd, int (*ended)(void *arg), void *arg, int *rc)
 {
 	struct bp_control *k = calloc(1, sizeof(*k));
@@ -81,9 +116,11 @@ struct bp_control *bp_control_open(int fd, int (*ended)(void *arg), void *arg, i
 	k->c = &k->h->control;
 	if ((version = atomic_load_explicit(&k->c->version, memory_order_acquire)) !=
 	    BP_CONTROL_VERSION) {
+		*rc = version ? BP_CONTROL_E_VERSION
+			      : control_thread_runs(k->h->pid) ? BP_CONTROL_E_NOT_YET
+								: BP_CONTROL_E_NONE;
 		munmap(k->h, BP_FILE_HEADER_BYTES);
 		free(k);
-		*rc = version ? BP_CONTROL_E_VERSION : BP_CONTROL_E_NONE;
 		return NULL;
 	}
 	*rc = 0;

@@ -66,6 +66,10 @@
  *	CLAIMED, ANSWERED --asker gone (the process)--> IDLE
  */
 #define BP_CONTROL_VERSION	1u	/* `version` of the protocol above */
+/* The control thread's name (/proc/PID/task/TID/comm): an asker that finds
+ * `version` 0 tells by it a thread not serving yet (a fork child's waits
+ * for its first record to make its file) from none at all. */
+#define BP_CONTROL_THREAD_NAME	"bprint-control"
 #define BP_CONTROL_DATA_BYTES	960u
 
 enum bp_control_state {

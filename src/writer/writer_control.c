@@ -166,7 +166,7 @@ static void start(struct bp_file_control *c)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc == 0)
-		pthread_setname_np(thread, "bprint-control");
+		pthread_setname_np(thread, BP_CONTROL_THREAD_NAME);
 }
 
 void bp_control_start(struct bp_file_header *h)

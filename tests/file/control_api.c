@@ -3,7 +3,8 @@
  * control thread answers as a traced process's does for `bprint enable`:
  * a site disabled by pattern is off in the states and records nothing
  * until enabled again; a bad pattern, a file without a control thread
- * and a read-only file are refused with their codes.
+ * (its process with one, not serving yet, or none) and a read-only file
+ * are refused with their codes.
  *
  * The program traces into a live file of its own (it sets BPRINT_FILE to
  * a new directory's file and executes itself again) and reads it back.
@@ -26,6 +27,12 @@ static int never_ended(void *arg)
 {
 	(void)arg;
 	return 0;
+}
+
+/* The header's pid (at 24, docs/file-format.md) set to pid. */
+static bool write_header_pid(int fd, uint64_t pid)
+{
+	return pwrite(fd, &pid, sizeof(pid), 24) == (ssize_t)sizeof(pid);
 }
 
 /* Records of the site named "target %d" in path. */
@@ -63,9 +70,10 @@ int main(int argc, char **argv)
 
 	CHECK((fd = open(path, O_RDWR | O_CLOEXEC)) >= 0);
 	/* the control thread starts with the file: it says so (its version)
-	 * once it waits, a moment after the first record */
+	 * once it waits, a moment after the first record; not serving yet
+	 * until then */
 	for (int tries = 0; !(c = bp_control_open(fd, never_ended, NULL, &rc)) &&
-			    rc == BP_CONTROL_E_NONE && tries < 200; tries++)
+			    rc == BP_CONTROL_E_NOT_YET && tries < 200; tries++)
 		usleep(5000);
 	if (!c)
 		FAIL("bp_control_open: %d", rc);
@@ -103,6 +111,15 @@ int main(int argc, char **argv)
 	snprintf(other, sizeof(other), "%s.zero", path);
 	CHECK((fd = open(other, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0);
 	CHECK_EQ(ftruncate(fd, 4096), 0);
+	CHECK(bp_control_open(fd, NULL, NULL, &rc) == NULL);
+	CHECK_EQ(rc, BP_CONTROL_E_NONE);
+	/* the same, naming a process that has a control thread (this one,
+	 * whose thread serves its own file, not this one): not serving yet */
+	CHECK(write_header_pid(fd, (uint64_t)getpid()));
+	CHECK(bp_control_open(fd, NULL, NULL, &rc) == NULL);
+	CHECK_EQ(rc, BP_CONTROL_E_NOT_YET);
+	/* naming one without a control thread (the parent, the test driver) */
+	CHECK(write_header_pid(fd, (uint64_t)getppid()));
 	CHECK(bp_control_open(fd, NULL, NULL, &rc) == NULL);
 	CHECK_EQ(rc, BP_CONTROL_E_NONE);
 	close(fd);

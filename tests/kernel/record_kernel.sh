@@ -57,8 +57,7 @@ fi
 # 4. SIGTERM to the recorder: passed on, the file finished, the instance gone
 "$BPRINT" record --kernel -o t.dat -- "$TRACED" sleep 5000 2> term.err &
 rec=$!
-i=0
-while [ ! -d $TRACING/instances/bprint-$rec ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 5 test -d $TRACING/instances/bprint-$rec
 sleep 0.3
 kill -TERM $rec
 wait $rec
@@ -68,8 +67,7 @@ wait $rec
 # 5. kill -9: the instance stays; the next record --kernel removes it
 "$BPRINT" record --kernel -o k9.dat -- "$TRACED" sleep 5000 2> k9.err &
 rec=$!
-i=0
-while [ ! -d $TRACING/instances/bprint-$rec ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 5 test -d $TRACING/instances/bprint-$rec
 [ -d $TRACING/instances/bprint-$rec ] || fail "kill -9: no instance bprint-$rec while recording"
 kill -KILL $rec
 wait $rec 2> /dev/null

@@ -105,8 +105,8 @@ grep -q "$p rings, $((p * 10)) records written, 0 discarded" q.err && ok "record
 m=$(scale 300)
 BPRINT_FILE=c.dat BPRINT_BUFFER_SIZE=64K BPRINT_RETAIN=128K "$PROG" "$m" 10 slow > c.out &
 pid=$!
-i=0	# tail PID needs the program started, its file made: a thread has traced
-while ! grep -q '^thread' c.out 2> /dev/null && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+# tail PID needs the program started, its file made: a thread has traced
+wait_until 20 grep -q '^thread' c.out || fail "tail: no thread started within 20 s"
 "$BPRINT" tail --raw --interval 1 $pid > c.tail 2> c.err
 rc=$?
 wait $pid || fail "tail: the program's exit $?"

@@ -7,23 +7,9 @@
 . "$(dirname "$0")/rt_lib.sh"
 
 command -v timeout > /dev/null || { echo "timeout not found: skipped"; exit 0; }
-# wait_for FILE: until FILE exists (5 s at most)
-wait_for() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 500 ]; do
-		sleep 0.01
-		i=$((i + 1))
-	done
-}
-# wait_records FILE: until bprint report reads a record in FILE (60 s at
-# most): the kill comes after the first record, however slow the start
-wait_records() {
-	i=0
-	until "$BPRINT" report --raw "$1" 2> /dev/null | grep -q 'churn t='; do
-		[ $i -lt 6000 ] || { fail "$1: no record after 60 s"; return 1; }
-		sleep 0.01
-		i=$((i + 1))
-	done
+# has_records FILE: bprint report reads a record in FILE
+has_records() {
+	"$BPRINT" report --raw "$1" 2> /dev/null | grep -q 'churn t='
 }
 # tail_ends WHAT FILE: tail FILE ends by itself, with every record report reads
 tail_ends() {
@@ -40,8 +26,8 @@ tail_ends() {
 # ---- a program killed: its live file is never closed --------------------
 BPRINT_FILE=k.dat "$PROG" 100000 1 slow > k.out &
 pid=$!
-wait_for k.dat
-wait_records k.dat
+# the kill after the first record, however slow the start (60 s at most)
+wait_until 60 has_records k.dat || fail "k.dat: no record after 60 s"
 kill -KILL $pid
 wait $pid 2> /dev/null
 tail_ends "program killed" k.dat
@@ -49,8 +35,7 @@ tail_ends "program killed" k.dat
 # ---- a recorder killed: its stream is never closed ----------------------
 "$BPRINT" record -o r.dat -- "$PROG" 100000 1 slow > r.out 2> r.err &
 pid=$!
-wait_for r.dat
-wait_records r.dat	# copied into the stream
+wait_until 60 has_records r.dat || fail "r.dat: no record after 60 s"	# copied into the stream
 kill -KILL $pid
 wait $pid 2> /dev/null
 sleep 0.2	# its program, killed with it (PR_SET_PDEATHSIG), is gone

@@ -131,10 +131,11 @@ check "file: report's records" "$(grep -c 'pf t=' f.raw)" -eq $((threads * calls
 # ---- killed with a ring in the pool -------------------------------------
 BPRINT_FILE=k.dat "$PROG" 3 1000 hold > k.out &
 pid=$!
-i=0
-while ! grep -q '^ready' k.out 2> /dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
-i=0	# the pool refilled (at once but on a machine busy with other work)
-while [ "$(waiting_rings k.dat)" -ne 1 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until 20 grep -q '^ready' k.out || fail "killed: the program not ready within 20 s"
+# the pool refilled (at once but on a machine busy with other work); the
+# check after the kill says if it did not
+one_waiting() { [ "$(waiting_rings "$1")" -eq 1 ]; }
+wait_until 5 one_waiting k.dat
 kill -KILL $pid
 wait $pid 2> /dev/null
 check "killed: a ring waiting in the pool" "$(waiting_rings k.dat)" -eq 1
@@ -157,8 +158,7 @@ check "record: the prefault thread" "$(value prefault_thread r.out)" -eq 1
 # ---- a recorder killed, its program too, a ring in the pool: recover ----
 "$BPRINT" record -o v.dat -- "$PROG" 3 1000 hold > v.out 2> v.err &
 rec=$!
-i=0
-while ! grep -q '^ready' v.out 2> /dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+wait_until 20 grep -q '^ready' v.out || fail "recover: the program not ready within 20 s"
 sleep 0.3	# the pool refilled, the copier has seen its chunk
 pid=$(value pid v.out)
 kill -KILL $rec
@@ -166,12 +166,10 @@ wait $rec 2> /dev/null
 kill -KILL "$pid" 2> /dev/null
 # recover leaves alone the file of a process still running (exit 4): wait
 # for it to end (gone, or a zombie), which takes a while for a large one
-i=0
-while [ -e /proc/$pid/stat ] && ! awk '{ exit !($3 == "Z" || $3 == "X") }' /proc/$pid/stat 2> /dev/null &&
-	[ $i -lt 3000 ]; do
-	sleep 0.01
-	i=$((i + 1))
-done
+gone() {
+	[ ! -e /proc/$1/stat ] || awk '{ exit !($3 == "Z" || $3 == "X") }' /proc/$1/stat 2> /dev/null
+}
+wait_until 30 gone "$pid" || fail "recover: the program $pid still runs 30 s after its kill"
 "$BPRINT" recover -q v.dat > v.rout 2>&1 || fail "recover: exit status $?: $(cat v.rout)"
 "$BPRINT" stats v.dat > v.stats 2> v.serr || fail "recover: stats exit status $?: $(cat v.serr)"
 exact "recover" v.stats 3 1000

@@ -7,20 +7,14 @@
 
 BPRINT_FILE=t.dat "$PROG" 20 &
 pid=$!
-i=0
-while ! grep -q serving /proc/$pid/cmdline 2> /dev/null && [ $i -lt 500 ]; do
-	sleep 0.01
-	i=$((i + 1))
-done
+wait_until 20 grep -q serving /proc/$pid/cmdline 2> /dev/null ||
+	fail "the program did not rewrite its title within 20 s"
 tr '\0' '\n' < /proc/$pid/environ | grep -q BPRINT_FILE &&
 	fail "the program's environment still names its file: the test tests nothing"
 "$BPRINT" tail --raw $pid > tail.out 2> tail.err &
 tpid=$!
-i=0	# the TERM once tail follows the program (it printed a record), 20 s at most
-while ! grep -q ' title i=' tail.out 2> /dev/null && [ $i -lt 2000 ]; do
-	sleep 0.01
-	i=$((i + 1))
-done
+# the TERM once tail follows the program (it printed a record)
+wait_until 20 grep -q ' title i=' tail.out || fail "tail PID: no record within 20 s"
 kill -TERM $pid
 wait $pid || fail "the program: exit $?"
 wait $tpid

@@ -207,8 +207,8 @@ fi
 start_traced 1 1000 tl
 "$BPRINT" tail --raw --interval 10 $tpid > tail.raw 2> tail.err &
 bpid=$!
-i=0	# attached: it printed a record (20 s at most)
-while ! [ -s tail.raw ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i + 1)); done
+# attached: it printed a record
+wait_until 20 test -s tail.raw || fail "tail PID: no record within 20 s"
 kill -TERM $tpid
 wait $tpid
 wait $bpid || { fail "tail PID: exit $?"; cat tail.err; }

@@ -12,10 +12,5 @@ trap 'for p in $pids; do kill -9 "$p" 2>/dev/null; done' EXIT
 
 # wait_ready FILE: until a program makes FILE (it is ready), 20 s at most
 wait_ready() {
-	bp_i=0
-	while [ ! -e "$1" ]; do
-		bp_i=$((bp_i + 1))
-		[ $bp_i -gt 2000 ] && { fail "$1 never appeared"; return 1; }
-		sleep 0.01
-	done
+	wait_until 20 test -e "$1" || { fail "$1 never appeared"; return 1; }
 }

@@ -13,10 +13,12 @@
  *       opens FILE (which takes the trace's old number) and writes a line
  *       to it, then a new thread traces "after close %d" 10 times: FILE
  *       must hold its line alone, and bprint_dump() every record (stdout).
- *   attach_traced fork READY
+ *   attach_traced fork READY [HOLD]
  *       a thread traces "parent seq %llu" every millisecond; a fork child
  *       traces "child seq %llu" the same way; READY gets "PARENT CHILD"
- *       (their pids) once both have traced; both run until SIGTERM.
+ *       (their pids) once both have traced; both run until SIGTERM.  With
+ *       HOLD, READY is made at once, and the child traces nothing until
+ *       HOLD exists.
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -124,7 +126,7 @@ static void tick_forever(const char *who)
 	}
 }
 
-static int forking(const char *readyfile)
+static int forking(const char *readyfile, const char *hold)
 {
 	char text[64];
 	pid_t child;
@@ -133,10 +135,13 @@ static int forking(const char *readyfile)
 	trace_printk("parent seq %llu", 0ull);	/* the parent's file has a ring */
 	child = fork();
 	if (child == 0) {
+		while (hold && access(hold, F_OK) != 0 && !atomic_load(&stop))
+			usleep(1000);
 		tick_forever("child");
 		_exit(0);
 	}
-	usleep(20000);	/* both have traced */
+	if (!hold)
+		usleep(20000);	/* both have traced */
 	snprintf(text, sizeof(text), "%ld %ld\n", (long)getpid(), (long)child);
 	ready(readyfile, text);
 	tick_forever("parent");
@@ -181,8 +186,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "closefds"))
 		return close_fds(argv[2]);
-	if (argc == 3 && !strcmp(argv[1], "fork"))
-		return forking(argv[2]);
-	fprintf(stderr, "usage: attach_traced run THREADS PAUSE_US READY | fork READY\n");
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "fork"))
+		return forking(argv[2], argc == 4 ? argv[3] : NULL);
+	fprintf(stderr, "usage: attach_traced run THREADS PAUSE_US READY | fork READY [HOLD]\n");
 	return 2;
 }

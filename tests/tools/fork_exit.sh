@@ -25,8 +25,7 @@ rm -f w.dat*
 mkfifo in
 BPRINT_FILE=w.dat "$TRACED" wait < in > pid.txt &
 exec 3> in
-i=0
-while [ ! -s pid.txt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait_until 10 test -s pid.txt
 pid=$(cat pid.txt)
 "$BPRINT" report -n "w.dat.$pid" > running.txt 2> running.err
 exec 3>&-
@@ -37,12 +36,12 @@ grep -q "waiting child 3" running.txt && grep -q "the process is still running" 
 # bprint tail of bprint record's PID names the process it records
 "$BPRINT" record -q -o r.dat -- sleep 30 2> /dev/null &
 rec=$!
-i=0 child=
-while [ -z "$child" ] && [ $i -lt 100 ]; do
+child=
+started() {	# the recorder's child, in $child
 	child=$(cat /proc/$rec/task/$rec/children 2> /dev/null | tr -d ' ')
-	[ -n "$child" ] || sleep 0.1
-	i=$((i + 1))
-done
+	[ -n "$child" ]
+}
+wait_until 10 started
 "$BPRINT" tail "$rec" > /dev/null 2> rec.err
 rc=$?
 kill "$child" 2> /dev/null

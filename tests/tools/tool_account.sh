@@ -86,15 +86,13 @@ while [ $k -lt $runs ]; do
 	"$BPRINT" record -q -o k.dat --mode $mode --buffer-size 64K -- \
 		"$TRACED" --threads 2 --spin --sleep-us $pace &
 	rpid=$!
-	i=0
-	while ! [ -f k.dat.live ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	wait_until 5 test -f k.dat.live
 	sleep "0.$(awk -v s="$k$$" 'BEGIN { srand(s); printf "%03d", 50 + int(rand() * 700) }')"
 	child=$(pgrep -P $rpid)
 	kill -KILL $rpid
 	wait $rpid 2> /dev/null
 	[ -n "$child" ] || { fail "kill $k: no child found"; continue; }
-	i=0
-	while ! gone "$child" && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	wait_until 5 gone "$child"
 	gone "$child" || { fail "kill $k: the child $child outlived bprint record"; kill -KILL "$child"; }
 	check_accounts k k.dat
 	[ "$last_rrc" -eq 4 ] && [ "$last_src" -eq 4 ] ||

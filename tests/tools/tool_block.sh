@@ -75,10 +75,8 @@ r=$((1000000 / scale))
 "$BPRINT" record -q -o late.dat --buffer-size 16K --block-timeout 10s -- \
 	sh -c 'kill -STOP $PPID; exec "$0" "$@"' "$BURST" --records $r &
 rpid=$!
-i=0
-while [ "$(awk '{ print $3 }' /proc/$rpid/stat 2> /dev/null)" != T ] && [ $i -lt 500 ]; do
-	sleep 0.01; i=$((i + 1))
-done
+stopped() { [ "$(awk '{ print $3 }' /proc/$1/stat 2> /dev/null)" = T ]; }
+wait_until 5 stopped $rpid
 sleep 0.3
 kill -CONT $rpid
 wait $rpid || fail "late copier: record exit $?"
@@ -95,8 +93,7 @@ rm -f late.dat
 "$BPRINT" record -q -o s.dat --buffer-size 64K --block-timeout 50ms -- \
 	"$BURST" --records 20000000 &
 rpid=$!
-i=0
-while ! [ -f s.dat.live ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+wait_until 5 test -f s.dat.live
 sleep 0.05
 kill -STOP $rpid
 sleep 0.2
@@ -164,14 +161,13 @@ exact k.stats 2 $((1000000 / scale)) block && ok "block mode with fork" || fail 
 # the file says what it holds
 "$BPRINT" record -q -o x.dat --buffer-size 64K -- "$BURST" --records 2000000000 &
 rpid=$!
-i=0
-while ! [ -f x.dat.live ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+wait_until 5 test -f x.dat.live
 sleep 0.1
 cpid=$(ps -o pid= --ppid $rpid | tr -d ' ')
 kill -KILL $rpid
 wait $rpid 2>/dev/null
-i=0
-while [ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+ended() { ! kill -0 "$1" 2> /dev/null; }
+[ -n "$cpid" ] && wait_until 10 ended "$cpid"
 [ -n "$cpid" ] || fail "killed: no child found"
 kill -0 "$cpid" 2>/dev/null && { fail "killed: the program still runs"; kill -KILL "$cpid"; }
 "$BPRINT" stats x.dat > x.stats; rc=$?
@@ -188,8 +184,7 @@ rm -f gc.pid
 "$BPRINT" record -q -o w.dat --buffer-size 64K --block-timeout 2s -- \
 	sh -c '"$0" "$@" & echo $! > gc.pid; wait' "$BURST" --threads 2 --records $r &
 rpid=$!
-i=0
-while ! [ -s gc.pid ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+wait_until 5 test -s gc.pid
 gpid=$(cat gc.pid 2> /dev/null)
 kill -STOP $rpid	# at once: the burst cannot end before (it needs the copier)
 sleep 0.3
@@ -200,8 +195,7 @@ wait $rpid 2> /dev/null
 gone() {
 	[ ! -e /proc/$1/stat ] || awk '{ exit !($3 == "Z" || $3 == "X") }' /proc/$1/stat 2> /dev/null
 }
-i=0
-while [ -n "$gpid" ] && ! gone "$gpid" && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
+[ -n "$gpid" ] && wait_until 30 gone "$gpid"
 ms=$((($(date +%s%N) - t0) / 1000000))
 if [ -z "$gpid" ]; then
 	fail "killed while waiting: no traced program found"

@@ -35,8 +35,7 @@ grep -q '^# file: r.dat (stream, closed cleanly)' r.stats || fail "stream flags"
 # interrupted: the child is stopped, the file finished
 "$BPRINT" record -q -o i.dat --mode overwrite --buffer-size 64K -- "$TRACED" --threads 2 --spin &
 rpid=$!
-i=0
-while ! [ -f i.dat.live ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+wait_until 20 test -f i.dat.live || fail "interrupted: no i.dat.live within 20 s"
 sleep 0.3
 kill -INT $rpid
 wait $rpid; rc=$?

@@ -4,13 +4,11 @@
 # equal those of `bprint report` on the finished file.
 . "$(dirname "$0")/tool_lib.sh"
 
-wait_for_file() {	# a header and at least one chunk
-	i=0
-	while ! [ -f "$1" ] || [ "$(wc -c < "$1")" -lt 8192 ]; do
-		i=$((i + 1))
-		[ $i -gt 500 ] && { fail "$1 never appeared"; return 1; }
-		sleep 0.01
-	done
+has_chunk() {	# a header and at least one chunk
+	[ -f "$1" ] && [ "$(wc -c < "$1")" -ge 8192 ]
+}
+wait_for_file() {
+	wait_until 20 has_chunk "$1" || { fail "$1 never appeared"; return 1; }
 }
 
 per_thread_same() {	# tail output, report output, what

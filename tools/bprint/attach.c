@@ -151,12 +151,19 @@ static bool maps_libbprint(long pid)
 	return found;
 }
 
-/* No descriptor is its trace: why, in one line. */
+/* No descriptor is its trace: why, in one line.  parent: the process
+ * holds that process's live file, as a fork child does until it first
+ * traces (it then makes its own, writer.c). */
 static int no_trace(const char *sub, const char *arg, long pid, bool other_version,
-		    unsigned major, unsigned minor)
+		    unsigned major, unsigned minor, long parent)
 {
 	if (!alive(pid))
 		return refuse(sub, arg, EXIT_NOPROC, "the process has exited");
+	if (parent)
+		return refuse(sub, arg, EXIT_NOTRACE,
+			      "the process forked from %ld and has no trace of its own yet to "
+			      "read, or to switch its call sites through: a fork child's is made "
+			      "when it first traces; try again then", parent);
 	if (other_version) {
 		unsigned ours_major, ours_minor;
 
@@ -188,13 +195,34 @@ static long parse_pid(const char *s)
 struct found {
 	bool other_version;
 	unsigned major, minor;		/* the other version's */
+	long parent;			/* its parent's live file is open in it: the parent */
 };
+
+/* The parent of process pid (/proc/PID/stat), or 0. */
+static long parent_of(long pid)
+{
+	char where[64], line[1024], *p;
+	long ppid = 0;
+	FILE *f;
+
+	snprintf(where, sizeof(where), "/proc/%ld/stat", pid);
+	if (!(f = fopen(where, "re")))
+		return 0;
+	/* "PID (COMM) STATE PPID ...": COMM may hold anything, ')' too */
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')) &&
+	    sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		ppid = 0;
+	fclose(f);
+	return ppid > 0 ? ppid : 0;
+}
 
 /* Open a->pid's live file into a: 0, or the errno of /proc/PID/fd. */
 static int find(struct attach *a, bool writable, struct found *fo)
 {
 	char path[sizeof(a->name)];
 	struct dirent *de;
+	unsigned major, minor;
+	long parent = -1;
 	DIR *dir;
 	int fd;
 
@@ -216,6 +244,14 @@ static int find(struct attach *a, bool writable, struct found *fo)
 			fo->other_version = true;
 			break;
 		default:
+			/* a fork child keeps its parent's file until it first
+			 * traces (writer.c): the parent's live file, by its pid */
+			if (parent < 0)
+				parent = parent_of(a->pid);
+			if (parent > 0 && !fo->parent &&
+			    bp_record_live_look(fd, (int32_t)parent, &major, &minor) ==
+				    BP_RECORD_LOOK_LIVE)
+				fo->parent = parent;
 			break;
 		}
 		close(fd);
@@ -236,7 +272,7 @@ int attach_open(const char *sub, const char *arg, bool writable, struct attach *
 	if ((err = find(a, writable, &fo)) != 0)
 		return denied(sub, arg, a->pid, err);
 	if (a->fd < 0)
-		return no_trace(sub, arg, a->pid, fo.other_version, fo.major, fo.minor);
+		return no_trace(sub, arg, a->pid, fo.other_version, fo.major, fo.minor, fo.parent);
 	return EXIT_OK;
 }
 

@@ -13,7 +13,8 @@
  * after the readers' 0-4). */
 #define EXIT_NOPROC	5	/* no such process */
 #define EXIT_DENIED	6	/* not permitted: another user's, not dumpable */
-#define EXIT_NOTRACE	7	/* the process has no trace to read (no libbprint) */
+#define EXIT_NOTRACE	7	/* the process has no trace to read (no libbprint, or a
+				 * fork child that has not traced yet) */
 #define EXIT_VERSION	8	/* its libbprint writes a format this bprint does not read */
 #define EXIT_BUSY	9	/* another bprint record --pid reads it already */
 #define EXIT_EXITED	10	/* it exited while attached: the file is complete up to then */
@@ -21,10 +22,10 @@
 #define ATTACH_STATUS_HELP                                                             \
 	"Exit status: 0 done, 1 bad command line, 3 write error, 5 no such process,\n"    \
 	"6 not permitted (another user's process: the kernel's ptrace access rule),\n"   \
-	"7 the process has no bprint trace (no libbprint, or BPRINT_ATTACH=0), 8 its\n"   \
-	"libbprint writes a trace format this bprint does not read, 9 another bprint\n"  \
-	"record --pid reads it, 10 it exited while attached (FILE is complete up to\n"     \
-	"its exit).\n"
+	"7 the process has no bprint trace (no libbprint, BPRINT_ATTACH=0, or a fork\n" \
+	"child that has not traced yet), 8 its libbprint writes a trace format this\n"  \
+	"bprint does not read, 9 another bprint record --pid reads it, 10 it exited\n"  \
+	"while attached (FILE is complete up to its exit).\n"
 
 /* The trace of a running process, found. */
 struct attach {

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXIT_NOCONTROL	11	/* the process cannot switch its sites from outside */
+#define EXIT_NOCONTROL	11	/* the process cannot switch its sites from outside (now) */
 
 static int say(const char *sub, const char *arg, int status, const char *why)
 {
@@ -55,6 +55,10 @@ static int failed(const struct control *k, int rc)
 		return say(k->sub, k->arg, EXIT_NOCONTROL,
 			   "its libbprint cannot switch call sites from outside (older than "
 			   "bprint enable, or it could not start its control thread)");
+	case BP_CONTROL_E_NOT_YET:
+		return say(k->sub, k->arg, EXIT_NOCONTROL,
+			   "its control thread does not serve yet (a fork child's serves once "
+			   "its first record has made its trace file): try again");
 	case BP_CONTROL_E_ENDED:
 		return say(k->sub, k->arg, EXIT_NOPROC, "the process has exited");
 	case BP_CONTROL_E_BUSY:
@@ -108,8 +112,9 @@ static void switch_help(const char *sub)
 	       "\n"
 	       "Switching another user's process needs root (the kernel's ptrace access rule).\n"
 	       ATTACH_STATUS_HELP
-	       "11 the process cannot switch its sites from outside (an older libbprint), or\n"
-	       "did not answer within a second.\n",
+	       "11 the process cannot switch its sites from outside (an older libbprint),\n"
+	       "its control thread does not serve yet (a fork child's, until its first\n"
+	       "record: try again), or it did not answer within a second.\n",
 	       prog, sub, strcmp(sub, "enable") ? "Disable" : "Enable", sub);
 }
 
@@ -188,8 +193,9 @@ static void sites_help(void)
 	       "  -h, --help  show this help\n"
 	       "\n"
 	       ATTACH_STATUS_HELP
-	       "11 the process cannot list its sites' states (an older libbprint), or did\n"
-	       "not answer within a second.\n",
+	       "11 the process cannot list its sites' states (an older libbprint), its\n"
+	       "control thread does not serve yet (a fork child's, until its first record:\n"
+	       "try again), or it did not answer within a second.\n",
 	       prog);
 }
 
