@@ -7,6 +7,7 @@
 # export) holding its slow record, and every thread's records of that
 # window: the program's own numbering (seq) and clock say which ones
 # (trigger_traced.c); each must be in the window or counted lost in place.
+# The program's only variable is its ring size (below).
 #   sh trigger.sh BPRINT TRIGGER_TRACED WORKDIR
 set -u
 BPRINT=$1 TRACED=$2 WORK=$3
@@ -14,7 +15,13 @@ ATTACH_LIB=$(cd "$(dirname "$0")" && pwd)
 . "$ATTACH_LIB/attach_lib.sh"
 
 events=$(scale 1000000)
-"$TRACED" 3 "$events" ready go expect &
+# Rings that hold a thread's whole run (about 11 MB of its 333,333
+# records): the windows are under test, not the watcher's speed.  With the
+# default 1 MiB a watcher held off the CPU for 40 ms (a loaded machine)
+# found records, and once a window's slow record, overwritten before it
+# copied them (said, as "records overwritten before the watcher copied
+# them"), and the windows then differed from the program's.
+BPRINT_BUFFER_SIZE=$(scale 16)M "$TRACED" 3 "$events" ready go expect &
 tpid=$!
 pids=$tpid
 wait_ready ready || exit 1
