@@ -37,9 +37,10 @@ grep -q "waiting child 3" running.txt && grep -q "the process is still running" 
 "$BPRINT" record -q -o r.dat -- sleep 30 2> /dev/null &
 rec=$!
 child=
-started() {	# the recorder's child, in $child
+started() {	# the recorder's child, in $child, once it runs sleep: forked
+	# but not yet exec'd, it is a copy of bprint, with no BPRINT_FILE
 	child=$(cat /proc/$rec/task/$rec/children 2> /dev/null | tr -d ' ')
-	[ -n "$child" ]
+	[ -n "$child" ] && [ "$(cat /proc/$child/comm 2> /dev/null)" = sleep ]
 }
 wait_until 10 started
 "$BPRINT" tail "$rec" > /dev/null 2> rec.err
