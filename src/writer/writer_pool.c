@@ -281,7 +281,11 @@ static void *pool_main(void *arg)
 			for (unsigned i = 0; i < pool_rings; i++) {
 				struct slot *s = &slots[i];
 
-				if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
+				/* P2: acquire, the taker's read of the mapping
+				 * before we refill it: the doorbell we acquired
+				 * may be an earlier one (a taker that found the
+				 * pool empty), not this take's */
+				if (atomic_load_explicit(&s->state, memory_order_acquire) !=
 				    SLOT_EMPTY)
 					continue;
 				atomic_store_explicit(&s->state, SLOT_FILLING,
@@ -315,7 +319,7 @@ static void *pool_main(void *arg)
 				      NULL, NULL, 0);
 			atomic_store_explicit(&pool_asleep, false, memory_order_relaxed);
 		}
-		/* acquire: the taker's EMPTY (P2) before we look at the slots */
+		/* a take, or a taker that found the pool empty: look again */
 		if (atomic_load_explicit(&doorbell, memory_order_acquire) != bell) {
 			int taker;
 
@@ -396,7 +400,7 @@ int bp_live_pool_take(uint64_t size, struct bp_mapped *m)
 			continue;
 		*m = s->m;
 		/* P2: release: our read of the mapping before the thread
-		 * refills the slot (it acquires the doorbell, then the state) */
+		 * refills the slot (it acquires the state) */
 		atomic_store_explicit(&s->state, SLOT_EMPTY, memory_order_release);
 		ring_doorbell();
 		return 0;
