@@ -18,7 +18,9 @@
  * wake only when the pool's thread has gone to sleep ("Polled", below).
  * A pool that is empty (threads starting faster than it refills, or the
  * file full) leaves the taker to the ordinary path (writer_rings.c),
- * which faults its pages in at the call as before.
+ * which faults its pages in at the call as before; the taker rings the
+ * doorbell all the same, since a thread whose fill failed sleeps until
+ * rung, and would otherwise stay asleep with the pool empty for good.
  *
  * A pooled chunk is, in the file, what a spare chunk is: a ring chunk of
  * state 0 ("being written") whose ring is zeros, which every reader and
@@ -279,7 +281,11 @@ static void *pool_main(void *arg)
 			for (unsigned i = 0; i < pool_rings; i++) {
 				struct slot *s = &slots[i];
 
-				if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
+				/* P2: acquire, the taker's read of the mapping
+				 * before we refill it: the doorbell we acquired
+				 * may be an earlier one (a taker that found the
+				 * pool empty), not this take's */
+				if (atomic_load_explicit(&s->state, memory_order_acquire) !=
 				    SLOT_EMPTY)
 					continue;
 				atomic_store_explicit(&s->state, SLOT_FILLING,
@@ -313,7 +319,7 @@ static void *pool_main(void *arg)
 				      NULL, NULL, 0);
 			atomic_store_explicit(&pool_asleep, false, memory_order_relaxed);
 		}
-		/* acquire: the taker's EMPTY (P2) before we look at the slots */
+		/* a take, or a taker that found the pool empty: look again */
 		if (atomic_load_explicit(&doorbell, memory_order_acquire) != bell) {
 			int taker;
 
@@ -361,6 +367,24 @@ void bp_live_pool_start(void)
 		pthread_setname_np(thread, "bprint-prefault");
 }
 
+/* Tell the pool's thread that a thread has started: it refills (after
+ * REFILL_DELAY_NS, away from this CPU) what is empty. */
+static void ring_doorbell(void)
+{
+	atomic_store_explicit(&taker_cpu, bp_current_cpu(), memory_order_relaxed);
+	atomic_store_explicit(&taken_ns, bp_clock_read_ns(CLOCK_MONOTONIC), memory_order_relaxed);
+	atomic_fetch_add(&doorbell, 1);	/* seq_cst: P3 */
+	if (atomic_load(&pool_asleep))	/* else it looks within POLL_NS */
+		(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/*
+ * A ring from the pool, or -1.  Found empty, the pool is rung all the
+ * same: its thread sleeps with no timeout after a fill that failed (no
+ * room, no spare chunk), and only a taker wakes it, so a pool that is
+ * never rung when empty would stay empty for good, even once room or a
+ * spare chunk is back.
+ */
 int bp_live_pool_take(uint64_t size, struct bp_mapped *m)
 {
 	if (!pool_rings || size != pool_chunk_size)
@@ -375,18 +399,13 @@ int bp_live_pool_take(uint64_t size, struct bp_mapped *m)
 							     memory_order_relaxed))
 			continue;
 		*m = s->m;
-		atomic_store_explicit(&taker_cpu, bp_current_cpu(), memory_order_relaxed);
-		atomic_store_explicit(&taken_ns, bp_clock_read_ns(CLOCK_MONOTONIC),
-				      memory_order_relaxed);
 		/* P2: release: our read of the mapping before the thread
-		 * refills the slot (it acquires the doorbell, then the state) */
+		 * refills the slot (it acquires the state) */
 		atomic_store_explicit(&s->state, SLOT_EMPTY, memory_order_release);
-		atomic_fetch_add(&doorbell, 1);	/* seq_cst: P3 */
-		if (atomic_load(&pool_asleep))	/* else it looks within POLL_NS */
-			(void)syscall(SYS_futex, (uint32_t *)&doorbell, FUTEX_WAKE_PRIVATE, 1,
-				      NULL, NULL, 0);
+		ring_doorbell();
 		return 0;
 	}
+	ring_doorbell();
 	return -1;
 }
 

@@ -30,7 +30,14 @@
  * its records the same (counter_only()): the call path writes the ring's
  * counts in place, unchecked, and a ring whose thread had not exited may
  * have been cut between a record's commit and its count, which reads the
- * same; a ring whose thread exited must say it.
+ * same; a ring whose thread exited must say it.  And so is a ring's head
+ * page's `commit` grown by exactly one whole record, which the stale
+ * bytes past it (the page's previous lap, its records aligned as this
+ * lap's) held (one_more_record()): the call path stores `commit`, then
+ * counts the record, and a writer cut between the two leaves exactly
+ * that, one record more than counted at the head of a ring whose thread
+ * had not exited (accounts.c takes it); what the record holds is the
+ * writer's, unchecked, as any argument byte.
  * BPRINT_TEST_LONG=1 makes ten times as many, BPRINT_TEST_QUICK=1 a tenth.
  */
 #define CHECK_KEEP_GOING 50
@@ -67,6 +74,8 @@ static unsigned long counted;	/* a killed program's file: records lost, and coun
 struct reading {
 	uint64_t *recs;			/* each record's hash, lost_before left out */
 	uint64_t *keys;			/* the same without its message */
+	int32_t *tids;			/* its thread */
+	uint64_t *idx;			/* and its ring's stored-record index */
 	size_t n, cap;
 	uint64_t lost;			/* the rings' records counted as lost */
 	uint64_t rings;			/* hash of the rings' other counters */
@@ -100,6 +109,8 @@ struct file {
 	size_t nbounds;
 	size_t ctls[64];		/* a live file's rings' control blocks */
 	bool exited[64];		/* and whether the ring's thread exited */
+	size_t heads[64];		/* and its head page's commit, 0 if none */
+	int32_t tids[64];		/* and its thread */
 	size_t nctls;
 	unsigned char *args;		/* a live file: VALUE_* of each byte */
 	bool closed;			/* a live file closed cleanly */
@@ -204,16 +215,24 @@ static void ring_spans(struct file *f, size_t off, bool closed)
 		mark_args(f, off + BP_FILE_RING_OFFSET, (size_t)ring_bytes);
 	add_span(f, off + 32, BP_FILE_RING_OFFSET - 32);
 	add_span(f, off + BP_FILE_RING_OFFSET, BP_RING_CTL_BYTES);
+	memcpy(&ps, ring + 8, 4);
+	memcpy(&np, ring + 12, 4);
+	memcpy(&head, ring + 64, 8);
 	if (f->nctls < sizeof(f->ctls) / sizeof(f->ctls[0])) {
 		uint32_t state;
 
 		memcpy(&state, f->p + off + offsetof(struct bp_file_ring, state), 4);
+		memcpy(&f->tids[f->nctls], f->p + off + offsetof(struct bp_file_ring, tid), 4);
 		f->exited[f->nctls] = state == BP_RING_EXITED;
+		f->heads[f->nctls] = 0;
+		if (ps >= BP_RING_PAGE_MIN && np && head && ring_bytes >= BP_RING_CTL_BYTES &&
+		    ring_bytes <= f->n - off - BP_FILE_RING_OFFSET &&
+		    (uint64_t)np * ps <= ring_bytes - BP_RING_CTL_BYTES)
+			f->heads[f->nctls] = off + BP_FILE_RING_OFFSET + BP_RING_CTL_BYTES +
+					     (size_t)((head - 1) % np) * ps +
+					     offsetof(struct bp_ring_page, commit);
 		f->ctls[f->nctls++] = off + BP_FILE_RING_OFFSET;
 	}
-	memcpy(&ps, ring + 8, 4);
-	memcpy(&np, ring + 12, 4);
-	memcpy(&head, ring + 64, 8);
 	for (uint32_t i = 0; ps >= BP_RING_PAGE_MIN && i < np && i < 4096; i++) {
 		size_t page = off + BP_FILE_RING_OFFSET + BP_RING_CTL_BYTES + (size_t)i * ps;
 
@@ -266,15 +285,19 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 
 #define MIX(h, v) ((h) = mix((h), &(v), sizeof(v)))
 
-static void add_rec(struct reading *r, uint64_t h, uint64_t key)
+static void add_rec(struct reading *r, uint64_t h, uint64_t key, const struct bp_trace_event *e)
 {
 	if (r->n == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 1024;
 		r->recs = realloc(r->recs, r->cap * sizeof(*r->recs));
 		r->keys = realloc(r->keys, r->cap * sizeof(*r->keys));
-		CHECK(r->recs != NULL && r->keys != NULL);
+		r->tids = realloc(r->tids, r->cap * sizeof(*r->tids));
+		r->idx = realloc(r->idx, r->cap * sizeof(*r->idx));
+		CHECK(r->recs && r->keys && r->tids && r->idx);
 	}
 	r->keys[r->n] = key;
+	r->tids[r->n] = e->tid;
+	r->idx[r->n] = e->index;
 	r->recs[r->n++] = h;
 }
 
@@ -316,7 +339,7 @@ static uint64_t read_file(const unsigned char *p, size_t n, bool *damage, struct
 			MIX(one, e.index);
 			key = one;
 			one = mix(one, e.message, e.message_len);
-			add_rec(r, one, key);
+			add_rec(r, one, key, &e);
 			MIX(h, one);
 			MIX(h, e.lost_before);
 		}
@@ -408,6 +431,46 @@ static bool counter_only(const struct file *f, const struct reading *r, const un
 }
 
 /*
+ * A killed program's live file: did mutant p (n bytes) change only the
+ * commit of one ring's head page, in a ring whose thread had not exited,
+ * so that the ring reads one record more, past its last one, and nothing
+ * else changed?  The bytes past a page's commit are its previous lap's
+ * (VALUE_FREE): where that lap's records lay as this one's, a commit
+ * grown by one record's length takes the next of them whole.  The call
+ * path stores the page's commit, then counts the record (docs/ring-
+ * buffer.md, "The writer"): a writer killed between the two leaves the
+ * same, a record more than the ring's written count, which the reader
+ * takes (accounts.c: the count one short).  Nothing tells them apart.
+ */
+static bool one_more_record(const struct file *f, const struct reading *r,
+			    const unsigned char *p, size_t n)
+{
+	const struct reading *in = &f->intact;
+	size_t k, j;
+	uint64_t written, discarded;
+
+	if (n != f->n || f->closed || r->n != in->n + 1 || r->lost != in->lost)
+		return false;
+	for (k = 0; k < f->nctls; k++)	/* the ring whose head commit changed */
+		if (f->heads[k] && memcmp(p + f->heads[k], f->p + f->heads[k], 4))
+			break;
+	if (k == f->nctls || f->exited[k] ||
+	    memcmp(p, f->p, f->heads[k]) ||
+	    memcmp(p + f->heads[k] + 4, f->p + f->heads[k] + 4, n - f->heads[k] - 4))
+		return false;
+	/* the intact records, in order, and one more */
+	for (j = 0; j < in->n && r->recs[j] == in->recs[j]; j++)
+		;
+	if (memcmp(r->recs + j + 1, in->recs + j, (in->n - j) * sizeof(*r->recs)))
+		return false;
+	/* of that ring, the next record index after what it counted */
+	memcpy(&written, f->p + f->ctls[k] + offsetof(struct bp_ring_ctl, written), 8);
+	memcpy(&discarded, f->p + f->ctls[k] + offsetof(struct bp_ring_ctl, discarded), 8);
+	return r->tids[j] == f->tids[k] && written >= discarded &&
+	       r->idx[j] == written - discarded;
+}
+
+/*
  * A killed program's live file: did the mutant lose records and count
  * them as lost?  A writer killed as it moved to a new page leaves that
  * page's header zero (docs/ring-buffer.md): its records are lost and
@@ -479,6 +542,12 @@ static void judge(const struct file *f, const unsigned char *p, size_t n, const 
 	if (!f->stream && !f->closed && chunk_zeroed(f, p, n)) {
 		counted++;
 		printf("a killed program's: %s: %s\n", f->name, what);
+		return;
+	}
+	if (!f->stream && one_more_record(f, &r, p, n)) {
+		live_silent++;
+		silent_anywhere += anywhere;
+		printf("silent, one record more at a ring's head: %s: %s\n", f->name, what);
 		return;
 	}
 	if (!f->stream && counter_only(f, &r, p, n)) {
@@ -780,6 +849,8 @@ int main(int argc, char **argv)
 		free(files[i].args);
 		free(files[i].intact.recs);
 		free(files[i].intact.keys);
+		free(files[i].intact.tids);
+		free(files[i].intact.idx);
 	}
 	return check_summary("reader_mutants");
 }

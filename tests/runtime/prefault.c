@@ -16,6 +16,15 @@
  *	pid P
  *
  * hold: then it prints "ready" and sleeps until it is killed.
+ *
+ * RT_PREFAULT_NO_ROOM=1 (with BPRINT_FILE): a pool whose fill failed is
+ * rung by the next thread that finds it empty.  The main thread's first
+ * record (the site registered, the pool refilled after its take), then
+ * the file may not grow (RLIMIT_FSIZE at its size) while thread 0 takes
+ * the pooled ring and the pool's refill finds no room and no spare chunk
+ * (thread 0 lives on 200 ms); 100 ms after thread 0's start the limit is
+ * lifted.  Thread 1 then finds the pool empty, and thread 2 a ring if
+ * thread 1's take rang the pool.
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -26,12 +35,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 static int calls;
 static long first_faults[1024];
+static int no_room;	/* RT_PREFAULT_NO_ROOM */
 
 static void nap_ms(long ms)
 {
@@ -57,7 +69,10 @@ static void *worker(void *arg)
 	f0 = faults();
 	for (int i = 1; i < calls; i++)
 		trace_printk("pf t=%d i=%d", id, i);
-	return (void *)(intptr_t)(faults() - f0);
+	f0 = faults() - f0;
+	if (no_room && id == 0)
+		nap_ms(200);	/* no spare chunk for the pool while the file is full */
+	return (void *)(intptr_t)f0;
 }
 
 /* Is one of our threads named name? */
@@ -98,13 +113,30 @@ int main(int argc, char **argv)
 	}
 	threads = atoi(argv[1]);
 	calls = atoi(argv[2]);
+	no_room = getenv("RT_PREFAULT_NO_ROOM") && getenv("BPRINT_FILE");
+	if (no_room) {
+		signal(SIGXFSZ, SIG_IGN);	/* a write past the limit fails, no more */
+		trace_printk("pf t=%d i=%d", -1, 0);
+	}
 	nap_ms(100);
 	for (int t = 0; t < threads; t++) {
 		pthread_t th;
 		void *f;
+		struct stat st;
 
-		if (pthread_create(&th, NULL, worker, (void *)(intptr_t)t) != 0 ||
-		    pthread_join(th, &f) != 0)
+		if (no_room && t == 0) {	/* the file as it is, and no larger */
+			if (stat(getenv("BPRINT_FILE"), &st) != 0 ||
+			    setrlimit(RLIMIT_FSIZE, &(struct rlimit){ (rlim_t)st.st_size, RLIM_INFINITY }) != 0)
+				return 1;
+		}
+		if (pthread_create(&th, NULL, worker, (void *)(intptr_t)t) != 0)
+			return 1;
+		if (no_room && t == 0) {
+			nap_ms(100);	/* thread 0 took the ring, the refill failed */
+			if (setrlimit(RLIMIT_FSIZE, &(struct rlimit){ RLIM_INFINITY, RLIM_INFINITY }) != 0)
+				return 1;
+		}
+		if (pthread_join(th, &f) != 0)
 			return 1;
 		printf("faults %d %ld\nfirst %d %ld\n", t, (long)(intptr_t)f, t, first_faults[t]);
 		nap_ms(gap);

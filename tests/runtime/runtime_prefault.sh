@@ -12,6 +12,8 @@
 #    with one (SIGKILL), bprint record's stream of such a program, and
 #    recover of a killed recorder's stream: every record exactly, no
 #    thread but the program's, nothing said damaged;
+#  - a pool whose fill failed (the file could not grow) refills once a
+#    thread that found it empty has rung it;
 #  - a bad BPRINT_PREFAULT is said, and the default kept.
 . "$(dirname "$0")/rt_lib.sh"
 
@@ -117,6 +119,35 @@ else
 	check "asleep: every thread's faults at most a quarter of without the pool's" \
 		"$((most * 4))" -le "$without"
 fi
+
+# ---- a fill that failed: the pool rung when found empty ----------------
+# (prefault.c, RT_PREFAULT_NO_ROOM: the file may not grow while thread 0's
+# take has the pool refill; thread 1 finds it empty, and its take must
+# ring the pool, which sleeps with no timeout after a failed fill, so
+# that thread 2 finds a ring.  A pool held off past the 100 ms the file
+# is full refills in time and thread 1 finds a ring: run once more.)
+no_room() {
+	rm -f nr.dat
+	BPRINT_FILE=nr.dat BPRINT_PREFAULT=1 RT_PREFAULT_NO_ROOM=1 RT_PREFAULT_GAP_MS=100 \
+		"$PROG" 3 $calls > nr.out || fail "no room: the program failed"
+}
+thread_faults() {
+	awk -v t="$2" '$1 == "faults" && $2 == t { print $3 }' "$1"
+}
+no_room
+if [ "$(thread_faults nr.out 1)" -lt 40 ]; then
+	echo "note: no room: thread 1 found a ring (faults: $(per_thread nr.out)); once more"
+	no_room
+fi
+check "no room: thread 1 found the pool empty (its fill failed)" "$(thread_faults nr.out 1)" -ge 40
+if [ -n "${RT_SANITIZE:-}" ]; then
+	check "no room: thread 2 fewer faults than without the pool" "$(thread_faults nr.out 2)" -lt "$without"
+else
+	check "no room: thread 2 found a ring again" "$(($(thread_faults nr.out 2) * 4))" -le "$without"
+fi
+"$BPRINT" report --raw nr.dat > nr.raw 2> nr.err || fail "no room: report exit status $?"
+[ -s nr.err ] && fail "no room: report said: $(cat nr.err)"
+check "no room: report's records" "$(grep -c 'pf t=' nr.raw)" -eq $((3 * calls + 1))
 
 # ---- a file with a ring in the pool at the end --------------------------
 check "file: a ring waiting in the pool at the end" "$(waiting_rings file.1.dat)" -eq 1
