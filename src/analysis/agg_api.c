@@ -145,6 +145,8 @@ static inline bool add(struct bp_agg *a, const unsigned char *key, size_t keylen
 static __attribute__((noinline)) int add_rest(struct bp_agg *a, const unsigned char *key,
 					      size_t keylen, union bp_dist_value v, uint64_t ns)
 {
+	if (!a->every_ns && !a->counts_only)	/* the lanes were looked at */
+		return bp_agg_add_slow(a, key, keylen, v) ? 0 : -1;
 	return add(a, key, keylen, v, ns) ? 0 : -1;
 }
 
@@ -161,10 +163,13 @@ int bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen, union 
 
 			if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
 				continue;
-			if (l->n + 1 >= BP_AGG_BATCH)
+			if (l->n + 1 >= BP_AGG_BATCH) {
+				a->cur = i;	/* bp_agg_add_slow() takes it from there */
 				break;
+			}
 			a->cur = i;
 			a->records++;
+			l->hits++;
 			l->v[l->n++] = v;
 			return 0;
 		}

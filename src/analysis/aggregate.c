@@ -107,7 +107,7 @@ void bp_agg_init(struct bp_agg *a, enum bp_dist_kind kind, enum bp_bucket_kind b
 	*a = (struct bp_agg){ .kind = kind, .what = "values" };
 	bp_quantiles_default(&a->quantiles);
 	bp_dist_pool_init(&a->pool, buckets, width);
-	bp_groups_init(&a->groups, sizeof(struct bp_dist));
+	bp_groups_init(&a->groups, sizeof(struct bp_agg_group));
 }
 
 static void dist_free(void *d)
@@ -118,6 +118,7 @@ static void dist_free(void *d)
 void bp_agg_fini(struct bp_agg *a)
 {
 	memset(a->lane, 0, sizeof(a->lane));
+	a->nlanes = a->misses = 0;
 	bp_groups_free(&a->groups, dist_free);
 	bp_top_free(&a->top);
 	free(a->sorted);
@@ -140,29 +141,43 @@ static bool flush(struct bp_agg *a, struct bp_agg_lane *l)
 	return !n || bp_dist_add_many(&a->pool, l->g->data, l->v, n);
 }
 
-/* The lane of key's group, made the current one: a lane's if it has the
- * key, else the group looked up into the next lane in turn, whose values
- * go in first (*ok false if that failed).  NULL if memory ran out. */
-static struct bp_agg_lane *lane_of(struct bp_agg *a, const unsigned char *key, size_t keylen,
-				   bool *ok)
+/* The values waiting in a group without a lane into its distribution. */
+static bool flush_group(struct bp_agg *a, struct bp_agg_group *p)
+{
+	unsigned n = p->n;
+
+	p->n = 0;
+	return !n || bp_dist_add_many(&a->pool, &p->d, p->v, n);
+}
+
+/* The lane for key, which no lane has: an unused lane, or every
+ * BP_AGG_RETRY calls the lane added to least since the last of those (its
+ * values go in first: *ok false if that failed), made the current one.
+ * NULL if the key gets no lane: *gp is then its group, or NULL if memory
+ * ran out. */
+static struct bp_agg_lane *lane_for(struct bp_agg *a, const unsigned char *key, size_t keylen,
+				    bool *ok, struct bp_group **gp)
 {
 	struct bp_agg_lane *l;
 	struct bp_group *g;
 
-	for (unsigned i = 0; i < BP_AGG_LANES; i++) {
-		g = a->lane[i].g;
-		if (g && g->keylen == keylen && bp_key_equal(g->key, key, keylen)) {
-			a->cur = i;
-			return &a->lane[i];
-		}
-	}
-	if (!(g = bp_groups_get(&a->groups, key, keylen)))
+	if (!(*gp = g = bp_groups_get(&a->groups, key, keylen)))
 		return NULL;
-	a->cur = a->evict;
-	a->evict = (a->evict + 1) % BP_AGG_LANES;
+	if (a->nlanes < BP_AGG_LANES) {
+		a->cur = a->nlanes++;
+	} else {
+		if (++a->misses < BP_AGG_RETRY)
+			return NULL;	/* the value waits in the group */
+		a->cur = 0;
+		for (unsigned i = 1; i < BP_AGG_LANES; i++)
+			if (a->lane[i].hits < a->lane[a->cur].hits)
+				a->cur = i;
+		*ok = flush(a, &a->lane[a->cur]);
+		for (unsigned i = 0; i < BP_AGG_LANES; i++)
+			a->lane[i].hits = 0;
+		a->misses = 0;
+	}
 	l = &a->lane[a->cur];
-	if (l->g)
-		*ok = flush(a, l);
 	l->g = g;
 	return l;
 }
@@ -171,21 +186,31 @@ bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 		     union bp_dist_value v)
 {
 	struct bp_agg_lane *l = &a->lane[a->cur];
-	struct bp_dist *d;
+	struct bp_group *g = NULL;
+	struct bp_agg_group *p;
 	bool ok = true;
 
+	/* the lanes were looked at (aggregate.h): the current one has the key,
+	 * or none has */
 	if (!l->g || l->g->keylen != keylen || !bp_key_equal(l->g->key, key, keylen))
-		l = lane_of(a, key, keylen, &ok);
-	if (!l)
+		l = lane_for(a, key, keylen, &ok, &g);
+	if (l)
+		g = l->g;
+	else if (!g)
 		return false;
-	d = l->g->data;
-	if (!d->count && !d->v && !d->sketch)	/* new, or only values waiting: its kind */
-		d->kind = a->kind;
+	p = g->data;
+	if (!p->d.count && !p->d.v && !p->d.sketch)	/* new, or only values waiting: its kind */
+		p->d.kind = a->kind;
 	a->records++;
 	if (a->counts_only) {	/* no values to keep */
-		d->count++;
+		p->d.count++;
 		return ok;
 	}
+	if (!l) {
+		p->v[p->n++] = v;
+		return (p->n < BP_AGG_PENDING || flush_group(a, p)) && ok;
+	}
+	l->hits++;
 	l->v[l->n++] = v;
 	return (l->n < BP_AGG_BATCH || flush(a, l)) && ok;
 }
@@ -270,6 +295,8 @@ void bp_agg_finish(struct bp_agg *a)
 	/* what memory lacks for is counted in the statistics only (dist.h) */
 	for (unsigned i = 0; i < BP_AGG_LANES; i++)
 		(void)flush(a, &a->lane[i]);
+	for (size_t i = 0; i < n; i++)
+		(void)flush_group(a, a->groups.list[i]->data);
 	s = realloc(a->sorted, (n ? n : 1) * sizeof(*s));
 	if (!s)
 		return;

@@ -19,13 +19,27 @@
 #include <stdio.h>
 
 #define BP_AGG_BATCH 128	/* values handed to a distribution at once */
-#define BP_AGG_LANES 4		/* keys whose values wait at once */
+#define BP_AGG_LANES 8		/* keys whose values wait at once */
+#define BP_AGG_PENDING 16	/* values a group without a lane holds back */
+#define BP_AGG_RETRY 64		/* adds that missed the lanes before one is
+				 * given to another key */
 
 /* A recent key's group and its values not in its distribution yet. */
 struct bp_agg_lane {
 	struct bp_group *g;		/* NULL: unused */
 	unsigned n;
+	unsigned hits;			/* adds since a lane last changed hands */
 	union bp_dist_value v[BP_AGG_BATCH];
+};
+
+/* A group's data: its distribution, and the values of a key that found no
+ * lane, waiting to go in a few at a time (the distribution first, so that
+ * the data is a struct bp_dist to every reader; bp_agg_finish() hands the
+ * waiting values over). */
+struct bp_agg_group {
+	struct bp_dist d;
+	unsigned n;
+	union bp_dist_value v[BP_AGG_PENDING];
 };
 
 #define BP_AGG_MAX_QUANTILES 12	/* percentiles a rendering shows, at most */
@@ -57,7 +71,9 @@ struct bp_agg {
 	 * -k cmd's do, batch as well as runs of one key) */
 	struct bp_agg_lane lane[BP_AGG_LANES];
 	unsigned cur;			/* the lane added to last */
-	unsigned evict;			/* the lane a new key takes next */
+	unsigned nlanes;		/* lanes in use (the first ones) */
+	unsigned misses;		/* adds that found no lane, since a lane
+					 * last changed hands */
 	enum bp_dist_kind kind;		/* of every group's values */
 	const char *const *key_names;	/* a name per key item */
 	size_t nkeys;
@@ -94,15 +110,21 @@ void bp_agg_init(struct bp_agg *a, enum bp_dist_kind kind, enum bp_bucket_kind b
 void bp_agg_fini(struct bp_agg *a);
 
 /*
- * Add a value to key's group; false if memory ran out.  The values of the
- * last few keys wait in lanes and go into their distributions a batch at
- * a time (bp_dist_add_many: a fifth faster than one by one); a key found
- * in a lane needs no lookup in the groups.  The group's distribution has
- * them all after bp_agg_finish().  (bp_agg_add() is the API's call:
- * this, and the window's add.)
+ * Add a value to key's group; false if memory ran out.  The values of a
+ * few keys wait in lanes and go into their distributions a batch at a
+ * time (bp_dist_add_many: a fifth faster than one by one); a key found in
+ * a lane needs no lookup in the groups.  A key without a lane is looked
+ * up, and its values wait in its group, BP_AGG_PENDING at a time; every
+ * BP_AGG_RETRY such adds, the lane added to least since gives its place
+ * to that key (more keys than lanes, in turns: no lane handed over at
+ * every add, with a batch of one or two values).  The group's
+ * distribution has them all after bp_agg_finish().  (bp_agg_add() is the
+ * API's call: this, and the window's add.)
  */
 bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 		     union bp_dist_value v);
+/* (Called once the lanes were looked at: a key in a lane whose values
+ * must go in first, or counted only, is the current lane's, a->cur.) */
 
 static inline bool bp_agg_add_inline(struct bp_agg *a, const unsigned char *key, size_t keylen,
 				     union bp_dist_value v)
@@ -114,10 +136,13 @@ static inline bool bp_agg_add_inline(struct bp_agg *a, const unsigned char *key,
 
 		if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
 			continue;
-		if (a->counts_only || l->n + 1 >= BP_AGG_BATCH)
+		if (a->counts_only || l->n + 1 >= BP_AGG_BATCH) {
+			a->cur = i;	/* bp_agg_add_slow() takes it from there */
 			break;
+		}
 		a->cur = i;
 		a->records++;
+		l->hits++;
 		l->v[l->n++] = v;
 		return true;
 	}

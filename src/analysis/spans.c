@@ -71,7 +71,7 @@ static void stack_free(void *data)
 
 void bp_spans_init(struct bp_spans *s)
 {
-	*s = (struct bp_spans){ 0 };
+	*s = (struct bp_spans){ .idle_cap = BP_SPANS_IDLE_MAX };
 	bp_groups_init(&s->open, sizeof(struct stack));
 }
 
@@ -116,12 +116,31 @@ static void forget(struct bp_spans *s, struct bp_group *g)
 	bp_groups_remove(&s->open, g, stack_free);
 }
 
+/* A window of forgotten keys ended: the idle queue shorter if few came
+ * back to it, longer if they did, the whole again every 16th window of a
+ * short one. */
+static void idle_adapt(struct bp_spans *s)
+{
+	bool rare = s->idle_hits * 16 < s->idle_forgets;
+
+	if (s->idle_cap < BP_SPANS_IDLE_MAX && ++s->idle_windows % 16 == 0)
+		s->idle_cap = BP_SPANS_IDLE_MAX;
+	else if (rare)
+		s->idle_cap = s->idle_cap / 8 > BP_SPANS_IDLE_MIN ? s->idle_cap / 8
+								  : BP_SPANS_IDLE_MIN;
+	else
+		s->idle_cap = s->idle_cap * 8 < BP_SPANS_IDLE_MAX ? s->idle_cap * 8
+								  : BP_SPANS_IDLE_MAX;
+	s->idle_hits = s->idle_forgets = 0;
+}
+
 /*
  * g's spans all closed: it waits in the idle queue, still in the table, so
  * that its key opening again (a request id, a thread, a connection) finds
  * it without a new group and a removal a span.  The queue holds at most
- * BP_SPANS_IDLE_MAX groups: the oldest makes room, forgotten if it is still
- * empty (one that opened again leaves the queue then).  Without the queue's
+ * idle_cap groups (BP_SPANS_IDLE_MAX, or less while keys rarely come back):
+ * the oldest make room, forgotten if still empty (one that opened again
+ * leaves the queue then).  Without the queue's
  * memory, g is forgotten at once.
  */
 static void went_idle(struct bp_spans *s, struct bp_group *g)
@@ -134,15 +153,18 @@ static void went_idle(struct bp_spans *s, struct bp_group *g)
 		forget(s, g);
 		return;
 	}
-	if (s->nidle == BP_SPANS_IDLE_MAX) {
+	while (s->nidle >= s->idle_cap) {
 		struct bp_group *old = s->idle[s->idle_head];
 		struct stack *ost = old->data;
 
 		s->idle_head = (s->idle_head + 1) % BP_SPANS_IDLE_MAX;
 		s->nidle--;
 		ost->idle = false;
-		if (ost->n == ost->head)
+		if (ost->n == ost->head) {
 			forget(s, old);
+			if (++s->idle_forgets == BP_SPANS_IDLE_WINDOW)
+				idle_adapt(s);
+		}
 	}
 	s->idle[(s->idle_head + s->nidle++) % BP_SPANS_IDLE_MAX] = g;
 	st->idle = true;
@@ -158,6 +180,7 @@ bool bp_spans_open(struct bp_spans *s, const unsigned char *key, size_t keylen,
 	if (!g)
 		return false;
 	st = g->data;
+	s->idle_hits += st->idle && st->n == st->head;	/* it came back */
 	if (st->n && st->n - 1 == st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 2;
 		struct open_span *grown = realloc(st->v, cap * sizeof(*grown));

@@ -11,7 +11,8 @@
  * Memory is the open spans' and the distinct keys with open spans, and
  * at most BP_SPANS_IDLE_MAX keys whose spans all closed: a key is
  * forgotten once that many others emptied after it (a key that comes back
- * soon, a request id reused or a thread, finds its group still there).
+ * soon, a request id reused or a thread, finds its group still there), or
+ * BP_SPANS_IDLE_MIN while keys rarely come back.
  * Opens never closed and closes without an open are counted, never
  * dropped silently.
  *
@@ -31,12 +32,24 @@
 #ifndef BP_SPANS_IDLE_MAX	/* a test sets it low, to see keys forgotten */
 #define BP_SPANS_IDLE_MAX 1024	/* keys kept after their last span closed */
 #endif
+/* The idle queue shrinks to this while keys rarely come back to it: fewer
+ * than one in 16 of BP_SPANS_IDLE_WINDOW keys forgotten (every span a new
+ * request id, say), whose groups only made the table larger and were
+ * removed cold.  It grows again while they do come back, and every 16th
+ * window of the small queue tries the whole again (keys that come back
+ * later than the small queue keeps them). */
+#define BP_SPANS_IDLE_MIN (BP_SPANS_IDLE_MAX < 16 ? BP_SPANS_IDLE_MAX : 16)
+#define BP_SPANS_IDLE_WINDOW 4096
 
 struct bp_spans {
 	enum bp_pair pair;		/* set after bp_spans_init() (LATEST) */
 	struct bp_groups open;		/* key -> its stack of open spans */
 	struct bp_group **idle;		/* keys whose spans all closed, oldest first */
 	size_t idle_head, nidle;
+	size_t idle_cap;		/* the queue's length now, up to the max */
+	uint64_t idle_hits;		/* opens that found their key in the queue */
+	uint64_t idle_forgets;		/* keys forgotten, in this window */
+	unsigned idle_windows;		/* windows with the queue below the max */
 	uint64_t nopen;			/* open now */
 	uint64_t unmatched_closes;
 	/* the span last closed, kept for the caller's struct bp_span */

@@ -3,8 +3,10 @@
  * aggregate.h): the values of the last few keys wait in lanes, so every
  * group's count, min, max, sum and percentiles are checked against a
  * distribution of its own fed one value at a time, for fewer keys than
- * lanes, as many, more, and many more; keys in runs, in turns and at
- * random; with a rendering in between (following a live file), and
+ * lanes, as many, more, and many more; keys in runs, in turns, at random
+ * and at random with a few far more often (keys without a lane wait in
+ * their groups, and lanes change hands); through the API's call and the
+ * one in line; with a rendering in between (following a live file), and
  * counting only (hist without -v).
  *
  * And the key items themselves: bp_key_add_field() in line (an integer
@@ -31,13 +33,20 @@ static uint64_t next_random(void)
 	return rng;
 }
 
-/* The key of record i out of n: runs of 50, in turns, or at random. */
+/* The key of record i out of n: runs of 50, in turns, at random, or at
+ * random with a few keys far more often than the rest (a lane changes
+ * hands to the keys added to most). */
 static unsigned key_of(int pattern, unsigned i, unsigned nkeys)
 {
 	switch (pattern) {
 	case 0: return i / 50 % nkeys;
 	case 1: return i % nkeys;
-	default: return (unsigned)(next_random() % nkeys);
+	case 2: return (unsigned)(next_random() % nkeys);
+	default: {
+		double u = (double)(next_random() >> 11) / 9007199254740992.0;
+
+		return (unsigned)(u * u * u * nkeys);
+	}
 	}
 }
 
@@ -93,7 +102,10 @@ static void one_case(unsigned nkeys, int pattern, bool counts_only, unsigned n)
 
 		bp_key_reset(&k);
 		CHECK(bp_key_add_uint(&k, key));
-		CHECK(bp_agg_add_inline(&a, k.b, k.len, v));
+		if (i % 2)	/* the API's call, and the one in line */
+			CHECK(bp_agg_add(&a, k.b, k.len, v, i) == 0);
+		else
+			CHECK(bp_agg_add_inline(&a, k.b, k.len, v));
 		CHECK(bp_dist_add(&pool, &want[key], v));
 		added++;
 		if (i == n / 3)		/* a rendering while following: adds go on */
@@ -154,10 +166,10 @@ int main(void)
 {
 	key_items();
 	static const unsigned nkeys[] = { 1, 2, BP_AGG_LANES - 1, BP_AGG_LANES, BP_AGG_LANES + 1,
-					  17, MAX_KEYS };
+					  17, 2 * BP_AGG_LANES + BP_AGG_PENDING, MAX_KEYS };
 
 	for (size_t i = 0; i < sizeof(nkeys) / sizeof(nkeys[0]); i++)
-		for (int pattern = 0; pattern < 3; pattern++) {
+		for (int pattern = 0; pattern < 4; pattern++) {
 			one_case(nkeys[i], pattern, false, 20000);
 			one_case(nkeys[i], pattern, true, 5000);
 		}

@@ -8,6 +8,8 @@
  * longest spans that sorting all of them gives.  Built again with 40 keys
  * and room for 2 idle ones (spans_test_idle): keys forgotten and made
  * again, the groups never more than the keys open and the idle room.
+ * And the idle room shrinks while keys never come back, and grows again
+ * when they do.
  */
 #define CHECK_KEEP_GOING 20
 #include "check.h"
@@ -234,6 +236,48 @@ static void test_spans(enum bp_pair pair)
 	bp_key_free(&k);
 }
 
+/* The idle queue's length follows the keys: spans of keys never seen
+ * again leave at most BP_SPANS_IDLE_MIN idle groups most of the time
+ * (the whole queue only while it is tried again); keys that come back
+ * after many others keep theirs, the queue grown back to its whole. */
+static void test_idle_adapts(void)
+{
+	enum { NEW_KEYS = 300000, BACK = BP_SPANS_IDLE_MAX / 2 > 0 ? BP_SPANS_IDLE_MAX / 2 : 1 };
+	struct bp_spans s;
+	struct bp_key k = { 0 };
+	unsigned over = 0, made = 0;
+
+	bp_spans_init(&s);
+	for (unsigned i = 0; i < NEW_KEYS; i++) {
+		struct bp_span_end end = { .ns = i };
+		struct bp_span sp;
+
+		make_key(&k, 1000000 + i);
+		CHECK(bp_spans_open(&s, k.b, k.len, &end, NULL, 0));
+		CHECK_EQ(bp_spans_close(&s, k.b, k.len, &end, &sp), 1);
+		CHECK(s.open.n <= BP_SPANS_IDLE_MAX);
+		over += i >= NEW_KEYS / 4 && s.open.n > 2 * BP_SPANS_IDLE_MIN;
+	}
+	CHECK_MSG(over < NEW_KEYS / 4, "%u of %u steps with more than %d idle keys", over,
+		  NEW_KEYS - NEW_KEYS / 4, 2 * BP_SPANS_IDLE_MIN);
+	/* then BACK keys in turn, each back after BACK others: the queue grows
+	 * again, and every key finds its group (none made) after a while */
+	for (unsigned i = 0; i < NEW_KEYS; i++) {
+		struct bp_span_end end = { .ns = i };
+		struct bp_span sp;
+
+		make_key(&k, i % BACK);
+		if (i >= NEW_KEYS / 2)
+			made += !bp_groups_find(&s.open, k.b, k.len);
+		CHECK(bp_spans_open(&s, k.b, k.len, &end, NULL, 0));
+		CHECK_EQ(bp_spans_close(&s, k.b, k.len, &end, &sp), 1);
+	}
+	CHECK_MSG(!made, "%u groups made again in the second half", made);
+	CHECK_EQ(s.idle_cap, (size_t)BP_SPANS_IDLE_MAX);
+	bp_spans_fini(&s);
+	bp_key_free(&k);
+}
+
 int main(void)
 {
 	test_keys();
@@ -241,5 +285,6 @@ int main(void)
 	test_spans(BP_PAIR_LATEST);
 	test_spans(BP_PAIR_FIFO);
 	test_spans(BP_PAIR_ALL_BEFORE);
+	test_idle_adapts();
 	return check_summary("spans_test");
 }
