@@ -313,6 +313,43 @@ static bool window_pages(const struct kring *k, uint64_t from, uint64_t to, size
 	return true;
 }
 
+/*
+ * No page of ring k lies in [from, to], but a later one follows a gap in
+ * the record indexes: the ring overwrote records before we copied them,
+ * and some may have been the window's.  Which ones cannot be known, so
+ * the whole gap is the window's loss, said in place before the ring's
+ * first record after it (a reader counts a gap where the next record
+ * is; without this the window would hold none of the thread's records
+ * and not say so).  *f: that page; *before: the index after the last
+ * record kept, or let go, before it.
+ */
+static bool window_gap(const struct kring *k, uint64_t from, size_t *f, uint64_t *before)
+{
+	size_t i = 0;
+
+	while (i < k->n && k->p[k->head + i].last_ns < from)
+		i++;
+	if (i == k->n)
+		return false;	/* nothing after the window yet */
+	*before = i > 0 ? k->p[k->head + i - 1].end_rec : k->dropped_end;
+	*f = i;
+	return *before != UINT64_MAX && k->p[k->head + i].first_rec > *before &&
+	       k->p[k->head + i].end_rec > k->p[k->head + i].first_rec;
+}
+
+/* A copy of a page cut to its first record: where a gap ends. */
+static unsigned char *page_first_record(const struct kept *kp, uint32_t page_size)
+{
+	unsigned char *copy = malloc(page_size);
+
+	if (copy && bp_drain_page_cut(memcpy(copy, kp->data, page_size), page_size, kp->first_rec,
+				      kp->first_rec + 1, false, 0) != 0) {
+		free(copy);
+		copy = NULL;
+	}
+	return copy;
+}
+
 /* A copy of page cut to its records of [from_ns, to_ns] (bp_drain_page_cut()),
  * or NULL (out of memory, or a page that fails its checks: it goes whole). */
 static unsigned char *window_cut(const struct watcher *wt, const unsigned char *page,
@@ -397,8 +434,17 @@ static int write_window(struct watcher *wt)
 		const struct kept *kf, *ke;
 		size_t f, e;
 
-		if (!window_pages(k, from, to, &f, &e))
+		if (!window_pages(k, from, to, &f, &e)) {
+			uint64_t before;
+
+			if (!window_gap(k, from, &f, &before) ||
+			    !(cut[2 * nwr] = page_first_record(&k->p[k->head + f], k->page_size)))
+				continue;
+			wr[nwr] = (struct bp_drain_window_ring){ r, pages + used, 1, before };
+			pages[used++] = cut[2 * nwr];
+			nwr++;
 			continue;
+		}
 		kf = &k->p[k->head + f];
 		ke = &k->p[k->head + e];
 		/* a first page that starts inside the window follows the last
