@@ -113,6 +113,29 @@ else
 	fail "g.dat.1: no window"
 fi
 
+# ---- a quiet thread's match: in a page it never completes ---------------
+# While the program runs (its window written while it waits for it), and
+# when it has just ended (the window written at the watch's end).
+for how in running ended; do
+	want=$([ $how = running ] && echo q$how.dat.1 || echo -)
+	"$TRACED" quiet q$how.ready q$how.go "$want" &
+	qpid=$!
+	pids="$pids $qpid"
+	wait_ready q$how.ready || exit 1
+	"$BPRINT" record --pid "$qpid" --trigger 'fmt:request*' --where 'dur_us>1000' \
+		--before 5ms --after 5ms -o q$how.dat 2> q$how.err &
+	qrec=$!
+	pids="$pids $qrec"
+	sleep 0.3	# attached
+	touch q$how.go
+	wait "$qpid"; qrc=$?
+	wait "$qrec"
+	cat q$how.err
+	check "a quiet thread's match, $how: the program's status" "$qrc" -eq 0
+	slow=$("$BPRINT" report --raw --where 'dur_us>1000' q$how.dat.1 2> /dev/null | grep -c ' request ')
+	check "a quiet thread's match, $how: its window" "$slow" -eq 1
+done
+
 # ---- the same for a program record starts: overwrite mode, --max 2 ------
 touch go2
 "$BPRINT" record --trigger 'fmt:request*' --where 'dur_us>1000' --before 5ms --after 5ms \

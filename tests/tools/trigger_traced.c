@@ -26,6 +26,12 @@
  *       more record.  The test holds the watcher stopped over
  *       the burst, so that a small ring loses every record of thread 1 in
  *       the slow record's window before the watcher copies them.
+ *
+ *   trigger_traced quiet READY GO WINDOW
+ *       traces a record, creates READY, waits for GO, traces one slow
+ *       record and no more: a page it never completes.  Then, unless
+ *       WINDOW is "-", it waits up to 5 s for the file WINDOW to appear
+ *       (the watcher's window, written while it runs), exit 3 if not.
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -140,6 +146,24 @@ static int gap(char **argv)
 	return 0;
 }
 
+/* The quiet mode (above). */
+static int quiet(char **argv)
+{
+	trace_printk("request thread 0 seq %d dur_us %d", 0, 1);
+	if (touch(argv[2]) != 0)
+		return 1;
+	wait_for(argv[3]);
+	trace_printk("request thread 0 seq %d dur_us %d", 1, 2000);
+	if (strcmp(argv[4], "-") == 0)
+		return 0;
+	for (int ms = 0; ms < 5000; ms++) {
+		if (access(argv[4], F_OK) == 0)
+			return 0;
+		usleep(1000);
+	}
+	return 3;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[MAX_THREADS];
@@ -147,6 +171,8 @@ int main(int argc, char **argv)
 
 	if (argc == 6 && strcmp(argv[1], "gap") == 0)
 		return gap(argv);
+	if (argc == 5 && strcmp(argv[1], "quiet") == 0)
+		return quiet(argv);
 
 	if (argc != 6 || (nthreads = (unsigned)atoi(argv[1])) == 0 || nthreads > MAX_THREADS) {
 		fprintf(stderr, "usage: trigger_traced THREADS EVENTS READY GO EXPECT\n");
