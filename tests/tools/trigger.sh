@@ -80,6 +80,62 @@ for k in 1 2 3; do
 		{ fail "$w: records of the window missing"; cat $k.check; }
 done
 
+# ---- a thread whose every record of a window went before it was copied --
+# The watcher is stopped while thread 1 laps its 64 KiB ring many times
+# over the window of thread 0's slow record: the window must hold that
+# thread's loss, not leave the thread out as if it had traced nothing.
+BPRINT_BUFFER_SIZE=64K "$TRACED" gap gready ggo gdone ggo2 &
+gpid=$!
+pids="$pids $gpid"
+wait_ready gready || exit 1
+"$BPRINT" record --pid "$gpid" --trigger 'fmt:request*' --where 'dur_us>1000' \
+	--before 5ms --after 5ms --max 1 -o g.dat 2> g.err &
+grec=$!
+pids="$pids $grec"
+sleep 0.5	# attached: both rings' first pages copied
+kill -STOP "$grec"
+touch ggo
+wait_until 20 test -e gdone || fail "the gap program never finished its burst"
+kill -CONT "$grec"
+sleep 0.2
+touch ggo2
+wait "$grec"
+wait "$gpid" || fail "the gap program failed"
+cat g.err
+if [ -f g.dat.1 ]; then
+	slow=$("$BPRINT" report --raw --where 'dur_us>1000' g.dat.1 | grep -c ' request ')
+	check "g.dat.1: its slow record" "$slow" -eq 1
+	"$BPRINT" stats g.dat.1 > g.stats || fail "g.dat.1: stats exit $?"
+	check "g.dat.1: both threads" "$(sed -n '/^# threads/,$p' g.stats | grep -c '^ *[0-9]')" -eq 2
+	"$BPRINT" report --raw g.dat.1 | grep -q 'records\{0,1\} lost' ||
+		fail "g.dat.1: thread 1's overwritten records not counted in place"
+else
+	fail "g.dat.1: no window"
+fi
+
+# ---- a quiet thread's match: in a page it never completes ---------------
+# While the program runs (its window written while it waits for it), and
+# when it has just ended (the window written at the watch's end).
+for how in running ended; do
+	want=$([ $how = running ] && echo q$how.dat.1 || echo -)
+	"$TRACED" quiet q$how.ready q$how.go "$want" &
+	qpid=$!
+	pids="$pids $qpid"
+	wait_ready q$how.ready || exit 1
+	"$BPRINT" record --pid "$qpid" --trigger 'fmt:request*' --where 'dur_us>1000' \
+		--before 5ms --after 5ms -o q$how.dat 2> q$how.err &
+	qrec=$!
+	pids="$pids $qrec"
+	sleep 0.3	# attached
+	touch q$how.go
+	wait "$qpid"; qrc=$?
+	wait "$qrec"
+	cat q$how.err
+	check "a quiet thread's match, $how: the program's status" "$qrc" -eq 0
+	slow=$("$BPRINT" report --raw --where 'dur_us>1000' q$how.dat.1 2> /dev/null | grep -c ' request ')
+	check "a quiet thread's match, $how: its window" "$slow" -eq 1
+done
+
 # ---- the same for a program record starts: overwrite mode, --max 2 ------
 touch go2
 "$BPRINT" record --trigger 'fmt:request*' --where 'dur_us>1000' --before 5ms --after 5ms \

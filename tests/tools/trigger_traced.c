@@ -15,6 +15,23 @@
  *       traced certainly within 5 ms of it, wherever in its bracket each
  *       was stamped (less a 0.5 ms margin for the two clocks):
  *       "window K thread T from A to B".
+ *
+ *   trigger_traced gap READY GO DONE GO2
+ *       thread 0 traces a record and thread 1 400 (a page the watcher
+ *       copies before the burst), then it creates READY and waits for GO; thread 1 then traces a burst of "burst seq %d
+ *       dur_us %d" records for 40 ms, and thread 0 one slow record
+ *       ("request thread 0 seq 0 dur_us 2000") 20 ms into it, and 400
+ *       more (a page the watcher copies: it reads completed pages); once both
+ *       are done it creates DONE, waits for GO2, and thread 0 traces one
+ *       more record.  The test holds the watcher stopped over
+ *       the burst, so that a small ring loses every record of thread 1 in
+ *       the slow record's window before the watcher copies them.
+ *
+ *   trigger_traced quiet READY GO WINDOW
+ *       traces a record, creates READY, waits for GO, traces one slow
+ *       record and no more: a page it never completes.  Then, unless
+ *       WINDOW is "-", it waits up to 5 s for the file WINDOW to appear
+ *       (the watcher's window, written while it runs), exit 3 if not.
  */
 #define _GNU_SOURCE
 #include <bprint.h>
@@ -23,6 +40,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,10 +90,89 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static int touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	return f && fclose(f) == 0 ? 0 : -1;
+}
+
+static void wait_for(const char *path)
+{
+	while (access(path, F_OK) != 0)
+		usleep(1000);
+}
+
+static void *burst(void *arg)
+{
+	uint64_t end;
+	int seq;
+
+	for (seq = -400; seq < 0; seq++)	/* a page the watcher copies first */
+		trace_printk("burst seq %d dur_us %d", seq, 0);
+	wait_for((const char *)arg);
+	end = now_ns() + 40000000ull;
+	while (now_ns() < end) {
+		trace_printk("burst seq %d dur_us %d", seq, seq % 100);
+		seq++;
+	}
+	return NULL;
+}
+
+/* The gap mode (above). */
+static int gap(char **argv)
+{
+	pthread_t th;
+	struct timespec d = { 0, 20000000L };
+
+	trace_printk("request thread 0 seq %d dur_us %d", -1, 1);	/* thread 0's ring, before */
+	if (pthread_create(&th, NULL, burst, argv[3]) != 0)
+		return 1;
+	usleep(10000);
+	if (touch(argv[2]) != 0)
+		return 1;
+	wait_for(argv[3]);
+	nanosleep(&d, NULL);
+	trace_printk("request thread 0 seq %d dur_us %d", 0, 2000);
+	/* a page the watcher copies: it reads completed pages only */
+	for (int seq = 1; seq <= 400; seq++)
+		trace_printk("request thread 0 seq %d dur_us %d", seq, 1);
+	pthread_join(th, NULL);
+	if (touch(argv[4]) != 0)
+		return 1;
+	wait_for(argv[5]);
+	trace_printk("request thread 0 seq %d dur_us %d", 401, 1);
+	usleep(300000);	/* the window is written while we run */
+	return 0;
+}
+
+/* The quiet mode (above). */
+static int quiet(char **argv)
+{
+	trace_printk("request thread 0 seq %d dur_us %d", 0, 1);
+	if (touch(argv[2]) != 0)
+		return 1;
+	wait_for(argv[3]);
+	trace_printk("request thread 0 seq %d dur_us %d", 1, 2000);
+	if (strcmp(argv[4], "-") == 0)
+		return 0;
+	for (int ms = 0; ms < 5000; ms++) {
+		if (access(argv[4], F_OK) == 0)
+			return 0;
+		usleep(1000);
+	}
+	return 3;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[MAX_THREADS];
 	FILE *f;
+
+	if (argc == 6 && strcmp(argv[1], "gap") == 0)
+		return gap(argv);
+	if (argc == 5 && strcmp(argv[1], "quiet") == 0)
+		return quiet(argv);
 
 	if (argc != 6 || (nthreads = (unsigned)atoi(argv[1])) == 0 || nthreads > MAX_THREADS) {
 		fprintf(stderr, "usage: trigger_traced THREADS EVENTS READY GO EXPECT\n");

@@ -18,7 +18,10 @@
  * rings' current pages are copied too and the window's pages of every
  * ring are written as a stream file FILE.1, FILE.2, ...
  * (bp_drain_write_window()), up to N.  A match inside a window not yet
- * written belongs to it.  What the watcher could not copy before the
+ * written belongs to it.  The passes copy the pages a ring completes;
+ * a quiet thread's match may sit in its current page for long, so every
+ * 20 ms without a page to copy, and when the watch ends, the rings'
+ * current pages are scanned too.  What the watcher could not copy before the
  * ring overwrote it is counted, and each window counts its share in place.
  */
 #include "bprint_cmd.h"
@@ -38,6 +41,7 @@
 #define KEEP_MARGIN_NS (50 * 1000000ull)	/* kept beyond T1: rings copied late */
 #define CLOSE_SLACK_NS (2 * 1000000ull)		/* after T2: commits still on their way */
 #define IDLE_WAIT_NS (100 * 1000000ull)		/* the longest wait for idle rings */
+#define HEADS_EVERY_NS (20 * 1000000ull)	/* quiet rings' current pages scanned */
 #define PENDING_MAX 16
 #define SITE_IDS BP_DRAIN_SITE_IDS
 
@@ -313,6 +317,43 @@ static bool window_pages(const struct kring *k, uint64_t from, uint64_t to, size
 	return true;
 }
 
+/*
+ * No page of ring k lies in [from, to], but a later one follows a gap in
+ * the record indexes: the ring overwrote records before we copied them,
+ * and some may have been the window's.  Which ones cannot be known, so
+ * the whole gap is the window's loss, said in place before the ring's
+ * first record after it (a reader counts a gap where the next record
+ * is; without this the window would hold none of the thread's records
+ * and not say so).  *f: that page; *before: the index after the last
+ * record kept, or let go, before it.
+ */
+static bool window_gap(const struct kring *k, uint64_t from, size_t *f, uint64_t *before)
+{
+	size_t i = 0;
+
+	while (i < k->n && k->p[k->head + i].last_ns < from)
+		i++;
+	if (i == k->n)
+		return false;	/* nothing after the window yet */
+	*before = i > 0 ? k->p[k->head + i - 1].end_rec : k->dropped_end;
+	*f = i;
+	return *before != UINT64_MAX && k->p[k->head + i].first_rec > *before &&
+	       k->p[k->head + i].end_rec > k->p[k->head + i].first_rec;
+}
+
+/* A copy of a page cut to its first record: where a gap ends. */
+static unsigned char *page_first_record(const struct kept *kp, uint32_t page_size)
+{
+	unsigned char *copy = malloc(page_size);
+
+	if (copy && bp_drain_page_cut(memcpy(copy, kp->data, page_size), page_size, kp->first_rec,
+				      kp->first_rec + 1, false, 0) != 0) {
+		free(copy);
+		copy = NULL;
+	}
+	return copy;
+}
+
 /* A copy of page cut to its records of [from_ns, to_ns] (bp_drain_page_cut()),
  * or NULL (out of memory, or a page that fails its checks: it goes whole). */
 static unsigned char *window_cut(const struct watcher *wt, const unsigned char *page,
@@ -360,10 +401,11 @@ static unsigned char *window_cut(const struct watcher *wt, const unsigned char *
 static void window_summary(const struct watcher *wt, const char *name,
 			   const struct bp_record_counts *res)
 {
-	fprintf(stderr, "%s: %s: the match at %.6f s, %g ms before to %g ms after: %llu records "
+	fprintf(stderr, "%s: %s: the match at %.6f s, %g ms before to %g ms after: %llu record%s "
 		"of %llu thread%s", prog, name, (double)wt->pend[0].t_ns / 1e9,
 		(double)wt->before / 1e6, (double)wt->after / 1e6, (unsigned long long)res->copied,
-		(unsigned long long)res->rings, res->rings == 1 ? "" : "s");
+		res->copied == 1 ? "" : "s", (unsigned long long)res->rings,
+		res->rings == 1 ? "" : "s");
 	if (res->lost_records)
 		fprintf(stderr, ", %llu overwritten before they were copied",
 			(unsigned long long)res->lost_records);
@@ -397,8 +439,17 @@ static int write_window(struct watcher *wt)
 		const struct kept *kf, *ke;
 		size_t f, e;
 
-		if (!window_pages(k, from, to, &f, &e))
+		if (!window_pages(k, from, to, &f, &e)) {
+			uint64_t before;
+
+			if (!window_gap(k, from, &f, &before) ||
+			    !(cut[2 * nwr] = page_first_record(&k->p[k->head + f], k->page_size)))
+				continue;
+			wr[nwr] = (struct bp_drain_window_ring){ r, pages + used, 1, before };
+			pages[used++] = cut[2 * nwr];
+			nwr++;
 			continue;
+		}
 		kf = &k->p[k->head + f];
 		ke = &k->p[k->head + e];
 		/* a first page that starts inside the window follows the last
@@ -549,6 +600,7 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 	struct bp_record_live live = BP_RECORD_LIVE_INIT;
 	struct watcher wt;
 	unsigned nap_us = 20;
+	uint64_t heads_at = mono_ns();
 	int rc, orc;
 
 	*ended = false;
@@ -589,6 +641,16 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 			nap_us = 20;
 			continue;
 		}
+		if (mono_ns() - heads_at >= HEADS_EVERY_NS) {
+			/* a quiet thread's match, in a page it has not completed */
+			if (bp_drain_pass_heads(wt.df) < 0) {
+				errmsg(a->name, "%s", bp_drain_error(wt.df));
+				rc = EXIT_IO;
+				break;
+			}
+			heads_at = mono_ns();
+			continue;
+		}
 		usleep(nap_us);
 		if (nap_us < 1000)
 			nap_us *= 2;
@@ -596,8 +658,14 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 	if (wt.failed) {
 		rc = out_of_memory();
 	} else if (rc == EXIT_OK) {
-		/* stopped, or the process ended: the windows waiting get what there is */
-		rc = close_due(&wt, true);
+		/* stopped, or the process ended: its last matches may be in
+		 * pages not completed; the windows waiting get what there is */
+		if (wt.written < wt.max && bp_drain_pass_heads(wt.df) < 0) {
+			errmsg(a->name, "%s", bp_drain_error(wt.df));
+			rc = EXIT_IO;
+		} else {
+			rc = close_due(&wt, true);
+		}
 	}
 	if (!o->quiet)
 		watch_summary(&wt);
