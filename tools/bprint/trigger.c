@@ -300,14 +300,22 @@ static void trim(struct watcher *wt)
 
 /* ---- windows ---------------------------------------------------------------- */
 
-/* Ring k's pages of [from, to]: the first one whose records reach from
- * up to the last one that starts by to.  false if none. */
-static bool window_pages(const struct kring *k, uint64_t from, uint64_t to, size_t *f, size_t *e)
+/* The first of ring k's pages whose records reach from, k->n if none. */
+static size_t first_reaching(const struct kring *k, uint64_t from)
 {
 	size_t i = 0;
 
 	while (i < k->n && k->p[k->head + i].last_ns < from)
 		i++;
+	return i;
+}
+
+/* Ring k's pages of [from, to]: the first one whose records reach from
+ * up to the last one that starts by to.  false if none. */
+static bool window_pages(const struct kring *k, uint64_t from, uint64_t to, size_t *f, size_t *e)
+{
+	size_t i = first_reaching(k, from);
+
 	if (i == k->n || k->p[k->head + i].first_ns > to)
 		return false;
 	*f = i;
@@ -329,10 +337,8 @@ static bool window_pages(const struct kring *k, uint64_t from, uint64_t to, size
  */
 static bool window_gap(const struct kring *k, uint64_t from, size_t *f, uint64_t *before)
 {
-	size_t i = 0;
+	size_t i = first_reaching(k, from);
 
-	while (i < k->n && k->p[k->head + i].last_ns < from)
-		i++;
 	if (i == k->n)
 		return false;	/* nothing after the window yet */
 	*before = i > 0 ? k->p[k->head + i - 1].end_rec : k->dropped_end;
@@ -582,6 +588,15 @@ static void watcher_free(struct watcher *wt)
 	bp_trace_close(wt->t);
 }
 
+/* Every ring's current page, partial, to the watcher: EXIT_OK, or EXIT_IO said. */
+static int pass_heads(struct watcher *wt, const char *name)
+{
+	if (bp_drain_pass_heads(wt->df) >= 0)
+		return EXIT_OK;
+	errmsg(name, "%s", bp_drain_error(wt->df));
+	return EXIT_IO;
+}
+
 static void watch_summary(const struct watcher *wt)
 {
 	fprintf(stderr, "%s: %s: %u window%s written, %llu match%s", prog, wt->out, wt->written,
@@ -643,11 +658,8 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 		}
 		if (mono_ns() - heads_at >= HEADS_EVERY_NS) {
 			/* a quiet thread's match, in a page it has not completed */
-			if (bp_drain_pass_heads(wt.df) < 0) {
-				errmsg(a->name, "%s", bp_drain_error(wt.df));
-				rc = EXIT_IO;
+			if ((rc = pass_heads(&wt, a->name)) != EXIT_OK)
 				break;
-			}
 			heads_at = mono_ns();
 			continue;
 		}
@@ -660,12 +672,10 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 	} else if (rc == EXIT_OK) {
 		/* stopped, or the process ended: its last matches may be in
 		 * pages not completed; the windows waiting get what there is */
-		if (wt.written < wt.max && bp_drain_pass_heads(wt.df) < 0) {
-			errmsg(a->name, "%s", bp_drain_error(wt.df));
-			rc = EXIT_IO;
-		} else {
+		if (wt.written < wt.max)
+			rc = pass_heads(&wt, a->name);
+		if (rc == EXIT_OK)
 			rc = close_due(&wt, true);
-		}
 	}
 	if (!o->quiet)
 		watch_summary(&wt);
