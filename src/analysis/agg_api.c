@@ -163,11 +163,9 @@ int bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen, union 
 
 			if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
 				continue;
-			if (l->n + 1 >= BP_AGG_BATCH) {
-				a->cur = i;	/* bp_agg_add_slow() takes it from there */
+			a->cur = i;	/* here, or in bp_agg_add_slow() */
+			if (l->n + 1 >= BP_AGG_BATCH)
 				break;
-			}
-			a->cur = i;
 			a->records++;
 			l->hits++;
 			l->v[l->n++] = v;

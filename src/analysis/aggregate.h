@@ -136,11 +136,9 @@ static inline bool bp_agg_add_inline(struct bp_agg *a, const unsigned char *key,
 
 		if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
 			continue;
-		if (a->counts_only || l->n + 1 >= BP_AGG_BATCH) {
-			a->cur = i;	/* bp_agg_add_slow() takes it from there */
+		a->cur = i;	/* here, or in bp_agg_add_slow() */
+		if (a->counts_only || l->n + 1 >= BP_AGG_BATCH)
 			break;
-		}
-		a->cur = i;
 		a->records++;
 		l->hits++;
 		l->v[l->n++] = v;
