@@ -198,22 +198,13 @@ struct found {
 	long parent;			/* its parent's live file is open in it: the parent */
 };
 
-/* The parent of process pid (/proc/PID/stat), or 0. */
+/* The parent of process pid, or 0. */
 static long parent_of(long pid)
 {
-	char where[64], line[1024], *p;
-	long ppid = 0;
-	FILE *f;
+	char state;
+	long ppid;
 
-	snprintf(where, sizeof(where), "/proc/%ld/stat", pid);
-	if (!(f = fopen(where, "re")))
-		return 0;
-	/* "PID (COMM) STATE PPID ...": COMM may hold anything, ')' too */
-	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')) &&
-	    sscanf(p + 1, " %*c %ld", &ppid) != 1)
-		ppid = 0;
-	fclose(f);
-	return ppid > 0 ? ppid : 0;
+	return proc_stat(pid, &state, &ppid) == 0 && ppid > 0 ? ppid : 0;
 }
 
 /* Open a->pid's live file into a: 0, or the errno of /proc/PID/fd. */

@@ -81,24 +81,45 @@ static void set_error(struct sup *s, const struct watched *w, const char *why)
 
 /* ---- processes --------------------------------------------------------- */
 
-static bool proc_gone(pid_t pid)
+int proc_stat(long pid, char *state, long *ppid)
 {
-	char path[64], buf[512];
-	const char *p;
+	char where[64], line[1024], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
+	*state = '?';
+	*ppid = 0;
+	snprintf(where, sizeof(where), "/proc/%ld/stat", pid);
+	if ((fd = open(where, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, line, sizeof(line) - 1);
 	close(fd);
 	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+		return -ESRCH;	/* the process went between the open and the read */
+	line[n] = '\0';
+	/* "PID (COMM) STATE PPID ...": COMM may hold anything, ')' too */
+	if ((p = strrchr(line, ')')) && sscanf(p + 1, " %c %ld", state, ppid) != 2)
+		*ppid = 0;
+	return 0;
+}
+
+static bool proc_gone(pid_t pid)
+{
+	char state;
+	long ppid;
+	int rc = proc_stat(pid, &state, &ppid);
+
+	if (rc < 0)
+		return rc == -ENOENT || rc == -ESRCH;
+	return state == 'Z' || state == 'X';
+}
+
+bool alive(long pid)
+{
+	char state;
+	long ppid;
+
+	return proc_stat(pid, &state, &ppid) == 0 && state != 'Z' && state != 'X';
 }
 
 /* Our child has exited (not reaped: the caller collects its status). */
@@ -238,25 +259,6 @@ static int watch(struct sup *s, struct bp_drain_file *f, const char *path, pid_t
 }
 
 /* Drain path if it is a live file of this run; -1 on a failure. */
-bool alive(long pid)
-{
-	char where[64], line[512], *state;
-	int fd;
-	ssize_t n;
-
-	snprintf(where, sizeof(where), "/proc/%ld/stat", pid);
-	if ((fd = open(where, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	line[n] = '\0';
-	/* "pid (comm) S ...": a zombie (Z) or dead (X) process has ended */
-	state = strrchr(line, ')');
-	return !state || (state[1] == ' ' && state[2] != 'Z' && state[2] != 'X');
-}
-
 static int try_open(struct sup *s, const char *path)
 {
 	struct bp_drain_file *f;

@@ -76,6 +76,13 @@ int bp_drain_run(const struct bp_drain_opts *o, struct bp_drain_run_result *res)
 /* Is name (a directory entry) base followed by ".PID", digits only? */
 bool sibling_name(const char *name, const char *base, size_t blen);
 
+/*
+ * What /proc/PID/stat says of process pid: 0 with its state letter ('R',
+ * 'S', 'Z', ...) and its parent's pid, '?' and 0 where the line is odd;
+ * or -errno (-ENOENT: no such process).
+ */
+int proc_stat(long pid, char *state, long *ppid);
+
 /* Does process pid still exist (a zombie has ended)? */
 bool alive(long pid);
 
