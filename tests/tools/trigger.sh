@@ -136,6 +136,29 @@ for how in running ended; do
 	check "a quiet thread's match, $how: its window" "$slow" -eq 1
 done
 
+# ---- windows numbered in time order -------------------------------------
+# At attach the watcher reads the rings one after another: the first ring
+# holds the later match (thread 0's), the second the earlier (thread 1's).
+"$TRACED" order oready ogo &
+opid=$!
+pids="$pids $opid"
+wait_ready oready || exit 1
+"$BPRINT" record --pid "$opid" --trigger 'fmt:request*' --where 'dur_us>1000' \
+	--before 5ms --after 5ms --max 2 -o o.dat 2> o.err &
+orec=$!
+pids="$pids $orec"
+wait_until 20 test -e o.dat.2 || fail "order: no second window within 20 s"
+touch ogo
+wait "$orec"
+wait "$opid" || fail "the order program failed"
+cat o.err
+for k in 1 2; do
+	"$BPRINT" report --raw --where 'dur_us>1000' o.dat.$k 2> /dev/null |
+		sed -n 's/.* request thread \([0-9]*\) .*/\1/p' > o$k.slow
+done
+check "order: o.dat.1 is the earlier match's (thread 1)" "$(cat o1.slow)" = 1
+check "order: o.dat.2 is the later match's (thread 0)" "$(cat o2.slow)" = 0
+
 # ---- the same for a program record starts: overwrite mode, --max 2 ------
 touch go2
 "$BPRINT" record --trigger 'fmt:request*' --where 'dur_us>1000' --before 5ms --after 5ms \

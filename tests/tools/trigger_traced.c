@@ -32,11 +32,19 @@
  *       record and no more: a page it never completes.  Then, unless
  *       WINDOW is "-", it waits up to 5 s for the file WINDOW to appear
  *       (the watcher's window, written while it runs), exit 3 if not.
+ *
+ *   trigger_traced order READY GO
+ *       thread 0 traces a record (its ring is the file's first), thread 1
+ *       one slow record ("request thread 1 seq 0 dur_us 2000"), and 20 ms
+ *       later thread 0 one ("request thread 0 seq 1 dur_us 2001"); then it
+ *       creates READY and waits for GO.  A watcher that attaches then
+ *       finds the later match in the first ring.
  */
 #define _GNU_SOURCE
 #include <bprint.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +172,35 @@ static int quiet(char **argv)
 	return 3;
 }
 
+static atomic_int slow_done;
+
+static void *slow_once(void *arg)
+{
+	trace_printk("request thread %d seq %d dur_us %d", 1, 0, 2000);
+	atomic_store(&slow_done, 1);
+	wait_for((const char *)arg);	/* its ring stays the thread's */
+	return NULL;
+}
+
+/* The order mode (above). */
+static int order(char **argv)
+{
+	pthread_t th;
+	struct timespec d = { 0, 20000000L };
+
+	trace_printk("request thread %d seq %d dur_us %d", 0, 0, 1);
+	if (pthread_create(&th, NULL, slow_once, argv[3]) != 0)
+		return 1;
+	while (!atomic_load(&slow_done))
+		usleep(1000);
+	nanosleep(&d, NULL);
+	trace_printk("request thread %d seq %d dur_us %d", 0, 1, 2001);
+	if (touch(argv[2]) != 0)
+		return 1;
+	pthread_join(th, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th[MAX_THREADS];
@@ -173,6 +210,8 @@ int main(int argc, char **argv)
 		return gap(argv);
 	if (argc == 5 && strcmp(argv[1], "quiet") == 0)
 		return quiet(argv);
+	if (argc == 4 && strcmp(argv[1], "order") == 0)
+		return order(argv);
 
 	if (argc != 6 || (nthreads = (unsigned)atoi(argv[1])) == 0 || nthreads > MAX_THREADS) {
 		fprintf(stderr, "usage: trigger_traced THREADS EVENTS READY GO EXPECT\n");

@@ -71,6 +71,7 @@ struct pending {
 struct watcher {
 	const struct trigger_opts *o;
 	const char *out;
+	const char *name;		/* the live file's, for messages */
 	struct bp_drain_file *df;
 	struct bp_trace *t;		/* the live file, for site names and field layouts */
 	struct bp_sites *sel;
@@ -172,8 +173,10 @@ static bool matches(struct watcher *wt, const struct bp_drain_rec *a)
 /* A match at t_ns: a new window, unless a waiting one holds it. */
 static void matched(struct watcher *wt, uint64_t t_ns)
 {
+	unsigned i;
+
 	wt->matches++;
-	for (unsigned i = 0; i < wt->npend; i++) {
+	for (i = 0; i < wt->npend; i++) {
 		const struct pending *p = &wt->pend[i];
 
 		if (t_ns + wt->before >= p->t_ns && t_ns <= p->t_ns + wt->after)
@@ -181,7 +184,12 @@ static void matched(struct watcher *wt, uint64_t t_ns)
 	}
 	if (wt->written + wt->npend >= wt->max || wt->npend == PENDING_MAX)
 		return;
-	wt->pend[wt->npend++] = (struct pending){ t_ns, mono_ns() };
+	/* waiting windows in time order: a match may be seen after a later
+	 * one (at attach the rings are read one after another) */
+	for (i = wt->npend; i > 0 && wt->pend[i - 1].t_ns > t_ns; i--)
+		wt->pend[i] = wt->pend[i - 1];
+	wt->pend[i] = (struct pending){ t_ns, mono_ns() };
+	wt->npend++;
 }
 
 /* ---- the pages kept ----------------------------------------------------------- */
@@ -514,6 +522,15 @@ static bool rings_past(const struct watcher *wt, uint64_t from, uint64_t to)
 	return true;
 }
 
+/* Every ring's current page, partial, to the watcher: EXIT_OK, or EXIT_IO said. */
+static int pass_heads(struct watcher *wt)
+{
+	if (bp_drain_pass_heads(wt->df) >= 0)
+		return EXIT_OK;
+	errmsg(wt->name, "%s", bp_drain_error(wt->df));
+	return EXIT_IO;
+}
+
 /* Write the windows whose time has come (all of them, with force). */
 static int close_due(struct watcher *wt, bool force)
 {
@@ -527,8 +544,8 @@ static int close_due(struct watcher *wt, bool force)
 		if (!force && now < p->seen + wt->after + CLOSE_SLACK_NS)
 			return EXIT_OK;
 		if (!heads) {
-			if (bp_drain_pass_heads(wt->df) < 0)
-				return EXIT_IO;
+			if ((rc = pass_heads(wt)) != EXIT_OK)
+				return rc;
 			heads = true;
 		}
 		if (!force && now < p->seen + wt->after + IDLE_WAIT_NS &&
@@ -550,6 +567,7 @@ static int watcher_init(struct watcher *wt, const struct trigger_opts *o, const 
 	memset(wt, 0, sizeof(*wt));
 	wt->o = o;
 	wt->out = out;
+	wt->name = a->name;
 	duration_arg(o->before, &wt->before);
 	duration_arg(o->after, &wt->after);
 	wt->max = o->max ? strtoull(o->max, NULL, 10) : 1;
@@ -586,15 +604,6 @@ static void watcher_free(struct watcher *wt)
 	bp_where_free(wt->where);
 	bp_sites_free(wt->sel);
 	bp_trace_close(wt->t);
-}
-
-/* Every ring's current page, partial, to the watcher: EXIT_OK, or EXIT_IO said. */
-static int pass_heads(struct watcher *wt, const char *name)
-{
-	if (bp_drain_pass_heads(wt->df) >= 0)
-		return EXIT_OK;
-	errmsg(name, "%s", bp_drain_error(wt->df));
-	return EXIT_IO;
 }
 
 static void watch_summary(const struct watcher *wt)
@@ -658,7 +667,7 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 		}
 		if (mono_ns() - heads_at >= HEADS_EVERY_NS) {
 			/* a quiet thread's match, in a page it has not completed */
-			if ((rc = pass_heads(&wt, a->name)) != EXIT_OK)
+			if ((rc = pass_heads(&wt)) != EXIT_OK)
 				break;
 			heads_at = mono_ns();
 			continue;
@@ -673,7 +682,7 @@ int trigger_watch(struct attach *a, const char *arg, const char *out,
 		/* stopped, or the process ended: its last matches may be in
 		 * pages not completed; the windows waiting get what there is */
 		if (wt.written < wt.max)
-			rc = pass_heads(&wt, a->name);
+			rc = pass_heads(&wt);
 		if (rc == EXIT_OK)
 			rc = close_due(&wt, true);
 	}
