@@ -156,21 +156,8 @@ static __attribute__((noinline)) int add_rest(struct bp_agg *a, const unsigned c
 int bp_agg_add(struct bp_agg *a, const unsigned char *key, size_t keylen, union bp_dist_value v,
 	       uint64_t ns)
 {
-	if (__builtin_expect(!a->every_ns && !a->counts_only, 1))
-		for (unsigned i = 0; i < BP_AGG_LANES; i++) {
-			struct bp_agg_lane *l = &a->lane[i];
-			const struct bp_group *g = l->g;
-
-			if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
-				continue;
-			a->cur = i;	/* here, or in bp_agg_add_slow() */
-			if (l->n + 1 >= BP_AGG_BATCH)
-				break;
-			a->records++;
-			l->hits++;
-			l->v[l->n++] = v;
-			return 0;
-		}
+	if (__builtin_expect(!a->every_ns && !a->counts_only, 1) && bp_agg_lane_put(a, key, keylen, v))
+		return 0;
 	return add_rest(a, key, keylen, v, ns);
 }
 

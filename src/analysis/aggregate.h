@@ -126,8 +126,11 @@ bool bp_agg_add_slow(struct bp_agg *a, const unsigned char *key, size_t keylen,
 /* (Called once the lanes were looked at: a key in a lane whose values
  * must go in first, or counted only, is the current lane's, a->cur.) */
 
-static inline bool bp_agg_add_inline(struct bp_agg *a, const unsigned char *key, size_t keylen,
-				     union bp_dist_value v)
+/* v into key's lane, if a lane holds key and has room (and values are
+ * kept, not only counted): true; else false, with a->cur key's lane if it
+ * has one. */
+static inline bool bp_agg_lane_put(struct bp_agg *a, const unsigned char *key, size_t keylen,
+				   union bp_dist_value v)
 {
 	/* the lanes looked at in line: keys that alternate find theirs here */
 	for (unsigned i = 0; i < BP_AGG_LANES; i++) {
@@ -136,15 +139,21 @@ static inline bool bp_agg_add_inline(struct bp_agg *a, const unsigned char *key,
 
 		if (!g || g->keylen != keylen || !bp_key_equal(g->key, key, keylen))
 			continue;
-		a->cur = i;	/* here, or in bp_agg_add_slow() */
+		a->cur = i;	/* for bp_agg_add_slow() */
 		if (a->counts_only || l->n + 1 >= BP_AGG_BATCH)
-			break;
+			return false;
 		a->records++;
 		l->hits++;
 		l->v[l->n++] = v;
 		return true;
 	}
-	return bp_agg_add_slow(a, key, keylen, v);
+	return false;
+}
+
+static inline bool bp_agg_add_inline(struct bp_agg *a, const unsigned char *key, size_t keylen,
+				     union bp_dist_value v)
+{
+	return bp_agg_lane_put(a, key, keylen, v) || bp_agg_add_slow(a, key, keylen, v);
 }
 
 /* --every: the key of ns's window and key into w (the series' key);
