@@ -157,6 +157,8 @@ refused 7 "fork child before its first record" "forked from $parent and has no t
 	"$BPRINT" disable "$child" 'fmt:child*'
 refused 7 "fork child before its first record: sites" "a fork child's is made when it first traces" \
 	"$BPRINT" sites "$child"
+refused 2 "fork child before its first record: tail" "forked from $parent and has no trace of its own yet" \
+	"$BPRINT" tail "$child"
 # Then it traces: its control thread serves once the first record has
 # made its file, and disable says it does not serve yet until then (a
 # slow start, a sanitizer's build on a busy machine).  Asked again while

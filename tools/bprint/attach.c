@@ -278,6 +278,20 @@ char *attach_path(long pid)
 	return strdup(a.name);
 }
 
+long attach_forked_from(long pid)
+{
+	struct attach a = { .pid = pid };
+	struct found fo;
+
+	if (find(&a, false, &fo) != 0)
+		return 0;
+	if (a.fd >= 0) {
+		close(a.fd);
+		return 0;
+	}
+	return fo.parent;
+}
+
 bool attach_ended(const struct attach *a)
 {
 	return bp_record_live_closed(a->fd) || !alive(a->pid);

@@ -45,6 +45,10 @@ int attach_open(const char *sub, const char *arg, bool writable, struct attach *
  * process pid opens, or NULL (quietly): for tail, hist and latency. */
 char *attach_path(long pid);
 
+/* The process whose live file process pid holds, having none of its own:
+ * its parent, when pid is a fork child that has not traced yet; else 0. */
+long attach_forked_from(long pid);
+
 /* Has the process ended (gone, a zombie), or closed its trace (normal exit)? */
 bool attach_ended(const struct attach *a);
 

@@ -227,6 +227,7 @@ static char *file_of_pid(const char *arg, long pid)
 	char where[64], cwd[4096], *env, *val, *path;
 	size_t len;
 	ssize_t cn;
+	long parent;
 
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
 		errmsg(arg, "no such process");
@@ -234,6 +235,11 @@ static char *file_of_pid(const char *arg, long pid)
 	}
 	if ((path = file_of_maps(pid)) != NULL || (path = attach_path(pid)) != NULL)
 		return path;
+	if ((parent = attach_forked_from(pid)) > 0) {
+		errmsg(arg, "the process forked from %ld and has no trace of its own yet: a fork "
+		       "child's is made when it first traces; try again then", parent);
+		return NULL;
+	}
 	if (!(env = read_environ(pid, &len))) {
 		errmsg(arg, "%s", errno == ENOENT ? "no such process" :
 		       errno == ENOMEM ? "out of memory" : strerror(errno));
