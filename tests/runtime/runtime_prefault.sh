@@ -76,12 +76,22 @@ kept_up() {
 # threads in a row found no ring, and 5 runs of 25 at the same time (8
 # busy loops alone never did it; the cause is not known).  A run where
 # the median thread found no ring is run once more, and says so with its
-# threads' faults: a pool that does not refill fails both.
+# threads' faults: a pool that does not refill fails both.  Under a
+# sanitizer (its shadow memory faults in both runs) "kept up" is only
+# fewer faults than without: once, under TSan, the median thread had as
+# many (490), with both cores busy.
+fell_behind() {	# OUT WITHOUT
+	if [ -n "${RT_SANITIZE:-}" ]; then
+		[ "$(median_faults "$1")" -ge "$2" ]
+	else
+		! kept_up "$1" "$2"
+	fi
+}
 for way in memory file; do
 	run $way 0
 	without=$(median_faults $way.0.out)
 	run $way 1
-	if [ -z "${RT_SANITIZE:-}" ] && ! kept_up $way.1.out "$without"; then
+	if fell_behind $way.1.out "$without"; then
 		echo "note: $way: the median thread found the pool empty (faults: $(per_thread $way.1.out)); once more"
 		run $way 1
 	fi
@@ -103,21 +113,27 @@ done
 # ---- threads 0.4 s apart: the pool's thread asleep, woken by the take ----
 # (it polls for 20 ms after a take and then sleeps on the doorbell: the
 # third thread finds a ring only if the second one's take woke it)
-most_faults() {
-	awk '$1 == "faults" { if ($3 > m) m = $3 } END { print m + 0 }' "$1"
+# Each thread against the same thread of a run without the pool: under a
+# sanitizer the first threads take its runtime's own faults too (TSan:
+# 484 and 482 without the pool, 326 and 323 with it, the third 292 and
+# 134), so "fewer", and elsewhere at most a quarter.
+found_empty() {	# did a thread of asleep.1.out find the pool empty?
+	awk -v san="${RT_SANITIZE:-}" '
+		$1 == "faults" { if (FILENAME ~ /[.]0[.]out$/) w[$2] = $3; else p[$2] = $3 }
+		END { for (t in p) if (san != "" ? p[t] >= w[t] : p[t] * 4 > w[t]) bad = 1; exit !bad }' \
+		asleep.0.out asleep.1.out
 }
+run asleep 0 400 3
 run asleep 1 400 3
-most=$(most_faults asleep.1.out)
-if [ -z "${RT_SANITIZE:-}" ] && [ $((most * 4)) -gt "$without" ]; then
+if found_empty; then
 	echo "note: asleep: a thread found the pool empty (faults: $(per_thread asleep.1.out)); once more"
 	run asleep 1 400 3
-	most=$(most_faults asleep.1.out)
 fi
-if [ -n "${RT_SANITIZE:-}" ]; then
-	check "asleep: every thread's faults fewer than without the pool" "$most" -lt "$without"
+if found_empty; then
+	fail "asleep: a thread found the pool empty: faults $(per_thread asleep.1.out), without the pool $(per_thread asleep.0.out)"
 else
-	check "asleep: every thread's faults at most a quarter of without the pool's" \
-		"$((most * 4))" -le "$without"
+	ok "asleep: every thread's faults $([ -n "${RT_SANITIZE:-}" ] && echo "fewer than" ||
+		echo "at most a quarter of") the same thread's without the pool ($(per_thread asleep.1.out) against $(per_thread asleep.0.out))"
 fi
 
 # ---- a fill that failed: the pool rung when found empty ----------------
