@@ -71,6 +71,11 @@ add_test(NAME tracer_signal_counter COMMAND tracer_signal)
 set_tests_properties(tracer_signal_counter PROPERTIES TIMEOUT 120
   ENVIRONMENT "BPRINT_BUFFER_SIZE=64M;BPRINT_CLOCK=counter")
 
+# A signal raised while a thread ends, after its descriptor was let go.
+tracer_exe(tracer_exit_signal)
+add_test(NAME tracer_exit_signal COMMAND tracer_exit_signal)
+set_tests_properties(tracer_exit_signal PROPERTIES TIMEOUT 30)
+
 # 3. fork: the child has fresh buffers; the parent keeps its own.
 tracer_exe(tracer_fork)
 add_test(NAME tracer_fork COMMAND tracer_fork)

@@ -1,0 +1,83 @@
+/*
+ * tracer_exit_signal: a signal whose handler traces, aimed at a thread
+ * that is ending, after the library's exit destructor has let its
+ * descriptor go.
+ *
+ * A worker's own thread-specific key (made after the library's, so its
+ * destructor runs after the library's) sends SIGUSR1 to its own thread.
+ * Before, the handler ran there and its trace made a second descriptor
+ * and ring for the ending thread (and, under TSan, a destructor then ran
+ * after TSan's own had ended the thread: a crash).  The ending thread now
+ * blocks signals from its exit destructor on, as the C library does after
+ * the last destructor: a signal for the process runs its handler on
+ * another thread; one for this thread is not delivered.  So: one
+ * descriptor for the worker's tid, and no record of the handler.
+ */
+#include "tracer_check.h"
+
+#include <sys/syscall.h>
+
+static pthread_key_t key;
+static _Atomic int handled_by;	/* the tid the handler ran on, 0 if it did not */
+
+static int my_tid(void)
+{
+	return (int)syscall(SYS_gettid);
+}
+
+static void handler(int sig)
+{
+	(void)sig;
+	trace_printk("handler tid=%d", my_tid());
+	atomic_store(&handled_by, my_tid());
+}
+
+static void at_key_exit(void *arg)
+{
+	(void)arg;
+	pthread_kill(pthread_self(), SIGUSR1);
+}
+
+static void *worker(void *arg)
+{
+	*(int *)arg = my_tid();
+	pthread_setspecific(key, arg);
+	trace_printk("worker tid=%d", my_tid());
+	return NULL;
+}
+
+int main(void)
+{
+	struct bprint_thread_stats st[16];
+	struct sigaction sa;
+	pthread_t th;
+	int worker_tid = 0, entries = 0, handled;
+	uint64_t written = 0;
+	long n;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	trace_printk("main tid=%d", my_tid());	/* the library's key first */
+	CHECK(pthread_key_create(&key, at_key_exit) == 0);
+	CHECK(pthread_create(&th, NULL, worker, &worker_tid) == 0);
+	CHECK(pthread_join(th, NULL) == 0);
+	tc_sleep_us(20000);	/* a signal held anywhere would have run by now */
+	handled = atomic_load(&handled_by);
+
+	for (unsigned i = 0; i < 16; i++)
+		st[i] = (struct bprint_thread_stats)BPRINT_THREAD_STATS_INIT;
+	n = bprint_stats(st, 16);
+	CHECK(n > 0 && n <= 16);
+	for (long i = 0; i < n; i++) {
+		written += st[i].written;
+		entries += st[i].tid == worker_tid;
+	}
+	CHECK_EQ(entries, 1);		/* one descriptor for the worker */
+	CHECK_U64(written, ==, 2);		/* main's and the worker's */
+	CHECK_EQ(handled, 0);			/* not on the ending thread */
+	printf("tracer_exit_signal: no handler ran on the ending thread %d; one descriptor\n",
+	       worker_tid);
+	return 0;
+}
