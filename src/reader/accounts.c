@@ -111,6 +111,27 @@ static void check_entry(struct bp_trace *t, struct source *s)
 	}
 }
 
+/*
+ * A live file whose writer is done: its ring's head page (the first record
+ * index it holds, and its records) may say at most one record more than
+ * the ring counted (a writer cut between a record's commit and the
+ * count's store).  More is a damaged page header, whose index would
+ * otherwise count as records written and lost: said, and not taken.
+ */
+static void check_ring_end(struct bp_trace *t, struct source *s)
+{
+	uint64_t stored = s->claimed - s->info.discarded;
+
+	if ((t->info.flags & BP_TRACE_F_STREAM) || !t->writer_gone || !s->ring.mem ||
+	    s->counters != COUNTERS_RING || s->claimed < s->info.discarded ||
+	    s->ring_end <= stored + 1)
+		return;
+	reader_problem(t, "thread %d: its ring's head page ends at record %llu, the ring "
+		       "counted %llu", s->info.tid, (unsigned long long)s->ring_end,
+		       (unsigned long long)stored);
+	s->ring_end = 0;
+}
+
 void accounts_update(struct bp_trace *t)
 {
 	for (size_t i = 0; i < t->nsrc; i++) {
@@ -131,6 +152,7 @@ void accounts_update(struct bp_trace *t)
 		s->first_kept = first_kept(s);
 		if (s->ring.mem)
 			s->ring_end = ring_end_index(s);
+		check_ring_end(t, s);
 		accounts_settle(s);
 	}
 }

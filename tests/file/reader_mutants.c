@@ -674,6 +674,22 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 				snprintf(what, sizeof(what), "bit %u of ring count byte %zu", bit, at);
 				judge(f, m, f->n, what);
 			}
+	/* every bit of the high half of each ring's head page's first record
+	 * index: the head page (one that holds no record yet, too) may say one
+	 * record more than the ring counted, never 2^32 more */
+	for (size_t r = 0; r < f->nctls; r++) {
+		size_t first = f->heads[r] - offsetof(struct bp_ring_page, commit) +
+			       offsetof(struct bp_ring_page, first_rec);
+
+		for (size_t at = first + 4; f->heads[r] && at < first + 8; at++)
+			for (unsigned bit = 0; bit < 8; bit++) {
+				memcpy(m, f->p, f->n);
+				m[at] ^= (unsigned char)(1u << bit);
+				snprintf(what, sizeof(what), "bit %u of head page index byte %zu",
+					 bit, at);
+				judge(f, m, f->n, what);
+			}
+	}
 	/* 32-bit words set to 0 and to all ones */
 	for (unsigned i = 0; i < words; i++) {
 		size_t at = pick(f) & ~(size_t)3;
