@@ -191,8 +191,7 @@ void bp_thread_reclaim(void);
  * its chunk for a new ring: they wait for bp_thread_retain_make_room(). */
 void bp_thread_retain_enforce(void);
 
-/* A new thread is about to take a ring, or the pool to fill one
- * (writer_pool.c): retire the oldest DEAD threads
+/* A new thread is about to take a ring: retire the oldest DEAD threads
  * kept in the file beyond BPRINT_RETAIN, so that their chunks are reused
  * instead of the file growing.  Nothing if a lock or a reader is in the
  * way (it may run in a signal handler's first trace). */

@@ -229,10 +229,6 @@ static bool fill(struct slot *s)
 	size_t len;
 	int rc;
 
-	/* the new thread that took the last ring retired what the budget
-	 * lets go, unless a lock was in the way (the pool's own work on the
-	 * list, say): a chunk let go here is reused, not added to the file */
-	bp_thread_retain_make_room();
 	atomic_store(&allocating, true);	/* seq_cst: with stopping, a Dekker pair */
 	if (atomic_load(&stopping)) {
 		atomic_store(&allocating, false);
