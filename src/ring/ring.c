@@ -363,7 +363,8 @@ static int enter_page(const struct geom *g, struct bp_ring_cursor *c,
 
 	if (!page_unchanged(p, s1))
 		return resync(g, c);
-	if (first < c->next_rec)
+	/* a ring's first page is made before any record is stored */
+	if (first < c->next_rec || (c->seq == 1 && first != 0))
 		return BP_RING_ECORRUPT;
 	c->overwritten += first - c->next_rec;
 	c->next_rec = first;

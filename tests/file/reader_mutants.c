@@ -690,6 +690,32 @@ static void mutate(struct file *f, unsigned flips, unsigned words)
 				judge(f, m, f->n, what);
 			}
 	}
+	/* every bit of the low byte of the first record index of each ring's
+	 * first page (seq 1, in a ring that has not wrapped): it is made
+	 * before any record is stored, so only 0 can be (the one byte, bit 0,
+	 * that reader_mutants had failed on twice) */
+	for (size_t r = 0; r < f->nctls; r++) {
+		uint32_t ps, np;
+
+		memcpy(&ps, f->p + f->ctls[r] + 8, 4);
+		memcpy(&np, f->p + f->ctls[r] + 12, 4);
+		for (uint32_t i = 0; ps >= BP_RING_PAGE_MIN && i < np && i < 4096; i++) {
+			size_t page = f->ctls[r] + BP_RING_CTL_BYTES + (size_t)i * ps;
+			uint64_t seq;
+
+			if (page + ps > f->n)
+				break;
+			memcpy(&seq, f->p + page, 8);
+			for (unsigned bit = 0; seq == 1 && bit < 8; bit++) {
+				memcpy(m, f->p, f->n);
+				m[page + offsetof(struct bp_ring_page, first_rec)] ^=
+					(unsigned char)(1u << bit);
+				snprintf(what, sizeof(what), "bit %u of first page index at %zu", bit,
+					 page + offsetof(struct bp_ring_page, first_rec));
+				judge(f, m, f->n, what);
+			}
+		}
+	}
 	/* 32-bit words set to 0 and to all ones */
 	for (unsigned i = 0; i < words; i++) {
 		size_t at = pick(f) & ~(size_t)3;
