@@ -197,6 +197,14 @@ void bp_thread_retain_enforce(void);
  * way (it may run in a signal handler's first trace). */
 void bp_thread_retain_make_room(void);
 
+/* The make-room a new thread could not do (a lock taken: the pool's own
+ * work on the list, say), done now if one is owed: for the ring pool's
+ * fill (writer_pool.c), which would otherwise take a new chunk where the
+ * new thread's retiring would have freed one.  Nothing else: the pool
+ * fills for a thread that may never come, and an exited thread's records
+ * are let go only for one that did. */
+void bp_thread_retain_owed_room(void);
+
 /* Records of threads that got no ring 0 (no memory for it, or for their
  * descriptor): written and lost at once, summed here since those threads
  * have no descriptor to count them in.  Relaxed: a count, read as a value. */

@@ -14,6 +14,7 @@
 #include "trace/backing.h"
 #include "trace/config.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -287,14 +288,30 @@ void bp_thread_retain_enforce(void)
 		bp_backing->settle();	/* with no lock held: it may wait for the consumer */
 }
 
+/* A make-room that found a lock taken: the pool's next fill makes it. */
+static atomic_bool room_owed;
+
 void bp_thread_retain_make_room(void)
 {
+	bool done = false;
+
 	/* under bprint record, thread exits retire (and settle() paces them) */
-	if (bp_config.record_pid || pthread_rwlock_trywrlock(&bp_readers_lock) != 0)
+	if (bp_config.record_pid)
 		return;
-	if (pthread_mutex_trylock(&bp_list_lock) == 0) {
-		retire_over(&retained_file, 1);
-		pthread_mutex_unlock(&bp_list_lock);
+	if (pthread_rwlock_trywrlock(&bp_readers_lock) == 0) {
+		if (pthread_mutex_trylock(&bp_list_lock) == 0) {
+			retire_over(&retained_file, 1);
+			pthread_mutex_unlock(&bp_list_lock);
+			done = true;
+		}
+		pthread_rwlock_unlock(&bp_readers_lock);
 	}
-	pthread_rwlock_unlock(&bp_readers_lock);
+	if (!done)
+		atomic_store(&room_owed, true);
+}
+
+void bp_thread_retain_owed_room(void)
+{
+	if (atomic_exchange(&room_owed, false))
+		bp_thread_retain_make_room();
 }

@@ -229,6 +229,7 @@ static bool fill(struct slot *s)
 	size_t len;
 	int rc;
 
+	bp_thread_retain_owed_room();
 	atomic_store(&allocating, true);	/* seq_cst: with stopping, a Dekker pair */
 	if (atomic_load(&stopping)) {
 		atomic_store(&allocating, false);
