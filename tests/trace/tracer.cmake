@@ -75,6 +75,8 @@ set_tests_properties(tracer_signal_counter PROPERTIES TIMEOUT 120
 tracer_exe(tracer_exit_signal)
 add_test(NAME tracer_exit_signal COMMAND tracer_exit_signal)
 set_tests_properties(tracer_exit_signal PROPERTIES TIMEOUT 30)
+add_test(NAME tracer_exit_signal_fault COMMAND tracer_exit_signal fault)
+set_tests_properties(tracer_exit_signal_fault PROPERTIES TIMEOUT 30)
 
 # 3. fork: the child has fresh buffers; the parent keeps its own.
 tracer_exe(tracer_fork)

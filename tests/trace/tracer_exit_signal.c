@@ -12,6 +12,11 @@
  * the last destructor: a signal for the process runs its handler on
  * another thread; one for this thread is not delivered.  So: one
  * descriptor for the worker's tid, and no record of the handler.
+ *
+ *   tracer_exit_signal fault   the destructor faults (a store to address
+ *                              1): its SIGSEGV handler runs (and exits
+ *                              0), where a fault while SIGSEGV is blocked
+ *                              kills the process unhandled
  */
 #include "tracer_check.h"
 
@@ -38,6 +43,42 @@ static void at_key_exit(void *arg)
 	pthread_kill(pthread_self(), SIGUSR1);
 }
 
+static void on_fault(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
+
+static void fault_at_key_exit(void *arg)
+{
+	(void)arg;
+	*(volatile int *)(uintptr_t)arg = 1;	/* arg: 1, an address that faults */
+}
+
+static void *fault_worker(void *arg)
+{
+	pthread_setspecific(key, (void *)1);	/* non-NULL: the destructor runs */
+	trace_printk("worker tid=%d", my_tid());
+	return arg;
+}
+
+/* The fault mode (above): exits 0 from the handler; 1 if nothing faulted. */
+static int fault(void)
+{
+	struct sigaction sa;
+	pthread_t th;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fault;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
+	trace_printk("main tid=%d", my_tid());	/* the library's key first */
+	CHECK(pthread_key_create(&key, fault_at_key_exit) == 0);
+	CHECK(pthread_create(&th, NULL, fault_worker, NULL) == 0);
+	pthread_join(th, NULL);
+	return 1;
+}
+
 static void *worker(void *arg)
 {
 	*(int *)arg = my_tid();
@@ -46,7 +87,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct bprint_thread_stats st[16];
 	struct sigaction sa;
@@ -55,6 +96,8 @@ int main(void)
 	uint64_t written = 0;
 	long n;
 
+	if (argc == 2 && strcmp(argv[1], "fault") == 0)
+		return fault();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
