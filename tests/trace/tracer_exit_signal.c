@@ -43,6 +43,24 @@ static void at_key_exit(void *arg)
 	pthread_kill(pthread_self(), SIGUSR1);
 }
 
+/* sig's handler on_sig, main's first record (the library's key first),
+ * then our key with destructor at_exit, and one worker fn(arg), joined. */
+static void run_worker(int sig, void (*on_sig)(int), void (*at_exit)(void *),
+		       void *(*fn)(void *), void *arg)
+{
+	struct sigaction sa;
+	pthread_t th;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sig;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(sig, &sa, NULL) == 0);
+	trace_printk("main tid=%d", my_tid());
+	CHECK(pthread_key_create(&key, at_exit) == 0);
+	CHECK(pthread_create(&th, NULL, fn, arg) == 0);
+	CHECK(pthread_join(th, NULL) == 0);
+}
+
 static void on_fault(int sig)
 {
 	(void)sig;
@@ -65,17 +83,7 @@ static void *fault_worker(void *arg)
 /* The fault mode (above): exits 0 from the handler; 1 if nothing faulted. */
 static int fault(void)
 {
-	struct sigaction sa;
-	pthread_t th;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fault;
-	sigemptyset(&sa.sa_mask);
-	CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
-	trace_printk("main tid=%d", my_tid());	/* the library's key first */
-	CHECK(pthread_key_create(&key, fault_at_key_exit) == 0);
-	CHECK(pthread_create(&th, NULL, fault_worker, NULL) == 0);
-	pthread_join(th, NULL);
+	run_worker(SIGSEGV, on_fault, fault_at_key_exit, fault_worker, NULL);
 	return 1;
 }
 
@@ -90,22 +98,13 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	struct bprint_thread_stats st[16];
-	struct sigaction sa;
-	pthread_t th;
 	int worker_tid = 0, entries = 0, handled;
 	uint64_t written = 0;
 	long n;
 
 	if (argc == 2 && strcmp(argv[1], "fault") == 0)
 		return fault();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
-	trace_printk("main tid=%d", my_tid());	/* the library's key first */
-	CHECK(pthread_key_create(&key, at_key_exit) == 0);
-	CHECK(pthread_create(&th, NULL, worker, &worker_tid) == 0);
-	CHECK(pthread_join(th, NULL) == 0);
+	run_worker(SIGUSR1, handler, at_key_exit, worker, &worker_tid);
 	tc_sleep_us(20000);	/* a signal held anywhere would have run by now */
 	handled = atomic_load(&handled_by);
 
