@@ -55,6 +55,9 @@ struct bp_backing {
 	 * trace/thread.c).  Counted where a reader of the backing finds it.
 	 * May be NULL. */
 	void (*record_lost)(void);
+	/* A fork is about to be made, before the tracer takes its locks for
+	 * it: the backing's own threads settled.  May be NULL. */
+	void (*fork_prepare)(void);
 	/* A fork child starts: forget the parent's file (the child gets no file). */
 	void (*fork_child)(void);
 	/* Is mem, from ring_map, in shared memory that costs only the pages

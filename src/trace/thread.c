@@ -447,6 +447,8 @@ static void fork_child(void)
  */
 static void fork_prepare(void)
 {
+	if (bp_backing && bp_backing->fork_prepare)
+		bp_backing->fork_prepare();
 	bp_site_fork_prepare();
 	bp_clock_fork_prepare();
 }

@@ -21,6 +21,7 @@
 #include "file/layout.h"
 #include "writer/writer_live.h"
 #include "writer/writer_pool.h"
+#include "writer/writer_thread.h"
 #include "ring/ring.h"
 #include "trace/backing.h"
 #include "trace/clock.h"
@@ -269,6 +270,7 @@ static const struct bp_backing file_backing = {
 	.site_added = bp_live_site_added,
 	.thread_exit = bp_live_thread_exit,
 	.record_lost = bp_live_record_lost,
+	.fork_prepare = bp_helpers_wait_started,
 	.fork_child = file_fork_child,
 	.ring_in_memory = ring_in_memory,
 };

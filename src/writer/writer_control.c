@@ -25,6 +25,7 @@
 
 #include "file/layout.h"
 #include "writer/writer_live.h"
+#include "writer/writer_thread.h"
 #include "trace/site.h"
 
 #include <bprint.h>
@@ -32,7 +33,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -148,25 +148,12 @@ static void *control_main(void *arg)
 	return NULL;
 }
 
+static struct bp_helper control_thread;
+
 static void start(struct bp_file_control *c)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
-	pthread_t thread;
-	int rc;
-
-	if (pthread_attr_init(&attr) != 0)
-		return;
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, STACK_BYTES);
-	/* every signal blocked: the program's signals go to its own threads */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&thread, &attr, control_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	if (rc == 0)
-		pthread_setname_np(thread, BP_CONTROL_THREAD_NAME);
+	(void)bp_helper_start(&control_thread, control_main, c, STACK_BYTES,
+			      BP_CONTROL_THREAD_NAME);
 }
 
 void bp_control_start(struct bp_file_header *h)

@@ -98,6 +98,7 @@
 #include "writer/writer_pool.h"
 
 #include "writer/writer_live.h"
+#include "writer/writer_thread.h"
 #include "file/layout.h"
 #include "ring/ring.h"
 #include "trace/clock.h"
@@ -108,9 +109,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -339,33 +338,16 @@ static void *pool_main(void *arg)
 	return NULL;
 }
 
+static struct bp_helper pool_thread;
+
 void bp_live_pool_start(void)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
-	pthread_t thread;
-	int rc;
-
 	pool_rings = configured_rings();
 	if (!pool_rings)
 		return;
 	pool_chunk_size = ring0_chunk_size();
-	if (pthread_attr_init(&attr) != 0) {
+	if (bp_helper_start(&pool_thread, pool_main, NULL, STACK_BYTES, "bprint-prefault") != 0)
 		pool_rings = 0;
-		return;
-	}
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, STACK_BYTES);
-	/* every signal blocked: the program's signals go to its own threads */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&thread, &attr, pool_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	if (rc != 0)
-		pool_rings = 0;
-	else
-		pthread_setname_np(thread, "bprint-prefault");
 }
 
 /* Tell the pool's thread that a thread has started: it refills (after

@@ -79,6 +79,9 @@ add_test(NAME tracer_exit_signal_fault COMMAND tracer_exit_signal fault)
 set_tests_properties(tracer_exit_signal_fault PROPERTIES TIMEOUT 30)
 
 # 3. fork: the child has fresh buffers; the parent keeps its own.
+tracer_exe(tracer_fork_start)
+add_test(NAME tracer_fork_start COMMAND tracer_fork_start)
+set_tests_properties(tracer_fork_start PROPERTIES TIMEOUT 120)
 tracer_exe(tracer_fork)
 add_test(NAME tracer_fork COMMAND tracer_fork)
 set_tests_properties(tracer_fork PROPERTIES TIMEOUT 60)
