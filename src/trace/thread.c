@@ -307,7 +307,7 @@ void bp_thread_spare(void)
 
 /*
  * A thread's end, from exit_key's destructor.  Signals are blocked first,
- * for the rest of the thread's life: a handler that traced here, or once
+ * for the rest of the thread's life, but for the faults: a handler that traced here, or once
  * the thread was DEAD, made a second descriptor and ring for the ending
  * thread, whose destructor then ran a round later.  Under TSan that could
  * be the round whose own destructor ends the thread's state, and our code
