@@ -14,6 +14,29 @@ BPRINT=$1 TRACED=$2 WORK=$3
 ATTACH_LIB=$(cd "$(dirname "$0")" && pwd)
 . "$ATTACH_LIB/attach_lib.sh"
 
+# start_watched READY PROGRAM...: PROGRAM in the background ($prog), until
+# it has made READY
+start_watched() {
+	ready=$1
+	shift
+	"$@" &
+	prog=$!
+	pids="$pids $prog"
+	wait_ready "$ready"
+}
+
+# watch OUT [OPTION...]: record --pid $prog in the background ($rec): the
+# windows of the slow records, 5 ms either side, into OUT.K; its stderr in
+# OUT less .dat, .err
+watch() {
+	out=$1
+	shift
+	"$BPRINT" record --pid "$prog" --trigger 'fmt:request*' --where 'dur_us>1000' \
+		--before 5ms --after 5ms "$@" -o "$out" 2> "${out%.dat}.err" &
+	rec=$!
+	pids="$pids $rec"
+}
+
 events=$(scale 1000000)
 # Rings that hold a thread's whole run (about 11 MB of its 333,333
 # records): the windows are under test, not the watcher's speed.  With the
@@ -21,19 +44,14 @@ events=$(scale 1000000)
 # found records, and once a window's slow record, overwritten before it
 # copied them (said, as "records overwritten before the watcher copied
 # them"), and the windows then differed from the program's.
-BPRINT_BUFFER_SIZE=$(scale 16)M "$TRACED" 3 "$events" ready go expect &
-tpid=$!
-pids=$tpid
-wait_ready ready || exit 1
-"$BPRINT" record --pid "$tpid" --trigger 'fmt:request*' --where 'dur_us>1000' \
-	--before 5ms --after 5ms --max 10 -o w.dat 2> record.err &
-rpid=$!
-pids="$pids $rpid"
+start_watched ready env BPRINT_BUFFER_SIZE="$(scale 16)M" "$TRACED" 3 "$events" ready go expect ||
+	exit 1
+watch w.dat --max 10
 sleep 0.3	# attached (what it missed is in the rings anyway)
 touch go
-wait "$rpid"; rc=$?
-wait "$tpid" || fail "the traced program failed"
-cat record.err
+wait "$rec"; rc=$?
+wait "$prog" || fail "the traced program failed"
+cat w.err
 # the program ends first: exit 10 says so, the windows were written before
 [ $rc -eq 10 ] || [ $rc -eq 0 ] || fail "record --trigger: exit $rc"
 
@@ -84,23 +102,17 @@ done
 # The watcher is stopped while thread 1 laps its 64 KiB ring many times
 # over the window of thread 0's slow record: the window must hold that
 # thread's loss, not leave the thread out as if it had traced nothing.
-BPRINT_BUFFER_SIZE=64K "$TRACED" gap gready ggo gdone ggo2 &
-gpid=$!
-pids="$pids $gpid"
-wait_ready gready || exit 1
-"$BPRINT" record --pid "$gpid" --trigger 'fmt:request*' --where 'dur_us>1000' \
-	--before 5ms --after 5ms --max 1 -o g.dat 2> g.err &
-grec=$!
-pids="$pids $grec"
+start_watched gready env BPRINT_BUFFER_SIZE=64K "$TRACED" gap gready ggo gdone ggo2 || exit 1
+watch g.dat --max 1
 sleep 0.5	# attached: both rings' first pages copied
-kill -STOP "$grec"
+kill -STOP "$rec"
 touch ggo
 wait_until 20 test -e gdone || fail "the gap program never finished its burst"
-kill -CONT "$grec"
+kill -CONT "$rec"
 sleep 0.2
 touch ggo2
-wait "$grec"
-wait "$gpid" || fail "the gap program failed"
+wait "$rec"
+wait "$prog" || fail "the gap program failed"
 cat g.err
 if [ -f g.dat.1 ]; then
 	slow=$("$BPRINT" report --raw --where 'dur_us>1000' g.dat.1 | grep -c ' request ')
@@ -118,18 +130,12 @@ fi
 # when it has just ended (the window written at the watch's end).
 for how in running ended; do
 	want=$([ $how = running ] && echo q$how.dat.1 || echo -)
-	"$TRACED" quiet q$how.ready q$how.go "$want" &
-	qpid=$!
-	pids="$pids $qpid"
-	wait_ready q$how.ready || exit 1
-	"$BPRINT" record --pid "$qpid" --trigger 'fmt:request*' --where 'dur_us>1000' \
-		--before 5ms --after 5ms -o q$how.dat 2> q$how.err &
-	qrec=$!
-	pids="$pids $qrec"
+	start_watched q$how.ready "$TRACED" quiet q$how.ready q$how.go "$want" || exit 1
+	watch q$how.dat
 	sleep 0.3	# attached
 	touch q$how.go
-	wait "$qpid"; qrc=$?
-	wait "$qrec"
+	wait "$prog"; qrc=$?
+	wait "$rec"
 	cat q$how.err
 	check "a quiet thread's match, $how: the program's status" "$qrc" -eq 0
 	slow=$("$BPRINT" report --raw --where 'dur_us>1000' q$how.dat.1 2> /dev/null | grep -c ' request ')
@@ -139,18 +145,12 @@ done
 # ---- windows numbered in time order -------------------------------------
 # At attach the watcher reads the rings one after another: the first ring
 # holds the later match (thread 0's), the second the earlier (thread 1's).
-"$TRACED" order oready ogo &
-opid=$!
-pids="$pids $opid"
-wait_ready oready || exit 1
-"$BPRINT" record --pid "$opid" --trigger 'fmt:request*' --where 'dur_us>1000' \
-	--before 5ms --after 5ms --max 2 -o o.dat 2> o.err &
-orec=$!
-pids="$pids $orec"
+start_watched oready "$TRACED" order oready ogo || exit 1
+watch o.dat --max 2
 wait_until 20 test -e o.dat.2 || fail "order: no second window within 20 s"
 touch ogo
-wait "$orec"
-wait "$opid" || fail "the order program failed"
+wait "$rec"
+wait "$prog" || fail "the order program failed"
 cat o.err
 for k in 1 2; do
 	"$BPRINT" report --raw --where 'dur_us>1000' o.dat.$k 2> /dev/null |
