@@ -7,6 +7,12 @@
  * Each CPU keeps the threads runnable and waiting for it: a switch on that
  * CPU adds a change to each of them (still runnable, another thread
  * running instead), so that who ran instead is known for every stretch.
+ *
+ * Events a CPU's kernel buffer lost (an event's lost_before) may have
+ * changed any thread's state but that of a thread running on another CPU
+ * (its own switches are in that CPU's events): from the CPU's last event
+ * before the loss, each other thread is unknown until its next change,
+ * rather than left in a state the lost events may have ended.
  */
 #include "analysis/sched.h"
 
@@ -48,6 +54,7 @@ struct thread {
 	uint32_t n, cap;
 	uint64_t since;			/* changes before this were dropped (0: none) */
 	int32_t waiting_cpu;		/* runnable: the CPU it waits for, -1 unknown */
+	int32_t on_cpu;			/* running: its CPU, -1 unknown */
 };
 
 struct bp_sched {
@@ -57,6 +64,7 @@ struct bp_sched {
 	struct thread **th;		/* open addressing by tid */
 	size_t cap, n;
 	int32_t running[MAX_CPUS];	/* who runs on each CPU, as the switches said */
+	uint64_t last_ns[MAX_CPUS];	/* each CPU's last kernel event */
 	struct waiting { int32_t *tid; uint32_t n, cap; } waiting[MAX_CPUS];
 	bool seen;
 };
@@ -187,6 +195,7 @@ static struct thread *get(struct bp_sched *s, int32_t tid)
 		return NULL;
 	t->tid = tid;
 	t->waiting_cpu = -1;
+	t->on_cpu = -1;
 	strcpy(t->comm, "<...>");
 	s->th[i] = t;
 	s->n++;
@@ -303,10 +312,14 @@ static bool on_switch(struct bp_sched *s, const struct binding *b, const struct 
 		s->running[e->cpu] = next;
 	if (!change(s, prev, e->ns, preempted ? S_RUNNABLE : S_BLOCKED, next, 0))
 		return false;
-	if (prev > 0 && (p = get(s, prev)))
+	if (prev > 0 && (p = get(s, prev))) {
 		wait_for(s, p, preempted ? e->cpu : -1);
-	if (next > 0 && (p = get(s, next)))
+		p->on_cpu = -1;
+	}
+	if (next > 0 && (p = get(s, next))) {
 		wait_for(s, p, -1);
+		p->on_cpu = e->cpu;
+	}
 	return change(s, next, e->ns, S_RUNNING, 0, 0) &&
 	       runner_changed(s, e->cpu, next, e->ns);
 }
@@ -344,6 +357,28 @@ static bool on_migrate(struct bp_sched *s, const struct binding *b, const struct
 	return change(s, pid, e->ns, S_RUNNABLE, s->running[cpu], 0);
 }
 
+/* Events of cpu were lost between its last one seen and e: each thread
+ * but those running on another CPU is unknown from then. */
+static bool lost_on(struct bp_sched *s, int32_t cpu, uint64_t ns)
+{
+	uint64_t from = s->last_ns[cpu];
+
+	s->running[cpu] = 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		struct thread *t = s->th[i];
+		uint64_t at;
+
+		if (!t || !t->n || (t->on_cpu >= 0 && t->on_cpu != cpu))
+			continue;
+		at = t->c[t->n - 1].ns > from ? t->c[t->n - 1].ns : from;
+		if (!change(s, t->tid, at < ns ? at : ns, S_UNKNOWN, 0, 0))
+			return false;
+		wait_for(s, t, -1);
+		t->on_cpu = -1;
+	}
+	return true;
+}
+
 bool bp_sched_event(struct bp_sched *s, struct bp_trace *t, const struct bp_trace_event *e)
 {
 	struct bp_field_value v[BP_PLAN_MAX_ARGS];
@@ -351,8 +386,14 @@ bool bp_sched_event(struct bp_sched *s, struct bp_trace *t, const struct bp_trac
 	struct binding b;
 	const int16_t *x;
 
-	if (e->site_id < BP_TRACE_KERNEL_SITE_BASE ||
-	    !(site = bp_bind_site(s->bind, t, e->site_id)) ||
+	if (e->site_id < BP_TRACE_KERNEL_SITE_BASE)
+		return true;
+	if (e->cpu >= 0 && (uint32_t)e->cpu < MAX_CPUS) {
+		if (e->lost_before && !lost_on(s, e->cpu, e->ns))
+			return false;
+		s->last_ns[e->cpu] = e->ns;
+	}
+	if (!(site = bp_bind_site(s->bind, t, e->site_id)) ||
 	    bp_bind_decode(site, e, v, BP_PLAN_MAX_ARGS) < 0)
 		return true;
 	x = site->index;

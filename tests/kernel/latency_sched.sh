@@ -10,10 +10,12 @@
 # pinned to one CPU at one SCHED_FIFO priority spin 20 ms each, the second
 # waiting (runnable) for the first, which it names as the one that ran
 # instead.  Every split adds up to its span exactly.
-#   sh latency_sched.sh BPRINT TRACED WORKDIR PYTHON
+# Then SCHED_LOST reads the same file with a kernel event marked as
+# following lost events (sched_lost.c).
+#   sh latency_sched.sh BPRINT TRACED WORKDIR PYTHON SCHED_LOST
 # Skips (77) where it is not root or the kernel has no tracefs.
 set -u
-BPRINT=$1 TRACED=$2 WORK=$3 PYTHON=$4
+BPRINT=$1 TRACED=$2 WORK=$3 PYTHON=$4 SCHED_LOST=$5
 KERNEL_LIB=$(cd "$(dirname "$0")" && pwd)/kernel_lib.sh
 . "$KERNEL_LIB"
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: one CPU: the spinners need two"; exit 77; }
@@ -24,6 +26,7 @@ KERNEL_LIB=$(cd "$(dirname "$0")" && pwd)/kernel_lib.sh
 	{ echo "FAIL: latency --sched: exit $?"; exit 1; }
 "$BPRINT" latency --sched --from 'fmt:span begin*' --to 'fmt:span end*' -k id --csv s.dat > s.csv ||
 	{ echo "FAIL: latency --sched --csv: exit $?"; exit 1; }
+"$SCHED_LOST" s.dat || { echo "FAIL: a loss marked: the split above"; exit 1; }
 "$PYTHON" - s.json s.csv s.svg span.out <<'PY'
 import csv, json, os, sys
 import xml.etree.ElementTree as ET
@@ -81,6 +84,10 @@ for k, part in enumerate(("running", "runnable", "blocked")):
         fails.append("SVG %s bars %s, want the means %s" % (part, rects[k], want))
 for f in fails:
     print("FAIL:", f)
+if fails:	# what the analysis said of each span, for the failure's cause
+    print("records lost:", doc["latency"]["lost"])
+    for t in doc["top"]:
+        print("span of tid %d: %s" % (t["tid"], {k: v for k, v in t.items() if k != "tid"}))
 if not fails:
     print("latency --sched: spans split into running, runnable and blocked as the program spent them")
 sys.exit(1 if fails else 0)

@@ -151,8 +151,8 @@ static bool text_output(struct latency_sched *ls, struct bp_agg *total)
 		ok = bp_agg_text(ls->part[p], stdout, false) && ok;
 	}
 	if (ls->unknown_spans)
-		printf("\n# %llu span%s partly before its thread's first scheduler event: %.3fms "
-		       "unknown in all\n", (unsigned long long)ls->unknown_spans,
+		printf("\n# %llu span%s partly before its thread's first scheduler event or in "
+		       "events the kernel lost: %.3fms unknown in all\n", (unsigned long long)ls->unknown_spans,
 		       ls->unknown_spans == 1 ? "" : "s", (double)ls->unknown_ns / 1e6);
 	if (ls->ntop)
 		printf("\n# where the %zu longest spans' time went\n", ls->ntop);
