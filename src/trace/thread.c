@@ -306,15 +306,15 @@ void bp_thread_spare(void)
 }
 
 /*
- * A thread's end, from exit_key's destructor.  Signals are blocked first,
- * for the rest of the thread's life, but for the faults: a handler that traced here, or once
- * the thread was DEAD, made a second descriptor and ring for the ending
- * thread, whose destructor then ran a round later.  Under TSan that could
- * be the round whose own destructor ends the thread's state, and our code
- * after it crashed (tool_block's tracing timer: 8 runs in 30).  A signal
- * for the process now runs its handler on another thread, its record
- * kept there; the C library blocks them all a little later anyway, after
- * the last destructor (glibc 2.34 and later).
+ * A thread's end, from exit_key's destructor.  Signals but the faults are
+ * blocked first, for the rest of the thread's life: a handler that traced
+ * here, or once the thread was DEAD, made a second descriptor and ring for
+ * the ending thread, whose destructor then ran a round later.  Under TSan
+ * that could be the round whose own destructor ends the thread's state,
+ * and our code after it crashed (tool_block's tracing timer: 8 runs in
+ * 30).  A signal for the process now runs its handler on another thread,
+ * its record kept there; the C library blocks them all a little later
+ * anyway, after the last destructor (glibc 2.34 and later).
  */
 static void thread_exit(void *arg)
 {

@@ -89,8 +89,10 @@ int bp_helper_start(struct bp_helper *h, void *(*main)(void *arg), void *arg,
 	rc = pthread_create(&thread, &attr, helper_main, h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
-	if (rc != 0)
+	if (rc != 0) {
+		atomic_store_explicit(&h->running, 1, memory_order_relaxed);	/* none to wait for */
 		return rc;
+	}
 	pthread_setname_np(thread, name);
 	if (!h->listed) {	/* one thread runs here: the constructor, a fork child */
 		h->next = helpers;
