@@ -54,7 +54,6 @@ struct thread {
 	uint32_t n, cap;
 	uint64_t since;			/* changes before this were dropped (0: none) */
 	int32_t waiting_cpu;		/* runnable: the CPU it waits for, -1 unknown */
-	int32_t on_cpu;			/* running: its CPU, -1 unknown */
 };
 
 struct bp_sched {
@@ -195,7 +194,6 @@ static struct thread *get(struct bp_sched *s, int32_t tid)
 		return NULL;
 	t->tid = tid;
 	t->waiting_cpu = -1;
-	t->on_cpu = -1;
 	strcpy(t->comm, "<...>");
 	s->th[i] = t;
 	s->n++;
@@ -312,14 +310,10 @@ static bool on_switch(struct bp_sched *s, const struct binding *b, const struct 
 		s->running[e->cpu] = next;
 	if (!change(s, prev, e->ns, preempted ? S_RUNNABLE : S_BLOCKED, next, 0))
 		return false;
-	if (prev > 0 && (p = get(s, prev))) {
+	if (prev > 0 && (p = get(s, prev)))
 		wait_for(s, p, preempted ? e->cpu : -1);
-		p->on_cpu = -1;
-	}
-	if (next > 0 && (p = get(s, next))) {
+	if (next > 0 && (p = get(s, next)))
 		wait_for(s, p, -1);
-		p->on_cpu = e->cpu;
-	}
 	return change(s, next, e->ns, S_RUNNING, 0, 0) &&
 	       runner_changed(s, e->cpu, next, e->ns);
 }
@@ -358,24 +352,24 @@ static bool on_migrate(struct bp_sched *s, const struct binding *b, const struct
 }
 
 /* Events of cpu were lost between its last one seen and e: each thread
- * but those running on another CPU is unknown from then. */
+ * but those running on another CPU (running, and not cpu's runner) is
+ * unknown from then. */
 static bool lost_on(struct bp_sched *s, int32_t cpu, uint64_t ns)
 {
 	uint64_t from = s->last_ns[cpu];
 
-	s->running[cpu] = 0;
 	for (size_t i = 0; i < s->cap; i++) {
 		struct thread *t = s->th[i];
 		uint64_t at;
 
-		if (!t || !t->n || (t->on_cpu >= 0 && t->on_cpu != cpu))
+		if (!t || !t->n || (t->c[t->n - 1].state == S_RUNNING && s->running[cpu] != t->tid))
 			continue;
 		at = t->c[t->n - 1].ns > from ? t->c[t->n - 1].ns : from;
 		if (!change(s, t->tid, at < ns ? at : ns, S_UNKNOWN, 0, 0))
 			return false;
 		wait_for(s, t, -1);
-		t->on_cpu = -1;
 	}
+	s->running[cpu] = 0;
 	return true;
 }
 
