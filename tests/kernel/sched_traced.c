@@ -17,11 +17,9 @@
  *                            sleep's wall time by its own clock (a timer
  *                            fires late on a loaded VM); then two threads pinned to CPU 0 at
  *                            SCHED_FIFO priority 1 spin 20 ms of CPU time
- *                            each inside spans id=2 and id=3: the first,
- *                            on CPU 0 at FIFO, begins its span once the
- *                            second has begun its own, which then waits
- *                            for it on CPU 0
- *                            (runnable: at one FIFO priority
+ *                            each inside spans id=2 and id=3: the second
+ *                            begins its span while the first spins, and
+ *                            waits for it (runnable: at one FIFO priority
  *                            neither preempts the other, and both preempt
  *                            every ordinary thread, so that the first is
  *                            the one that runs instead however loaded the
@@ -42,7 +40,7 @@
 static int fds[2];
 static int rounds;
 static atomic_int reader_tid, reads_begun;
-static atomic_int first_waiting, second_begun;
+static atomic_int first_spinning;
 
 static long long thread_cpu_ns(void)
 {
@@ -165,19 +163,13 @@ static void *pinned(void *arg)
 	int id = (int)(long)arg;
 
 	fifo();
-	/* Each at FIFO before the other goes on, however late either
-	 * starts on a loaded machine: the first holds CPU 0 before the
-	 * second begins, and begins once the second has begun. */
 	if (id == 2) {
-		atomic_store(&first_waiting, 1);
-		while (!atomic_load(&second_begun))
-			;
 		trace_printk("span begin id=%d", id);
+		atomic_store(&first_spinning, 1);
 	} else {
-		while (!atomic_load(&first_waiting))
+		while (!atomic_load(&first_spinning))
 			;
 		trace_printk("span begin id=%d", id);
-		atomic_store(&second_begun, 1);
 		to_cpu0();	/* now it waits for the first */
 	}
 	spin_cpu_ms(20);
@@ -195,7 +187,7 @@ static int span_test(void)
 	printf("slept_ns %lld\n", slept_ns);
 	fflush(stdout);
 	/* the second starts on CPU 1, so that it begins its span while the first
-	 * waits on CPU 0; this thread, which makes it, goes there too */
+	 * spins; this thread, which makes it, goes there too */
 	{
 		cpu_set_t one;
 
